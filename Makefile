@@ -1,0 +1,43 @@
+# pixdash: build, run and test targets. `make run` and `make test` are all a new machine needs.
+GO        ?= go
+BIN       := bin/pixdash
+PKGS      := ./...
+GOLANGCI_VERSION := v2.6.2
+TOOLS     := $(CURDIR)/.tools
+FUZZTIME  ?= 30s
+
+.PHONY: all build run test bench lint fuzz fuzz-short screenshots clean tools
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) .
+
+## run: build and start the dashboard (demo mode against the built-in sandbox when no config exists)
+run: build
+	./$(BIN) $(ARGS)
+
+## test: vet, then every test with the race detector, then a short fuzz pass over each target's seed corpus
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 -timeout 8m $(PKGS)
+
+## bench: the performance targets (charges view, filter, events view, webhook receiver)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 20m ./ui/ ./state/ ./api/ | tee bench.out
+
+## fuzz: run every fuzz target for FUZZTIME each
+fuzz:
+	@$(GO) list $(PKGS) | while read -r pkg; do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+## lint: gofmt and vet (golangci-lint when installed by `make tools`)
+lint:
+	@out=$$(gofmt -l . | grep -v '^vendor/'); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+clean:
+	rm -rf bin bench.out
