@@ -330,11 +330,9 @@ func (b *BRCode) parseMerchantAccount(v string, byBytes bool) error {
 		case "00":
 			b.GUI = f.value
 		case "01":
+			// At most 77 characters: the GUI leaves no more room in 99.
 			if strings.TrimSpace(f.value) == "" {
 				return brcErrorf("field 26: PIX key (subfield 01) is empty")
-			}
-			if n := brcLen(f.value, byBytes); n > BRCodeMaxKey {
-				return brcErrorf("field 26: PIX key has %d characters, more than %d", n, BRCodeMaxKey)
 			}
 			b.PixKey = f.value
 		case "02":
@@ -342,9 +340,6 @@ func (b *BRCode) parseMerchantAccount(v string, byBytes bool) error {
 		case "25":
 			if strings.TrimSpace(f.value) == "" {
 				return brcErrorf("field 26: URL (subfield 25) is empty")
-			}
-			if n := brcLen(f.value, byBytes); n > BRCodeMaxURL {
-				return brcErrorf("field 26: URL has %d characters, more than %d", n, BRCodeMaxURL)
 			}
 			b.URL = f.value
 		}
