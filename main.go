@@ -1,0 +1,339 @@
+// Command pixdash is a terminal dashboard for merchants of a PIX payment API.
+//
+//	pixdash [--config FILE] [--profile NAME] [--demo]   the dashboard
+//	pixdash sandbox [--addr ADDR] [--fixture FILE] [--print-fixture]
+//	pixdash config init | check [--config FILE]
+//	pixdash version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/api"
+	"pixdash/api/sandbox"
+	"pixdash/config"
+	"pixdash/state"
+	"pixdash/ui"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches the subcommand and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "sandbox":
+			return runSandbox(args[1:], stdout, stderr)
+		case "config":
+			return runConfig(args[1:], stdout, stderr)
+		case "version", "--version":
+			fmt.Fprintf(stdout, "pixdash %s\n", api.Version)
+			return 0
+		case "help", "-h", "--help":
+			usage(stdout)
+			return 0
+		}
+	}
+	return runDashboard(args, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `pixdash: a terminal dashboard for PIX charges.
+
+Usage:
+  pixdash [--config FILE] [--profile NAME] [--demo]   open the dashboard
+  pixdash sandbox [--addr 127.0.0.1:8080] [--fixture FILE] [--print-fixture]
+  pixdash config init [--config FILE]                 write a commented example config (mode 0600)
+  pixdash config check [--config FILE]                validate every profile and try to sign in
+  pixdash version
+
+With no config file, the dashboard starts in demo mode against the built-in sandbox emulator.
+Secrets are never read from flags: use client_secret_env or client_secret_cmd in the config.
+`)
+}
+
+func runDashboard(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pixdash", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgFlag := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/pixdash/config.toml, or $PIXDASH_CONFIG)")
+	profile := fs.String("profile", "", "profile to open (default $PIXDASH_PROFILE, then default_profile)")
+	demo := fs.Bool("demo", false, "force demo mode: the built-in sandbox emulator, nothing kept")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "pixdash: unknown command %q (try pixdash help)\n", fs.Arg(0))
+		return 2
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer cancel()
+
+	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT}
+	var sess *ui.Session
+	path, explicit := config.Locate(*cfgFlag, os.Getenv)
+	cfg, err := config.Load(path)
+	switch {
+	case *demo:
+		cfg = nil
+	case err != nil && errors.Is(err, os.ErrNotExist) && !explicit:
+		cfg = nil
+	case err != nil:
+		fmt.Fprintf(stderr, "pixdash: %v\n", err)
+		return 1
+	}
+	if cfg == nil {
+		s, _, err := ui.DemoSession(ctx, ui.DemoOptions{})
+		if err != nil {
+			fmt.Fprintf(stderr, "pixdash: %v\n", err)
+			return 1
+		}
+		sess = s
+	} else {
+		opts.Lang, opts.CustomerLang = ui.ParseLang(cfg.Language), ui.ParseLang(cfg.CustomerLanguage)
+		name := *profile
+		if name == "" {
+			name = os.Getenv("PIXDASH_PROFILE")
+		}
+		p, err := cfg.Profile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "pixdash: %v\n", err)
+			return 1
+		}
+		s, err := openProfile(ctx, p, config.StateDir(os.Getenv))
+		if err != nil {
+			fmt.Fprintf(stderr, "pixdash: profile %s: %v\n", p.Name, err)
+			return 1
+		}
+		sess = s
+		for _, q := range cfg.Profiles {
+			opts.Profiles = append(opts.Profiles, ui.ProfileInfo{Name: q.Name, Env: q.Environment})
+		}
+		opts.OpenProfile = func(ctx context.Context, name string) (*ui.Session, error) {
+			q, err := cfg.Profile(name)
+			if err != nil {
+				return nil, err
+			}
+			return openProfile(ctx, q, config.StateDir(os.Getenv))
+		}
+	}
+	opts.Session = sess
+	m := ui.New(opts)
+	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	m.Close()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		fmt.Fprintf(stderr, "pixdash: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// openProfile resolves the profile's secrets and builds its session: client, state, receiver.
+func openProfile(ctx context.Context, p *config.Profile, stateDir string) (*ui.Session, error) {
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	secret, err := p.ClientSecret(rctx)
+	if err != nil {
+		return nil, err
+	}
+	client, err := api.NewClient(p.BaseURL, p.ClientID, secret)
+	if err != nil {
+		return nil, err
+	}
+	s := &ui.Session{
+		Profile: p.Name, Env: p.Environment, ReadOnly: p.ReadOnly, Client: client,
+		Wallet: p.SubAccount, PixFee: p.PixFee, HasPixFee: p.HasPixFee,
+	}
+	store, err := state.Open(stateDir, p.Name)
+	var corrupt *state.CorruptError
+	switch {
+	case errors.As(err, &corrupt):
+		s.Notice = corrupt.Error()
+	case err != nil:
+		return nil, err
+	}
+	s.Store = store
+	sctx, stop := context.WithCancel(context.Background())
+	s.Close = func() { stop(); _ = store.Close() }
+	if isLoopbackURL(p.BaseURL) && p.Environment == api.Sandbox {
+		// A local sandbox server is the emulator (pixdash sandbox): `$` can simulate payments.
+		s.Sandbox = sandbox.NewControl(client)
+	}
+	if p.Webhook.Enabled() {
+		wsecret, err := p.Webhook.Secret(rctx)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		// Duplicates across restarts are dropped by the store, which keeps every applied eventId.
+		recv := api.NewReceiver(wsecret)
+		u, err := recv.Start(sctx, p.Webhook.Listen)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.Events, s.ReceiverStats = recv.Events(), recv.Stats
+		s.WebhookURL = u
+	}
+	return s, nil
+}
+
+func isLoopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func runSandbox(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pixdash sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	fixture := fs.String("fixture", "", "fixture file (TOML); default: the built-in demo fixture")
+	printFx := fs.Bool("print-fixture", false, "print the built-in default fixture and exit")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *printFx {
+		_, _ = stdout.Write(sandbox.DefaultFixtureTOML())
+		return 0
+	}
+	fx := sandbox.DefaultFixture()
+	if *fixture != "" {
+		data, err := os.ReadFile(*fixture)
+		if err != nil {
+			fmt.Fprintf(stderr, "pixdash sandbox: %v\n", err)
+			return 1
+		}
+		if fx, err = sandbox.ParseFixture(data); err != nil {
+			fmt.Fprintf(stderr, "pixdash sandbox: %s: %v\n", *fixture, err)
+			return 1
+		}
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	srv := sandbox.New(fx)
+	defer srv.Close()
+	err := sandbox.ListenAndServe(ctx, *addr, srv, func(base string) {
+		fmt.Fprintf(stdout, "pixdash sandbox emulator serving %s (Ctrl+C stops)\n\nDemo credentials:\n", base)
+		for _, a := range fx.Accounts {
+			for _, c := range a.Credentials {
+				// Fixture secrets are demo values meant to be shown.
+				fmt.Fprintf(stdout, "  %-22s %-22s %s\n", c.ClientID, c.ClientSecret.Reveal(), credentialNote(a.Environment, c))
+			}
+		}
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "pixdash sandbox: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func credentialNote(env string, c sandbox.CredentialFixture) string {
+	note := env
+	switch {
+	case c.Revoked:
+		note += ", revoked"
+	default:
+		note += ", " + fmt.Sprint(c.Permissions)
+		if c.SubAccountAccess {
+			note += ", sub-account access on"
+		} else {
+			note += ", sub-account access off"
+		}
+	}
+	return note
+}
+
+func runConfig(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "pixdash config: say init or check")
+		return 2
+	}
+	fs := flag.NewFlagSet("pixdash config "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgFlag := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/pixdash/config.toml, or $PIXDASH_CONFIG)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	path, _ := config.Locate(*cfgFlag, os.Getenv)
+	switch args[0] {
+	case "init":
+		if err := config.WriteExample(path); err != nil {
+			fmt.Fprintf(stderr, "pixdash config init: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "wrote %s (mode 0600); edit it, then run: pixdash config check\n", path)
+		return 0
+	case "check":
+		return checkConfig(path, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "pixdash config: unknown subcommand %q (init or check)\n", args[0])
+	return 2
+}
+
+// checkConfig validates the file, resolves every profile's secrets (never printing them) and tries POST /auth.
+func checkConfig(path string, stdout, stderr io.Writer) int {
+	cfg, err := config.Load(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: %d profile(s)\n", path, len(cfg.Profiles))
+	failed := 0
+	for _, p := range cfg.Profiles {
+		res := checkProfile(p)
+		if res != nil {
+			failed++
+			fmt.Fprintf(stdout, "  ✖ %-16s %-10s %v\n", p.Name, p.Environment, res)
+			continue
+		}
+		fmt.Fprintf(stdout, "  ✔ %-16s %-10s signed in to %s\n", p.Name, p.Environment, p.BaseURL)
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+func checkProfile(p *config.Profile) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	secret, err := p.ClientSecret(ctx)
+	if err != nil {
+		return err
+	}
+	if p.Webhook.Enabled() {
+		if _, err := p.Webhook.Secret(ctx); err != nil {
+			return err
+		}
+	}
+	c, err := api.NewClient(p.BaseURL, p.ClientID, secret)
+	if err != nil {
+		return err
+	}
+	if err := c.Authenticate(ctx); err != nil {
+		return fmt.Errorf("sign in: %w", err)
+	}
+	return nil
+}

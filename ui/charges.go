@@ -1,0 +1,344 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// openChargeMsg asks the root to open a charge's QR or result screen.
+type openChargeMsg struct{ id string }
+
+// chargesView lists tracked charges, newest first; only visible rows are rendered, and rows are
+// cached until their charge, the width or the second shown in a countdown changes.
+type chargesView struct {
+	c        *common
+	store    *state.Store
+	cursor   int
+	offset   int
+	width    int
+	height   int
+	filter   textinput.Model
+	filterOn bool
+	status   state.StatusFilter
+	cache    map[string]cachedRow
+	layout   chargeLayout
+}
+
+type cachedRow struct {
+	stamp string
+	text  string
+}
+
+// chargeLayout holds column widths for the current width.
+type chargeLayout struct {
+	status, amount, desc, ref, wallet, created, when int
+	showRef, showCreated                             bool
+}
+
+func newChargesView(c *common, store *state.Store) *chargesView {
+	ti := textinput.New()
+	ti.Prompt = "/ "
+	ti.Placeholder = c.tr.T("filter: id, description, reference, wallet, amount")
+	ti.CharLimit = 100
+	return &chargesView{c: c, store: store, filter: ti, cache: map[string]cachedRow{}}
+}
+
+func (v *chargesView) setSize(w, h int) {
+	if w != v.width {
+		v.cache = map[string]cachedRow{}
+	}
+	v.width, v.height = w, h
+	v.filter.Width = w - 4
+	l := chargeLayout{status: 12, amount: 14, wallet: 12, when: 13}
+	rest := w - l.status - l.amount - l.wallet - l.when - 5
+	if rest >= 60 {
+		l.showRef, l.showCreated = true, true
+		l.ref, l.created = 16, 12
+		rest -= l.ref + l.created + 2
+	}
+	if rest < 8 {
+		rest = 8
+	}
+	l.desc = rest
+	v.layout = l
+}
+
+// capturesText reports whether the filter input has the keyboard.
+func (v *chargesView) capturesText() bool { return v.filterOn }
+
+// refresh re-applies the filter after data changed and keeps the cursor in range.
+func (v *chargesView) refresh() {
+	n := v.store.Charges().Len()
+	if v.cursor >= n {
+		v.cursor = n - 1
+	}
+	if v.cursor < 0 {
+		v.cursor = 0
+	}
+}
+
+func (v *chargesView) applyFilter() {
+	v.store.Charges().SetFilter(v.filter.Value(), v.status)
+	v.cursor, v.offset = 0, 0
+}
+
+// selected returns the charge under the cursor.
+func (v *chargesView) selected() (state.Charge, bool) {
+	return v.store.Charges().At(v.cursor)
+}
+
+func (v *chargesView) update(km tea.KeyMsg) tea.Cmd {
+	k := v.c.keys
+	if v.filterOn {
+		switch km.String() {
+		case "esc":
+			v.filterOn = false
+			v.filter.Blur()
+			v.filter.SetValue("")
+			v.applyFilter()
+			return nil
+		case "enter":
+			v.filterOn = false
+			v.filter.Blur()
+			return nil
+		}
+		var cmd tea.Cmd
+		before := v.filter.Value()
+		v.filter, cmd = v.filter.Update(km)
+		if v.filter.Value() != before {
+			v.applyFilter()
+		}
+		return cmd
+	}
+	n := v.store.Charges().Len()
+	page := v.rows()
+	switch {
+	case key.Matches(km, k.Up):
+		v.cursor--
+	case key.Matches(km, k.Down):
+		v.cursor++
+	case key.Matches(km, k.PageUp):
+		v.cursor -= page
+	case key.Matches(km, k.PageDown):
+		v.cursor += page
+	case key.Matches(km, k.Top):
+		v.cursor = 0
+	case key.Matches(km, k.Bottom):
+		v.cursor = n - 1
+	case key.Matches(km, k.Filter):
+		v.filterOn = true
+		return v.filter.Focus()
+	case key.Matches(km, k.StatusFilter):
+		v.status = v.status.Next()
+		v.applyFilter()
+	case key.Matches(km, k.Back):
+		if v.filter.Value() != "" || v.status != state.FilterAll {
+			v.filter.SetValue("")
+			v.status = state.FilterAll
+			v.applyFilter()
+		}
+	case key.Matches(km, k.Enter):
+		if ch, ok := v.selected(); ok {
+			return func() tea.Msg { return openChargeMsg{id: ch.ID} }
+		}
+	case key.Matches(km, k.Refresh):
+		if ch, ok := v.selected(); ok {
+			return func() tea.Msg { return refreshChargeMsg{id: ch.ID, wallet: ch.Wallet} }
+		}
+	}
+	if v.cursor >= n {
+		v.cursor = n - 1
+	}
+	if v.cursor < 0 {
+		v.cursor = 0
+	}
+	return nil
+}
+
+// refreshChargeMsg asks the root to read a charge now.
+type refreshChargeMsg struct{ id, wallet string }
+
+func (v *chargesView) shortHelp() []key.Binding {
+	k := v.c.keys
+	if v.filterOn {
+		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("keep filter"))), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", v.c.tr.T("clear filter")))}
+	}
+	return []key.Binding{k.Enter, k.Filter, k.StatusFilter, k.Refresh}
+}
+
+// rows is how many list rows fit.
+func (v *chargesView) rows() int {
+	r := v.height - 3
+	if r < 1 {
+		r = 1
+	}
+	return r
+}
+
+func (v *chargesView) view(w, h int) string {
+	st, tr := v.c.st, v.c.tr
+	cs := v.store.Charges()
+	n := cs.Len()
+	rows := v.rows()
+	if v.cursor < v.offset {
+		v.offset = v.cursor
+	}
+	if v.cursor >= v.offset+rows {
+		v.offset = v.cursor - rows + 1
+	}
+	if v.offset > n-rows {
+		v.offset = max(n-rows, 0)
+	}
+	var b strings.Builder
+	b.Grow((rows + 3) * (w + 16))
+	// Line 1: filter state and counts.
+	var top string
+	switch {
+	case v.filterOn:
+		top = v.filter.View()
+	default:
+		top = st.Bold.Render(tr.F("%d charges", n))
+		if q := v.filter.Value(); q != "" {
+			top += st.Muted.Render("  /" + q)
+		}
+		if s := v.status; s != state.FilterAll {
+			top += st.Muted.Render("  "+tr.T("status")+": ") + st.stateStyle(state.ChargeState(s)).Render(tr.T(string(s)))
+		}
+	}
+	b.WriteString(truncateWidth(top, w))
+	b.WriteByte('\n')
+	b.WriteString(st.ColHeader.Render(truncateWidth(v.headerRow(), w)))
+	b.WriteByte('\n')
+	if n == 0 {
+		msg := tr.T("No charges yet. Press n to create one.")
+		if v.filter.Value() != "" || v.status != state.FilterAll {
+			msg = tr.T("No charge matches the filter. esc clears it.")
+		}
+		b.WriteString(st.Muted.Render(msg))
+		return b.String()
+	}
+	now := v.c.now()
+	win, _ := cs.Window(v.offset, rows)
+	for i := range win {
+		ch := &win[i]
+		if v.offset+i == v.cursor {
+			b.WriteString(st.Selected.Render(padRight(v.plainRow(ch, now), w)))
+		} else {
+			b.WriteString(v.row(ch, now))
+		}
+		if i < len(win)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func (v *chargesView) headerRow() string {
+	tr, l := v.c.tr, v.layout
+	s := padRight(tr.T("STATUS"), l.status) + " " + padLeft(tr.T("AMOUNT"), l.amount) + "  " + padRight(tr.T("DESCRIPTION"), l.desc) + " "
+	if l.showRef {
+		s += padRight(tr.T("REFERENCE"), l.ref) + " "
+	}
+	s += padRight(tr.T("WALLET"), l.wallet) + " "
+	if l.showCreated {
+		s += padRight(tr.T("CREATED"), l.created) + " "
+	}
+	return s + padRight(tr.T("EXPIRES/PAID"), l.when)
+}
+
+// rowStamp changes whenever anything the row shows changes.
+func (v *chargesView) rowStamp(ch *state.Charge, when string) string {
+	return ch.UpdatedAt.Format(time.RFC3339Nano) + string(ch.State()) + when
+}
+
+// row renders one charge, from the cache when nothing it shows has changed.
+func (v *chargesView) row(ch *state.Charge, now time.Time) string {
+	when := v.whenText(ch, now)
+	stamp := v.rowStamp(ch, when)
+	if c, ok := v.cache[ch.ID]; ok && c.stamp == stamp {
+		return c.text
+	}
+	st := v.c.st
+	status, rest := v.cells(ch, when)
+	text := st.stateStyle(ch.State()).Render(status) + rest
+	if len(v.cache) > 4096 {
+		v.cache = map[string]cachedRow{}
+	}
+	v.cache[ch.ID] = cachedRow{stamp: stamp, text: text}
+	return text
+}
+
+// plainRow is the row without colours, for the highlighted line.
+func (v *chargesView) plainRow(ch *state.Charge, now time.Time) string {
+	status, rest := v.cells(ch, v.whenText(ch, now))
+	return status + rest
+}
+
+func (v *chargesView) cells(ch *state.Charge, when string) (string, string) {
+	tr, l := v.c.tr, v.layout
+	status := padRight(stateSymbol(ch.State())+" "+tr.T(string(ch.State())), l.status)
+	var b strings.Builder
+	b.WriteByte(' ')
+	b.WriteString(padLeft(ch.Amount.BRL(), l.amount))
+	b.WriteString("  ")
+	desc := ch.Description
+	if desc == "" {
+		desc = "—"
+	}
+	b.WriteString(padRight(oneLine(desc), l.desc))
+	b.WriteByte(' ')
+	if l.showRef {
+		b.WriteString(padRight(oneLine(ch.ExternalReference), l.ref))
+		b.WriteByte(' ')
+	}
+	wallet := ch.Wallet
+	if wallet == "" {
+		wallet = api.WalletPrincipal
+	}
+	b.WriteString(padRight(wallet, l.wallet))
+	b.WriteByte(' ')
+	if l.showCreated {
+		b.WriteString(padRight(ch.CreatedAt.Local().Format("02/01 15:04"), l.created))
+		b.WriteByte(' ')
+	}
+	b.WriteString(padRight(when, l.when))
+	return status, b.String()
+}
+
+// whenText is the expiry countdown for pending charges, or when the charge was paid.
+func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
+	tr := v.c.tr
+	switch ch.State() {
+	case state.StatePending:
+		if ch.ExpiresAt.IsZero() {
+			return ""
+		}
+		left := ch.ExpiresAt.Sub(now)
+		if left <= 0 {
+			return tr.T("expiring…")
+		}
+		return "⏳ " + humanDuration(left)
+	case state.StatePaid:
+		if ch.PaidAt != nil {
+			return tr.T("paid ") + ch.PaidAt.Local().Format("15:04")
+		}
+	}
+	return ""
+}
+
+// oneLine flattens control characters so a description cannot break the table.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}

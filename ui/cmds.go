@@ -1,0 +1,376 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// Poll pacing: the charge on screen every 2 s, others backing off, at most this many calls a second.
+const maxPollsPerTick = 4
+
+type authMsg struct {
+	gen uint64
+	err error
+}
+
+type projectsMsg struct {
+	tag   tag
+	items []api.Project
+	err   error
+}
+
+type chargeCreatedMsg struct {
+	tag    tag
+	draft  chargeDraft
+	charge *state.Charge
+	err    error
+	// unconfirmed: the outcome is unknown (network); the submission stays pending and is resolved later.
+	unconfirmed bool
+}
+
+type txMsg struct {
+	gen           uint64
+	id            string
+	wallet        string
+	tx            *api.Transaction
+	before, after state.Charge
+	err           error
+}
+
+type eventMsg struct {
+	gen           uint64
+	ev            *api.Event
+	before, after state.Charge
+	// first is false for a duplicate eventId.
+	first bool
+	err   error
+}
+
+type persistMsg struct{ err error }
+
+type simulatedMsg struct {
+	id, wallet string
+	err        error
+}
+
+type recoveredMsg struct {
+	gen      uint64
+	resolved []state.Charge
+	pending  int
+	err      error
+}
+
+type copiedMsg struct{}
+
+// authCmd fetches the first token so the header can show it and bad credentials surface at once.
+func (m *Model) authCmd() tea.Cmd {
+	gen, c := m.gen, m.sess.Client
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		return authMsg{gen: gen, err: c.Authenticate(ctx)}
+	})
+}
+
+func (m *Model) onAuth(msg authMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil
+	}
+	m.noteResult(msg.err)
+	if msg.err != nil {
+		m.setStatus(m.describeError(m.c.tr.T("sign in"), msg.err), statusError)
+	}
+	return nil
+}
+
+// noteResult updates the connection state from a call's outcome.
+func (m *Model) noteResult(err error) {
+	m.conn.known = true
+	if err == nil {
+		m.conn.ok = true
+		m.conn.lastOK = m.c.now()
+		return
+	}
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		// The service answered: the link works even if the request was refused.
+		m.conn.ok = true
+		m.conn.lastOK = m.c.now()
+		return
+	}
+	m.conn.ok = false
+	m.conn.lastErr = err.Error()
+}
+
+func (m *Model) loadProjects() tea.Cmd {
+	t, c := m.tagNow(), m.sess.Client
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		list, err := c.ListProjects(ctx, api.ProjectQuery{Page: 1, Limit: 100, SortBy: "name", SortOrder: "asc"}, api.WithSubAccount(walletHeader(t.wallet)))
+		if err != nil {
+			return projectsMsg{tag: t, err: err}
+		}
+		return projectsMsg{tag: t, items: list.Items}
+	})
+}
+
+// walletHeader maps the active wallet to the X-Sub-Account value ("" for the main account).
+func walletHeader(w string) string {
+	if w == api.WalletPrincipal {
+		return ""
+	}
+	return w
+}
+
+// onSubmit checks read-only and production, then sends.
+func (m *Model) onSubmit(d chargeDraft) tea.Cmd {
+	tr := m.c.tr
+	if m.sess.ReadOnly {
+		m.setStatus(tr.T("This profile is read-only: nothing was sent."), statusError)
+		return nil
+	}
+	send := m.sendCharge(d)
+	if m.sess.Env == api.Production {
+		m.confirm = newConfirm(m.c, tr.F("Create %s in PRODUCTION? (y/N)", d.Req.Amount.BRL()), send)
+		return nil
+	}
+	return send
+}
+
+// sendCharge records the submission, then creates the charge with its key; retries reuse the key.
+func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
+	if m.form != nil {
+		m.form.sending = true
+	}
+	m.setStatus(m.c.tr.F("Creating %s…", d.Req.Amount.BRL()), statusInfo)
+	t, c, store := m.tagNow(), m.sess.Client, m.sess.Store
+	now := m.c.now
+	return withTimeout(createTimeout, func(ctx context.Context) tea.Msg {
+		sub := state.Submission{Key: d.Key, Wallet: d.Wallet, Request: d.Req, CreatedAt: now()}
+		if err := store.BeginSubmission(sub); err != nil {
+			return chargeCreatedMsg{tag: t, draft: d, err: err}
+		}
+		req := d.Req
+		pix, err := c.CreatePix(ctx, &req, api.WithIdempotencyKey(d.Key), api.WithSubAccount(walletHeader(d.Wallet)))
+		if err != nil {
+			var ae *api.Error
+			if errors.As(err, &ae) && ae.HTTPStatus < 500 && ae.HTTPStatus != 429 {
+				// A refusal: nothing was created.
+				_ = store.AbandonSubmission(d.Key)
+				return chargeCreatedMsg{tag: t, draft: d, err: err}
+			}
+			return chargeCreatedMsg{tag: t, draft: d, err: err, unconfirmed: true}
+		}
+		ch := state.ChargeFromPix(pix, &req, d.Wallet, d.Key)
+		ch.CreatedAt = orNow(ch.CreatedAt, now)
+		saved, err := store.CompleteSubmission(d.Key, ch)
+		if err != nil {
+			return chargeCreatedMsg{tag: t, draft: d, charge: &ch, err: err}
+		}
+		return chargeCreatedMsg{tag: t, draft: d, charge: &saved}
+	})
+}
+
+func orNow(t time.Time, now func() time.Time) time.Time {
+	if t.IsZero() {
+		return now()
+	}
+	return t
+}
+
+func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
+	tr := m.c.tr
+	if m.form != nil && m.form.key == msg.draft.Key {
+		m.form.sending = false
+	}
+	if msg.tag.gen != m.gen {
+		return nil
+	}
+	m.noteResult(msg.err)
+	switch {
+	case msg.charge != nil:
+		m.form = nil
+		m.charges.refresh()
+		m.openQR(msg.charge.ID)
+		if msg.err != nil {
+			m.setStatus(tr.F("Charge created, but saving it locally failed: %v", msg.err), statusWarn)
+		} else {
+			m.setStatus(tr.F("Charge %s created.", msg.charge.Amount.BRL()), statusOK)
+		}
+		return nil
+	case msg.unconfirmed:
+		m.setStatus(m.describeError(tr.T("create charge"), msg.err)+" · "+tr.T("not confirmed: pixdash will look it up by its key before anything is sent again"), statusWarn)
+		return m.resolveLater(msg.draft.Key)
+	default:
+		if m.form != nil {
+			m.form.serverError(msg.err)
+		}
+		m.setStatus(m.describeError(tr.T("create charge"), msg.err), statusError)
+	}
+	return nil
+}
+
+// resolveLater looks an unconfirmed submission up by its key after a pause.
+func (m *Model) resolveLater(key string) tea.Cmd {
+	return tea.Tick(3*time.Second, func(time.Time) tea.Msg { return resolveMsg{key: key} })
+}
+
+type resolveMsg struct{ key string }
+
+// recoverSubmissions resolves submissions left unconfirmed by a crash or restart: GET by idempotency key.
+func (m *Model) recoverSubmissions() tea.Cmd {
+	gen, c, store := m.gen, m.sess.Client, m.sess.Store
+	return withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
+		var out recoveredMsg
+		out.gen = gen
+		for _, sub := range store.PendingSubmissions() {
+			tx, err := c.GetTransaction(ctx, sub.Key, api.WithSubAccount(walletHeader(sub.Wallet)))
+			switch {
+			case err == nil:
+				ch, err := store.ResolveSubmission(sub.Key, tx)
+				if err != nil {
+					out.err = err
+				}
+				out.resolved = append(out.resolved, ch)
+			case errors.Is(err, api.ErrNotFound):
+				// Never created: the request did not reach the service. Drop it; the merchant sees it.
+				_ = store.AbandonSubmission(sub.Key)
+			default:
+				out.pending++
+				out.err = err
+			}
+		}
+		return out
+	})
+}
+
+func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil
+	}
+	tr := m.c.tr
+	m.charges.refresh()
+	if n := len(msg.resolved); n > 0 {
+		m.setStatus(tr.F("Recovered %d charge(s) whose creation was interrupted.", n), statusOK)
+	}
+	if msg.pending > 0 {
+		m.setStatus(tr.F("%d interrupted charge(s) could not be checked yet; retrying.", msg.pending), statusWarn)
+		return tea.Tick(10*time.Second, func(time.Time) tea.Msg { return retryRecoverMsg{gen: msg.gen} })
+	}
+	return nil
+}
+
+type retryRecoverMsg struct{ gen uint64 }
+
+// schedulePolls asks for the charges that are due, within the per-second cap.
+func (m *Model) schedulePolls(now time.Time) tea.Cmd {
+	focused := ""
+	if m.qr != nil {
+		focused = m.qr.id
+	}
+	due := m.sess.Store.Charges().DuePolls(now, focused, maxPollsPerTick)
+	var cmds []tea.Cmd
+	for _, id := range due {
+		if m.polling[id] {
+			continue
+		}
+		ch, ok := m.sess.Store.Charges().Get(id)
+		if !ok {
+			continue
+		}
+		m.sess.Store.Charges().MarkPolled(id, now)
+		cmds = append(cmds, m.pollNow(id, ch.Wallet))
+	}
+	return tea.Batch(cmds...)
+}
+
+// pollNow reads one transaction.
+func (m *Model) pollNow(id, wallet string) tea.Cmd {
+	m.polling[id] = true
+	gen, c := m.gen, m.sess.Client
+	store := m.sess.Store
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		tx, err := c.GetTransaction(ctx, id, api.WithSubAccount(walletHeader(wallet)))
+		if err != nil {
+			return txMsg{gen: gen, id: id, wallet: wallet, err: err}
+		}
+		before, _ := store.Charge(id)
+		after, _, err := store.ApplyTransaction(tx)
+		return txMsg{gen: gen, id: id, wallet: wallet, tx: tx, before: before, after: after, err: err}
+	})
+}
+
+func (m *Model) onTx(msg txMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil
+	}
+	delete(m.polling, msg.id)
+	m.noteResult(msg.err)
+	if msg.err != nil {
+		if m.qr != nil && m.qr.id == msg.id {
+			m.qr.pollErr = m.describeError(m.c.tr.T("refresh"), msg.err)
+		}
+		return nil
+	}
+	if m.qr != nil && m.qr.id == msg.id {
+		m.qr.pollErr = ""
+	}
+	return m.onChargeChanged(msg.before, msg.after)
+}
+
+// onChargeChanged reacts to a status change of a tracked charge (the QR screen rings on payment).
+func (m *Model) onChargeChanged(before, after state.Charge) tea.Cmd {
+	m.charges.refresh()
+	if before.State() == after.State() {
+		return nil
+	}
+	if m.qr != nil && m.qr.id == after.ID && after.State() == state.StatePaid {
+		return m.bell()
+	}
+	return nil
+}
+
+func (m *Model) bell() tea.Cmd {
+	ring := m.opts.Bell
+	if ring == nil {
+		ring = func() { _, _ = os.Stdout.Write([]byte("\a")) }
+	}
+	return func() tea.Msg { ring(); return nil }
+}
+
+// waitEvent waits for the next verified webhook event; it is re-armed after each one.
+func (m *Model) waitEvent() tea.Cmd {
+	ch, gen, store := m.sess.Events, m.gen, m.sess.Store
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return nil
+		}
+		before, _ := store.Charge(ev.TransactionID)
+		first, err := store.ApplyEvent(ev)
+		after, _ := store.Charge(ev.TransactionID)
+		return eventMsg{gen: gen, ev: ev, first: first, before: before, after: after, err: err}
+	}
+}
+
+func (m *Model) onEvent(msg eventMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil
+	}
+	if msg.err != nil {
+		m.setStatus(m.c.tr.F("Could not save an event: %v", msg.err), statusError)
+	}
+	var cmd tea.Cmd
+	if msg.first && msg.after.ID != "" {
+		cmd = m.onChargeChanged(msg.before, msg.after)
+	}
+	m.charges.refresh()
+	return tea.Batch(cmd, m.waitEvent())
+}

@@ -1,0 +1,67 @@
+package ui
+
+import (
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// common is what every view shares: size, styles, keys, languages and the clock.
+type common struct {
+	width, height int
+	st            *styles
+	keys          keyMap
+	tr            catalog // merchant-facing language
+	cust          catalog // customer-facing language (QR and result screens)
+	now           func() time.Time
+}
+
+// ErrorMsg carries a failure from a command to the status line.
+type ErrorMsg struct {
+	Err error
+	// What names the action that failed ("create charge", "load wallets").
+	What string
+}
+
+// truncateWidth cuts s to at most w cells, with an ellipsis when cut.
+func truncateWidth(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// padRight pads s with spaces to exactly w cells (cutting when longer).
+func padRight(s string, w int) string {
+	s = truncateWidth(s, w)
+	if n := w - lipgloss.Width(s); n > 0 {
+		return s + spaces(n)
+	}
+	return s
+}
+
+// padLeft right-aligns s in w cells.
+func padLeft(s string, w int) string {
+	s = truncateWidth(s, w)
+	if n := w - lipgloss.Width(s); n > 0 {
+		return spaces(n) + s
+	}
+	return s
+}
+
+const spaceRun = "                                                                                                                                "
+
+func spaces(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if n <= len(spaceRun) {
+		return spaceRun[:n]
+	}
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = ' '
+	}
+	return string(b)
+}

@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"pixdash/api"
+	"pixdash/api/sandbox"
+	"pixdash/state"
+)
+
+// Demo credential of the built-in fixture used by demo mode.
+const (
+	DemoClientID = "mp_test_demo_full"
+	demoSecret   = api.Secret("demo-full-secret")
+)
+
+// DemoOptions tunes the in-process emulator behind demo mode (tests pass a fake clock).
+type DemoOptions struct {
+	Fixture       *sandbox.Fixture
+	ServerOptions []sandbox.Option
+	ClientOptions []api.Option
+	StoreOptions  []state.Option
+}
+
+// DemoSession starts the sandbox emulator in-process on a random loopback port, registers a
+// webhook receiver with it and returns a session with the demo credential and a memory store.
+func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server, error) {
+	fx := o.Fixture
+	if fx == nil {
+		fx = sandbox.DefaultFixture()
+	}
+	srv := sandbox.New(fx, o.ServerOptions...)
+	ctx, cancel := context.WithCancel(ctx)
+	fail := func(err error) (*Session, *sandbox.Server, error) {
+		cancel()
+		srv.Close()
+		return nil, nil, err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		return fail(fmt.Errorf("demo: start the sandbox emulator: %w", err))
+	}
+	go func() { _ = srv.Serve(ctx, ln) }()
+	client, err := api.NewClient(sandbox.BaseURL(ln), DemoClientID, demoSecret, o.ClientOptions...)
+	if err != nil {
+		return fail(err)
+	}
+	ctl := sandbox.NewControl(client)
+	wl, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		return fail(fmt.Errorf("demo: start the webhook receiver: %w", err))
+	}
+	_, secret, err := ctl.RegisterWebhook(ctx, "http://"+wl.Addr().String()+api.WebhookPath, "")
+	if err != nil {
+		_ = wl.Close()
+		return fail(fmt.Errorf("demo: register the webhook receiver: %w", err))
+	}
+	recv := api.NewReceiver(secret)
+	go func() { _ = recv.Serve(ctx, wl) }()
+	store := state.OpenMemory(o.StoreOptions...)
+	s := &Session{
+		Profile:       "demo",
+		Env:           api.Sandbox,
+		Demo:          true,
+		Client:        client,
+		Store:         store,
+		Sandbox:       ctl,
+		Events:        recv.Events(),
+		ReceiverStats: recv.Stats,
+		PixFee:        99,
+		HasPixFee:     true,
+		Close: func() {
+			cancel()
+			srv.Close()
+			_ = store.Close()
+		},
+	}
+	return s, srv, nil
+}

@@ -1,0 +1,65 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// keyMap holds every binding; views pick the ones they show in help.
+type keyMap struct {
+	Quit, ForceQuit, Help, Back              key.Binding
+	View1, View2, View3, View4, View5        key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom  key.Binding
+	Enter, Filter, StatusFilter, Refresh     key.Binding
+	New, QR, Inspect, Wallets, Profiles      key.Binding
+	Copy, SimulatePay, SimulateCNPJ, Expire  key.Binding
+	Reveal, Submit, NextField, PrevField     key.Binding
+	Split, AddLeg, RemoveLeg, MoveUp, MoveDn key.Binding
+	CreateSub, KindFilter, WalletFilter      key.Binding
+	Yes, No                                  key.Binding
+}
+
+func newKeyMap(tr catalog) keyMap {
+	h := func(k, desc string) key.BindingOpt { return key.WithHelp(k, tr.T(desc)) }
+	return keyMap{
+		Quit:         key.NewBinding(key.WithKeys("q"), h("q", "quit")),
+		ForceQuit:    key.NewBinding(key.WithKeys("ctrl+c"), h("ctrl+c", "quit")),
+		Help:         key.NewBinding(key.WithKeys("?"), h("?", "help")),
+		Back:         key.NewBinding(key.WithKeys("esc"), h("esc", "back")),
+		View1:        key.NewBinding(key.WithKeys("1"), h("1", "charges")),
+		View2:        key.NewBinding(key.WithKeys("2"), h("2", "inspector")),
+		View3:        key.NewBinding(key.WithKeys("3"), h("3", "wallets")),
+		View4:        key.NewBinding(key.WithKeys("4"), h("4", "blocks")),
+		View5:        key.NewBinding(key.WithKeys("5"), h("5", "events")),
+		Up:           key.NewBinding(key.WithKeys("up", "k"), h("↑/k", "up")),
+		Down:         key.NewBinding(key.WithKeys("down", "j"), h("↓/j", "down")),
+		PageUp:       key.NewBinding(key.WithKeys("pgup", "ctrl+u"), h("pgup", "page up")),
+		PageDown:     key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), h("pgdn", "page down")),
+		Top:          key.NewBinding(key.WithKeys("home", "g"), h("g", "top")),
+		Bottom:       key.NewBinding(key.WithKeys("end", "G"), h("G", "bottom")),
+		Enter:        key.NewBinding(key.WithKeys("enter"), h("enter", "open")),
+		Filter:       key.NewBinding(key.WithKeys("/"), h("/", "filter")),
+		StatusFilter: key.NewBinding(key.WithKeys("f"), h("f", "status filter")),
+		Refresh:      key.NewBinding(key.WithKeys("r"), h("r", "refresh")),
+		New:          key.NewBinding(key.WithKeys("n"), h("n", "new charge")),
+		QR:           key.NewBinding(key.WithKeys("Q"), h("Q", "show QR")),
+		Inspect:      key.NewBinding(key.WithKeys("i"), h("i", "inspect")),
+		Wallets:      key.NewBinding(key.WithKeys("w"), h("w", "wallet")),
+		Profiles:     key.NewBinding(key.WithKeys("P"), h("P", "profile")),
+		Copy:         key.NewBinding(key.WithKeys("c"), h("c", "copy code")),
+		SimulatePay:  key.NewBinding(key.WithKeys("$"), h("$", "simulate payment")),
+		SimulateCNPJ: key.NewBinding(key.WithKeys("%"), h("%", "simulate CNPJ payer")),
+		Expire:       key.NewBinding(key.WithKeys("x"), h("x", "expire now")),
+		Reveal:       key.NewBinding(key.WithKeys("v"), h("v", "reveal document")),
+		Submit:       key.NewBinding(key.WithKeys("ctrl+s"), h("ctrl+s", "submit")),
+		NextField:    key.NewBinding(key.WithKeys("tab"), h("tab", "next field")),
+		PrevField:    key.NewBinding(key.WithKeys("shift+tab"), h("shift+tab", "previous field")),
+		Split:        key.NewBinding(key.WithKeys("ctrl+p"), h("ctrl+p", "split builder")),
+		AddLeg:       key.NewBinding(key.WithKeys("ctrl+n"), h("ctrl+n", "add leg")),
+		RemoveLeg:    key.NewBinding(key.WithKeys("ctrl+x"), h("ctrl+x", "remove leg")),
+		MoveUp:       key.NewBinding(key.WithKeys("alt+up", "ctrl+k"), h("ctrl+k", "move leg up")),
+		MoveDn:       key.NewBinding(key.WithKeys("alt+down", "ctrl+j"), h("ctrl+j", "move leg down")),
+		CreateSub:    key.NewBinding(key.WithKeys("c"), h("c", "create sub-account")),
+		KindFilter:   key.NewBinding(key.WithKeys("t"), h("t", "kind filter")),
+		WalletFilter: key.NewBinding(key.WithKeys("W"), h("W", "wallet filter")),
+		Yes:          key.NewBinding(key.WithKeys("y", "Y"), h("y", "yes")),
+		No:           key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), h("n", "no")),
+	}
+}

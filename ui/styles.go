@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"github.com/charmbracelet/lipgloss"
+
+	"pixdash/state"
+)
+
+// Palette: adaptive colours so light and dark terminals both read well.
+var (
+	colSubtle   = lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"}
+	colText     = lipgloss.AdaptiveColor{Light: "#1A1A1A", Dark: "#E4E4E4"}
+	colAccent   = lipgloss.AdaptiveColor{Light: "#0B6E4F", Dark: "#32D29B"}
+	colSandbox  = lipgloss.AdaptiveColor{Light: "#8A6D00", Dark: "#F2C94C"}
+	colProd     = lipgloss.AdaptiveColor{Light: "#B00020", Dark: "#FF4D5E"}
+	colOK       = lipgloss.AdaptiveColor{Light: "#1E7B34", Dark: "#4ADE80"}
+	colWarn     = lipgloss.AdaptiveColor{Light: "#9A5B00", Dark: "#FBBF24"}
+	colErr      = lipgloss.AdaptiveColor{Light: "#B00020", Dark: "#F87171"}
+	colMuted    = lipgloss.AdaptiveColor{Light: "#8C8C8C", Dark: "#6B6B6B"}
+	colSelectBg = lipgloss.AdaptiveColor{Light: "#DDEFE8", Dark: "#1F3A31"}
+)
+
+// styles holds every lipgloss style the UI uses; built once per session, never in View.
+type styles struct {
+	App        lipgloss.Style
+	ProdFrame  lipgloss.Style
+	Header     lipgloss.Style
+	Brand      lipgloss.Style
+	Label      lipgloss.Style
+	Value      lipgloss.Style
+	Subtle     lipgloss.Style
+	Muted      lipgloss.Style
+	Bold       lipgloss.Style
+	BadgeDemo  lipgloss.Style
+	BadgeSand  lipgloss.Style
+	BadgeProd  lipgloss.Style
+	TabActive  lipgloss.Style
+	TabIdle    lipgloss.Style
+	Rule       lipgloss.Style
+	Status     lipgloss.Style
+	StatusErr  lipgloss.Style
+	StatusOK   lipgloss.Style
+	StatusWarn lipgloss.Style
+	Help       lipgloss.Style
+	Selected   lipgloss.Style
+	ColHeader  lipgloss.Style
+	OK         lipgloss.Style
+	Warn       lipgloss.Style
+	Err        lipgloss.Style
+	Accent     lipgloss.Style
+	FieldLabel lipgloss.Style
+	FieldFocus lipgloss.Style
+	FieldErr   lipgloss.Style
+	Box        lipgloss.Style
+	Overlay    lipgloss.Style
+	QR         lipgloss.Style
+	BigAmount  lipgloss.Style
+	PaidBanner lipgloss.Style
+	FailBanner lipgloss.Style
+	ExpBanner  lipgloss.Style
+	Confirm    lipgloss.Style
+	ConfirmBox lipgloss.Style
+	Key        lipgloss.Style
+}
+
+func newStyles() *styles {
+	s := &styles{}
+	s.App = lipgloss.NewStyle()
+	s.ProdFrame = lipgloss.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(colProd)
+	s.Header = lipgloss.NewStyle().Foreground(colText)
+	s.Brand = lipgloss.NewStyle().Bold(true).Foreground(colAccent)
+	s.Label = lipgloss.NewStyle().Foreground(colSubtle)
+	s.Value = lipgloss.NewStyle().Foreground(colText)
+	s.Subtle = lipgloss.NewStyle().Foreground(colSubtle)
+	s.Muted = lipgloss.NewStyle().Foreground(colMuted)
+	s.Bold = lipgloss.NewStyle().Bold(true)
+	s.BadgeDemo = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#000000")).Background(colSandbox).Padding(0, 1)
+	s.BadgeSand = s.BadgeDemo
+	s.BadgeProd = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#FFFFFF")).Background(colProd).Padding(0, 1)
+	s.TabActive = lipgloss.NewStyle().Bold(true).Foreground(colAccent).Underline(true)
+	s.TabIdle = lipgloss.NewStyle().Foreground(colSubtle)
+	s.Rule = lipgloss.NewStyle().Foreground(colMuted)
+	s.Status = lipgloss.NewStyle().Foreground(colSubtle)
+	s.StatusErr = lipgloss.NewStyle().Foreground(colErr).Bold(true)
+	s.StatusOK = lipgloss.NewStyle().Foreground(colOK)
+	s.StatusWarn = lipgloss.NewStyle().Foreground(colWarn)
+	s.Help = lipgloss.NewStyle().Foreground(colSubtle)
+	s.Selected = lipgloss.NewStyle().Background(colSelectBg).Bold(true)
+	s.ColHeader = lipgloss.NewStyle().Foreground(colSubtle).Bold(true)
+	s.OK = lipgloss.NewStyle().Foreground(colOK)
+	s.Warn = lipgloss.NewStyle().Foreground(colWarn)
+	s.Err = lipgloss.NewStyle().Foreground(colErr)
+	s.Accent = lipgloss.NewStyle().Foreground(colAccent)
+	s.FieldLabel = lipgloss.NewStyle().Foreground(colSubtle)
+	s.FieldFocus = lipgloss.NewStyle().Foreground(colAccent).Bold(true)
+	s.FieldErr = lipgloss.NewStyle().Foreground(colErr)
+	s.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colMuted).Padding(0, 1)
+	s.Overlay = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colAccent).Padding(0, 2)
+	// The QR is drawn black on white whatever the terminal theme, so phones can read it.
+	s.QR = lipgloss.NewStyle().Foreground(lipgloss.Color("#000000")).Background(lipgloss.Color("#FFFFFF"))
+	s.BigAmount = lipgloss.NewStyle().Bold(true).Foreground(colText)
+	s.PaidBanner = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#FFFFFF")).Background(lipgloss.Color("#1E7B34")).Padding(1, 6)
+	s.FailBanner = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#FFFFFF")).Background(lipgloss.Color("#B00020")).Padding(1, 6)
+	s.ExpBanner = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#000000")).Background(lipgloss.Color("#BDBDBD")).Padding(1, 6)
+	s.Confirm = lipgloss.NewStyle().Bold(true).Foreground(colProd)
+	s.ConfirmBox = s.Overlay.BorderForeground(colProd)
+	s.Key = lipgloss.NewStyle().Foreground(colAccent)
+	return s
+}
+
+// stateStyle picks the colour for a charge's display state.
+func (s *styles) stateStyle(cs state.ChargeState) lipgloss.Style {
+	switch cs {
+	case state.StatePaid:
+		return s.OK
+	case state.StatePending:
+		return s.Warn
+	case state.StateFailed:
+		return s.Err
+	}
+	return s.Muted
+}
+
+// stateSymbol is a shape per state, so colour is never the only signal.
+func stateSymbol(cs state.ChargeState) string {
+	switch cs {
+	case state.StatePaid:
+		return "✔"
+	case state.StatePending:
+		return "◷"
+	case state.StateFailed:
+		return "✖"
+	case state.StateExpired:
+		return "⌛"
+	case state.StateCancelled:
+		return "⊘"
+	}
+	return "?"
+}

@@ -1,0 +1,237 @@
+package ui
+
+import (
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"pixdash/api"
+)
+
+// onlyDigits strips everything but digits (so "123.456.789-09" reads as a CPF).
+func onlyDigits(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// validCPF checks the two check digits of an 11-digit CPF.
+func validCPF(d string) bool {
+	if len(d) != 11 || strings.Count(d, d[:1]) == 11 {
+		return false
+	}
+	for _, n := range []int{9, 10} {
+		sum := 0
+		for i := 0; i < n; i++ {
+			sum += int(d[i]-'0') * (n + 1 - i)
+		}
+		check := (sum * 10) % 11 % 10
+		if check != int(d[n]-'0') {
+			return false
+		}
+	}
+	return true
+}
+
+// validCNPJ checks the two check digits of a 14-digit CNPJ.
+func validCNPJ(d string) bool {
+	if len(d) != 14 || strings.Count(d, d[:1]) == 14 {
+		return false
+	}
+	weights := []int{6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2}
+	for _, n := range []int{12, 13} {
+		sum := 0
+		for i := 0; i < n; i++ {
+			sum += int(d[i]-'0') * weights[len(weights)-n+i]
+		}
+		check := sum % 11
+		if check < 2 {
+			check = 0
+		} else {
+			check = 11 - check
+		}
+		if check != int(d[n]-'0') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkDocument validates a CPF or CNPJ as typed (with or without punctuation).
+func checkDocument(tr catalog, s string) error {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	for _, r := range s {
+		if !unicode.IsDigit(r) && !strings.ContainsRune(".-/ ", r) {
+			return fmt.Errorf("%s", tr.T("use only digits, dots, dashes and a slash"))
+		}
+	}
+	d := onlyDigits(s)
+	switch len(d) {
+	case 11:
+		if !validCPF(d) {
+			return fmt.Errorf("%s", tr.T("CPF check digits do not match"))
+		}
+	case 14:
+		if !validCNPJ(d) {
+			return fmt.Errorf("%s", tr.T("CNPJ check digits do not match"))
+		}
+	default:
+		return fmt.Errorf(tr.T("a CPF has 11 digits and a CNPJ 14 (got %d)"), len(d))
+	}
+	return nil
+}
+
+// maskDocument hides the middle of a CPF/CNPJ: ***.456.789-** style.
+func maskDocument(d string) string {
+	d = onlyDigits(d)
+	switch len(d) {
+	case 11:
+		return "***." + d[3:6] + "." + d[6:9] + "-**"
+	case 14:
+		return "**." + d[2:5] + "." + d[5:8] + "/****-**"
+	}
+	if len(d) <= 4 {
+		return strings.Repeat("*", len(d))
+	}
+	return strings.Repeat("*", len(d)-4) + d[len(d)-4:]
+}
+
+// formatDocument punctuates a CPF or CNPJ for display.
+func formatDocument(d string) string {
+	d = onlyDigits(d)
+	switch len(d) {
+	case 11:
+		return d[0:3] + "." + d[3:6] + "." + d[6:9] + "-" + d[9:]
+	case 14:
+		return d[0:2] + "." + d[2:5] + "." + d[5:8] + "/" + d[8:12] + "-" + d[12:]
+	}
+	return d
+}
+
+func checkEmail(tr catalog, s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || !strings.Contains(s[strings.IndexByte(s, '@')+1:], ".") {
+		return fmt.Errorf("%s", tr.T("not an e-mail address (name@example.com)"))
+	}
+	return nil
+}
+
+func checkPhone(tr catalog, s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	for _, r := range s {
+		if !unicode.IsDigit(r) && !strings.ContainsRune("+()- ", r) {
+			return fmt.Errorf("%s", tr.T("use digits, spaces, +, ( ) and -"))
+		}
+	}
+	if n := len(onlyDigits(s)); n < 10 || n > 13 {
+		return fmt.Errorf(tr.T("a phone has 10 to 13 digits with area code (got %d)"), n)
+	}
+	return nil
+}
+
+func checkMaxLen(tr catalog, s string, max int) error {
+	if n := utf8.RuneCountInString(s); n > max {
+		return fmt.Errorf(tr.T("at most %d characters (now %d)"), max, n)
+	}
+	return nil
+}
+
+// parseMetadata reads "key=value" lines; blank lines are skipped.
+func parseMetadata(tr catalog, s string) (map[string]any, error) {
+	out := map[string]any{}
+	for i, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf(tr.T("line %d: write key=value"), i+1)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf(tr.T("line %d: key %q appears twice"), i+1, k)
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// parseDuration reads an expiry as a person types it: "300", "90m", "2h", "3d", "1d12h".
+func parseDuration(tr catalog, s string) (time.Duration, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	if s == "" {
+		return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+	}
+	if onlyDigits(s) == s {
+		var n int
+		if _, err := fmt.Sscan(s, &n); err != nil || len(s) > 7 {
+			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	var total time.Duration
+	rest := s
+	for rest != "" {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(rest) || i > 6 {
+			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+		}
+		var n int
+		fmt.Sscan(rest[:i], &n)
+		unit := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}[rest[i]]
+		if unit == 0 {
+			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+		}
+		total += time.Duration(n) * unit
+		rest = rest[i+1:]
+	}
+	return total, nil
+}
+
+func checkExpiry(tr catalog, d time.Duration) error {
+	secs := int(d / time.Second)
+	if secs < api.MinExpiresIn || secs > api.MaxExpiresIn {
+		return fmt.Errorf("%s", tr.T("expiry must be between 5 minutes and 7 days"))
+	}
+	return nil
+}
+
+// humanDuration prints a short duration: 4m59s, 23h59m, 6d23h.
+func humanDuration(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	d = d.Truncate(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
