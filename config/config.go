@@ -1,0 +1,1156 @@
+// Package config reads pixdash's TOML profiles, validates them and resolves their secrets.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/netip"
+	"net/url"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+
+	"pixdash/api"
+)
+
+// Languages the dashboard can speak.
+const (
+	LangEnglish    = "en"
+	LangPortuguese = "pt-BR"
+)
+
+// DefaultListen is the webhook receiver address used when listen is not set.
+const DefaultListen = "127.0.0.1:0"
+
+// MaxFileSize bounds the config file; anything larger is refused.
+const MaxFileSize = 64 << 10
+
+// Bounds that keep parsing fast on hostile input; real files are far below them.
+const (
+	maxProblems = 50   // problems reported before "N more"
+	maxKeys     = 2000 // key/value pairs and table headers
+	maxNesting  = 32   // dotted key parts, and open brackets or braces
+)
+
+// Config is a parsed, validated configuration file.
+type Config struct {
+	Path             string     // file it was read from ("" if built in code)
+	DefaultProfile   string     // default_profile, "" when unset
+	Language         string     // dashboard language: LangEnglish or LangPortuguese
+	CustomerLanguage string     // language of the customer-facing QR and result screens
+	Profiles         []*Profile // in file order
+}
+
+// Profile is one [profiles.NAME] table: an account, its credential and its preferences.
+type Profile struct {
+	Name        string
+	BaseURL     string // absolute, last segment v2, no trailing slash
+	ClientID    string
+	Environment api.Environment // derived from the client_id prefix
+	SubAccount  string          // "" for the main account
+	PixFee      api.Money       // valid only when HasPixFee
+	HasPixFee   bool
+	ReadOnly    bool
+	Webhook     *Webhook // nil when the profile has no webhook table
+
+	secret secretSource // exactly one of client_secret_env, client_secret_cmd, client_secret
+}
+
+// Webhook is a profile's local webhook receiver settings.
+type Webhook struct {
+	Listen string // host:port
+
+	profile string       // owning profile, for messages
+	secret  secretSource // secret_env or secret_cmd; zero when the receiver is disabled
+}
+
+// Problem is one thing wrong with a config file, located by file, line and key.
+type Problem struct {
+	File string
+	Line int    // 1-based; 0 when unknown
+	Key  string // dotted key such as profiles.shop.client_id; "" when not tied to a key
+	Msg  string
+}
+
+// Error formats the problem as "file:line: key: message".
+func (p Problem) Error() string {
+	var b strings.Builder
+	if p.File != "" {
+		b.WriteString(p.File)
+		if p.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(p.Line))
+		}
+		b.WriteString(": ")
+	} else if p.Line > 0 {
+		b.WriteString("line " + strconv.Itoa(p.Line) + ": ")
+	}
+	if p.Key != "" {
+		b.WriteString(p.Key + ": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Problems is every problem found in a config file; it is the error Parse and Load return.
+type Problems []Problem
+
+// Error lists the problems, one per line.
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Load reads and parses the config file at path; a missing file gives an error matching fs.ErrNotExist.
+func Load(path string) (*Config, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, Problems{{File: path, Msg: "not a regular file"}}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, Problems{{File: path, Msg: "not a regular file"}}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: reading %s: %w", path, err)
+	}
+	mode := fi.Mode().Perm()
+	if runtime.GOOS == "windows" {
+		mode = 0o600 // permission bits carry no meaning there
+	}
+	return Parse(path, data, mode)
+}
+
+// Parse decodes and validates config data; path names the file in messages, mode is its permission bits.
+func Parse(path string, data []byte, mode fs.FileMode) (*Config, error) {
+	if len(data) > MaxFileSize {
+		return nil, Problems{{File: path, Msg: "file is larger than 64 KiB; is this the right file?"}}
+	}
+	text := stripBOM(string(data))
+	if line, msg := precheck(text); msg != "" {
+		return nil, Problems{{File: path, Line: line, Msg: msg}}
+	}
+	var root map[string]toml.Primitive
+	md, err := toml.Decode(text, &root)
+	if err != nil {
+		return nil, Problems{syntaxProblem(path, text, err)}
+	}
+	d := &decoder{md: &md, file: path, source: text, mode: mode.Perm(), first: firstIndex(md.Keys())}
+	cfg := d.config(root)
+	if len(d.probs) > 0 {
+		sort.SliceStable(d.probs, func(i, j int) bool { return d.probs[i].Line < d.probs[j].Line })
+		if d.more > 0 {
+			d.probs = append(d.probs, Problem{File: path, Msg: fmt.Sprintf("%d more problems not shown", d.more)})
+		}
+		return nil, d.probs
+	}
+	return cfg, nil
+}
+
+// Profile picks a profile by name; "" means default_profile, else the only profile.
+func (c *Config) Profile(name string) (*Profile, error) {
+	if len(c.Profiles) == 0 {
+		return nil, fmt.Errorf("no profiles defined in %s", c.where())
+	}
+	if name == "" {
+		name = c.DefaultProfile
+	}
+	if name == "" {
+		if len(c.Profiles) == 1 {
+			return c.Profiles[0], nil
+		}
+		return nil, fmt.Errorf("%s defines several profiles and no default_profile; choose one with --profile NAME or PIXDASH_PROFILE, or set default_profile (available: %s)", c.where(), strings.Join(c.Names(), ", "))
+	}
+	for _, p := range c.Profiles {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("no profile %q in %s (available: %s)", name, c.where(), strings.Join(c.Names(), ", "))
+}
+
+// Names lists the profile names in file order.
+func (c *Config) Names() []string {
+	names := make([]string, len(c.Profiles))
+	for i, p := range c.Profiles {
+		names[i] = p.Name
+	}
+	return names
+}
+
+func (c *Config) where() string {
+	if c.Path == "" {
+		return "the configuration"
+	}
+	return c.Path
+}
+
+// Validate checks the exported fields (for a Config changed or built in code); Parse already did this.
+func (c *Config) Validate() error {
+	var ps Problems
+	add := func(key, msg string) { ps = append(ps, Problem{File: c.Path, Key: key, Msg: msg}) }
+	if _, msg := checkLanguage(c.Language); msg != "" {
+		add("language", msg)
+	}
+	if _, msg := checkLanguage(c.CustomerLanguage); msg != "" {
+		add("customer_language", msg)
+	}
+	seen := map[string]bool{}
+	for i, p := range c.Profiles {
+		if p == nil {
+			add("profiles", fmt.Sprintf("profile %d is nil", i))
+			continue
+		}
+		key := "profiles." + toml.Key{p.Name}.String()
+		if msg := checkProfileName(p.Name); msg != "" {
+			add(key, msg)
+		}
+		if seen[p.Name] {
+			add(key, "profile defined twice")
+		}
+		seen[p.Name] = true
+		if _, msg := checkBaseURL(p.BaseURL); msg != "" {
+			add(key+".base_url", msg)
+		}
+		if env, err := api.EnvironmentOf(p.ClientID); err != nil {
+			add(key+".client_id", clientIDMsg)
+		} else if p.Environment != env {
+			add(key+".environment", fmt.Sprintf("is %q but client_id starts with %s (%s)", p.Environment, prefixOf(env), env))
+		}
+		if msg := checkSubAccount(p.SubAccount); p.SubAccount != "" && msg != "" {
+			add(key+".sub_account", msg)
+		}
+		if p.HasPixFee && p.PixFee < 0 {
+			add(key+".pix_fee", "must not be negative")
+		}
+		if p.Webhook != nil {
+			if msg := checkListen(p.Webhook.Listen); msg != "" {
+				add(key+".webhook.listen", msg)
+			}
+		}
+	}
+	if c.DefaultProfile != "" && !seen[c.DefaultProfile] {
+		add("default_profile", fmt.Sprintf("no profile named %q (defined: %s)", c.DefaultProfile, strings.Join(c.Names(), ", ")))
+	}
+	if len(ps) > 0 {
+		return ps
+	}
+	return nil
+}
+
+// IsSandbox reports whether the profile's credential is a sandbox one.
+func (p *Profile) IsSandbox() bool { return p.Environment == api.Sandbox }
+
+// IsLoopback reports whether the receiver listens only on the loopback interface (true for a nil Webhook: no receiver).
+func (w *Webhook) IsLoopback() bool {
+	if w == nil {
+		return true
+	}
+	host, _, err := net.SplitHostPort(w.Listen)
+	if err != nil {
+		return false
+	}
+	return isLoopbackHost(host)
+}
+
+// Enabled reports whether the receiver can run: the webhook table exists and names a signing secret.
+func (w *Webhook) Enabled() bool { return w != nil && w.secret.kind != sourceNone }
+
+// Format prints the profile without any secret or secret command, whatever the verb.
+func (p Profile) Format(f fmt.State, verb rune) {
+	_, _ = io.WriteString(f, p.describe(verb == 'v' && f.Flag('#')))
+}
+
+// String describes the profile without any secret or secret command.
+func (p Profile) String() string { return p.describe(false) }
+
+func (p Profile) describe(goSyntax bool) string {
+	fee := "unset"
+	if p.HasPixFee {
+		fee = p.PixFee.Decimal()
+	}
+	wh := "none"
+	if p.Webhook != nil {
+		wh = p.Webhook.describe(goSyntax)
+	}
+	if goSyntax {
+		return fmt.Sprintf("config.Profile{Name:%q, BaseURL:%q, ClientID:%q, Environment:%q, SubAccount:%q, PixFee:%d, HasPixFee:%t, ReadOnly:%t, Webhook:%s, Secret:%q}",
+			p.Name, p.BaseURL, p.ClientID, string(p.Environment), p.SubAccount, int64(p.PixFee), p.HasPixFee, p.ReadOnly, wh, p.secret.describe())
+	}
+	return fmt.Sprintf("{Name:%s BaseURL:%s ClientID:%s Environment:%s SubAccount:%s PixFee:%s ReadOnly:%t Webhook:%s Secret:%s}",
+		p.Name, p.BaseURL, p.ClientID, p.Environment, p.SubAccount, fee, p.ReadOnly, wh, p.secret.describe())
+}
+
+// Format prints the webhook settings without the signing secret or its command, whatever the verb.
+func (w Webhook) Format(f fmt.State, verb rune) {
+	_, _ = io.WriteString(f, w.describe(verb == 'v' && f.Flag('#')))
+}
+
+// String describes the webhook settings without the signing secret or its command.
+func (w Webhook) String() string { return w.describe(false) }
+
+func (w Webhook) describe(goSyntax bool) string {
+	if goSyntax {
+		return fmt.Sprintf("&config.Webhook{Listen:%q, Secret:%q}", w.Listen, w.secret.describe())
+	}
+	return fmt.Sprintf("{Listen:%s Secret:%s}", w.Listen, w.secret.describe())
+}
+
+// ---- decoding ----
+
+// Known keys per level, in the order the Example shows them.
+func topKeys() []string {
+	return []string{"default_profile", "language", "customer_language", "profiles"}
+}
+
+func profileKeys() []string {
+	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "read_only", "webhook"}
+}
+
+func webhookKeys() []string { return []string{"listen", "secret_env", "secret_cmd"} }
+
+// probe makes the toml decoder report a key's position through a ParseError.
+type probe struct{}
+
+var errProbe = errors.New("probe")
+
+func (probe) UnmarshalTOML(any) error { return errProbe }
+
+type node struct {
+	key  toml.Key
+	prim toml.Primitive
+}
+
+func (n node) name() string { return n.key[len(n.key)-1] }
+
+type decoder struct {
+	md     *toml.MetaData
+	file   string
+	source string // the text given to the toml decoder; positions index it
+	mode   fs.FileMode
+	first  map[string]int // key -> index of its first appearance in md.Keys()
+	probs  Problems
+	more   int // problems beyond maxProblems, counted but not kept
+}
+
+// firstIndex maps every key and key prefix to the index of its first appearance.
+func firstIndex(keys []toml.Key) map[string]int {
+	m := make(map[string]int, len(keys))
+	for i, k := range keys {
+		for j := 1; j <= len(k); j++ {
+			s := k[:j].String()
+			if _, ok := m[s]; !ok {
+				m[s] = i
+			}
+		}
+	}
+	return m
+}
+
+// children returns a table's entries in file order.
+func (d *decoder) children(parent toml.Key, m map[string]toml.Primitive) []node {
+	out := make([]node, 0, len(m))
+	for name, prim := range m {
+		out = append(out, node{key: append(slices.Clone(parent), name), prim: prim})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := d.first[out[i].key.String()], d.first[out[j].key.String()]
+		if a != b {
+			return a < b
+		}
+		return out[i].name() < out[j].name()
+	})
+	return out
+}
+
+// pos is where the toml decoder saw n (zero for tables the file only implies).
+// It costs a pass over the file, so it is asked only for problems and numbers.
+func (d *decoder) pos(n node) toml.Position {
+	var pe toml.ParseError
+	if err := d.md.PrimitiveDecode(n.prim, probe{}); errors.As(err, &pe) {
+		return pe.Position
+	}
+	return toml.Position{}
+}
+
+// table returns n's entries when n is a table.
+func (d *decoder) table(n node) ([]node, bool) {
+	switch d.md.Type(n.key...) {
+	case "Hash":
+	case "": // implied by a dotted key or a [a.b] header
+		if _, ok := d.value(n).(map[string]any); !ok {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	var m map[string]toml.Primitive
+	if err := d.md.PrimitiveDecode(n.prim, &m); err != nil {
+		return nil, false
+	}
+	return d.children(n.key, m), true
+}
+
+// line is n's line, or that of its first entry for tables the file only implies.
+func (d *decoder) line(n node) int {
+	if l := d.pos(n).Line; l > 0 {
+		return l
+	}
+	if kids, ok := d.table(n); ok {
+		for _, k := range kids {
+			if l := d.line(k); l > 0 {
+				return l
+			}
+		}
+	}
+	return 0
+}
+
+func (d *decoder) add(n node, format string, args ...any) {
+	if len(d.probs) >= maxProblems {
+		d.more++
+		return
+	}
+	d.probs = append(d.probs, Problem{File: d.file, Line: d.line(n), Key: n.key.String(), Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) value(n node) any {
+	var v any
+	_ = d.md.PrimitiveDecode(n.prim, &v)
+	return v
+}
+
+func (d *decoder) typeName(n node) string {
+	switch d.md.Type(n.key...) {
+	case "String":
+		return "a string"
+	case "Integer":
+		return "an integer"
+	case "Float":
+		return "a number"
+	case "Bool":
+		return "a boolean"
+	case "Datetime":
+		return "a date/time"
+	case "Array":
+		return "an array"
+	case "ArrayHash":
+		return "an array of tables"
+	case "Hash":
+		return "a table"
+	}
+	switch d.value(n).(type) {
+	case map[string]any:
+		return "a table"
+	case []map[string]any:
+		return "an array of tables"
+	}
+	return "another type"
+}
+
+func (d *decoder) str(n node) (string, bool) {
+	s, ok := d.value(n).(string)
+	if !ok {
+		d.add(n, "must be a string in double quotes, not %s", d.typeName(n))
+	}
+	return s, ok
+}
+
+func (d *decoder) boolean(n node) (bool, bool) {
+	b, ok := d.value(n).(bool)
+	if !ok {
+		d.add(n, "must be true or false, not %s", d.typeName(n))
+	}
+	return b, ok
+}
+
+func (d *decoder) unknown(n node, known []string, hint string) {
+	msg := "unknown key"
+	if s := suggest(n.name(), known); s != "" {
+		msg += " (did you mean " + s + "?)"
+	} else if hint != "" {
+		msg += " (" + hint + ")"
+	} else {
+		msg += " (known keys: " + strings.Join(known, ", ") + ")"
+	}
+	d.add(n, "%s", msg)
+}
+
+func (d *decoder) config(root map[string]toml.Primitive) *Config {
+	cfg := &Config{Path: d.file, Language: LangEnglish, CustomerLanguage: LangPortuguese}
+	var defNode node
+	for _, n := range d.children(nil, root) {
+		switch n.name() {
+		case "default_profile":
+			if s, ok := d.str(n); ok {
+				cfg.DefaultProfile, defNode = s, n
+			}
+		case "language", "customer_language":
+			s, ok := d.str(n)
+			if !ok {
+				continue
+			}
+			lang, msg := checkLanguage(s)
+			if msg != "" {
+				d.add(n, "%s", msg)
+				continue
+			}
+			if n.name() == "language" {
+				cfg.Language = lang
+			} else {
+				cfg.CustomerLanguage = lang
+			}
+		case "profiles":
+			kids, ok := d.table(n)
+			if !ok {
+				d.add(n, "must be a table: write one [profiles.NAME] section per profile, not %s", d.typeName(n))
+				continue
+			}
+			for _, k := range kids {
+				if p := d.profile(k); p != nil {
+					cfg.Profiles = append(cfg.Profiles, p)
+				}
+			}
+		default:
+			hint := ""
+			if slices.Contains(profileKeys(), n.name()) {
+				hint = n.name() + " belongs in a [profiles.NAME] section"
+			}
+			d.unknown(n, topKeys(), hint)
+		}
+	}
+	if cfg.DefaultProfile != "" && !slices.Contains(cfg.Names(), cfg.DefaultProfile) {
+		d.add(defNode, "no profile named %q (defined: %s)", truncate(cfg.DefaultProfile, 40), strings.Join(cfg.Names(), ", "))
+	}
+	return cfg
+}
+
+const clientIDMsg = "must start with " + api.LivePrefix + " (production) or " + api.TestPrefix + " (sandbox), followed by the id"
+
+func (d *decoder) profile(n node) *Profile {
+	p := &Profile{Name: n.name()}
+	if msg := checkProfileName(p.Name); msg != "" {
+		d.add(n, "%s", msg)
+	}
+	kids, ok := d.table(n)
+	if !ok {
+		d.add(n, "must be a table: write [%s] followed by its keys, not %s", n.key, d.typeName(n))
+		return nil
+	}
+	var (
+		envNode    node
+		envSet     bool
+		env        api.Environment
+		sources    []node
+		cmdNodes   []node
+		secretNode node
+	)
+	for _, k := range kids {
+		switch k.name() {
+		case "base_url":
+			if s, ok := d.str(k); ok {
+				u, msg := checkBaseURL(s)
+				if msg != "" {
+					d.add(k, "%s", msg)
+				}
+				p.BaseURL = u
+			}
+		case "client_id":
+			if s, ok := d.str(k); ok {
+				e, err := api.EnvironmentOf(s)
+				if err != nil || strings.ContainsFunc(s, isSpaceOrControl) {
+					d.add(k, "%s", clientIDMsg)
+					continue
+				}
+				p.ClientID, p.Environment = s, e
+			}
+		case "environment":
+			if s, ok := d.str(k); ok {
+				switch api.Environment(s) {
+				case api.Sandbox, api.Production:
+					env, envSet, envNode = api.Environment(s), true, k
+				default:
+					d.add(k, "must be %q or %q, not %q", api.Sandbox, api.Production, truncate(s, 40))
+				}
+			}
+		case "client_secret_env":
+			if s, ok := d.str(k); ok {
+				if msg := checkEnvName(s); msg != "" {
+					d.add(k, "%s", msg)
+				}
+				p.secret = secretSource{kind: sourceEnv, env: s, field: "client_secret_env"}
+			}
+		case "client_secret_cmd":
+			if s, ok := d.str(k); ok {
+				cmdNodes = append(cmdNodes, k)
+				if strings.TrimSpace(s) == "" {
+					d.add(k, "is empty; give the command that prints the secret, e.g. \"pass show pixdash/live\"")
+				}
+				p.secret = secretSource{kind: sourceCmd, cmd: api.Secret(s), field: "client_secret_cmd"}
+			}
+		case "client_secret":
+			secretNode = k
+			s, ok := d.value(k).(string)
+			if !ok {
+				// Never echo the value: it is meant to be a secret.
+				d.add(k, "must be a string in double quotes, not %s", d.typeName(k))
+				continue
+			}
+			if strings.TrimSpace(s) == "" {
+				d.add(k, "is empty")
+			}
+			p.secret = secretSource{kind: sourceFile, value: api.Secret(s), field: "client_secret"}
+		case "sub_account":
+			if s, ok := d.str(k); ok {
+				if msg := checkSubAccount(s); msg != "" {
+					d.add(k, "%s", msg)
+				}
+				p.SubAccount = s
+			}
+		case "pix_fee":
+			if fee, ok := d.money(k); ok {
+				p.PixFee, p.HasPixFee = fee, true
+			}
+		case "read_only":
+			if b, ok := d.boolean(k); ok {
+				p.ReadOnly = b
+			}
+		case "webhook":
+			w, cmd := d.webhook(k)
+			if w != nil {
+				w.profile = p.Name
+			}
+			p.Webhook = w
+			if cmd != nil {
+				cmdNodes = append(cmdNodes, *cmd)
+			}
+		default:
+			hint := ""
+			if slices.Contains(webhookKeys(), k.name()) {
+				hint = k.name() + " belongs in the [" + append(slices.Clone(n.key), "webhook").String() + "] section"
+			}
+			d.unknown(k, profileKeys(), hint)
+		}
+	}
+	if !d.has(kids, "base_url") {
+		d.add(n, "missing base_url (required), e.g. base_url = \"https://api.example.com/v2\"")
+	}
+	if !d.has(kids, "client_id") {
+		d.add(n, "missing client_id (required; starts with %s or %s)", api.LivePrefix, api.TestPrefix)
+	}
+	if envSet && p.Environment != "" && env != p.Environment {
+		d.add(envNode, "is %q but client_id starts with %s, which is %s; fix one of them", env, prefixOf(p.Environment), p.Environment)
+	}
+	for _, k := range kids {
+		if k.name() == "client_secret_env" || k.name() == "client_secret_cmd" || k.name() == "client_secret" {
+			sources = append(sources, k)
+		}
+	}
+	switch len(sources) {
+	case 0:
+		d.add(n, "missing the client secret: set exactly one of client_secret_env (variable name), client_secret_cmd (command that prints it) or client_secret (in this file, which must then be chmod 600)")
+	case 1:
+	default:
+		names := make([]string, len(sources))
+		for i, s := range sources {
+			names[i] = s.name()
+		}
+		d.add(sources[1], "only one client secret source is allowed, found %s", strings.Join(names, " and "))
+	}
+	if secretNode.key != nil && d.mode&0o077 != 0 {
+		d.add(secretNode, "this file holds client_secret but its mode %#o lets group or others read or write it; fix: chmod 600 %s (or move the secret to client_secret_env or client_secret_cmd)", d.mode, shellQuote(d.file))
+	}
+	if d.mode&0o022 != 0 {
+		for _, c := range cmdNodes {
+			d.add(c, "this file runs a command but its mode %#o lets group or others change it; fix: chmod 600 %s", d.mode, shellQuote(d.file))
+		}
+	}
+	return p
+}
+
+// has reports whether a key named name is among kids (present even if invalid).
+func (d *decoder) has(kids []node, name string) bool {
+	return slices.ContainsFunc(kids, func(k node) bool { return k.name() == name })
+}
+
+// webhook decodes [profiles.NAME.webhook]; it also returns the secret_cmd node, if any.
+func (d *decoder) webhook(n node) (*Webhook, *node) {
+	kids, ok := d.table(n)
+	if !ok {
+		d.add(n, "must be a table: write [%s] followed by listen and secret_env or secret_cmd, not %s", n.key, d.typeName(n))
+		return nil, nil
+	}
+	w := &Webhook{Listen: DefaultListen}
+	var sources []node
+	var cmd *node
+	for _, k := range kids {
+		switch k.name() {
+		case "listen":
+			if s, ok := d.str(k); ok {
+				if msg := checkListen(s); msg != "" {
+					d.add(k, "%s", msg)
+				}
+				w.Listen = s
+			}
+		case "secret_env":
+			if s, ok := d.str(k); ok {
+				sources = append(sources, k)
+				if msg := checkEnvName(s); msg != "" {
+					d.add(k, "%s", msg)
+				}
+				w.secret = secretSource{kind: sourceEnv, env: s, field: "webhook.secret_env"}
+			}
+		case "secret_cmd":
+			if s, ok := d.str(k); ok {
+				sources = append(sources, k)
+				if strings.TrimSpace(s) == "" {
+					d.add(k, "is empty; give the command that prints the signing secret")
+				}
+				w.secret = secretSource{kind: sourceCmd, cmd: api.Secret(s), field: "webhook.secret_cmd"}
+				kk := k
+				cmd = &kk
+			}
+		default:
+			hint := ""
+			if k.name() == "secret" || k.name() == "signing_secret" {
+				hint = "the signing secret is never read from this file; use secret_env or secret_cmd"
+			}
+			d.unknown(k, webhookKeys(), hint)
+		}
+	}
+	if len(sources) > 1 {
+		d.add(sources[1], "only one signing secret source is allowed, found secret_env and secret_cmd")
+	}
+	return w, cmd
+}
+
+// money reads pix_fee from a decimal string or a TOML number, exactly.
+func (d *decoder) money(n node) (api.Money, bool) {
+	var text string
+	switch v := d.value(n).(type) {
+	case string:
+		text = strings.TrimSpace(v)
+	case int64:
+		text = strconv.FormatInt(v, 10)
+	case float64:
+		text = strconv.FormatFloat(v, 'f', -1, 64)
+		// Prefer the literal as written, so 0.999 is not silently rounded by float64.
+		if raw, ok := d.rawNumber(n, v); ok {
+			text = raw
+		}
+	default:
+		d.add(n, "must be a decimal amount such as \"0.99\", not %s", d.typeName(n))
+		return 0, false
+	}
+	m, err := api.ParseDecimal(text)
+	switch {
+	case errors.Is(err, api.ErrMoneyPrecision):
+		d.add(n, "%q has more than 2 decimal places", truncate(text, 40))
+		return 0, false
+	case err != nil:
+		d.add(n, "%q is not a decimal amount such as \"0.99\"", truncate(text, 40))
+		return 0, false
+	case m < 0:
+		d.add(n, "must not be negative")
+		return 0, false
+	}
+	return m, true
+}
+
+// rawNumber returns the float literal as written in the file when the decoder's position points at it.
+func (d *decoder) rawNumber(n node, v float64) (string, bool) {
+	return rawAt(d.source, d.pos(n), v)
+}
+
+// ---- checks shared by Parse and Validate ----
+
+var (
+	profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+	subAccountRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,31}$`)
+	envNameRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+func checkProfileName(name string) string {
+	if profileNameRE.MatchString(name) {
+		return ""
+	}
+	return "profile names use 1 to 32 letters, digits, '-' or '_', starting with a letter or digit"
+}
+
+func checkLanguage(s string) (string, string) {
+	switch strings.ToLower(strings.ReplaceAll(s, "_", "-")) {
+	case "en":
+		return LangEnglish, ""
+	case "pt-br":
+		return LangPortuguese, ""
+	}
+	return "", fmt.Sprintf("%q is not supported; use %q or %q", truncate(s, 20), LangEnglish, LangPortuguese)
+}
+
+func checkSubAccount(s string) string {
+	if s == "principal" || subAccountRE.MatchString(s) {
+		return ""
+	}
+	return fmt.Sprintf("%q is not a sub-account reference: use 2 to 32 lowercase letters, digits, '-' or '_' starting with a letter or digit, or \"principal\"", truncate(s, 40))
+}
+
+func checkEnvName(s string) string {
+	if envNameRE.MatchString(s) && len(s) <= 128 {
+		return ""
+	}
+	// Never echo the value: people sometimes paste the secret itself here.
+	return "must be the NAME of an environment variable (letters, digits and '_'), not the secret itself"
+}
+
+// checkBaseURL validates base_url and returns it without a trailing slash.
+func checkBaseURL(s string) (string, string) {
+	if s == "" {
+		return "", "is empty; e.g. base_url = \"https://api.example.com/v2\""
+	}
+	if strings.ContainsFunc(s, isSpaceOrControl) {
+		return "", "must not contain spaces or control characters"
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Opaque != "" || !u.IsAbs() {
+		return "", "must be an absolute URL such as https://api.example.com/v2"
+	}
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return "", "must start with https:// (or http:// for a loopback host)"
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return "", "has no host; e.g. https://api.example.com/v2"
+	}
+	if u.User != nil {
+		return "", "must not contain user:password@; credentials go in client_secret_env, client_secret_cmd or client_secret"
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(s, "#") {
+		return "", "must not have a query (?...) or fragment (#...)"
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", "has an invalid port"
+		}
+	}
+	if u.Scheme == "http" && !isLoopbackHost(u.Hostname()) {
+		return "", fmt.Sprintf("plain http:// is allowed only for loopback hosts (localhost, 127.0.0.1, ::1); %s needs https://", truncate(u.Hostname(), 60))
+	}
+	trimmed := strings.TrimSuffix(s, "/")
+	path := strings.TrimSuffix(u.EscapedPath(), "/")
+	if path == "" || path[strings.LastIndexByte(path, '/')+1:] != "v2" {
+		return trimmed, "last path segment must be v2 (the API version), e.g. https://api.example.com/v2"
+	}
+	return trimmed, ""
+}
+
+// checkListen validates a host:port listen address.
+func checkListen(s string) string {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "must be host:port, e.g. \"127.0.0.1:8085\" (port 0 picks a free port)"
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 || !allDigits(port) {
+		return "has an invalid port; use a number from 0 to 65535"
+	}
+	if host == "" || host == "localhost" {
+		return ""
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return ""
+	}
+	if !validHostname(host) {
+		return "has an invalid host; use an IP address, localhost or a host name"
+	}
+	return ""
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Unmap().IsLoopback()
+}
+
+func validHostname(h string) bool {
+	if len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func prefixOf(env api.Environment) string {
+	if env == api.Production {
+		return api.LivePrefix
+	}
+	return api.TestPrefix
+}
+
+// ---- helpers ----
+
+func stripBOM(s string) string {
+	switch {
+	case strings.HasPrefix(s, "\xef\xbb\xbf"):
+		return s[3:]
+	case strings.HasPrefix(s, "\xff\xfe"), strings.HasPrefix(s, "\xfe\xff"):
+		return s[2:]
+	}
+	return s
+}
+
+// precheck refuses text whose shape would make the TOML decoder slow: too many keys or too deep nesting.
+// It skips strings and comments and otherwise counts '=' and header lines, dots and open brackets.
+func precheck(text string) (line int, msg string) {
+	line = 1
+	keys, dots, depth := 0, 0, 0
+	lineStart := true // only blanks so far on this line
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		wasLineStart := lineStart
+		lineStart = lineStart && (c == ' ' || c == '\t')
+		switch c {
+		case '\n':
+			line++
+			dots = 0
+			lineStart = true
+		case '#':
+			for i+1 < len(text) && text[i+1] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			delim := text[i : i+1]
+			if strings.HasPrefix(text[i:], strings.Repeat(delim, 3)) {
+				delim = strings.Repeat(delim, 3)
+			}
+			j, closed := i+len(delim), false
+			for j < len(text) {
+				if strings.HasPrefix(text[j:], delim) {
+					closed = true
+					break
+				}
+				if text[j] == '\n' {
+					if len(delim) == 1 {
+						break // unterminated; the decoder reports it
+					}
+					line++
+				}
+				if text[j] == '\\' && c == '"' && j+1 < len(text) {
+					j++ // skip the escaped byte
+					if text[j] == '\n' {
+						line++
+					}
+				}
+				j++
+			}
+			if closed {
+				i = j + len(delim) - 1
+			} else {
+				i = j - 1 // let the loop see the newline or the end
+			}
+		case '=':
+			keys++
+			dots = 0
+		case '.':
+			dots++
+		case '[', '{':
+			depth++
+			if c == '[' && wasLineStart {
+				keys++ // a table header
+			}
+			dots = 0
+		case ']', '}':
+			depth = max(depth-1, 0)
+			dots = 0
+		case ',':
+			dots = 0
+		}
+		if keys > maxKeys {
+			return line, fmt.Sprintf("more than %d keys; is this the right file?", maxKeys)
+		}
+		if dots > maxNesting || depth > maxNesting {
+			return line, fmt.Sprintf("keys, tables or values nested more than %d levels deep", maxNesting)
+		}
+	}
+	return 0, ""
+}
+
+// syntaxProblem turns a toml error into a Problem, hiding messages that could quote a secret.
+func syntaxProblem(file, text string, err error) Problem {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		return Problem{File: file, Msg: "cannot read TOML"}
+	}
+	p := Problem{File: file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+	if st := pe.Position.Start; st > 0 && st <= len(text) {
+		// The byte offset is exact; the reported line is one too far when the culprit is a newline.
+		p.Line = 1 + strings.Count(text[:st], "\n")
+	}
+	if mentionsSecret(pe.LastKey) || mentionsSecret(lineKey(text, p.Line)) || mentionsSecret(lineKey(text, pe.Position.Line)) {
+		p.Msg = "invalid TOML on this line (details hidden because it may hold a secret); strings need double quotes, e.g. client_secret = \"...\""
+	}
+	p.Msg = sanitize(p.Msg, 200)
+	return p
+}
+
+// mentionsSecret reports whether a dotted key ends in a key whose value is a secret.
+func mentionsSecret(key string) bool {
+	return strings.HasSuffix(strings.Trim(strings.TrimSpace(key), `"'`), "client_secret")
+}
+
+// lineKey returns the part before '=' of a 1-based line of text.
+func lineKey(text string, line int) string {
+	if line < 1 {
+		return ""
+	}
+	for i := 1; i < line; i++ {
+		j := strings.IndexByte(text, '\n')
+		if j < 0 {
+			return ""
+		}
+		text = text[j+1:]
+	}
+	if j := strings.IndexByte(text, '\n'); j >= 0 {
+		text = text[:j]
+	}
+	k, _, _ := strings.Cut(text, "=")
+	return k
+}
+
+// rawAt returns the number literal at pos in text when it really is the literal of v.
+func rawAt(text string, pos toml.Position, v float64) (string, bool) {
+	if pos.Len <= 0 || pos.Start < 0 || pos.Start+pos.Len > len(text) {
+		return "", false
+	}
+	raw := strings.ReplaceAll(text[pos.Start:pos.Start+pos.Len], "_", "")
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil || f != v {
+		return "", false
+	}
+	return raw, true
+}
+
+// suggest returns the known key closest to name, if it is close enough to be a typo.
+func suggest(name string, known []string) string {
+	best, bestD := "", 3
+	lower := strings.ToLower(strings.ReplaceAll(name, "-", "_"))
+	for _, k := range known {
+		if lower == k {
+			return k
+		}
+		dist := osaDistance(lower, k)
+		if dist < bestD && dist*3 <= len(k) {
+			best, bestD = k, dist
+		}
+	}
+	return best
+}
+
+// osaDistance is the optimal-string-alignment edit distance (adjacent swaps cost 1).
+func osaDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range rb {
+		d[0][j+1] = j + 1
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+func isSpaceOrControl(r rune) bool {
+	return r <= ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == utf8.RuneError || r == '\u00a0'
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// sanitize drops control characters and cuts s to at most n bytes on a rune boundary.
+func sanitize(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' {
+			return ' '
+		}
+		if r < ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+	return truncate(s, n)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// shellQuote quotes a path for a copy-pasteable shell command, only when needed.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@%", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,128 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Example is a commented configuration showing every key; it parses with Parse.
+const Example = `# pixdash configuration.
+# Location: $XDG_CONFIG_HOME/pixdash/config.toml (default ~/.config/pixdash/config.toml),
+# or the file given by --config FILE or $PIXDASH_CONFIG.
+# Secrets are never taken from command-line flags.
+
+# Profile used when neither --profile nor $PIXDASH_PROFILE names one.
+# With a single profile it is picked anyway.
+default_profile = "sandbox"
+
+# Language of the dashboard: "en" or "pt-BR". Default "en".
+language = "en"
+
+# Language of the screens shown to the customer (QR code, payment result):
+# "en" or "pt-BR". Default "pt-BR".
+customer_language = "pt-BR"
+
+# One [profiles.NAME] section per account and credential.
+# NAME: 1 to 32 letters, digits, '-' or '_'.
+[profiles.sandbox]
+# Base address of the service; its last path segment is the API version, v2.
+# https is required; plain http is accepted only for loopback hosts, e.g. the
+# local emulator started by "pixdash sandbox": "http://127.0.0.1:8080/v2".
+base_url = "https://api.example.com/v2"
+
+# API credential from the merchant dashboard. The prefix sets the environment:
+# mp_test_ is sandbox, mp_live_ is production.
+client_id = "mp_test_REPLACE_ME"
+
+# Optional; when given it must agree with the client_id prefix.
+environment = "sandbox"
+
+# The client secret: exactly one of
+#   client_secret_env = "NAME"     read from that environment variable
+#   client_secret_cmd = "COMMAND"  run with sh -c; its output (trimmed, one line) is the secret
+#   client_secret     = "..."      in this file, which must then be private: chmod 600 <this file>
+client_secret_env = "PIXDASH_SANDBOX_SECRET"
+
+# Optional: run every operation inside this sub-account (its reference), or "principal".
+sub_account = "loja-centro"
+
+# Optional: the PIX fee of the account in reais, at most 2 decimals, used to
+# preview split ceilings before the service reports the real fee.
+pix_fee = "0.99"
+
+# Optional: true hides every action that creates or moves money. Default false.
+read_only = false
+
+# Optional: local receiver for the service's signed webhooks.
+[profiles.sandbox.webhook]
+# host:port to listen on. Default "127.0.0.1:0" (loopback, any free port).
+# A non-loopback address exposes the receiver to your network.
+listen = "127.0.0.1:8085"
+# The endpoint's signing secret: secret_env = "NAME" or secret_cmd = "COMMAND".
+# Without one the receiver is disabled.
+secret_env = "PIXDASH_SANDBOX_WEBHOOK_SECRET"
+
+[profiles.live]
+base_url = "https://api.example.com/v2"
+client_id = "mp_live_REPLACE_ME"
+environment = "production"
+# The secret comes from a password manager (one line on stdout).
+client_secret_cmd = "pass show pixdash/live"
+pix_fee = 0.99
+read_only = true
+
+[profiles.live.webhook]
+listen = "127.0.0.1:8086"
+secret_cmd = "pass show pixdash/live-webhook"
+`
+
+// WriteExample writes Example to path with mode 0600, creating parent directories (0700); it never overwrites.
+func WriteExample(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s already exists; not overwriting it: %w", path, fs.ErrExist)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("config: %w", err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".config.toml.tmp-*")
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	tmpName := tmp.Name()
+	defer os.Remove(tmpName) // after a successful link or rename this is a no-op
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("config: %w", err)
+	}
+	if _, err := tmp.WriteString(Example); err != nil {
+		tmp.Close()
+		return fmt.Errorf("config: writing %s: %w", tmpName, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	// A hard link never replaces an existing file, so a file created meanwhile is kept.
+	if err := os.Link(tmpName, path); err == nil {
+		return nil
+	} else if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s already exists; not overwriting it: %w", path, fs.ErrExist)
+	}
+	// File systems without hard links: fall back to rename after one more check.
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s already exists; not overwriting it: %w", path, fs.ErrExist)
+	}
+	if err := os.Rename(tmpName, path); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
