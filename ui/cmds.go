@@ -133,13 +133,16 @@ func (m *Model) onSubmit(d chargeDraft) tea.Cmd {
 		m.setStatus(tr.T("This profile is read-only: nothing was sent."), statusError)
 		return nil
 	}
-	send := m.sendCharge(d)
 	if m.sess.Env == api.Production {
-		m.confirm = newConfirm(m.c, tr.F("Create %s in PRODUCTION? (y/N)", d.Req.Amount.BRL()), send)
+		then := func() tea.Msg { return sendChargeMsg{draft: d} }
+		m.confirm = newConfirm(m.c, tr.F("Create %s in PRODUCTION? (y/N)", d.Req.Amount.BRL()), then)
 		return nil
 	}
-	return send
+	return m.sendCharge(d)
 }
+
+// sendChargeMsg sends a draft the merchant confirmed.
+type sendChargeMsg struct{ draft chargeDraft }
 
 // sendCharge records the submission, then creates the charge with its key; retries reuse the key.
 func (m *Model) sendCharge(d chargeDraft) tea.Cmd {

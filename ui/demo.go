@@ -18,6 +18,9 @@ const (
 
 // DemoOptions tunes the in-process emulator behind demo mode (tests pass a fake clock).
 type DemoOptions struct {
+	// ClientID and Secret pick another fixture credential (default: the demo full-access one).
+	ClientID      string
+	Secret        api.Secret
 	Fixture       *sandbox.Fixture
 	ServerOptions []sandbox.Option
 	ClientOptions []api.Option
@@ -44,7 +47,15 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		return fail(fmt.Errorf("demo: start the sandbox emulator: %w", err))
 	}
 	go func() { _ = srv.Serve(ctx, ln) }()
-	client, err := api.NewClient(sandbox.BaseURL(ln), DemoClientID, demoSecret, o.ClientOptions...)
+	id, secret := DemoClientID, demoSecret
+	if o.ClientID != "" {
+		id, secret = o.ClientID, o.Secret
+	}
+	env, err := api.EnvironmentOf(id)
+	if err != nil {
+		return fail(err)
+	}
+	client, err := api.NewClient(sandbox.BaseURL(ln), id, secret, o.ClientOptions...)
 	if err != nil {
 		return fail(err)
 	}
@@ -53,17 +64,17 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 	if err != nil {
 		return fail(fmt.Errorf("demo: start the webhook receiver: %w", err))
 	}
-	_, secret, err := ctl.RegisterWebhook(ctx, "http://"+wl.Addr().String()+api.WebhookPath, "")
+	_, whSecret, err := ctl.RegisterWebhook(ctx, "http://"+wl.Addr().String()+api.WebhookPath, "")
 	if err != nil {
 		_ = wl.Close()
 		return fail(fmt.Errorf("demo: register the webhook receiver: %w", err))
 	}
-	recv := api.NewReceiver(secret)
+	recv := api.NewReceiver(whSecret)
 	go func() { _ = recv.Serve(ctx, wl) }()
 	store := state.OpenMemory(o.StoreOptions...)
 	s := &Session{
 		Profile:       "demo",
-		Env:           api.Sandbox,
+		Env:           env,
 		Demo:          true,
 		Client:        client,
 		Store:         store,

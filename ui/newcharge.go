@@ -91,6 +91,9 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 		ti.CharLimit = limit
 		return ti
 	}
+	for i := range f.inputs {
+		f.inputs[i] = mk("", 0)
+	}
 	f.inputs[fAmount] = mk("12,34", 20)
 	f.inputs[fDescription] = mk(c.tr.T("what is being paid"), 300)
 	f.inputs[fExpiry] = mk("90m, 2h, 3d", 12)
@@ -129,7 +132,7 @@ func (f *chargeForm) setFocus(i int) {
 	}
 	f.focus = i
 	for j := range f.inputs {
-		if j == i {
+		if j == i && isTextField(j) {
 			f.inputs[j].Focus()
 		} else {
 			f.inputs[j].Blur()
@@ -141,6 +144,15 @@ func (f *chargeForm) setFocus(i int) {
 		f.meta.Blur()
 	}
 	f.validate()
+}
+
+// isTextField reports whether field i is edited through its text input.
+func isTextField(i int) bool {
+	switch i {
+	case fProject, fMetadata, fSplit, fSubmit:
+		return false
+	}
+	return true
 }
 
 // capturesText reports whether printable keys belong to the focused field.

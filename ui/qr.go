@@ -25,6 +25,12 @@ const (
 	demoPayerCNPJ = "11222333000181"
 )
 
+// Layout of the pending QR screen: the info panel beside the QR, or one summary row under it.
+const (
+	qrInfoWidth   = 34
+	qrStackedRows = 1
+)
+
 // qrView is the customer-facing screen: the QR while pending, then PAID, EXPIRED or FAILED.
 type qrView struct {
 	c       *common
@@ -203,26 +209,27 @@ func (v *qrView) pendingView(ch *state.Charge, w, h int) string {
 		v.render = qrRender{}
 		if v.codeErr == nil {
 			// Try beside the info panel first, then above it.
-			v.render = renderQR(ch.PixCopyPaste, w-34, h-2)
+			v.render = renderQR(ch.PixCopyPaste, w-qrInfoWidth, h)
 			if !v.render.fits {
-				v.render = renderQR(ch.PixCopyPaste, w, h-6)
+				v.render = renderQR(ch.PixCopyPaste, w, h-qrStackedRows)
 			}
 		}
 	}
 	codeLines := v.codeBlock(ch, w)
 	if v.codeErr != nil {
-		warn := st.StatusErr.Render("⚠ "+tr.T("The PIX code failed validation; the QR is not shown.")) + "\n" +
+		warn := st.StatusErr.Render("⚠ "+cu.T("The PIX code failed validation; the QR is not shown.")) + "\n" +
 			st.Err.Render(truncateWidth(v.codeErr.Error(), w)) + "\n" + st.Muted.Render(tr.T("Do not ask the customer to pay this code. Refresh with r or create a new charge."))
 		return strings.Join(v.info(ch, w), "\n") + "\n\n" + warn
 	}
 	r := v.render
 	if !r.fits {
-		msg := st.Warn.Render(tr.F("Enlarge the terminal to at least %dx%d to show the QR code.", r.needW, r.needH+6))
+		// The stacked layout is the smallest: the QR, the summary line, the top bar and the hints.
+		msg := st.Warn.Render(cu.F("Enlarge the terminal to at least %dx%d to show the QR code.", max(r.needW, minWidth), max(r.needH+qrStackedRows+2, minHeight)))
 		return strings.Join(v.info(ch, w), "\n") + "\n\n" + msg + "\n\n" + codeLines
 	}
 	qr := r.styled(st.QR)
 	info := v.info(ch, max(w-r.width-4, 20))
-	if r.width+34 <= w && r.height <= h {
+	if r.width+qrInfoWidth <= w && r.height <= h {
 		right := strings.Join(info, "\n") + "\n\n" + v.codeBlockWidth(ch, w-r.width-4)
 		return lipgloss.JoinHorizontal(lipgloss.Top, qr, "    ", right)
 	}

@@ -198,6 +198,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.setStatus(m.c.tr.T("Cancelled; nothing was sent."), statusInfo)
 		return m, nil
+	case sendChargeMsg:
+		return m, m.sendCharge(msg.draft)
 	case chargeCreatedMsg:
 		return m, m.onCreated(msg)
 	case formCancelMsg:

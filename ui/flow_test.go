@@ -1,0 +1,285 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"pixdash/api"
+	"pixdash/api/sandbox"
+	"pixdash/state"
+)
+
+func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+// demo starts the in-process emulator and a session against it, closed when the test ends.
+func demo(t *testing.T, o DemoOptions) (*Session, *sandbox.Server) {
+	t.Helper()
+	s, srv, err := DemoSession(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	baselines.Store(srv, srv.ChargeCount())
+	return s, srv
+}
+
+// flow runs the dashboard for a session in a teatest program.
+type flow struct {
+	t     *testing.T
+	tm    *teatest.TestModel
+	m     *Model
+	out   *screenLog
+	bells *int
+	mu    *sync.Mutex
+}
+
+// screenLog keeps everything the program printed, for waiting on text.
+type screenLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func startFlow(t *testing.T, s *Session, w, h int) *flow {
+	t.Helper()
+	var mu sync.Mutex
+	bells := 0
+	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Bell: func() { mu.Lock(); bells++; mu.Unlock() }, Clipboard: func(string) {}})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
+	f := &flow{t: t, tm: tm, m: m, out: &screenLog{}, bells: &bells, mu: &mu}
+	t.Cleanup(func() { _ = tm.Quit() })
+	return f
+}
+
+// waitFor waits until the program has printed every one of the texts.
+func (f *flow) waitFor(texts ...string) {
+	f.t.Helper()
+	teatest.WaitFor(f.t, f.tm.Output(), func(b []byte) bool {
+		f.out.mu.Lock()
+		f.out.buf.Write(b)
+		all := f.out.buf.String()
+		f.out.mu.Unlock()
+		for _, s := range texts {
+			if !strings.Contains(all, s) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	f.out.mu.Lock()
+	f.out.buf.Reset()
+	f.out.mu.Unlock()
+}
+
+func (f *flow) keys(ks ...string) {
+	for _, k := range ks {
+		switch k {
+		case "tab":
+			f.tm.Send(tea.KeyMsg{Type: tea.KeyTab})
+		case "enter":
+			f.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+		case "esc":
+			f.tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+		case "ctrl+s":
+			f.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
+		default:
+			f.tm.Type(k)
+		}
+	}
+}
+
+func (f *flow) bellCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return *f.bells
+}
+
+// newCharge opens the form, types an amount and description and submits.
+func (f *flow) newCharge(amount, desc string) {
+	f.keys("n")
+	f.waitFor("New charge", "Create charge")
+	f.keys(amount, "tab", desc, "ctrl+s")
+}
+
+func TestFlowCreateShowQRPayPaid(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("DEMO", "No charges yet")
+	f.newCharge("12,34", "Cafe")
+	f.waitFor("Pague com PIX", "R$ 12,34", "PIX copia e cola:", "Aguardando pagamento")
+	f.keys("$")
+	f.waitFor("PAGO", "Maria da Silva", "e2eId")
+	deadline := time.Now().Add(5 * time.Second)
+	for f.bellCount() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if f.bellCount() == 0 {
+		t.Fatal("the bell did not ring on payment")
+	}
+	f.keys("esc")
+	f.waitFor("1 charges", "paid")
+	ch, ok := s.Store.Charges().At(0)
+	if !ok || ch.State() != state.StatePaid || ch.Amount != 1234 || ch.PayerName != "Maria da Silva" {
+		t.Fatalf("tracked charge = %+v", ch)
+	}
+}
+
+func TestFlowExpired(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.newCharge("5", "expira")
+	f.waitFor("Pague com PIX")
+	f.keys("x")
+	f.waitFor("EXPIRADA", "Esta cobrança expirou sem pagamento")
+}
+
+func TestFlowBlockedDepositShowsReasonAndRefund(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.newCharge("50", "cnpj")
+	f.waitFor("Pague com PIX")
+	f.keys("%")
+	f.waitFor("FALHOU", "esta conta não aceita pagamentos de empresas (CNPJ)", "Devolução ao pagador")
+}
+
+func TestFlowProductionAsksConfirmation(t *testing.T) {
+	s, srv := demo(t, DemoOptions{ClientID: "mp_live_demo_full", Secret: "demo-live-secret"})
+	s.Demo = false
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("PRODUCTION")
+	f.newCharge("12,34", "live")
+	f.waitFor("Create R$ 12,34 in PRODUCTION? (y/N)")
+	f.keys("n")
+	f.waitFor("Cancelled; nothing was sent.")
+	if n := countCharges(t, srv); n != 0 {
+		t.Fatalf("a refused confirmation created %d charge(s)", n)
+	}
+	f.keys("ctrl+s")
+	f.waitFor("Create R$ 12,34 in PRODUCTION? (y/N)")
+	f.keys("y")
+	f.waitFor("Pague com PIX")
+	if n := countCharges(t, srv); n != 1 {
+		t.Fatalf("confirmed create made %d charge(s), want 1", n)
+	}
+}
+
+// countCharges counts charges created since the emulator started (not the seeded history).
+func countCharges(t *testing.T, srv *sandbox.Server) int {
+	t.Helper()
+	base, ok := baselines.Load(srv)
+	if !ok {
+		t.Fatal("no baseline for this emulator")
+	}
+	return srv.ChargeCount() - base.(int)
+}
+
+// baselines holds each test emulator's charge count at start.
+var baselines sync.Map
+
+func TestFlowReadOnlyRefusesWrites(t *testing.T) {
+	s, srv := demo(t, DemoOptions{})
+	s.ReadOnly = true
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("No charges yet")
+	f.keys("n")
+	f.waitFor("read-only")
+	if n := countCharges(t, srv); n != 0 {
+		t.Fatalf("read-only profile created %d charge(s)", n)
+	}
+}
+
+func TestFlowValidationMessagesAndNothingSent(t *testing.T) {
+	s, srv := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.keys("n")
+	f.waitFor("New charge")
+	f.keys("0,50", "tab")
+	f.waitFor("the minimum charge is R$ 1,00")
+	f.keys("tab", "tab", "tab", "tab", "tab", "123.456.789-00", "tab", "not-an-email", "tab")
+	f.waitFor("CPF check digits do not match", "not an e-mail address")
+	f.keys("ctrl+s")
+	f.waitFor("Fix the highlighted fields; nothing was sent.")
+	if n := countCharges(t, srv); n != 0 {
+		t.Fatalf("invalid form created %d charge(s)", n)
+	}
+}
+
+func TestFlowRestartRestoresTrackedCharges(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := demo(t, DemoOptions{})
+	store, err := state.Open(dir, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Store = store
+	f := startFlow(t, s, 120, 40)
+	f.newCharge("21,00", "persist me")
+	f.waitFor("Pague com PIX")
+	f.keys("esc")
+	f.waitFor("1 charges")
+	if err := f.tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	f.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	again, err := state.Open(dir, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = again.Close() })
+	s2, _ := demo(t, DemoOptions{})
+	s2.Store = again
+	f2 := startFlow(t, s2, 120, 40)
+	f2.waitFor("1 charges", "persist me", "R$ 21,00")
+}
+
+func TestFlowInterruptedSubmissionResolvesToOneCharge(t *testing.T) {
+	dir := t.TempDir()
+	s, srv := demo(t, DemoOptions{})
+	store, err := state.Open(dir, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Store = store
+	// A crash after the POST reached the service but before the reply was saved: the
+	// submission is on disk, the charge exists on the server, nothing is tracked.
+	key := api.NewIdempotencyKey()
+	req := api.CreatePixRequest{Amount: 3300, Description: "interrupted"}
+	if err := store.BeginSubmission(state.Submission{Key: key, Wallet: api.WalletPrincipal, Request: req}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Client.CreatePix(context.Background(), &req, api.WithIdempotencyKey(key)); err != nil {
+		t.Fatal(err)
+	}
+	// A second interrupted submission that never reached the service.
+	lost := api.NewIdempotencyKey()
+	if err := store.BeginSubmission(state.Submission{Key: lost, Request: api.CreatePixRequest{Amount: 100}}); err != nil {
+		t.Fatal(err)
+	}
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("Recovered 1 charge(s)", "interrupted", "R$ 33,00")
+	if n := countCharges(t, srv); n != 1 {
+		t.Fatalf("server has %d charges, want exactly 1", n)
+	}
+	if subs := store.PendingSubmissions(); len(subs) != 0 {
+		t.Fatalf("pending submissions left: %+v", subs)
+	}
+	if n := store.Charges().Len(); n != 1 {
+		t.Fatalf("tracked %d charges, want 1", n)
+	}
+}
+
+// drain keeps a reader empty so a program never blocks on output.
+func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }

@@ -1,0 +1,154 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// trackedCharge creates a charge on the emulator and tracks it in the session's store.
+func trackedCharge(t *testing.T, s *Session, amount api.Money) state.Charge {
+	t.Helper()
+	req := api.CreatePixRequest{Amount: amount, Description: "Pão de queijo"}
+	key := api.NewIdempotencyKey()
+	pix, err := s.Client.CreatePix(context.Background(), &req, api.WithIdempotencyKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := s.Store.UpsertCharge(state.ChargeFromPix(pix, &req, api.WalletPrincipal, key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+// qrScreen renders the QR screen of a charge at a terminal size, without colours.
+func qrScreen(s *Session, id string, w, h int) string {
+	m := New(Options{Session: s, Now: func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.openQR(id)
+	return ansi.Strip(m.View())
+}
+
+// qrFromScreen cuts the QR out of a screen: the lines and columns that hold block glyphs.
+func qrFromScreen(screen string) []string {
+	lines := strings.Split(screen, "\n")
+	first, last, left, right := -1, -1, 1<<30, -1
+	for i, l := range lines {
+		rs := []rune(l)
+		for j, r := range rs {
+			if r == '█' || r == '▀' || r == '▄' {
+				if first < 0 {
+					first = i
+				}
+				last = i
+				left, right = min(left, j), max(right, j)
+			}
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	var out []string
+	for _, l := range lines[first : last+1] {
+		rs := []rune(l)
+		for len(rs) <= right {
+			rs = append(rs, ' ')
+		}
+		out = append(out, string(rs[left:right+1]))
+	}
+	return out
+}
+
+func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	ch := trackedCharge(t, s, 1234)
+	// The smallest terminal, height first, where the screen shows a QR.
+	smallW, smallH := 0, 0
+	for h := minHeight; h <= 60; h++ {
+		if qrFromScreen(qrScreen(s, ch.ID, 200, h)) != nil {
+			smallH = h
+			break
+		}
+	}
+	for w := minWidth; w <= 200 && smallH > 0; w++ {
+		if qrFromScreen(qrScreen(s, ch.ID, w, smallH)) != nil {
+			smallW = w
+			break
+		}
+	}
+	if smallH == 0 {
+		t.Fatal("no terminal up to 200x60 shows the QR")
+	}
+	t.Logf("smallest terminal showing the QR: %dx%d", smallW, smallH)
+	for _, size := range [][2]int{{120, 40}, {smallW, smallH}} {
+		screen := qrScreen(s, ch.ID, size[0], size[1])
+		qr := qrFromScreen(screen)
+		if qr == nil {
+			t.Fatalf("%dx%d: no QR on screen:\n%s", size[0], size[1], screen)
+		}
+		if got := decodeQRLines(t, qr); got != ch.PixCopyPaste {
+			t.Fatalf("%dx%d: QR decodes to %q, want %q", size[0], size[1], got, ch.PixCopyPaste)
+		}
+		if !strings.Contains(screen, "R$ 12,34") {
+			t.Fatalf("%dx%d: amount missing", size[0], size[1])
+		}
+	}
+	// One row less than the smallest: no QR, but the screen says how large it must be and shows the code.
+	screen := qrScreen(s, ch.ID, smallW, smallH-1)
+	if qrFromScreen(screen) != nil {
+		t.Fatalf("%dx%d should not fit a QR", smallW, smallH-1)
+	}
+	var needW, needH int
+	if i := strings.Index(screen, "Aumente o terminal para pelo menos "); i < 0 {
+		t.Fatalf("no size hint:\n%s", screen)
+	} else if _, err := fmt.Sscanf(screen[i:], "Aumente o terminal para pelo menos %dx%d", &needW, &needH); err != nil {
+		t.Fatal(err)
+	}
+	if qrFromScreen(qrScreen(s, ch.ID, needW, needH)) == nil {
+		t.Fatalf("the hint promises a QR at %dx%d but none is shown", needW, needH)
+	}
+	if qrFromScreen(qrScreen(s, ch.ID, needW, needH-1)) != nil && qrFromScreen(qrScreen(s, ch.ID, needW-1, needH)) != nil {
+		t.Fatalf("the hint %dx%d is larger than needed", needW, needH)
+	}
+	if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), ch.PixCopyPaste[:40]) {
+		t.Fatalf("too-small QR screen must ask for a larger terminal and show the code:\n%s", screen)
+	}
+}
+
+func TestQRScreenRefusesACorruptedCode(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	ch := trackedCharge(t, s, 1234)
+	for name, mutate := range map[string]func(c *state.Charge){
+		"one character changed": func(c *state.Charge) {
+			b := []byte(c.PixCopyPaste)
+			b[30] ^= 1
+			c.PixCopyPaste = string(b)
+		},
+		"amount differs from the charge": func(c *state.Charge) { c.Amount = 9999 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := ch
+			mutate(&bad)
+			bad.UpdatedAt = bad.UpdatedAt.Add(time.Second)
+			if _, err := s.Store.UpsertCharge(bad); err != nil {
+				t.Fatal(err)
+			}
+			screen := qrScreen(s, ch.ID, 120, 40)
+			if qrFromScreen(screen) != nil {
+				t.Fatalf("a QR was drawn for a bad code:\n%s", screen)
+			}
+			if !strings.Contains(screen, "⚠") || !strings.Contains(screen, "QR não é exibido") {
+				t.Fatalf("no warning:\n%s", screen)
+			}
+		})
+	}
+}
