@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -216,15 +217,19 @@ func (e *Error) Detail(key string) string {
 	return ""
 }
 
-// Temporary reports whether trying the same request again may succeed (5xx).
-func (e *Error) Temporary() bool { return e.HTTPStatus >= 500 }
+// Temporary reports whether trying the same request again may succeed (5xx or 429).
+func (e *Error) Temporary() bool {
+	return e.HTTPStatus >= 500 || e.HTTPStatus == http.StatusTooManyRequests
+}
 
 // SplitSumInfo holds the figures of a "split sum exceeds net" refusal.
 type SplitSumInfo struct {
 	Sum, Net, Gross, Fee Money
 }
 
-var splitSumRE = regexp.MustCompile(`R\$\s*([-0-9.,]+)\).*?R\$\s*([-0-9.,]+)\s*\S*\s*bruto\s+R\$\s*([-0-9.,]+)\s+menos\s+taxa\s+de\s+R\$\s*([-0-9.,]+)`)
+// splitSumRE reads the four figures; spaces may be any Unicode space (Intl's pt-BR currency
+// format puts a no-break space after "R$").
+var splitSumRE = regexp.MustCompile(`R\$[\s\p{Zs}]*([-0-9.,]+)\).*?R\$[\s\p{Zs}]*([-0-9.,]+)[\s\p{Zs}]*[^\s\p{Zs}]*[\s\p{Zs}]*bruto[\s\p{Zs}]+R\$[\s\p{Zs}]*([-0-9.,]+)[\s\p{Zs}]+menos[\s\p{Zs}]+taxa[\s\p{Zs}]+de[\s\p{Zs}]+R\$[\s\p{Zs}]*([-0-9.,]+)`)
 
 // SplitSum parses the sum, net, gross and fee out of a DomainError split refusal.
 func (e *Error) SplitSum() (SplitSumInfo, bool) {
@@ -249,18 +254,70 @@ func ParseSplitSumMessage(msg string) (SplitSumInfo, bool) {
 }
 
 // decodeError builds an *Error from a non-2xx response body; it never fails.
+// It reads the spec's envelope and the bare {error, message} of POST /auth, and tolerates
+// fields of other JSON types (a message given as an array of strings, as validation
+// frameworks send it; a numeric code; details that are not an object).
 func decodeError(status int, method, path string, body []byte) *Error {
 	e := &Error{HTTPStatus: status, Method: method, Path: path}
 	trimmed := strings.TrimSpace(string(body))
-	if strings.HasPrefix(trimmed, "{") && json.Unmarshal(body, e) == nil && (e.Kind != "" || e.Message != "") {
-		if e.StatusCode == 0 {
-			e.StatusCode = status
+	var env struct {
+		StatusCode json.RawMessage `json:"statusCode"`
+		Kind       json.RawMessage `json:"error"`
+		Message    json.RawMessage `json:"message"`
+		Details    json.RawMessage `json:"details"`
+		Timestamp  json.RawMessage `json:"timestamp"`
+		TraceID    json.RawMessage `json:"traceId"`
+		Reason     json.RawMessage `json:"reason"`
+		Code       json.RawMessage `json:"code"`
+	}
+	if strings.HasPrefix(trimmed, "{") && json.Unmarshal([]byte(trimmed), &env) == nil {
+		e.Kind = jsonText(env.Kind)
+		e.Message = jsonText(env.Message)
+		if e.Kind != "" || e.Message != "" {
+			e.Timestamp = jsonText(env.Timestamp)
+			e.TraceID = jsonText(env.TraceID)
+			e.Reason = jsonText(env.Reason)
+			e.Code = jsonText(env.Code)
+			var details map[string]any
+			if json.Unmarshal(env.Details, &details) == nil && len(details) > 0 {
+				e.Details = details
+			}
+			var sc float64
+			if json.Unmarshal(env.StatusCode, &sc) == nil && sc >= 100 && sc <= 999 && sc == float64(int(sc)) {
+				e.StatusCode = int(sc)
+			} else {
+				e.StatusCode = status
+			}
+			return e
 		}
-		return e
 	}
 	*e = Error{HTTPStatus: status, Method: method, Path: path, StatusCode: status, Kind: errorKindNonJSON}
-	e.Message = fmt.Sprintf("unexpected %s response (%s)", http.StatusText(status), describeBody(trimmed))
+	e.Message = fmt.Sprintf("unexpected %s response (%s)", statusText(status), describeBody(trimmed))
 	return e
+}
+
+// jsonText returns a JSON string, number or array of strings as text ("" for anything else).
+func jsonText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		return strings.Join(list, "; ")
+	}
+	return ""
+}
+
+func statusText(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return fmt.Sprintf("HTTP %d", status)
 }
 
 // describeBody summarises a body that is not JSON, e.g. a proxy's HTML page.
@@ -268,15 +325,24 @@ func describeBody(s string) string {
 	if s == "" {
 		return "empty body"
 	}
-	lower := strings.ToLower(s)
+	// asciiLower keeps every byte offset, so indexes found in lower are valid in s.
+	lower := asciiLower(s)
 	if strings.Contains(lower, "<html") || strings.HasPrefix(lower, "<!doctype") {
 		if i := strings.Index(lower, "<title>"); i >= 0 {
 			if j := strings.Index(lower[i:], "</title>"); j > 0 {
-				return "HTML page: " + strings.TrimSpace(s[i+7:i+j])
+				if title := snippet(strings.TrimSpace(s[i+7 : i+j])); title != "" {
+					return "HTML page: " + title
+				}
 			}
 		}
 		return "HTML page, probably from a proxy"
 	}
+	return "body: " + snippet(s)
+}
+
+// snippet makes s printable on one line and at most maxErrorBodySnippet bytes of valid UTF-8.
+func snippet(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '
@@ -290,11 +356,24 @@ func describeBody(s string) string {
 		}
 		s += "…"
 	}
-	return "body: " + s
+	return s
 }
 
-// IsNetwork reports whether err is a transport failure rather than a reply from the service.
+// asciiLower lowercases ASCII letters only, keeping the length of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// IsNetwork reports whether err is a transport failure (including a timeout) rather than a reply
+// from the service, a request refused before sending, or a cancellation.
 func IsNetwork(err error) bool {
 	var ae *Error
-	return err != nil && !errors.As(err, &ae)
+	var ve *ValidationError
+	return err != nil && !errors.As(err, &ae) && !errors.As(err, &ve) && !errors.Is(err, context.Canceled)
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -40,11 +41,19 @@ type WalletStatus func(ref string) (exists, active bool)
 // SplitNet returns the net amount a split may distribute: gross minus fee.
 func SplitNet(gross, fee Money) Money { return gross - fee }
 
-// SplitSum adds the legs' amounts.
+// SplitSum adds the legs' amounts, saturating instead of overflowing so a huge sum never wraps
+// around into an acceptable one.
 func SplitSum(legs []SplitItem) Money {
 	var s Money
 	for _, l := range legs {
-		s += l.Amount
+		switch {
+		case l.Amount > 0 && s > math.MaxInt64-l.Amount:
+			s = math.MaxInt64
+		case l.Amount < 0 && s < math.MinInt64-l.Amount:
+			s = math.MinInt64
+		default:
+			s += l.Amount
+		}
 	}
 	return s
 }
