@@ -1,0 +1,445 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"pixdash/api"
+)
+
+// Default payer of POST /_sandbox/charges/{id}/pay.
+const (
+	DefaultPayerName     = "Pagador Sandbox"
+	DefaultPayerDocument = "12345678909"
+)
+
+// decodeOptional decodes a control body that may be empty.
+func (c *call) decodeOptional(v any) bool {
+	body, ok := c.readBody()
+	if !ok {
+		return false
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return true
+	}
+	return c.decodeObject(body, v)
+}
+
+// chargeOf finds a PIX charge of the caller's account (any wallet); nil when unknown.
+func (s *Server) chargeOf(c *call, id string) *tx {
+	t := s.txs[id]
+	if t == nil || t.wallet.acct != c.acct || t.typ != api.TypePayment {
+		return nil
+	}
+	return t
+}
+
+func (s *Server) handlePay(c *call) {
+	var req struct {
+		PayerName     *string `json:"payerName"`
+		PayerDocument *string `json:"payerDocument"`
+	}
+	if !c.decodeOptional(&req) {
+		return
+	}
+	name, doc := DefaultPayerName, DefaultPayerDocument
+	if req.PayerName != nil && strings.TrimSpace(*req.PayerName) != "" {
+		name = strings.TrimSpace(*req.PayerName)
+		if utf8.RuneCountInString(name) > 255 {
+			c.badRequest("payerName must be shorter than or equal to 255 characters")
+			return
+		}
+	}
+	if req.PayerDocument != nil && *req.PayerDocument != "" {
+		d := strings.NewReplacer(".", "", "-", "", "/", "", " ", "").Replace(*req.PayerDocument)
+		if (len(d) != 11 && len(d) != 14) || strings.Trim(d, "0123456789") != "" {
+			c.badRequest("payerDocument must have 11 (CPF) or 14 (CNPJ) digits")
+			return
+		}
+		doc = d
+	}
+	id := c.params[0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.chargeOf(c, id)
+	if t == nil {
+		c.notFound("charge", id, fmt.Sprintf("Charge %s not found", truncateText(id, 100)))
+		return
+	}
+	now := s.clock.Now()
+	s.expireDue(t, now)
+	if t.status != api.StatusPending {
+		c.conflict(fmt.Sprintf("Charge %s is %s: only pending charges can be paid", t.id, t.status))
+		return
+	}
+	if len(doc) == 14 && t.wallet.acct.blockCNPJ {
+		s.failBlocked(t, name, doc, now)
+		txID := t.id
+		t.timer = s.after(s.scaled(BlockedRefundDelay), func() {
+			if cur := s.txs[txID]; cur != nil {
+				s.confirmBlockedRefund(cur, s.clock.Now())
+			}
+		})
+	} else {
+		s.settle(t, name, doc, now)
+	}
+	c.json(http.StatusOK, t.view())
+}
+
+func (s *Server) handleExpire(c *call) {
+	if !c.decodeOptional(&struct{}{}) {
+		return
+	}
+	id := c.params[0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.chargeOf(c, id)
+	if t == nil {
+		c.notFound("charge", id, fmt.Sprintf("Charge %s not found", truncateText(id, 100)))
+		return
+	}
+	if t.status != api.StatusPending {
+		c.conflict(fmt.Sprintf("Charge %s is %s: only pending charges can expire", t.id, t.status))
+		return
+	}
+	s.expire(t, s.clock.Now())
+	c.json(http.StatusOK, t.view())
+}
+
+func (s *Server) handleRefund(c *call) {
+	var req struct {
+		Amount json.RawMessage `json:"amount"`
+	}
+	if !c.decodeOptional(&req) {
+		return
+	}
+	var amount api.Money
+	hasAmount := !isNull(req.Amount)
+	if hasAmount {
+		m, msg := parseAmount(req.Amount, "amount")
+		if msg != "" {
+			c.badRequest(msg)
+			return
+		}
+		if m < api.Centavo {
+			c.badRequest("amount must not be less than 0.01")
+			return
+		}
+		amount = m
+	}
+	id := c.params[0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.chargeOf(c, id)
+	if t == nil {
+		c.notFound("transaction", id, fmt.Sprintf("Transaction %s not found", truncateText(id, 100)))
+		return
+	}
+	if t.status != api.StatusCompleted {
+		c.conflict(fmt.Sprintf("Transaction %s is %s: only completed payments can be refunded", t.id, t.status))
+		return
+	}
+	left := t.amount - t.refunded
+	if left <= 0 {
+		c.conflict(fmt.Sprintf("Transaction %s is already fully refunded", t.id))
+		return
+	}
+	if !hasAmount {
+		amount = left
+	}
+	if amount > left {
+		c.badRequest("amount must not be greater than " + left.Decimal() + " (what is left to refund)")
+		return
+	}
+	line := s.refund(t, amount, s.clock.Now())
+	c.json(http.StatusCreated, line.view())
+}
+
+func (s *Server) handleCreateBlock(c *call) {
+	var req struct {
+		TransactionID *string         `json:"transactionId"`
+		Amount        json.RawMessage `json:"amount"`
+		BlockType     *string         `json:"blockType"`
+		Reason        *string         `json:"reason"`
+	}
+	body, ok := c.readBody()
+	if !ok || !c.decodeObject(body, &req) {
+		return
+	}
+	if req.TransactionID == nil || *req.TransactionID == "" {
+		c.badRequest("transactionId is required")
+		return
+	}
+	blockType := api.BlockTypeMED
+	if req.BlockType != nil && *req.BlockType != "" {
+		blockType = *req.BlockType
+		if !knownBlockType(blockType) {
+			c.badRequest("blockType must be one of the following values: med, judicial, administrative")
+			return
+		}
+	}
+	reason := "Bloqueio cautelar (sandbox)"
+	if req.Reason != nil && strings.TrimSpace(*req.Reason) != "" {
+		reason = strings.TrimSpace(*req.Reason)
+		if utf8.RuneCountInString(reason) > 255 {
+			c.badRequest("reason must be shorter than or equal to 255 characters")
+			return
+		}
+	}
+	var amount api.Money
+	hasAmount := !isNull(req.Amount)
+	if hasAmount {
+		m, msg := parseAmount(req.Amount, "amount")
+		if msg != "" {
+			c.badRequest(msg)
+			return
+		}
+		if m < api.Centavo {
+			c.badRequest("amount must not be less than 0.01")
+			return
+		}
+		amount = m
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.chargeOf(c, *req.TransactionID)
+	if t == nil {
+		c.notFound("transaction", *req.TransactionID, fmt.Sprintf("Transaction %s not found", truncateText(*req.TransactionID, 100)))
+		return
+	}
+	if t.status != api.StatusCompleted {
+		c.conflict(fmt.Sprintf("Transaction %s is %s: only completed payments can be blocked", t.id, t.status))
+		return
+	}
+	if !hasAmount {
+		amount = t.amount
+	}
+	if amount > t.amount {
+		c.badRequest("amount must not be greater than the transaction amount " + t.amount.Decimal())
+		return
+	}
+	b := s.newBlock(t, amount, blockType, reason, s.clock.Now())
+	c.json(http.StatusCreated, b.view())
+}
+
+func (s *Server) handleResolveBlock(c *call) {
+	var req struct {
+		Status           *string `json:"status"`
+		ResolutionReason *string `json:"resolutionReason"`
+	}
+	body, ok := c.readBody()
+	if !ok || !c.decodeObject(body, &req) {
+		return
+	}
+	var status api.BlockStatus
+	if req.Status != nil {
+		status = api.BlockStatus(*req.Status)
+	}
+	if status != api.BlockDefended && status != api.BlockApproved && status != api.BlockRejected {
+		c.badRequest("status must be one of the following values: defended, approved, rejected")
+		return
+	}
+	reason := ""
+	if req.ResolutionReason != nil {
+		reason = strings.TrimSpace(*req.ResolutionReason)
+		if utf8.RuneCountInString(reason) > 255 {
+			c.badRequest("resolutionReason must be shorter than or equal to 255 characters")
+			return
+		}
+	}
+	id := c.params[0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.blocks[id]
+	if b == nil || b.wallet.acct != c.acct {
+		c.notFound("balance_block", id, fmt.Sprintf("Balance block %s not found", truncateText(id, 100)))
+		return
+	}
+	if !blockTransition(b.status, status) {
+		c.conflict(fmt.Sprintf("Balance block %s is %s and cannot become %s", b.id, b.status, status))
+		return
+	}
+	s.resolveBlock(b, status, reason, s.clock.Now())
+	c.json(http.StatusOK, b.view())
+}
+
+func (s *Server) handleSetFee(c *call) {
+	var req struct {
+		PixFee json.RawMessage `json:"pixFee"`
+	}
+	body, ok := c.readBody()
+	if !ok || !c.decodeObject(body, &req) {
+		return
+	}
+	raw := bytes.TrimSpace(req.PixFee)
+	if isNull(raw) {
+		c.badRequest("pixFee is required")
+		return
+	}
+	if raw[0] == '"' {
+		var str string
+		if json.Unmarshal(raw, &str) != nil {
+			c.badRequest("pixFee must be a decimal string such as \"1.50\"")
+			return
+		}
+		raw = []byte(strings.TrimSpace(str))
+	}
+	fee, msg := parseAmount(raw, "pixFee")
+	if msg != "" {
+		c.badRequest(msg)
+		return
+	}
+	if fee < 0 {
+		c.badRequest("pixFee must not be negative")
+		return
+	}
+	s.mu.Lock()
+	c.acct.fee = fee
+	s.mu.Unlock()
+	c.json(http.StatusOK, FeeRequest{PixFee: fee.Decimal()})
+}
+
+func (s *Server) handleRegisterWebhook(c *call) {
+	var req struct {
+		URL        *string `json:"url"`
+		SubAccount *string `json:"subAccount"`
+	}
+	body, ok := c.readBody()
+	if !ok || !c.decodeObject(body, &req) {
+		return
+	}
+	if req.URL == nil || !validHookURL(*req.URL) {
+		c.badRequest("url must be an absolute http or https URL of at most 2048 characters")
+		return
+	}
+	ref := ""
+	if req.SubAccount != nil && *req.SubAccount != api.WalletPrincipal {
+		ref = *req.SubAccount
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := c.acct
+	if ref != "" && a.wallets[ref] == nil {
+		c.subAccountError(http.StatusNotFound, api.CodeSubAccountNotFound, ref)
+		return
+	}
+	if len(a.endpoints) >= maxEndpointsPerAccount {
+		c.conflict(fmt.Sprintf("At most %d webhook endpoints per account", maxEndpointsPerAccount))
+		return
+	}
+	e := &endpoint{id: s.ids.uuid(), url: *req.URL, subAccount: ref, secret: secretToken("whsec_", 24), createdAt: s.clock.Now()}
+	a.endpoints = append(a.endpoints, e)
+	label := api.WalletPrincipal
+	if ref != "" {
+		label = ref
+	}
+	c.json(http.StatusCreated, endpointReply{ID: e.id, URL: e.url, SubAccount: label, Secret: e.secret, CreatedAt: e.createdAt.UTC()})
+}
+
+func validHookURL(s string) bool {
+	if len(s) > 2048 {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
+}
+
+func (s *Server) handleDeliveries(c *call) {
+	items := s.deliv.list(c.acct.id)
+	c.json(http.StatusOK, listBody[Delivery]{Items: items, Total: len(items)})
+}
+
+func (s *Server) handleWallets(c *call) {
+	s.mu.Lock()
+	a := c.acct
+	items := []Wallet{walletView(a.main())}
+	for _, w := range a.walletOrder {
+		items = append(items, walletView(w))
+	}
+	s.mu.Unlock()
+	c.json(http.StatusOK, listBody[Wallet]{Items: items, Total: len(items)})
+}
+
+func walletView(w *wallet) Wallet {
+	return Wallet{SubAccount: w.label(), ID: w.id, Name: w.name, Status: w.status, Available: w.available, Blocked: w.blocked, Currency: "BRL"}
+}
+
+func (s *Server) handleSetFaults(c *call) {
+	var f Faults
+	body, ok := c.readBody()
+	if !ok || !c.decodeObject(body, &f) {
+		return
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"dropResponseAfterCommit", f.DropResponseAfterCommit}, {"error500", f.Error500}} {
+		if !(p.v >= 0 && p.v <= 1) {
+			c.badRequest(p.name + " must be a probability from 0 to 1")
+			return
+		}
+	}
+	if f.LatencyMs < 0 || f.LatencyMs > MaxFaultLatencyMs {
+		c.badRequest(fmt.Sprintf("latencyMs must be from 0 to %d", MaxFaultLatencyMs))
+		return
+	}
+	s.mu.Lock()
+	s.faults = f
+	s.mu.Unlock()
+	c.json(http.StatusOK, f)
+}
+
+func (s *Server) handleWithdraw(c *call) {
+	var req struct {
+		Amount     json.RawMessage `json:"amount"`
+		SubAccount *string         `json:"subAccount"`
+		Outcome    *string         `json:"outcome"`
+	}
+	body, ok := c.readBody()
+	if !ok || !c.decodeObject(body, &req) {
+		return
+	}
+	if isNull(req.Amount) {
+		c.badRequest("amount is required")
+		return
+	}
+	amount, msg := parseAmount(req.Amount, "amount")
+	if msg != "" {
+		c.badRequest(msg)
+		return
+	}
+	if amount < api.Centavo {
+		c.badRequest("amount must not be less than 0.01")
+		return
+	}
+	outcome := WithdrawalCompleted
+	if req.Outcome != nil && *req.Outcome != "" {
+		outcome = *req.Outcome
+	}
+	if outcome != WithdrawalCompleted && outcome != WithdrawalFailed && outcome != WithdrawalReversed {
+		c.badRequest("outcome must be one of the following values: completed, failed, reversed")
+		return
+	}
+	ref := ""
+	if req.SubAccount != nil && *req.SubAccount != api.WalletPrincipal {
+		ref = *req.SubAccount
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := c.acct.wallets[ref]
+	if w == nil {
+		c.subAccountError(http.StatusNotFound, api.CodeSubAccountNotFound, ref)
+		return
+	}
+	if amount > w.available {
+		c.badRequest("amount exceeds the wallet's spendable balance of " + max(w.available, 0).Decimal())
+		return
+	}
+	t := s.withdraw(w, amount, outcome, s.clock.Now())
+	c.json(http.StatusCreated, t.view())
+}

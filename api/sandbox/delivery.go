@@ -1,0 +1,415 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"pixdash/api"
+)
+
+// Webhook delivery parameters from the spec.
+const (
+	// WebhookAttempts is the number of attempts before a delivery is marked failed.
+	WebhookAttempts = 5
+	// WebhookInitialInterval is the wait after the first failed attempt; it doubles each time.
+	WebhookInitialInterval = 2 * time.Second
+	// WebhookMaxInterval caps the wait between attempts.
+	WebhookMaxInterval = 30 * time.Second
+	// maxDeliveryLog caps the deliveries kept for GET /_sandbox/webhook-deliveries.
+	maxDeliveryLog = 10_000
+	// maxQueued caps deliveries waiting for an attempt; beyond it new ones are marked failed.
+	maxQueued = 10_000
+	// deliveryWorkers is the number of concurrent delivery attempts.
+	deliveryWorkers = 4
+)
+
+// Delivery states.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// eventPayload is the webhook body: api.Event's fields, with amounts that may be zero kept when set.
+type eventPayload struct {
+	EventID             string              `json:"eventId"`
+	Event               api.EventKind       `json:"event"`
+	CreatedAt           time.Time           `json:"createdAt"`
+	SubAccount          string              `json:"subAccount,omitempty"`
+	TransactionID       string              `json:"transactionId,omitempty"`
+	ExternalReference   string              `json:"externalReference,omitempty"`
+	Status              string              `json:"status,omitempty"`
+	Amount              *api.Money          `json:"amount,omitempty"`
+	NetAmount           *api.Money          `json:"netAmount,omitempty"`
+	FeeAmount           *api.Money          `json:"feeAmount,omitempty"`
+	Split               []api.SplitItem     `json:"split,omitempty"`
+	BlockedDeposit      *api.BlockedDeposit `json:"blockedDeposit,omitempty"`
+	E2EID               string              `json:"e2eId,omitempty"`
+	PaidAt              *time.Time          `json:"paidAt,omitempty"`
+	CounterpartName     string              `json:"counterpartName,omitempty"`
+	CounterpartDocument string              `json:"counterpartDocument,omitempty"`
+	FailureReason       string              `json:"failureReason,omitempty"`
+	BalanceBlock        *api.BalanceBlock   `json:"balanceBlock,omitempty"`
+	RefundTransactionID string              `json:"refundTransactionId,omitempty"`
+}
+
+func (s *Server) chargeEvent(kind api.EventKind, t *tx, now time.Time) *eventPayload {
+	return &eventPayload{Event: kind, CreatedAt: now.UTC(), TransactionID: t.id, ExternalReference: t.externalRef,
+		Status: string(t.status), Amount: moneyPtr(t.amount)}
+}
+
+func (s *Server) blockEvent(kind api.EventKind, b *block, now time.Time) *eventPayload {
+	v := b.view()
+	return &eventPayload{Event: kind, CreatedAt: now.UTC(), TransactionID: b.txID, ExternalReference: b.externalRef,
+		Status: string(b.status), Amount: moneyPtr(b.amount), E2EID: b.e2eID, BalanceBlock: &v}
+}
+
+// emit signs and queues ev for the endpoints that receive w's events; s.mu is held.
+// A sub-account without an endpoint of its own has its events delivered to the main account's.
+func (s *Server) emit(w *wallet, ev *eventPayload) {
+	ev.EventID = s.ids.uuid()
+	ev.SubAccount = w.ref
+	a := w.acct
+	var targets []*endpoint
+	if w.ref != "" {
+		for _, e := range a.endpoints {
+			if e.subAccount == w.ref {
+				targets = append(targets, e)
+			}
+		}
+	}
+	if len(targets) == 0 {
+		for _, e := range a.endpoints {
+			if e.subAccount == "" {
+				targets = append(targets, e)
+			}
+		}
+	}
+	if len(targets) == 0 {
+		return
+	}
+	body, err := json.Marshal(ev)
+	if err != nil {
+		s.log.Error("sandbox: encode event", "err", err)
+		return
+	}
+	for _, e := range targets {
+		s.deliv.enqueue(&delivery{
+			id: s.ids.uuid(), accountID: a.id, endpointID: e.id, url: e.url, secret: e.secret,
+			eventID: ev.EventID, event: ev.Event, subAccount: w.label(), body: body,
+			status: DeliveryPending, createdAt: s.clock.Now(),
+		})
+	}
+}
+
+// Delivery is one webhook delivery as GET /_sandbox/webhook-deliveries lists it.
+type Delivery struct {
+	ID             string        `json:"id"`
+	EventID        string        `json:"eventId"`
+	Event          api.EventKind `json:"event"`
+	EndpointID     string        `json:"endpointId"`
+	URL            string        `json:"url"`
+	SubAccount     string        `json:"subAccount"` // wallet the event belongs to ("principal" for the main account)
+	Status         string        `json:"status"`     // pending, delivered or failed
+	Attempts       int           `json:"attempts"`
+	LastStatusCode int           `json:"lastStatusCode,omitempty"`
+	LastError      string        `json:"lastError,omitempty"`
+	CreatedAt      time.Time     `json:"createdAt"`
+	UpdatedAt      time.Time     `json:"updatedAt"`
+	NextAttemptAt  *time.Time    `json:"nextAttemptAt,omitempty"`
+}
+
+type delivery struct {
+	id, accountID, endpointID, url, secret, eventID, subAccount string
+	event                                                       api.EventKind
+	body                                                        []byte
+
+	// Guarded by deliverer.mu.
+	status      string
+	attempts    int
+	lastCode    int
+	lastErr     string
+	createdAt   time.Time
+	updatedAt   time.Time
+	nextAttempt *time.Time
+}
+
+// deliverer sends webhooks from a bounded queue with a few workers, retrying on the clock.
+type deliverer struct {
+	clock   Clock
+	scale   float64
+	log     *slog.Logger
+	client  *http.Client
+	tr      *http.Transport
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wake    chan struct{}
+	wg      sync.WaitGroup
+	timeout time.Duration
+
+	mu     sync.Mutex
+	closed bool
+	queue  []*delivery
+	log10k []*delivery
+	timers map[*delivery]Timer
+	busy   map[string]bool // endpoints with an attempt in flight
+}
+
+func newDeliverer(clock Clock, scale float64, timeout time.Duration, log *slog.Logger) *deliverer {
+	tr := &http.Transport{
+		Proxy:                 nil, // talk only to the registered URL
+		DialContext:           (&net.Dialer{Timeout: timeout}).DialContext,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       30 * time.Second,
+		ResponseHeaderTimeout: timeout,
+		TLSHandshakeTimeout:   timeout,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &deliverer{
+		clock: clock, scale: scale, log: log, tr: tr, ctx: ctx, cancel: cancel, timeout: timeout,
+		client: &http.Client{
+			Transport: tr,
+			Timeout:   timeout,
+			// Never follow a redirect away from the registered URL: a 3xx is a failed attempt.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		wake:   make(chan struct{}, 1),
+		timers: map[*delivery]Timer{},
+		busy:   map[string]bool{},
+	}
+	for range deliveryWorkers {
+		d.wg.Add(1)
+		go d.work()
+	}
+	return d
+}
+
+// enqueue adds a delivery without blocking; a full queue fails it at once.
+func (d *deliverer) enqueue(x *delivery) {
+	d.mu.Lock()
+	x.updatedAt = x.createdAt
+	d.record(x)
+	if d.closed {
+		x.status, x.lastErr = DeliveryFailed, "sandbox closed"
+		d.mu.Unlock()
+		return
+	}
+	if len(d.queue) >= maxQueued {
+		x.status, x.lastErr = DeliveryFailed, "delivery queue full"
+		d.mu.Unlock()
+		d.log.Warn("sandbox: webhook queue full, delivery dropped", "event", x.event, "eventId", x.eventID)
+		return
+	}
+	d.queue = append(d.queue, x)
+	d.mu.Unlock()
+	d.signal()
+}
+
+func (d *deliverer) signal() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// record appends to the bounded log, dropping the oldest finished deliveries first; d.mu is held.
+func (d *deliverer) record(x *delivery) {
+	d.log10k = append(d.log10k, x)
+	if len(d.log10k) <= maxDeliveryLog {
+		return
+	}
+	drop := len(d.log10k) - maxDeliveryLog
+	kept := d.log10k[:0]
+	for _, y := range d.log10k {
+		if drop > 0 && y.status != DeliveryPending {
+			drop--
+			continue
+		}
+		kept = append(kept, y)
+	}
+	if drop > 0 { // all pending: drop the oldest records anyway (their attempts go on)
+		kept = kept[drop:]
+	}
+	clear(d.log10k[len(kept):])
+	d.log10k = kept
+}
+
+// next takes the oldest queued delivery whose endpoint has no attempt in flight, so that one
+// endpoint receives its events in order (a retry may still arrive after later events).
+func (d *deliverer) next() *delivery {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	for i, x := range d.queue {
+		if d.busy[x.endpointID] {
+			continue
+		}
+		copy(d.queue[i:], d.queue[i+1:])
+		d.queue[len(d.queue)-1] = nil
+		d.queue = d.queue[:len(d.queue)-1]
+		d.busy[x.endpointID] = true
+		if len(d.queue) > 0 {
+			d.signal()
+		}
+		return x
+	}
+	return nil
+}
+
+func (d *deliverer) work() {
+	defer d.wg.Done()
+	for {
+		if x := d.next(); x != nil {
+			d.attempt(x)
+			continue
+		}
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-d.wake:
+		}
+	}
+}
+
+// attempt posts the event once and schedules the next attempt on failure.
+func (d *deliverer) attempt(x *delivery) {
+	code, errText := d.post(x)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.busy, x.endpointID)
+	if len(d.queue) > 0 {
+		d.signal()
+	}
+	now := d.clock.Now()
+	x.attempts++
+	x.lastCode, x.lastErr, x.updatedAt, x.nextAttempt = code, errText, now, nil
+	if code >= 200 && code < 300 {
+		x.status = DeliveryDelivered
+		return
+	}
+	if d.closed {
+		return
+	}
+	if x.attempts >= WebhookAttempts {
+		x.status = DeliveryFailed
+		d.log.Info("sandbox: webhook delivery failed", "event", x.event, "eventId", x.eventID, "attempts", x.attempts)
+		return
+	}
+	wait := backoff(x.attempts, d.scale)
+	at := now.Add(wait)
+	x.nextAttempt = &at
+	d.timers[x] = d.clock.AfterFunc(wait, func() {
+		d.mu.Lock()
+		if _, live := d.timers[x]; !live || d.closed {
+			d.mu.Unlock()
+			return
+		}
+		delete(d.timers, x)
+		d.queue = append(d.queue, x)
+		d.mu.Unlock()
+		d.signal()
+	})
+}
+
+// backoff is the wait after the n-th failed attempt: 2 s doubling, capped at 30 s, times scale.
+func backoff(n int, scale float64) time.Duration {
+	w := WebhookInitialInterval
+	for i := 1; i < n && w < WebhookMaxInterval; i++ {
+		w *= 2
+	}
+	if w > WebhookMaxInterval {
+		w = WebhookMaxInterval
+	}
+	return time.Duration(float64(w) * scale)
+}
+
+func (d *deliverer) post(x *delivery) (int, string) {
+	ctx, cancel := context.WithTimeout(d.ctx, d.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, x.url, bytes.NewReader(x.body))
+	if err != nil {
+		return 0, "invalid endpoint URL"
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "pixdash-sandbox-webhooks/1")
+	req.Header.Set(api.SignatureHeader, api.Sign(x.body, api.Secret(x.secret)))
+	req.Header.Set(api.EventIDHeader, x.eventID)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return 0, describeTransportError(err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, fmt.Sprintf("endpoint answered %d", resp.StatusCode)
+	}
+	return resp.StatusCode, ""
+}
+
+// describeTransportError names the failure without echoing anything the endpoint sent.
+func describeTransportError(err error) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.As(err, new(*net.OpError)):
+		return "connection failed"
+	}
+	return "request failed"
+}
+
+// list copies the deliveries of an account, oldest first.
+func (d *deliverer) list(accountID string) []Delivery {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := []Delivery{}
+	for _, x := range d.log10k {
+		if x.accountID != accountID {
+			continue
+		}
+		v := Delivery{ID: x.id, EventID: x.eventID, Event: x.event, EndpointID: x.endpointID, URL: x.url,
+			SubAccount: x.subAccount, Status: x.status, Attempts: x.attempts, LastStatusCode: x.lastCode,
+			LastError: x.lastErr, CreatedAt: x.createdAt.UTC(), UpdatedAt: x.updatedAt.UTC()}
+		if x.nextAttempt != nil {
+			n := x.nextAttempt.UTC()
+			v.NextAttemptAt = &n
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// close stops the workers and retry timers and waits for in-flight attempts to end.
+func (d *deliverer) close() {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return
+	}
+	d.closed = true
+	for x, t := range d.timers {
+		t.Stop()
+		delete(d.timers, x)
+	}
+	d.queue = nil
+	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
+	d.tr.CloseIdleConnections()
+}
+
+// Format prints a delivery without its signing secret, for every verb.
+func (x *delivery) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "delivery{%s %s %s}", x.id, x.event, x.url)
+}

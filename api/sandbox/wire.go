@@ -1,0 +1,105 @@
+package sandbox
+
+import (
+	"time"
+
+	"pixdash/api"
+)
+
+// PayRequest is the body of POST /_sandbox/charges/{id}/pay; empty fields get a default CPF payer.
+type PayRequest struct {
+	PayerName     string `json:"payerName,omitempty"`
+	PayerDocument string `json:"payerDocument,omitempty"` // 11 digits (CPF) or 14 (CNPJ)
+}
+
+// RefundRequest is the body of POST /_sandbox/transactions/{id}/refund; no amount refunds what is left.
+type RefundRequest struct {
+	Amount *api.Money `json:"amount,omitempty"`
+}
+
+// BlockRequest is the body of POST /_sandbox/balance-blocks.
+type BlockRequest struct {
+	TransactionID string     `json:"transactionId"`
+	Amount        *api.Money `json:"amount,omitempty"`    // default: the transaction's amount
+	BlockType     string     `json:"blockType,omitempty"` // med (default), judicial or administrative
+	Reason        string     `json:"reason,omitempty"`
+}
+
+// ResolveRequest is the body of POST /_sandbox/balance-blocks/{id}/resolve.
+type ResolveRequest struct {
+	Status           api.BlockStatus `json:"status"` // defended, approved or rejected
+	ResolutionReason string          `json:"resolutionReason,omitempty"`
+}
+
+// FeeRequest is the body (and reply) of PUT /_sandbox/fee; the fee is a decimal string such as "1.50".
+type FeeRequest struct {
+	PixFee string `json:"pixFee"`
+}
+
+// WebhookEndpointRequest is the body of POST /_sandbox/webhook-endpoints; subAccount "" or "principal" is the main account.
+type WebhookEndpointRequest struct {
+	URL        string `json:"url"`
+	SubAccount string `json:"subAccount,omitempty"`
+}
+
+// WebhookEndpoint is the reply of POST /_sandbox/webhook-endpoints; the secret is sent only there.
+type WebhookEndpoint struct {
+	ID         string     `json:"id"`
+	URL        string     `json:"url"`
+	SubAccount string     `json:"subAccount"`
+	Secret     api.Secret `json:"secret"` // decodes from the reply; never printed or re-encoded
+	CreatedAt  time.Time  `json:"createdAt"`
+}
+
+// endpointReply is WebhookEndpoint as the server writes it (with the secret in clear, once).
+type endpointReply struct {
+	ID         string    `json:"id"`
+	URL        string    `json:"url"`
+	SubAccount string    `json:"subAccount"`
+	Secret     string    `json:"secret"`
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+// Wallet is a wallet's balance as GET /_sandbox/wallets lists it.
+type Wallet struct {
+	SubAccount string               `json:"subAccount"` // reference, or "principal"
+	ID         string               `json:"id"`
+	Name       string               `json:"name"`
+	Status     api.SubAccountStatus `json:"status"`
+	Available  api.Money            `json:"available"`
+	Blocked    api.Money            `json:"blocked"`
+	Currency   string               `json:"currency"`
+}
+
+// Faults makes the API misbehave on purpose (control endpoints are never affected).
+type Faults struct {
+	// DropResponseAfterCommit is the probability of closing the connection after the request took effect.
+	DropResponseAfterCommit float64 `json:"dropResponseAfterCommit"`
+	// Error500 is the probability of answering 500 InternalError without doing anything.
+	Error500 float64 `json:"error500"`
+	// LatencyMs is added before every API request is handled.
+	LatencyMs int `json:"latencyMs"`
+}
+
+// MaxFaultLatencyMs bounds Faults.LatencyMs.
+const MaxFaultLatencyMs = 30_000
+
+// listBody is the {"items","total"} shape of listings.
+type listBody[T any] struct {
+	Items []T `json:"items"`
+	Total int `json:"total"`
+}
+
+// Withdrawal outcomes of POST /_sandbox/withdrawals.
+const (
+	WithdrawalCompleted = "completed" // debited; withdrawal_completed
+	WithdrawalFailed    = "failed"    // not debited; withdrawal_failed
+	WithdrawalReversed  = "reversed"  // debited, then returned by the institution; withdrawal_completed then withdrawal_reversed
+)
+
+// WithdrawalRequest is the body of POST /_sandbox/withdrawals (a simulated PIX withdrawal).
+type WithdrawalRequest struct {
+	Amount     api.Money `json:"amount"`
+	SubAccount string    `json:"subAccount,omitempty"` // "" or "principal": the main account
+	Outcome    string    `json:"outcome,omitempty"`    // completed (default), failed or reversed
+}
