@@ -305,7 +305,7 @@ func (v *chargesView) cells(ch *state.Charge, when string) (string, string) {
 	b.WriteString(padRight(wallet, l.wallet))
 	b.WriteByte(' ')
 	if l.showCreated {
-		b.WriteString(padRight(ch.CreatedAt.Local().Format("02/01 15:04"), l.created))
+		b.WriteString(padRight(ch.CreatedAt.In(v.c.loc).Format("02/01 15:04"), l.created))
 		b.WriteByte(' ')
 	}
 	b.WriteString(padRight(when, l.when))
@@ -324,10 +324,10 @@ func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
 		if left <= 0 {
 			return tr.T("expiring…")
 		}
-		return "⏳ " + humanDuration(left)
+		return tr.F("in %s", humanDuration(left))
 	case state.StatePaid:
 		if ch.PaidAt != nil {
-			return tr.T("paid ") + ch.PaidAt.Local().Format("15:04")
+			return tr.T("paid ") + ch.PaidAt.In(v.c.loc).Format("15:04")
 		}
 	}
 	return ""

@@ -15,6 +15,7 @@ type common struct {
 	tr            catalog // merchant-facing language
 	cust          catalog // customer-facing language (QR and result screens)
 	now           func() time.Time
+	loc           *time.Location // times are shown in this zone
 }
 
 // ErrorMsg carries a failure from a command to the status line.

@@ -282,7 +282,7 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 			lines = append(lines, "", st.Label.Render(cu.T("Payer: "))+ch.PayerName)
 		}
 		if ch.PaidAt != nil {
-			lines = append(lines, st.Label.Render(cu.T("Paid at: "))+ch.PaidAt.Local().Format("02/01/2006 15:04:05"))
+			lines = append(lines, st.Label.Render(cu.T("Paid at: "))+ch.PaidAt.In(v.c.loc).Format("02/01/2006 15:04:05"))
 		}
 		if ch.E2EID != "" {
 			lines = append(lines, st.Label.Render("e2eId: ")+ch.E2EID)
@@ -299,7 +299,7 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 		}
 		if bd := ch.BlockedDeposit; bd != nil {
 			lines = append(lines, st.Label.Render(cu.T("Blocked deposit: "))+blockReason(cu, bd.Reason))
-			lines = append(lines, refundLines(cu, st, bd.Refund)...)
+			lines = append(lines, refundLines(cu, st, bd.Refund, v.c.loc)...)
 		}
 	case state.StateExpired:
 		lines = append(lines, "", st.Muted.Render(cu.T("This charge expired without payment. Create a new one.")))
@@ -333,7 +333,7 @@ func blockReason(tr catalog, reason string) string {
 	return reason
 }
 
-func refundLines(tr catalog, st *styles, r *api.Refund) []string {
+func refundLines(tr catalog, st *styles, r *api.Refund, loc *time.Location) []string {
 	if r == nil {
 		return []string{st.Muted.Render(tr.T("Refund to the payer: not started"))}
 	}
@@ -343,7 +343,7 @@ func refundLines(tr catalog, st *styles, r *api.Refund) []string {
 		out = append(out, st.Label.Render(tr.T("refund e2eId: "))+*r.E2EID)
 	}
 	if r.SettledAt != nil {
-		out = append(out, st.Label.Render(tr.T("settled at: "))+r.SettledAt.Local().Format("02/01/2006 15:04:05"))
+		out = append(out, st.Label.Render(tr.T("settled at: "))+r.SettledAt.In(loc).Format("02/01/2006 15:04:05"))
 	}
 	return out
 }

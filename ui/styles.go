@@ -131,7 +131,7 @@ func stateSymbol(cs state.ChargeState) string {
 	case state.StateFailed:
 		return "✖"
 	case state.StateExpired:
-		return "⌛"
+		return "◌"
 	case state.StateCancelled:
 		return "⊘"
 	}

@@ -65,6 +65,8 @@ type Options struct {
 	CustomerLang Lang
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Location is the time zone times are shown in (time.Local when nil).
+	Location *time.Location
 	// Bell rings the terminal bell (writes BEL to stdout when nil).
 	Bell func()
 	// Clipboard copies text (OSC 52 to stdout when nil).
@@ -125,8 +127,11 @@ func New(o Options) *Model {
 	if o.CustomerLang == "" {
 		o.CustomerLang = LangPT
 	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
 	tr := catalog{lang: o.Lang}
-	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now}
+	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location}
 	m := &Model{c: c, opts: o, view: viewCharges, polling: map[string]bool{}}
 	m.setSession(o.Session)
 	return m
@@ -369,13 +374,13 @@ func (m *Model) View() string {
 	default:
 		body = m.charges.view(w, h)
 	}
-	body = fitBlock(body, w, h)
 	if m.help {
 		body = m.helpView(w, h)
 	}
 	if m.confirm != nil {
 		body = m.confirm.overlay(body, w, h)
 	}
+	body = fitBlock(body, w, h)
 	screen := m.headerView(w) + "\n" + m.tabsView(w) + "\n" + body + "\n" + m.footerView(w)
 	return m.frame(screen, false)
 }
@@ -411,19 +416,15 @@ func (m *Model) envBadge() string {
 	return st.BadgeSand.Render(tr.T("SANDBOX"))
 }
 
+// headerView is who and where: brand, environment, profile and the active wallet.
 func (m *Model) headerView(w int) string {
 	st, tr := m.c.st, m.c.tr
-	now := m.c.now()
 	parts := []string{
-		st.Brand.Render("pixdash"),
-		m.envBadge(),
+		st.Brand.Render("pixdash") + " " + m.envBadge(),
 		st.Label.Render(tr.T("profile ")) + st.Value.Render(m.sess.Profile),
 		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(m.wallet),
-		m.tokenView(now),
-		m.connView(now),
 	}
-	line := strings.Join(parts, st.Muted.Render(" │ "))
-	return truncateWidth(line, w)
+	return truncateWidth(strings.Join(parts, st.Muted.Render(" │ ")), w)
 }
 
 func (m *Model) tokenView(now time.Time) string {
@@ -455,8 +456,11 @@ func (m *Model) connView(now time.Time) string {
 	return s
 }
 
+// tabsView is the view switcher on the left and the link state (token, connection, data age) on the right.
 func (m *Model) tabsView(w int) string {
 	st, tr := m.c.st, m.c.tr
+	now := m.c.now()
+	right := m.tokenView(now) + st.Muted.Render(" · ") + m.connView(now)
 	names := []string{tr.T("Charges")}
 	var b strings.Builder
 	for i, n := range names {
@@ -471,7 +475,12 @@ func (m *Model) tabsView(w int) string {
 	if m.form != nil {
 		b.WriteString(st.TabActive.Render(tr.T("New charge")))
 	}
-	return truncateWidth(b.String(), w)
+	left := b.String()
+	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
+	if gap < 1 {
+		return truncateWidth(left+" "+right, w)
+	}
+	return left + spaces(gap) + right
 }
 
 func (m *Model) footerView(w int) string {
