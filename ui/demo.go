@@ -72,6 +72,16 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 	recv := api.NewReceiver(whSecret)
 	go func() { _ = recv.Serve(ctx, wl) }()
 	store := state.OpenMemory(o.StoreOptions...)
+	// Track the fixture's seeded charges so a fresh dashboard has history to show.
+	for _, ref := range srv.Charges(id) {
+		tx, err := client.GetTransaction(ctx, ref.ID, api.WithSubAccount(walletHeader(ref.Wallet)))
+		if err != nil {
+			return fail(fmt.Errorf("demo: read seeded charge %s: %w", ref.ID, err))
+		}
+		if _, err := store.TrackTransaction(tx, ref.Wallet); err != nil {
+			return fail(err)
+		}
+	}
 	s := &Session{
 		Profile:       "demo",
 		Env:           env,
