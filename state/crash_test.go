@@ -1,0 +1,175 @@
+package state
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pixdash/api"
+)
+
+// crashIterations is how many times TestCrashSafety kills a writer (fewer with -short).
+const crashIterations = 30
+
+const (
+	envCrashDir = "PIXDASH_STATE_CRASH_DIR"
+	envCrashRun = "PIXDASH_STATE_CRASH_RUN"
+)
+
+// TestCrashHelperProcess is the child of TestCrashSafety: it writes until killed, printing
+// "<kind> <id>" for every acknowledged write. It does nothing in a normal test run.
+func TestCrashHelperProcess(t *testing.T) {
+	dir := os.Getenv(envCrashDir)
+	if dir == "" {
+		t.Skip("helper process for TestCrashSafety")
+	}
+	run := os.Getenv(envCrashRun)
+	s, err := Open(dir, "crash", WithCompactEvery(40))
+	if err != nil {
+		fmt.Printf("ERR %v\n", err)
+		os.Exit(3)
+	}
+	var outMu sync.Mutex
+	ack := func(kind, id string) {
+		outMu.Lock()
+		fmt.Fprintf(os.Stdout, "%s %s\n", kind, id)
+		outMu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100000; i++ {
+				id := fmt.Sprintf("r%s-g%d-%05d", run, g, i)
+				c := Charge{ID: id, Amount: api.Money(100 + i), Status: api.StatusPending, CreatedAt: time.Unix(int64(i), 0).UTC(), Description: id}
+				if _, err := s.UpsertCharge(c); err != nil {
+					fmt.Printf("ERR %v\n", err)
+					os.Exit(4)
+				}
+				ack("charge", id)
+				switch i % 4 {
+				case 1:
+					e := &api.Event{EventID: "ev-" + id, Kind: api.EventPaymentCompleted, CreatedAt: time.Unix(int64(i), 0).UTC(), TransactionID: id}
+					if _, err := s.ApplyEvent(e); err != nil {
+						fmt.Printf("ERR %v\n", err)
+						os.Exit(4)
+					}
+					ack("event", e.EventID)
+				case 2:
+					key := "key-" + id
+					if err := s.BeginSubmission(Submission{Key: key, Request: api.CreatePixRequest{Amount: 500}}); err != nil {
+						fmt.Printf("ERR %v\n", err)
+						os.Exit(4)
+					}
+					ack("sub", key)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	s.Close()
+	os.Exit(0)
+}
+
+func TestCrashSafety(t *testing.T) {
+	if os.Getenv(envCrashDir) != "" {
+		t.Skip("inside the helper")
+	}
+	iters := crashIterations
+	if testing.Short() {
+		iters = 8
+	}
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(20250301, 7))
+	acked := map[string]map[string]bool{"charge": {}, "event": {}, "sub": {}}
+	for it := range iters {
+		waitFor := 1 + r.IntN(60)
+		extra := time.Duration(r.IntN(3000)) * time.Microsecond // lands the kill at varied points of a write
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelperProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), envCrashDir+"="+dir, envCrashRun+"="+fmt.Sprint(it))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		n, killed := 0, false
+		for sc.Scan() {
+			line := sc.Text()
+			kind, id, ok := strings.Cut(line, " ")
+			if kind == "ERR" {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				t.Fatalf("iteration %d: helper failed: %s", it, id)
+			}
+			if !ok || acked[kind] == nil {
+				continue // test framework chatter
+			}
+			acked[kind][id] = true
+			n++
+			if n == waitFor && !killed {
+				if extra > 0 {
+					time.Sleep(extra) // not a timing assertion: only varies where the kill lands
+				}
+				if err := cmd.Process.Kill(); err != nil {
+					t.Fatal(err)
+				}
+				killed = true
+			}
+		}
+		_ = cmd.Wait()
+		if !killed {
+			t.Fatalf("iteration %d: helper exited before the kill", it)
+		}
+
+		s, err := Open(dir, "crash")
+		if err != nil {
+			var ce *CorruptError
+			if errors.As(err, &ce) {
+				t.Fatalf("iteration %d: corruption after a crash: %v", it, ce)
+			}
+			t.Fatalf("iteration %d: %v", it, err)
+		}
+		for id := range acked["charge"] {
+			if _, ok := s.Charge(id); !ok {
+				t.Fatalf("iteration %d: acknowledged charge %s lost", it, id)
+			}
+		}
+		for id := range acked["event"] {
+			if s.Events().Seen(id) != 1 {
+				t.Fatalf("iteration %d: acknowledged event %s seen %d times", it, id, s.Events().Seen(id))
+			}
+			c, _ := s.Charge(strings.TrimPrefix(id, "ev-"))
+			if c.Status != api.StatusCompleted {
+				t.Fatalf("iteration %d: event %s did not complete its charge", it, id)
+			}
+		}
+		pending := map[string]bool{}
+		for _, sub := range s.PendingSubmissions() {
+			pending[sub.Key] = true
+		}
+		for key := range acked["sub"] {
+			if !pending[key] {
+				t.Fatalf("iteration %d: acknowledged submission %s lost", it, key)
+			}
+		}
+		s.Close()
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*corrupt*")); len(m) != 0 {
+		t.Fatalf("files moved aside: %v", m)
+	}
+	t.Logf("%d kills, %d charges, %d events, %d submissions acknowledged and found",
+		iters, len(acked["charge"]), len(acked["event"]), len(acked["sub"]))
+}
