@@ -92,6 +92,7 @@ type Charges struct {
 	query   string  // lowercased
 	status  StatusFilter
 	want    uint8   // stateCode of status, 0 for all
+	wallet  string  // only this wallet when not ""
 	qpairs  pairSet // pairsOf(query)
 	version uint64
 	policy  PollPolicy
@@ -250,10 +251,37 @@ func appendGrouped(b []byte, n uint64) []byte {
 
 func (cs *Charges) matches(r *row) bool {
 	return (cs.want == 0 || r.state == cs.want) &&
+		(cs.wallet == "" || r.e.c.Wallet == cs.wallet) &&
 		(cs.query == "" || (r.pairs.covers(&cs.qpairs) && strings.Contains(r.hay, cs.query)))
 }
 
-func (cs *Charges) filtered() bool { return cs.query != "" || cs.want != 0 }
+func (cs *Charges) filtered() bool { return cs.query != "" || cs.want != 0 || cs.wallet != "" }
+
+// SetWallet restricts the view to one wallet ("principal" or a reference); "" shows every wallet.
+func (cs *Charges) SetWallet(wallet string) {
+	if wallet != "" {
+		wallet = NormalizeWallet(wallet)
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if wallet == cs.wallet {
+		return
+	}
+	cs.wallet = wallet
+	cs.version++
+	if !cs.filtered() {
+		cs.view = cs.view[:0]
+		return
+	}
+	cs.view = cs.scan(cs.view[:0])
+}
+
+// Wallet returns the wallet the view is restricted to ("" for all).
+func (cs *Charges) Wallet() string {
+	cs.mu.RLock()
+	defer cs.mu.RUnlock()
+	return cs.wallet
+}
 
 // Upsert inserts c or replaces the charge with the same ID; it reports whether c was new.
 func (cs *Charges) Upsert(c Charge) bool {

@@ -400,3 +400,34 @@ func TestHaystackAmounts(t *testing.T) {
 		}
 	}
 }
+
+func TestChargesWalletFilter(t *testing.T) {
+	cs := NewCharges()
+	base := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for i, w := range []string{"principal", "loja-sul", "", "loja-sul", "loja-norte"} {
+		cs.Upsert(Charge{ID: fmt.Sprintf("c%d", i), Wallet: w, Status: api.StatusPending, CreatedAt: base.Add(time.Duration(i) * time.Minute), Description: "bolo"})
+	}
+	tests := []struct {
+		wallet, query string
+		want          []string
+	}{
+		{"", "", []string{"c4", "c3", "c2", "c1", "c0"}},
+		{"loja-sul", "", []string{"c3", "c1"}},
+		{"principal", "", []string{"c2", "c0"}}, // "" is the main account
+		{"loja-sul", "bolo", []string{"c3", "c1"}},
+		{"loja-sul", "zzz", nil},
+		{"nowhere", "", nil},
+	}
+	for _, tc := range tests {
+		cs.SetWallet(tc.wallet)
+		cs.SetFilter(tc.query, FilterAll)
+		var got []string
+		for i := 0; i < cs.Len(); i++ {
+			c, _ := cs.At(i)
+			got = append(got, c.ID)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("wallet %q query %q: got %v, want %v", tc.wallet, tc.query, got, tc.want)
+		}
+	}
+}
