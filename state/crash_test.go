@@ -17,7 +17,7 @@ import (
 )
 
 // crashIterations is how many times TestCrashSafety kills a writer (fewer with -short).
-const crashIterations = 30
+const crashIterations = 100
 
 const (
 	envCrashDir = "PIXDASH_STATE_CRASH_DIR"
