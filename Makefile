@@ -2,7 +2,8 @@
 GO        ?= go
 BIN       := bin/pixdash
 PKGS      := ./...
-GOLANGCI_VERSION := v2.6.2
+GOLANGCI_VERSION := v2.15.0
+GOLANGCI  := $(TOOLS)/golangci-lint
 TOOLS     := $(CURDIR)/.tools
 FUZZTIME  ?= 30s
 
@@ -34,10 +35,16 @@ fuzz:
 	  done; \
 	done
 
-## lint: gofmt and vet (golangci-lint when installed by `make tools`)
-lint:
+## lint: gofmt, vet and golangci-lint (installed at a pinned version into .tools/ from the Go module proxy)
+lint: $(GOLANGCI)
 	@out=$$(gofmt -l . | grep -v '^vendor/'); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GOLANGCI) run ./...
+
+$(GOLANGCI):
+	GOBIN=$(TOOLS) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+
+tools: $(GOLANGCI)
 
 clean:
 	rm -rf bin bench.out

@@ -97,15 +97,15 @@ func WriteExample(path string) error {
 	tmpName := tmp.Name()
 	defer os.Remove(tmpName) // after a successful link or rename this is a no-op
 	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return fmt.Errorf("config: %w", err)
 	}
 	if _, err := tmp.WriteString(Example); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return fmt.Errorf("config: writing %s: %w", tmpName, err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return fmt.Errorf("config: %w", err)
 	}
 	if err := tmp.Close(); err != nil {

@@ -144,7 +144,7 @@ func Open(dir, profile string, opts ...Option) (*Store, error) {
 	})
 	s.ioMu.Unlock()
 	if err != nil {
-		lf.Close()
+		_ = lf.Close()
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	s.wake = make(chan struct{}, 1)
@@ -711,11 +711,11 @@ func (s *Store) installSnapshot(data []byte, gen uint64) error {
 		return err
 	}
 	if _, err := f.Write(data); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
@@ -744,16 +744,16 @@ func (s *Store) resetJournal(gen uint64) error {
 		return err
 	}
 	if _, err := f.Write(hdr); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {

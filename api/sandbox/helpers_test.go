@@ -422,15 +422,6 @@ func detail(m map[string]any, key string) any {
 	return d[key]
 }
 
-func money(t testing.TB, s string) api.Money {
-	t.Helper()
-	m, err := api.ParseDecimal(s)
-	if err != nil {
-		t.Fatalf("money %q: %v", s, err)
-	}
-	return m
-}
-
 // hook is a webhook endpoint recording what it receives.
 type hook struct {
 	hs     *httptest.Server
