@@ -1,10 +1,15 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // EventKind names a webhook event; unknown kinds are kept.
@@ -73,6 +78,9 @@ type Event struct {
 	BalanceBlock      *BalanceBlock   `json:"balanceBlock,omitempty"`
 	// Raw is the payload exactly as received.
 	Raw json.RawMessage `json:"-"`
+	// DecodeErr lists the fields that were present but could not be read (left empty), e.g.
+	// "createdAt: ...; amount: ..."; "" when every field decoded. The event is still valid.
+	DecodeErr string `json:"-"`
 }
 
 // Wallet returns the wallet the event belongs to ("principal" when subAccount is absent).
@@ -86,18 +94,375 @@ func (e *Event) Wallet() string {
 // ErrEventInvalid reports a payload that is not a usable event.
 var ErrEventInvalid = errors.New("invalid event payload")
 
-// DecodeEvent parses a webhook payload, keeping the raw bytes; it needs eventId and event.
+// Limits of DecodeErr, so a strange payload cannot make it large.
+const (
+	maxDecodeProblems    = 8
+	maxDecodeProblemText = 160
+)
+
+// DecodeEvent parses a webhook payload, keeping the raw bytes. The body must be a JSON object
+// with a non-empty string eventId and event; anything else is ErrEventInvalid. A field in an
+// unexpected format (a createdAt that is not RFC 3339, an amount with 3 decimals, a split that
+// is not a list) does not make the event invalid: that field is left empty, the rest is decoded
+// and DecodeErr says what could not be read. A signed event is then never refused for ever
+// (the sender gives up after 5 attempts and the event would be lost). Members are matched to
+// fields as encoding/json does (exact name first, then case-insensitively; the last one wins).
 func DecodeEvent(body []byte) (*Event, error) {
-	var e Event
-	if err := json.Unmarshal(body, &e); err != nil {
+	if !json.Valid(body) {
+		err := json.Unmarshal(body, new(json.RawMessage))
 		return nil, fmt.Errorf("%w: %v", ErrEventInvalid, err)
 	}
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return nil, fmt.Errorf("%w: not a JSON object", ErrEventInvalid)
+	}
+	var (
+		e        Event
+		problems []string
+		idErr    error
+		kindErr  error
+	)
+	note := func(name string, err error) {
+		if len(problems) == maxDecodeProblems {
+			problems = append(problems, "…")
+		}
+		if len(problems) > maxDecodeProblems {
+			return
+		}
+		problems = append(problems, truncate(name+": "+err.Error(), maxDecodeProblemText))
+	}
+	i = skipSpace(body, i+1)
+	for i < len(body) && body[i] != '}' {
+		kEnd := stringEnd(body, i)
+		key := body[i+1 : kEnd-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			k, err := unquote(body[i:kEnd])
+			if err != nil { // cannot happen for valid JSON; be safe
+				return nil, fmt.Errorf("%w: %v", ErrEventInvalid, err)
+			}
+			key = []byte(k)
+		}
+		vStart := skipSpace(body, skipSpace(body, kEnd)+1) // past ':'
+		vEnd := valueEnd(body, vStart)
+		raw := body[vStart:vEnd]
+		name, err := e.decodeMember(key, raw)
+		switch {
+		case err == nil:
+		case name == "eventId":
+			idErr = err
+		case name == "event":
+			kindErr = err
+		default:
+			note(name, err)
+		}
+		i = skipSpace(body, vEnd)
+		if i < len(body) && body[i] == ',' {
+			i = skipSpace(body, i+1)
+		}
+	}
 	if e.EventID == "" {
+		if idErr != nil {
+			return nil, fmt.Errorf("%w: eventId: %v", ErrEventInvalid, idErr)
+		}
 		return nil, fmt.Errorf("%w: eventId missing", ErrEventInvalid)
 	}
 	if e.Kind == "" {
+		if kindErr != nil {
+			return nil, fmt.Errorf("%w: event: %v", ErrEventInvalid, kindErr)
+		}
 		return nil, fmt.Errorf("%w: event kind missing", ErrEventInvalid)
 	}
 	e.Raw = append(json.RawMessage(nil), body...)
+	e.DecodeErr = strings.Join(problems, "; ")
 	return &e, nil
+}
+
+// decodeMember stores one member of the payload; it returns the field's JSON name ("" for a
+// member that is no field) and why the value could not be read. The frequent fields are decoded
+// without reflection; the others go through decodeLoose.
+func (e *Event) decodeMember(key []byte, raw []byte) (string, error) {
+	switch string(key) {
+	case "eventId":
+		return "eventId", decodeString(raw, &e.EventID)
+	case "event":
+		return "event", decodeString(raw, (*string)(&e.Kind))
+	case "createdAt":
+		return "createdAt", e.CreatedAt.UnmarshalJSON(raw)
+	case "subAccount":
+		return "subAccount", decodeString(raw, &e.SubAccount)
+	case "transactionId":
+		return "transactionId", decodeString(raw, &e.TransactionID)
+	case "externalReference":
+		return "externalReference", decodeString(raw, &e.ExternalReference)
+	case "status":
+		return "status", decodeString(raw, (*string)(&e.Status))
+	case "amount":
+		return "amount", decodeMoney(raw, &e.Amount)
+	case "netAmount":
+		return "netAmount", decodeMoney(raw, &e.NetAmount)
+	case "feeAmount":
+		return "feeAmount", decodeMoney(raw, &e.FeeAmount)
+	case "e2eId":
+		return "e2eId", decodeString(raw, &e.E2EID)
+	case "counterpartName":
+		return "counterpartName", decodeString(raw, &e.CounterpartName)
+	case "failureReason":
+		return "failureReason", decodeString(raw, &e.FailureReason)
+	}
+	fields := eventFields()
+	idx, ok := fields.exact[string(key)]
+	if !ok {
+		for name, j := range fields.exact {
+			if strings.EqualFold(name, string(key)) {
+				if _, hot := hotEventFields[name]; hot {
+					return e.decodeMember([]byte(name), raw)
+				}
+				idx, ok = j, true
+				break
+			}
+		}
+	}
+	if !ok {
+		return "", nil // not a field of Event: ignored, as encoding/json does
+	}
+	f := reflect.ValueOf(e).Elem().Field(idx)
+	var problems []string
+	name := fields.names[idx]
+	decodeLoose(raw, f, name, &problems)
+	if len(problems) > 0 {
+		return name, errors.New(strings.Join(problems, "; "))
+	}
+	return name, nil
+}
+
+// hotEventFields are the members decodeMember reads without reflection.
+var hotEventFields = map[string]struct{}{
+	"eventId": {}, "event": {}, "createdAt": {}, "subAccount": {}, "transactionId": {}, "externalReference": {},
+	"status": {}, "amount": {}, "netAmount": {}, "feeAmount": {}, "e2eId": {}, "counterpartName": {}, "failureReason": {},
+}
+
+// eventFieldTable maps Event's JSON names to field indices.
+type eventFieldTable struct {
+	exact map[string]int
+	names map[int]string
+}
+
+// eventFields is built once from Event's struct tags.
+var eventFields = sync.OnceValue(func() eventFieldTable {
+	t := eventFieldTable{exact: map[string]int{}, names: map[int]string{}}
+	rt := reflect.TypeFor[Event]()
+	for i := range rt.NumField() {
+		name := jsonName(rt.Field(i))
+		if name == "" {
+			continue
+		}
+		t.exact[name] = i
+		t.names[i] = name
+	}
+	return t
+})
+
+// jsonName is the member name encoding/json uses for a field ("" when the field is skipped).
+func jsonName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return ""
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" {
+		name = f.Name
+	}
+	return name
+}
+
+var errNotString = errors.New("not a JSON string")
+
+// decodeString reads a JSON string into dst (null leaves it unchanged), without reflection when
+// the string has no escapes.
+func decodeString(raw []byte, dst *string) error {
+	if len(raw) >= 2 && raw[0] == '"' {
+		in := raw[1 : len(raw)-1]
+		if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			*dst = string(in)
+			return nil
+		}
+		return json.Unmarshal(raw, dst)
+	}
+	if string(raw) == "null" {
+		return nil
+	}
+	return errNotString
+}
+
+// decodeMoney reads an amount; on error the field keeps its zero value.
+func decodeMoney(raw []byte, dst *Money) error {
+	var m Money
+	if err := m.UnmarshalJSON(raw); err != nil {
+		return err
+	}
+	if string(raw) != "null" {
+		*dst = m
+	}
+	return nil
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// decodeLoose decodes raw into v (an addressable value). When encoding/json cannot, objects and
+// arrays are decoded member by member, keeping what can be read; every value that cannot is left
+// zero and reported in problems as "path: error".
+func decodeLoose(raw []byte, v reflect.Value, path string, problems *[]string) {
+	err := json.Unmarshal(raw, v.Addr().Interface())
+	if err == nil {
+		return
+	}
+	raw = bytes.TrimSpace(raw)
+	t := v.Type()
+	v.SetZero()
+	switch {
+	case t.Kind() == reflect.Pointer && !t.Implements(unmarshalerType) && len(raw) > 0 && (raw[0] == '{' || raw[0] == '['):
+		p := reflect.New(t.Elem())
+		decodeLoose(raw, p.Elem(), path, problems)
+		v.Set(p)
+		return
+	case t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(unmarshalerType) && len(raw) > 0 && raw[0] == '{':
+		eachMember(raw, func(key string, val []byte) {
+			idx, name := structField(t, key)
+			if idx >= 0 {
+				decodeLoose(val, v.Field(idx), path+"."+name, problems)
+			}
+		})
+		return
+	case t.Kind() == reflect.Slice && !reflect.PointerTo(t).Implements(unmarshalerType) && len(raw) > 0 && raw[0] == '[':
+		n := 0
+		eachElement(raw, func(val []byte) {
+			v.Set(reflect.Append(v, reflect.Zero(t.Elem())))
+			decodeLoose(val, v.Index(n), fmt.Sprintf("%s[%d]", path, n), problems)
+			n++
+		})
+		return
+	}
+	*problems = append(*problems, path+": "+err.Error())
+}
+
+// structField finds the field of struct type t a member named key goes to (exact, then case-insensitive).
+func structField(t reflect.Type, key string) (int, string) {
+	fold := -1
+	for i := range t.NumField() {
+		name := jsonName(t.Field(i))
+		if name == "" {
+			continue
+		}
+		if name == key {
+			return i, name
+		}
+		if fold < 0 && strings.EqualFold(name, key) {
+			fold = i
+		}
+	}
+	if fold >= 0 {
+		return fold, jsonName(t.Field(fold))
+	}
+	return -1, ""
+}
+
+// eachMember calls f for each member of a valid JSON object.
+func eachMember(b []byte, f func(key string, val []byte)) {
+	i := skipSpace(b, 1)
+	for i < len(b) && b[i] != '}' {
+		kEnd := stringEnd(b, i)
+		key, err := unquote(b[i:kEnd])
+		if err != nil {
+			return
+		}
+		vStart := skipSpace(b, skipSpace(b, kEnd)+1)
+		vEnd := valueEnd(b, vStart)
+		f(key, b[vStart:vEnd])
+		i = skipSpace(b, vEnd)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+}
+
+// eachElement calls f for each element of a valid JSON array.
+func eachElement(b []byte, f func(val []byte)) {
+	i := skipSpace(b, 1)
+	for i < len(b) && b[i] != ']' {
+		end := valueEnd(b, i)
+		f(b[i:end])
+		i = skipSpace(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+}
+
+// unquote decodes a JSON string token.
+func unquote(tok []byte) (string, error) {
+	var s string
+	err := decodeString(tok, &s)
+	return s, err
+}
+
+// The scanners below assume valid JSON (DecodeEvent checks it first).
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string token starting at b[i] ('"').
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// valueEnd returns the index just past the value starting at b[i].
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
 }

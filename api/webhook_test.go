@@ -263,7 +263,9 @@ func TestReceiverMalformedAfterValidSignature(t *testing.T) {
 		{"empty eventId", `{"eventId":"","event":"payment_completed"}`},
 		{"eventId not a string", `{"eventId":42,"event":"payment_completed"}`},
 		{"missing event kind", `{"eventId":"evt-1"}`},
-		{"amount with 3 decimals", `{"eventId":"evt-1","event":"payment_completed","amount":10.505}`},
+		{"event kind not a string", `{"eventId":"evt-1","event":7}`},
+		{"JSON null", `null`},
+		{"JSON string", `"evt-1"`},
 	}
 	r := NewReceiver(testWebhookSecret)
 	for _, c := range cases {
@@ -282,6 +284,57 @@ func TestReceiverMalformedAfterValidSignature(t *testing.T) {
 	good := webhookBody("evt-1")
 	if code, _ := deliverWebhook(r, good, Sign(good, testWebhookSecret)); code != http.StatusOK || takeEvent(r) == nil {
 		t.Errorf("good delivery after malformed ones: status %d or no event", code)
+	}
+}
+
+// A signed event with a field in an unexpected format is accepted (200, handed on once) with what
+// could be decoded and DecodeErr naming the field: refusing it would make the sender retry 5 times
+// and then drop the event.
+func TestReceiverAcceptsSignedEventWithOddFields(t *testing.T) {
+	cases := []struct {
+		name, body string
+		problem    string // DecodeErr must mention it
+		check      func(*Event) bool
+	}{
+		{"amount with 3 decimals", `{"eventId":"evt-odd-1","event":"payment_completed","transactionId":"tx-1","amount":10.505}`,
+			"amount", func(e *Event) bool { return e.Amount == 0 && e.TransactionID == "tx-1" }},
+		{"amount as a string with 3 decimals", `{"eventId":"evt-odd-2","event":"refund_completed","amount":"1.005","feeAmount":"0.50"}`,
+			"amount", func(e *Event) bool { return e.Amount == 0 && e.FeeAmount == 50 }},
+		{"createdAt not RFC 3339", `{"eventId":"evt-odd-3","event":"payment_failed","createdAt":"21/11/2026 14:30","subAccount":"loja-1"}`,
+			"createdAt", func(e *Event) bool { return e.CreatedAt.IsZero() && e.Wallet() == "loja-1" }},
+		{"split not a list", `{"eventId":"evt-odd-4","event":"payment_completed","split":{"subAccount":"x"},"e2eId":"E1"}`,
+			"split", func(e *Event) bool { return e.Split == nil && e.E2EID == "E1" }},
+		{"one bad split leg", `{"eventId":"evt-odd-5","event":"payment_completed","split":[{"subAccount":"a","amount":1},{"subAccount":"b","amount":"x"}]}`,
+			"split[1].amount", func(e *Event) bool {
+				return len(e.Split) == 2 && e.Split[0] == (SplitItem{"a", 100}) && e.Split[1] == (SplitItem{SubAccount: "b"})
+			}},
+		{"refund settledAt odd", `{"eventId":"evt-odd-6","event":"payment_failed","blockedDeposit":{"reason":"cnpj_payer_not_allowed","refund":{"status":"pending","settledAt":"soon"}}}`,
+			"blockedDeposit.refund.settledAt", func(e *Event) bool {
+				bd := e.BlockedDeposit
+				return bd != nil && bd.Reason == ReasonCNPJPayerNotAllowed && bd.Refund != nil && bd.Refund.Status == RefundPending && bd.Refund.SettledAt == nil
+			}},
+	}
+	r := NewReceiver(testWebhookSecret)
+	for _, c := range cases {
+		body := []byte(c.body)
+		for attempt := 1; attempt <= 2; attempt++ {
+			if code, msg := deliverWebhook(r, body, Sign(body, testWebhookSecret)); code != http.StatusOK {
+				t.Fatalf("%s, delivery %d: status %d (%s), want 200", c.name, attempt, code, msg)
+			}
+		}
+		ev := takeEvent(r)
+		if ev == nil {
+			t.Fatalf("%s: not handed on", c.name)
+		}
+		if takeEvent(r) != nil {
+			t.Errorf("%s: redelivery handed on again", c.name)
+		}
+		if !bytes.Equal(ev.Raw, body) || !strings.Contains(ev.DecodeErr, c.problem) || !c.check(ev) {
+			t.Errorf("%s: event = %+v (DecodeErr %q), want %q reported and the rest decoded", c.name, ev, ev.DecodeErr, c.problem)
+		}
+	}
+	if got := r.Stats(); got != (ReceiverStats{Accepted: uint64(len(cases)), Duplicates: uint64(len(cases))}) {
+		t.Errorf("Stats = %+v", got)
 	}
 }
 

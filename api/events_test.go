@@ -1,0 +1,230 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fullEvent sets every field of Event, so a field the decoder forgets shows up as a difference.
+func fullEvent() Event {
+	created := time.Date(2026, 11, 21, 14, 30, 0, 123000000, time.UTC)
+	paid := created.Add(time.Second)
+	e2e := "D9999"
+	return Event{
+		EventID: "evt-full", Kind: EventPaymentFailed, CreatedAt: created, SubAccount: "loja-sul",
+		TransactionID: "tx-1", ExternalReference: "PED-1", Status: StatusFailed,
+		Amount: 1234, NetAmount: 1200, FeeAmount: 34,
+		Split:          []SplitItem{{SubAccount: "principal", Amount: 500}, {SubAccount: "loja-norte", Amount: 1}},
+		BlockedDeposit: &BlockedDeposit{Reason: ReasonCNPJPayerNotAllowed, Refund: &Refund{Status: RefundConfirmed, E2EID: &e2e, SettledAt: &paid}},
+		E2EID:          "E1234", PaidAt: &paid, CounterpartName: "Padaria Ltda", FailureReason: "CNPJ",
+		BalanceBlock: &BalanceBlock{ID: "blk-1", TransactionID: "tx-1", Amount: 1000, Status: BlockAwaitingResponse,
+			BlockType: BlockTypeMED, ReferenceNumber: "MED-1", CreatedAt: created},
+	}
+}
+
+func TestDecodeEventEveryField(t *testing.T) {
+	want := fullEvent()
+	body, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeEvent(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.DecodeErr != "" || !bytes.Equal(got.Raw, body) {
+		t.Fatalf("DecodeErr %q, Raw %s", got.DecodeErr, got.Raw)
+	}
+	got.Raw = nil
+	if !reflect.DeepEqual(*got, want) {
+		t.Fatalf("decoded\n%+v\nwant\n%+v", *got, want)
+	}
+	// Every JSON-named field of Event must have been set by fullEvent (else this test proves nothing).
+	rv := reflect.ValueOf(want)
+	for i := range rv.NumField() {
+		if jsonName(rv.Type().Field(i)) != "" && rv.Field(i).IsZero() {
+			t.Errorf("fullEvent leaves %s empty", rv.Type().Field(i).Name)
+		}
+	}
+}
+
+func TestDecodeEventInvalid(t *testing.T) {
+	cases := []struct{ name, body string }{
+		{"empty", ``},
+		{"not JSON", `{"eventId":"e",`},
+		{"trailing garbage", `{"eventId":"e","event":"x"} x`},
+		{"array", `[{"eventId":"e","event":"x"}]`},
+		{"null", `null`},
+		{"number", `42`},
+		{"string", `"e"`},
+		{"no eventId", `{"event":"payment_completed"}`},
+		{"empty eventId", `{"eventId":"","event":"payment_completed"}`},
+		{"null eventId", `{"eventId":null,"event":"payment_completed"}`},
+		{"eventId a number", `{"eventId":42,"event":"payment_completed"}`},
+		{"eventId an object", `{"eventId":{"id":"e"},"event":"payment_completed"}`},
+		{"no kind", `{"eventId":"e"}`},
+		{"empty kind", `{"eventId":"e","event":""}`},
+		{"kind a list", `{"eventId":"e","event":["payment_completed"]}`},
+	}
+	for _, c := range cases {
+		ev, err := DecodeEvent([]byte(c.body))
+		if !errors.Is(err, ErrEventInvalid) || ev != nil {
+			t.Errorf("%s: DecodeEvent = %+v, %v; want ErrEventInvalid", c.name, ev, err)
+		}
+	}
+}
+
+func TestDecodeEventTolerant(t *testing.T) {
+	cases := []struct {
+		name, body string
+		problems   []string // each must appear in DecodeErr; none means DecodeErr is ""
+		check      func(e *Event) bool
+	}{
+		{"clean", `{"eventId":"e","event":"payment_completed","amount":10.5,"createdAt":"2026-11-21T14:30:00-03:00"}`, nil,
+			func(e *Event) bool {
+				return e.Amount == 1050 && e.CreatedAt.Equal(time.Date(2026, 11, 21, 17, 30, 0, 0, time.UTC))
+			}},
+		{"amount string with 2 decimals is fine", `{"eventId":"e","event":"refund_completed","amount":"10.50"}`, nil,
+			func(e *Event) bool { return e.Amount == 1050 }},
+		{"createdAt not RFC 3339", `{"eventId":"e","event":"payment_completed","createdAt":"2026-11-21 14:30","amount":1}`,
+			[]string{"createdAt"}, func(e *Event) bool { return e.CreatedAt.IsZero() && e.Amount == 100 }},
+		{"createdAt a number", `{"eventId":"e","event":"payment_completed","createdAt":1763735400}`,
+			[]string{"createdAt"}, func(e *Event) bool { return e.CreatedAt.IsZero() }},
+		{"amount 3 decimals", `{"eventId":"e","event":"payment_completed","amount":10.505,"netAmount":10}`,
+			[]string{"amount"}, func(e *Event) bool { return e.Amount == 0 && e.NetAmount == 1000 }},
+		{"amount string 3 decimals", `{"eventId":"e","event":"payment_completed","amount":"10.505"}`,
+			[]string{"amount"}, func(e *Event) bool { return e.Amount == 0 }},
+		{"amount true", `{"eventId":"e","event":"payment_completed","amount":true}`,
+			[]string{"amount"}, func(e *Event) bool { return e.Amount == 0 }},
+		{"status a number", `{"eventId":"e","event":"payment_completed","status":3,"e2eId":"E1"}`,
+			[]string{"status"}, func(e *Event) bool { return e.Status == "" && e.E2EID == "E1" }},
+		{"two problems", `{"eventId":"e","event":"x","createdAt":"yesterday","feeAmount":"0.001","subAccount":"s"}`,
+			[]string{"createdAt", "feeAmount"}, func(e *Event) bool { return e.SubAccount == "s" && e.Kind == "x" }},
+		{"paidAt odd", `{"eventId":"e","event":"payment_completed","paidAt":"now"}`,
+			[]string{"paidAt"}, func(e *Event) bool { return e.PaidAt == nil }},
+		{"blockedDeposit a string", `{"eventId":"e","event":"payment_failed","blockedDeposit":"cnpj"}`,
+			[]string{"blockedDeposit"}, func(e *Event) bool { return e.BlockedDeposit == nil }},
+		{"balanceBlock with odd amount", `{"eventId":"e","event":"balance_block_created","balanceBlock":{"id":"b","amount":"1.001","status":"approved","blockType":"MED"}}`,
+			[]string{"balanceBlock.amount"}, func(e *Event) bool {
+				b := e.BalanceBlock
+				return b != nil && b.ID == "b" && b.Amount == 0 && b.Status == BlockApproved && b.BlockType == "MED"
+			}},
+		{"unknown members ignored", `{"eventId":"e","event":"pix_new","x":{"y":[1,2,{"z":"}"}]},"w":null}`, nil,
+			func(e *Event) bool { return e.Kind == "pix_new" }},
+		{"case-insensitive names", `{"EVENTID":"e","Event":"payment_completed","SUBACCOUNT":"loja","Split":[{"SubAccount":"a","AMOUNT":1}]}`, nil,
+			func(e *Event) bool {
+				return e.EventID == "e" && e.SubAccount == "loja" && len(e.Split) == 1 && e.Split[0] == SplitItem{"a", 100}
+			}},
+		{"exact name wins over fold, last wins", `{"eventId":"a","EventId":"b","event":"k","event":"payment_completed"}`, nil,
+			func(e *Event) bool { return e.EventID == "b" && e.Kind == EventPaymentCompleted }},
+		{"escaped strings", `{"eventId":"e\u0031","event":"payment_completed","counterpartName":"Caf\u00e9 \"Ltda\"","e2e\u0049d":"E\\1"}`, nil,
+			func(e *Event) bool {
+				return e.EventID == "e1" && e.CounterpartName == `Café "Ltda"` && e.E2EID == `E\1`
+			}},
+		{"null keeps zero", `{"eventId":"e","event":"payment_completed","split":null,"paidAt":null,"amount":null,"status":null}`, nil,
+			func(e *Event) bool { return e.Split == nil && e.PaidAt == nil && e.Amount == 0 && e.Status == "" }},
+		{"whitespace everywhere", " \n{ \"eventId\" : \"e\" ,\t\"event\" :\r\n\"x\" , \"amount\" : 1.5 } \n", nil,
+			func(e *Event) bool { return e.Amount == 150 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ev, err := DecodeEvent([]byte(c.body))
+			if err != nil {
+				t.Fatalf("DecodeEvent = %v, want the event", err)
+			}
+			if string(ev.Raw) != c.body {
+				t.Errorf("Raw = %q", ev.Raw)
+			}
+			if len(c.problems) == 0 && ev.DecodeErr != "" {
+				t.Errorf("DecodeErr = %q, want none", ev.DecodeErr)
+			}
+			for _, p := range c.problems {
+				if !strings.Contains(ev.DecodeErr, p+": ") {
+					t.Errorf("DecodeErr = %q, want it to name %s", ev.DecodeErr, p)
+				}
+			}
+			if !c.check(ev) {
+				t.Errorf("decoded %+v", ev)
+			}
+		})
+	}
+}
+
+func TestDecodeEventProblemsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"eventId":"e","event":"x"`)
+	for i := range 40 {
+		fmt.Fprintf(&b, `,"amount":"%s%d.123"`, strings.Repeat("9", 500), i)
+	}
+	b.WriteString(`}`)
+	ev, err := DecodeEvent([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ev.DecodeErr); n > (maxDecodeProblems+1)*(maxDecodeProblemText+8) {
+		t.Fatalf("DecodeErr is %d bytes", n)
+	}
+	if !strings.HasSuffix(ev.DecodeErr, "…") {
+		t.Errorf("DecodeErr does not say problems were left out: %q", ev.DecodeErr)
+	}
+}
+
+// FuzzDecodeEvent checks DecodeEvent against encoding/json: whenever json.Unmarshal reads the
+// body without error and finds an eventId and a kind, DecodeEvent returns the same event with
+// no DecodeErr; whenever DecodeEvent accepts a body, it is a JSON object with both ids.
+func FuzzDecodeEvent(f *testing.F) {
+	full, _ := json.Marshal(fullEvent())
+	f.Add(full)
+	f.Add([]byte(`{"eventId":"e","event":"payment_completed","amount":10.505}`))
+	f.Add([]byte(`{"eventId":"e","event":"payment_completed","createdAt":"21/11/2026"}`))
+	f.Add([]byte(`{"EVENTID":"e","event":"x","Split":[{"subaccount":"a","amount":"1"}],"e2e\u0049d":"\u00e9"}`))
+	f.Add([]byte(`{"eventId":"a","eventId":"b","event":"k","blockedDeposit":{"reason":"r"},"blockedDeposit":{"refund":null}}`))
+	f.Add([]byte(`{"eventId":"e","event":"x","balanceBlock":{"amount":"x","resolvedAt":"y"}}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"eventId":"\xff","event":"x"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		ev, err := DecodeEvent(body)
+		if err == nil {
+			if ev.EventID == "" || ev.Kind == "" || !bytes.Equal(ev.Raw, body) {
+				t.Fatalf("accepted without ids or with another Raw: %+v", ev)
+			}
+			var m map[string]json.RawMessage
+			if json.Unmarshal(body, &m) != nil || m == nil {
+				t.Fatalf("accepted a body that is not a JSON object")
+			}
+		} else if !errors.Is(err, ErrEventInvalid) {
+			t.Fatalf("error %v is not ErrEventInvalid", err)
+		}
+		var ref Event
+		if json.Unmarshal(body, &ref) != nil || ref.EventID == "" || ref.Kind == "" {
+			return
+		}
+		if err != nil {
+			t.Fatalf("encoding/json reads it but DecodeEvent refuses: %v", err)
+		}
+		if ev.DecodeErr != "" {
+			t.Fatalf("encoding/json reads it but DecodeEvent reports %q", ev.DecodeErr)
+		}
+		ev.Raw = nil
+		if !reflect.DeepEqual(*ev, ref) {
+			t.Fatalf("DecodeEvent\n%+v\nencoding/json\n%+v", *ev, ref)
+		}
+	})
+}
+
+// BenchmarkDecodeEvent decodes the receiver benchmark's payload.
+func BenchmarkDecodeEvent(b *testing.B) {
+	body := webhookBody("evt-bench-decode")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeEvent(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
