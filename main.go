@@ -12,10 +12,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -72,6 +74,7 @@ func runDashboard(args []string, stderr io.Writer) int {
 	cfgFlag := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/pixdash/config.toml, or $PIXDASH_CONFIG)")
 	profile := fs.String("profile", "", "profile to open (default $PIXDASH_PROFILE, then default_profile)")
 	demo := fs.Bool("demo", false, "force demo mode: the built-in sandbox emulator, nothing kept")
+	debug := fs.Bool("debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -82,7 +85,18 @@ func runDashboard(args []string, stderr io.Writer) int {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer cancel()
 
-	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT}
+	logger := slog.New(slog.DiscardHandler)
+	if *debug {
+		l, closeLog, path, err := openDebugLog(config.StateDir(os.Getenv))
+		if err != nil {
+			fmt.Fprintf(stderr, "pixdash: --debug: %v\n", err)
+			return 1
+		}
+		defer closeLog()
+		logger = l
+		fmt.Fprintf(stderr, "pixdash: debug log at %s\n", path)
+	}
+	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT, Logger: logger}
 	var sess *ui.Session
 	path, explicit := config.Locate(*cfgFlag, os.Getenv)
 	cfg, err := config.Load(path)
@@ -96,7 +110,10 @@ func runDashboard(args []string, stderr io.Writer) int {
 		return 1
 	}
 	if cfg == nil {
-		s, _, err := ui.DemoSession(ctx, ui.DemoOptions{})
+		s, _, err := ui.DemoSession(ctx, ui.DemoOptions{
+			ClientOptions: []api.Option{api.WithLogger(logger)},
+			ServerOptions: []sandbox.Option{sandbox.WithLogger(logger)},
+		})
 		if err != nil {
 			fmt.Fprintf(stderr, "pixdash: %v\n", err)
 			return 1
@@ -113,7 +130,7 @@ func runDashboard(args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "pixdash: %v\n", err)
 			return 1
 		}
-		s, err := openProfile(ctx, p, config.StateDir(os.Getenv))
+		s, err := openProfile(ctx, p, config.StateDir(os.Getenv), logger)
 		if err != nil {
 			fmt.Fprintf(stderr, "pixdash: profile %s: %v\n", p.Name, err)
 			return 1
@@ -127,7 +144,7 @@ func runDashboard(args []string, stderr io.Writer) int {
 			if err != nil {
 				return nil, err
 			}
-			return openProfile(ctx, q, config.StateDir(os.Getenv))
+			return openProfile(ctx, q, config.StateDir(os.Getenv), logger)
 		}
 	}
 	opts.Session = sess
@@ -142,17 +159,18 @@ func runDashboard(args []string, stderr io.Writer) int {
 }
 
 // openProfile resolves the profile's secrets and builds its session: client, state, receiver.
-func openProfile(ctx context.Context, p *config.Profile, stateDir string) (*ui.Session, error) {
+func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger *slog.Logger) (*ui.Session, error) {
 	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	secret, err := p.ClientSecret(rctx)
 	if err != nil {
 		return nil, err
 	}
-	client, err := api.NewClient(p.BaseURL, p.ClientID, secret)
+	client, err := api.NewClient(p.BaseURL, p.ClientID, secret, api.WithLogger(logger))
 	if err != nil {
 		return nil, err
 	}
+	logger.Info("profile opened", "profile", p.Name, "environment", p.Environment, "client", client)
 	s := &ui.Session{
 		Profile: p.Name, Env: p.Environment, ReadOnly: p.ReadOnly, Client: client,
 		Wallet: p.SubAccount, PixFee: p.PixFee, HasPixFee: p.HasPixFee,
@@ -189,6 +207,25 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string) (*ui.S
 		s.WebhookURL = u
 	}
 	return s, nil
+}
+
+// openDebugLog opens (appending, mode 0600) the debug log under the state directory. Secrets are
+// api.Secret values, whose LogValue redacts them, so no handler option is needed for that.
+func openDebugLog(stateDir string) (*slog.Logger, func(), string, error) {
+	if stateDir == "" {
+		return nil, nil, "", errors.New("no state directory: set XDG_STATE_HOME or HOME")
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, nil, "", err
+	}
+	path := filepath.Join(stateDir, "debug.log")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	l := slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	l.Info("pixdash started", "version", api.Version)
+	return l, func() { _ = f.Close() }, path, nil
 }
 
 func isLoopbackURL(raw string) bool {

@@ -94,7 +94,33 @@ func (v *chargesView) selected() (state.Charge, bool) {
 	return v.store.Charges().At(v.cursor)
 }
 
-func (v *chargesView) update(km tea.KeyMsg) tea.Cmd {
+// title names the view in the tab strip.
+func (v *chargesView) title() string { return v.c.tr.T("Charges") }
+
+// activate scopes the list to the active wallet.
+func (v *chargesView) activate() tea.Cmd {
+	v.store.Charges().SetWallet(v.c.app.wallet)
+	v.refresh()
+	return nil
+}
+
+func (v *chargesView) fullHelp() []key.Binding {
+	k := v.c.keys
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh}
+}
+
+func (v *chargesView) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return v.updateKey(msg)
+	case walletChangedMsg:
+		v.store.Charges().SetWallet(msg.wallet)
+		v.cursor, v.offset = 0, 0
+	}
+	return nil
+}
+
+func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys
 	if v.filterOn {
 		switch km.String() {
@@ -152,6 +178,10 @@ func (v *chargesView) update(km tea.KeyMsg) tea.Cmd {
 		if ch, ok := v.selected(); ok {
 			return func() tea.Msg { return refreshChargeMsg{id: ch.ID, wallet: ch.Wallet} }
 		}
+	case key.Matches(km, k.Inspect):
+		if ch, ok := v.selected(); ok {
+			return func() tea.Msg { return inspectMsg{query: ch.ID, wallet: ch.Wallet} }
+		}
 	}
 	if v.cursor >= n {
 		v.cursor = n - 1
@@ -170,7 +200,7 @@ func (v *chargesView) shortHelp() []key.Binding {
 	if v.filterOn {
 		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("keep filter"))), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", v.c.tr.T("clear filter")))}
 	}
-	return []key.Binding{k.Enter, k.Filter, k.StatusFilter, k.Refresh}
+	return []key.Binding{k.Enter, k.Inspect, k.Filter, k.StatusFilter}
 }
 
 // rows is how many list rows fit.
@@ -204,7 +234,7 @@ func (v *chargesView) view(w, h int) string {
 	case v.filterOn:
 		top = v.filter.View()
 	default:
-		top = st.Bold.Render(tr.F("%d charges", n))
+		top = st.Bold.Render(tr.F("%d charges", n)) + st.Muted.Render(" · "+tr.F("wallet %s", v.c.app.wallet))
 		if q := v.filter.Value(); q != "" {
 			top += st.Muted.Render("  /" + q)
 		}

@@ -71,19 +71,19 @@ type copiedMsg struct{}
 
 // authCmd fetches the first token so the header can show it and bad credentials surface at once.
 func (m *Model) authCmd() tea.Cmd {
-	gen, c := m.gen, m.sess.Client
+	gen, c := m.app.gen, m.app.sess.Client
 	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		return authMsg{gen: gen, err: c.Authenticate(ctx)}
 	})
 }
 
 func (m *Model) onAuth(msg authMsg) tea.Cmd {
-	if msg.gen != m.gen {
+	if msg.gen != m.app.gen {
 		return nil
 	}
 	m.noteResult(msg.err)
 	if msg.err != nil {
-		m.setStatus(m.describeError(m.c.tr.T("sign in"), msg.err), statusError)
+		m.setStatus(m.describeError(m.c.tr.T("connect"), msg.err), statusError)
 	}
 	return nil
 }
@@ -108,7 +108,7 @@ func (m *Model) noteResult(err error) {
 }
 
 func (m *Model) loadProjects() tea.Cmd {
-	t, c := m.tagNow(), m.sess.Client
+	t, c := m.tagNow(), m.app.sess.Client
 	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		list, err := c.ListProjects(ctx, api.ProjectQuery{Page: 1, Limit: 100, SortBy: "name", SortOrder: "asc"}, api.WithSubAccount(walletHeader(t.wallet)))
 		if err != nil {
@@ -129,11 +129,11 @@ func walletHeader(w string) string {
 // onSubmit checks read-only and production, then sends.
 func (m *Model) onSubmit(d chargeDraft) tea.Cmd {
 	tr := m.c.tr
-	if m.sess.ReadOnly {
+	if m.app.sess.ReadOnly {
 		m.setStatus(tr.T("This profile is read-only: nothing was sent."), statusError)
 		return nil
 	}
-	if m.sess.Env == api.Production {
+	if m.app.sess.Env == api.Production {
 		then := func() tea.Msg { return sendChargeMsg{draft: d} }
 		m.confirm = newConfirm(m.c, tr.F("Create %s in PRODUCTION? (y/N)", d.Req.Amount.BRL()), then)
 		return nil
@@ -150,7 +150,7 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 		m.form.sending = true
 	}
 	m.setStatus(m.c.tr.F("Creating %s…", d.Req.Amount.BRL()), statusInfo)
-	t, c, store := m.tagNow(), m.sess.Client, m.sess.Store
+	t, c, store := m.tagNow(), m.app.sess.Client, m.app.sess.Store
 	now := m.c.now
 	return withTimeout(createTimeout, func(ctx context.Context) tea.Msg {
 		sub := state.Submission{Key: d.Key, Wallet: d.Wallet, Request: d.Req, CreatedAt: now()}
@@ -190,7 +190,7 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	if m.form != nil && m.form.key == msg.draft.Key {
 		m.form.sending = false
 	}
-	if msg.tag.gen != m.gen {
+	if msg.tag.gen != m.app.gen {
 		return nil
 	}
 	m.noteResult(msg.err)
@@ -209,12 +209,13 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 		m.setStatus(m.describeError(tr.T("create charge"), msg.err)+" · "+tr.T("not confirmed: pixdash will look it up by its key before anything is sent again"), statusWarn)
 		return m.resolveLater(msg.draft.Key)
 	default:
+		var cmd tea.Cmd
 		if m.form != nil {
-			m.form.serverError(msg.err)
+			cmd = m.form.serverError(msg.err)
 		}
 		m.setStatus(m.describeError(tr.T("create charge"), msg.err), statusError)
+		return cmd
 	}
-	return nil
 }
 
 // resolveLater looks an unconfirmed submission up by its key after a pause.
@@ -226,7 +227,7 @@ type resolveMsg struct{ key string }
 
 // recoverSubmissions resolves submissions left unconfirmed by a crash or restart: GET by idempotency key.
 func (m *Model) recoverSubmissions() tea.Cmd {
-	gen, c, store := m.gen, m.sess.Client, m.sess.Store
+	gen, c, store := m.app.gen, m.app.sess.Client, m.app.sess.Store
 	return withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
 		var out recoveredMsg
 		out.gen = gen
@@ -252,7 +253,7 @@ func (m *Model) recoverSubmissions() tea.Cmd {
 }
 
 func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
-	if msg.gen != m.gen {
+	if msg.gen != m.app.gen {
 		return nil
 	}
 	tr := m.c.tr
@@ -275,17 +276,17 @@ func (m *Model) schedulePolls(now time.Time) tea.Cmd {
 	if m.qr != nil {
 		focused = m.qr.id
 	}
-	due := m.sess.Store.Charges().DuePolls(now, focused, maxPollsPerTick)
+	due := m.app.sess.Store.Charges().DuePolls(now, focused, maxPollsPerTick)
 	var cmds []tea.Cmd
 	for _, id := range due {
 		if m.polling[id] {
 			continue
 		}
-		ch, ok := m.sess.Store.Charges().Get(id)
+		ch, ok := m.app.sess.Store.Charges().Get(id)
 		if !ok {
 			continue
 		}
-		m.sess.Store.Charges().MarkPolled(id, now)
+		m.app.sess.Store.Charges().MarkPolled(id, now)
 		cmds = append(cmds, m.pollNow(id, ch.Wallet))
 	}
 	return tea.Batch(cmds...)
@@ -294,8 +295,8 @@ func (m *Model) schedulePolls(now time.Time) tea.Cmd {
 // pollNow reads one transaction.
 func (m *Model) pollNow(id, wallet string) tea.Cmd {
 	m.polling[id] = true
-	gen, c := m.gen, m.sess.Client
-	store := m.sess.Store
+	gen, c := m.app.gen, m.app.sess.Client
+	store := m.app.sess.Store
 	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		tx, err := c.GetTransaction(ctx, id, api.WithSubAccount(walletHeader(wallet)))
 		if err != nil {
@@ -308,7 +309,7 @@ func (m *Model) pollNow(id, wallet string) tea.Cmd {
 }
 
 func (m *Model) onTx(msg txMsg) tea.Cmd {
-	if msg.gen != m.gen {
+	if msg.gen != m.app.gen {
 		return nil
 	}
 	delete(m.polling, msg.id)
@@ -347,14 +348,20 @@ func (m *Model) bell() tea.Cmd {
 
 // waitEvent waits for the next verified webhook event; it is re-armed after each one.
 func (m *Model) waitEvent() tea.Cmd {
-	ch, gen, store := m.sess.Events, m.gen, m.sess.Store
+	ch, gen, store, done := m.app.sess.Events, m.app.gen, m.app.sess.Store, m.app.done
 	if ch == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		ev, ok := <-ch
-		if !ok {
+		var ev *api.Event
+		select {
+		case <-done:
 			return nil
+		case e, ok := <-ch:
+			if !ok {
+				return nil
+			}
+			ev = e
 		}
 		before, _ := store.Charge(ev.TransactionID)
 		first, err := store.ApplyEvent(ev)
@@ -364,7 +371,7 @@ func (m *Model) waitEvent() tea.Cmd {
 }
 
 func (m *Model) onEvent(msg eventMsg) tea.Cmd {
-	if msg.gen != m.gen {
+	if msg.gen != m.app.gen {
 		return nil
 	}
 	if msg.err != nil {
@@ -375,5 +382,6 @@ func (m *Model) onEvent(msg eventMsg) tea.Cmd {
 		cmd = m.onChargeChanged(msg.before, msg.after)
 	}
 	m.charges.refresh()
-	return tea.Batch(cmd, m.waitEvent())
+	// The views see the event too (the events feed, blocks on balance_block_*).
+	return tea.Batch(cmd, m.broadcast(msg), m.waitEvent())
 }

@@ -16,6 +16,8 @@ type common struct {
 	cust          catalog // customer-facing language (QR and result screens)
 	now           func() time.Time
 	loc           *time.Location // times are shown in this zone
+	app           *appState      // the live session and wallet
+	newKey        func() string  // mints Idempotency-Keys
 }
 
 // ErrorMsg carries a failure from a command to the status line.

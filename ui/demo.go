@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 
@@ -35,7 +36,8 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		fx = sandbox.DefaultFixture()
 	}
 	srv := sandbox.New(fx, o.ServerOptions...)
-	ctx, cancel := context.WithCancel(ctx)
+	// ctx bounds the setup; the emulator and receiver live until Close, not until ctx ends.
+	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	fail := func(err error) (*Session, *sandbox.Server, error) {
 		cancel()
 		srv.Close()
@@ -46,7 +48,7 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 	if err != nil {
 		return fail(fmt.Errorf("demo: start the sandbox emulator: %w", err))
 	}
-	go func() { _ = srv.Serve(ctx, ln) }()
+	go func() { _ = srv.Serve(life, ln) }()
 	id, secret := DemoClientID, demoSecret
 	if o.ClientID != "" {
 		id, secret = o.ClientID, o.Secret
@@ -70,11 +72,14 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		return fail(fmt.Errorf("demo: register the webhook receiver: %w", err))
 	}
 	recv := api.NewReceiver(whSecret)
-	go func() { _ = recv.Serve(ctx, wl) }()
+	go func() { _ = recv.Serve(life, wl) }()
 	store := state.OpenMemory(o.StoreOptions...)
 	// Track the fixture's seeded charges so a fresh dashboard has history to show.
 	for _, ref := range srv.Charges(id) {
 		tx, err := client.GetTransaction(ctx, ref.ID, api.WithSubAccount(walletHeader(ref.Wallet)))
+		if errors.Is(err, api.ErrSubAccountForbidden) {
+			continue // this credential may not read that wallet
+		}
 		if err != nil {
 			return fail(fmt.Errorf("demo: read seeded charge %s: %w", ref.ID, err))
 		}
@@ -91,6 +96,7 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		Sandbox:       ctl,
 		Events:        recv.Events(),
 		ReceiverStats: recv.Stats,
+		WebhookURL:    "http://" + wl.Addr().String() + api.WebhookPath,
 		PixFee:        99,
 		HasPixFee:     true,
 		Close: func() {

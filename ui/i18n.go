@@ -26,11 +26,26 @@ type catalog struct{ lang Lang }
 // T returns msg in the catalog's language (the id itself in English).
 func (c catalog) T(msg string) string {
 	if c.lang == LangPT {
-		if s, ok := ptBR[msg]; ok {
-			return s
+		for _, t := range ptBRTables {
+			if s, ok := t[msg]; ok {
+				return s
+			}
 		}
 	}
 	return msg
+}
+
+// ptBRTables are the pt-BR catalogs: the shell's and one per view.
+var ptBRTables = []map[string]string{ptBR, ptBRInspector, ptBRWallets, ptBRSplit, ptBRBlocks, ptBREvents}
+
+// ptBRHas reports whether msg has a pt-BR translation.
+func ptBRHas(msg string) bool {
+	for _, t := range ptBRTables {
+		if _, ok := t[msg]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // F formats a translated format string.

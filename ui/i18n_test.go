@@ -78,7 +78,7 @@ func TestEveryMessageHasPortuguese(t *testing.T) {
 		ids[id] = "dynamicIDs"
 	}
 	for id, pos := range ids {
-		if _, ok := ptBR[id]; !ok {
+		if !ptBRHas(id) {
 			missing = append(missing, pos+": "+strconv.Quote(id))
 		}
 	}
@@ -89,9 +89,11 @@ func TestEveryMessageHasPortuguese(t *testing.T) {
 }
 
 func TestPortugueseKeepsFormatVerbs(t *testing.T) {
-	for id, pt := range ptBR {
-		if strings.Count(id, "%") != strings.Count(pt, "%") {
-			t.Errorf("%q → %q: format verbs differ", id, pt)
+	for _, table := range ptBRTables {
+		for id, pt := range table {
+			if strings.Count(id, "%") != strings.Count(pt, "%") {
+				t.Errorf("%q → %q: format verbs differ", id, pt)
+			}
 		}
 	}
 }

@@ -14,6 +14,8 @@ type keyMap struct {
 	Split, AddLeg, RemoveLeg, MoveUp, MoveDn key.Binding
 	CreateSub, KindFilter, WalletFilter      key.Binding
 	Yes, No                                  key.Binding
+	PrevLeg, NextLeg, PickWallet             key.Binding
+	Lookup, OpenTx                           key.Binding
 }
 
 func newKeyMap(tr catalog) keyMap {
@@ -61,5 +63,10 @@ func newKeyMap(tr catalog) keyMap {
 		WalletFilter: key.NewBinding(key.WithKeys("W"), h("W", "wallet filter")),
 		Yes:          key.NewBinding(key.WithKeys("y", "Y"), h("y", "yes")),
 		No:           key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), h("n", "no")),
+		PrevLeg:      key.NewBinding(key.WithKeys("up"), h("↑", "previous leg")),
+		NextLeg:      key.NewBinding(key.WithKeys("down"), h("↓", "next leg")),
+		PickWallet:   key.NewBinding(key.WithKeys("left", "right"), h("←/→", "choose wallet")),
+		Lookup:       key.NewBinding(key.WithKeys("/"), h("/", "new lookup")),
+		OpenTx:       key.NewBinding(key.WithKeys("enter"), h("enter", "inspect transaction")),
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"pixdash/api"
+	"pixdash/state"
 )
 
 // Form fields, in tab order.
@@ -57,9 +59,6 @@ type chargeSubmitMsg struct{ draft chargeDraft }
 // formCancelMsg closes the form.
 type formCancelMsg struct{}
 
-// openSplitMsg asks the root to open the split builder for the form.
-type openSplitMsg struct{}
-
 // chargeForm is the new-charge form.
 type chargeForm struct {
 	c        *common
@@ -77,9 +76,11 @@ type chargeForm struct {
 	errs     [fieldCount]string
 	server   [fieldCount]string // the service's refusal, shown until the field changes
 	tried    bool
-	split    []api.SplitItem // accepted legs from the split builder
-	splitSum string          // one-line summary from the builder
 	sending  bool
+	// sb is the split builder (nil until first opened); while splitOpen it gets the keys and the screen.
+	sb            *splitBuilder
+	splitOpen     bool
+	width, height int
 }
 
 func newChargeForm(c *common, wallet, key string) *chargeForm {
@@ -108,11 +109,16 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 	f.meta.Prompt = ""
 	f.meta.SetHeight(2)
 	f.meta.CharLimit = 2000
+	f.focus = fieldCount // nothing is focused yet, so nothing counts as touched
 	f.setFocus(fAmount)
 	return f
 }
 
-func (f *chargeForm) setSize(w, _ int) {
+func (f *chargeForm) setSize(w, h int) {
+	f.width, f.height = w, h
+	if f.sb != nil {
+		f.sb.setSize(w, h)
+	}
 	iw := w - 16 - 2
 	if iw > 44 {
 		iw = 44
@@ -178,9 +184,16 @@ func (f *chargeForm) setProjects(ps []api.Project, err error) {
 func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
+		if wm, ok := msg.(splitWalletsMsg); ok && f.sb != nil {
+			f.sb.onWallets(wm)
+			f.validate()
+		}
 		return nil
 	}
 	k := f.c.keys
+	if f.splitOpen {
+		return f.updateSplit(km)
+	}
 	switch {
 	case key.Matches(km, k.Back):
 		return func() tea.Msg { return formCancelMsg{} }
@@ -193,8 +206,9 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 		f.setFocus((f.focus + fieldCount - 1) % fieldCount)
 		return nil
 	case key.Matches(km, k.Split):
-		return func() tea.Msg { return openSplitMsg{} }
+		return f.openSplit()
 	}
+
 	switch f.focus {
 	case fExpiry:
 		switch km.String() {
@@ -221,7 +235,7 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 		}
 	case fSplit:
 		if km.String() == "enter" || km.String() == "s" {
-			return func() tea.Msg { return openSplitMsg{} }
+			return f.openSplit()
 		}
 	case fSubmit:
 		if km.String() == "enter" {
@@ -247,6 +261,78 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// openSplit shows the split builder (with a first empty leg when there is none) and loads the wallet list.
+func (f *chargeForm) openSplit() tea.Cmd {
+	if f.sb == nil {
+		f.sb = newSplitBuilder(f.c, f.wallet)
+		f.sb.setSize(f.width, f.height)
+	}
+	f.splitOpen = true
+	var cmd tea.Cmd
+	if !f.sb.hasLegs() {
+		cmd = f.sb.addLeg()
+	}
+	f.validate()
+	return tea.Batch(cmd, f.sb.loadWallets())
+}
+
+// closeSplit returns to the form, keeping the legs (empty ones are dropped).
+func (f *chargeForm) closeSplit() {
+	f.splitOpen = false
+	if f.sb != nil {
+		f.sb.dropEmpty()
+		if f.sb.takeDirty() {
+			f.server[fSplit] = ""
+		}
+	}
+	f.touched[fSplit] = true
+	f.validate()
+}
+
+// updateSplit routes a key to the open split builder; esc or ctrl+p closes it, ctrl+s submits the form.
+func (f *chargeForm) updateSplit(km tea.KeyMsg) tea.Cmd {
+	k := f.c.keys
+	switch {
+	case key.Matches(km, k.Back), key.Matches(km, k.Split):
+		f.closeSplit()
+		return nil
+	case key.Matches(km, k.Submit):
+		return f.submit()
+	}
+	cmd, done := f.sb.update(km)
+	if f.sb.takeDirty() {
+		f.server[fSplit] = ""
+	}
+	if done {
+		f.closeSplit()
+	}
+	f.validate()
+	return cmd
+}
+
+// shortHelp lists the keys that work now: the builder's while it is open, else the form's.
+func (f *chargeForm) shortHelp() []key.Binding {
+	if f.splitOpen && f.sb != nil {
+		return f.sb.shortHelp()
+	}
+	k := f.c.keys
+	return []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}
+}
+
+// fullHelp lists every key of the form and of its split builder.
+func (f *chargeForm) fullHelp() []key.Binding {
+	k := f.c.keys
+	return []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back, k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PrevLeg, k.NextLeg, k.PickWallet}
+}
+
+// splitCheck checks the builder's legs; false when the form has no split.
+func (f *chargeForm) splitCheck() (splitCheck, bool) {
+	if f.sb == nil || !f.sb.hasLegs() {
+		return splitCheck{}, false
+	}
+	return f.sb.check(), true
+}
+
 // expiry returns the chosen expiry duration.
 func (f *chargeForm) expiry() (time.Duration, error) {
 	if d := expiryPresets[f.preset].d; d != 0 {
@@ -270,6 +356,9 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 		}
 	}
 	amt, err := api.ParseBRL(f.inputs[fAmount].Value())
+	if f.sb != nil {
+		f.sb.setGross(amt, err == nil && amt > 0)
+	}
 	switch {
 	case err != nil:
 		set(fAmount, err)
@@ -306,7 +395,12 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 	meta, err := parseMetadata(tr, f.meta.Value())
 	set(fMetadata, err)
 	req.Metadata = meta
-	req.Split = f.split
+	if ck, ok := f.splitCheck(); ok {
+		req.Split = ck.items
+		if !ck.ok() {
+			f.errs[fSplit] = ck.first
+		}
+	}
 	for _, p := range api.CheckCreatePix(&req) {
 		switch p.Field {
 		case api.FieldDescription:
@@ -335,15 +429,20 @@ func (f *chargeForm) submit() tea.Cmd {
 	f.tried = true
 	req, ok := f.validate()
 	if !ok {
+		text := f.c.tr.T("Fix the highlighted fields; nothing was sent.")
 		for i, e := range f.errs {
 			if e != "" {
+				if i == fSplit {
+					// The builder shows the message on the leg that breaks the rule.
+					text = f.c.tr.F("The split breaks a rule (%s); nothing was sent.", e)
+				} else if f.splitOpen {
+					f.closeSplit()
+				}
 				f.setFocus(i)
 				break
 			}
 		}
-		return func() tea.Msg {
-			return statusMsg{text: f.c.tr.T("Fix the highlighted fields; nothing was sent."), kind: statusError}
-		}
+		return func() tea.Msg { return statusMsg{text: text, kind: statusError} }
 	}
 	if f.sending {
 		return nil
@@ -362,6 +461,9 @@ func (f *chargeForm) fieldLabel(i int) string {
 }
 
 func (f *chargeForm) view(w, h int) string {
+	if f.splitOpen && f.sb != nil {
+		return f.sb.view(w, h)
+	}
 	st, tr := f.c.st, f.c.tr
 	var b strings.Builder
 	title := tr.T("New charge")
@@ -403,10 +505,10 @@ func (f *chargeForm) view(w, h int) string {
 		case fMetadata:
 			val = f.meta.View()
 		case fSplit:
-			if len(f.split) == 0 {
-				val = st.Muted.Render(tr.T("none · enter to build one"))
+			if ck, ok := f.splitCheck(); ok {
+				val = f.sb.summary(ck)
 			} else {
-				val = f.splitSum
+				val = st.Muted.Render(tr.T("none · enter to build one"))
 			}
 		case fSubmit:
 			btn := "[ " + tr.T("Create charge") + " ]"
@@ -425,15 +527,15 @@ func (f *chargeForm) view(w, h int) string {
 			}
 		}
 		e := f.errs[i]
-		if e == "" {
+		if e == "" || i == fSplit { // the split's summary already says what is wrong
 			e = f.server[i]
 		}
 		if e != "" && (f.touched[i] || f.tried) {
 			room := w - lipgloss.Width(line) - 3
 			if room >= 20 {
-				line += "  " + st.FieldErr.Render("✖ "+truncateWidth(e, room))
+				line += "  " + st.FieldErr.Render("✗ "+truncateWidth(e, room))
 			} else {
-				line += "\n" + spaces(labelW+2) + st.FieldErr.Render("✖ "+truncateWidth(e, w-labelW-4))
+				line += "\n" + spaces(labelW+2) + st.FieldErr.Render("✗ "+truncateWidth(e, w-labelW-4))
 			}
 		}
 		b.WriteString(line + "\n")
@@ -443,10 +545,25 @@ func (f *chargeForm) view(w, h int) string {
 }
 
 // serverError places a refusal next to the field it names (the service's messages start with it).
-func (f *chargeForm) serverError(err error) {
+// A refusal means nothing was created, so the next attempt gets a new Idempotency-Key (an edited body
+// under the old key could be refused as a reuse). A split refusal reopens the builder with the message
+// on its leg; the DomainError of the split sum reveals the real fee, which the builder adopts and the
+// returned command persists (store.LearnFee) for later forms.
+func (f *chargeForm) serverError(err error) tea.Cmd {
 	var ae *api.Error
 	if !errors.As(err, &ae) {
-		return
+		return nil
+	}
+	f.key = f.c.newKey()
+	if errors.Is(err, api.ErrSplitSum) && f.sb != nil && f.sb.hasLegs() {
+		if info, ok := ae.SplitSum(); ok {
+			f.sb.learn(info.Fee)
+			f.splitOpen = true
+			f.validate()
+			store := f.c.app.sess.Store
+			lf := state.LearnedFee{Fee: info.Fee, From: ae.Message, Wallet: f.wallet}
+			return withTimeout(persistTimout, func(context.Context) tea.Msg { return persistMsg{err: store.LearnFee(lf)} })
+		}
 	}
 	fields := map[string]int{
 		api.FieldAmount: fAmount, api.FieldDescription: fDescription, api.FieldExpiresIn: fExpiry,
@@ -458,7 +575,12 @@ func (f *chargeForm) serverError(err error) {
 		if strings.HasPrefix(ae.Message, prefix) {
 			f.server[i] = ae.Message
 			f.touched[i] = true
-			return
+			if i == fSplit && f.sb != nil && f.sb.hasLegs() {
+				f.sb.setServer(ae.Message)
+				f.splitOpen = true
+			}
+			return nil
 		}
 	}
+	return nil
 }

@@ -47,7 +47,7 @@ type qrView struct {
 }
 
 func (m *Model) openQR(id string) {
-	m.qr = &qrView{c: m.c, store: m.sess.Store, ctl: m.sess.Sandbox, env: m.sess.Env, id: id, copyFn: m.opts.Clipboard}
+	m.qr = &qrView{c: m.c, store: m.app.sess.Store, ctl: m.app.sess.Sandbox, env: m.app.sess.Env, id: id, copyFn: m.opts.Clipboard}
 }
 
 func (v *qrView) onTick(time.Time) {}

@@ -61,6 +61,10 @@ type styles struct {
 	Confirm    lipgloss.Style
 	ConfirmBox lipgloss.Style
 	Key        lipgloss.Style
+	// Event kinds by family (payments use OK and Err).
+	EvRefund     lipgloss.Style
+	EvWithdrawal lipgloss.Style
+	EvBlock      lipgloss.Style
 }
 
 func newStyles() *styles {
@@ -105,6 +109,9 @@ func newStyles() *styles {
 	s.Confirm = lipgloss.NewStyle().Bold(true).Foreground(colProd)
 	s.ConfirmBox = s.Overlay.BorderForeground(colProd)
 	s.Key = lipgloss.NewStyle().Foreground(colAccent)
+	s.EvRefund = lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#7E22CE", Dark: "#C084FC"})
+	s.EvWithdrawal = lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#1D4ED8", Dark: "#60A5FA"})
+	s.EvBlock = lipgloss.NewStyle().Foreground(colWarn)
 	return s
 }
 
@@ -125,11 +132,11 @@ func (s *styles) stateStyle(cs state.ChargeState) lipgloss.Style {
 func stateSymbol(cs state.ChargeState) string {
 	switch cs {
 	case state.StatePaid:
-		return "✔"
+		return "✓"
 	case state.StatePending:
-		return "◷"
+		return "○"
 	case state.StateFailed:
-		return "✖"
+		return "✗"
 	case state.StateExpired:
 		return "◌"
 	case state.StateCancelled:

@@ -3,8 +3,8 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -71,6 +71,10 @@ type Options struct {
 	Bell func()
 	// Clipboard copies text (OSC 52 to stdout when nil).
 	Clipboard func(string)
+	// Logger receives what the status line says (errors and warnings); discarded when nil.
+	Logger *slog.Logger
+	// NewKey mints Idempotency-Keys (api.NewIdempotencyKey when nil; fixed in screenshots).
+	NewKey func() string
 }
 
 // viewID names the five main views.
@@ -88,24 +92,34 @@ const (
 type Model struct {
 	c    *common
 	opts Options
-	sess *Session
-	gen  uint64
-	// wallet is the active wallet ("principal" or a sub-account reference).
-	wallet string
-	view   viewID
+	app  *appState
+	view viewID
 
+	panes   map[viewID]pane
 	charges *chargesView
 	form    *chargeForm
 	qr      *qrView
 	help    bool
 	confirm *confirmDialog
+	picker  *picker
 
 	status   statusMsg
 	statusAt time.Time
 
-	conn     connState
-	polling  map[string]bool
-	lastTick time.Time
+	conn        connState
+	polling     map[string]bool
+	lastTick    time.Time
+	lastRefresh time.Time
+}
+
+// storeRefreshEvery is how often the dashboard reads what another instance on the same profile wrote.
+const storeRefreshEvery = 5 * time.Second
+
+// storeRefreshedMsg reports a re-read of the profile's state file.
+type storeRefreshedMsg struct {
+	gen     uint64
+	changed bool
+	err     error
 }
 
 // connState is what the header says about the link to the service.
@@ -130,33 +144,61 @@ func New(o Options) *Model {
 	if o.Location == nil {
 		o.Location = time.Local
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.NewKey == nil {
+		o.NewKey = api.NewIdempotencyKey
+	}
 	tr := catalog{lang: o.Lang}
-	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location}
-	m := &Model{c: c, opts: o, view: viewCharges, polling: map[string]bool{}}
+	app := &appState{}
+	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey}
+	m := &Model{c: c, opts: o, app: app, view: viewCharges, polling: map[string]bool{}}
 	m.setSession(o.Session)
 	return m
 }
 
+// setSession makes s the active session: new generation, its default wallet, fresh views.
 func (m *Model) setSession(s *Session) {
-	m.sess = s
-	m.gen++
-	m.wallet = api.WalletPrincipal
+	m.app.sess = s
+	m.app.gen++
+	m.app.done = make(chan struct{})
+	m.app.subAccounts = nil
+	m.app.wallet = api.WalletPrincipal
 	if s.Wallet != "" {
-		m.wallet = s.Wallet
+		m.app.wallet = s.Wallet
 	}
 	m.charges = newChargesView(m.c, s.Store)
-	m.form, m.qr, m.confirm = nil, nil, nil
+	m.panes = m.newPanes()
+	m.form, m.qr, m.confirm, m.picker = nil, nil, nil, nil
 	m.polling = map[string]bool{}
 	m.conn = connState{}
+	m.view = viewCharges
 	if s.Notice != "" {
 		m.setStatus(s.Notice, statusWarn)
 	}
+	m.resize()
 }
+
+// newPanes builds the five main views for the current session.
+func (m *Model) newPanes() map[viewID]pane {
+	return map[viewID]pane{
+		viewCharges:   m.charges,
+		viewInspector: newInspectorView(m.c),
+		viewWallets:   newWalletsView(m.c),
+		viewBlocks:    newBlocksView(m.c),
+		viewEvents:    newEventsView(m.c),
+	}
+}
+
+// activePane is the view on screen.
+func (m *Model) activePane() pane { return m.panes[m.view] }
 
 // Close releases the active session.
 func (m *Model) Close() {
-	if m.sess != nil && m.sess.Close != nil {
-		m.sess.Close()
+	m.closeSession()
+	if m.app.sess != nil && m.app.sess.Close != nil {
+		m.app.sess.Close()
 	}
 }
 
@@ -165,14 +207,20 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(tick(), m.authCmd(), m.recoverSubmissions(), m.waitEvent())
 }
 
-func (m *Model) tagNow() tag { return tag{gen: m.gen, wallet: m.wallet} }
+func (m *Model) tagNow() tag { return m.app.tag() }
 
 // stale reports whether a reply belongs to another session or wallet.
-func (m *Model) stale(t tag) bool { return t.gen != m.gen || t.wallet != m.wallet }
+func (m *Model) stale(t tag) bool { return m.app.stale(t) }
 
 func (m *Model) setStatus(text string, kind statusKind) {
 	m.status = statusMsg{text: text, kind: kind}
 	m.statusAt = m.c.now()
+	switch kind {
+	case statusError:
+		m.opts.Logger.Error("status", "text", text, "profile", m.app.sess.Profile, "wallet", m.app.wallet)
+	case statusWarn:
+		m.opts.Logger.Warn("status", "text", text, "profile", m.app.sess.Profile, "wallet", m.app.wallet)
+	}
 }
 
 // Update routes messages: modal children that capture input first, then global keys, then the view.
@@ -209,10 +257,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onCreated(msg)
 	case formCancelMsg:
 		m.form = nil
-		return m, nil
-	case openSplitMsg:
-		m.setStatus(m.c.tr.T("The split builder opens from the form with ctrl+p."), statusInfo)
-		return m, nil
+		return m, m.activePane().activate()
 	case projectsMsg:
 		if m.form != nil && !m.stale(msg.tag) {
 			m.form.setProjects(msg.items, msg.err)
@@ -238,7 +283,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onRecovered(msg)
 	case openChargeMsg:
 		m.openQR(msg.id)
-		if ch, ok := m.sess.Store.Charge(msg.id); ok && !ch.Final() {
+		if ch, ok := m.app.sess.Store.Charge(msg.id); ok && !ch.Final() {
 			return m, m.pollNow(ch.ID, ch.Wallet)
 		}
 		return m, nil
@@ -250,13 +295,54 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case copiedMsg:
 		m.setStatus(m.c.tr.T("PIX code copied to the clipboard (OSC 52)."), statusOK)
 		return m, nil
+	case inspectMsg:
+		m.qr, m.form = nil, nil
+		m.view = viewInspector
+		return m, m.activePane().update(msg)
+	case switchWalletMsg:
+		return m, m.setWallet(msg.wallet)
+	case storeRefreshedMsg:
+		if msg.gen == m.app.gen {
+			if msg.err != nil {
+				m.setStatus(m.c.tr.F("Local state: %v", msg.err), statusWarn)
+			}
+			if msg.changed {
+				m.charges.refresh()
+			}
+		}
+		return m, nil
+	case closePickerMsg:
+		m.picker = nil
+		return m, m.activePane().activate()
+	case profileOpenedMsg:
+		return m, m.onProfileOpened(msg)
+	case switchProfileMsg:
+		return m, m.switchProfile(msg.name)
 	}
-	return m, nil
+	cmd := m.broadcast(msg)
+	m.refreshPicker()
+	return m, cmd
+}
+
+// setWallet makes a wallet active: later calls carry it, and the views reload for it.
+func (m *Model) setWallet(w string) tea.Cmd {
+	m.picker = nil
+	if w == "" {
+		w = api.WalletPrincipal
+	}
+	if w == m.app.wallet {
+		return nil
+	}
+	m.app.wallet = w
+	m.setStatus(m.c.tr.F("Active wallet: %s", w), statusOK)
+	return tea.Batch(m.broadcast(walletChangedMsg{wallet: w}), m.activePane().activate())
 }
 
 func (m *Model) resize() {
 	w, h := m.bodySize()
-	m.charges.setSize(w, h)
+	for _, p := range m.panes {
+		p.setSize(w, h)
+	}
 	if m.form != nil {
 		m.form.setSize(w, h)
 	}
@@ -265,7 +351,7 @@ func (m *Model) resize() {
 // bodySize is the room left for the active view after header, tabs, footer and frame.
 func (m *Model) bodySize() (int, int) {
 	w, h := m.c.width, m.c.height-4
-	if m.sess.Env == api.Production {
+	if m.app.sess.Env == api.Production {
 		w, h = w-2, h-2
 	}
 	if w < 0 {
@@ -288,6 +374,7 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 	if m.help {
 		if key.Matches(km, k.Help, k.Back, k.Quit) {
 			m.help = false
+			return m.activePane().activate()
 		}
 		return nil
 	}
@@ -297,21 +384,25 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.picker != nil {
+		return m.picker.update(km)
+	}
 	if m.form != nil {
 		return m.form.update(km)
 	}
 	if m.qr != nil {
-		if key.Matches(km, k.Back) {
+		switch {
+		case key.Matches(km, k.Back):
 			m.qr = nil
-			return nil
-		}
-		if key.Matches(km, k.Quit) {
+			return m.activePane().activate()
+		case key.Matches(km, k.Quit):
 			return tea.Quit
 		}
 		return m.qr.update(km)
 	}
-	if m.charges.capturesText() {
-		return m.charges.update(km)
+	p := m.activePane()
+	if p.capturesText() {
+		return p.update(km)
 	}
 	switch {
 	case key.Matches(km, k.Quit):
@@ -320,27 +411,57 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 		m.help = true
 		return nil
 	case key.Matches(km, k.View1):
-		m.view = viewCharges
-		return nil
+		return m.showView(viewCharges)
+	case key.Matches(km, k.View2):
+		return m.showView(viewInspector)
+	case key.Matches(km, k.View3):
+		return m.showView(viewWallets)
+	case key.Matches(km, k.View4):
+		return m.showView(viewBlocks)
+	case key.Matches(km, k.View5):
+		return m.showView(viewEvents)
 	case key.Matches(km, k.New):
 		return m.openForm()
+	case key.Matches(km, k.Wallets):
+		return m.openWalletPicker()
+	case key.Matches(km, k.Profiles):
+		return m.openProfilePicker()
 	}
-	switch m.view {
-	case viewCharges:
-		return m.charges.update(km)
+	return p.update(km)
+}
+
+// showView switches to a main view and lets it load.
+func (m *Model) showView(v viewID) tea.Cmd {
+	if m.view == v {
+		return nil
 	}
-	return nil
+	m.view = v
+	return m.activePane().activate()
+}
+
+// broadcast hands a message to every view; each ignores what is not its own.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	if m.form != nil {
+		cmds = append(cmds, m.form.update(msg))
+	}
+	for _, id := range []viewID{viewCharges, viewInspector, viewWallets, viewBlocks, viewEvents} {
+		if p, ok := m.panes[id]; ok {
+			cmds = append(cmds, p.update(msg))
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *Model) tooSmall() bool { return m.c.width < minWidth || m.c.height < minHeight }
 
 // openForm starts a new charge with a fresh Idempotency-Key and loads the project picker.
 func (m *Model) openForm() tea.Cmd {
-	if m.sess.ReadOnly {
+	if m.app.sess.ReadOnly {
 		m.setStatus(m.c.tr.T("This profile is read-only: creating charges is disabled (read_only = true)."), statusError)
 		return nil
 	}
-	m.form = newChargeForm(m.c, m.wallet, api.NewIdempotencyKey())
+	m.form = newChargeForm(m.c, m.app.wallet, m.c.newKey())
 	w, h := m.bodySize()
 	m.form.setSize(w, h)
 	return m.loadProjects()
@@ -349,6 +470,14 @@ func (m *Model) openForm() tea.Cmd {
 func (m *Model) onTick(now time.Time) tea.Cmd {
 	m.lastTick = now
 	cmds := []tea.Cmd{tick(), m.schedulePolls(now)}
+	if st := m.app.sess.Store; st.Persistent() && now.Sub(m.lastRefresh) >= storeRefreshEvery {
+		m.lastRefresh = now
+		gen := m.app.gen
+		cmds = append(cmds, func() tea.Msg {
+			changed, err := st.Refresh()
+			return storeRefreshedMsg{gen: gen, changed: changed, err: err}
+		})
+	}
 	if m.qr != nil {
 		m.qr.onTick(now)
 	}
@@ -372,7 +501,10 @@ func (m *Model) View() string {
 	case m.form != nil:
 		body = m.form.view(w, h)
 	default:
-		body = m.charges.view(w, h)
+		body = m.activePane().view(w, h)
+	}
+	if m.picker != nil {
+		body = m.picker.overlay(w, h)
 	}
 	if m.help {
 		body = m.helpView(w, h)
@@ -387,7 +519,7 @@ func (m *Model) View() string {
 
 // frame draws the red production border around the screen.
 func (m *Model) frame(s string, full bool) string {
-	if m.sess.Env != api.Production {
+	if m.app.sess.Env != api.Production {
 		return s
 	}
 	if full {
@@ -408,9 +540,9 @@ func (m *Model) tooSmallView() string {
 func (m *Model) envBadge() string {
 	st, tr := m.c.st, m.c.tr
 	switch {
-	case m.sess.Demo:
+	case m.app.sess.Demo:
 		return st.BadgeDemo.Render(tr.T("DEMO · nothing is kept"))
-	case m.sess.Env == api.Production:
+	case m.app.sess.Env == api.Production:
 		return st.BadgeProd.Render(tr.T("PRODUCTION"))
 	}
 	return st.BadgeSand.Render(tr.T("SANDBOX"))
@@ -421,15 +553,28 @@ func (m *Model) headerView(w int) string {
 	st, tr := m.c.st, m.c.tr
 	parts := []string{
 		st.Brand.Render("pixdash") + " " + m.envBadge(),
-		st.Label.Render(tr.T("profile ")) + st.Value.Render(m.sess.Profile),
-		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(m.wallet),
+		st.Label.Render(tr.T("profile ")) + st.Value.Render(m.app.sess.Profile),
+		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(m.app.wallet),
 	}
-	return truncateWidth(strings.Join(parts, st.Muted.Render(" │ ")), w)
+	return spread(strings.Join(parts, st.Muted.Render(" │ ")), m.tokenView(m.c.now()), w)
+}
+
+// spread puts left and right on one line of width w, cutting left when they do not fit.
+func spread(left, right string, w int) string {
+	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
+	if gap < 1 {
+		left = truncateWidth(left, max(w-lipgloss.Width(right)-1, 0))
+		gap = w - lipgloss.Width(left) - lipgloss.Width(right)
+	}
+	if gap < 0 {
+		return truncateWidth(left+right, w)
+	}
+	return left + spaces(gap) + right
 }
 
 func (m *Model) tokenView(now time.Time) string {
 	st, tr := m.c.st, m.c.tr
-	exp, ok := m.sess.Client.TokenExpiry()
+	exp, ok := m.app.sess.Client.TokenExpiry()
 	if !ok {
 		return st.Muted.Render(tr.T("token —"))
 	}
@@ -449,9 +594,9 @@ func (m *Model) connView(now time.Time) string {
 		return st.Err.Render("● " + tr.T("offline"))
 	}
 	age := now.Sub(m.conn.lastOK)
-	s := st.OK.Render("● "+tr.T("online")) + st.Muted.Render(" · "+tr.F("data %s old", humanDuration(age)))
+	s := st.OK.Render("● "+tr.T("online")) + st.Muted.Render(" · "+tr.F("%s ago", humanDuration(age)))
 	if age > 30*time.Second {
-		s = st.Warn.Render("● "+tr.T("stale")) + st.Muted.Render(" · "+tr.F("data %s old", humanDuration(age)))
+		s = st.Warn.Render("● "+tr.T("stale")) + st.Muted.Render(" · "+tr.F("%s ago", humanDuration(age)))
 	}
 	return s
 }
@@ -460,27 +605,22 @@ func (m *Model) connView(now time.Time) string {
 func (m *Model) tabsView(w int) string {
 	st, tr := m.c.st, m.c.tr
 	now := m.c.now()
-	right := m.tokenView(now) + st.Muted.Render(" · ") + m.connView(now)
-	names := []string{tr.T("Charges")}
+	right := m.connView(now)
 	var b strings.Builder
-	for i, n := range names {
+	for i, id := range []viewID{viewCharges, viewInspector, viewWallets, viewBlocks, viewEvents} {
+		n := m.panes[id].title()
 		label := fmt.Sprintf("%d %s", i+1, n)
 		if viewID(i+1) == m.view && m.form == nil {
 			b.WriteString(st.TabActive.Render(label))
 		} else {
 			b.WriteString(st.TabIdle.Render(label))
 		}
-		b.WriteString("   ")
+		b.WriteString("  ")
 	}
 	if m.form != nil {
 		b.WriteString(st.TabActive.Render(tr.T("New charge")))
 	}
-	left := b.String()
-	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		return truncateWidth(left+" "+right, w)
-	}
-	return left + spaces(gap) + right
+	return spread(b.String(), right, w)
 }
 
 func (m *Model) footerView(w int) string {
@@ -507,9 +647,13 @@ func (m *Model) shortHelp() string {
 	var bs []key.Binding
 	switch {
 	case m.form != nil:
-		bs = []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}
+		bs = m.form.shortHelp()
+	case m.picker != nil:
+		bs = m.picker.shortHelp()
+	case m.activePane().capturesText():
+		bs = m.activePane().shortHelp()
 	default:
-		bs = append(m.charges.shortHelp(), k.New, k.Help, k.Quit)
+		bs = append(m.activePane().shortHelp(), k.New, k.Help, k.Quit)
 	}
 	var parts []string
 	for _, b := range bs {
@@ -522,14 +666,18 @@ func (m *Model) shortHelp() string {
 func (m *Model) helpView(w, h int) string {
 	st, tr := m.c.st, m.c.tr
 	k := m.c.keys
+	p := m.activePane()
 	groups := []struct {
 		title string
 		keys  []key.Binding
 	}{
-		{tr.T("Everywhere"), []key.Binding{k.View1, k.New, k.Help, k.Back, k.Quit, k.ForceQuit}},
-		{tr.T("Charges"), []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Filter, k.StatusFilter, k.Refresh}},
+		{tr.T("Everywhere"), []key.Binding{k.View1, k.View2, k.View3, k.View4, k.View5, k.New, k.Wallets, k.Profiles, k.Help, k.Back, k.Quit, k.ForceQuit}},
+		{p.title(), p.fullHelp()},
 		{tr.T("QR screen"), []key.Binding{k.Copy, k.SimulatePay, k.SimulateCNPJ, k.Expire, k.Back}},
 		{tr.T("New charge"), []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}},
+	}
+	if m.form != nil {
+		groups[3].keys = m.form.fullHelp()
 	}
 	var cols []string
 	for _, g := range groups {
@@ -565,67 +713,4 @@ func fitBlock(s string, w, h int) string {
 }
 
 // describeError turns an error into a status line: the service's message, trace id and a hint.
-func (m *Model) describeError(what string, err error) string {
-	tr := m.c.tr
-	var ae *api.Error
-	if errors.As(err, &ae) {
-		msg := ae.Message
-		if msg == "" {
-			msg = fmt.Sprint(ae.HTTPStatus)
-		}
-		s := fmt.Sprintf("%s: %s", what, msg)
-		if ae.TraceID != "" {
-			s += " [trace " + ae.TraceID + "]"
-		}
-		if h := errorHint(tr, ae); h != "" {
-			s += " · " + h
-		}
-		return s
-	}
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("%s: %s", what, tr.T("the service did not answer in time; check your connection and press r to retry"))
-	case errors.Is(err, context.Canceled):
-		return fmt.Sprintf("%s: %s", what, tr.T("cancelled"))
-	}
-	return fmt.Sprintf("%s: %v · %s", what, err, tr.T("check your connection; the dashboard keeps retrying"))
-}
-
-// errorHint says what to do about a refusal.
-func errorHint(tr catalog, e *api.Error) string {
-	switch e.SubAccountCode() {
-	case api.CodeSubAccountForbidden:
-		return tr.T("this credential's access to sub-accounts is off: switch it on in the dashboard under Settings › Integration › API Credentials › 'Access to sub-accounts'")
-	case api.CodeSubAccountSuspended:
-		return tr.T("this sub-account is suspended; switch to another wallet (w) or contact support")
-	case api.CodeSubAccountNotFound:
-		return tr.T("no sub-account with that reference in this account/environment; pick one from the wallet list (w)")
-	case api.CodeSubAccountReferenceTaken:
-		return tr.T("choose another reference")
-	case api.CodeSubAccountQuotaExceeded:
-		return tr.T("the account reached its sub-account limit; contact support to raise it")
-	case api.CodeSubAccountInvalidReference:
-		return tr.T("'principal' is reserved for the main account")
-	}
-	if p := e.RequiredPermission(); p != "" {
-		return tr.F("create a credential with %s (or FULL_ACCESS)", p)
-	}
-	if r := e.InstitutionReason(); r != "" {
-		return tr.T("the pinned institution cannot issue this charge; remove pspCredentialId to use configured routing")
-	}
-	switch {
-	case e.HTTPStatus == 401:
-		return tr.T("check client_id and the secret (pixdash config check)")
-	case e.HTTPStatus == 403:
-		return tr.T("the credential or this machine's IP is not allowed; check the credential's permissions and IP allow-list")
-	case e.HTTPStatus == 404:
-		return tr.T("nothing matched; check the id")
-	case e.HTTPStatus == 422:
-		return tr.T("this idempotency key was used with a different charge; open a new form")
-	case e.HTTPStatus == 429:
-		return tr.T("too many requests; the dashboard slows down and retries")
-	case e.HTTPStatus >= 500:
-		return tr.T("the service failed; try again in a moment (same charge, no duplicate)")
-	}
-	return ""
-}
+func (m *Model) describeError(what string, err error) string { return describeErr(m.c.tr, what, err) }

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"pixdash/api"
+	"pixdash/api/sandbox"
+	"pixdash/config"
+	"pixdash/ui"
+)
+
+const knownClientSecret = "cs-known-secret-7f3a9b"
+
+// tokenTap records every access token the emulator hands out.
+type tokenTap struct {
+	mu     sync.Mutex
+	tokens []string
+	next   http.Handler
+}
+
+func (t *tokenTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/auth") {
+		t.next.ServeHTTP(w, r)
+		return
+	}
+	rec := httptest.NewRecorder()
+	t.next.ServeHTTP(rec, r)
+	var body struct {
+		AccessToken string `json:"access_token"`
+	}
+	if json.Unmarshal(rec.Body.Bytes(), &body) == nil && body.AccessToken != "" {
+		t.mu.Lock()
+		t.tokens = append(t.tokens, body.AccessToken)
+		t.mu.Unlock()
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+func (t *tokenTap) all() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.tokens...)
+}
+
+// secretFixture is the default fixture with the demo credential's secret replaced by a known one.
+func secretFixture(t *testing.T) *sandbox.Fixture {
+	t.Helper()
+	fx := sandbox.DefaultFixture()
+	for i := range fx.Accounts {
+		for j := range fx.Accounts[i].Credentials {
+			if fx.Accounts[i].Credentials[j].ClientID == ui.DemoClientID {
+				fx.Accounts[i].Credentials[j].ClientSecret = knownClientSecret
+			}
+		}
+	}
+	return fx
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func TestSecretsNeverLeak(t *testing.T) {
+	srv := sandbox.New(secretFixture(t), sandbox.WithWebhookScale(0.01))
+	t.Cleanup(srv.Close)
+	tap := &tokenTap{next: srv}
+	hs := httptest.NewServer(tap)
+	t.Cleanup(hs.Close)
+	base := hs.URL + "/v2"
+
+	// Register the receiver's address with the emulator to learn the endpoint's signing secret.
+	listen := freePort(t)
+	ctlClient, err := api.NewClient(base, ui.DemoClientID, knownClientSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl := sandbox.NewControl(ctlClient)
+	_, whSecret, err := ctl.RegisterWebhook(context.Background(), "http://"+listen+api.WebhookPath, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PIXDASH_TEST_WEBHOOK_SECRET", whSecret.Reveal())
+
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.toml")
+	cfgText := `default_profile = "shop"
+[profiles.shop]
+base_url = "` + base + `"
+client_id = "` + ui.DemoClientID + `"
+client_secret = "` + knownClientSecret + `"
+[profiles.shop.webhook]
+listen = "` + listen + `"
+secret_env = "PIXDASH_TEST_WEBHOOK_SECRET"
+`
+	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cfg.Profile("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateDir := filepath.Join(dir, "state")
+	logger, closeLog, logPath, err := openDebugLog(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeLog()
+	sess, err := openProfile(context.Background(), p, stateDir, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ui.New(ui.Options{Session: sess, Logger: logger, Bell: func() {}, Clipboard: func(string) {}})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	var screen bytes.Buffer
+	wait := func(texts ...string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			screen.Write(b)
+			for _, s := range texts {
+				if !bytes.Contains(screen.Bytes(), []byte(s)) {
+					return false
+				}
+			}
+			return true
+		}, teatest.WithDuration(15*time.Second))
+	}
+	tm.Type("n")
+	wait("New charge")
+	tm.Type("12,34")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
+	wait("Pague com PIX")
+	tm.Type("$")
+	wait("PAGO")
+	// The webhook arrives signed with the known secret and is applied.
+	deadline := time.Now().Add(10 * time.Second)
+	for sess.Store.Events().Total() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if sess.Store.Events().Total() == 0 {
+		t.Fatal("no webhook event was applied")
+	}
+	// An error a merchant can hit, through the same client: a lookup that fails.
+	_, lookupErr := sess.Client.GetTransaction(context.Background(), "no-such-charge")
+	if lookupErr == nil {
+		t.Fatal("lookup of an unknown id succeeded")
+	}
+	_ = tm.Quit()
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	rest, _ := io.ReadAll(tm.FinalOutput(t))
+	screen.Write(rest)
+	m.Close()
+
+	// config check output and a failing sign-in's error.
+	var out, errOut bytes.Buffer
+	checkConfig(cfgPath, &out, &errOut)
+	badCfg := strings.Replace(cfgText, knownClientSecret, "cs-wrong-secret-000000", 1)
+	badPath := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(badPath, []byte(badCfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checkConfig(badPath, &out, &errOut)
+
+	tokens := tap.all()
+	if len(tokens) == 0 {
+		t.Fatal("no token was issued; the flow did not authenticate")
+	}
+	secrets := append([]string{knownClientSecret, whSecret.Reveal(), "cs-wrong-secret-000000"}, tokens...)
+	places := map[string]string{
+		"screen":             screen.String(),
+		"config check":       out.String() + errOut.String(),
+		"lookup error":       lookupErr.Error(),
+		"session %+v":        strings.Join([]string{sprint(sess), sprint(p), sprint(sess.Client)}, " "),
+		"debug log":          readFile(t, logPath),
+		"state files joined": readDir(t, filepath.Join(stateDir)),
+	}
+	for where, text := range places {
+		if text == "" && where != "lookup error" {
+			t.Fatalf("%s is empty: the test would prove nothing", where)
+		}
+		for _, s := range secrets {
+			if strings.Contains(text, s) {
+				t.Errorf("a secret (%d chars, starts %q) appears in the %s", len(s), s[:4], where)
+			}
+		}
+	}
+	if !strings.Contains(readFile(t, logPath), "status") && !strings.Contains(readFile(t, logPath), "profile opened") {
+		t.Fatal("the debug log recorded nothing")
+	}
+}
+
+func sprint(v any) string {
+	var b bytes.Buffer
+	for _, f := range []string{"%v", "%+v", "%#v", "%s"} {
+		fmt.Fprintf(&b, f, v)
+	}
+	return b.String()
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// readDir concatenates every file under dir (state journals, snapshots, lock and log files).
+func readDir(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		b.Write(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

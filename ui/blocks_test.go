@@ -1,0 +1,428 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"pixdash/api"
+	"pixdash/api/sandbox"
+)
+
+func blocksOf(m *Model) *blocksView { return m.panes[viewBlocks].(*blocksView) }
+
+// goldenBlocks is a fixed mix of blocks: every spec status, and a status and a type the spec does not name.
+func goldenBlocks() []api.BalanceBlock {
+	at := func(d time.Duration) time.Time { return goldenNow.Add(-d) }
+	resolved := func(d time.Duration) *time.Time { t := goldenNow.Add(-d); return &t }
+	return []api.BalanceBlock{
+		{ID: "b1", TransactionID: "3f6c1a2e-0000-4000-8000-000000000002", Amount: 4250, Status: api.BlockAwaitingResponse,
+			BlockType: "med", ReferenceNumber: "MED-20261121-000101", Reason: "Pagador alega golpe", CreatedAt: at(time.Hour),
+			ExternalReference: "pedido-1002", E2EID: "E99990001202611211030abcdefghijk"},
+		{ID: "b2", TransactionID: "3f6c1a2e-0000-4000-8000-000000000005", Amount: 2000, Status: api.BlockDefended,
+			BlockType: "med", ReferenceNumber: "MED-20261120-000102", Reason: "Produto não entregue", CreatedAt: at(20 * time.Hour),
+			ExternalReference: "pedido-1001", E2EID: "E99990001202611201830abcdefghijk"},
+		{ID: "b3", TransactionID: "3f6c1a2e-0000-4000-8000-000000000006", Amount: 1500, Status: api.BlockApproved,
+			BlockType: "judicial", ReferenceNumber: "JUD-20261121-000103", Reason: "Ordem judicial de bloqueio", CreatedAt: at(6 * time.Hour),
+			E2EID: "E99990001202611210830abcdefghijk", ResolutionReason: "Devolução determinada", ResolvedAt: resolved(3 * time.Hour)},
+		{ID: "b4", TransactionID: "3f6c1a2e-0000-4000-8000-000000000007", Amount: 5500, Status: api.BlockRejected,
+			BlockType: "administrative", ReferenceNumber: "ADM-20261121-000104", Reason: "Revisão cadastral", CreatedAt: at(3 * time.Hour),
+			E2EID: "E99990001202611211130abcdefghijk", ResolutionReason: "Documentação aceita", ResolvedAt: resolved(90 * time.Minute)},
+		{ID: "b5", TransactionID: "3f6c1a2e-0000-4000-8000-000000000008", Amount: 1, Status: "under_review",
+			BlockType: "cautelar", ReferenceNumber: "CAU-20261121-000105", Reason: "Status novo do serviço", CreatedAt: at(10 * time.Minute)},
+	}
+}
+
+// answerBlocks replies to the blocks view's last load with items (or err).
+func answerBlocks(m *Model, items []api.BalanceBlock, err error) {
+	v := blocksOf(m)
+	msg := blocksMsg{tag: m.app.tag(), seq: v.seq, status: v.filterStatus(), err: err}
+	if err == nil {
+		msg.list = &api.BalanceBlockList{Items: items, Total: len(items)}
+	}
+	m.Update(msg)
+}
+
+func TestGoldenBlocks(t *testing.T) {
+	cases := []struct {
+		name string
+		do   func(t *testing.T, m *Model)
+	}{
+		{"loading", func(t *testing.T, m *Model) { m.Update(runeKey("4")) }},
+		{"empty", func(t *testing.T, m *Model) {
+			m.Update(runeKey("4"))
+			answerBlocks(m, []api.BalanceBlock{}, nil)
+		}},
+		{"full", func(t *testing.T, m *Model) {
+			m.Update(runeKey("4"))
+			answerBlocks(m, goldenBlocks(), nil)
+			m.Update(tea.KeyMsg{Type: tea.KeyDown})
+			m.Update(tea.KeyMsg{Type: tea.KeyDown})
+		}},
+		{"filtered", func(t *testing.T, m *Model) {
+			m.Update(runeKey("4"))
+			answerBlocks(m, goldenBlocks(), nil)
+			m.Update(runeKey("f"))
+			answerBlocks(m, goldenBlocks()[:1], nil)
+		}},
+		{"error_no_data", func(t *testing.T, m *Model) {
+			m.Update(runeKey("4"))
+			answerBlocks(m, nil, &api.Error{HTTPStatus: 403, Kind: "Forbidden", Message: "Missing permission: BALANCE_BLOCK:READ", TraceID: "t-403"})
+		}},
+	}
+	for _, tc := range cases {
+		for _, size := range goldenSizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
+				m := goldenModel(t, goldenSession(t, api.Sandbox), size[0], size[1])
+				tc.do(t, m)
+				teatest.RequireEqualOutput(t, []byte(m.View()))
+			})
+		}
+	}
+}
+
+// TestGoldenBlocksStale: a refresh that fails keeps the last data and says how old it is.
+func TestGoldenBlocksStale(t *testing.T) {
+	for _, size := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			now := goldenNow.Add(-2*time.Minute - 12*time.Second)
+			m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return now }, Location: time.UTC})
+			m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			m.Update(runeKey("4"))
+			answerBlocks(m, goldenBlocks()[:2], nil)
+			now = goldenNow
+			m.Update(runeKey("r"))
+			answerBlocks(m, nil, errors.New("dial tcp 127.0.0.1:9: connect: connection refused"))
+			out := m.View()
+			if !strings.Contains(out, "updated 2m12s ago") || !strings.Contains(out, "Pagador alega golpe") {
+				t.Fatalf("stale view lost its data or age:\n%s", out)
+			}
+			teatest.RequireEqualOutput(t, []byte(out))
+		})
+	}
+}
+
+func TestBlocksSumsPerStatusExact(t *testing.T) {
+	items := []api.BalanceBlock{
+		{Status: api.BlockDefended, Amount: 1}, {Status: api.BlockDefended, Amount: 2},
+		{Status: "zeta", Amount: 999_999_999_99}, {Status: "alpha", Amount: 5},
+		{Status: api.BlockAwaitingResponse, Amount: 10}, {Status: "zeta", Amount: 1},
+	}
+	got := sumBlocks(items)
+	want := []blockSum{
+		{api.BlockAwaitingResponse, 1, 10}, {api.BlockDefended, 2, 3}, {api.BlockApproved, 0, 0}, {api.BlockRejected, 0, 0},
+		{"alpha", 1, 5}, {"zeta", 2, 1_000_000_000_00},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("sums = %v, want %v", got, want)
+	}
+}
+
+func TestBlocksFilterCyclesAndShowsOnlyThatStatus(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
+	m.Update(runeKey("4"))
+	answerBlocks(m, goldenBlocks(), nil)
+	v := blocksOf(m)
+	var seen []api.BlockStatus
+	for range blockFilters {
+		seen = append(seen, v.filterStatus())
+		m.Update(runeKey("f"))
+		if !v.loading {
+			t.Fatal("changing the filter did not reload")
+		}
+		// The server filters; answer as it would.
+		var items []api.BalanceBlock
+		for _, b := range goldenBlocks() {
+			if v.filterStatus() == "" || b.Status == v.filterStatus() {
+				items = append(items, b)
+			}
+		}
+		answerBlocks(m, items, nil)
+		out := m.View()
+		for _, b := range goldenBlocks() {
+			shown := strings.Contains(out, b.ReferenceNumber)
+			if wantShown := v.filterStatus() == "" || b.Status == v.filterStatus(); shown != wantShown {
+				t.Fatalf("filter %q: block %s (%s) shown=%v\n%s", v.filterStatus(), b.ReferenceNumber, b.Status, shown, out)
+			}
+		}
+		if f := v.filterStatus(); f != "" {
+			if !strings.Contains(out, "status: "+string(f)) {
+				t.Fatalf("filter %q not named:\n%s", f, out)
+			}
+			for _, other := range api.BlockStatuses {
+				if other != f && strings.Contains(out, " "+string(other)+" 0 · ") {
+					t.Fatalf("filter %q still sums %q:\n%s", f, other, out)
+				}
+			}
+		}
+	}
+	want := []api.BlockStatus{"", api.BlockAwaitingResponse, api.BlockDefended, api.BlockApproved, api.BlockRejected}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("filter cycle = %v, want %v", seen, want)
+	}
+	if v.filterStatus() != "" {
+		t.Fatalf("the cycle did not come back to all: %q", v.filterStatus())
+	}
+}
+
+func TestBlocksDropsStaleReplies(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
+	m.Update(runeKey("4"))
+	v := blocksOf(m)
+	old := blocksMsg{tag: m.app.tag(), seq: v.seq, list: &api.BalanceBlockList{Items: goldenBlocks(), Total: 5}}
+	m.Update(runeKey("r"))
+	m.Update(old) // superseded by the refresh
+	if v.loaded {
+		t.Fatal("a superseded reply was applied")
+	}
+	other := blocksMsg{tag: tag{gen: m.app.gen, wallet: "loja-sul"}, seq: v.seq, list: old.list}
+	m.Update(other)
+	if v.loaded {
+		t.Fatal("a reply for another wallet was applied")
+	}
+	oldGen := blocksMsg{tag: tag{gen: m.app.gen - 1, wallet: m.app.wallet}, seq: v.seq, list: old.list}
+	m.Update(oldGen)
+	if v.loaded {
+		t.Fatal("a reply of another session was applied")
+	}
+	answerBlocks(m, goldenBlocks(), nil)
+	if !v.loaded || len(v.items) != 5 {
+		t.Fatalf("current reply not applied: loaded=%v items=%d", v.loaded, len(v.items))
+	}
+}
+
+func TestBlocksWalletChangeDropsDataAndReloads(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
+	v := blocksOf(m)
+	if cmd := v.update(walletChangedMsg{wallet: "loja-sul"}); cmd != nil {
+		t.Fatal("a view never opened loaded on a wallet change")
+	}
+	m.Update(runeKey("4"))
+	answerBlocks(m, goldenBlocks(), nil)
+	seq := v.seq
+	m.Update(switchWalletMsg{wallet: "loja-sul"})
+	if v.loaded || len(v.items) != 0 {
+		t.Fatal("the old wallet's blocks stayed after the switch")
+	}
+	if !v.loading || v.seq != seq+1 || v.loadTag.wallet != "loja-sul" {
+		t.Fatalf("no single reload for the new wallet: loading=%v seq=%d→%d tag=%v", v.loading, seq, v.seq, v.loadTag)
+	}
+	if !strings.Contains(m.View(), "Loading the balance blocks of wallet loja-sul") {
+		t.Fatal("the view does not say it is loading the new wallet")
+	}
+}
+
+func TestBlocksTickLifecycle(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
+	v := blocksOf(m)
+	m.Update(runeKey("4"))
+	if !v.ticking || v.tickSeq != 1 {
+		t.Fatalf("activate did not arm one tick: ticking=%v seq=%d", v.ticking, v.tickSeq)
+	}
+	m.Update(runeKey("1"))
+	m.Update(runeKey("4")) // shown again while the tick is in flight: no second timer
+	if v.tickSeq != 1 {
+		t.Fatalf("re-activation armed another tick (seq %d)", v.tickSeq)
+	}
+	answerBlocks(m, goldenBlocks(), nil)
+	_ = m.View()
+	if cmd := v.update(blocksTickMsg{gen: m.app.gen, seq: 0}); cmd != nil || v.loading {
+		t.Fatal("an old tick did something")
+	}
+	if cmd := v.update(blocksTickMsg{gen: m.app.gen + 1, seq: 1}); cmd != nil || v.loading {
+		t.Fatal("a tick of another session did something")
+	}
+	if cmd := v.update(blocksTickMsg{gen: m.app.gen, seq: 1}); cmd == nil || !v.loading || v.tickSeq != 2 {
+		t.Fatalf("the current tick did not reload and re-arm: loading=%v seq=%d", v.loading, v.tickSeq)
+	}
+	answerBlocks(m, goldenBlocks(), nil)
+	// Not drawn since (the view is hidden): the cycle stops instead of leaking a timer.
+	m.Update(runeKey("1"))
+	if cmd := v.update(blocksTickMsg{gen: m.app.gen, seq: 2}); cmd != nil || v.ticking || v.loading {
+		t.Fatalf("a tick on a hidden view kept going: ticking=%v loading=%v", v.ticking, v.loading)
+	}
+	m.Update(runeKey("4"))
+	if !v.ticking || v.tickSeq != 3 {
+		t.Fatalf("showing the view again did not re-arm the tick: ticking=%v seq=%d", v.ticking, v.tickSeq)
+	}
+	// Shown again without activate (a screen over it closed): drawing it re-arms the cycle at the next message.
+	v.update(blocksTickMsg{gen: m.app.gen, seq: 3}) // seen since activate: reloads, re-arms as 4
+	answerBlocks(m, goldenBlocks(), nil)
+	m.Update(runeKey("1"))
+	v.update(blocksTickMsg{gen: m.app.gen, seq: 4})
+	if v.ticking {
+		t.Fatal("the cycle did not stop while hidden")
+	}
+	m.view = viewBlocks
+	_ = m.View()
+	if cmd := v.update(tea.KeyMsg{Type: tea.KeyDown}); cmd == nil || !v.ticking || v.tickSeq != 5 {
+		t.Fatalf("a drawn view did not re-arm its tick: ticking=%v seq=%d", v.ticking, v.tickSeq)
+	}
+	if cmd := v.update(tea.KeyMsg{Type: tea.KeyDown}); cmd != nil || v.tickSeq != 5 {
+		t.Fatal("a second timer was armed")
+	}
+}
+
+func TestBlocksReloadOnBalanceBlockEventsOnly(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
+	v := blocksOf(m)
+	m.Update(runeKey("4"))
+	answerBlocks(m, goldenBlocks(), nil)
+	cases := []struct {
+		name   string
+		msg    eventMsg
+		reload bool
+	}{
+		{"created", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, true},
+		{"approved", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventBalanceBlockApproved}}, true},
+		{"rejected", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventBalanceBlockRejected}}, true},
+		{"payment", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventPaymentCompleted}}, false},
+		{"duplicate", eventMsg{gen: m.app.gen, first: false, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
+		{"other wallet", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventBalanceBlockCreated, SubAccount: "loja-sul"}}, false},
+		{"old session", eventMsg{gen: m.app.gen - 1, first: true, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			seq := v.seq
+			cmd := v.update(tc.msg)
+			if got := cmd != nil && v.seq == seq+1; got != tc.reload {
+				t.Fatalf("reload = %v, want %v", got, tc.reload)
+			}
+			answerBlocks(m, goldenBlocks(), nil)
+		})
+	}
+}
+
+func TestBlocksEnterInspectsTheTransaction(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
+	m.Update(runeKey("4"))
+	answerBlocks(m, goldenBlocks(), nil)
+	m.Update(tea.KeyMsg{Type: tea.KeyDown})
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if cmd == nil {
+		t.Fatal("enter did nothing")
+	}
+	got, ok := cmd().(inspectMsg)
+	if !ok || got.query != goldenBlocks()[1].TransactionID || got.wallet != api.WalletPrincipal {
+		t.Fatalf("enter sent %#v", got)
+	}
+}
+
+// TestBlocksAndInspectorFramesFit drives both views with data through keys and sizes and checks every frame.
+func TestBlocksAndInspectorFramesFit(t *testing.T) {
+	sizes := [][2]int{{80, 20}, {78, 18}, {81, 21}, {100, 30}, {120, 36}, {133, 40}, {200, 50}, {260, 60}, {80, 3}, {80, 1}}
+	keys := []tea.KeyMsg{{Type: tea.KeyDown}, {Type: tea.KeyPgDown}, {Type: tea.KeyEnd}, runeKey("v"), {Type: tea.KeyUp}, {Type: tea.KeyPgUp}, {Type: tea.KeyHome}, runeKey("j")}
+	check := func(t *testing.T, name string, p pane, w, h int) {
+		t.Helper()
+		out := p.view(w, h)
+		lines := strings.Split(out, "\n")
+		if len(lines) > h {
+			t.Fatalf("%s %dx%d: %d lines", name, w, h, len(lines))
+		}
+		for i, l := range lines {
+			if lw := lipgloss.Width(l); lw > w {
+				t.Fatalf("%s %dx%d: line %d is %d wide:\n%s", name, w, h, i, lw, l)
+			}
+		}
+	}
+	for i := range len(sizes) * 2 {
+		size, lang := sizes[i/2], []Lang{LangEN, LangPT}[i%2]
+		w, h := size[0], size[1]
+		m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: lang, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+		iv, bv := inspectorOf(m), blocksOf(m)
+		iv.setSize(w, h)
+		bv.setSize(w, h)
+		check(t, "inspector empty", iv, w, h)
+		check(t, "blocks loading", bv, w, h)
+		tx := goldenFailedTx()
+		tx.Description = strings.Repeat("descrição longa ", 30)
+		tx.PixCopyPaste = goldenCode(t, 250000)
+		tx.Metadata["\x1b[31mred"] = map[string]any{"nested": []any{1, "two"}}
+		iv.update(inspectMsg{query: "q", wallet: "principal"})
+		iv.update(lookupMsg{tag: m.app.tag(), seq: iv.seq, query: "q", wallet: "principal", tx: tx})
+		bv.update(blocksMsg{tag: m.app.tag(), seq: bv.seq, list: &api.BalanceBlockList{Items: goldenBlocks(), Total: 9}})
+		for _, k := range keys {
+			iv.update(k)
+			bv.update(k)
+			check(t, "inspector", iv, w, h)
+			check(t, "blocks", bv, w, h)
+		}
+	}
+}
+
+// --- flows against the emulator ---------------------------------------------------------------
+
+func TestFlowBlocksSeededFilterAndInspect(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("STATUS")
+	f.keys("4")
+	// The principal wallet's seeded blocks: one awaiting response, one defended.
+	f.waitFor("2 blocks · wallet principal · status: all", "Pagador alega golpe", "Produto não entregue",
+		"total R$ 62,50", "awaiting_response 1 · R$ 42,50", "defended 1 · R$ 20,00", "approved 0 · R$ 0,00", "updated")
+	f.keys("f")
+	f.waitFor("1 block · wallet principal · status: awaiting_response", "total R$ 42,50")
+	f.keys("f")
+	f.waitFor("1 block · wallet principal · status: defended", "total R$ 20,00", "Produto não entregue")
+	f.keys("f")
+	f.waitFor("No blocks with status approved in wallet principal.")
+	f.keys("f", "f")
+	f.waitFor("2 blocks · wallet principal · status: all")
+	// The other statuses were seeded in the sub-accounts.
+	f.tm.Send(switchWalletMsg{wallet: "loja-centro"})
+	f.waitFor("1 block · wallet loja-centro", "Ordem judicial de bloqueio", "judicial", "Devolução determinada", "approved 1 · R$ 15,00")
+	f.tm.Send(switchWalletMsg{wallet: "loja-praia"})
+	f.waitFor("1 block · wallet loja-praia", "Revisão cadastral", "administrative", "Documentação aceita", "rejected 1 · R$ 55,00")
+	f.keys("enter")
+	f.waitFor("wallet loja-praia · matched by id", "Sorvetes artesanais", "R$ 55,00")
+}
+
+func TestFlowBlocksFilterLeavesOnlyThatStatus(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("STATUS")
+	f.keys("4")
+	f.waitFor("2 blocks · wallet principal")
+	f.keys("f", "f")
+	f.waitFor("1 block · wallet principal · status: defended")
+	if err := f.tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	fm := f.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	v := blocksOf(fm)
+	if len(v.items) != 1 || v.items[0].Status != api.BlockDefended || v.items[0].Amount != 2000 {
+		t.Fatalf("defended filter holds %+v", v.items)
+	}
+	out := fm.View()
+	if strings.Contains(out, "Pagador alega golpe") || !strings.Contains(out, "Produto não entregue") {
+		t.Fatalf("the defended filter shows other blocks:\n%s", out)
+	}
+}
+
+func TestFlowBlocksRefreshOnBalanceBlockEvent(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	ctx := context.Background()
+	pix, err := s.Client.CreatePix(ctx, &api.CreatePixRequest{Amount: 7700, Description: "Bloqueio ao vivo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sandbox.Pay(ctx, pix.ID, "Fulano de Tal", "52998224725"); err != nil {
+		t.Fatal(err)
+	}
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("STATUS")
+	f.keys("4")
+	f.waitFor("2 blocks · wallet principal")
+	if _, err := s.Sandbox.CreateBlock(ctx, sandbox.BlockRequest{TransactionID: pix.ID, Reason: "Contestação ao vivo"}); err != nil {
+		t.Fatal(err)
+	}
+	// Only the balance_block_created event can bring it this soon (the periodic refresh is 30 s).
+	f.waitFor("3 blocks · wallet principal", "Contestação ao vivo", "awaiting_response 2 · R$ 119,50")
+}

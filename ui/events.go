@@ -1,0 +1,947 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// Layout of the events list.
+const (
+	evTimeW   = 11 // "15:04:05" today, "02/01 15:04" before
+	evKindW   = 22 // the longest kind of the spec: balance_block_approved
+	evAmountW = 13
+	evChargeW = 9 // a transaction id shortened to 8 characters and "…"
+	evCountW  = 4 // "×2" … "×999"
+	// evMinSummary is the narrowest summary column kept on the row; narrower screens put the
+	// summary on a second line under the row.
+	evMinSummary = 30
+	// evCacheMax bounds the row cache; it is emptied when it grows past this.
+	evCacheMax = 4096
+)
+
+// eventsView is the live feed of verified webhook events, newest first, read from the store's
+// event log (deduplicated by eventId: a re-sent event is one row with its count). Only the
+// visible rows are built, and each is cached until its count, the width, its charge or its day
+// changes. `enter` opens the payload as received, pretty-printed.
+type eventsView struct {
+	c              *common
+	width, height  int
+	layout         eventLayout
+	cursor, offset int
+	cache          map[string]eventRowCache
+
+	// kinds are the kinds present in the log; kindsOf is how many distinct events they were
+	// collected from (compared with the log's total to know when they must be collected again).
+	kinds   map[api.EventKind]struct{}
+	kindsOf int
+
+	detail *eventDetail
+}
+
+// eventLayout holds column widths for the current width.
+type eventLayout struct {
+	wallet, summary int
+	// twoLines puts the summary on a second line under each row (narrow screens).
+	twoLines bool
+	// narrow is set when even the first line does not fit (below the dashboard's minimum): rows are cut.
+	narrow bool
+}
+
+// eventRowCache is a rendered row and what it was rendered from.
+type eventRowCache struct {
+	count     int
+	width     int
+	chargeVer int64
+	today     bool
+	text      string
+}
+
+// eventDetail is the payload pane of one event.
+type eventDetail struct {
+	id    string
+	entry state.EventEntry
+	// lines are built for width and the charge version ver (a refund confirmed since shows).
+	width  int
+	ver    int64
+	lines  []string
+	scroll int
+}
+
+func newEventsView(c *common) *eventsView {
+	return &eventsView{c: c, cache: map[string]eventRowCache{}}
+}
+
+func (v *eventsView) title() string { return v.c.tr.T("Events") }
+
+func (v *eventsView) capturesText() bool { return false }
+
+// log is the session's event log.
+func (v *eventsView) log() *state.EventLog { return v.c.app.sess.Store.Events() }
+
+// receiving reports whether the session has a webhook receiver.
+func (v *eventsView) receiving() bool { return v.c.app.sess.Events != nil }
+
+func (v *eventsView) setSize(w, h int) {
+	if w != v.width {
+		v.cache = map[string]eventRowCache{}
+	}
+	v.width, v.height = w, h
+	v.layout = eventLayoutFor(w)
+}
+
+func eventLayoutFor(w int) eventLayout {
+	fixed := evTimeW + evKindW + evAmountW + evChargeW + evCountW + 6 // six separating spaces
+	l := eventLayout{wallet: 12}
+	l.summary = w - fixed - l.wallet
+	if l.summary < evMinSummary {
+		l.twoLines = true
+		l.wallet = min(max(w-(fixed-1), 8), 16) // no summary column, one space fewer
+		l.summary = max(w-evTimeW-1, 1)
+		l.narrow = fixed-1+l.wallet > w
+	}
+	return l
+}
+
+// rowLines is how many screen lines one event takes.
+func (v *eventsView) rowLines() int {
+	if v.layout.twoLines {
+		return 2
+	}
+	return 1
+}
+
+// visibleRows is how many events fit under the header lines.
+func (v *eventsView) visibleRows() int {
+	return max((v.height-3)/v.rowLines(), 1)
+}
+
+func (v *eventsView) activate() tea.Cmd {
+	v.clamp()
+	return nil
+}
+
+func (v *eventsView) clamp() {
+	n := v.log().Len()
+	v.cursor = min(v.cursor, n-1)
+	v.cursor = max(v.cursor, 0)
+}
+
+func (v *eventsView) shortHelp() []key.Binding {
+	k := v.c.keys
+	if v.detail != nil {
+		return []key.Binding{k.Up, k.Down, k.PageDown, k.Back}
+	}
+	return []key.Binding{k.Enter, k.KindFilter, k.WalletFilter}
+}
+
+func (v *eventsView) fullHelp() []key.Binding {
+	k := v.c.keys
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.KindFilter, k.WalletFilter, k.Inspect, k.Back}
+}
+
+func (v *eventsView) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if v.detail != nil {
+			return v.detailKey(msg)
+		}
+		return v.listKey(msg)
+	case eventMsg:
+		if msg.gen != v.c.app.gen || msg.ev == nil || !msg.first {
+			return nil
+		}
+		if v.kinds != nil {
+			v.kinds[msg.ev.Kind] = struct{}{}
+			v.kindsOf++
+		}
+		// Keep the selected event under the cursor when the list grows above it; at the top,
+		// the cursor follows the newest event.
+		if v.cursor > 0 && v.matches(msg.ev) {
+			v.cursor++
+			v.offset++
+		}
+	}
+	return nil
+}
+
+// matches reports whether ev passes the log's filter.
+func (v *eventsView) matches(ev *api.Event) bool {
+	kind, wallet := v.log().Filter()
+	return (kind == "" || ev.Kind == kind) && (wallet == "" || ev.Wallet() == wallet)
+}
+
+func (v *eventsView) listKey(km tea.KeyMsg) tea.Cmd {
+	k := v.c.keys
+	lg := v.log()
+	n := lg.Len()
+	page := v.visibleRows()
+	switch {
+	case key.Matches(km, k.Up):
+		v.cursor--
+	case key.Matches(km, k.Down):
+		v.cursor++
+	case key.Matches(km, k.PageUp):
+		v.cursor -= page
+	case key.Matches(km, k.PageDown):
+		v.cursor += page
+	case key.Matches(km, k.Top):
+		v.cursor = 0
+	case key.Matches(km, k.Bottom):
+		v.cursor = n - 1
+	case key.Matches(km, k.Enter):
+		if e, ok := lg.At(v.cursor); ok {
+			v.detail = &eventDetail{id: e.Event.EventID, entry: e}
+		}
+	case key.Matches(km, k.KindFilter):
+		kind, wallet := lg.Filter()
+		lg.SetFilter(nextOf(v.presentKinds(), kind), wallet)
+		v.cursor, v.offset = 0, 0
+	case key.Matches(km, k.WalletFilter):
+		kind, wallet := lg.Filter()
+		lg.SetFilter(kind, nextOf(lg.Wallets(), wallet))
+		v.cursor, v.offset = 0, 0
+	case key.Matches(km, k.Back):
+		if kind, wallet := lg.Filter(); kind != "" || wallet != "" {
+			lg.SetFilter("", "")
+			v.cursor, v.offset = 0, 0
+		}
+	case key.Matches(km, k.Inspect):
+		if e, ok := lg.At(v.cursor); ok {
+			return inspectEvent(e.Event)
+		}
+	}
+	v.clamp()
+	return nil
+}
+
+// inspectEvent opens the event's transaction in the inspector.
+func inspectEvent(ev *api.Event) tea.Cmd {
+	if ev.TransactionID == "" {
+		return nil
+	}
+	q, w := ev.TransactionID, ev.Wallet()
+	return func() tea.Msg { return inspectMsg{query: q, wallet: w} }
+}
+
+// nextOf returns the value after cur in "" (all), then list, then "" again.
+func nextOf[T ~string](list []T, cur T) T {
+	if cur == "" {
+		if len(list) == 0 {
+			return ""
+		}
+		return list[0]
+	}
+	i := slices.Index(list, cur)
+	if i < 0 || i+1 >= len(list) {
+		return ""
+	}
+	return list[i+1]
+}
+
+// presentKinds returns the kinds in the log: the spec's in its order, then unknown ones sorted.
+// They are collected from the whole log only when events arrived that the view did not see.
+func (v *eventsView) presentKinds() []api.EventKind {
+	lg := v.log()
+	if v.kinds == nil || v.kindsOf != lg.Total() {
+		v.kinds = map[api.EventKind]struct{}{}
+		kind, wallet := lg.Filter()
+		if kind != "" || wallet != "" {
+			lg.SetFilter("", "")
+			defer lg.SetFilter(kind, wallet)
+		}
+		total := lg.Total()
+		const chunk = 1024
+		for start := 0; start < total; start += chunk {
+			win, _ := lg.Window(start, chunk)
+			for i := range win {
+				v.kinds[win[i].Event.Kind] = struct{}{}
+			}
+		}
+		v.kindsOf = total
+	}
+	var out, unknown []api.EventKind
+	for _, k := range api.EventKinds {
+		if _, ok := v.kinds[k]; ok {
+			out = append(out, k)
+		}
+	}
+	for k := range v.kinds {
+		if !k.Known() {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	return append(out, unknown...)
+}
+
+func (v *eventsView) detailKey(km tea.KeyMsg) tea.Cmd {
+	k := v.c.keys
+	d := v.detail
+	page := max(v.height-2, 1)
+	switch {
+	case key.Matches(km, k.Back):
+		v.detail = nil
+		return nil
+	case key.Matches(km, k.Up):
+		d.scroll--
+	case key.Matches(km, k.Down):
+		d.scroll++
+	case key.Matches(km, k.PageUp):
+		d.scroll -= page
+	case key.Matches(km, k.PageDown):
+		d.scroll += page
+	case key.Matches(km, k.Top):
+		d.scroll = 0
+	case key.Matches(km, k.Bottom):
+		d.scroll = len(d.lines)
+	case key.Matches(km, k.Inspect):
+		return inspectEvent(d.entry.Event)
+	}
+	d.scroll = max(min(d.scroll, len(d.lines)-page), 0)
+	return nil
+}
+
+func (v *eventsView) view(w, h int) string {
+	if w != v.width || h != v.height {
+		v.setSize(w, h)
+	}
+	if v.detail != nil {
+		return v.detailView(w, h)
+	}
+	lg := v.log()
+	if !v.receiving() && lg.Total() == 0 {
+		return v.setupView(w, h)
+	}
+	st := v.c.st
+	n := lg.Len()
+	rows := v.visibleRows()
+	v.clamp()
+	if v.cursor < v.offset {
+		v.offset = v.cursor
+	}
+	if v.cursor >= v.offset+rows {
+		v.offset = v.cursor - rows + 1
+	}
+	v.offset = max(min(v.offset, n-rows), 0)
+
+	var b strings.Builder
+	b.Grow((h + 1) * (w + 16))
+	b.WriteString(v.topLine(w, n))
+	b.WriteByte('\n')
+	b.WriteString(v.receiverLine(w))
+	b.WriteByte('\n')
+	b.WriteString(st.ColHeader.Render(truncateWidth(v.headerRow(), w)))
+	b.WriteByte('\n')
+	if n == 0 {
+		b.WriteString(v.emptyText(w))
+		return b.String()
+	}
+	now := v.c.now().In(v.c.loc)
+	win, _ := lg.Window(v.offset, rows)
+	for i := range win {
+		e := &win[i]
+		if v.offset+i == v.cursor {
+			for j, l := range v.plainLines(e, now) {
+				if j > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(st.Selected.Render(padRight(l, w)))
+			}
+		} else {
+			b.WriteString(v.row(e, now))
+		}
+		if i < len(win)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// topLine is the count and filter on the left and the receiver's counters on the right.
+func (v *eventsView) topLine(w, shown int) string {
+	st, tr := v.c.st, v.c.tr
+	lg := v.log()
+	total := lg.Total()
+	left := st.Bold.Render(tr.F("%d events", total))
+	kind, wallet := lg.Filter()
+	if kind != "" || wallet != "" {
+		left = st.Bold.Render(tr.F("%d of %d events", shown, total))
+	}
+	if kind != "" {
+		left += st.Muted.Render(" · "+tr.T("kind")+": ") + v.kindStyle(kind).Render(cleanText(string(kind)))
+	}
+	if wallet != "" {
+		left += st.Muted.Render(" · "+tr.T("wallet")+": ") + st.Bold.Render(cleanText(wallet))
+	}
+	return spread(left, v.statsText(), w)
+}
+
+// statsText is the receiver's counters: rejected deliveries always, the others when not zero.
+func (v *eventsView) statsText() string {
+	stats := v.c.app.sess.ReceiverStats
+	if stats == nil {
+		return ""
+	}
+	st, tr := v.c.st, v.c.tr
+	s := stats()
+	rej := st.Muted
+	if s.Rejected > 0 {
+		rej = st.Err
+	}
+	parts := []string{rej.Render(tr.F("rejected %d", s.Rejected))}
+	for _, c := range []struct {
+		n   uint64
+		fmt string
+	}{
+		{s.Duplicates, tr.T("duplicates %d")},
+		{s.Malformed, tr.T("malformed %d")},
+		{s.TooLarge, tr.T("too large %d")},
+		{s.Overflow, tr.T("overflow %d")},
+	} {
+		if c.n > 0 {
+			parts = append(parts, st.Warn.Render(fmt.Sprintf(c.fmt, c.n)))
+		}
+	}
+	return strings.Join(parts, st.Muted.Render(" · "))
+}
+
+// receiverLine says where events come from and when the last one arrived.
+func (v *eventsView) receiverLine(w int) string {
+	st, tr := v.c.st, v.c.tr
+	sess := v.c.app.sess
+	if !v.receiving() {
+		return st.Warn.Render(truncateWidth(tr.F("No webhook receiver: these are saved events; add [profiles.%s.webhook] to receive new ones.", sess.Profile), w))
+	}
+	s := tr.T("Receiver on")
+	if sess.WebhookURL != "" {
+		s = tr.F("Receiving at %s", sess.WebhookURL)
+	}
+	lg := v.log()
+	if kind, wallet := lg.Filter(); kind != "" || wallet != "" {
+		return st.Muted.Render(truncateWidth(s, w))
+	}
+	if e, ok := lg.At(0); ok && !e.ReceivedAt.IsZero() {
+		s += " · " + tr.F("last event %s ago", humanDuration(v.c.now().Sub(e.ReceivedAt)))
+	}
+	return st.Muted.Render(truncateWidth(s, w))
+}
+
+func (v *eventsView) emptyText(w int) string {
+	st, tr := v.c.st, v.c.tr
+	kind, wallet := v.log().Filter()
+	if kind != "" || wallet != "" {
+		return st.Muted.Render(truncateWidth(tr.T("No event matches the filter. t and W change it; esc clears it."), w))
+	}
+	lines := []string{tr.T("No events yet. They appear here as soon as the service delivers them.")}
+	if v.c.app.sess.Demo {
+		lines = append(lines, tr.T("Demo: create a charge (n) and press $ on its QR screen to pay it."))
+	}
+	var out []string
+	for _, l := range lines {
+		out = append(out, st.Muted.Render(ansi.Wrap(l, w, "")))
+	}
+	return strings.Join(out, "\n")
+}
+
+func (v *eventsView) headerRow() string {
+	tr, l := v.c.tr, v.layout
+	s := padRight(tr.T("TIME"), evTimeW) + " " + padRight(tr.T("KIND"), evKindW) + " " + padRight(tr.T("WALLET"), l.wallet) + " " +
+		padLeft(tr.T("AMOUNT"), evAmountW) + " " + padRight(tr.T("CHARGE"), evChargeW)
+	if !l.twoLines {
+		s += " " + spaces(evCountW) + " " + tr.T("SUMMARY")
+	}
+	return s
+}
+
+// row renders one event, from the cache when nothing it shows has changed.
+func (v *eventsView) row(e *state.EventEntry, now time.Time) string {
+	id := e.Event.EventID
+	ver := v.chargeVersion(e.Event)
+	today := sameDay(e.ReceivedAt.In(v.c.loc), now)
+	if c, ok := v.cache[id]; ok && c.count == e.Count && c.width == v.width && c.chargeVer == ver && c.today == today {
+		return c.text
+	}
+	st := v.c.st
+	cl := v.cellsOf(e, now)
+	line1 := cl.time + " " + v.kindStyle(e.Event.Kind).Render(cl.kind) + cl.middle + " " + st.Accent.Render(cl.count)
+	summary := cl.summary
+	if cl.warn != "" {
+		summary = st.Warn.Render(cl.warn) + summary
+	}
+	var text string
+	if v.layout.twoLines {
+		text = line1 + "\n" + spaces(evTimeW+1) + st.Subtle.Render("↳ ") + summary
+	} else {
+		text = line1 + " " + summary
+	}
+	if v.layout.narrow {
+		text = fitBlock(text, v.width, v.rowLines())
+	}
+	if len(v.cache) >= evCacheMax {
+		v.cache = map[string]eventRowCache{}
+	}
+	v.cache[id] = eventRowCache{count: e.Count, width: v.width, chargeVer: ver, today: today, text: text}
+	return text
+}
+
+// plainLines is the row without colours, for the highlighted row.
+func (v *eventsView) plainLines(e *state.EventEntry, now time.Time) []string {
+	cl := v.cellsOf(e, now)
+	line1 := cl.time + " " + cl.kind + cl.middle + " " + cl.count
+	out := []string{line1 + " " + cl.warn + cl.summary}
+	if v.layout.twoLines {
+		out = []string{line1, spaces(evTimeW+1) + "↳ " + cl.warn + cl.summary}
+	}
+	if v.layout.narrow {
+		for i := range out {
+			out[i] = truncateWidth(out[i], v.width)
+		}
+	}
+	return out
+}
+
+// eventCells are the padded texts of a row.
+type eventCells struct {
+	time, kind string
+	// middle is wallet, amount and charge, each after a space.
+	middle string
+	count  string // "×N" for a re-sent event, padded to the count column
+	warn   string // "⚠ " when some field could not be decoded
+	// summary is cut to the summary column.
+	summary string
+}
+
+func (v *eventsView) cellsOf(e *state.EventEntry, now time.Time) eventCells {
+	ev, l := e.Event, v.layout
+	var c eventCells
+	c.time = padRight(eventTime(e.ReceivedAt.In(v.c.loc), now), evTimeW)
+	c.kind = padRight(cleanText(string(ev.Kind)), evKindW)
+	amount := "—"
+	if ev.Amount != 0 {
+		amount = ev.Amount.BRL()
+	}
+	charge := shortID(ev.TransactionID)
+	if charge == "" {
+		charge = "—"
+	}
+	c.middle = " " + padRight(cleanText(ev.Wallet()), l.wallet) + " " + padLeft(amount, evAmountW) + " " + padRight(cleanText(charge), evChargeW)
+	c.count = spaces(evCountW)
+	if e.Count > 1 {
+		c.count = padRight(fmt.Sprintf("×%d", e.Count), evCountW)
+	}
+	room := l.summary
+	if l.twoLines {
+		room -= 2 // "↳ "
+	}
+	if ev.DecodeErr != "" {
+		c.warn = "⚠ "
+		room -= 2
+	}
+	c.summary = truncateWidth(cleanText(v.summary(ev)), max(room, 1))
+	return c
+}
+
+// eventTime shows a time of day for today's events and the date before.
+func eventTime(t, now time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	if sameDay(t, now) {
+		return t.Format("15:04:05")
+	}
+	return t.Format("02/01 15:04")
+}
+
+func sameDay(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd
+}
+
+// shortID cuts a transaction id to its first 8 characters and "…".
+func shortID(id string) string { return truncateWidth(id, evChargeW) }
+
+// chargeVersion changes when the tracked charge a payment row reads (requested split, refund
+// progress) changes: its update time, and the number of requested legs (set at creation).
+func (v *eventsView) chargeVersion(ev *api.Event) int64 {
+	if !ev.Kind.IsPayment() || ev.TransactionID == "" {
+		return 0
+	}
+	ch, ok := v.c.app.sess.Store.Charge(ev.TransactionID)
+	if !ok {
+		return -1
+	}
+	return ch.UpdatedAt.UnixNano()*16 + int64(len(ch.SplitRequested))
+}
+
+// kindStyle colours a kind by family: payments green (completed) or red (failed), refunds,
+// withdrawals and balance blocks each their own; the rest muted.
+func (v *eventsView) kindStyle(k api.EventKind) lipgloss.Style {
+	st := v.c.st
+	switch {
+	case k == api.EventPaymentCompleted:
+		return st.OK
+	case k == api.EventPaymentFailed:
+		return st.Err
+	case k == api.EventRefundCompleted:
+		return st.EvRefund
+	case k == api.EventWithdrawalCompleted, k == api.EventWithdrawalFailed, k == api.EventWithdrawalReversed:
+		return st.EvWithdrawal
+	case k.IsBalanceBlock():
+		return st.EvBlock
+	}
+	return st.Muted
+}
+
+// summary is the one-line gist of an event, in the merchant's language.
+func (v *eventsView) summary(ev *api.Event) string {
+	tr := v.c.tr
+	var parts []string
+	add := func(s string) {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	switch ev.Kind {
+	case api.EventPaymentCompleted:
+		ch, _ := v.c.app.sess.Store.Charge(ev.TransactionID)
+		add(splitGist(tr, ch.SplitRequested, ev.Split))
+		if ev.CounterpartName != "" {
+			add(tr.F("payer %s", ev.CounterpartName))
+		}
+		if ev.FeeAmount != 0 {
+			add(tr.F("fee %s", ev.FeeAmount.BRL()))
+		}
+	case api.EventPaymentFailed:
+		if bd := ev.BlockedDeposit; bd != nil {
+			if bd.Reason == api.ReasonCNPJPayerNotAllowed {
+				add(tr.T("CNPJ payer blocked"))
+			} else {
+				add(tr.F("blocked: %s", bd.Reason))
+			}
+			add(refundGist(tr, bd.Refund))
+			if now := v.currentRefund(ev); now != "" {
+				add(tr.F("now %s", tr.T(now)))
+			}
+		} else {
+			add(orText(ev.FailureReason, tr.T("payment failed")))
+		}
+	case api.EventPaymentExpired:
+		add(tr.T("expired without payment"))
+		if ev.ExternalReference != "" {
+			add(tr.F("ref %s", ev.ExternalReference))
+		}
+	case api.EventRefundCompleted:
+		add(tr.F("net %s · fee %s · cost to you %s", ev.NetAmount.BRL(), ev.FeeAmount.BRL(), (ev.Amount + ev.FeeAmount).BRL()))
+	case api.EventBalanceBlockCreated, api.EventBalanceBlockApproved, api.EventBalanceBlockRejected:
+		add(blockGist(tr, ev))
+	case api.EventWithdrawalCompleted:
+		if ev.CounterpartName != "" {
+			add(tr.F("to %s", ev.CounterpartName))
+		}
+		add(ev.E2EID)
+	case api.EventWithdrawalFailed, api.EventWithdrawalReversed:
+		add(orText(ev.FailureReason, tr.T(string(ev.Status))))
+	default:
+		add(compactJSON(ev))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// currentRefund is the tracked charge's refund status when it moved on since the event was sent.
+func (v *eventsView) currentRefund(ev *api.Event) string {
+	ch, ok := v.c.app.sess.Store.Charge(ev.TransactionID)
+	if !ok || ch.BlockedDeposit == nil || ch.BlockedDeposit.Refund == nil {
+		return ""
+	}
+	now := ch.BlockedDeposit.Refund.Status
+	if bd := ev.BlockedDeposit; bd != nil && bd.Refund != nil && bd.Refund.Status == now {
+		return ""
+	}
+	return cleanText(string(now))
+}
+
+// cleanText flattens what a payload could use to break the screen or drive the terminal: C0 and C1
+// control characters (ESC, CSI, newlines, tabs) and DEL become spaces, invalid UTF-8 becomes U+FFFD.
+func cleanText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// cleanRefund is r with its texts cleaned for display.
+func cleanRefund(r *api.Refund) *api.Refund {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Status = api.RefundStatus(cleanText(string(r.Status)))
+	if r.E2EID != nil {
+		e := cleanText(*r.E2EID)
+		c.E2EID = &e
+	}
+	return &c
+}
+
+func orText(s, alt string) string {
+	if s != "" {
+		return s
+	}
+	return alt
+}
+
+// splitGist compares what payment_completed distributed with what the charge requested.
+func splitGist(tr catalog, requested, distributed []api.SplitItem) string {
+	switch {
+	case len(requested) == 0 && len(distributed) == 0:
+		return tr.T("no split")
+	case len(requested) == 0:
+		return tr.F("split distributed: %d leg(s), %s", len(distributed), splitSum(distributed).BRL())
+	}
+	reduced, dropped := splitShortfall(requested, distributed)
+	got, asked := splitSum(distributed).BRL(), splitSum(requested).BRL()
+	switch {
+	case reduced == 0 && dropped == 0:
+		return tr.F("split as requested: %d leg(s), %s", len(requested), asked)
+	case dropped == 0:
+		return tr.F("split %s of %s requested: %d leg(s) reduced", got, asked, reduced)
+	case reduced == 0:
+		return tr.F("split %s of %s requested: %d leg(s) dropped", got, asked, dropped)
+	}
+	return tr.F("split %s of %s requested: %d reduced, %d dropped", got, asked, reduced, dropped)
+}
+
+// splitShortfall counts the requested legs paid less than asked, and those not paid at all.
+func splitShortfall(requested, distributed []api.SplitItem) (reduced, dropped int) {
+	paid := splitPaid(distributed)
+	for _, r := range requested {
+		switch got := paid[r.SubAccount]; {
+		case got == 0:
+			dropped++
+		case got < r.Amount:
+			reduced++
+		}
+	}
+	return reduced, dropped
+}
+
+func splitPaid(distributed []api.SplitItem) map[string]api.Money {
+	paid := make(map[string]api.Money, len(distributed))
+	for _, d := range distributed {
+		paid[d.SubAccount] += d.Amount
+	}
+	return paid
+}
+
+func splitSum(items []api.SplitItem) api.Money {
+	var s api.Money
+	for _, it := range items {
+		s += it.Amount
+	}
+	return s
+}
+
+// refundGist is the refund progress a payment_failed event reported.
+func refundGist(tr catalog, r *api.Refund) string {
+	if r == nil {
+		return tr.T("refund not started")
+	}
+	return tr.F("refund %s", tr.T(string(r.Status)))
+}
+
+// blockGist is a balance block's type, amount, status and reference.
+func blockGist(tr catalog, ev *api.Event) string {
+	bb := ev.BalanceBlock
+	if bb == nil {
+		return tr.F("block %s", orText(string(ev.Status), "—"))
+	}
+	amount := bb.Amount
+	if amount == 0 {
+		amount = ev.Amount
+	}
+	s := tr.F("%s block %s · %s", orText(bb.BlockType, "?"), amount.BRL(), tr.T(string(bb.Status)))
+	if bb.ReferenceNumber != "" {
+		s += " · " + bb.ReferenceNumber
+	}
+	return s
+}
+
+// compactJSON is the payload on one line, as it came.
+func compactJSON(ev *api.Event) string {
+	var buf bytes.Buffer
+	if len(ev.Raw) > 0 && json.Compact(&buf, ev.Raw) == nil {
+		return buf.String()
+	}
+	b, _ := json.Marshal(ev)
+	return string(b)
+}
+
+// setupView explains how to give the profile a webhook receiver.
+func (v *eventsView) setupView(w, h int) string {
+	st, tr := v.c.st, v.c.tr
+	profile := v.c.app.sess.Profile
+	wrap := func(s string) string { return ansi.Wrap(s, w, "") }
+	code := func(s string) string { return st.Accent.Render(truncateWidth(s, w)) }
+	comment := func(s string) string { return st.Muted.Render(truncateWidth("  # "+s, w)) }
+	lines := []string{
+		st.Bold.Render(truncateWidth(tr.F("No webhook receiver for profile %s.", profile), w)),
+		"",
+		wrap(tr.T("The service pushes events (payments, refunds, withdrawals, balance blocks) to a URL you register. pixdash can receive them, check their signature and show them here as they arrive. To turn it on, add to the config file:")),
+		"",
+		code("  [profiles." + profile + ".webhook]"),
+		comment(tr.T("address and port to listen on")),
+		code(`  listen     = "127.0.0.1:8787"`),
+		comment(tr.T("environment variable holding the signing secret")),
+		comment(tr.T("(or secret_cmd = a command that prints it)")),
+		code(`  secret_env = "PIXDASH_WEBHOOK_SECRET"`),
+		"",
+		wrap(tr.F("Then restart pixdash and register the receiver's public URL, ending in %s, as a webhook endpoint with the service: it must reach this machine (use a tunnel or a reverse proxy when listen is 127.0.0.1). The signing secret is shown once, when the endpoint is created.", api.WebhookPath)),
+		wrap(tr.T("Check the file with: pixdash config check")),
+	}
+	return fitBlock(strings.Join(lines, "\n"), w, h)
+}
+
+// detailView is the selected event's facts and its payload, scrollable.
+func (v *eventsView) detailView(w, h int) string {
+	st, tr := v.c.st, v.c.tr
+	d := v.detail
+	if ver := v.chargeVersion(d.entry.Event); d.width != w || d.ver != ver || d.lines == nil {
+		d.width, d.ver = w, ver
+		d.lines = v.detailLines(d.entry, w)
+	}
+	body := max(h-2, 1)
+	d.scroll = max(min(d.scroll, len(d.lines)-body), 0)
+	ev := d.entry.Event
+	title := v.kindStyle(ev.Kind).Render(cleanText(string(ev.Kind))) + "  " + st.Bold.Render(cleanText(ev.EventID))
+	if n := v.log().Seen(ev.EventID); n > 1 {
+		title += "  " + st.Accent.Render(fmt.Sprintf("×%d", n))
+	}
+	var b strings.Builder
+	b.WriteString(spread(title, st.Muted.Render(tr.T("esc back")), w))
+	end := min(d.scroll+body, len(d.lines))
+	for _, l := range d.lines[d.scroll:end] {
+		b.WriteByte('\n')
+		b.WriteString(l)
+	}
+	for i := end - d.scroll; i < body; i++ {
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	pos := tr.F("lines %d–%d of %d", min(d.scroll+1, len(d.lines)), end, len(d.lines))
+	b.WriteString(st.Muted.Render(truncateWidth(pos+" · ↑/↓ pgup/pgdn", w)))
+	return b.String()
+}
+
+// detailLines are the facts of an event and its payload pretty-printed, wrapped to w.
+func (v *eventsView) detailLines(e state.EventEntry, w int) []string {
+	st, tr, loc := v.c.st, v.c.tr, v.c.loc
+	ev := e.Event
+	var out []string
+	add := func(s string) { out = append(out, strings.Split(ansi.Wrap(s, w, ""), "\n")...) }
+	field := func(label, value string) {
+		if value != "" {
+			add(st.Label.Render(label+": ") + cleanText(value))
+		}
+	}
+	stamp := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.In(loc).Format("02/01/2006 15:04:05")
+	}
+	field(tr.T("received"), stamp(e.ReceivedAt))
+	field(tr.T("created"), stamp(ev.CreatedAt))
+	field(tr.T("wallet"), ev.Wallet())
+	field(tr.T("charge"), ev.TransactionID)
+	field(tr.T("reference"), ev.ExternalReference)
+	if ev.Amount != 0 {
+		field(tr.T("amount"), ev.Amount.BRL())
+	}
+	if ev.Kind.Known() {
+		field(tr.T("summary"), v.summary(ev))
+	}
+	switch ev.Kind {
+	case api.EventPaymentCompleted:
+		ch, _ := v.c.app.sess.Store.Charge(ev.TransactionID)
+		for _, l := range splitLegLines(tr, ch.SplitRequested, ev.Split) {
+			add("  " + l)
+		}
+	case api.EventPaymentFailed:
+		if ev.FailureReason != "" {
+			add(st.Err.Render(cleanText(ev.FailureReason)))
+		}
+		if bd := ev.BlockedDeposit; bd != nil {
+			add(st.Label.Render(tr.T("Blocked deposit: ")) + cleanText(blockReason(tr, bd.Reason)))
+			for _, l := range refundLines(tr, st, cleanRefund(bd.Refund), loc) {
+				add("  " + l)
+			}
+			if now := v.currentRefund(ev); now != "" {
+				add("  " + tr.F("now %s (read from the transaction)", tr.T(now)))
+			}
+		}
+	case api.EventRefundCompleted:
+		field(tr.T("customer receives"), ev.NetAmount.BRL())
+		field(tr.T("refund fee"), ev.FeeAmount.BRL())
+		field(tr.T("total cost to you"), (ev.Amount + ev.FeeAmount).BRL())
+	}
+	if ev.DecodeErr != "" {
+		add(st.Warn.Render("⚠ " + tr.F("Some fields could not be read and were left empty: %s", cleanText(ev.DecodeErr))))
+	}
+	out = append(out, "", st.Bold.Render(tr.T("Payload as received:")))
+	for _, l := range prettyPayload(ev) {
+		add(cleanText(l))
+	}
+	return out
+}
+
+// splitLegLines lists each leg: distributed against requested.
+func splitLegLines(tr catalog, requested, distributed []api.SplitItem) []string {
+	paid := splitPaid(distributed)
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range requested {
+		seen[r.SubAccount] = true
+		got := paid[r.SubAccount]
+		line := "→ " + padRight(cleanText(r.SubAccount), 16) + " " + padLeft(got.BRL(), evAmountW)
+		if got == r.Amount {
+			line += "  " + tr.T("as requested")
+		} else {
+			line += "  " + tr.F("requested %s", r.Amount.BRL())
+		}
+		out = append(out, line)
+	}
+	for _, d := range distributed {
+		if !seen[d.SubAccount] {
+			out = append(out, "→ "+padRight(cleanText(d.SubAccount), 16)+" "+padLeft(d.Amount.BRL(), evAmountW)+"  "+tr.T("not requested"))
+		}
+	}
+	return out
+}
+
+// prettyPayload is the payload as received, indented; an event built in code is encoded.
+func prettyPayload(ev *api.Event) []string {
+	raw := ev.Raw
+	if len(raw) == 0 {
+		raw, _ = json.Marshal(ev)
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return strings.Split(string(raw), "\n")
+	}
+	return strings.Split(buf.String(), "\n")
+}

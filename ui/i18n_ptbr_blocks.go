@@ -1,0 +1,32 @@
+package ui
+
+// ptBRBlocks holds the pt-BR messages of the blocks view.
+var ptBRBlocks = map[string]string{
+	"%d blocks":       "%d bloqueios",
+	"%d of %d blocks": "%d de %d bloqueios",
+	"1 block":         "1 bloqueio",
+	"Balance blocks":  "Bloqueios de saldo",
+	"Dates":           "Datas",
+	"Loading the balance blocks of wallet %s…":                     "Carregando os bloqueios de saldo da carteira %s…",
+	"No balance blocks in wallet %s.":                              "Nenhum bloqueio de saldo na carteira %s.",
+	"No blocks with status %s in wallet %s. f changes the filter.": "Nenhum bloqueio com status %s na carteira %s. f muda o filtro.",
+	"REASON":      "MOTIVO",
+	"RESOLUTION":  "RESOLUÇÃO",
+	"Reason":      "Motivo",
+	"Resolution":  "Resolução",
+	"TRANSACTION": "TRANSAÇÃO",
+	"TYPE":        "TIPO",
+	"Transaction": "Transação",
+	"all":         "todos",
+	"approved: the amount was returned to the payer":         "aprovado: o valor foi devolvido ao pagador",
+	"awaiting your response; the amount stays blocked":       "aguardando sua resposta; o valor continua bloqueado",
+	"defence sent; awaiting the decision":                    "defesa enviada; aguardando a decisão",
+	"enter inspects it":                                      "enter inspeciona",
+	"external reference %s":                                  "referência externa %s",
+	"load balance blocks":                                    "carregar bloqueios de saldo",
+	"refreshing…":                                            "atualizando…",
+	"rejected: the amount is back in your available balance": "rejeitado: o valor voltou ao seu saldo disponível",
+	"resolved %s":                                            "resolvido em %s",
+	"status not in the spec":                                 "status fora da especificação",
+	"total ":                                                 "total ",
+}

@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/api"
+)
+
+// appState is the live context every view reads: the session, its generation and the active wallet.
+type appState struct {
+	sess *Session
+	// gen changes when the session changes (profile switch); replies tagged with an older one are dropped.
+	gen uint64
+	// wallet is the active wallet: "principal" or a sub-account reference.
+	wallet string
+	// done is closed when the session is replaced, releasing commands that wait on it.
+	done chan struct{}
+	// subAccounts is the account's sub-account list as last loaded by the wallets view (nil until then).
+	subAccounts []api.SubAccount
+}
+
+// tag marks a command made now, so its reply can be dropped if the session or wallet changed.
+func (a *appState) tag() tag { return tag{gen: a.gen, wallet: a.wallet} }
+
+// stale reports whether a reply belongs to another session or wallet.
+func (a *appState) stale(t tag) bool { return t.gen != a.gen || t.wallet != a.wallet }
+
+// walletOpt is the X-Sub-Account option for the active wallet.
+func (a *appState) walletOpt() api.RequestOption { return api.WithSubAccount(walletHeader(a.wallet)) }
+
+// pane is one of the five main views (charges, inspector, wallets, blocks, events).
+type pane interface {
+	// activate runs when the view is shown, or when the session or wallet changed while it is shown.
+	activate() tea.Cmd
+	// update handles keys when the view is active, and every message that is not the root's.
+	update(msg tea.Msg) tea.Cmd
+	view(w, h int) string
+	setSize(w, h int)
+	// capturesText reports whether printable keys belong to a text field of the view.
+	capturesText() bool
+	shortHelp() []key.Binding
+	fullHelp() []key.Binding
+	title() string
+}
+
+// walletChangedMsg tells the views the active wallet changed; they drop data of the old one.
+type walletChangedMsg struct{ wallet string }
+
+// inspectMsg opens the transaction inspector on a lookup (id, external reference or idempotency key).
+type inspectMsg struct {
+	query  string
+	wallet string
+}
+
+// switchWalletMsg asks the root to make a wallet active.
+type switchWalletMsg struct{ wallet string }

@@ -1,0 +1,201 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"image"
+	_ "image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/makiuchi-d/gozxing"
+	gzqr "github.com/makiuchi-d/gozxing/qrcode"
+	"github.com/muesli/termenv"
+
+	"pixdash/api"
+	"pixdash/api/sandbox"
+	"pixdash/state"
+)
+
+// shotNow is the fixed clock of every screenshot: the emulator, the client, the store and the UI.
+var shotNow = time.Date(2026, 11, 21, 14, 30, 0, 0, time.UTC)
+
+// shotRig is a demo session on a fake clock with seeded ids, so the same input gives the same images.
+type shotRig struct {
+	t     *testing.T
+	clock *sandbox.FakeClock
+	sess  *Session
+	keyN  int
+}
+
+func newShotRig(t *testing.T, o DemoOptions) *shotRig {
+	t.Helper()
+	r := &shotRig{t: t, clock: sandbox.NewFakeClock(shotNow)}
+	now := r.clock.Now
+	o.ServerOptions = append(o.ServerOptions, sandbox.WithClock(r.clock), sandbox.WithRand(20261121))
+	o.ClientOptions = append(o.ClientOptions, api.WithClock(now))
+	o.StoreOptions = append(o.StoreOptions, state.WithClock(now))
+	s, _, err := DemoSession(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	r.sess = s
+	return r
+}
+
+// model is a dashboard on the rig's session with the fixed clock and deterministic keys.
+func (r *shotRig) model() *Model {
+	return New(Options{
+		Session: r.sess, Lang: LangEN, CustomerLang: LangPT, Location: time.UTC,
+		Now:    r.clock.Now,
+		NewKey: func() string { r.keyN++; return fmt.Sprintf("pixdash-screenshot-%04d", r.keyN) },
+		Bell:   func() {}, Clipboard: func(string) {},
+	})
+}
+
+// scene runs a fresh dashboard, plays steps, quits and returns the final frame.
+func (r *shotRig) scene(w, h int, steps func(f *flow)) string {
+	r.t.Helper()
+	m := r.model()
+	tm := teatest.NewTestModel(r.t, m, teatest.WithInitialTermSize(w, h))
+	f := &flow{t: r.t, tm: tm, m: m, out: &screenLog{}}
+	f.waitFor("charges")
+	if steps != nil {
+		steps(f)
+	}
+	time.Sleep(150 * time.Millisecond) // let in-flight replies land
+	if err := tm.Quit(); err != nil {
+		r.t.Fatal(err)
+	}
+	final := tm.FinalModel(r.t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	return final.View()
+}
+
+// TestScreenshots writes the README's screenshots as ANSI files when PIXDASH_SCREENSHOTS names a
+// directory; `make screenshots` turns them into PNGs with freeze.
+func TestScreenshots(t *testing.T) {
+	dir := os.Getenv("PIXDASH_SCREENSHOTS")
+	if dir == "" {
+		t.Skip("set PIXDASH_SCREENSHOTS=DIR (make screenshots) to render the screenshots")
+	}
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	lipgloss.SetHasDarkBackground(true)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	write := func(name, view string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name+".ansi"), []byte(view), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := newShotRig(t, DemoOptions{})
+	const w, h = 120, 40
+
+	write("01-charges", r.scene(w, h, nil))
+	write("02-new-charge-split", r.scene(w, h, func(f *flow) {
+		f.keys("n")
+		f.waitFor("New charge")
+		f.keys("20,00", "tab", "Bolo de aniversário")
+		f.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlP})
+		f.waitFor("Split")
+		f.keys("loja-centro", "tab", "12,00")
+		f.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlN})
+		f.keys("loja-praia", "tab", "8,00")
+		f.waitFor("exceeds the net")
+	}))
+	var qrID string
+	write("03-qr", r.scene(w, h, func(f *flow) {
+		f.newCharge("12,34", "Café e pão de queijo")
+		f.waitFor("Pague com PIX")
+	}))
+	if ch, ok := r.sess.Store.Charges().At(0); ok {
+		qrID = ch.ID
+		if err := os.WriteFile(filepath.Join(dir, "qr.code.txt"), []byte(ch.PixCopyPaste), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	qrScene := func(f *flow) {
+		f.tm.Send(openChargeMsg{id: qrID})
+		f.waitFor("Pague com PIX")
+	}
+	lipgloss.SetHasDarkBackground(false)
+	write("03-qr-light", r.scene(w, h, qrScene))
+	lipgloss.SetHasDarkBackground(true)
+	write("04-paid", r.scene(w, h, func(f *flow) {
+		qrScene(f)
+		f.keys("$")
+		f.waitFor("PAGO")
+	}))
+	write("05-inspector-blocked", r.scene(w, h, func(f *flow) {
+		f.newCharge("250,00", "Encomenda de festa")
+		f.waitFor("Pague com PIX")
+		f.keys("%")
+		f.waitFor("FALHOU")
+		r.clock.Advance(10 * time.Second) // the emulator settles the refund to the payer
+		f.keys("esc")
+		ch, _ := r.sess.Store.Charges().At(0)
+		f.tm.Send(inspectMsg{query: ch.ID, wallet: ch.Wallet})
+		f.waitFor("cnpj_payer_not_allowed")
+	}))
+	write("06-wallets", r.scene(w, h, func(f *flow) {
+		f.keys("3")
+		f.waitFor("loja-centro", "R$")
+	}))
+	write("07-blocks", r.scene(w, h, func(f *flow) {
+		f.keys("4")
+		f.waitFor("awaiting")
+	}))
+	write("08-events-payload", r.scene(w, h, func(f *flow) {
+		f.keys("5")
+		f.waitFor("payment_completed")
+		f.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+		f.waitFor("eventId")
+	}))
+	write("09-help", r.scene(w, h, func(f *flow) { f.keys("?"); f.waitFor("Keys") }))
+
+	live := newShotRig(t, DemoOptions{ClientID: "mp_live_demo_full", Secret: "demo-live-secret"})
+	live.sess.Demo, live.sess.Profile = false, "loja-live"
+	write("10-production", live.scene(w, h, func(f *flow) {
+		f.newCharge("1.234,56", "Encomenda corporativa")
+		f.waitFor("PRODUCTION? (y/N)")
+	}))
+}
+
+// TestScreenshotQRsDecode reads the QR back out of the committed screenshots (dark and light).
+func TestScreenshotQRsDecode(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "screenshots", "qr.code.txt"))
+	if err != nil {
+		t.Skip("no screenshots yet (make screenshots)")
+	}
+	if _, err := api.ParseBRCode(string(want)); err != nil {
+		t.Fatalf("the recorded code is not a valid BR Code: %v", err)
+	}
+	for _, name := range []string{"03-qr.png", "03-qr-light.png"} {
+		f, err := os.Open(filepath.Join("..", "screenshots", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, _, err := image.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := gzqr.NewQRCodeReader().Decode(bmp, map[gozxing.DecodeHintType]interface{}{gozxing.DecodeHintType_TRY_HARDER: true})
+		if err != nil {
+			t.Fatalf("%s: no QR found: %v", name, err)
+		}
+		if got := res.GetText(); got != strings.TrimSpace(string(want)) {
+			t.Fatalf("%s decodes to %q, want %q", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,911 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// maxDraftLegs caps the legs the builder holds: room to show the 10-leg rule broken, no more.
+const maxDraftLegs = 2 * api.MaxSplitItems
+
+// whatIfFeeRise is how much higher a fee the settlement preview plays out (spec rule 7).
+const whatIfFeeRise = api.Real
+
+// The two cells of a leg, in tab order.
+const (
+	colDest = iota
+	colAmount
+)
+
+// feeSource says where the builder's fee comes from.
+type feeSource int
+
+const (
+	feeUnknown feeSource = iota
+	feeProfile           // the profile's pix_fee
+	feeLearned           // revealed by the service in a split refusal
+)
+
+// splitWalletsMsg brings the account's sub-accounts to the builder (when the wallets view has not loaded them).
+type splitWalletsMsg struct {
+	tag   tag
+	items []api.SubAccount
+	err   error
+}
+
+// learnedNote remembers the fee the service revealed while this builder was open, and the one it replaced.
+type learnedNote struct {
+	fee, was api.Money
+	wasKnown bool
+}
+
+// splitBuilder edits the split of the new-charge form: legs in the order they settle, every rule of the
+// spec checked live by api.CheckSplit, totals against the originator's fee, and a settlement preview.
+type splitBuilder struct {
+	c      *common
+	origin string // the wallet creating the charge: "principal" or a sub-account reference
+	draft  state.SplitDraft
+	leg    int // selected leg
+	col    int // colDest or colAmount
+	in     textinput.Model
+
+	gross      api.Money
+	grossKnown bool
+
+	subs        []api.SubAccount // loaded here when the wallets view has not loaded the list
+	subsLoaded  bool
+	subsLoading bool
+	subsErr     string
+
+	learned *learnedNote
+	// server is the service's refusal of this split, shown on serverLeg (-1: on the split as a whole).
+	server    string
+	serverLeg int
+	dirty     bool // the legs changed since the form last looked
+
+	width, height int
+}
+
+func newSplitBuilder(c *common, origin string) *splitBuilder {
+	if origin == "" {
+		origin = api.WalletPrincipal
+	}
+	ti := textinput.New()
+	ti.Prompt = ""
+	return &splitBuilder{c: c, origin: origin, in: ti, serverLeg: -1, width: 80, height: 20}
+}
+
+func (b *splitBuilder) setSize(w, h int) {
+	b.width, b.height = w, h
+	b.focusCell(b.leg, b.col)
+}
+
+// setGross tells the builder the charge amount typed in the form.
+func (b *splitBuilder) setGross(gross api.Money, known bool) { b.gross, b.grossKnown = gross, known }
+
+func (b *splitBuilder) hasLegs() bool { return len(b.draft.Legs) > 0 }
+
+// takeDirty reports (once) whether the legs changed.
+func (b *splitBuilder) takeDirty() bool {
+	d := b.dirty
+	b.dirty = false
+	return d
+}
+
+// fromMain reports whether the charge is created by the main account.
+func (b *splitBuilder) fromMain() bool { return b.origin == "" || b.origin == api.WalletPrincipal }
+
+// fee returns the originator's fee: learned from the service, else the profile's pix_fee.
+func (b *splitBuilder) fee() (api.Money, feeSource) {
+	if b.learned != nil {
+		return b.learned.fee, feeLearned
+	}
+	if s := b.c.app.sess; s != nil {
+		if s.Store != nil {
+			if lf, ok := s.Store.LearnedFee(); ok {
+				return lf.Fee, feeLearned
+			}
+		}
+		if s.HasPixFee {
+			return s.PixFee, feeProfile
+		}
+	}
+	return 0, feeUnknown
+}
+
+// learn adopts the fee the service revealed.
+func (b *splitBuilder) learn(fee api.Money) {
+	was, src := b.fee()
+	b.learned = &learnedNote{fee: fee, was: was, wasKnown: src != feeUnknown}
+}
+
+// wallets returns the account's sub-accounts and whether the list is known.
+func (b *splitBuilder) wallets() ([]api.SubAccount, bool) {
+	if b.c.app.subAccounts != nil {
+		return b.c.app.subAccounts, true
+	}
+	if b.subsLoaded {
+		return b.subs, true
+	}
+	return nil, false
+}
+
+// walletStatus answers existence and activity from the wallet list; nil when it is not loaded
+// (api.CheckSplit then leaves existence to the service).
+func (b *splitBuilder) walletStatus() api.WalletStatus {
+	subs, ok := b.wallets()
+	if !ok {
+		return nil
+	}
+	return func(ref string) (bool, bool) {
+		for _, s := range subs {
+			if s.Reference == ref {
+				return true, s.Status.Active()
+			}
+		}
+		return false, false
+	}
+}
+
+// loadWallets fetches the sub-account list when nobody has yet.
+func (b *splitBuilder) loadWallets() tea.Cmd {
+	if _, ok := b.wallets(); ok || b.subsLoading || b.c.app.sess == nil || b.c.app.sess.Client == nil {
+		return nil
+	}
+	b.subsLoading = true
+	t, c := b.c.app.tag(), b.c.app.sess.Client
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		items, err := c.ListSubAccounts(ctx)
+		return splitWalletsMsg{tag: t, items: items, err: err}
+	})
+}
+
+func (b *splitBuilder) onWallets(msg splitWalletsMsg) {
+	if b.c.app.stale(msg.tag) {
+		return
+	}
+	b.subsLoading = false
+	if msg.err != nil {
+		b.subsErr = msg.err.Error()
+		return
+	}
+	b.subs, b.subsLoaded, b.subsErr = msg.items, true, ""
+	if b.subs == nil {
+		b.subs = []api.SubAccount{}
+	}
+}
+
+// suggestions are the destinations left/right cycle through: active sub-accounts other than the
+// originator, plus principal for a sub-account's charge, minus those other legs already use.
+func (b *splitBuilder) suggestions() []string {
+	subs, _ := b.wallets()
+	used := map[string]bool{}
+	for i, l := range b.draft.Legs {
+		if i != b.leg {
+			used[strings.TrimSpace(l.Dest)] = true
+		}
+	}
+	var out []string
+	for _, s := range subs {
+		if s.Status.Active() && s.Reference != b.origin && !used[s.Reference] {
+			out = append(out, s.Reference)
+		}
+	}
+	if !b.fromMain() && !used[api.WalletPrincipal] {
+		out = append(out, api.WalletPrincipal)
+	}
+	return out
+}
+
+// --- editing ---
+
+func (b *splitBuilder) cellWidths() (dest, amount int) {
+	return min(max(b.width-44, 12), 32), 12
+}
+
+// focusCell puts the text cursor on a leg's cell.
+func (b *splitBuilder) focusCell(i, col int) {
+	n := len(b.draft.Legs)
+	if n == 0 {
+		b.leg, b.col = 0, colDest
+		b.in.Blur()
+		return
+	}
+	b.leg, b.col = min(max(i, 0), n-1), col
+	dw, aw := b.cellWidths()
+	l := b.draft.Legs[b.leg]
+	if col == colDest {
+		b.in.CharLimit = 40
+		b.in.Placeholder = b.c.tr.T("reference or principal")
+		b.in.Width = dw - 1
+		b.in.SetValue(l.Dest)
+	} else {
+		b.in.CharLimit = 20
+		b.in.Placeholder = "0,00"
+		b.in.Width = aw - 1
+		b.in.SetValue(l.AmountText)
+	}
+	b.in.CursorEnd()
+	b.in.Focus()
+}
+
+// touch records an edit: the service's last refusal no longer applies.
+func (b *splitBuilder) touch() {
+	b.dirty = true
+	b.server, b.serverLeg = "", -1
+}
+
+// storeCell copies the input into the focused cell.
+func (b *splitBuilder) storeCell() {
+	if b.leg >= len(b.draft.Legs) {
+		return
+	}
+	v, l := b.in.Value(), &b.draft.Legs[b.leg]
+	switch {
+	case b.col == colDest && l.Dest != v:
+		l.Dest = v
+		b.touch()
+	case b.col == colAmount && l.AmountText != v:
+		l.AmountText = v
+		b.touch()
+	}
+}
+
+func (b *splitBuilder) addLeg() tea.Cmd {
+	if len(b.draft.Legs) >= maxDraftLegs {
+		text := b.c.tr.F("The builder holds at most %d legs (the service accepts %d).", maxDraftLegs, api.MaxSplitItems)
+		return func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
+	}
+	i := b.draft.Add()
+	b.touch()
+	b.focusCell(i, colDest)
+	return nil
+}
+
+func (b *splitBuilder) removeLeg() {
+	if len(b.draft.Legs) == 0 {
+		return
+	}
+	b.draft.Remove(b.leg)
+	b.touch()
+	b.focusCell(b.leg, b.col)
+}
+
+func (b *splitBuilder) move(delta int) {
+	if len(b.draft.Legs) == 0 {
+		return
+	}
+	j := b.draft.Move(b.leg, delta)
+	if j != b.leg {
+		b.touch()
+	}
+	b.focusCell(j, b.col)
+}
+
+// step moves through the cells in tab order, wrapping around.
+func (b *splitBuilder) step(d int) {
+	n := 2 * len(b.draft.Legs)
+	if n == 0 {
+		return
+	}
+	i := ((b.leg*2+b.col+d)%n + n) % n
+	b.focusCell(i/2, i%2)
+}
+
+// cycle replaces an empty or suggested destination with the next suggestion; false when it does not apply.
+func (b *splitBuilder) cycle(d int) bool {
+	sug := b.suggestions()
+	cur := strings.TrimSpace(b.in.Value())
+	idx := -1
+	for i, s := range sug {
+		if s == cur {
+			idx = i
+		}
+	}
+	if len(sug) == 0 || (cur != "" && idx < 0) {
+		return false
+	}
+	switch {
+	case idx < 0 && d < 0:
+		idx = len(sug) - 1
+	case idx < 0:
+		idx = 0
+	default:
+		idx = ((idx+d)%len(sug) + len(sug)) % len(sug)
+	}
+	b.in.SetValue(sug[idx])
+	b.in.CursorEnd()
+	b.storeCell()
+	return true
+}
+
+// dropEmpty removes legs where nothing was typed (closing the builder after opening it by mistake).
+func (b *splitBuilder) dropEmpty() {
+	for i := len(b.draft.Legs) - 1; i >= 0; i-- {
+		l := b.draft.Legs[i]
+		if strings.TrimSpace(l.Dest) == "" && strings.TrimSpace(l.AmountText) == "" {
+			b.draft.Remove(i)
+		}
+	}
+	b.focusCell(b.leg, b.col)
+}
+
+// update handles a key; done is true when the merchant finished (enter on the last cell).
+func (b *splitBuilder) update(km tea.KeyMsg) (cmd tea.Cmd, done bool) {
+	k := b.c.keys
+	switch {
+	case key.Matches(km, k.AddLeg):
+		return b.addLeg(), false
+	case key.Matches(km, k.RemoveLeg):
+		b.removeLeg()
+		return nil, false
+	case key.Matches(km, k.MoveUp):
+		b.move(-1)
+		return nil, false
+	case key.Matches(km, k.MoveDn):
+		b.move(1)
+		return nil, false
+	case key.Matches(km, k.NextField):
+		b.step(1)
+		return nil, false
+	case key.Matches(km, k.PrevField):
+		b.step(-1)
+		return nil, false
+	case key.Matches(km, k.PrevLeg):
+		b.focusCell(b.leg-1, b.col)
+		return nil, false
+	case key.Matches(km, k.NextLeg):
+		b.focusCell(b.leg+1, b.col)
+		return nil, false
+	}
+	if len(b.draft.Legs) == 0 {
+		return nil, km.Type == tea.KeyEnter
+	}
+	switch km.Type {
+	case tea.KeyEnter:
+		if b.leg == len(b.draft.Legs)-1 && b.col == colAmount {
+			return nil, true
+		}
+		b.step(1)
+		return nil, false
+	case tea.KeyLeft, tea.KeyRight:
+		d := 1
+		if km.Type == tea.KeyLeft {
+			d = -1
+		}
+		if b.col == colDest && b.cycle(d) {
+			return nil, false
+		}
+	}
+	b.in, cmd = b.in.Update(km)
+	b.storeCell()
+	return cmd, false
+}
+
+// setServer shows the service's refusal of the split on the leg it names.
+func (b *splitBuilder) setServer(msg string) {
+	b.server, b.serverLeg = msg, -1
+	find := func(ref string) {
+		for i, l := range b.draft.Legs {
+			if strings.TrimSpace(l.Dest) == ref {
+				b.serverLeg = i
+				return
+			}
+		}
+	}
+	switch {
+	case strings.HasPrefix(msg, "Subconta '"):
+		rest := strings.TrimPrefix(msg, "Subconta '")
+		if i := strings.IndexByte(rest, '\''); i >= 0 {
+			find(rest[:i])
+		}
+	case strings.HasPrefix(msg, "A conta que origina"):
+		find(b.origin)
+	case strings.HasPrefix(msg, "A cobrança foi criada"):
+		find(api.WalletPrincipal)
+	case strings.HasPrefix(msg, "split."):
+		var i int
+		if _, err := fmt.Sscanf(msg, "split.%d.", &i); err == nil && i >= 0 && i < len(b.draft.Legs) {
+			b.serverLeg = i
+		}
+	}
+}
+
+// --- rules ---
+
+// splitCheck is the result of checking the legs: the spec's rules (api.CheckSplit) and the amounts' text.
+type splitCheck struct {
+	items      []api.SplitItem
+	legMsgs    [][]string // messages on each leg
+	sum        api.Money
+	gross, net api.Money
+	grossKnown bool
+	fee        api.Money
+	feeSrc     feeSource
+	badText    map[int]bool // legs whose amount text does not parse
+	// first is the first problem with its leg number, for the form; short is its few-word form.
+	first, short string
+}
+
+func (ck splitCheck) ok() bool { return ck.first == "" }
+
+// check runs every rule on the legs. The rules are api.CheckSplit's; this only places each problem on
+// the leg that breaks it and words it for the merchant.
+func (b *splitBuilder) check() splitCheck {
+	tr := b.c.tr
+	items, perr := b.draft.Parse()
+	ck := splitCheck{items: items, legMsgs: make([][]string, len(items)), gross: b.gross, grossKnown: b.grossKnown}
+	ck.fee, ck.feeSrc = b.fee()
+	ck.sum = api.SplitSum(items)
+	ck.net = api.SplitNet(b.gross, ck.fee) // with the fee unknown this is the gross: a ceiling the split can never pass
+	type issue struct {
+		leg, rank   int // on each leg: the count rule, then the destination, the amount, the sum
+		msg, shortM string
+	}
+	var issues []issue
+	rank := 1
+	add := func(leg int, msg, short string) {
+		issues = append(issues, issue{leg: leg, rank: rank, msg: msg, shortM: short})
+	}
+	badText := map[int]bool{}
+	ck.badText = badText
+	rank = 2
+	for _, e := range perr {
+		badText[e.Index] = true
+		add(e.Index, b.legErrorText(e), tr.T("amount not valid"))
+	}
+	status := b.walletStatus()
+	for _, p := range api.CheckSplit(items, b.origin, b.gross, ck.fee, status) {
+		switch p.Rule {
+		case api.SplitTooMany:
+			rank = 0
+		case api.SplitAmountTooSmall:
+			rank = 2
+		case api.SplitSumExceedsNet:
+			rank = 3
+		default:
+			rank = 1
+		}
+		switch p.Rule {
+		case api.SplitTooMany:
+			for i := api.MaxSplitItems; i < len(items); i++ {
+				add(i, tr.F("at most %d legs per split: remove this one", api.MaxSplitItems), tr.T("too many legs"))
+			}
+		case api.SplitAmountTooSmall:
+			if !badText[p.Index] {
+				add(p.Index, tr.T("each leg must be at least R$ 0,01"), tr.T("amount below R$ 0,01"))
+			}
+		case api.SplitBadReference:
+			if p.Ref == "" {
+				add(p.Index, tr.T("choose a destination: a sub-account reference or principal (←/→ lists them)"), tr.T("no destination"))
+			} else {
+				add(p.Index, tr.F("%q is not a sub-account reference (a-z, 0-9, - or _, 2 to 32 characters) nor principal", p.Ref), tr.T("invalid destination"))
+			}
+		case api.SplitSelf:
+			add(p.Index, tr.F("%s creates this charge: the originator cannot be in its own split", p.Ref), tr.T("originator in its own split"))
+		case api.SplitPrincipalFromMain:
+			add(p.Index, tr.T("principal may receive a split only when a sub-account creates the charge; this one comes from the main account"), tr.T("principal from the main account"))
+		case api.SplitUnknownDestination:
+			if exists, _ := status(p.Ref); exists {
+				add(p.Index, tr.F("sub-account %s is suspended: it cannot receive a split", p.Ref), tr.T("suspended destination"))
+			} else {
+				add(p.Index, tr.F("no active sub-account %s in this account", p.Ref), tr.T("unknown destination"))
+			}
+		case api.SplitDuplicate:
+			first := 0
+			for j := 0; j < p.Index; j++ {
+				if items[j].SubAccount == p.Ref {
+					first = j
+					break
+				}
+			}
+			add(p.Index, tr.F("%s already receives leg %d: a destination may appear only once", p.Ref, first+1), tr.T("destination twice"))
+		case api.SplitSumExceedsNet:
+			if !b.grossKnown {
+				continue // the form asks for the amount; there is nothing to compare with yet
+			}
+			// The leg where the running sum passes the net is the one that breaks the ceiling.
+			leg := len(items) - 1
+			for i := range items {
+				if api.SplitSum(items[:i+1]) > p.Net {
+					leg = i
+					break
+				}
+			}
+			switch over := p.Sum - p.Net; {
+			case ck.feeSrc == feeUnknown:
+				add(leg, tr.F("the split (%s) exceeds the charge amount %s, before any fee", p.Sum.BRL(), p.Gross.BRL()), tr.T("sum exceeds the amount"))
+			case over > 0:
+				add(leg, tr.F("the split (%s) exceeds the net %s by %s", p.Sum.BRL(), p.Net.BRL(), over.BRL()), tr.T("sum exceeds net"))
+			default:
+				add(leg, tr.F("the split (%s) exceeds the net %s", p.Sum.BRL(), p.Net.BRL()), tr.T("sum exceeds net"))
+			}
+		}
+	}
+	sort.SliceStable(issues, func(i, j int) bool {
+		if issues[i].leg != issues[j].leg {
+			return issues[i].leg < issues[j].leg
+		}
+		return issues[i].rank < issues[j].rank
+	})
+	for _, is := range issues {
+		if is.leg >= 0 && is.leg < len(ck.legMsgs) {
+			ck.legMsgs[is.leg] = append(ck.legMsgs[is.leg], is.msg)
+		}
+	}
+	if len(issues) > 0 {
+		is := issues[0]
+		ck.first = tr.F("leg %d: %s", is.leg+1, is.msg)
+		ck.short = tr.F("leg %d: %s", is.leg+1, is.shortM)
+		if is.shortM == tr.T("sum exceeds net") || is.shortM == tr.T("sum exceeds the amount") {
+			ck.short = is.shortM
+		}
+	}
+	return ck
+}
+
+// legErrorText words a leg's amount text problem.
+func (b *splitBuilder) legErrorText(e state.LegError) string {
+	tr := b.c.tr
+	switch e.Kind {
+	case state.LegAmountMissing:
+		return tr.T("enter the amount in reais, e.g. 12,34")
+	case state.LegAmountPrecision:
+		return tr.T("at most 2 decimal places: the smallest amount is R$ 0,01")
+	case state.LegAmountRange:
+		return tr.T("amount too large")
+	}
+	return tr.T("not an amount: use digits and a decimal comma, e.g. 1.234,56")
+}
+
+// summary is the form's one-line view of the split ("2 legs · R$ 12,00 of R$ 11,35 net ✗ sum exceeds net").
+func (b *splitBuilder) summary(ck splitCheck) string {
+	st, tr := b.c.st, b.c.tr
+	n := len(ck.items)
+	s := tr.T("1 leg")
+	if n != 1 {
+		s = tr.F("%d legs", n)
+	}
+	switch {
+	case !ck.grossKnown:
+		s += " · " + ck.sum.BRL()
+	case ck.feeSrc == feeUnknown:
+		s += " · " + tr.F("%s · fee unknown", ck.sum.BRL())
+	default:
+		s += " · " + tr.F("%s of %s net", ck.sum.BRL(), ck.net.BRL())
+	}
+	switch {
+	case !ck.ok():
+		s += " " + st.FieldErr.Render("✗ "+ck.short)
+	case ck.grossKnown && ck.feeSrc != feeUnknown:
+		s += " " + st.OK.Render("✓ "+tr.F("keeps %s", (ck.net-ck.sum).BRL()))
+	default:
+		s += " " + st.OK.Render("✓")
+	}
+	if b.learned != nil {
+		s += st.Warn.Render(" · " + tr.F("fee learned: %s", b.learned.fee.BRL()))
+	}
+	return s
+}
+
+// --- view ---
+
+func (b *splitBuilder) shortHelp() []key.Binding {
+	k := b.c.keys
+	return []key.Binding{k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PickWallet, k.NextField, k.Submit, k.Back}
+}
+
+func (b *splitBuilder) fullHelp() []key.Binding {
+	k := b.c.keys
+	return []key.Binding{k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PrevLeg, k.NextLeg, k.PickWallet, k.NextField, k.PrevField, k.Submit, k.Back}
+}
+
+func (b *splitBuilder) feeLabel(src feeSource) string {
+	switch src {
+	case feeLearned:
+		return b.c.tr.T("learned from the service")
+	case feeProfile:
+		return b.c.tr.T("profile pix_fee")
+	}
+	return ""
+}
+
+// headerLines: title, the totals, and notes about the fee, the wallet list and the service's refusal.
+func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
+	st, tr := b.c.st, b.c.tr
+	var out []string
+	title := st.Bold.Render(tr.T("Split")) + st.Muted.Render(" · "+tr.F("new charge from %s", b.origin)+" · "+tr.T("legs settle in this order"))
+	out = append(out, title)
+	var money string
+	switch {
+	case !ck.grossKnown:
+		money = st.Label.Render(tr.T("Gross ")) + st.Warn.Render(tr.T("not set: type the charge amount in the form (esc)"))
+	case ck.feeSrc == feeUnknown:
+		money = st.Label.Render(tr.T("Gross ")) + st.Value.Render(ck.gross.BRL()) + st.Muted.Render(" · ") +
+			st.Warn.Render(tr.T("fee unknown: the net cannot be checked (the service checks it)"))
+	default:
+		money = st.Label.Render(tr.T("Gross ")) + st.Value.Render(ck.gross.BRL()) +
+			st.Label.Render(" − "+tr.T("fee ")) + st.Value.Render(ck.fee.BRL()) + st.Muted.Render(" ("+b.feeLabel(ck.feeSrc)+")") +
+			st.Label.Render(" = "+tr.T("net ")) + st.Bold.Render(ck.net.BRL())
+	}
+	out = append(out, money)
+	alloc := st.Label.Render(tr.T("Allocated ")) + st.Value.Render(ck.sum.BRL())
+	if ck.grossKnown {
+		keeps := ck.net - ck.sum
+		label := tr.T("originator keeps ")
+		if ck.feeSrc == feeUnknown {
+			label = tr.T("originator keeps, before the fee, ")
+		}
+		ks := st.Value.Render(keeps.BRL())
+		if keeps < 0 {
+			ks = st.Err.Render(keeps.BRL())
+		}
+		alloc += st.Muted.Render(" · ") + st.Label.Render(label) + ks
+		switch {
+		case keeps < 0:
+			alloc += " " + st.Err.Render("✗ "+tr.T("sum exceeds net"))
+		case keeps == 0 && len(ck.items) > 0 && ck.feeSrc != feeUnknown:
+			alloc += " " + st.OK.Render("✓ "+tr.T("equal to the net: accepted"))
+		case ck.feeSrc != feeUnknown && len(ck.items) > 0:
+			alloc += " " + st.OK.Render("✓ "+tr.T("within the net"))
+		}
+	}
+	out = append(out, alloc)
+	if l := b.learned; l != nil {
+		was := tr.T("unknown")
+		if l.wasKnown {
+			was = l.was.BRL()
+		}
+		out = append(out, st.Warn.Render(tr.F("fee learned from the service: %s (was %s)", l.fee.BRL(), was)))
+	}
+	if _, ok := b.wallets(); !ok {
+		note := tr.T("wallet list not loaded: existence checked by the service")
+		if b.subsLoading {
+			note = tr.T("loading the wallet list…; until then existence is checked by the service")
+		}
+		out = append(out, st.Muted.Render(note))
+	}
+	if b.server != "" && (b.serverLeg < 0 || b.serverLeg >= len(b.draft.Legs)) {
+		out = append(out, st.Err.Render("✗ "+tr.F("the service refused the split: %s", oneLine(b.server))))
+	}
+	for i := range out {
+		out[i] = truncateWidth(out[i], w)
+	}
+	return append(out, "")
+}
+
+// legLines draws the table rows; sel is the range of lines of the selected leg.
+func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst, selLast int) {
+	st, tr := b.c.st, b.c.tr
+	dw, aw := b.cellWidths()
+	for i, l := range b.draft.Legs {
+		if i == b.leg {
+			selFirst = len(lines)
+		}
+		mark := "  "
+		if i == b.leg {
+			mark = st.FieldFocus.Render("› ")
+		}
+		cell := func(col int, text string, width int) string {
+			if i == b.leg && b.col == col {
+				return st.FieldFocus.Render("[") + padRight(b.in.View(), width) + st.FieldFocus.Render("]")
+			}
+			if text == "" {
+				return "[" + padRight(st.Muted.Render("·"), width) + "]"
+			}
+			return "[" + padRight(oneLine(text), width) + "]"
+		}
+		parsed := ""
+		if !ck.badText[i] && strings.TrimSpace(l.AmountText) != "" {
+			parsed = "= " + ck.items[i].Amount.BRL()
+		}
+		mark2 := st.OK.Render("✓")
+		msgs := ck.legMsgs[i]
+		if i == b.leg && strings.TrimSpace(l.Dest) == "" && strings.TrimSpace(l.AmountText) == "" {
+			// A blank leg being filled in: no complaints yet (a submit still refuses it).
+			msgs, mark2 = nil, " "
+		}
+		if b.server != "" && b.serverLeg == i {
+			msgs = append(msgs[:len(msgs):len(msgs)], tr.F("the service refused it: %s", oneLine(b.server)))
+		}
+		if len(msgs) > 0 {
+			mark2 = st.Err.Render("✗")
+		}
+		row := mark + padLeft(fmt.Sprint(i+1), 2) + "  " + cell(colDest, l.Dest, dw) + " " + cell(colAmount, l.AmountText, aw) +
+			" " + padLeft(st.Muted.Render(parsed), 14) + " " + mark2
+		lines = append(lines, truncateWidth(row, w))
+		for _, m := range msgs {
+			lines = append(lines, spaces(6)+st.FieldErr.Render(truncateWidth("✗ "+m, max(w-6, 1))))
+		}
+		if i == b.leg {
+			selLast = len(lines) - 1
+		}
+	}
+	return lines, selFirst, selLast
+}
+
+// previewLines play the settlement (spec rule 7): legs in the order sent, under the fee known now and
+// under a fee R$ 1,00 higher, saying which legs would be reduced or dropped.
+func (b *splitBuilder) previewLines(ck splitCheck, w int) []string {
+	st, tr := b.c.st, b.c.tr
+	title := st.Bold.Render(tr.T("Settlement preview"))
+	switch {
+	case len(ck.items) == 0:
+		return nil
+	case !ck.grossKnown:
+		return []string{truncateWidth(title+st.Muted.Render(" · "+tr.T("needs the charge amount")), w)}
+	case ck.feeSrc == feeUnknown:
+		return []string{truncateWidth(title+st.Muted.Render(" · "+tr.T("needs the fee (unknown): the service settles legs in order until the net runs out")), w)}
+	}
+	higher := ck.fee + whatIfFeeRise
+	pv := b.draft.Preview(ck.gross, ck.fee, higher)
+	reduced, dropped := 0, 0
+	for _, p := range pv {
+		switch {
+		case p.Dropped():
+			dropped++
+		case p.Reduced():
+			reduced++
+		}
+	}
+	verdict := st.OK.Render(tr.T("every leg still paid in full"))
+	if reduced+dropped > 0 {
+		verdict = st.Warn.Render(tr.F("%d reduced, %d dropped", reduced, dropped))
+	}
+	out := []string{truncateWidth(title+st.Muted.Render(" · "+tr.F("if the fee rose to %s: ", higher.BRL()))+verdict, w)}
+	dw := min(max(w-60, 12), 24)
+	head := "   # " + padRight(tr.T("DESTINATION"), dw) + " " + padLeft(tr.T("AMOUNT"), 13) + " " + padLeft(tr.T("NOW"), 13) + " " + padLeft(tr.F("FEE %s", higher.BRL()), 15)
+	out = append(out, truncateWidth(st.ColHeader.Render(head), w))
+	for i, p := range pv {
+		note := ""
+		switch {
+		case p.Dropped():
+			note = st.Err.Render(tr.T("dropped"))
+		case p.Reduced():
+			note = st.Warn.Render(tr.T("reduced"))
+		}
+		now := p.Paid.BRL()
+		if p.Paid < p.Leg.Amount {
+			now = st.Warn.Render(now)
+		}
+		row := padLeft(fmt.Sprint(i+1), 4) + " " + padRight(oneLine(p.Leg.SubAccount), dw) + " " + padLeft(p.Leg.Amount.BRL(), 13) + " " +
+			padLeft(now, 13) + " " + padLeft(p.PaidIfHigher.BRL(), 15) + " " + note
+		out = append(out, truncateWidth(row, w))
+	}
+	return out
+}
+
+// footerLines: the destination suggestions and the builder's keys.
+func (b *splitBuilder) footerLines(w int) []string {
+	st, tr := b.c.st, b.c.tr
+	var out []string
+	if len(b.draft.Legs) > 0 && b.col == colDest {
+		if _, ok := b.wallets(); ok || !b.fromMain() {
+			if sug := b.suggestions(); len(sug) > 0 {
+				out = append(out, truncateWidth(st.Label.Render(tr.T("wallets (←/→): "))+strings.Join(sug, " · "), w))
+			} else {
+				out = append(out, truncateWidth(st.Muted.Render(tr.T("no other active wallet to suggest: type a reference")), w))
+			}
+		}
+	}
+	var parts []string
+	for _, kb := range b.shortHelp() {
+		h := kb.Help()
+		parts = append(parts, st.Key.Render(h.Key)+" "+st.Help.Render(h.Desc))
+	}
+	// Wrap the keys on at most two lines.
+	line := ""
+	var keyLines []string
+	for _, p := range parts {
+		cand := p
+		if line != "" {
+			cand = line + st.Help.Render(" · ") + p
+		}
+		if line != "" && lipgloss.Width(cand) > w {
+			keyLines = append(keyLines, line)
+			line = p
+			continue
+		}
+		line = cand
+	}
+	if line != "" {
+		keyLines = append(keyLines, line)
+	}
+	if len(keyLines) > 2 {
+		keyLines = keyLines[:2]
+	}
+	for _, l := range keyLines {
+		out = append(out, truncateWidth(l, w))
+	}
+	return out
+}
+
+func (b *splitBuilder) view(w, h int) string {
+	st, tr := b.c.st, b.c.tr
+	ck := b.check()
+	top := b.headerLines(ck, w)
+	bottom := b.footerLines(w)
+	room := h - len(top) - len(bottom)
+	if room < 2 {
+		all := append(top, bottom...)
+		return strings.Join(all[:min(len(all), max(h, 0))], "\n")
+	}
+	var legs []string
+	selFirst, selLast := 0, 0
+	if len(b.draft.Legs) == 0 {
+		legs = []string{st.Muted.Render(truncateWidth(tr.T("No legs: ctrl+n adds one; esc returns to the form without a split."), w))}
+	} else {
+		legs, selFirst, selLast = b.legLines(ck, w)
+	}
+	dw, aw := b.cellWidths()
+	head := spaces(6) + padRight(tr.T("DESTINATION"), dw+2) + " " + padRight(tr.T("AMOUNT (R$)"), aw+2)
+	if n := len(b.draft.Legs); n > 0 {
+		head += "  " + tr.F("leg %d of %d", b.leg+1, n)
+	}
+	head = truncateWidth(st.ColHeader.Render(head), w)
+	prev := b.previewLines(ck, w)
+	legsNeed := 1 + len(legs)
+	prevNeed := 0
+	if len(prev) > 0 {
+		prevNeed = 1 + len(prev)
+	}
+	legsRoom := legsNeed
+	if legsNeed+prevNeed > room {
+		legsRoom = min(legsNeed, max(room-prevNeed, room*2/3))
+	}
+	prevRoom := room - legsRoom
+	if prevRoom < 2 {
+		legsRoom, prevRoom = min(legsNeed, room), 0
+	}
+	// Window the leg lines around the selected leg.
+	n := legsRoom - 1
+	start := 0
+	if len(legs) > n && n > 0 {
+		start = selFirst - (n-(selLast-selFirst+1))/2
+		start = min(max(start, 0), len(legs)-n)
+		if selFirst < start {
+			start = selFirst
+		}
+	}
+	var out []string
+	out = append(out, top...)
+	if legsRoom > 0 {
+		out = append(out, head)
+		if n > 0 {
+			out = append(out, legs[start:min(start+n, len(legs))]...)
+		}
+	}
+	if prevRoom >= 2 && len(prev) > 0 {
+		out = append(out, "")
+		// prev is the title, the column header, then one row per leg.
+		show, avail := prev, prevRoom-1
+		switch {
+		case len(show) <= avail:
+		case avail >= 4:
+			show = append(prev[:avail-1:avail-1], st.Muted.Render(tr.F("… %d more legs", len(prev)-(avail-1))))
+		case avail >= 2:
+			show = []string{prev[0], st.Muted.Render(tr.F("… %d more legs", len(prev)-2))}
+		default:
+			show = prev[:1]
+		}
+		out = append(out, show...)
+	}
+	for len(out) < h-len(bottom) {
+		out = append(out, "")
+	}
+	out = append(out, bottom...)
+	if len(out) > h {
+		out = out[:h]
+	}
+	return strings.Join(out, "\n")
+}

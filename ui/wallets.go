@@ -1,0 +1,1125 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"pixdash/api"
+)
+
+// Wallet view pacing.
+const (
+	// walletsRefreshAfter: showing the view again reloads data older than this.
+	walletsRefreshAfter = 30 * time.Second
+	// walletsStaleAfter: past this age the "updated … ago" note turns into a warning.
+	walletsStaleAfter = 2 * time.Minute
+	// walletsMaxBalanceCalls bounds the GET /account calls in flight at once.
+	walletsMaxBalanceCalls = 4
+	// walletsRefMax is how many characters the reference field accepts (the spec allows 32;
+	// a few more let "too long" be explained instead of silently cut).
+	walletsRefMax = 40
+)
+
+// walletsListMsg is the reply of GET /sub-accounts.
+type walletsListMsg struct {
+	tag  tag
+	seq  uint64
+	subs []api.SubAccount
+	err  error
+}
+
+// walletsBalanceMsg is the reply of GET /account for one wallet.
+type walletsBalanceMsg struct {
+	tag tag
+	ref string
+	req uint64
+	acc *api.Account
+	err error
+	// onSwitch: the wallet was just made active; a refusal goes to the status line.
+	onSwitch bool
+}
+
+// walletsCreatedMsg is the reply of POST /sub-accounts.
+type walletsCreatedMsg struct {
+	tag tag
+	ref string
+	sub *api.SubAccount
+	err error
+}
+
+// walletRow is one wallet of the list.
+type walletRow struct {
+	ref     string
+	name    string
+	status  api.SubAccountStatus
+	id      string
+	created time.Time
+	// main is the main account (principal); fromConfig is the profile's default wallet that
+	// GET /sub-accounts did not list.
+	main, fromConfig bool
+}
+
+// walletBalance is the last GET /account of one wallet.
+type walletBalance struct {
+	loading bool
+	req     uint64 // only the reply to this request is kept
+	done    bool   // a reply arrived at least once
+	bal     api.AccountBalance
+	name    string // the account's name, as GET /account gave it
+	err     error
+	at      time.Time
+}
+
+// walletsLayout holds column widths for the current width.
+type walletsLayout struct {
+	ref, name, status, avail, blocked, pending, created int
+	showPending, showCreated                            bool
+}
+
+// subAccountForm is the inline "create sub-account" form.
+type subAccountForm struct {
+	ref, name  textinput.Model
+	focus      int // 0 reference, 1 name
+	touched    [2]bool
+	server     [2]string // the service's refusal, next to its field until the field changes
+	err        string    // a refusal that names no field
+	tried      bool
+	confirming bool // production: waiting for y
+	sending    bool
+}
+
+// walletsView lists the main account and its sub-accounts with their balances, makes one active,
+// creates sub-accounts and feeds the quick wallet picker (w).
+type walletsView struct {
+	c        *common
+	sem      chan struct{} // bounds concurrent balance calls
+	subs     []api.SubAccount
+	rows     []walletRow
+	bals     map[string]*walletBalance
+	loaded   bool // the list arrived at least once
+	loading  bool
+	seq      uint64 // only the reply to the latest list request is kept
+	nextReq  uint64
+	err      error // the last list refusal (nil after a success)
+	loadedAt time.Time
+	cursor   int
+	offset   int
+	placed   bool   // the cursor was put on the active wallet once
+	want     string // select this reference when it appears
+	width    int
+	height   int
+	layout   walletsLayout
+	enterKey key.Binding
+	form     *subAccountForm
+}
+
+func newWalletsView(c *common) *walletsView {
+	v := &walletsView{
+		c:        c,
+		sem:      make(chan struct{}, walletsMaxBalanceCalls),
+		bals:     map[string]*walletBalance{},
+		enterKey: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", c.tr.T("make active"))),
+	}
+	v.rebuild()
+	return v
+}
+
+func (v *walletsView) title() string { return v.c.tr.T("Wallets") }
+
+// capturesText reports whether the create form has the keyboard.
+func (v *walletsView) capturesText() bool { return v.form != nil }
+
+func (v *walletsView) setSize(w, h int) {
+	v.width, v.height = w, h
+	l := walletsLayout{ref: 18, status: 12, avail: 14, blocked: 12}
+	rest := w - 3 - l.ref - l.status - l.avail - l.blocked - 4
+	if rest >= 20+12+10+2+4 {
+		l.showPending, l.showCreated = true, true
+		l.pending, l.created = 12, 10
+		l.status += 4
+		rest -= l.pending + l.created + 2 + 4
+	}
+	if rest < 8 {
+		rest = 8
+	}
+	l.name = rest
+	v.layout = l
+	if v.form != nil {
+		v.sizeForm()
+	}
+}
+
+func (v *walletsView) inputWidth() int { return min(max(v.width/3, 12), 32) }
+
+func (v *walletsView) sizeForm() {
+	// A text input draws one cell more than its width (the cursor).
+	iw := v.inputWidth() - 1
+	v.form.ref.Width = iw
+	v.form.name.Width = iw
+}
+
+// activate loads the list the first time, and again when it is old.
+func (v *walletsView) activate() tea.Cmd {
+	switch {
+	case v.loading:
+		return nil
+	case !v.loaded, v.c.now().Sub(v.loadedAt) > walletsRefreshAfter:
+		return v.reload()
+	}
+	return nil
+}
+
+// load starts loading the list unless it is loaded or on its way (the quick picker calls it).
+func (v *walletsView) load() tea.Cmd {
+	if v.loaded || v.loading {
+		return nil
+	}
+	return v.reload()
+}
+
+// loadErr is the last list refusal, for the quick picker.
+func (v *walletsView) loadErr() string {
+	if v.err == nil {
+		return ""
+	}
+	return describeErr(v.c.tr, v.c.tr.T("load wallets"), v.err)
+}
+
+// pickerItems are the quick picker's choices: principal first, then the sub-accounts; the bool says
+// whether the list has loaded at least once.
+func (v *walletsView) pickerItems() ([]pickerItem, bool) {
+	tr := v.c.tr
+	items := make([]pickerItem, 0, len(v.rows))
+	for _, r := range v.rows {
+		st, _ := v.statusText(r)
+		note := v.rowName(r)
+		if st != "" {
+			note += " · " + st
+		}
+		it := pickerItem{label: r.ref, value: r.ref, note: note, current: r.ref == v.c.app.wallet}
+		if v.isSuspended(r) {
+			it.disabled = tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot be made active; pick another wallet or contact support", r.ref)
+		}
+		items = append(items, it)
+	}
+	return items, v.loaded
+}
+
+// reload asks for the sub-account list; the balances follow when it arrives.
+func (v *walletsView) reload() tea.Cmd {
+	v.loading = true
+	v.seq++
+	t, c, seq := v.c.app.tag(), v.c.app.sess.Client, v.seq
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		// /sub-accounts always acts on the main account: no X-Sub-Account.
+		subs, err := c.ListSubAccounts(ctx)
+		return walletsListMsg{tag: t, seq: seq, subs: subs, err: err}
+	})
+}
+
+// balanceCmd reads one wallet's balance with its X-Sub-Account; at most walletsMaxBalanceCalls run at once.
+func (v *walletsView) balanceCmd(ref string, onSwitch bool) tea.Cmd {
+	b := v.bals[ref]
+	if b == nil {
+		b = &walletBalance{}
+		v.bals[ref] = b
+	}
+	v.nextReq++
+	b.req, b.loading = v.nextReq, true
+	t, c, sem, req := v.c.app.tag(), v.c.app.sess.Client, v.sem, v.nextReq
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		out := walletsBalanceMsg{tag: t, ref: ref, req: req, onSwitch: onSwitch}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			out.err = ctx.Err()
+			return out
+		}
+		defer func() { <-sem }()
+		out.acc, out.err = c.GetAccount(ctx, api.WithSubAccount(walletHeader(ref)))
+		return out
+	})
+}
+
+// loadBalances asks for every listed wallet's balance.
+func (v *walletsView) loadBalances() tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(v.rows))
+	for _, r := range v.rows {
+		cmds = append(cmds, v.balanceCmd(r.ref, false))
+	}
+	return tea.Batch(cmds...)
+}
+
+// rebuild makes the rows: principal, the listed sub-accounts, then the configured wallet if unlisted.
+func (v *walletsView) rebuild() {
+	rows := make([]walletRow, 0, len(v.subs)+2)
+	rows = append(rows, walletRow{ref: api.WalletPrincipal, main: true})
+	seen := map[string]bool{api.WalletPrincipal: true}
+	for _, s := range v.subs {
+		if seen[s.Reference] {
+			continue
+		}
+		seen[s.Reference] = true
+		rows = append(rows, walletRow{ref: s.Reference, name: s.Name, status: s.Status, id: s.ID, created: s.CreatedAt})
+	}
+	if cfg := v.c.app.sess.Wallet; cfg != "" && !seen[cfg] {
+		rows = append(rows, walletRow{ref: cfg, fromConfig: true})
+	}
+	v.rows = rows
+	if v.want != "" {
+		for i, r := range rows {
+			if r.ref == v.want {
+				v.cursor, v.want = i, ""
+				break
+			}
+		}
+	}
+	v.clamp()
+}
+
+func (v *walletsView) clamp() {
+	if v.cursor >= len(v.rows) {
+		v.cursor = len(v.rows) - 1
+	}
+	if v.cursor < 0 {
+		v.cursor = 0
+	}
+}
+
+func (v *walletsView) selected() (walletRow, bool) {
+	if v.cursor < 0 || v.cursor >= len(v.rows) {
+		return walletRow{}, false
+	}
+	return v.rows[v.cursor], true
+}
+
+// isSuspended: the list says so, or the wallet's own calls are refused as suspended.
+func (v *walletsView) isSuspended(r walletRow) bool {
+	if r.status == api.SubAccountSuspended {
+		return true
+	}
+	b := v.bals[r.ref]
+	return b != nil && b.err != nil && errors.Is(b.err, api.ErrSubAccountSuspended)
+}
+
+func (v *walletsView) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if v.form != nil {
+			return v.formKey(msg)
+		}
+		return v.listKey(msg)
+	case walletsListMsg:
+		return v.onList(msg)
+	case walletsBalanceMsg:
+		return v.onBalance(msg)
+	case walletsCreatedMsg:
+		return v.onCreated(msg)
+	case walletChangedMsg:
+		// Read the new active wallet now: a refusal (no access, suspended) shows at once.
+		return v.balanceCmd(msg.wallet, true)
+	}
+	return nil
+}
+
+// fromOtherSession reports a reply made for a previous profile; the list and balances do not
+// depend on the active wallet, so only the session generation matters.
+func (v *walletsView) fromOtherSession(t tag) bool { return t.gen != v.c.app.gen }
+
+func (v *walletsView) onList(msg walletsListMsg) tea.Cmd {
+	if v.fromOtherSession(msg.tag) || msg.seq != v.seq {
+		return nil
+	}
+	v.loading = false
+	if msg.err != nil {
+		v.err = msg.err
+	} else {
+		v.err = nil
+		v.subs = msg.subs
+		v.loaded = true
+		v.loadedAt = v.c.now()
+		v.c.app.subAccounts = msg.subs
+	}
+	v.rebuild()
+	if !v.placed {
+		v.placed = true
+		for i, r := range v.rows {
+			if r.ref == v.c.app.wallet {
+				v.cursor = i
+			}
+		}
+	}
+	return v.loadBalances()
+}
+
+func (v *walletsView) onBalance(msg walletsBalanceMsg) tea.Cmd {
+	if v.fromOtherSession(msg.tag) {
+		return nil
+	}
+	b := v.bals[msg.ref]
+	if b == nil || b.req != msg.req {
+		return nil
+	}
+	b.loading, b.done, b.at = false, true, v.c.now()
+	b.err = msg.err
+	if msg.err == nil && msg.acc != nil {
+		b.bal, b.name = msg.acc.Balance, msg.acc.Name
+	} else {
+		b.bal = api.AccountBalance{}
+	}
+	if msg.err != nil && msg.onSwitch && msg.ref == v.c.app.wallet {
+		var ae *api.Error
+		if errors.As(msg.err, &ae) {
+			line := describeErr(v.c.tr, v.c.tr.F("wallet %s", msg.ref), msg.err)
+			return walletsStatus(line, statusWarn)
+		}
+	}
+	return nil
+}
+
+func walletsStatus(text string, kind statusKind) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: text, kind: kind} }
+}
+
+func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
+	k := v.c.keys
+	page := max(v.height-10, 1)
+	switch {
+	case key.Matches(km, k.Up):
+		v.cursor--
+	case key.Matches(km, k.Down):
+		v.cursor++
+	case key.Matches(km, k.PageUp):
+		v.cursor -= page
+	case key.Matches(km, k.PageDown):
+		v.cursor += page
+	case key.Matches(km, k.Top):
+		v.cursor = 0
+	case key.Matches(km, k.Bottom):
+		v.cursor = len(v.rows) - 1
+	case key.Matches(km, v.enterKey):
+		return v.makeActive()
+	case key.Matches(km, k.CreateSub):
+		return v.openForm()
+	case key.Matches(km, k.Refresh):
+		if !v.loading {
+			return v.reload()
+		}
+	}
+	v.clamp()
+	return nil
+}
+
+// makeActive asks the root to switch to the selected wallet; suspended ones are refused with the reason.
+func (v *walletsView) makeActive() tea.Cmd {
+	tr := v.c.tr
+	r, ok := v.selected()
+	switch {
+	case !ok:
+		return nil
+	case v.isSuspended(r):
+		return walletsStatus(tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot be made active; pick another wallet or contact support", r.ref), statusWarn)
+	case r.ref == v.c.app.wallet:
+		return walletsStatus(tr.F("%s is already the active wallet.", r.ref), statusInfo)
+	}
+	ref := r.ref
+	return func() tea.Msg { return switchWalletMsg{wallet: ref} }
+}
+
+// --- create form ----------------------------------------------------------------------------
+
+func (v *walletsView) openForm() tea.Cmd {
+	tr := v.c.tr
+	if v.c.app.sess.ReadOnly {
+		return walletsStatus(tr.T("This profile is read-only: creating sub-accounts is disabled (read_only = true)."), statusError)
+	}
+	mk := func(placeholder string, limit int) textinput.Model {
+		ti := textinput.New()
+		ti.Prompt = ""
+		ti.Placeholder = placeholder
+		ti.CharLimit = limit
+		return ti
+	}
+	v.form = &subAccountForm{
+		ref:  mk(tr.T("e.g. loja-norte"), walletsRefMax),
+		name: mk(tr.T("e.g. Loja Norte"), api.MaxSubAccountName+45),
+	}
+	v.sizeForm()
+	return v.form.ref.Focus()
+}
+
+func (v *walletsView) setFormFocus(i int) tea.Cmd {
+	f := v.form
+	f.touched[f.focus] = true
+	f.focus = i
+	if i == 0 {
+		f.name.Blur()
+		return f.ref.Focus()
+	}
+	f.ref.Blur()
+	return f.name.Focus()
+}
+
+func (v *walletsView) formKey(km tea.KeyMsg) tea.Cmd {
+	f, k, tr := v.form, v.c.keys, v.c.tr
+	if f.confirming {
+		f.confirming = false
+		if key.Matches(km, k.Yes) {
+			return v.send()
+		}
+		return walletsStatus(tr.T("Cancelled; nothing was sent."), statusInfo)
+	}
+	switch {
+	case key.Matches(km, k.Back):
+		v.form = nil
+		return nil
+	case key.Matches(km, k.Submit):
+		return v.submit()
+	case key.Matches(km, k.NextField), key.Matches(km, k.PrevField), km.Type == tea.KeyUp, km.Type == tea.KeyDown:
+		return v.setFormFocus(1 - f.focus)
+	case km.Type == tea.KeyEnter:
+		if f.focus == 0 {
+			return v.setFormFocus(1)
+		}
+		return v.submit()
+	}
+	if f.sending {
+		return nil
+	}
+	in := &f.ref
+	if f.focus == 1 {
+		in = &f.name
+	}
+	before := in.Value()
+	var cmd tea.Cmd
+	*in, cmd = in.Update(km)
+	if in.Value() != before {
+		f.server[f.focus] = ""
+		f.err = ""
+	}
+	return cmd
+}
+
+// refProblem checks a reference as it is typed; "too short" and "required" wait until the field was
+// left or a submit was tried.
+func (v *walletsView) refProblem(ref string, strict bool) string {
+	tr := v.c.tr
+	if ref == "" {
+		if strict {
+			return tr.T("required: 2 to 32 characters (a-z, 0-9, - and _)")
+		}
+		return ""
+	}
+	if api.ValidateSubAccountRef(ref) == nil {
+		return ""
+	}
+	if ref == api.WalletPrincipal {
+		return tr.T("'principal' is reserved for the main account")
+	}
+	for i, r := range ref {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || i > 0 && (r == '-' || r == '_')
+		if !ok {
+			return tr.T("use only lowercase letters, digits, - and _, starting with a letter or digit")
+		}
+	}
+	if n := len(ref); n > 32 {
+		return tr.F("too long: %d characters, at most 32", n)
+	}
+	if strict {
+		return tr.T("too short: 2 to 32 characters")
+	}
+	return ""
+}
+
+// formErrors are the messages next to the reference and name fields.
+func (v *walletsView) formErrors() (string, string) {
+	f, tr := v.form, v.c.tr
+	refErr := v.refProblem(f.ref.Value(), f.touched[0] || f.tried)
+	var nameErr string
+	name := strings.TrimSpace(f.name.Value())
+	switch {
+	case name == "":
+		if f.touched[1] || f.tried {
+			nameErr = tr.T("required: the name shown for this wallet")
+		}
+	default:
+		if err := checkMaxLen(tr, name, api.MaxSubAccountName); err != nil {
+			nameErr = err.Error()
+		}
+	}
+	return refErr, nameErr
+}
+
+func (v *walletsView) submit() tea.Cmd {
+	f, tr := v.form, v.c.tr
+	f.tried = true
+	if f.sending {
+		return nil
+	}
+	if v.c.app.sess.ReadOnly {
+		v.form = nil
+		return walletsStatus(tr.T("This profile is read-only: nothing was sent."), statusError)
+	}
+	refErr, nameErr := v.formErrors()
+	if refErr != "" || nameErr != "" {
+		var focus tea.Cmd
+		if refErr != "" && f.focus != 0 {
+			focus = v.setFormFocus(0)
+		} else if refErr == "" && f.focus != 1 {
+			focus = v.setFormFocus(1)
+		}
+		return tea.Batch(focus, walletsStatus(tr.T("Fix the highlighted fields; nothing was sent."), statusError))
+	}
+	if v.c.app.sess.Env == api.Production {
+		f.confirming = true
+		return nil
+	}
+	return v.send()
+}
+
+// send creates the sub-account; it is sent once (POST /sub-accounts has no idempotency key).
+func (v *walletsView) send() tea.Cmd {
+	f, tr := v.form, v.c.tr
+	f.sending, f.err = true, ""
+	req := api.CreateSubAccountRequest{Reference: f.ref.Value(), Name: strings.TrimSpace(f.name.Value())}
+	t, c := v.c.app.tag(), v.c.app.sess.Client
+	create := withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		sub, err := c.CreateSubAccount(ctx, &req)
+		return walletsCreatedMsg{tag: t, ref: req.Reference, sub: sub, err: err}
+	})
+	return tea.Batch(walletsStatus(tr.F("Creating sub-account %s…", req.Reference), statusInfo), create)
+}
+
+func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
+	if v.fromOtherSession(msg.tag) {
+		return nil
+	}
+	tr := v.c.tr
+	f := v.form
+	if f != nil {
+		f.sending = false
+	}
+	if msg.err == nil && msg.sub != nil {
+		v.form = nil
+		if !slices.ContainsFunc(v.subs, func(s api.SubAccount) bool { return s.Reference == msg.sub.Reference }) {
+			v.subs = append(slices.Clip(v.subs), *msg.sub)
+			v.c.app.subAccounts = v.subs
+		}
+		v.want = msg.sub.Reference
+		v.rebuild()
+		cmds := []tea.Cmd{walletsStatus(tr.F("Sub-account %s created.", msg.sub.Reference), statusOK), v.balanceCmd(msg.sub.Reference, false)}
+		if !v.loading {
+			cmds = append(cmds, v.reload())
+		}
+		return tea.Batch(cmds...)
+	}
+	line := describeErr(tr, tr.T("create sub-account"), msg.err)
+	if f == nil {
+		return walletsStatus(line, statusError)
+	}
+	var ae *api.Error
+	var ve *api.ValidationError
+	switch {
+	case errors.Is(msg.err, api.ErrSubAccountReferenceTaken):
+		f.server[0] = tr.F("%s is already used in this account (SUB_ACCOUNT_REFERENCE_TAKEN); choose another reference", msg.ref)
+	case errors.Is(msg.err, api.ErrSubAccountQuotaExceeded):
+		f.server[0] = tr.T("the account reached its sub-account limit (SUB_ACCOUNT_QUOTA_EXCEEDED); contact support to raise it")
+	case errors.Is(msg.err, api.ErrSubAccountInvalidReference):
+		f.server[0] = tr.T("'principal' is reserved for the main account (SUB_ACCOUNT_INVALID_REFERENCE)")
+	case errors.As(msg.err, &ve):
+		for _, p := range ve.Problems {
+			switch p.Field {
+			case api.FieldReference:
+				f.server[0] = p.Msg
+			case api.FieldName:
+				f.server[1] = p.Msg
+			default:
+				f.err = line
+			}
+		}
+	case errors.As(msg.err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "name"):
+		f.server[1] = ae.Message
+	case errors.As(msg.err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "reference"):
+		f.server[0] = ae.Message
+	case errors.As(msg.err, &ae):
+		f.err = line
+	default:
+		// No answer: the request may have been carried out. The list shows whether it exists.
+		f.err = line + " · " + tr.T("it may have been created: the list is reloaded to check")
+		if !v.loading {
+			return tea.Batch(walletsStatus(line, statusError), v.reload())
+		}
+	}
+	var focus tea.Cmd
+	switch {
+	case f.server[0] != "":
+		f.touched = [2]bool{true, true}
+		if f.focus != 0 {
+			focus = v.setFormFocus(0)
+		}
+	case f.server[1] != "":
+		f.touched = [2]bool{true, true}
+		if f.focus != 1 {
+			focus = v.setFormFocus(1)
+		}
+	}
+	return tea.Batch(focus, walletsStatus(line, statusError))
+}
+
+// --- rendering ------------------------------------------------------------------------------
+
+func (v *walletsView) shortHelp() []key.Binding {
+	k := v.c.keys
+	switch {
+	case v.form != nil && v.form.confirming:
+		return []key.Binding{k.Yes, k.No}
+	case v.form != nil:
+		return []key.Binding{k.NextField, k.Submit, k.Back}
+	}
+	return []key.Binding{v.enterKey, k.CreateSub, k.Refresh}
+}
+
+func (v *walletsView) fullHelp() []key.Binding {
+	k := v.c.keys
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, v.enterKey, k.CreateSub, k.Refresh,
+		k.NextField, k.PrevField, k.Submit, k.Back}
+}
+
+// rowName is the wallet's display name.
+func (v *walletsView) rowName(r walletRow) string {
+	tr := v.c.tr
+	switch {
+	case r.main:
+		if b := v.bals[r.ref]; b != nil && b.name != "" {
+			return oneLine(b.name)
+		}
+		return tr.T("main account")
+	case r.fromConfig:
+		return tr.T("(from config)")
+	}
+	return oneLine(r.name)
+}
+
+// statusText is the wallet's status as shown (with a symbol, so colour is not the only signal).
+func (v *walletsView) statusText(r walletRow) (string, lipgloss.Style) {
+	st, tr := v.c.st, v.c.tr
+	switch {
+	case r.main:
+		return "", st.Muted
+	case r.fromConfig:
+		return "? " + tr.T("unlisted"), st.Warn
+	}
+	switch r.status {
+	case api.SubAccountApproved:
+		return "✓ " + tr.T("approved"), st.OK
+	case api.SubAccountSuspended:
+		return "⊘ " + tr.T("suspended"), st.Err
+	case "":
+		return "?", st.Warn
+	}
+	return "? " + oneLine(string(r.status)), st.Warn
+}
+
+// money formats a balance figure; nil (not sent) is "—", never a guessed zero.
+func (v *walletsView) money(m *api.Money, currency string) string {
+	switch {
+	case m == nil:
+		return "—"
+	case currency == "" || currency == "BRL":
+		return m.BRL()
+	}
+	return m.Decimal() + " " + oneLine(currency)
+}
+
+// balanceReason is a short reason a wallet's balance could not be read.
+func (v *walletsView) balanceReason(err error) string {
+	tr := v.c.tr
+	var ae *api.Error
+	var ve *api.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		return tr.T("invalid reference")
+	case errors.Is(err, api.ErrSubAccountSuspended):
+		return tr.T("suspended")
+	case errors.Is(err, api.ErrSubAccountForbidden):
+		return tr.T("no access")
+	case errors.Is(err, api.ErrSubAccountNotFound):
+		return tr.T("not found")
+	case errors.Is(err, api.ErrUnauthorized):
+		return tr.T("sign-in refused")
+	case errors.Is(err, api.ErrForbidden):
+		return tr.T("not allowed")
+	case errors.Is(err, context.DeadlineExceeded):
+		return tr.T("timed out")
+	case errors.As(err, &ae):
+		return tr.F("error %d", ae.HTTPStatus)
+	}
+	return tr.T("unavailable")
+}
+
+// balanceCells are the available, blocked and pending cells of a wallet, and their style.
+func (v *walletsView) balanceCells(ref string) (string, string, string, lipgloss.Style) {
+	st := v.c.st
+	b := v.bals[ref]
+	switch {
+	case b == nil:
+		if v.loading {
+			return "…", "…", "…", st.Muted
+		}
+		return "", "", "", st.Muted
+	case !b.done:
+		return "…", "…", "…", st.Muted
+	case b.err != nil:
+		return v.balanceReason(b.err), "", "", st.Err
+	}
+	cur := b.bal.Currency
+	return v.money(b.bal.Available, cur), v.money(b.bal.Blocked, cur), v.money(b.bal.Pending, cur), st.Value
+}
+
+// rowText renders one wallet; plain (no colours) for the highlighted line.
+func (v *walletsView) rowText(r walletRow, cursor, styled bool) string {
+	st, l := v.c.st, v.layout
+	paint := func(s lipgloss.Style, text string) string {
+		if styled {
+			return s.Render(text)
+		}
+		return text
+	}
+	var b strings.Builder
+	// The cursor and the active wallet are marked with symbols too, so they read without colour.
+	if cursor {
+		b.WriteString("›")
+	} else {
+		b.WriteByte(' ')
+	}
+	if r.ref == v.c.app.wallet {
+		b.WriteString(paint(st.Accent, "●"))
+	} else {
+		b.WriteByte(' ')
+	}
+	b.WriteByte(' ')
+	b.WriteString(padRight(r.ref, l.ref))
+	b.WriteByte(' ')
+	name := padRight(v.rowName(r), l.name)
+	if r.fromConfig || r.main {
+		name = paint(st.Muted, name)
+	}
+	b.WriteString(name)
+	b.WriteByte(' ')
+	stText, stStyle := v.statusText(r)
+	b.WriteString(paint(stStyle, padRight(stText, l.status)))
+	b.WriteByte(' ')
+	avail, blocked, pending, bs := v.balanceCells(r.ref)
+	b.WriteString(paint(bs, padLeft(avail, l.avail)))
+	b.WriteByte(' ')
+	b.WriteString(paint(bs, padLeft(blocked, l.blocked)))
+	if l.showPending {
+		b.WriteByte(' ')
+		b.WriteString(paint(bs, padLeft(pending, l.pending)))
+	}
+	if l.showCreated {
+		created := ""
+		if !r.created.IsZero() {
+			created = r.created.In(v.c.loc).Format("02/01/2006")
+		}
+		b.WriteByte(' ')
+		b.WriteString(padRight(created, l.created))
+	}
+	return b.String()
+}
+
+func (v *walletsView) headerRow() string {
+	tr, l := v.c.tr, v.layout
+	s := "   " + padRight(tr.T("REFERENCE"), l.ref) + " " + padRight(tr.T("NAME"), l.name) + " " + padRight(tr.T("STATUS"), l.status) +
+		" " + padLeft(tr.T("AVAILABLE"), l.avail) + " " + padLeft(tr.T("BLOCKED"), l.blocked)
+	if l.showPending {
+		s += " " + padLeft(tr.T("PENDING"), l.pending)
+	}
+	if l.showCreated {
+		s += " " + padRight(tr.T("CREATED"), l.created)
+	}
+	return s
+}
+
+// wrap breaks s into at most n lines of at most w cells, at spaces.
+func (v *walletsView) wrap(s string, w, n int) []string {
+	if w <= 0 || n <= 0 {
+		return nil
+	}
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(oneLine(s)) {
+		switch {
+		case cur == "":
+			cur = word
+		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= w:
+			cur += " " + word
+		default:
+			lines = append(lines, cur)
+			cur = word
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = truncateWidth(lines[n-1], w-1) + "…"
+	}
+	for i := range lines {
+		lines[i] = truncateWidth(lines[i], w)
+	}
+	return lines
+}
+
+// topLines are the list's state: loading, error, or the count and the age of the data.
+func (v *walletsView) topLines(w int) []string {
+	st, tr := v.c.st, v.c.tr
+	now := v.c.now()
+	var out []string
+	if v.err != nil {
+		text := describeErr(tr, tr.T("load wallets"), v.err) + " · " + tr.T("r retries")
+		for _, l := range v.wrap(text, w, 2) {
+			out = append(out, st.Err.Render(l))
+		}
+	}
+	switch {
+	case !v.loaded && v.loading:
+		out = append(out, st.Muted.Render(tr.T("Loading wallets…")))
+	case !v.loaded:
+		if v.err == nil {
+			out = append(out, st.Muted.Render(tr.T("Wallets not loaded yet; r loads them.")))
+		}
+	default:
+		line := st.Bold.Render(tr.F("%d wallets", len(v.rows))) + st.Muted.Render(" · "+tr.F("active %s", v.c.app.wallet))
+		age := now.Sub(v.loadedAt)
+		ageText := " · " + tr.F("updated %s ago", humanDuration(age))
+		if age > walletsStaleAfter {
+			line += st.Warn.Render(ageText + " (" + tr.T("stale") + ")")
+		} else {
+			line += st.Muted.Render(ageText)
+		}
+		if v.loading {
+			line += st.Muted.Render(" · " + tr.T("Refreshing…"))
+		}
+		out = append(out, truncateWidth(line, w))
+	}
+	return out
+}
+
+// detailLines describe the selected wallet: identity, balance figures or why they are missing.
+func (v *walletsView) detailLines(w int) []string {
+	st, tr := v.c.st, v.c.tr
+	r, ok := v.selected()
+	if !ok {
+		return nil
+	}
+	out := []string{st.Rule.Render(strings.Repeat("─", w))}
+	parts := []string{st.Bold.Render(r.ref)}
+	switch {
+	case r.main:
+		parts = append(parts, tr.T("main account (no X-Sub-Account)"))
+		if b := v.bals[r.ref]; b != nil && b.name != "" {
+			parts = append(parts, oneLine(b.name))
+		}
+	case r.fromConfig:
+		parts = append(parts, tr.T("profile default (from config), not listed by the API"))
+	default:
+		if r.name != "" {
+			parts = append(parts, oneLine(r.name))
+		}
+		stText, stStyle := v.statusText(r)
+		parts = append(parts, stStyle.Render(stText))
+		if !r.created.IsZero() {
+			parts = append(parts, tr.F("created %s", r.created.In(v.c.loc).Format("02/01/2006 15:04")))
+		}
+	}
+	if r.ref == v.c.app.wallet {
+		parts = append(parts, st.Accent.Render("● "+tr.T("active")))
+	}
+	out = append(out, truncateWidth(strings.Join(parts, st.Muted.Render(" · ")), w))
+
+	b := v.bals[r.ref]
+	switch {
+	case b == nil || !b.done:
+		out = append(out, st.Muted.Render(tr.T("balance: loading…")))
+	case b.err != nil:
+		var ae *api.Error
+		var ve *api.ValidationError
+		switch {
+		case errors.As(b.err, &ve):
+			// Never sent: the reference cannot be used as X-Sub-Account.
+			for _, l := range v.wrap(tr.T("balance: ")+ve.Error(), w, 2) {
+				out = append(out, st.Err.Render(l))
+			}
+		case errors.As(b.err, &ae):
+			msg := ae.Message
+			if msg == "" {
+				msg = ae.Error()
+			}
+			if ae.TraceID != "" {
+				msg += " [trace " + ae.TraceID + "]"
+			}
+			out = append(out, st.Err.Render(truncateWidth(tr.T("balance: ")+oneLine(msg), w)))
+			if h := errorHint(tr, ae); h != "" {
+				for _, l := range v.wrap("→ "+h, w, 2) {
+					out = append(out, st.Warn.Render(l))
+				}
+			}
+		default:
+			for _, l := range v.wrap(describeErr(tr, tr.T("balance"), b.err), w, 2) {
+				out = append(out, st.Err.Render(l))
+			}
+		}
+	default:
+		cur := b.bal.Currency
+		line := tr.T("available ") + st.Bold.Render(v.money(b.bal.Available, cur))
+		if b.bal.Blocked != nil {
+			line += st.Muted.Render(" · ") + tr.T("blocked ") + v.money(b.bal.Blocked, cur)
+		}
+		if b.bal.Pending != nil {
+			line += st.Muted.Render(" · ") + tr.T("pending ") + v.money(b.bal.Pending, cur)
+		}
+		line += st.Muted.Render(" · " + tr.F("updated %s ago", humanDuration(v.c.now().Sub(b.at))))
+		out = append(out, truncateWidth(line, w))
+	}
+	if v.isSuspended(r) && (b == nil || b.err == nil || !errors.Is(b.err, api.ErrSubAccountSuspended)) {
+		for _, l := range v.wrap("→ "+tr.T("this sub-account is suspended; switch to another wallet (w) or contact support"), w, 2) {
+			out = append(out, st.Warn.Render(l))
+		}
+	}
+	return out
+}
+
+// formLines render the create form: both fields with their messages, then the state of the submission.
+func (v *walletsView) formLines(w int) []string {
+	st, tr, f := v.c.st, v.c.tr, v.form
+	out := []string{st.Rule.Render(strings.Repeat("─", w))}
+	out = append(out, truncateWidth(st.Bold.Render(tr.T("New sub-account"))+st.Muted.Render(" · "+tr.T("created on the main account; starts with zero balance")), w))
+	refErr, nameErr := v.formErrors()
+	const labelW = 12
+	iw := v.inputWidth()
+	fields := []struct {
+		label string
+		in    textinput.Model
+		err   string
+	}{
+		{tr.T("Reference"), f.ref, refErr},
+		{tr.T("Name"), f.name, nameErr},
+	}
+	for i, fd := range fields {
+		label := padRight(fd.label, labelW)
+		if i == f.focus {
+			label = st.FieldFocus.Render("› " + label)
+		} else {
+			label = st.FieldLabel.Render("  " + label)
+		}
+		e := fd.err
+		if e == "" {
+			e = f.server[i]
+		}
+		line := label + padRight(fd.in.View(), iw)
+		if e == "" {
+			out = append(out, truncateWidth(line, w))
+			continue
+		}
+		room := w - lipgloss.Width(line) - 4
+		if lipgloss.Width(e) <= room {
+			out = append(out, line+"  "+st.FieldErr.Render("✗ "+oneLine(e)))
+			continue
+		}
+		out = append(out, truncateWidth(line, w))
+		for _, l := range v.wrap("✗ "+e, w-labelW-2, 2) {
+			out = append(out, spaces(labelW+2)+st.FieldErr.Render(l))
+		}
+	}
+	switch {
+	case f.confirming:
+		q := tr.F("Create sub-account %s in PRODUCTION? (y/N)", f.ref.Value())
+		out = append(out, truncateWidth(st.Confirm.Render(q)+st.Muted.Render("  "+tr.T("y confirms · any other key cancels")), w))
+	case f.sending:
+		out = append(out, st.Muted.Render(truncateWidth(tr.F("Creating sub-account %s…", f.ref.Value()), w)))
+	case f.err != "":
+		for _, l := range v.wrap(f.err, w, 2) {
+			out = append(out, st.Err.Render(l))
+		}
+	default:
+		out = append(out, st.Muted.Render(truncateWidth(tr.T("ctrl+s or enter on the name creates · tab switches fields · esc cancels"), w)))
+	}
+	return out
+}
+
+func (v *walletsView) view(w, h int) string {
+	st, tr := v.c.st, v.c.tr
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	top := v.topLines(w)
+	var bottom []string
+	if v.form != nil {
+		bottom = v.formLines(w)
+	} else {
+		bottom = v.detailLines(w)
+	}
+	var empty string
+	if v.loaded && len(v.subs) == 0 {
+		empty = st.Muted.Render(truncateWidth(tr.T("No sub-accounts yet. Press c to create one."), w))
+	}
+	extra := 0
+	if empty != "" {
+		extra = 1
+	}
+	n := len(v.rows)
+	room := max(h-len(top)-1-extra, 0)
+	if keep := min(n, 3); room-len(bottom) < keep {
+		// Too little room: the list keeps a few rows and the bottom section shrinks.
+		bottom = bottom[:max(room-keep, 0)]
+	}
+	rows := min(max(room-len(bottom), 0), n)
+	if v.cursor < v.offset {
+		v.offset = v.cursor
+	}
+	if v.cursor >= v.offset+rows {
+		v.offset = v.cursor - rows + 1
+	}
+	if v.offset > n-rows {
+		v.offset = max(n-rows, 0)
+	}
+	var b strings.Builder
+	for _, l := range top {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	hdr := v.headerRow()
+	if v.offset > 0 || v.offset+rows < n {
+		// Scrolled: say which rows are on screen.
+		hdr = padRight(hdr, max(w-12, 0)) + padLeft(tr.F("%d-%d of %d", v.offset+1, v.offset+rows, n), 12)
+	}
+	b.WriteString(st.ColHeader.Render(truncateWidth(hdr, w)))
+	for i := v.offset; i < v.offset+rows && i < n; i++ {
+		b.WriteByte('\n')
+		r := v.rows[i]
+		if i == v.cursor && v.form == nil {
+			b.WriteString(st.Selected.Render(padRight(v.rowText(r, true, false), w)))
+		} else {
+			b.WriteString(truncateWidth(v.rowText(r, false, true), w))
+		}
+	}
+	if empty != "" {
+		b.WriteByte('\n')
+		b.WriteString(empty)
+	}
+	for _, l := range bottom {
+		b.WriteByte('\n')
+		b.WriteString(l)
+	}
+	return fitBlock(b.String(), w, h)
+}

@@ -1,0 +1,777 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"pixdash/api"
+	"pixdash/api/sandbox"
+)
+
+// walletsFixtureSubs are the default fixture's sub-accounts (api/sandbox/default.toml).
+var walletsFixtureSubs = []string{"loja-centro", "loja-praia", "parceiro_entregas", "loja-antiga"}
+
+// subRefs lists the sub-account references the emulator knows for the session's account.
+func subRefs(t *testing.T, s *Session) []string {
+	t.Helper()
+	subs, err := s.Client.ListSubAccounts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, sa := range subs {
+		out = append(out, sa.Reference)
+	}
+	return out
+}
+
+// walletAvailable is a wallet's available balance as the emulator's back office sees it.
+func walletAvailable(t *testing.T, s *Session, ref string) api.Money {
+	t.Helper()
+	ws, err := s.Sandbox.Wallets(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.SubAccount == ref {
+			return w.Available
+		}
+	}
+	t.Fatalf("the emulator has no wallet %s", ref)
+	return 0
+}
+
+func TestWalletsFlowListBalancesSwitchAndCharge(t *testing.T) {
+	s, srv := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("DEMO", "STATUS")
+	f.keys("3")
+	principal := walletAvailable(t, s, api.WalletPrincipal).BRL()
+	centro := walletAvailable(t, s, "loja-centro").BRL()
+	f.waitFor("principal", "loja-centro", "Loja Praia", "parceiro_entregas", "Loja Antiga (fechada)", "⊘ suspended", "✓ approved",
+		principal, centro, "5 wallets")
+
+	// principal is active and under the cursor; the next row is loja-centro.
+	f.keys("j", "enter")
+	f.waitFor("wallet loja-centro", "Active wallet: loja-centro")
+	f.newCharge("12,34", "na loja centro")
+	f.waitFor("Pague com PIX", "R$ 12,34")
+
+	refs := srv.Charges(DemoClientID)
+	last := refs[len(refs)-1]
+	if last.Wallet != "loja-centro" {
+		t.Fatalf("the emulator created the charge in %q, want loja-centro (X-Sub-Account not sent?)", last.Wallet)
+	}
+	ctx := context.Background()
+	tx, err := s.Client.GetTransaction(ctx, last.ID, api.WithSubAccount("loja-centro"))
+	if err != nil || tx.Amount != 1234 {
+		t.Fatalf("charge in loja-centro: %+v, %v", tx, err)
+	}
+	if _, err := s.Client.GetTransaction(ctx, last.ID); !errors.Is(err, api.ErrNotFound) {
+		t.Fatalf("the charge is visible on principal: err = %v", err)
+	}
+}
+
+func TestWalletsFlowEnterOnSuspendedIsRefused(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.keys("3")
+	f.waitFor("⊘ suspended", "5 wallets")
+	f.keys("G", "enter")
+	f.waitFor("loja-antiga is suspended (SUB_ACCOUNT_SUSPENDED): it cannot be made active")
+	if err := f.tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	fm := f.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	if fm.app.wallet != api.WalletPrincipal {
+		t.Fatalf("active wallet = %s after enter on a suspended one", fm.app.wallet)
+	}
+}
+
+func TestWalletsFlowQuickPicker(t *testing.T) {
+	s, srv := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("DEMO", "STATUS")
+	// From the charges view, before the wallet view ever loaded: the picker loads the list itself.
+	f.keys("w")
+	f.waitFor("Switch wallet", "loja-praia", "Loja Antiga (fechada) · ⊘ suspended")
+	f.keys("j", "j", "j", "j", "enter")
+	f.waitFor("cannot be made active")
+	f.keys("k", "k", "enter")
+	f.waitFor("wallet loja-praia", "Active wallet: loja-praia")
+	f.newCharge("7", "praia")
+	f.waitFor("Pague com PIX")
+	refs := srv.Charges(DemoClientID)
+	if w := refs[len(refs)-1].Wallet; w != "loja-praia" {
+		t.Fatalf("charge created in %q, want loja-praia", w)
+	}
+}
+
+func TestWalletsFlowCreateSubAccount(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.keys("3")
+	f.waitFor("5 wallets")
+	f.keys("c")
+	f.waitFor("New sub-account", "Reference")
+	f.keys("loja-nova", "tab", "Loja Nova", "ctrl+s")
+	f.waitFor("Sub-account loja-nova created.", "6 wallets", "Loja Nova")
+	if refs := subRefs(t, s); !strings.Contains(strings.Join(refs, ","), "loja-nova") {
+		t.Fatalf("the emulator does not list loja-nova: %v", refs)
+	}
+
+	// A taken reference: the 409 goes next to the reference field.
+	f.keys("c")
+	f.waitFor("New sub-account")
+	f.keys("loja-centro", "tab", "Outra loja", "enter")
+	f.waitFor("loja-centro is already used in this account (SUB_ACCOUNT_REFERENCE_TAKEN)")
+	if n := len(subRefs(t, s)); n != 5 {
+		t.Fatalf("%d sub-accounts after the refused create, want 5", n)
+	}
+}
+
+func TestWalletsFlowBadReferenceIsNotSent(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.keys("3")
+	f.waitFor("5 wallets")
+	f.keys("c")
+	f.waitFor("New sub-account")
+	f.keys("Bad Ref")
+	f.waitFor("use only lowercase letters, digits, - and _")
+	f.keys("tab", "Nome", "ctrl+s")
+	f.waitFor("Fix the highlighted fields; nothing was sent.")
+	// principal is refused as it is typed too (a fresh form: esc dropped the first one).
+	f.keys("esc", "c", "principal")
+	f.waitFor("'principal' is reserved for the main account")
+	if refs := subRefs(t, s); len(refs) != len(walletsFixtureSubs) {
+		t.Fatalf("sub-accounts = %v, want the fixture's %v", refs, walletsFixtureSubs)
+	}
+}
+
+func TestWalletsFlowProductionAsksBeforeCreating(t *testing.T) {
+	s, _ := demo(t, DemoOptions{ClientID: "mp_live_demo_full", Secret: "demo-live-secret"})
+	s.Demo = false
+	f := startFlow(t, s, 120, 40)
+	f.keys("3")
+	f.waitFor("2 wallets")
+	f.keys("c", "loja-nova", "tab", "Nova", "ctrl+s")
+	f.waitFor("Create sub-account loja-nova in PRODUCTION? (y/N)")
+	f.keys("n")
+	f.waitFor("Cancelled; nothing was sent.")
+	if n := len(subRefs(t, s)); n != 1 {
+		t.Fatalf("a refused confirmation created a sub-account (%d)", n)
+	}
+	f.keys("ctrl+s")
+	f.waitFor("Create sub-account loja-nova in PRODUCTION? (y/N)")
+	f.keys("y")
+	f.waitFor("Sub-account loja-nova created.", "3 wallets")
+	if n := len(subRefs(t, s)); n != 2 {
+		t.Fatalf("confirmed create left %d sub-accounts, want 2", n)
+	}
+}
+
+func TestWalletsFlowReadOnlyRefusesCreate(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	s.ReadOnly = true
+	f := startFlow(t, s, 120, 40)
+	f.keys("3")
+	f.waitFor("5 wallets")
+	f.keys("c")
+	f.waitFor("creating sub-accounts is disabled (read_only = true)")
+	// The form did not open: keys still reach the list.
+	f.keys("j", "enter")
+	f.waitFor("wallet loja-centro")
+	if n := len(subRefs(t, s)); n != len(walletsFixtureSubs) {
+		t.Fatalf("read-only profile changed the sub-accounts (%d)", n)
+	}
+}
+
+func TestWalletsFlowNoSubAccountAccessExplains(t *testing.T) {
+	// DemoSession reads every seeded charge to track it; this credential cannot read those of the
+	// sub-accounts, so the fixture keeps only the main account's history.
+	fx := sandbox.DefaultFixture()
+	acct := &fx.Accounts[0]
+	keep := map[string]bool{}
+	var charges []sandbox.ChargeFixture
+	for _, ch := range acct.Charges {
+		if ch.Wallet == "" || ch.Wallet == api.WalletPrincipal {
+			charges = append(charges, ch)
+			keep[ch.ExternalReference] = true
+		}
+	}
+	var blocks []sandbox.BalanceBlockFixture
+	for _, b := range acct.BalanceBlocks {
+		if keep[b.Charge] {
+			blocks = append(blocks, b)
+		}
+	}
+	acct.Charges, acct.BalanceBlocks = charges, blocks
+	s, _ := demo(t, DemoOptions{ClientID: "mp_test_demo_nosub", Secret: "demo-nosub-secret", Fixture: fx})
+	f := startFlow(t, s, 200, 40)
+	f.keys("3")
+	f.waitFor("5 wallets", "no access")
+	f.keys("j", "enter")
+	f.waitFor("wallet loja-centro", "SUB_ACCOUNT_FORBIDDEN",
+		"this credential's access to sub-accounts is off: switch it on in the dashboard under Settings")
+}
+
+func TestWalletsFlowRefreshShowsNewSubAccount(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	f := startFlow(t, s, 120, 40)
+	f.keys("3")
+	f.waitFor("5 wallets")
+	if _, err := s.Client.CreateSubAccount(context.Background(), &api.CreateSubAccountRequest{Reference: "de-fora", Name: "Criada por fora"}); err != nil {
+		t.Fatal(err)
+	}
+	f.keys("r")
+	f.waitFor("6 wallets", "Criada por fora")
+}
+
+// --- unit tests -----------------------------------------------------------------------------
+
+// walletsModel is a golden model showing the wallet view, its list request made (not run).
+func walletsModel(t *testing.T, s *Session, w, h int) (*Model, *walletsView) {
+	t.Helper()
+	m := goldenModel(t, s, w, h)
+	m.Update(runeKey("3"))
+	wv := m.wallets()
+	if !wv.loading {
+		t.Fatal("showing the wallet view did not start loading")
+	}
+	return m, wv
+}
+
+func TestWalletsStaleRepliesAreDropped(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	m, wv := walletsModel(t, s, 120, 40)
+	old := m.tagNow()
+	old.gen--
+	subs := []api.SubAccount{{Reference: "loja-velha", Name: "Loja de outro perfil", Status: api.SubAccountApproved}}
+	m.Update(walletsListMsg{tag: old, seq: wv.seq, subs: subs})
+	if wv.loaded || !wv.loading || m.app.subAccounts != nil || len(wv.rows) != 1 {
+		t.Fatalf("a reply from another session was used: loaded=%v rows=%d subAccounts=%v", wv.loaded, len(wv.rows), m.app.subAccounts)
+	}
+	// A reply to an older request of this session is dropped too.
+	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq - 1, subs: subs})
+	if wv.loaded {
+		t.Fatal("a superseded list reply was used")
+	}
+	// The current reply is used and shared with the split builder.
+	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}})
+	if !wv.loaded || len(m.app.subAccounts) != 1 || m.app.subAccounts[0].Reference != "loja-centro" {
+		t.Fatalf("current reply not used: loaded=%v subAccounts=%v", wv.loaded, m.app.subAccounts)
+	}
+	// A balance reply from another session is dropped; the current one is kept.
+	b := wv.bals["loja-centro"]
+	avail := api.Money(500)
+	m.Update(walletsBalanceMsg{tag: old, ref: "loja-centro", req: b.req, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}})
+	if b.done {
+		t.Fatal("a balance from another session was used")
+	}
+	m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req - 100, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}})
+	if b.done {
+		t.Fatal("a superseded balance reply was used")
+	}
+	m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}})
+	if !b.done || b.bal.Available == nil || *b.bal.Available != 500 {
+		t.Fatalf("current balance not used: %+v", b)
+	}
+
+	// After a profile switch the new view ignores the old session's replies.
+	t0 := m.tagNow()
+	m.setSession(goldenSession(t, api.Sandbox))
+	nv := m.wallets()
+	nv.reload()
+	m.Update(walletsListMsg{tag: t0, seq: nv.seq, subs: subs})
+	if nv.loaded || m.app.subAccounts != nil {
+		t.Fatal("the new session's view used the old session's list")
+	}
+}
+
+func TestWalletsReferenceValidation(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	_, wv := walletsModel(t, s, 120, 40)
+	cases := []struct {
+		ref    string
+		strict bool
+		want   string // a substring; "" means no message
+	}{
+		{"loja-nova", false, ""},
+		{"a1", true, ""},
+		{"a_b-c", true, ""},
+		{"Bad Ref", false, "use only lowercase letters"},
+		{"-loja", false, "use only lowercase letters"},
+		{"loja nova", false, "use only lowercase letters"},
+		{"loja.nova", false, "use only lowercase letters"},
+		{"lojá", false, "use only lowercase letters"},
+		{"principal", false, "'principal' is reserved"},
+		{"a", false, ""},
+		{"a", true, "too short"},
+		{"", false, ""},
+		{"", true, "required"},
+		{strings.Repeat("a", 32), true, ""},
+		{strings.Repeat("a", 33), false, "too long: 33 characters"},
+	}
+	for _, tc := range cases {
+		got := wv.refProblem(tc.ref, tc.strict)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("refProblem(%q, %v) = %q, want %q", tc.ref, tc.strict, got, tc.want)
+		}
+		// The view never accepts what the client would refuse (and the reverse).
+		if tc.ref != "" && (got == "") != (api.ValidateSubAccountRef(tc.ref) == nil) && tc.strict {
+			t.Errorf("refProblem(%q) disagrees with api.ValidateSubAccountRef", tc.ref)
+		}
+	}
+}
+
+func TestWalletsBalanceNeverGuesses(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	m, wv := walletsModel(t, s, 120, 40)
+	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq})
+	if b := wv.bals[api.WalletPrincipal]; b == nil || !b.loading {
+		t.Fatal("principal's balance was not requested")
+	}
+	if a, _, _, _ := wv.balanceCells(api.WalletPrincipal); a != "…" {
+		t.Fatalf("loading balance shows %q, want …", a)
+	}
+	send := func(acc *api.Account, err error) {
+		m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req, acc: acc, err: err})
+	}
+	avail, blocked := api.Money(123456), api.Money(700)
+	cases := []struct {
+		name                  string
+		acc                   *api.Account
+		err                   error
+		avail, blocked, pendg string
+	}{
+		{"nothing sent", &api.Account{}, nil, "—", "—", "—"},
+		{"available only", &api.Account{Balance: api.AccountBalance{Available: &avail}}, nil, "R$ 1.234,56", "—", "—"},
+		{"available and blocked", &api.Account{Balance: api.AccountBalance{Available: &avail, Blocked: &blocked, Currency: "BRL"}}, nil, "R$ 1.234,56", "R$ 7,00", "—"},
+		{"another currency", &api.Account{Balance: api.AccountBalance{Available: &avail, Currency: "USD"}}, nil, "1234.56 USD", "—", "—"},
+		{"suspended", nil, &api.Error{HTTPStatus: 403, Code: api.CodeSubAccountSuspended}, "suspended", "", ""},
+		{"no access", nil, &api.Error{HTTPStatus: 403, Code: api.CodeSubAccountForbidden}, "no access", "", ""},
+		{"not found", nil, &api.Error{HTTPStatus: 404, Code: api.CodeSubAccountNotFound}, "not found", "", ""},
+		{"server", nil, &api.Error{HTTPStatus: 500}, "error 500", "", ""},
+		{"network", nil, errors.New("connection refused"), "unavailable", "", ""},
+		{"never sent", nil, &api.ValidationError{Problems: []api.FieldProblem{{Field: api.FieldSubAccountHeader, Msg: "X-Sub-Account: bad"}}}, "invalid reference", "", ""},
+		{"timeout", nil, fmt.Errorf("GET /account: %w", context.DeadlineExceeded), "timed out", "", ""},
+	}
+	for _, tc := range cases {
+		wv.balanceCmd(api.WalletPrincipal, false)
+		send(tc.acc, tc.err)
+		a, b, p, _ := wv.balanceCells(api.WalletPrincipal)
+		if a != tc.avail || b != tc.blocked || p != tc.pendg {
+			t.Errorf("%s: cells = %q %q %q, want %q %q %q", tc.name, a, b, p, tc.avail, tc.blocked, tc.pendg)
+		}
+	}
+}
+
+func TestWalletsPickerItemsAndEnter(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	s.Wallet = "loja-norte"
+	m, wv := walletsModel(t, s, 120, 40)
+	items, loaded := wv.pickerItems()
+	if loaded || len(items) != 2 || items[0].value != api.WalletPrincipal || items[1].value != "loja-norte" || !items[1].current {
+		t.Fatalf("before loading: %+v loaded=%v", items, loaded)
+	}
+	if cmd := wv.load(); cmd != nil {
+		t.Fatal("load started a second request while one is on its way")
+	}
+	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{
+		{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved},
+		{Reference: "loja-antiga", Name: "Loja Antiga", Status: api.SubAccountSuspended},
+	}})
+	items, loaded = wv.pickerItems()
+	if !loaded || len(items) != 4 {
+		t.Fatalf("after loading: %+v loaded=%v", items, loaded)
+	}
+	want := []struct {
+		value    string
+		disabled bool
+		current  bool
+		note     string
+	}{
+		{api.WalletPrincipal, false, false, "main account"},
+		{"loja-centro", false, false, "Loja Centro · ✓ approved"},
+		{"loja-antiga", true, false, "Loja Antiga · ⊘ suspended"},
+		{"loja-norte", false, true, "(from config) · ? unlisted"},
+	}
+	for i, w := range want {
+		it := items[i]
+		if it.value != w.value || (it.disabled != "") != w.disabled || it.current != w.current || it.note != w.note {
+			t.Errorf("item %d = %+v, want %+v", i, it, w)
+		}
+	}
+	if cmd := wv.load(); cmd != nil {
+		t.Fatal("load reloaded a loaded list")
+	}
+
+	// enter: a suspended wallet is refused with the reason, another one is asked of the root.
+	wv.cursor = 2
+	msg := wv.update(tea.KeyMsg{Type: tea.KeyEnter})()
+	if sm, ok := msg.(statusMsg); !ok || !strings.Contains(sm.text, "SUB_ACCOUNT_SUSPENDED") {
+		t.Fatalf("enter on a suspended wallet = %#v", msg)
+	}
+	wv.cursor = 1
+	msg = wv.update(tea.KeyMsg{Type: tea.KeyEnter})()
+	if sw, ok := msg.(switchWalletMsg); !ok || sw.wallet != "loja-centro" {
+		t.Fatalf("enter on loja-centro = %#v", msg)
+	}
+	// The root makes it active, broadcasts the change, and the view reads the new wallet's balance.
+	m.Update(msg)
+	if m.app.wallet != "loja-centro" || !wv.bals["loja-centro"].loading {
+		t.Fatalf("wallet = %s, balance reload = %+v", m.app.wallet, wv.bals["loja-centro"])
+	}
+	if !strings.Contains(m.View(), "wallet loja-centro") {
+		t.Fatal("the header does not show the new wallet")
+	}
+}
+
+func TestWalletsSubAccountErrorOnSwitchGoesToStatus(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	m, wv := walletsModel(t, s, 120, 40)
+	m.Update(switchWalletMsg{wallet: "loja-centro"})
+	b := wv.bals["loja-centro"]
+	forbidden := &api.Error{HTTPStatus: 403, Kind: api.KindForbidden, Code: api.CodeSubAccountForbidden,
+		Message: "SUB_ACCOUNT_FORBIDDEN: This credential is not authorized to operate sub-accounts"}
+	cmd := wv.update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, err: forbidden, onSwitch: true})
+	if cmd == nil {
+		t.Fatal("no status for a refused wallet")
+	}
+	sm, ok := cmd().(statusMsg)
+	if !ok || !strings.Contains(sm.text, "Access to sub-accounts") {
+		t.Fatalf("status = %#v", sm)
+	}
+}
+
+func TestWalletsCreateFormMessages(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	m, wv := walletsModel(t, s, 120, 40)
+	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq})
+	m.Update(runeKey("c"))
+	if wv.form == nil || !m.activePane().capturesText() {
+		t.Fatal("c did not open the form")
+	}
+	walletsType(m, "loja-x")
+	m.Update(tea.KeyMsg{Type: tea.KeyTab})
+	// Without a name nothing is sent.
+	cmd := wv.submit()
+	if wv.form.sending {
+		t.Fatal("sent without a name")
+	}
+	if msg := walletsRunStatus(cmd); !strings.Contains(msg, "nothing was sent") {
+		t.Fatalf("status = %q", msg)
+	}
+	if _, nameErr := wv.formErrors(); !strings.Contains(nameErr, "required") {
+		t.Fatalf("name error = %q", nameErr)
+	}
+	walletsType(m, strings.Repeat("n", 256))
+	if _, nameErr := wv.formErrors(); !strings.Contains(nameErr, "at most 255") {
+		t.Fatalf("long name error = %q", nameErr)
+	}
+	for range 256 {
+		m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
+	}
+	walletsType(m, "Loja X")
+	if cmd := wv.submit(); cmd == nil || !wv.form.sending {
+		t.Fatal("a valid form was not sent")
+	}
+	errs := []struct {
+		err   error
+		field int
+		want  string
+	}{
+		{&api.Error{HTTPStatus: 409, Kind: api.KindConflict, Code: api.CodeSubAccountReferenceTaken}, 0, "loja-x is already used in this account"},
+		{&api.Error{HTTPStatus: 409, Kind: api.KindConflict, Code: api.CodeSubAccountQuotaExceeded}, 0, "SUB_ACCOUNT_QUOTA_EXCEEDED"},
+		{&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Code: api.CodeSubAccountInvalidReference}, 0, "SUB_ACCOUNT_INVALID_REFERENCE"},
+		{&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: "name is required"}, 1, "name is required"},
+	}
+	for _, e := range errs {
+		wv.form.server = [2]string{}
+		m.Update(walletsCreatedMsg{tag: m.tagNow(), ref: "loja-x", err: e.err})
+		if wv.form == nil || !strings.Contains(wv.form.server[e.field], e.want) {
+			t.Errorf("%v: field %d message = %q, want %q", e.err, e.field, wv.form.server, e.want)
+		}
+		if !strings.Contains(m.View(), e.want) {
+			t.Errorf("%v: the message is not on screen", e.err)
+		}
+	}
+	// Typing in the field clears the service's message.
+	m.Update(tea.KeyMsg{Type: tea.KeyShiftTab})
+	walletsType(m, "y")
+	if wv.form.server[0] != "" {
+		t.Fatal("the refusal stayed after the reference changed")
+	}
+	// A reply from another session is ignored.
+	t0 := m.tagNow()
+	t0.gen++
+	m.Update(walletsCreatedMsg{tag: t0, ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy"}})
+	if wv.form == nil {
+		t.Fatal("a reply from another session closed the form")
+	}
+	// Success closes the form, lists and selects the new wallet, and reloads.
+	m.Update(walletsCreatedMsg{tag: m.tagNow(), ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy", Name: "Loja XY", Status: api.SubAccountApproved}})
+	if wv.form != nil || len(m.app.subAccounts) != 1 {
+		t.Fatalf("after success: form=%v subAccounts=%v", wv.form != nil, m.app.subAccounts)
+	}
+	if r, _ := wv.selected(); r.ref != "loja-xy" {
+		t.Fatalf("selected %q after creating loja-xy", r.ref)
+	}
+}
+
+// walletsType types s into the model one rune at a time.
+func walletsType(m *Model, s string) {
+	for _, r := range s {
+		m.Update(runeKey(string(r)))
+	}
+}
+
+// walletsRunStatus runs a command (and batches) and returns the text of the first status message.
+func walletsRunStatus(cmd tea.Cmd) string {
+	for _, msg := range walletsRunCmds(cmd) {
+		if sm, ok := msg.(statusMsg); ok {
+			return sm.text
+		}
+	}
+	return ""
+}
+
+// walletsRunCmds runs a command and every command of its batches concurrently, returning their messages.
+func walletsRunCmds(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	batch, ok := msg.(tea.BatchMsg)
+	if !ok {
+		if msg == nil {
+			return nil
+		}
+		return []tea.Msg{msg}
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var out []tea.Msg
+	for _, c := range batch {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msgs := walletsRunCmds(c)
+			mu.Lock()
+			out = append(out, msgs...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func TestWalletsBalanceCallsAreBounded(t *testing.T) {
+	srv := sandbox.New(sandbox.DefaultFixture())
+	t.Cleanup(srv.Close)
+	var inFlight, peak atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/account") {
+			n := inFlight.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			// Hold the call a moment so unbounded callers would pile up.
+			time.Sleep(15 * time.Millisecond)
+			defer inFlight.Add(-1)
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	c, err := api.NewClient(ts.URL+sandbox.Prefix, DemoClientID, demoSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := goldenSession(t, api.Sandbox)
+	s.Client = c
+	m, wv := walletsModel(t, s, 120, 40)
+	var subs []api.SubAccount
+	for i := range 12 {
+		subs = append(subs, api.SubAccount{Reference: fmt.Sprintf("loja-%02d", i), Status: api.SubAccountApproved})
+	}
+	cmd := wv.update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
+	msgs := walletsRunCmds(cmd)
+	if len(msgs) != 13 {
+		t.Fatalf("%d balance replies, want 13", len(msgs))
+	}
+	if p := peak.Load(); p > walletsMaxBalanceCalls || p < 1 {
+		t.Fatalf("%d balance calls were in flight at once, want at most %d", p, walletsMaxBalanceCalls)
+	}
+	for _, msg := range msgs {
+		m.Update(msg)
+	}
+	if a, _, _, _ := wv.balanceCells(api.WalletPrincipal); !strings.HasPrefix(a, "R$ ") {
+		t.Fatalf("principal balance = %q", a)
+	}
+	if a, _, _, _ := wv.balanceCells("loja-03"); a != "not found" {
+		t.Fatalf("unknown wallet balance = %q, want not found", a)
+	}
+}
+
+func TestWalletsScrollKeepsCursorVisible(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	m, wv := walletsModel(t, s, 80, 24)
+	var subs []api.SubAccount
+	for i := range 40 {
+		subs = append(subs, api.SubAccount{Reference: fmt.Sprintf("loja-%02d", i), Name: fmt.Sprintf("Loja %02d", i), Status: api.SubAccountApproved})
+	}
+	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
+	m.Update(runeKey("G"))
+	view := m.View()
+	if !strings.Contains(view, "loja-39") || strings.Contains(view, "loja-00 ") {
+		t.Fatalf("the last wallet is not on screen after G:\n%s", view)
+	}
+	if !strings.Contains(view, "of 41") {
+		t.Fatalf("no scroll position:\n%s", view)
+	}
+	m.Update(runeKey("g"))
+	if view := m.View(); !strings.Contains(view, "loja-00") {
+		t.Fatalf("the first wallet is not on screen after g:\n%s", view)
+	}
+}
+
+// --- goldens --------------------------------------------------------------------------------
+
+// walletsGoldenData fills the view with a fixed list and balances, as the commands would.
+func walletsGoldenData(t *testing.T, m *Model, wv *walletsView) {
+	t.Helper()
+	day := 24 * time.Hour
+	subs := []api.SubAccount{
+		{ID: "5b7a0c1e-0000-4000-8000-000000000001", Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved, CreatedAt: goldenNow.Add(-90 * day)},
+		{ID: "5b7a0c1e-0000-4000-8000-000000000002", Reference: "loja-praia", Name: "Loja Praia", Status: api.SubAccountApproved, CreatedAt: goldenNow.Add(-30 * day)},
+		{ID: "5b7a0c1e-0000-4000-8000-000000000003", Reference: "parceiro_entregas", Name: "Parceiro de Entregas", Status: api.SubAccountApproved, CreatedAt: goldenNow.Add(-12 * day)},
+		{ID: "5b7a0c1e-0000-4000-8000-000000000004", Reference: "loja-antiga", Name: "Loja Antiga (fechada)", Status: api.SubAccountSuspended, CreatedAt: goldenNow.Add(-400 * day)},
+		{ID: "5b7a0c1e-0000-4000-8000-000000000005", Reference: "quiosque", Name: "Quiosque da praça", Status: "under_review", CreatedAt: goldenNow.Add(-2 * day)},
+	}
+	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
+	money := func(v api.Money) *api.Money { return &v }
+	replies := map[string]walletsBalanceMsg{
+		api.WalletPrincipal: {acc: &api.Account{Name: "Padaria Pão Quente Ltda", Balance: api.AccountBalance{Available: money(1234567), Pending: money(0), Blocked: money(4250), Currency: "BRL"}}},
+		"loja-centro":       {acc: &api.Account{Name: "Loja Centro", Balance: api.AccountBalance{Available: money(9630), Pending: money(0), Blocked: money(1500), Currency: "BRL"}}},
+		"loja-praia":        {acc: &api.Account{Name: "Loja Praia", Balance: api.AccountBalance{Available: money(5500)}}},
+		"loja-antiga": {err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden, Code: api.CodeSubAccountSuspended,
+			Message: "SUB_ACCOUNT_SUSPENDED: Sub-account 'loja-antiga' is suspended", TraceID: "tr-0004"}},
+		"quiosque": {err: &api.Error{HTTPStatus: 500, Kind: api.KindInternalError, Message: "An unexpected error occurred", TraceID: "tr-0005"}},
+		"loja-norte": {err: &api.Error{HTTPStatus: 404, Kind: api.KindNotFound, Code: api.CodeSubAccountNotFound,
+			Message: "SUB_ACCOUNT_NOT_FOUND: Sub-account 'loja-norte' not found", TraceID: "tr-0006"}},
+		// parceiro_entregas has not answered yet.
+	}
+	for ref, r := range replies {
+		r.tag, r.ref, r.req = m.tagNow(), ref, wv.bals[ref].req
+		m.Update(r)
+	}
+}
+
+func TestGoldenWallets(t *testing.T) {
+	cases := []struct {
+		name string
+		do   func(t *testing.T, m *Model, wv *walletsView)
+	}{
+		{"loading", nil},
+		{"full", func(t *testing.T, m *Model, wv *walletsView) {
+			walletsGoldenData(t, m, wv)
+			m.Update(runeKey("g"))
+			m.Update(runeKey("j"))
+		}},
+		{"suspended_selected", func(t *testing.T, m *Model, wv *walletsView) {
+			walletsGoldenData(t, m, wv)
+			m.Update(runeKey("g"))
+			for range 4 {
+				m.Update(runeKey("j"))
+			}
+		}},
+		{"empty", func(t *testing.T, m *Model, wv *walletsView) {
+			m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{}})
+		}},
+		{"list_error", func(t *testing.T, m *Model, wv *walletsView) {
+			m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden,
+				Message: "Insufficient permissions. Required: SUBACCOUNT:READ", TraceID: "tr-0007"}})
+		}},
+		{"create_taken", func(t *testing.T, m *Model, wv *walletsView) {
+			walletsGoldenData(t, m, wv)
+			m.Update(runeKey("c"))
+			walletsType(m, "loja-centro")
+			m.Update(tea.KeyMsg{Type: tea.KeyTab})
+			walletsType(m, "Loja Centro 2")
+			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
+			m.Update(walletsCreatedMsg{tag: m.tagNow(), ref: "loja-centro", err: &api.Error{HTTPStatus: 409, Kind: api.KindConflict,
+				Code: api.CodeSubAccountReferenceTaken, Message: "SUB_ACCOUNT_REFERENCE_TAKEN: reference 'loja-centro' is already used in this account"}})
+		}},
+	}
+	for _, tc := range cases {
+		for _, size := range goldenSizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
+				s := goldenSession(t, api.Sandbox)
+				s.Wallet = "loja-norte"
+				m, wv := walletsModel(t, s, size[0], size[1])
+				if tc.do != nil {
+					tc.do(t, m, wv)
+				}
+				teatest.RequireEqualOutput(t, []byte(m.View()))
+			})
+		}
+	}
+}
+
+func TestWalletsViewFitsEverySize(t *testing.T) {
+	sizes := [][2]int{{80, 24}, {81, 25}, {95, 30}, {120, 40}, {200, 60}, {260, 24}}
+	states := map[string]func(m *Model, wv *walletsView){
+		"loading": func(*Model, *walletsView) {},
+		"full":    func(m *Model, wv *walletsView) { walletsGoldenData(t, m, wv) },
+		"form": func(m *Model, wv *walletsView) {
+			walletsGoldenData(t, m, wv)
+			m.Update(runeKey("c"))
+			walletsType(m, "Bad Ref "+strings.Repeat("x", 40))
+			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
+			m.Update(walletsCreatedMsg{tag: m.tagNow(), ref: "x", err: errors.New(strings.Repeat("network down ", 30))})
+		},
+		"error": func(m *Model, wv *walletsView) {
+			m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: errors.New(strings.Repeat("long failure ", 40))})
+		},
+	}
+	for name, setup := range states {
+		for _, env := range []api.Environment{api.Sandbox, api.Production} {
+			for _, size := range sizes {
+				s := goldenSession(t, env)
+				s.Wallet = "loja-norte"
+				m, wv := walletsModel(t, s, size[0], size[1])
+				setup(m, wv)
+				lines := strings.Split(m.View(), "\n")
+				if len(lines) > size[1] {
+					t.Errorf("%s %v %s: %d lines", name, size, env, len(lines))
+				}
+				for i, l := range lines {
+					if lw := lipgloss.Width(l); lw > size[0] {
+						t.Errorf("%s %v %s: line %d is %d wide:\n%s", name, size, env, i, lw, l)
+					}
+				}
+				// The view itself fills exactly its body.
+				bw, bh := m.bodySize()
+				if n := len(strings.Split(wv.view(bw, bh), "\n")); n != bh {
+					t.Errorf("%s %v %s: view has %d lines for a body of %d", name, size, env, n, bh)
+				}
+			}
+		}
+	}
+}
