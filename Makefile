@@ -2,12 +2,15 @@
 GO        ?= go
 BIN       := bin/pixdash
 PKGS      := ./...
+TOOLS     := $(CURDIR)/.tools
 GOLANGCI_VERSION := v2.15.0
 GOLANGCI  := $(TOOLS)/golangci-lint
-TOOLS     := $(CURDIR)/.tools
+FREEZE    := $(TOOLS)/freeze
+SHOTS_TMP := $(CURDIR)/.tools/shots
+FREEZE_FLAGS := --window=false --padding 24 --margin 0 --font.size 14 --line-height 1.2 --border.radius 8
 FUZZTIME  ?= 30s
 
-.PHONY: all build run test bench lint fuzz fuzz-short screenshots clean tools
+.PHONY: all build run test bench lint fuzz screenshots clean tools
 
 all: build
 
@@ -44,7 +47,21 @@ lint: $(GOLANGCI)
 $(GOLANGCI):
 	GOBIN=$(TOOLS) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 
-tools: $(GOLANGCI)
+$(FREEZE):
+	cd screenshots/tools && GOFLAGS=-mod=mod $(GO) build -o $(FREEZE) github.com/charmbracelet/freeze
+
+## screenshots: render the real dashboard (sandbox emulator, fixed clock, seeded ids) and convert with freeze
+screenshots: $(FREEZE)
+	rm -rf $(SHOTS_TMP) && mkdir -p $(SHOTS_TMP)
+	PIXDASH_SCREENSHOTS=$(SHOTS_TMP) $(GO) test -count=1 -run '^TestScreenshots$$' ./ui/
+	cp $(SHOTS_TMP)/qr.code.txt screenshots/qr.code.txt
+	cd $(SHOTS_TMP) && for f in *.ansi; do \
+	  n=$${f%.ansi}; bg="#171717"; case $$n in *-light) bg="#FAFAFA";; esac; \
+	  $(FREEZE) $$f --language ansi -o $(CURDIR)/screenshots/$$n.png --background "$$bg" $(FREEZE_FLAGS) >/dev/null || exit 1; \
+	done
+	$(GO) test -count=1 -run '^TestScreenshotQRsDecode$$' ./ui/
+
+tools: $(GOLANGCI) $(FREEZE)
 
 clean:
 	rm -rf bin bench.out

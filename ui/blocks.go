@@ -290,9 +290,9 @@ func sumBlocks(items []api.BalanceBlock) []blockSum {
 func blockStyle(st *styles, s api.BlockStatus) (lipgloss.Style, string) {
 	switch s {
 	case api.BlockAwaitingResponse:
-		return st.Warn, "◷"
+		return st.Warn, "○"
 	case api.BlockDefended:
-		return st.Accent, "◐"
+		return st.Accent, "◎"
 	case api.BlockApproved:
 		// Approved: the blocked money went back to the payer.
 		return st.Err, "↩"

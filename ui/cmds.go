@@ -346,14 +346,27 @@ func (m *Model) bell() tea.Cmd {
 	return func() tea.Msg { ring(); return nil }
 }
 
-// waitEvent waits for the next verified webhook event; it is re-armed after each one.
+// maxEventBatch bounds how many webhook events one eventsMsg carries (one store commit each):
+// the receiver's whole buffer, so that a burst is persisted with few fsyncs.
+const maxEventBatch = api.DefaultWebhookBuffer
+
+// eventsMsg is a batch of webhook events applied to the store together; the root handles each
+// item as an eventMsg.
+type eventsMsg struct {
+	gen   uint64
+	items []eventMsg
+}
+
+// waitEvent waits for the next verified webhook event, takes the events already queued behind
+// it (up to maxEventBatch) without waiting, applies them to the store in one commit and
+// returns them as one eventsMsg; it is re-armed after each batch.
 func (m *Model) waitEvent() tea.Cmd {
 	ch, gen, store, done := m.app.sess.Events, m.app.gen, m.app.sess.Store, m.app.done
 	if ch == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		var ev *api.Event
+		var batch []*api.Event
 		select {
 		case <-done:
 			return nil
@@ -361,13 +374,53 @@ func (m *Model) waitEvent() tea.Cmd {
 			if !ok {
 				return nil
 			}
-			ev = e
+			batch = append(batch, e)
 		}
-		before, _ := store.Charge(ev.TransactionID)
-		first, err := store.ApplyEvent(ev)
-		after, _ := store.Charge(ev.TransactionID)
-		return eventMsg{gen: gen, ev: ev, first: first, before: before, after: after, err: err}
+	drain:
+		for len(batch) < maxEventBatch {
+			select {
+			case e, ok := <-ch:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, e)
+			default:
+				break drain
+			}
+		}
+		return applyEventBatch(gen, store, batch)
 	}
+}
+
+// applyEventBatch applies events to the store in one call and describes each as an eventMsg
+// (the charge before and after, for the first copy of each event).
+func applyEventBatch(gen uint64, store *state.Store, batch []*api.Event) eventsMsg {
+	items := make([]eventMsg, len(batch))
+	for i, ev := range batch {
+		items[i] = eventMsg{gen: gen, ev: ev}
+		if ev.TransactionID != "" {
+			items[i].before, _ = store.Charge(ev.TransactionID)
+		}
+	}
+	first, err := store.ApplyEvents(batch)
+	// A charge updated by several events of the batch: the first of them shows its state
+	// before the batch, the others the state between them is not known, so they show it after.
+	seen := map[string]bool{}
+	for i, ev := range batch {
+		it := &items[i]
+		it.err = err
+		if err == nil {
+			it.first = first[i]
+		}
+		if ev.TransactionID != "" {
+			it.after, _ = store.Charge(ev.TransactionID)
+			if seen[ev.TransactionID] {
+				it.before = it.after
+			}
+			seen[ev.TransactionID] = true
+		}
+	}
+	return eventsMsg{gen: gen, items: items}
 }
 
 func (m *Model) onEvent(msg eventMsg) tea.Cmd {
@@ -384,4 +437,27 @@ func (m *Model) onEvent(msg eventMsg) tea.Cmd {
 	m.charges.refresh()
 	// The views see the event too (the events feed, blocks on balance_block_*).
 	return tea.Batch(cmd, m.broadcast(msg), m.waitEvent())
+}
+
+// onEvents handles a batch as onEvent handles each of its events, refreshing the charges once
+// and re-arming the wait once.
+func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
+	if msg.gen != m.app.gen {
+		return nil
+	}
+	var cmds []tea.Cmd
+	reported := false
+	for _, it := range msg.items {
+		if it.err != nil && !reported {
+			m.setStatus(m.c.tr.F("Could not save an event: %v", it.err), statusError)
+			reported = true // the whole batch failed with the same error
+		}
+		if it.first && it.after.ID != "" {
+			cmds = append(cmds, m.onChargeChanged(it.before, it.after))
+		}
+		cmds = append(cmds, m.broadcast(it))
+	}
+	m.charges.refresh()
+	cmds = append(cmds, m.waitEvent())
+	return tea.Batch(cmds...)
 }

@@ -550,7 +550,7 @@ func txStatusStyle(st *styles, s api.TxStatus) (lipgloss.Style, string) {
 	case api.StatusCompleted:
 		return st.OK, "✓"
 	case api.StatusPending:
-		return st.Warn, "◷"
+		return st.Warn, "○"
 	case api.StatusFailed:
 		return st.Err, "✗"
 	case api.StatusCancelled:

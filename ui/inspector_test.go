@@ -395,9 +395,9 @@ func TestFlowInspectorQRKeyOpensQRScreen(t *testing.T) {
 	f := startFlow(t, s, 120, 40)
 	f.waitFor("STATUS")
 	f.keys("2", "insp-qr-0001", "enter")
-	f.waitFor("◷ pending", "Q shows the QR")
+	f.waitFor("○ pending", "Q shows the QR")
 	f.keys("Q")
-	f.waitFor("Pague com PIX", "R$ 22,22")
+	f.waitFor("Pague com PIX", "QR pelo inspetor")
 	ch, ok := s.Store.Charge(pix.ID)
 	if !ok || ch.PixCopyPaste != pix.PixCopyPaste || ch.Wallet != api.WalletPrincipal {
 		t.Fatalf("the charge was not tracked before its QR opened: %+v", ch)

@@ -312,10 +312,11 @@ func (f *chargeForm) updateSplit(km tea.KeyMsg) tea.Cmd {
 
 // shortHelp lists the keys that work now: the builder's while it is open, else the form's.
 func (f *chargeForm) shortHelp() []key.Binding {
-	if f.splitOpen && f.sb != nil {
-		return f.sb.shortHelp()
-	}
 	k := f.c.keys
+	if f.splitOpen && f.sb != nil {
+		// The builder lists its own keys, wrapped, above the footer.
+		return []key.Binding{k.Submit, k.Back}
+	}
 	return []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}
 }
 

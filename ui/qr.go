@@ -173,10 +173,13 @@ func (v *qrView) hints(ch *state.Charge, w int) string {
 func (v *qrView) info(ch *state.Charge, w int) []string {
 	st, cu := v.c.st, v.c.cust
 	now := v.c.now()
-	lines := []string{
-		st.Accent.Render(cu.T("Pay with PIX")),
-		"",
-		st.BigAmount.Render(ch.Amount.BRL()),
+	lines := []string{st.Accent.Render(cu.T("Pay with PIX")), ""}
+	if big := bigAmount(ch.Amount, w); big != nil {
+		for _, l := range big {
+			lines = append(lines, st.BigAmount.Render(l))
+		}
+	} else {
+		lines = append(lines, st.BigAmount.Render(ch.Amount.BRL()))
 	}
 	if ch.Description != "" {
 		lines = append(lines, truncateWidth(oneLine(ch.Description), w))
@@ -272,7 +275,12 @@ func (v *qrView) codeBlockWidth(ch *state.Charge, w int) string {
 // resultView is the full-screen PAID / FAILED / EXPIRED state.
 func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string, w, h int) string {
 	st, cu, tr := v.c.st, v.c.cust, v.c.tr
-	lines := []string{banner.Render(word), "", st.BigAmount.Render(ch.Amount.BRL())}
+	lines := []string{banner.Render(word), ""}
+	if big := bigAmount(ch.Amount, w); big != nil {
+		lines = append(lines, st.BigAmount.Render(strings.Join(big, "\n")))
+	} else {
+		lines = append(lines, st.BigAmount.Render(ch.Amount.BRL()))
+	}
 	if ch.Description != "" {
 		lines = append(lines, oneLine(ch.Description))
 	}

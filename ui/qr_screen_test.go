@@ -98,8 +98,9 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 		if got := decodeQRLines(t, qr); got != ch.PixCopyPaste {
 			t.Fatalf("%dx%d: QR decodes to %q, want %q", size[0], size[1], got, ch.PixCopyPaste)
 		}
-		if !strings.Contains(screen, "R$ 12,34") {
-			t.Fatalf("%dx%d: amount missing", size[0], size[1])
+		big := bigAmount(1234, 200)
+		if !strings.Contains(screen, "R$ 12,34") && !(strings.Contains(screen, big[0]) && strings.Contains(screen, big[2])) {
+			t.Fatalf("%dx%d: amount missing:\n%s", size[0], size[1], screen)
 		}
 	}
 	// One row less than the smallest: no QR, but the screen says how large it must be and shows the code.
@@ -150,5 +151,45 @@ func TestQRScreenRefusesACorruptedCode(t *testing.T) {
 				t.Fatalf("no warning:\n%s", screen)
 			}
 		})
+	}
+}
+
+func TestBigAmountReadsBack(t *testing.T) {
+	read := map[[3]string]rune{}
+	for r, g := range bigGlyphs {
+		read[g] = r
+	}
+	for _, m := range []api.Money{0, 1, 1234, 123456, 99999999, -5} {
+		rows := bigAmount(m, 200)
+		if rows == nil {
+			t.Fatalf("%v: no big rendering", m)
+		}
+		// Read the digits back column by column after the "R$ " prefix.
+		var got strings.Builder
+		r0, r1, r2 := []rune(rows[0])[3:], []rune(rows[1])[3:], []rune(rows[2])[3:]
+		for i := 0; i < len(r0); {
+			found := false
+			for _, n := range []int{3, 2, 1} {
+				if i+n > len(r0) {
+					continue
+				}
+				if c, ok := read[[3]string{string(r0[i : i+n]), string(r1[i : i+n]), string(r2[i : i+n])}]; ok && c != ' ' {
+					got.WriteRune(c)
+					i += n + 1
+					found = true
+					break
+				}
+			}
+			if !found {
+				i++
+			}
+		}
+		want := strings.NewReplacer("R$ ", "", "-R$ ", "-").Replace(m.BRL())
+		if strings.ReplaceAll(got.String(), "-", "") != strings.ReplaceAll(strings.ReplaceAll(want, "-", ""), " ", "") {
+			t.Errorf("%v reads back as %q, want %q", m, got.String(), want)
+		}
+	}
+	if bigAmount(123456789, 10) != nil {
+		t.Fatal("a too-wide amount must fall back to plain text")
 	}
 }

@@ -63,6 +63,7 @@ func (r *shotRig) model() *Model {
 // scene runs a fresh dashboard, plays steps, quits and returns the final frame.
 func (r *shotRig) scene(w, h int, steps func(f *flow)) string {
 	r.t.Helper()
+	r.clock.Advance(time.Minute) // each scene a minute later, so charges keep a clear order
 	m := r.model()
 	tm := teatest.NewTestModel(r.t, m, teatest.WithInitialTermSize(w, h))
 	f := &flow{t: r.t, tm: tm, m: m, out: &screenLog{}}
@@ -76,6 +77,23 @@ func (r *shotRig) scene(w, h int, steps func(f *flow)) string {
 	}
 	final := tm.FinalModel(r.t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	return final.View()
+}
+
+// chargeNamed finds the tracked charge with a description.
+func (r *shotRig) chargeNamed(desc string) state.Charge {
+	cs := r.sess.Store.Charges()
+	for i := 0; i < cs.Len(); i++ {
+		if ch, ok := cs.At(i); ok && ch.Description == desc {
+			return ch
+		}
+	}
+	var have []string
+	for i := 0; i < cs.Len(); i++ {
+		ch, _ := cs.At(i)
+		have = append(have, ch.Description)
+	}
+	r.t.Fatalf("no charge %q among %q", desc, have)
+	return state.Charge{}
 }
 
 // TestScreenshots writes the README's screenshots as ANSI files when PIXDASH_SCREENSHOTS names a
@@ -114,7 +132,7 @@ func TestScreenshots(t *testing.T) {
 		f.newCharge("12,34", "Café e pão de queijo")
 		f.waitFor("Pague com PIX")
 	}))
-	if ch, ok := r.sess.Store.Charges().At(0); ok {
+	if ch := r.chargeNamed("Café e pão de queijo"); ch.ID != "" {
 		qrID = ch.ID
 		if err := os.WriteFile(filepath.Join(dir, "qr.code.txt"), []byte(ch.PixCopyPaste), 0o644); err != nil {
 			t.Fatal(err)
@@ -125,7 +143,11 @@ func TestScreenshots(t *testing.T) {
 		f.waitFor("Pague com PIX")
 	}
 	lipgloss.SetHasDarkBackground(false)
-	write("03-qr-light", r.scene(w, h, qrScene))
+	// A light terminal's default text is dark; freeze's default is light grey, so set it after every reset.
+	const darkText = "\x1b[38;2;26;26;26m"
+	light := r.scene(w, h, qrScene)
+	light = darkText + strings.ReplaceAll(strings.ReplaceAll(light, "\x1b[0m", "\x1b[0m"+darkText), "\n", "\n"+darkText)
+	write("03-qr-light", light)
 	lipgloss.SetHasDarkBackground(true)
 	write("04-paid", r.scene(w, h, func(f *flow) {
 		qrScene(f)
@@ -139,7 +161,7 @@ func TestScreenshots(t *testing.T) {
 		f.waitFor("FALHOU")
 		r.clock.Advance(10 * time.Second) // the emulator settles the refund to the payer
 		f.keys("esc")
-		ch, _ := r.sess.Store.Charges().At(0)
+		ch := r.chargeNamed("Encomenda de festa")
 		f.tm.Send(inspectMsg{query: ch.ID, wallet: ch.Wallet})
 		f.waitFor("cnpj_payer_not_allowed")
 	}))

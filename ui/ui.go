@@ -267,6 +267,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onTx(msg)
 	case eventMsg:
 		return m, m.onEvent(msg)
+	case eventsMsg:
+		return m, m.onEvents(msg)
 	case persistMsg:
 		if msg.err != nil {
 			m.setStatus(m.c.tr.F("Could not save local state: %v", msg.err), statusError)

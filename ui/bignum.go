@@ -1,0 +1,49 @@
+package ui
+
+import (
+	"strings"
+
+	"pixdash/api"
+)
+
+// bigGlyphs is a three-row font for amounts on the customer screen. It uses box-drawing
+// characters, never block elements, so it cannot be mistaken for QR modules.
+var bigGlyphs = map[rune][3]string{
+	'0': {"┏━┓", "┃ ┃", "┗━┛"},
+	'1': {" ┓ ", " ┃ ", " ┻ "},
+	'2': {"━━┓", "┏━┛", "┗━━"},
+	'3': {"━━┓", " ━┫", "━━┛"},
+	'4': {"┃ ┃", "┗━┫", "  ┃"},
+	'5': {"┏━━", "┗━┓", "━━┛"},
+	'6': {"┏━━", "┣━┓", "┗━┛"},
+	'7': {"━━┓", "  ┃", "  ┃"},
+	'8': {"┏━┓", "┣━┫", "┗━┛"},
+	'9': {"┏━┓", "┗━┫", "━━┛"},
+	',': {" ", " ", "┛"},
+	'.': {" ", " ", "·"},
+	'-': {"  ", "━━", "  "},
+	' ': {" ", " ", " "},
+}
+
+// bigAmount draws an amount as "R$" plus three-row digits; it returns nil if it is wider than w.
+func bigAmount(m api.Money, w int) []string {
+	text := strings.TrimPrefix(m.BRL(), "R$ ")
+	neg := strings.HasPrefix(text, "-R$ ")
+	if neg {
+		text = "-" + strings.TrimPrefix(text, "-R$ ")
+	}
+	rows := [3]string{"   ", "   ", "R$ "}
+	for _, r := range text {
+		g, ok := bigGlyphs[r]
+		if !ok {
+			return nil
+		}
+		for i := range rows {
+			rows[i] += g[i] + " "
+		}
+	}
+	if len([]rune(rows[0])) > w {
+		return nil
+	}
+	return rows[:]
+}
