@@ -1,12 +1,14 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // SignatureHeader carries the webhook signature: "sha256=" + hex(HMAC-SHA256(secret, raw body)).
@@ -73,7 +76,7 @@ func VerifySignature(body []byte, header string, secret Secret) error {
 // Receiver defaults.
 const (
 	DefaultWebhookMaxBody      = 1 << 20 // 1 MiB
-	DefaultWebhookBuffer       = 256
+	DefaultWebhookBuffer       = 4096
 	DefaultWebhookSeenCapacity = 100_000
 	// WebhookPath is the path Start serves.
 	WebhookPath = "/webhook"
@@ -101,7 +104,7 @@ func WithMaxBody(n int64) ReceiverOption {
 	}
 }
 
-// WithBuffer sets the capacity of the Events channel (default 256; values below 1 mean 1).
+// WithBuffer sets the capacity of the Events channel (default 4096; values below 1 mean 1).
 func WithBuffer(n int) ReceiverOption {
 	return func(r *Receiver) { r.buffer = max(n, 1) }
 }
@@ -147,8 +150,9 @@ type Receiver struct {
 
 	events chan *Event
 
-	mu   sync.Mutex
-	seen seenSet
+	mu       sync.Mutex
+	seen     seenSet
+	bodySeed maphash.Seed // hashes accepted bodies, so that an identical redelivery needs no decoding
 
 	accepted, duplicates, rejected, malformed, overflow, tooLarge atomic.Uint64
 }
@@ -165,10 +169,11 @@ func NewReceiver(secret Secret, opts ...ReceiverOption) *Receiver {
 		o(r)
 	}
 	r.events = make(chan *Event, r.buffer)
-	r.seen = seenSet{limit: r.seenCap, counts: make(map[string]int)}
+	r.seen = seenSet{limit: r.seenCap, ids: make(map[string]seenID)}
+	r.bodySeed = maphash.MakeSeed()
 	for _, id := range r.seed {
-		if id != "" && r.seen.counts[id] == 0 {
-			r.seen.add(id)
+		if id != "" && r.seen.ids[id].n == 0 {
+			r.seen.add(id, 0)
 		}
 	}
 	r.seed = nil
@@ -183,7 +188,7 @@ func (r *Receiver) Events() <-chan *Event { return r.events }
 func (r *Receiver) Seen(eventID string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.seen.counts[eventID]
+	return r.seen.ids[eventID].n
 }
 
 // Stats returns the receiver's counters so far.
@@ -226,38 +231,215 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusUnauthorized)
 		return
 	}
-	ev, err := DecodeEvent(body)
-	if err != nil {
-		r.malformed.Add(1)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	// The eventId is read with a cheap scan (or, when the scan is unsure, a full decode), so
+	// that a redelivery of an accepted body byte for byte and a delivery that finds the buffer
+	// full are answered without decoding; a first delivery is decoded before it is accepted.
+	var ev *Event
+	id, ok := scanEventID(body)
+	if !ok {
+		if ev, err = DecodeEvent(body); err != nil {
+			r.malformed.Add(1)
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		id = ev.EventID
+	}
+	sum := maphash.Bytes(r.bodySeed, body) | 1 // 0 marks an id whose body is not known
+
+	r.mu.Lock()
+	prev := r.seen.ids[id]
+	if prev.n > 0 && (ev != nil || prev.sum == sum) {
+		r.duplicateLocked(w, id) // unlocks
 		return
+	}
+	if prev.n == 0 && len(r.events) == cap(r.events) {
+		r.mu.Unlock()
+		r.refuseFull(w)
+		return
+	}
+	r.mu.Unlock()
+	if ev == nil {
+		// Known to be new (or a redelivery with another body): decode it; a body that is not a
+		// usable event gets 400 whatever its id.
+		if ev, err = DecodeEvent(body); err != nil {
+			r.malformed.Add(1)
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		id = ev.EventID // the scan agrees with the decoder; the decoder has the last word
 	}
 
 	r.mu.Lock()
-	if n := r.seen.counts[ev.EventID]; n > 0 {
-		n++
-		r.seen.counts[ev.EventID] = n
-		r.mu.Unlock()
-		r.duplicates.Add(1)
-		if r.onDup != nil {
-			r.onDup(ev.EventID, n)
-		}
-		w.WriteHeader(http.StatusOK)
+	if r.seen.ids[id].n > 0 {
+		r.duplicateLocked(w, id)
 		return
 	}
 	// Hand on and remember atomically: a concurrent redelivery either sees the id or waits here.
 	select {
 	case r.events <- ev:
-		r.seen.add(ev.EventID)
+		r.seen.add(id, sum)
 		r.mu.Unlock()
 		r.accepted.Add(1)
 		w.WriteHeader(http.StatusOK)
 	default:
 		r.mu.Unlock()
-		r.overflow.Add(1)
-		w.Header().Set("Retry-After", "2")
-		http.Error(w, "event buffer full, retry later", http.StatusServiceUnavailable)
+		r.refuseFull(w)
 	}
+}
+
+// duplicateLocked counts a redelivery of an accepted id and answers 200; it releases r.mu.
+func (r *Receiver) duplicateLocked(w http.ResponseWriter, id string) {
+	e := r.seen.ids[id]
+	e.n++
+	r.seen.ids[id] = e
+	r.mu.Unlock()
+	r.duplicates.Add(1)
+	if r.onDup != nil {
+		r.onDup(id, e.n)
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// refuseFull answers 503: the Events buffer is full and the sender retries later.
+func (r *Receiver) refuseFull(w http.ResponseWriter) {
+	r.overflow.Add(1)
+	w.Header().Set("Retry-After", "2")
+	http.Error(w, "event buffer full, retry later", http.StatusServiceUnavailable)
+}
+
+// scanEventID finds the top-level "eventId" string of a JSON object without decoding it. It
+// reports false whenever DecodeEvent could read the id differently or refuse it: a body that is
+// not one object, an id that is not a plain non-empty string (escapes, control characters,
+// invalid UTF-8), a key with escapes, several eventId members or one spelled in another case.
+// The rest of the body is only skimmed, not validated: DecodeEvent checks it before acceptance.
+func scanEventID(b []byte) (string, bool) {
+	const key = "eventId"
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return "", false
+	}
+	var id []byte
+	found := false
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return "", false
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return "", false
+		}
+		end, esc := scanString(b, i)
+		if end < 0 || esc {
+			return "", false
+		}
+		k := b[i+1 : end-1]
+		i = skipWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return "", false
+		}
+		i = skipWS(b, i+1)
+		switch {
+		case string(k) == key:
+			if found || i >= len(b) || b[i] != '"' {
+				return "", false
+			}
+			end, esc = scanString(b, i)
+			if end < 0 || esc {
+				return "", false
+			}
+			id, found = b[i+1:end-1], true
+			for _, c := range id {
+				if c < 0x20 {
+					return "", false
+				}
+			}
+			i = end
+		case bytes.EqualFold(k, []byte(key)):
+			// Another spelling the decoder would also take for eventId (Unicode case folding).
+			return "", false
+		default:
+			if i = skipValue(b, i); i < 0 {
+				return "", false
+			}
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return "", false
+		}
+		if b[i] == '}' {
+			break
+		}
+		if b[i] != ',' {
+			return "", false
+		}
+		i = skipWS(b, i+1)
+	}
+	if skipWS(b, i+1) != len(b) || !found || len(id) == 0 || !utf8.Valid(id) {
+		return "", false
+	}
+	return string(id), true
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanString returns the index just past the string starting at b[i] (a quote) and whether it
+// holds escapes; -1 when it does not end.
+func scanString(b []byte, i int) (int, bool) {
+	esc := false
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			esc = true
+			j++
+		case '"':
+			return j + 1, esc
+		}
+	}
+	return -1, esc
+}
+
+// skipValue returns the index just past the value starting at b[i] (strings, objects and arrays
+// are matched, other values run to the next delimiter); -1 when it does not end.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch c := b[i]; c {
+		case '"':
+			end, _ := scanString(b, i)
+			if end < 0 {
+				return -1
+			}
+			i = end
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ',', ' ', '\t', '\n', '\r', ':':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	if depth == 0 {
+		return i
+	}
+	return -1
 }
 
 // Start listens on addr (e.g. "127.0.0.1:0"), serves the receiver at WebhookPath in the
@@ -314,20 +496,27 @@ func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
 
 // seenSet remembers the last limit distinct ids with their delivery counts, forgetting the oldest first.
 type seenSet struct {
-	limit  int
-	counts map[string]int
-	ring   []string // insertion order; grows up to limit, then overwritten from next
-	next   int
+	limit int
+	ids   map[string]seenID
+	ring  []string // insertion order; grows up to limit, then overwritten from next
+	next  int
+}
+
+// seenID is what seenSet keeps of an id: its delivery count and a hash of the accepted body
+// (0 when unknown, e.g. a seeded id).
+type seenID struct {
+	n   int
+	sum uint64
 }
 
 // add records a new id (not already present) with count 1, evicting the oldest id when full.
-func (s *seenSet) add(id string) {
+func (s *seenSet) add(id string, sum uint64) {
 	if len(s.ring) < s.limit {
 		s.ring = append(s.ring, id)
 	} else {
-		delete(s.counts, s.ring[s.next])
+		delete(s.ids, s.ring[s.next])
 		s.ring[s.next] = id
 		s.next = (s.next + 1) % s.limit
 	}
-	s.counts[id] = 1
+	s.ids[id] = seenID{n: 1, sum: sum}
 }

@@ -24,9 +24,18 @@
 // deleted), the records before the damage are kept and saved as a new snapshot (the valid
 // records after the damage are not applied: they stay in the kept file), and Open returns the
 // store with a *CorruptError. After DefaultCompactEvery (or WithCompactEvery) journal records,
-// the state is written as a snapshot of the next generation and the journal is replaced by an
+// or as many as the snapshot would hold when that is more (so that compaction costs at most one
+// rewritten record per appended one), the state is written as a snapshot of the next generation and the journal is replaced by an
 // empty one; a journal of an older generation than the snapshot (a crash between the two
 // steps) is ignored, since the snapshot holds it.
+//
+// Webhook events are journaled as received: the payload bytes DecodeEvent validated (Event.Raw)
+// are written as they are (only a payload spanning several lines is compacted), so a caller that
+// builds an Event by hand must leave Raw empty or valid. Store.ApplyEvents applies a batch of
+// events under one lock and commits it with one fsync. A snapshot keeps only the newest
+// MaxSnapshotEvents events, so compaction rewrites a bounded number of them; older events stay
+// in memory while the store is open and in the journal until it is compacted, and are then
+// dropped (charges they updated keep their state: charges are always in the snapshot).
 //
 // Records are order-tolerant, because two instances may apply each other's records in a
 // different order than the file holds them: a charge record carries the charge's full state

@@ -72,6 +72,50 @@ func encodeLine(r *record) ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
+// encodedRecord is a record together with its line.
+type encodedRecord struct {
+	rec  record
+	line []byte
+}
+
+// encodeRecord builds the line of a record of type t whose data d is compact JSON (no newline)
+// without a JSON encoding pass; the line is exactly what encodeLine writes for the same record
+// (short of encoding/json's HTML escaping, which decodeLine does not need). The record's D
+// shares the line's bytes.
+func encodeRecord(t string, at time.Time, d []byte) (encodedRecord, error) {
+	at = at.UTC()
+	if y := at.Year(); y < 0 || y > 9999 || bytes.IndexByte(d, '\n') >= 0 {
+		r := record{V: recordVersion, T: t, At: at, D: d}
+		line, err := encodeLine(&r)
+		return encodedRecord{rec: r, line: line}, err
+	}
+	const head, mid, tail = `{"v":1,"t":"`, `","at":"`, `","d":`
+	line := make([]byte, 0, len(head)+len(t)+len(mid)+len(time.RFC3339Nano)+len(tail)+len(d)+11)
+	line = append(line, head...)
+	line = append(line, t...)
+	line = append(line, mid...)
+	line = at.AppendFormat(line, time.RFC3339Nano)
+	line = append(line, tail...)
+	dStart := len(line)
+	line = append(line, d...)
+	dEnd := len(line)
+	line = append(line, '}')
+	sum := crc32.Checksum(line, crcTable)
+	line = append(line, ' ')
+	line = appendHex32(line, sum)
+	line = append(line, '\n')
+	return encodedRecord{rec: record{V: recordVersion, T: t, At: at, D: json.RawMessage(line[dStart:dEnd:dEnd])}, line: line}, nil
+}
+
+// appendHex32 appends v as 8 lowercase hex digits.
+func appendHex32(b []byte, v uint32) []byte {
+	const digits = "0123456789abcdef"
+	for shift := 28; shift >= 0; shift -= 4 {
+		b = append(b, digits[(v>>uint(shift))&0xf])
+	}
+	return b
+}
+
 var (
 	errNoChecksum  = errors.New("no checksum")
 	errBadChecksum = errors.New("checksum mismatch")

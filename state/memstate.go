@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"time"
 
 	"pixdash/api"
@@ -40,6 +41,11 @@ type Lookup struct {
 	Found bool   `json:"found,omitempty"`
 	TxID  string `json:"txId,omitempty"`
 }
+
+// MaxSnapshotEvents is how many events (the newest) a snapshot keeps: compaction rewrites at
+// most these, and older events are dropped from the state when the journal holding them is
+// compacted away (the receiver remembers as many eventIds for deduplication).
+const MaxSnapshotEvents = 100_000
 
 // MaxRecentLookups is how many inspector lookups are remembered.
 const MaxRecentLookups = 20
@@ -144,12 +150,54 @@ type (
 	}
 )
 
-// eventPayload returns the event as it was received (or re-encoded when it was built in code).
+// eventPayload returns the event as it was received (or encoded when it was built in code),
+// as compact JSON on one line. A received payload (Raw, validated by api.DecodeEvent) is kept as
+// is, not validated again; only a payload spanning several lines is compacted.
 func eventPayload(e *api.Event) (json.RawMessage, error) {
-	if len(e.Raw) > 0 && json.Valid(e.Raw) {
+	if len(e.Raw) == 0 {
+		return json.Marshal(e)
+	}
+	if bytes.IndexByte(e.Raw, '\n') < 0 {
 		return e.Raw, nil
 	}
-	return json.Marshal(e)
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, e.Raw); err != nil {
+		return json.Marshal(e)
+	}
+	return buf.Bytes(), nil
+}
+
+// appendEventData appends the data of an event record, {"e":<payload>,"n":copies}, as
+// encoding/json writes eventData.
+func appendEventData(b []byte, payload []byte, n int) []byte {
+	b = append(b, `{"e":`...)
+	b = append(b, payload...)
+	if n != 0 {
+		b = append(b, `,"n":`...)
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return append(b, '}')
+}
+
+// appendDupData appends the data of an event_dup record, {"id":"<eventId>"}.
+func appendDupData(b []byte, id string) []byte {
+	b = append(b, `{"id":`...)
+	plain := true
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, id...)
+		b = append(b, '"')
+	} else {
+		q, _ := json.Marshal(id) // a string always encodes
+		b = append(b, q...)
+	}
+	return append(b, '}')
 }
 
 // apply replays one record. Records of unknown type or a newer version are skipped.
@@ -247,13 +295,25 @@ func (m *memState) snapshot(gen uint64, at time.Time) ([]byte, error) {
 		return nil, err
 	}
 	var err error
+	skip := m.events.Total() - MaxSnapshotEvents // the oldest events are left out
+	var data []byte
 	m.events.each(func(e *EventEntry) {
+		if skip > 0 {
+			skip--
+			return
+		}
 		if err != nil {
 			return
 		}
 		var p json.RawMessage
-		if p, err = eventPayload(e.Event); err == nil {
-			err = add(recEvent, e.ReceivedAt, eventData{E: p, N: e.Count})
+		if p, err = eventPayload(e.Event); err != nil {
+			return
+		}
+		data = appendEventData(data[:0], p, e.Count)
+		var r encodedRecord
+		if r, err = encodeRecord(recEvent, e.ReceivedAt, data); err == nil {
+			buf.Write(r.line)
+			n++
 		}
 	})
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // ErrClosed is returned by a write to a closed Store.
 var ErrClosed = errors.New("state store is closed")
 
-// DefaultCompactEvery is how many journal records trigger a snapshot.
+// DefaultCompactEvery is how many journal records trigger a snapshot (at least; see Store.Compact).
 const DefaultCompactEvery = 20000
 
 // Option configures a Store.
@@ -206,12 +206,17 @@ func (s *Store) commitLocked(t string, at time.Time, v any) (*batch, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.queueLocked(encodedRecord{rec: r, line: line}), nil
+}
+
+// queueLocked adds an encoded record to the batch being filled (the caller holds s.mu) and returns that batch.
+func (s *Store) queueLocked(r encodedRecord) *batch {
 	if s.queue == nil {
 		s.queue = &batch{done: make(chan struct{})}
 	}
-	s.queue.recs = append(s.queue.recs, r)
-	s.queue.data = append(s.queue.data, line...)
-	return s.queue, nil
+	s.queue.recs = append(s.queue.recs, r.rec)
+	s.queue.data = append(s.queue.data, r.line...)
+	return s.queue
 }
 
 // wait signals the writer and blocks until b is on disk.
@@ -306,23 +311,67 @@ func (s *Store) TrackTransaction(tx *api.Transaction, wallet string) (Charge, er
 // ApplyEvent records a verified webhook event; it reports whether its eventId was new. A
 // duplicate is counted (see EventLog.Seen). The first copy of a payment_* event updates its
 // charge, adding it (source "event") when unknown. The store keeps e: do not modify it afterwards.
+// e.Raw, when set, must be the payload as DecodeEvent validated it: it is stored as is.
 func (s *Store) ApplyEvent(e *api.Event) (first bool, err error) {
-	if e == nil || e.EventID == "" {
-		return false, fmt.Errorf("state: %w", api.ErrEventInvalid)
+	fs, err := s.ApplyEvents([]*api.Event{e})
+	if len(fs) == 1 {
+		first = fs[0]
+	}
+	return first, err
+}
+
+// ApplyEvents records a batch of verified webhook events as ApplyEvent does, under one lock and
+// with one commit (one fsync) for the whole batch; first[i] reports whether es[i]'s eventId was
+// new (a later copy of an id earlier in the batch is a duplicate). A nil or id-less event
+// refuses the whole batch before anything is applied.
+func (s *Store) ApplyEvents(es []*api.Event) (first []bool, err error) {
+	for _, e := range es {
+		if e == nil || e.EventID == "" {
+			return nil, fmt.Errorf("state: %w", api.ErrEventInvalid)
+		}
+	}
+	if len(es) == 0 {
+		return nil, nil
+	}
+	first = make([]bool, len(es))
+	// The receipt time is read, and the first-copy records encoded, before taking the lock:
+	// records are order-tolerant, so a concurrent writer's earlier stamp is harmless.
+	now := s.now()
+	var recs []encodedRecord
+	if s.persistent {
+		recs = make([]encodedRecord, len(es))
+		for i, e := range es {
+			p, err := eventPayload(e)
+			if err != nil {
+				return nil, err
+			}
+			if recs[i], err = encodeRecord(recEvent, now, appendEventData(nil, p, 1)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	err = s.write(func() (*batch, error) {
-		now := s.now()
-		first = s.m.applyEvent(e, now, 1, false)
-		if !first {
-			return s.commitLocked(recEventDup, now, dupData{ID: e.EventID})
+		var b *batch
+		for i, e := range es {
+			first[i] = s.m.applyEvent(e, now, 1, false)
+			if !s.persistent {
+				continue
+			}
+			r := recs[i]
+			if !first[i] {
+				var err error
+				if r, err = encodeRecord(recEventDup, now, appendDupData(nil, e.EventID)); err != nil {
+					return nil, err
+				}
+			}
+			b = s.queueLocked(r)
 		}
-		p, err := eventPayload(e)
-		if err != nil {
-			return nil, err
-		}
-		return s.commitLocked(recEvent, now, eventData{E: p, N: 1})
+		return b, nil
 	})
-	return first, err
+	if err != nil {
+		return nil, err
+	}
+	return first, nil
 }
 
 // BeginSubmission persists a charge about to be created; call it before the first POST /pix.
@@ -506,8 +555,9 @@ func (s *Store) Refresh() (changed bool, err error) {
 	return changed, nil
 }
 
-// Compact writes a snapshot of the whole state and empties the journal (done automatically
-// every WithCompactEvery records).
+// Compact writes a snapshot of the whole state and empties the journal. It is done automatically
+// once the journal holds WithCompactEvery records, or as many as the snapshot would hold
+// (the newest MaxSnapshotEvents events plus the charges) when that is more.
 func (s *Store) Compact() error {
 	if !s.persistent {
 		return nil
@@ -589,7 +639,7 @@ func (s *Store) flush() {
 				finish(b, err)
 				return err
 			}
-			if !b.compact && s.records < s.every {
+			if !b.compact && s.records < s.compactAt() {
 				finish(b, nil)
 				continue
 			}
@@ -631,6 +681,15 @@ func (s *Store) flush() {
 			finish(b, err)
 		}
 	}
+}
+
+// compactAt is how many journal records trigger a snapshot: the configured count, or as many
+// records as the snapshot would hold when that is more, so that the records a compaction
+// rewrites are paid for by as many appended since the last one (a large state is not rewritten
+// every few thousand records).
+func (s *Store) compactAt() int {
+	size := min(s.m.events.Total(), MaxSnapshotEvents) + s.m.charges.Total()
+	return max(s.every, size)
 }
 
 func (s *Store) setProblem(err error) {
