@@ -32,7 +32,7 @@ func (c *Client) TokenExpiry() (time.Time, bool) { return c.tokens.expiryTime() 
 
 // fetchToken exchanges the credential for an access token (POST /auth) and returns it with its lifetime.
 func (c *Client) fetchToken(ctx context.Context) (Secret, time.Duration, error) {
-	body, err := json.Marshal(struct {
+	body, err := json.Marshal(struct { //nolint:gosec // G117: POST /auth must send the secret; marshalled once, never logged
 		ClientID     string `json:"client_id"`
 		ClientSecret string `json:"client_secret"`
 	}{c.clientID, c.secret.Reveal()})
@@ -259,7 +259,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if body != nil && body != http.NoBody && getBody == nil {
 		// Buffer the body so the request can be replayed after a 401.
 		b, err := io.ReadAll(body)
-		body.Close()
+		_ = body.Close()
 		if err != nil {
 			return nil, err
 		}
@@ -284,7 +284,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	tok2, err := t.tokens.token(ctx)
 	if err != nil {
 		if replayBody != nil {
-			replayBody.Close()
+			_ = replayBody.Close()
 		}
 		return nil, err
 	}
@@ -301,12 +301,12 @@ func withBearer(req *http.Request, tok Secret, body io.ReadCloser, getBody func(
 
 func closeBody(req *http.Request) {
 	if req.Body != nil {
-		req.Body.Close()
+		_ = req.Body.Close()
 	}
 }
 
 // drain reads a little of body so the connection can be reused, then closes it.
 func drain(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
-	body.Close()
+	_ = body.Close()
 }

@@ -524,12 +524,12 @@ func contextError(op string, ctx context.Context, last error) error {
 	if errors.Is(last, cerr) {
 		return fmt.Errorf("%s: %w", op, last)
 	}
-	return fmt.Errorf("%s: %w (last attempt: %v)", op, cerr, last)
+	return fmt.Errorf("%s: %w (last attempt: %w)", op, cerr, last)
 }
 
 // finalError returns a reply from the service as is and wraps anything else with the operation.
 func finalError(op string, attempts int, err error) error {
-	if e, ok := err.(*Error); ok {
+	if e, ok := err.(*Error); ok { //nolint:errorlint // only an unwrapped reply is returned as is
 		return e
 	}
 	if attempts > 1 {
@@ -541,7 +541,7 @@ func finalError(op string, attempts int, err error) error {
 // refusedUnprocessed reports whether err proves the service did not act on the request: a 4xx
 // reply (429 included), or a failure to authenticate before anything was sent.
 func refusedUnprocessed(err error) bool {
-	if e, ok := err.(*Error); ok {
+	if e := (*Error)(nil); errors.As(err, &e) {
 		return e.HTTPStatus >= 400 && e.HTTPStatus < 500
 	}
 	var pe *permanentError

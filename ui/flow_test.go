@@ -3,7 +3,6 @@ package ui
 import (
 	"bytes"
 	"context"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -283,6 +282,3 @@ func TestFlowInterruptedSubmissionResolvesToOneCharge(t *testing.T) {
 		t.Fatalf("tracked %d charges, want 1", n)
 	}
 }
-
-// drain keeps a reader empty so a program never blocks on output.
-func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }

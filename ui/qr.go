@@ -297,9 +297,7 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 		}
 		if ch.HasDistributed && len(ch.SplitRequested) > 0 {
 			lines = append(lines, "", st.Label.Render(tr.T("Split distributed:")))
-			for _, l := range splitLines(ch.SplitRequested, ch.SplitDistributed) {
-				lines = append(lines, l)
-			}
+			lines = append(lines, splitLines(ch.SplitRequested, ch.SplitDistributed)...)
 		}
 	case state.StateFailed:
 		if ch.FailureReason != "" {

@@ -605,11 +605,6 @@ func (b *splitBuilder) shortHelp() []key.Binding {
 	return []key.Binding{k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PickWallet, k.NextField, k.Submit, k.Back}
 }
 
-func (b *splitBuilder) fullHelp() []key.Binding {
-	k := b.c.keys
-	return []key.Binding{k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PrevLeg, k.NextLeg, k.PickWallet, k.NextField, k.PrevField, k.Submit, k.Back}
-}
-
 func (b *splitBuilder) feeLabel(src feeSource) string {
 	switch src {
 	case feeLearned:

@@ -200,7 +200,9 @@ func parseDuration(tr catalog, s string) (time.Duration, error) {
 			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
 		}
 		var n int
-		fmt.Sscan(rest[:i], &n)
+		if _, err := fmt.Sscan(rest[:i], &n); err != nil {
+			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+		}
 		unit := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}[rest[i]]
 		if unit == 0 {
 			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))

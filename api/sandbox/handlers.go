@@ -26,7 +26,7 @@ import (
 const (
 	msgTokenRequired = "Access token is required: send Authorization: Bearer <ACCESS_TOKEN>"
 	msgTokenInvalid  = "Invalid access token"
-	msgTokenExpired  = "Access token expired: call POST /auth again" //nolint:gosec // G101: a message, not a credential
+	msgTokenExpired  = "Access token expired: call POST /auth again"
 	msgIPNotAllowed  = "Requests from this IP address are not allowed for this credential"
 	msgMissingPerm   = "Insufficient permissions. Required: "
 )
