@@ -184,19 +184,9 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 func (v *blocksView) key(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys
 	n := len(v.items)
-	switch {
-	case key.Matches(km, k.Up):
-		v.cursor--
-	case key.Matches(km, k.Down):
-		v.cursor++
-	case key.Matches(km, k.PageUp):
-		v.cursor -= max(v.rows(v.height)-1, 1)
-	case key.Matches(km, k.PageDown):
-		v.cursor += max(v.rows(v.height)-1, 1)
-	case key.Matches(km, k.Top):
-		v.cursor = 0
-	case key.Matches(km, k.Bottom):
-		v.cursor = n - 1
+	switch c, nav := k.navigate(km, v.cursor, n, max(v.rows(v.height)-1, 1)); {
+	case nav:
+		v.cursor = c
 	case key.Matches(km, k.StatusFilter):
 		v.filter = (v.filter + 1) % len(blockFilters)
 		v.cursor, v.offset = 0, 0

@@ -145,19 +145,9 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 	}
 	n := v.store.Charges().Len()
 	page := v.rows()
-	switch {
-	case key.Matches(km, k.Up):
-		v.cursor--
-	case key.Matches(km, k.Down):
-		v.cursor++
-	case key.Matches(km, k.PageUp):
-		v.cursor -= page
-	case key.Matches(km, k.PageDown):
-		v.cursor += page
-	case key.Matches(km, k.Top):
-		v.cursor = 0
-	case key.Matches(km, k.Bottom):
-		v.cursor = n - 1
+	switch c, nav := k.navigate(km, v.cursor, n, page); {
+	case nav:
+		v.cursor = c
 	case key.Matches(km, k.Filter):
 		v.filterOn = true
 		return v.filter.Focus()

@@ -187,19 +187,9 @@ func (v *eventsView) listKey(km tea.KeyMsg) tea.Cmd {
 	lg := v.log()
 	n := lg.Len()
 	page := v.visibleRows()
-	switch {
-	case key.Matches(km, k.Up):
-		v.cursor--
-	case key.Matches(km, k.Down):
-		v.cursor++
-	case key.Matches(km, k.PageUp):
-		v.cursor -= page
-	case key.Matches(km, k.PageDown):
-		v.cursor += page
-	case key.Matches(km, k.Top):
-		v.cursor = 0
-	case key.Matches(km, k.Bottom):
-		v.cursor = n - 1
+	switch c, nav := k.navigate(km, v.cursor, n, page); {
+	case nav:
+		v.cursor = c
 	case key.Matches(km, k.Enter):
 		if e, ok := lg.At(v.cursor); ok {
 			v.detail = &eventDetail{id: e.Event.EventID, entry: e}
@@ -290,22 +280,12 @@ func (v *eventsView) detailKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys
 	d := v.detail
 	page := max(v.height-2, 1)
-	switch {
+	switch c, nav := k.navigate(km, d.scroll, len(d.lines)+1, page); {
 	case key.Matches(km, k.Back):
 		v.detail = nil
 		return nil
-	case key.Matches(km, k.Up):
-		d.scroll--
-	case key.Matches(km, k.Down):
-		d.scroll++
-	case key.Matches(km, k.PageUp):
-		d.scroll -= page
-	case key.Matches(km, k.PageDown):
-		d.scroll += page
-	case key.Matches(km, k.Top):
-		d.scroll = 0
-	case key.Matches(km, k.Bottom):
-		d.scroll = len(d.lines)
+	case nav:
+		d.scroll = c
 	case key.Matches(km, k.Inspect):
 		return inspectEvent(d.entry.Event)
 	}

@@ -268,19 +268,9 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	page := max(v.pageRows()-1, 1)
-	switch {
-	case key.Matches(km, k.Up):
-		v.offset--
-	case key.Matches(km, k.Down):
-		v.offset++
-	case key.Matches(km, k.PageUp):
-		v.offset -= page
-	case key.Matches(km, k.PageDown):
-		v.offset += page
-	case key.Matches(km, k.Top):
-		v.offset = 0
-	case key.Matches(km, k.Bottom):
-		v.offset = v.detailCount()
+	switch c, nav := k.navigate(km, v.offset, v.detailCount()+1, page); {
+	case nav:
+		v.offset = c
 	case key.Matches(km, k.Reveal):
 		v.reveal = !v.reveal
 	case key.Matches(km, k.QR):

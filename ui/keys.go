@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // keyMap holds every binding; views pick the ones they show in help.
 type keyMap struct {
@@ -69,4 +72,26 @@ func newKeyMap(tr catalog) keyMap {
 		Lookup:       key.NewBinding(key.WithKeys("/"), h("/", "new lookup")),
 		OpenTx:       key.NewBinding(key.WithKeys("enter"), h("enter", "inspect transaction")),
 	}
+}
+
+// navigate applies the list keys (up, down, page up/down, top, bottom) to a cursor over n rows,
+// paging by page; ok is false when km is none of them. The result is clamped to the rows.
+func (k keyMap) navigate(km tea.KeyMsg, cursor, n, page int) (int, bool) {
+	switch {
+	case key.Matches(km, k.Up):
+		cursor--
+	case key.Matches(km, k.Down):
+		cursor++
+	case key.Matches(km, k.PageUp):
+		cursor -= page
+	case key.Matches(km, k.PageDown):
+		cursor += page
+	case key.Matches(km, k.Top):
+		cursor = 0
+	case key.Matches(km, k.Bottom):
+		cursor = n - 1
+	default:
+		return cursor, false
+	}
+	return max(min(cursor, n-1), 0), true
 }

@@ -392,19 +392,9 @@ func walletsStatus(text string, kind statusKind) tea.Cmd {
 func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys
 	page := max(v.height-10, 1)
-	switch {
-	case key.Matches(km, k.Up):
-		v.cursor--
-	case key.Matches(km, k.Down):
-		v.cursor++
-	case key.Matches(km, k.PageUp):
-		v.cursor -= page
-	case key.Matches(km, k.PageDown):
-		v.cursor += page
-	case key.Matches(km, k.Top):
-		v.cursor = 0
-	case key.Matches(km, k.Bottom):
-		v.cursor = len(v.rows) - 1
+	switch c, nav := k.navigate(km, v.cursor, len(v.rows), page); {
+	case nav:
+		v.cursor = c
 	case key.Matches(km, v.enterKey):
 		return v.makeActive()
 	case key.Matches(km, k.CreateSub):
