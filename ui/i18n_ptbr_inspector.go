@@ -44,7 +44,7 @@ var ptBRInspector = map[string]string{
 	"Status":                                                                                   "Status",
 	"The QR is shown only for pending PIX charges that have a PIX code.": "O QR só aparece para cobranças PIX pendentes que têm código PIX.",
 	"Type": "Tipo",
-	"Type a transaction id, an external reference or an idempotency key and press enter.": "Digite um id de transação, uma referência externa ou uma chave de idempotência e tecle enter.",
+	"Press / and type a transaction id, an external reference or an idempotency key, then enter.": "Tecle / e digite um id de transação, uma referência externa ou uma chave de idempotência; depois, enter.",
 	"Updated":                             "Atualizada em",
 	"WHEN":                                "QUANDO",
 	"found":                               "encontrada",

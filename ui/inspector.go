@@ -100,11 +100,9 @@ func (v *inspectorView) setSize(w, h int) {
 func (v *inspectorView) capturesText() bool { return v.input.Focused() }
 
 // activate loads the lookup history and, with nothing on screen, puts the cursor in the input.
+// activate loads the history; the input waits for / (or enter), so the view keys keep working.
 func (v *inspectorView) activate() tea.Cmd {
 	v.loadHistory()
-	if v.res == nil && !v.loading && !v.failed() {
-		return v.input.Focus()
-	}
 	return nil
 }
 
@@ -478,7 +476,7 @@ func (v *inspectorView) view(w, h int) string {
 		lines = append(lines, st.Muted.Render(truncateWidth(tr.T("r retries · / starts another lookup"), w)), "")
 		lines = append(lines, v.historyLines(w, h-len(lines))...)
 	default:
-		lines = append(lines, st.Subtle.Render(truncateWidth(tr.T("Type a transaction id, an external reference or an idempotency key and press enter."), w)))
+		lines = append(lines, st.Subtle.Render(truncateWidth(tr.T("Press / and type a transaction id, an external reference or an idempotency key, then enter."), w)))
 		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("Lookups run in wallet %s (w switches wallets).", v.c.app.wallet), w)), "")
 		lines = append(lines, v.historyLines(w, body-2)...)
 	}

@@ -128,8 +128,17 @@ func TestInspectorFocusAndCapturesText(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	v := inspectorOf(m)
 	m.Update(runeKey("2"))
+	if v.capturesText() {
+		t.Fatal("the input grabbed the keyboard on arrival: the view keys 1-5 would type instead")
+	}
+	m.Update(runeKey("4"))
+	if m.view != viewBlocks {
+		t.Fatalf("4 did not switch view from the inspector: %v", m.view)
+	}
+	m.Update(runeKey("2"))
+	m.Update(runeKey("/"))
 	if !v.capturesText() {
-		t.Fatal("the input is not focused when the view opens with nothing on screen")
+		t.Fatal("/ did not focus the input")
 	}
 	for _, r := range "q1" {
 		m.Update(runeKey(string(r)))
@@ -328,7 +337,7 @@ func TestFlowInspectorLookupByEachKey(t *testing.T) {
 	f.waitFor("STATUS")
 	f.keys("2")
 	f.waitFor("transaction id, external reference or idempotency key", "No recent lookups yet.")
-	f.keys(pix.ID, "enter")
+	f.keys("/", pix.ID, "enter")
 	f.waitFor("wallet principal · matched by id", "R$ 43,21", "Consulta tripla", pix.ID)
 	f.keys("esc")
 	f.waitFor("Recent lookups")
@@ -358,7 +367,7 @@ func TestFlowInspectorNotFound(t *testing.T) {
 	s, _ := demo(t, DemoOptions{})
 	f := startFlow(t, s, 120, 40)
 	f.waitFor("STATUS")
-	f.keys("2", "nao-existe-0001", "enter")
+	f.keys("2", "/", "nao-existe-0001", "enter")
 	f.waitFor("Nothing matched “nao-existe-0001” in wallet principal.",
 		"It is not a transaction id, an external reference nor an idempotency key of this wallet.", "switch with w")
 	if got := s.Store.RecentLookups(); len(got) != 1 || got[0].Found {
@@ -368,8 +377,7 @@ func TestFlowInspectorNotFound(t *testing.T) {
 	f.keys("esc")
 	f.tm.Send(switchWalletMsg{wallet: "loja-centro"})
 	f.waitFor("Lookups run in wallet loja-centro")
-	// The wallet switch re-activates the view: with nothing on screen the input has the keyboard.
-	f.keys("pedido-1001", "enter")
+	f.keys("/", "pedido-1001", "enter")
 	f.waitFor("Nothing matched “pedido-1001” in wallet loja-centro.")
 }
 
@@ -381,7 +389,7 @@ func TestFlowInspectorRevealDocumentAfterPayment(t *testing.T) {
 	}
 	f := startFlow(t, s, 120, 40)
 	f.waitFor("STATUS")
-	f.keys("2", pix.ID, "enter")
+	f.keys("2", "/", pix.ID, "enter")
 	f.waitFor("✓ completed", "Fulano de Tal", "***.982.247-** (v reveals)")
 	f.keys("v")
 	f.waitFor("529.982.247-25 (v hides)")
@@ -394,7 +402,7 @@ func TestFlowInspectorQRKeyOpensQRScreen(t *testing.T) {
 	pix := createTestCharge(t, s, 2222, "QR pelo inspetor", "insp-qr-0001", "pixdash-flow-inspector-key-0003")
 	f := startFlow(t, s, 120, 40)
 	f.waitFor("STATUS")
-	f.keys("2", "insp-qr-0001", "enter")
+	f.keys("2", "/", "insp-qr-0001", "enter")
 	f.waitFor("○ pending", "Q shows the QR")
 	f.keys("Q")
 	f.waitFor("Pague com PIX", "QR pelo inspetor")
