@@ -108,13 +108,14 @@ const (
 // (the sender gives up after 5 attempts and the event would be lost). Members are matched to
 // fields as encoding/json does (exact name first, then case-insensitively; the last one wins).
 func DecodeEvent(body []byte) (*Event, error) {
-	if !json.Valid(body) {
-		err := json.Unmarshal(body, new(json.RawMessage))
-		return nil, fmt.Errorf("%w: %v", ErrEventInvalid, err)
-	}
+	// One pass validates the JSON (as json.Valid does) while it reads the members; whatever it
+	// finds wrong, the error comes from encoding/json.
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrEventInvalid)
+		if end := validValue(body, i, 0); end >= 0 && skipSpace(body, end) == len(body) {
+			return nil, fmt.Errorf("%w: not a JSON object", ErrEventInvalid)
+		}
+		return nil, invalidJSON(body)
 	}
 	var (
 		e        Event
@@ -132,49 +133,245 @@ func DecodeEvent(body []byte) (*Event, error) {
 		problems = append(problems, truncate(name+": "+err.Error(), maxDecodeProblemText))
 	}
 	i = skipSpace(body, i+1)
-	for i < len(body) && body[i] != '}' {
-		kEnd := stringEnd(body, i)
-		key := body[i+1 : kEnd-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			k, err := unquote(body[i:kEnd])
-			if err != nil { // cannot happen for valid JSON; be safe
-				return nil, fmt.Errorf("%w: %v", ErrEventInvalid, err)
+	if i < len(body) && body[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(body) || body[i] != '"' {
+				return nil, invalidJSON(body)
 			}
-			key = []byte(k)
+			kEnd := validString(body, i)
+			if kEnd < 0 {
+				return nil, invalidJSON(body)
+			}
+			key := body[i+1 : kEnd-1]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				k, err := unquote(body[i:kEnd])
+				if err != nil { // cannot happen for a valid string; be safe
+					return nil, fmt.Errorf("%w: %w", ErrEventInvalid, err)
+				}
+				key = []byte(k)
+			}
+			i = skipSpace(body, kEnd)
+			if i >= len(body) || body[i] != ':' {
+				return nil, invalidJSON(body)
+			}
+			vStart := skipSpace(body, i+1)
+			vEnd := validValue(body, vStart, 1)
+			if vEnd < 0 {
+				return nil, invalidJSON(body)
+			}
+			name, err := e.decodeMember(key, body[vStart:vEnd])
+			switch {
+			case err == nil:
+			case name == "eventId":
+				idErr = err
+			case name == "event":
+				kindErr = err
+			default:
+				note(name, err)
+			}
+			i = skipSpace(body, vEnd)
+			if i < len(body) && body[i] == ',' {
+				i = skipSpace(body, i+1)
+				continue
+			}
+			if i < len(body) && body[i] == '}' {
+				i++
+				break
+			}
+			return nil, invalidJSON(body)
 		}
-		vStart := skipSpace(body, skipSpace(body, kEnd)+1) // past ':'
-		vEnd := valueEnd(body, vStart)
-		raw := body[vStart:vEnd]
-		name, err := e.decodeMember(key, raw)
-		switch {
-		case err == nil:
-		case name == "eventId":
-			idErr = err
-		case name == "event":
-			kindErr = err
-		default:
-			note(name, err)
-		}
-		i = skipSpace(body, vEnd)
-		if i < len(body) && body[i] == ',' {
-			i = skipSpace(body, i+1)
-		}
+	}
+	if skipSpace(body, i) != len(body) {
+		return nil, invalidJSON(body)
 	}
 	if e.EventID == "" {
 		if idErr != nil {
-			return nil, fmt.Errorf("%w: eventId: %v", ErrEventInvalid, idErr)
+			return nil, fmt.Errorf("%w: eventId: %w", ErrEventInvalid, idErr)
 		}
 		return nil, fmt.Errorf("%w: eventId missing", ErrEventInvalid)
 	}
 	if e.Kind == "" {
 		if kindErr != nil {
-			return nil, fmt.Errorf("%w: event: %v", ErrEventInvalid, kindErr)
+			return nil, fmt.Errorf("%w: event: %w", ErrEventInvalid, kindErr)
 		}
 		return nil, fmt.Errorf("%w: event kind missing", ErrEventInvalid)
 	}
 	e.Raw = append(json.RawMessage(nil), body...)
 	e.DecodeErr = strings.Join(problems, "; ")
 	return &e, nil
+}
+
+// invalidJSON is the error for a body that is not valid JSON, worded by encoding/json.
+func invalidJSON(body []byte) error {
+	err := json.Unmarshal(body, new(json.RawMessage))
+	if err == nil { // cannot happen: the body was found invalid; be safe
+		err = errors.New("invalid JSON")
+	}
+	return fmt.Errorf("%w: %v", ErrEventInvalid, err)
+}
+
+// maxJSONDepth is encoding/json's nesting limit: a deeper value is not valid JSON for it.
+const maxJSONDepth = 10000
+
+// validValue returns the index just past the JSON value starting at b[i], or -1 when there is
+// no valid value there (as json.Valid judges it: UTF-8 is not checked); depth is how many
+// arrays and objects enclose it.
+func validValue(b []byte, i, depth int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return validString(b, i)
+	case c == '{':
+		if depth++; depth > maxJSONDepth {
+			return -1
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return -1
+			}
+			if i = validString(b, i); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			if i = validValue(b, skipSpace(b, i+1), depth); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case ',':
+				i = skipSpace(b, i+1)
+			case '}':
+				return i + 1
+			default:
+				return -1
+			}
+		}
+	case c == '[':
+		if depth++; depth > maxJSONDepth {
+			return -1
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = validValue(b, i, depth); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case ',':
+				i = skipSpace(b, i+1)
+			case ']':
+				return i + 1
+			default:
+				return -1
+			}
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		return validNumber(b, i)
+	case c == 't':
+		return validLiteral(b, i, "true")
+	case c == 'f':
+		return validLiteral(b, i, "false")
+	case c == 'n':
+		return validLiteral(b, i, "null")
+	}
+	return -1
+}
+
+func validLiteral(b []byte, i int, lit string) int {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit)
+	}
+	return -1
+}
+
+// validString returns the index just past the JSON string starting at b[i] (a quote), or -1
+// when it is not a valid string (unterminated, a control character, a bad escape).
+func validString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i <= 4 {
+					return -1
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return -1
+					}
+				}
+				i += 4
+			default:
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// validNumber returns the index just past the JSON number starting at b[i], or -1.
+func validNumber(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return -1
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return -1
+		}
+	}
+	return i
 }
 
 // decodeMember stores one member of the payload; it returns the field's JSON name ("" for a
@@ -408,7 +605,7 @@ func unquote(tok []byte) (string, error) {
 	return s, err
 }
 
-// The scanners below assume valid JSON (DecodeEvent checks it first).
+// The scanners below assume valid JSON (DecodeEvent and decodeLoose only read validated values).
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {

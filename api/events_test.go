@@ -188,7 +188,14 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"eventId":"e","event":"x","balanceBlock":{"amount":"x","resolvedAt":"y"}}`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"eventId":"\xff","event":"x"}`))
+	f.Add([]byte(`{"eventId":"e","event":"k","x":[1,-0.5e+3,true,null,{"a":"\u00e9\n"}]} `))
+	f.Add([]byte(`{"eventId":"e","event":"k","x":01}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
+		// The single-pass validation agrees with json.Valid.
+		end := validValue(body, skipSpace(body, 0), 0)
+		if valid := end >= 0 && skipSpace(body, end) == len(body); valid != json.Valid(body) {
+			t.Fatalf("validValue says %v, json.Valid %v", valid, !valid)
+		}
 		ev, err := DecodeEvent(body)
 		if err == nil {
 			if ev.EventID == "" || ev.Kind == "" || !bytes.Equal(ev.Raw, body) {
@@ -225,6 +232,18 @@ func BenchmarkDecodeEvent(b *testing.B) {
 	for b.Loop() {
 		if _, err := DecodeEvent(body); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestDecodeEventDepth checks that the nesting limit is encoding/json's.
+func TestDecodeEventDepth(t *testing.T) {
+	for _, depth := range []int{maxJSONDepth - 1, maxJSONDepth, maxJSONDepth + 1} {
+		// The event object is one level; x holds depth-1 more arrays.
+		body := []byte(`{"eventId":"e","event":"k","x":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`)
+		_, err := DecodeEvent(body)
+		if want := json.Valid(body); (err == nil) != want {
+			t.Errorf("depth %d: DecodeEvent error %v, json.Valid %v", depth, err, want)
 		}
 	}
 }

@@ -218,3 +218,30 @@ func benchIntake(b *testing.B, persist bool, bare float64) {
 		b.Fatalf("store holds %d events, want %d", n, b.N)
 	}
 }
+
+// BenchmarkApplyEventBatches is the consumer's side alone: decoded benchmark events applied to a
+// store on disk in batches of maxBenchBatch/2 (one fsync each), per event.
+func BenchmarkApplyEventBatches(b *testing.B) {
+	evs := make([]*api.Event, b.N)
+	for i := range evs {
+		ev, err := api.DecodeEvent(benchPayload(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		evs[i] = ev
+	}
+	store, err := Open(b.TempDir(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for len(evs) > 0 {
+		n := min(len(evs), maxBenchBatch/2)
+		if _, err := store.ApplyEvents(evs[:n]); err != nil {
+			b.Fatal(err)
+		}
+		evs = evs[n:]
+	}
+}

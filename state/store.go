@@ -219,6 +219,17 @@ func (s *Store) queueLocked(r encodedRecord) *batch {
 	return s.queue
 }
 
+// reserveLocked makes room for n more records of size bytes in the batch being filled (the
+// caller holds s.mu) and returns that batch.
+func (s *Store) reserveLocked(n, size int) *batch {
+	if s.queue == nil {
+		s.queue = &batch{done: make(chan struct{})}
+	}
+	s.queue.recs = slices.Grow(s.queue.recs, n)
+	s.queue.data = slices.Grow(s.queue.data, size)
+	return s.queue
+}
+
 // wait signals the writer and blocks until b is on disk.
 func (s *Store) wait(b *batch) error {
 	if b == nil {
@@ -337,21 +348,35 @@ func (s *Store) ApplyEvents(es []*api.Event) (first []bool, err error) {
 	// The receipt time is read, and the first-copy records encoded, before taking the lock:
 	// records are order-tolerant, so a concurrent writer's earlier stamp is harmless.
 	now := s.now()
-	var recs []encodedRecord
+	var (
+		recs []encodedRecord
+		size int // bytes of the first-copy lines
+	)
 	if s.persistent {
 		recs = make([]encodedRecord, len(es))
+		var data []byte // the data of every record, one after the other
 		for i, e := range es {
 			p, err := eventPayload(e)
 			if err != nil {
 				return nil, err
 			}
-			if recs[i], err = encodeRecord(recEvent, now, appendEventData(nil, p, 1)); err != nil {
+			if data == nil {
+				data = make([]byte, 0, len(es)*(len(p)+16))
+			}
+			start := len(data)
+			data = appendEventData(data, p, 1)
+			if recs[i], err = encodeRecord(recEvent, now, data[start:len(data):len(data)]); err != nil {
 				return nil, err
 			}
+			size += len(recs[i].line)
 		}
 	}
 	err = s.write(func() (*batch, error) {
 		var b *batch
+		if s.persistent {
+			// Room for the whole batch at once, so that queueing does not copy it again and again.
+			b = s.reserveLocked(len(es), size)
+		}
 		for i, e := range es {
 			first[i] = s.m.applyEvent(e, now, 1, false)
 			if !s.persistent {
