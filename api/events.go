@@ -209,7 +209,7 @@ func invalidJSON(body []byte) error {
 	if err == nil { // cannot happen: the body was found invalid; be safe
 		err = errors.New("invalid JSON")
 	}
-	return fmt.Errorf("%w: %v", ErrEventInvalid, err)
+	return fmt.Errorf("%w: %w", ErrEventInvalid, err)
 }
 
 // maxJSONDepth is encoding/json's nesting limit: a deeper value is not valid JSON for it.
