@@ -8,7 +8,7 @@ GOLANGCI  := $(TOOLS)/golangci-lint
 FREEZE    := $(TOOLS)/freeze
 SHOTS_TMP := $(CURDIR)/.tools/shots
 FREEZE_FLAGS := --window=false --padding 24 --margin 0 --font.size 14 --line-height 1.2 --border.radius 8
-FUZZTIME  ?= 30s
+FUZZTIME  ?= 30s # at least 10s: FuzzOpenJournal fsyncs on every input and times out under a shorter budget
 
 .PHONY: all build run test bench lint fuzz screenshots clean tools
 
