@@ -790,16 +790,8 @@ func (s *Store) compactLocked() error {
 // A crash between the two leaves a journal of an older generation, which the next load ignores.
 func (s *Store) installSnapshot(data []byte, gen uint64) error {
 	tmp := s.snapshotPath + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := createSynced(tmp, data)
 	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
@@ -823,16 +815,8 @@ func (s *Store) resetJournal(gen uint64) error {
 		return err
 	}
 	tmp := s.journalPath + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := createSynced(tmp, hdr)
 	if err != nil {
-		return err
-	}
-	if _, err := f.Write(hdr); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
 		return err
 	}
 	fi, err := f.Stat()
@@ -1045,4 +1029,22 @@ func truncateFile(path string, size int64) error {
 		return err
 	}
 	return f.Sync()
+}
+
+// createSynced creates path (mode 0600, truncating), writes data and fsyncs it; the file is
+// returned open for the caller to inspect and close, or closed on error.
+func createSynced(path string, data []byte) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
 }

@@ -118,19 +118,9 @@ func (s *Server) handleRefund(c *call) {
 	if !c.decodeOptional(&req) {
 		return
 	}
-	var amount api.Money
-	hasAmount := !isNull(req.Amount)
-	if hasAmount {
-		m, msg := parseAmount(req.Amount, "amount")
-		if msg != "" {
-			c.badRequest(msg)
-			return
-		}
-		if m < api.Centavo {
-			c.badRequest("amount must not be less than 0.01")
-			return
-		}
-		amount = m
+	amount, hasAmount, ok := c.optionalAmount(req.Amount)
+	if !ok {
+		return
 	}
 	id := c.params[0]
 	s.mu.Lock()
@@ -191,19 +181,9 @@ func (s *Server) handleCreateBlock(c *call) {
 			return
 		}
 	}
-	var amount api.Money
-	hasAmount := !isNull(req.Amount)
-	if hasAmount {
-		m, msg := parseAmount(req.Amount, "amount")
-		if msg != "" {
-			c.badRequest(msg)
-			return
-		}
-		if m < api.Centavo {
-			c.badRequest("amount must not be less than 0.01")
-			return
-		}
-		amount = m
+	amount, hasAmount, ok := c.optionalAmount(req.Amount)
+	if !ok {
+		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -442,4 +422,22 @@ func (s *Server) handleWithdraw(c *call) {
 	}
 	t := s.withdraw(w, amount, outcome, s.clock.Now())
 	c.json(http.StatusCreated, t.view())
+}
+
+// optionalAmount reads an optional "amount" of a control request: absent or null is no amount;
+// present, it must be an exact amount of at least 0.01. ok is false after a 400 was sent.
+func (c *call) optionalAmount(raw json.RawMessage) (amount api.Money, has, ok bool) {
+	if isNull(raw) {
+		return 0, false, true
+	}
+	m, msg := parseAmount(raw, "amount")
+	if msg != "" {
+		c.badRequest(msg)
+		return 0, false, false
+	}
+	if m < api.Centavo {
+		c.badRequest("amount must not be less than 0.01")
+		return 0, false, false
+	}
+	return m, true, true
 }
