@@ -535,7 +535,7 @@ func (m *Model) tooSmallView() string {
 	tr := m.c.tr
 	msg := tr.F("Enlarge the terminal to at least %dx%d (now %dx%d).", minWidth, minHeight, m.c.width, m.c.height)
 	return lipgloss.Place(m.c.width, m.c.height, lipgloss.Center, lipgloss.Center,
-		lipgloss.NewStyle().Width(max(m.c.width-2, 1)).Align(lipgloss.Center).Render(msg+"\n"+tr.T("q quits")))
+		lipgloss.JoinVertical(lipgloss.Center, truncateWidth(msg, max(m.c.width-2, 1)), tr.T("q quits")))
 }
 
 // envBadge is the environment label: DEMO, SANDBOX (yellow) or PRODUCTION (red).
