@@ -789,18 +789,7 @@ func (s *Store) compactLocked() error {
 // installSnapshot replaces the snapshot file atomically, then starts an empty journal of generation gen.
 // A crash between the two leaves a journal of an older generation, which the next load ignores.
 func (s *Store) installSnapshot(data []byte, gen uint64) error {
-	tmp := s.snapshotPath + ".tmp"
-	f, err := createSynced(tmp, data)
-	if err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, s.snapshotPath); err != nil {
-		return err
-	}
-	if err := syncDir(s.dir); err != nil {
+	if _, err := replaceFile(s.dir, s.snapshotPath, data); err != nil {
 		return err
 	}
 	s.snapStamp = stampOf(s.snapshotPath)
@@ -814,23 +803,8 @@ func (s *Store) resetJournal(gen uint64) error {
 	if err != nil {
 		return err
 	}
-	tmp := s.journalPath + ".tmp"
-	f, err := createSynced(tmp, hdr)
+	fi, err := replaceFile(s.dir, s.journalPath, hdr)
 	if err != nil {
-		return err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, s.journalPath); err != nil {
-		return err
-	}
-	if err := syncDir(s.dir); err != nil {
 		return err
 	}
 	s.gen, s.offset, s.lines, s.records, s.journalIno = gen, int64(len(hdr)), 1, 0, inode(fi)
@@ -1031,20 +1005,30 @@ func truncateFile(path string, size int64) error {
 	return f.Sync()
 }
 
-// createSynced creates path (mode 0600, truncating), writes data and fsyncs it; the file is
-// returned open for the caller to inspect and close, or closed on error.
-func createSynced(path string, data []byte) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+// replaceFile atomically replaces path (in dir) with data: a temp file written and fsynced,
+// renamed into place, then the directory fsynced. It returns the new file's info.
+func replaceFile(dir, path string, data []byte) (os.FileInfo, error) {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, err
 	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
+	if err := os.Rename(tmp, path); err != nil {
 		return nil, err
 	}
-	return f, nil
+	return fi, syncDir(dir)
 }
