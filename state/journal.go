@@ -244,10 +244,17 @@ type CorruptError struct {
 	MovedTo string // where it is now
 	Line    int    // 1-based line of the first damaged record
 	Err     error  // what was wrong with that line
+	// KeptRest reports that the undamaged records after the line were kept too (the inbox,
+	// whose entries are independent); otherwise only those before it were.
+	KeptRest bool
 }
 
 // Error describes the damage and where the file went.
 func (e *CorruptError) Error() string {
+	if e.KeptRest {
+		return fmt.Sprintf("state file %s is damaged at line %d (%v); a copy was kept as %s and the undamaged records were kept",
+			e.Path, e.Line, e.Err, e.MovedTo)
+	}
 	return fmt.Sprintf("state file %s is damaged at line %d (%v); it was moved to %s and the records before that line were kept",
 		e.Path, e.Line, e.Err, e.MovedTo)
 }

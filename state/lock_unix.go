@@ -28,3 +28,19 @@ func inode(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// errLocked reports a lock another process holds.
+var errLocked = errors.New("locked by another process")
+
+// tryLockFile takes an exclusive advisory lock on f without waiting (errLocked when held).
+func tryLockFile(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return errLocked
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
