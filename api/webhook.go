@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -16,7 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 )
 
 // SignatureHeader carries the webhook signature: "sha256=" + hex(HMAC-SHA256(secret, raw body)).
@@ -235,7 +233,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// that a redelivery of an accepted body byte for byte and a delivery that finds the buffer
 	// full are answered without decoding; a first delivery is decoded before it is accepted.
 	var ev *Event
-	id, ok := scanEventID(body)
+	id, _, ok := scanEvent(body)
 	if !ok {
 		if ev, err = DecodeEvent(body); err != nil {
 			r.malformed.Add(1)
@@ -305,141 +303,6 @@ func (r *Receiver) refuseFull(w http.ResponseWriter) {
 	r.overflow.Add(1)
 	w.Header().Set("Retry-After", "2")
 	http.Error(w, "event buffer full, retry later", http.StatusServiceUnavailable)
-}
-
-// scanEventID finds the top-level "eventId" string of a JSON object without decoding it. It
-// reports false whenever DecodeEvent could read the id differently or refuse it: a body that is
-// not one object, an id that is not a plain non-empty string (escapes, control characters,
-// invalid UTF-8), a key with escapes, several eventId members or one spelled in another case.
-// The rest of the body is only skimmed, not validated: DecodeEvent checks it before acceptance.
-func scanEventID(b []byte) (string, bool) {
-	const key = "eventId"
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return "", false
-	}
-	var id []byte
-	found := false
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return "", false
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return "", false
-		}
-		end, esc := scanString(b, i)
-		if end < 0 || esc {
-			return "", false
-		}
-		k := b[i+1 : end-1]
-		i = skipWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return "", false
-		}
-		i = skipWS(b, i+1)
-		switch {
-		case string(k) == key:
-			if found || i >= len(b) || b[i] != '"' {
-				return "", false
-			}
-			end, esc = scanString(b, i)
-			if end < 0 || esc {
-				return "", false
-			}
-			id, found = b[i+1:end-1], true
-			for _, c := range id {
-				if c < 0x20 {
-					return "", false
-				}
-			}
-			i = end
-		case bytes.EqualFold(k, []byte(key)):
-			// Another spelling the decoder would also take for eventId (Unicode case folding).
-			return "", false
-		default:
-			if i = skipValue(b, i); i < 0 {
-				return "", false
-			}
-		}
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return "", false
-		}
-		if b[i] == '}' {
-			break
-		}
-		if b[i] != ',' {
-			return "", false
-		}
-		i = skipWS(b, i+1)
-	}
-	if skipWS(b, i+1) != len(b) || !found || len(id) == 0 || !utf8.Valid(id) {
-		return "", false
-	}
-	return string(id), true
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// scanString returns the index just past the string starting at b[i] (a quote) and whether it
-// holds escapes; -1 when it does not end.
-func scanString(b []byte, i int) (int, bool) {
-	esc := false
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			esc = true
-			j++
-		case '"':
-			return j + 1, esc
-		}
-	}
-	return -1, esc
-}
-
-// skipValue returns the index just past the value starting at b[i] (strings, objects and arrays
-// are matched, other values run to the next delimiter); -1 when it does not end.
-func skipValue(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch c := b[i]; c {
-		case '"':
-			end, _ := scanString(b, i)
-			if end < 0 {
-				return -1
-			}
-			i = end
-			if depth == 0 {
-				return i
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i
-			}
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		case ',', ' ', '\t', '\n', '\r', ':':
-			if depth == 0 {
-				return i
-			}
-		}
-		i++
-	}
-	if depth == 0 {
-		return i
-	}
-	return -1
 }
 
 // Start listens on addr (e.g. "127.0.0.1:0"), serves the receiver at WebhookPath in the

@@ -785,57 +785,6 @@ func BenchmarkBareHMAC(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
-// scanEventID must read the id DecodeEvent reads, or step aside (false) for the decoder.
-func TestScanEventID(t *testing.T) {
-	cases := []struct {
-		name, body string
-		id         string
-		ok         bool
-	}{
-		{"plain", `{"eventId":"evt-1","event":"payment_completed"}`, "evt-1", true},
-		{"spaces and nesting", " {\n \"split\" : [{\"a\":\"}\"},{\"b\":[1,2]}], \"n\":-1.5e3, \"x\":null,\"eventId\" : \"e-2\" }\n", "e-2", true},
-		{"escaped quote inside another value", `{"note":"say \"eventId\":\"no\"","eventId":"e-3"}`, "e-3", true},
-		{"escape in id", `{"eventId":"e\u002d4"}`, "", false},
-		{"escape in a key", `{"event\u0049d":"e-5"}`, "", false},
-		{"other case", `{"EventID":"e-6"}`, "", false},
-		{"other case after the id", `{"eventId":"e-7","eventid":"e-8"}`, "", false},
-		{"id twice", `{"eventId":"e-9","eventId":"e-10"}`, "", false},
-		{"empty id", `{"eventId":""}`, "", false},
-		{"id not a string", `{"eventId":42}`, "", false},
-		{"control character", "{\"eventId\":\"e\t1\"}", "", false},
-		{"invalid UTF-8", "{\"eventId\":\"e\xff\"}", "", false},
-		{"no id", `{"event":"payment_completed"}`, "", false},
-		{"array", `[{"eventId":"e-11"}]`, "", false},
-		{"cut short", `{"eventId":"e-12",`, "", false},
-		{"trailing data", `{"eventId":"e-13"} {}`, "", false},
-		{"empty object", `{}`, "", false},
-		{"empty", ``, "", false},
-	}
-	for _, c := range cases {
-		id, ok := scanEventID([]byte(c.body))
-		if id != c.id || ok != c.ok {
-			t.Errorf("%s: scanEventID = %q, %t; want %q, %t", c.name, id, ok, c.id, c.ok)
-		}
-	}
-}
-
-func FuzzScanEventID(f *testing.F) {
-	f.Add([]byte(`{"eventId":"evt-1","event":"payment_completed"}`))
-	f.Add([]byte(`{"a":{"eventId":"inner"},"eventId":"outer","event":"x"}`))
-	f.Add([]byte(`{"eventId":"a","EVENTID":"b","event":"x"}`))
-	f.Add([]byte(`{"a":"\"","eventId":"q","event":"x"}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		id, ok := scanEventID(body)
-		if !ok {
-			return
-		}
-		ev, err := DecodeEvent(body)
-		if err == nil && ev.EventID != id {
-			t.Fatalf("scan read %q, decoder %q", id, ev.EventID)
-		}
-	})
-}
-
 // A redelivery is answered without being handed on again whatever its body; one whose body
 // differs from the accepted one is decoded first, so a malformed one still gets 400.
 func TestReceiverRedeliveryWithAnotherBody(t *testing.T) {
