@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -196,14 +197,30 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 			s.Close()
 			return nil, err
 		}
-		// Duplicates across restarts are dropped by the store, which keeps every applied eventId.
-		recv := api.NewReceiver(wsecret)
+		// Verified events wait in the profile's inbox until the dashboard applies them; duplicates
+		// across restarts are dropped by the store, which keeps every applied eventId.
+		inbox, err := state.OpenInbox(stateDir, p.Name)
+		var damaged *state.CorruptError
+		switch {
+		case errors.Is(err, state.ErrInboxBusy):
+			// Its events reach this window through the shared state files.
+			s.Notice = strings.TrimSpace(s.Notice + " Webhooks: " + err.Error() + "; this window shows the events it saves.")
+			return s, nil
+		case errors.As(err, &damaged):
+			s.Notice = strings.TrimSpace(s.Notice + " " + damaged.Error())
+		case err != nil:
+			s.Close()
+			return nil, err
+		}
+		closeStore := s.Close
+		s.Close = func() { closeStore(); _ = inbox.Close() }
+		recv := api.NewReceiver(wsecret, api.WithSink(inbox))
 		u, err := recv.Start(sctx, p.Webhook.Listen)
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
-		s.Events, s.ReceiverStats = recv.Events(), recv.Stats
+		s.Inbox, s.ReceiverStats = inbox, recv.Stats
 		s.WebhookURL = u
 	}
 	return s, nil

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"net"
 	"net/http"
@@ -82,12 +81,13 @@ const (
 
 // ReceiverStats counts what a Receiver did with the deliveries it got.
 type ReceiverStats struct {
-	Accepted   uint64 // first deliveries handed on through Events
+	Accepted   uint64 // first deliveries the sink took
 	Duplicates uint64 // redeliveries of an eventId already accepted (answered 200, not handed on)
 	Rejected   uint64 // missing or bad signature (401)
 	Malformed  uint64 // signed but not a usable event (400)
-	Overflow   uint64 // Events buffer full (503, the sender retries)
+	Overflow   uint64 // the sink was full (503, the sender retries)
 	TooLarge   uint64 // body above the limit (413)
+	Failed     uint64 // the sink could not keep the event (500, the sender retries)
 }
 
 // ReceiverOption configures a Receiver.
@@ -103,8 +103,15 @@ func WithMaxBody(n int64) ReceiverOption {
 }
 
 // WithBuffer sets the capacity of the Events channel (default 4096; values below 1 mean 1).
+// It has no effect with WithSink.
 func WithBuffer(n int) ReceiverOption {
 	return func(r *Receiver) { r.buffer = max(n, 1) }
+}
+
+// WithSink hands first deliveries to s instead of the Events channel: the receiver answers 200
+// once s kept the event (e.g. on disk), and leaves decoding to whoever reads s.
+func WithSink(s EventSink) ReceiverOption {
+	return func(r *Receiver) { r.sink = s }
 }
 
 // WithSeenCapacity bounds how many distinct eventIds are remembered for deduplication (default 100,000).
@@ -127,12 +134,13 @@ func WithOnDuplicate(fn func(eventID string, seen int)) ReceiverOption {
 //
 //   - accepts only POST (405) with a body up to the limit (413);
 //   - verifies SignatureHeader over the raw body before any parsing (401 when missing or bad);
-//   - decodes the event, which needs eventId and event (400 otherwise);
+//   - checks that the body is an event, JSON with eventId and event (400 otherwise);
 //   - answers 200 to a redelivery of an eventId it already accepted, without handing it on again
-//     (Seen reports how many times an event was delivered);
-//   - hands a first delivery to Events without blocking and answers 200; when the Events buffer
-//     is full it answers 503 and does not remember the eventId, so the sender's retry is accepted
-//     once the consumer catches up.
+//     (Seen reports how many times an event was delivered); a redelivery that arrives while the
+//     first copy is being kept waits for the outcome;
+//   - hands a first delivery to its sink (WithSink; by default an EventQueue read through
+//     Events) and answers 200 once the sink kept it. A full sink gets 503 and a failing one 500;
+//     either way the eventId is not remembered, so the sender's retry is taken.
 //
 // It remembers the last WithSeenCapacity distinct eventIds (oldest forgotten first), so memory stays
 // bounded. It is safe for concurrent use.
@@ -145,14 +153,16 @@ type Receiver struct {
 	seenCap int
 	seed    []string
 	onDup   func(eventID string, seen int)
+	sink    EventSink
+	queue   *EventQueue // the default sink; nil with WithSink
 
-	events chan *Event
+	mu      sync.Mutex
+	settled sync.Cond // an id being kept was accepted or released
+	waiting int       // redeliveries waiting on settled
+	seen    seenSet
+	bodies  sync.Pool // *[]byte request body buffers
 
-	mu       sync.Mutex
-	seen     seenSet
-	bodySeed maphash.Seed // hashes accepted bodies, so that an identical redelivery needs no decoding
-
-	accepted, duplicates, rejected, malformed, overflow, tooLarge atomic.Uint64
+	accepted, duplicates, rejected, malformed, overflow, tooLarge, failed atomic.Uint64
 }
 
 // NewReceiver builds a Receiver that verifies deliveries with the endpoint's signing secret.
@@ -166,20 +176,29 @@ func NewReceiver(secret Secret, opts ...ReceiverOption) *Receiver {
 	for _, o := range opts {
 		o(r)
 	}
-	r.events = make(chan *Event, r.buffer)
+	if r.sink == nil {
+		r.queue = NewEventQueue(r.buffer)
+		r.sink = r.queue
+	}
+	r.settled.L = &r.mu
 	r.seen = seenSet{limit: r.seenCap, ids: make(map[string]seenID)}
-	r.bodySeed = maphash.MakeSeed()
 	for _, id := range r.seed {
 		if id != "" && r.seen.ids[id].n == 0 {
-			r.seen.add(id, 0)
+			r.seen.reserve(id)
+			r.seen.settle(id, true)
 		}
 	}
 	r.seed = nil
 	return r
 }
 
-// Events delivers each verified event once, in arrival order. It is never closed.
-func (r *Receiver) Events() <-chan *Event { return r.events }
+// Events delivers each verified event once, in arrival order; nil with WithSink. It is never closed.
+func (r *Receiver) Events() <-chan *Event {
+	if r.queue == nil {
+		return nil
+	}
+	return r.queue.Events()
+}
 
 // Seen reports how many deliveries of eventID were received (1 for an accepted or seeded id,
 // more after redeliveries; 0 when unknown or already forgotten).
@@ -198,6 +217,7 @@ func (r *Receiver) Stats() ReceiverStats {
 		Malformed:  r.malformed.Load(),
 		Overflow:   r.overflow.Load(),
 		TooLarge:   r.tooLarge.Load(),
+		Failed:     r.failed.Load(),
 	}
 }
 
@@ -213,7 +233,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, r.maxBody))
+	bp := r.body()
+	defer r.bodies.Put(bp)
+	body, err := readAll(http.MaxBytesReader(w, req.Body, r.maxBody), (*bp)[:0])
+	*bp = body[:0]
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -229,59 +252,83 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusUnauthorized)
 		return
 	}
-	// The eventId is read with a cheap scan (or, when the scan is unsure, a full decode), so
-	// that a redelivery of an accepted body byte for byte and a delivery that finds the buffer
-	// full are answered without decoding; a first delivery is decoded before it is accepted.
-	var ev *Event
+	// One pass validates the body and reads its eventId; when the scan is unsure (escapes,
+	// odd spellings) the decoder has the last word, and a body that is not an event gets 400
+	// whether or not its id was seen.
 	id, _, ok := scanEvent(body)
 	if !ok {
-		if ev, err = DecodeEvent(body); err != nil {
+		ev, err := DecodeEvent(body)
+		if err != nil {
 			r.malformed.Add(1)
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		id = ev.EventID
 	}
-	sum := maphash.Bytes(r.bodySeed, body) | 1 // 0 marks an id whose body is not known
 
 	r.mu.Lock()
-	prev := r.seen.ids[id]
-	if prev.n > 0 && (ev != nil || prev.sum == sum) {
+	for r.seen.ids[id].keeping {
+		// The first copy is being kept: its outcome decides whether this one is a duplicate.
+		r.waiting++
+		r.settled.Wait()
+		r.waiting--
+	}
+	if r.seen.ids[id].n > 0 {
 		r.duplicateLocked(w, id) // unlocks
 		return
 	}
-	if prev.n == 0 && len(r.events) == cap(r.events) {
-		r.mu.Unlock()
-		r.refuseFull(w)
-		return
-	}
+	r.seen.reserve(id)
 	r.mu.Unlock()
-	if ev == nil {
-		// Known to be new (or a redelivery with another body): decode it; a body that is not a
-		// usable event gets 400 whatever its id.
-		if ev, err = DecodeEvent(body); err != nil {
-			r.malformed.Add(1)
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		id = ev.EventID // the scan agrees with the decoder; the decoder has the last word
-	}
+
+	err = r.sink.Accept(body)
 
 	r.mu.Lock()
-	if r.seen.ids[id].n > 0 {
-		r.duplicateLocked(w, id)
-		return
+	r.seen.settle(id, err == nil)
+	if r.waiting > 0 {
+		r.settled.Broadcast()
 	}
-	// Hand on and remember atomically: a concurrent redelivery either sees the id or waits here.
-	select {
-	case r.events <- ev:
-		r.seen.add(id, sum)
-		r.mu.Unlock()
+	r.mu.Unlock()
+	switch {
+	case err == nil:
 		r.accepted.Add(1)
 		w.WriteHeader(http.StatusOK)
+	case errors.Is(err, ErrSinkFull):
+		r.overflow.Add(1)
+		w.Header().Set("Retry-After", "2")
+		http.Error(w, "event buffer full, retry later", http.StatusServiceUnavailable)
+	case errors.Is(err, ErrEventInvalid):
+		r.malformed.Add(1)
+		http.Error(w, err.Error(), http.StatusBadRequest)
 	default:
-		r.mu.Unlock()
-		r.refuseFull(w)
+		// The sink's error may name local files: the sender only needs to know to retry.
+		r.failed.Add(1)
+		http.Error(w, "could not store the event, retry later", http.StatusInternalServerError)
+	}
+}
+
+// body returns a request body buffer from the pool.
+func (r *Receiver) body() *[]byte {
+	if bp, ok := r.bodies.Get().(*[]byte); ok {
+		return bp
+	}
+	b := make([]byte, 0, 2048)
+	return &b
+}
+
+// readAll appends what rd yields to b until EOF.
+func readAll(rd io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := rd.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
 	}
 }
 
@@ -296,13 +343,6 @@ func (r *Receiver) duplicateLocked(w http.ResponseWriter, id string) {
 		r.onDup(id, e.n)
 	}
 	w.WriteHeader(http.StatusOK)
-}
-
-// refuseFull answers 503: the Events buffer is full and the sender retries later.
-func (r *Receiver) refuseFull(w http.ResponseWriter) {
-	r.overflow.Add(1)
-	w.Header().Set("Retry-After", "2")
-	http.Error(w, "event buffer full, retry later", http.StatusServiceUnavailable)
 }
 
 // Start listens on addr (e.g. "127.0.0.1:0"), serves the receiver at WebhookPath in the
@@ -365,21 +405,38 @@ type seenSet struct {
 	next  int
 }
 
-// seenID is what seenSet keeps of an id: its delivery count and a hash of the accepted body
-// (0 when unknown, e.g. a seeded id).
+// seenID is what seenSet keeps of an id: its delivery count (0 while it is not accepted) and
+// whether a delivery of it is being kept by the sink.
 type seenID struct {
-	n   int
-	sum uint64
+	n       int
+	keeping bool
 }
 
-// add records a new id (not already present) with count 1, evicting the oldest id when full.
-func (s *seenSet) add(id string, sum uint64) {
-	if len(s.ring) < s.limit {
-		s.ring = append(s.ring, id)
-	} else {
-		delete(s.ids, s.ring[s.next])
-		s.ring[s.next] = id
-		s.next = (s.next + 1) % s.limit
+// reserve marks id as being kept, adding it (and evicting the oldest id when full) when new.
+func (s *seenSet) reserve(id string) {
+	e, ok := s.ids[id]
+	if !ok {
+		if len(s.ring) < s.limit {
+			s.ring = append(s.ring, id)
+		} else {
+			delete(s.ids, s.ring[s.next])
+			s.ring[s.next] = id
+			s.next = (s.next + 1) % s.limit
+		}
 	}
-	s.ids[id] = seenID{n: 1, sum: sum}
+	e.keeping = true
+	s.ids[id] = e
+}
+
+// settle ends a reserve: accepted counts the delivery, otherwise the id stays unaccepted.
+func (s *seenSet) settle(id string, accepted bool) {
+	e, ok := s.ids[id]
+	if !ok {
+		return // forgotten meanwhile
+	}
+	e.keeping = false
+	if accepted {
+		e.n = 1
+	}
+	s.ids[id] = e
 }

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pixdash/api"
@@ -52,32 +54,41 @@ type Inbox struct {
 	limit int64
 
 	mu       sync.Mutex
-	cond     sync.Cond // written, synced, writing or err changed
-	buf      []byte    // entries appended and not yet written
-	spare    []byte    // the previous write's buffer, reused
-	mem      []byte    // the file of a memory inbox
-	appended uint64    // entries appended
-	written  uint64    // entries written to the file
-	synced   uint64    // entries fsynced
-	writing  bool      // a writer is between taking buf and writing it
-	size     int64     // bytes in the file
-	readOff  int64     // bytes applied (acknowledged with Done)
-	replay   int64     // bytes an earlier run wrote (read again after a restart)
-	err      error     // sticky write or fsync error
+	cond     sync.Cond   // synced, writing, closed or err changed
+	cur      *inboxWrite // entries appended and not yet taken by the writer
+	spare    []byte      // the previous write's buffer, reused
+	mem      []byte      // the file of a memory inbox
+	appended uint64      // entries appended
+	written  uint64      // entries written to the file
+	synced   uint64      // entries fsynced
+	writing  bool        // a writer is between taking buf and writing it
+	size     int64       // bytes in the file
+	readOff  int64       // bytes applied (acknowledged with Done)
+	replay   int64       // bytes an earlier run wrote (read again after a restart)
+	err      error       // sticky write or fsync error
 	closed   bool
 
+	writes atomic.Uint64 // write calls, for InboxStats
+
 	ready   chan struct{}
+	wake    chan struct{} // the writer has something to write
 	syncReq chan struct{}
 	stop    chan struct{}
-	stopped chan struct{}
+	stopped chan struct{} // the writer and the syncer are done
+}
+
+// inboxWrite is entries written together; done closes once they are (err says how).
+type inboxWrite struct {
+	data []byte
+	n    uint64 // in.appended after its last entry
+	done chan struct{}
+	err  error
 }
 
 // MemoryInbox returns an inbox that keeps its entries in memory (demo mode), refusing more than
 // DefaultMemoryInboxLimit unapplied bytes.
 func MemoryInbox() *Inbox {
-	in := newInbox("", nil, DefaultMemoryInboxLimit)
-	close(in.stopped)
-	return in
+	return newInbox("", nil, DefaultMemoryInboxLimit)
 }
 
 // OpenInbox opens the profile's inbox, <dir>/<name>.inbox where name is ProfileFileName(profile),
@@ -111,7 +122,11 @@ func OpenInbox(dir, profile string) (*Inbox, error) {
 	if size > 0 {
 		in.ready <- struct{}{}
 	}
-	go in.syncer()
+	in.cur = &inboxWrite{done: make(chan struct{})}
+	var workers sync.WaitGroup
+	workers.Go(in.writer)
+	workers.Go(in.syncer)
+	go func() { workers.Wait(); close(in.stopped) }()
 	if ce != nil {
 		return in, ce
 	}
@@ -124,6 +139,7 @@ func newInbox(path string, f *os.File, limit int64) *Inbox {
 		f:       f,
 		limit:   limit,
 		ready:   make(chan struct{}, 1),
+		wake:    make(chan struct{}, 1),
 		syncReq: make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
@@ -141,56 +157,87 @@ func (in *Inbox) Ready() <-chan struct{} { return in.ready }
 // Accept appends raw (see api.EventSink) and returns once it is written to the file.
 func (in *Inbox) Accept(raw []byte) error {
 	in.mu.Lock()
-	defer in.mu.Unlock()
+	pending := 0
+	if in.cur != nil {
+		pending = len(in.cur.data)
+	}
 	switch {
 	case in.closed:
+		in.mu.Unlock()
 		return ErrInboxClosed
 	case in.err != nil:
+		in.mu.Unlock()
 		return in.err
-	case in.size-in.readOff+int64(len(in.buf)+len(raw)) > in.limit:
+	case in.size-in.readOff+int64(pending+len(raw)) > in.limit:
+		in.mu.Unlock()
 		return ErrInboxFull
 	}
-	in.buf = appendInboxLine(in.buf, raw)
 	in.appended++
-	mine := in.appended
-	for in.written < mine {
-		if in.err != nil {
-			return in.err
-		}
-		if !in.writing {
-			in.writeLocked()
-			continue
-		}
-		in.cond.Wait()
+	if in.f == nil {
+		in.mem = appendInboxLine(in.mem, raw)
+		in.size = int64(len(in.mem))
+		in.written, in.synced = in.appended, in.appended
+		in.mu.Unlock()
+		signal(in.ready)
+		return nil
 	}
-	return nil
+	w := in.cur
+	w.data = appendInboxLine(w.data, raw)
+	w.n = in.appended
+	in.mu.Unlock()
+	signal(in.wake)
+	<-w.done
+	return w.err
 }
 
-// writeLocked writes what is buffered as one batch, releasing in.mu during the write.
-func (in *Inbox) writeLocked() {
-	b, n, at := in.buf, in.appended, in.size
-	in.buf, in.writing = in.spare[:0], true
-	var err error
-	if in.f == nil {
-		in.mem = append(in.mem, b...)
-	} else {
-		in.mu.Unlock()
-		_, err = in.f.WriteAt(b, at)
-		in.mu.Lock()
-	}
-	in.spare, in.writing = b[:0], false
-	if err != nil {
-		// What follows must not land after a hole: refuse everything from now on.
-		in.err = fmt.Errorf("inbox: write: %w", err)
-	} else {
-		in.written, in.size = n, at+int64(len(b))
-		if in.f == nil {
-			in.synced = n
+// writer writes what Accept buffered, one write per batch, until the inbox is closed; each
+// batch's callers are woken when it is written.
+func (in *Inbox) writer() {
+	for {
+		stopping := false
+		select {
+		case <-in.wake:
+		case <-in.stop:
+			stopping = true // write what was accepted before Close, then stop
 		}
+		// Let the deliveries already running reach Accept first, so that a burst is written
+		// together (one write for tens of events) instead of one write each.
+		runtime.Gosched()
+		in.mu.Lock()
+		w, at := in.cur, in.size
+		if len(w.data) == 0 {
+			in.mu.Unlock()
+			if stopping {
+				return
+			}
+			continue
+		}
+		in.cur = &inboxWrite{data: in.spare[:0], done: make(chan struct{})}
+		in.writing = true
+		in.mu.Unlock()
+
+		_, err := in.f.WriteAt(w.data, at)
+		in.writes.Add(1)
+
+		in.mu.Lock()
+		in.writing = false
+		switch {
+		case err != nil && in.err == nil:
+			// What follows must not land after a hole: refuse everything from now on.
+			in.err = fmt.Errorf("inbox: write: %w", err)
+			w.err = in.err
+		case in.err != nil:
+			w.err = in.err
+		default:
+			in.written, in.size = w.n, at+int64(len(w.data))
+		}
+		in.spare = w.data[:0]
+		in.cond.Broadcast()
+		in.mu.Unlock()
+		close(w.done)
 		signal(in.ready)
 		signal(in.syncReq)
 	}
-	in.cond.Broadcast()
 }
 
 // signal sends on a channel of capacity 1 without blocking.
@@ -203,7 +250,6 @@ func signal(ch chan struct{}) {
 
 // syncer fsyncs the file whenever something was written since the last fsync.
 func (in *Inbox) syncer() {
-	defer close(in.stopped)
 	for {
 		select {
 		case <-in.stop:
@@ -249,13 +295,14 @@ type InboxStats struct {
 	Accepted uint64 // entries accepted since it was opened
 	Synced   uint64 // of those, entries fsynced
 	Pending  int64  // bytes written and not yet acknowledged with Done
+	Writes   uint64 // write calls that carried them (fewer than Accepted under load)
 }
 
 // Stats returns the inbox's counters.
 func (in *Inbox) Stats() InboxStats {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return InboxStats{Accepted: in.appended, Synced: in.synced, Pending: in.size - in.readOff}
+	return InboxStats{Accepted: in.appended, Synced: in.synced, Pending: in.size - in.readOff, Writes: in.writes.Load()}
 }
 
 // InboxBatch is entries read by Next, acknowledged with Done once applied.
@@ -369,8 +416,8 @@ func (in *Inbox) Done(b InboxBatch) error {
 	return nil
 }
 
-// Close stops the inbox after the write in progress, fsyncs the file and releases it.
-// Accept then returns ErrInboxClosed.
+// Close writes what was accepted, stops the inbox, fsyncs the file and releases it. Accept
+// then returns ErrInboxClosed.
 func (in *Inbox) Close() error {
 	in.mu.Lock()
 	if in.closed {
@@ -378,9 +425,6 @@ func (in *Inbox) Close() error {
 		return nil
 	}
 	in.closed = true
-	for in.writing {
-		in.cond.Wait()
-	}
 	in.cond.Broadcast()
 	in.mu.Unlock()
 	if in.f == nil {

@@ -175,6 +175,10 @@ func TestInboxConcurrentAcceptsKeepEveryEntryOnce(t *testing.T) {
 			t.Fatalf("%s read %d times", raw, n)
 		}
 	}
+	// Concurrent Accepts share writes (group commit).
+	if st := in.Stats(); st.Writes >= st.Accepted {
+		t.Errorf("%d writes for %d entries: no batching", st.Writes, st.Accepted)
+	}
 }
 
 func TestInboxRecovery(t *testing.T) {

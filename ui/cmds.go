@@ -346,9 +346,8 @@ func (m *Model) bell() tea.Cmd {
 	return func() tea.Msg { ring(); return nil }
 }
 
-// maxEventBatch bounds how many webhook events one eventsMsg carries (one store commit each):
-// the receiver's whole buffer, so that a burst is persisted with few fsyncs.
-const maxEventBatch = api.DefaultWebhookBuffer
+// maxEventBatch bounds how many webhook events one eventsMsg carries (one store commit each).
+const maxEventBatch = 4096
 
 // eventsMsg is a batch of webhook events applied to the store together; the root handles each
 // item as an eventMsg.
@@ -357,38 +356,36 @@ type eventsMsg struct {
 	items []eventMsg
 }
 
-// waitEvent waits for the next verified webhook event, takes the events already queued behind
-// it (up to maxEventBatch) without waiting, applies them to the store in one commit and
-// returns them as one eventsMsg; it is re-armed after each batch.
+// waitEvent waits until the session's inbox holds verified webhook events, applies up to
+// maxEventBatch of them to the store in one commit, acknowledges them to the inbox and returns
+// them as one eventsMsg; it is re-armed after each batch.
 func (m *Model) waitEvent() tea.Cmd {
-	ch, gen, store, done := m.app.sess.Events, m.app.gen, m.app.sess.Store, m.app.done
-	if ch == nil {
+	in, gen, store, done := m.app.sess.Inbox, m.app.gen, m.app.sess.Store, m.app.done
+	if in == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		var batch []*api.Event
 		select {
 		case <-done:
 			return nil
-		case e, ok := <-ch:
-			if !ok {
-				return nil
-			}
-			batch = append(batch, e)
+		case <-in.Ready():
 		}
-	drain:
-		for len(batch) < maxEventBatch {
-			select {
-			case e, ok := <-ch:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, e)
-			default:
-				break drain
+		b, err := in.Next(maxEventBatch)
+		if err != nil {
+			return eventsMsg{gen: gen, items: []eventMsg{{gen: gen, err: err}}}
+		}
+		msg := eventsMsg{gen: gen}
+		if evs, _ := store.InboxEvents(b); len(evs) > 0 {
+			msg = applyEventBatch(gen, store, evs)
+		}
+		if len(msg.items) == 0 || msg.items[0].err == nil {
+			// Applied (or nothing to apply): the inbox may forget them. After a store error they
+			// stay and are applied again with the next batch.
+			if err := in.Done(b); err != nil {
+				msg.items = append(msg.items, eventMsg{gen: gen, err: err})
 			}
 		}
-		return applyEventBatch(gen, store, batch)
+		return msg
 	}
 }
 

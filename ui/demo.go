@@ -71,7 +71,8 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		_ = wl.Close()
 		return fail(fmt.Errorf("demo: register the webhook receiver: %w", err))
 	}
-	recv := api.NewReceiver(whSecret)
+	inbox := state.MemoryInbox()
+	recv := api.NewReceiver(whSecret, api.WithSink(inbox))
 	go func() { _ = recv.Serve(life, wl) }()
 	store := state.OpenMemory(o.StoreOptions...)
 	// Track the fixture's seeded charges so a fresh dashboard has history to show.
@@ -94,7 +95,7 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		Client:        client,
 		Store:         store,
 		Sandbox:       ctl,
-		Events:        recv.Events(),
+		Inbox:         inbox,
 		ReceiverStats: recv.Stats,
 		WebhookURL:    "http://" + wl.Addr().String() + api.WebhookPath,
 		PixFee:        99,
@@ -102,6 +103,7 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		Close: func() {
 			cancel()
 			srv.Close()
+			_ = inbox.Close()
 			_ = store.Close()
 		},
 	}

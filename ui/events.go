@@ -91,7 +91,7 @@ func (v *eventsView) capturesText() bool { return false }
 func (v *eventsView) log() *state.EventLog { return v.c.app.sess.Store.Events() }
 
 // receiving reports whether the session has a webhook receiver.
-func (v *eventsView) receiving() bool { return v.c.app.sess.Events != nil }
+func (v *eventsView) receiving() bool { return v.c.app.sess.Inbox != nil }
 
 func (v *eventsView) setSize(w, h int) {
 	if w != v.width {
@@ -389,6 +389,7 @@ func (v *eventsView) statsText() string {
 		{s.Malformed, tr.T("malformed %d")},
 		{s.TooLarge, tr.T("too large %d")},
 		{s.Overflow, tr.T("overflow %d")},
+		{s.Failed, tr.T("not saved %d")},
 	} {
 		if c.n > 0 {
 			parts = append(parts, st.Warn.Render(fmt.Sprintf(c.fmt, c.n)))

@@ -36,7 +36,7 @@ func evSession(t testing.TB, receiver bool, stats api.ReceiverStats) (*Session, 
 	clk := &evClock{t: goldenNow}
 	s.Store = state.OpenMemory(state.WithClock(clk.now))
 	if receiver {
-		s.Events = make(chan *api.Event)
+		s.Inbox = state.MemoryInbox()
 		s.ReceiverStats = func() api.ReceiverStats { return stats }
 		s.WebhookURL = "http://127.0.0.1:8787/webhook"
 	}

@@ -44,6 +44,7 @@ var ptBREvents = map[string]string{
 	"now %s":                             "agora %s",
 	"now %s (read from the transaction)": "agora %s (lido da transação)",
 	"overflow %d":                        "excedentes %d",
+	"not saved %d":                       "não salvos %d",
 	"payer %s":                           "pagador %s",
 	"payment failed":                     "pagamento falhou",
 	"received":                           "recebido",

@@ -33,8 +33,9 @@ type Session struct {
 	Store    *state.Store
 	// Sandbox is set when the server is the sandbox emulator: it lets `$` simulate a payment.
 	Sandbox *sandbox.Control
-	// Events delivers verified webhook events; nil when the profile has no receiver.
-	Events <-chan *api.Event
+	// Inbox holds verified webhook events until they are applied to Store; nil when the
+	// profile has no receiver.
+	Inbox *state.Inbox
 	// ReceiverStats reports the receiver's counters; nil without a receiver.
 	ReceiverStats func() api.ReceiverStats
 	// Wallet is the profile's default wallet ("" or "principal" for the main account).
