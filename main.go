@@ -204,7 +204,8 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		switch {
 		case errors.Is(err, state.ErrInboxBusy):
 			// Its events reach this window through the shared state files.
-			s.Notice = strings.TrimSpace(s.Notice + " Webhooks: " + err.Error() + "; this window shows the events it saves.")
+			s.Notice = strings.TrimSpace(s.Notice + " Another pixdash receives this profile's webhooks; this window shows the events it saves.")
+			s.ReceiverElsewhere = true
 			return s, nil
 		case errors.As(err, &damaged):
 			s.Notice = strings.TrimSpace(s.Notice + " " + damaged.Error())

@@ -301,7 +301,7 @@ func (v *eventsView) view(w, h int) string {
 		return v.detailView(w, h)
 	}
 	lg := v.log()
-	if !v.receiving() && lg.Total() == 0 {
+	if !v.receiving() && !v.c.app.sess.ReceiverElsewhere && lg.Total() == 0 {
 		return v.setupView(w, h)
 	}
 	st := v.c.st
@@ -402,6 +402,9 @@ func (v *eventsView) statsText() string {
 func (v *eventsView) receiverLine(w int) string {
 	st, tr := v.c.st, v.c.tr
 	sess := v.c.app.sess
+	if !v.receiving() && sess.ReceiverElsewhere {
+		return st.Muted.Render(truncateWidth(tr.T("Another pixdash receives this profile's webhooks; this list shows the events it saves."), w))
+	}
 	if !v.receiving() {
 		return st.Warn.Render(truncateWidth(tr.F("No webhook receiver: these are saved events; add [profiles.%s.webhook] to receive new ones.", sess.Profile), w))
 	}

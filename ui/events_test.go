@@ -228,6 +228,22 @@ func TestEventsSetupWithoutReceiver(t *testing.T) {
 	}
 }
 
+// When another pixdash holds the profile's receiver, the view says so instead of the setup help.
+func TestEventsReceiverElsewhere(t *testing.T) {
+	s, _ := evSession(t, false, api.ReceiverStats{})
+	s.ReceiverElsewhere = true
+	m, _ := eventsModel(t, s, 120, 40)
+	for _, events := range []int{0, 1} {
+		if events > 0 {
+			deliver(t, m, decoded(t, `{"eventId":"evt-1","event":"refund_completed","amount":1}`))
+		}
+		out := m.View()
+		if !strings.Contains(out, "Another pixdash receives this profile's webhooks") || strings.Contains(out, "No webhook receiver") {
+			t.Errorf("%d events:\n%s", events, out)
+		}
+	}
+}
+
 func TestEventsDuplicateShownOnceWithCount(t *testing.T) {
 	s, _ := evSession(t, true, api.ReceiverStats{})
 	m, v := eventsModel(t, s, 120, 40)

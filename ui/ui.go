@@ -36,6 +36,9 @@ type Session struct {
 	// Inbox holds verified webhook events until they are applied to Store; nil when the
 	// profile has no receiver.
 	Inbox *state.Inbox
+	// ReceiverElsewhere reports that the profile's webhooks are received by another pixdash
+	// (its events reach this session through the shared state files).
+	ReceiverElsewhere bool
 	// ReceiverStats reports the receiver's counters; nil without a receiver.
 	ReceiverStats func() api.ReceiverStats
 	// Wallet is the profile's default wallet ("" or "principal" for the main account).
