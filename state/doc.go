@@ -13,6 +13,9 @@
 //     "head" record naming the journal's generation.
 //   - <name>.snapshot: the whole state in the same line format ("snap" header, "end" trailer
 //     with the record count), written to a temporary file, fsynced, renamed, directory fsynced.
+//   - <name>.inbox: verified webhook payloads not yet applied (see Inbox), one checksummed
+//     line each, written by the process that receives the profile's webhooks (it holds an
+//     exclusive flock on the file) and emptied once the Store has committed them.
 //   - <name>.lock: taken with flock(LOCK_EX) around every read-modify-write of the files, so
 //     several instances on one profile append safely; each write re-opens the journal, first
 //     applies what other instances appended, then appends and fsyncs. A write method returns
