@@ -94,45 +94,14 @@ func TestCrashSafety(t *testing.T) {
 	for it := range iters {
 		waitFor := 1 + r.IntN(60)
 		extra := time.Duration(r.IntN(3000)) * time.Microsecond // lands the kill at varied points of a write
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelperProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envCrashDir+"="+dir, envCrashRun+"="+fmt.Sprint(it))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
-		n, killed := 0, false
-		for sc.Scan() {
-			line := sc.Text()
-			kind, id, ok := strings.Cut(line, " ")
-			if kind == "ERR" {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				t.Fatalf("iteration %d: helper failed: %s", it, id)
-			}
-			if !ok || acked[kind] == nil {
-				continue // test framework chatter
-			}
-			acked[kind][id] = true
-			n++
-			if n == waitFor && !killed {
-				if extra > 0 {
-					time.Sleep(extra) // not a timing assertion: only varies where the kill lands
+		killHelper(t, it, "TestCrashHelperProcess", []string{envCrashDir + "=" + dir, envCrashRun + "=" + fmt.Sprint(it)}, waitFor, extra,
+			func(kind, id string) bool {
+				if acked[kind] == nil {
+					return false // test framework chatter
 				}
-				if err := cmd.Process.Kill(); err != nil {
-					t.Fatal(err)
-				}
-				killed = true
-			}
-		}
-		_ = cmd.Wait()
-		if !killed {
-			t.Fatalf("iteration %d: helper exited before the kill", it)
-		}
+				acked[kind][id] = true
+				return true
+			})
 
 		s, err := Open(dir, "crash")
 		if err != nil {
@@ -172,4 +141,47 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Logf("%d kills, %d charges, %d events, %d submissions acknowledged and found",
 		iters, len(acked["charge"]), len(acked["event"]), len(acked["sub"]))
+}
+
+// killHelper runs the test binary's helper test with env added, passes each "<kind> <id>" line
+// it prints to ack (true when it is an acknowledgement) and kills it with SIGKILL pause after
+// the waitFor-th acknowledgement. A line "ERR <text>" fails the test.
+func killHelper(t *testing.T, it int, helper string, env []string, waitFor int, pause time.Duration, ack func(kind, id string) bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	n, killed := 0, false
+	for sc.Scan() {
+		kind, id, _ := strings.Cut(sc.Text(), " ")
+		if kind == "ERR" {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("iteration %d: helper failed: %s", it, id)
+		}
+		if ack(kind, id) {
+			n++
+		}
+		if n >= waitFor && !killed {
+			if pause > 0 {
+				time.Sleep(pause) // not a timing assertion: only varies where the kill lands
+			}
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+		}
+	}
+	_ = cmd.Wait()
+	if !killed {
+		t.Fatalf("iteration %d: helper exited before the kill", it)
+	}
 }

@@ -1,13 +1,10 @@
 package state
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -89,41 +86,15 @@ func TestInboxCrashSafety(t *testing.T) {
 	acked := map[string]bool{}
 	for it := range iters {
 		waitFor := 1 + r.IntN(3000)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestInboxCrashHelperProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envInboxCrashDir+"="+dir, envCrashRun+"="+fmt.Sprint(it))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
-		n, killed := 0, false
-		for sc.Scan() {
-			kind, id, _ := strings.Cut(sc.Text(), " ")
-			switch kind {
-			case "ERR":
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				t.Fatalf("iteration %d: helper failed: %s", it, id)
-			case "ack":
-				acked[id] = true
-				n++
-			}
-			if n >= waitFor && !killed {
-				time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond) // varies where the kill lands
-				if err := cmd.Process.Kill(); err != nil {
-					t.Fatal(err)
+		pause := time.Duration(r.IntN(2000)) * time.Microsecond
+		killHelper(t, it, "TestInboxCrashHelperProcess", []string{envInboxCrashDir + "=" + dir, envCrashRun + "=" + fmt.Sprint(it)}, waitFor, pause,
+			func(kind, id string) bool {
+				if kind != "ack" {
+					return false
 				}
-				killed = true
-			}
-		}
-		_ = cmd.Wait()
-		if !killed {
-			t.Fatalf("iteration %d: helper exited before the kill", it)
-		}
+				acked[id] = true
+				return true
+			})
 
 		s, err := Open(dir, "crash")
 		if err != nil {
