@@ -110,9 +110,9 @@ const (
 func DecodeEvent(body []byte) (*Event, error) {
 	// One pass validates the JSON (as json.Valid does) while it reads the members; whatever it
 	// finds wrong, the error comes from encoding/json.
-	i := skipSpace(body, 0)
+	i := skipBlank(body, 0)
 	if i >= len(body) || body[i] != '{' {
-		if end := validValue(body, i, 0); end >= 0 && skipSpace(body, end) == len(body) {
+		if end := skipValue(body, i, 0); end >= 0 && skipBlank(body, end) == len(body) {
 			return nil, fmt.Errorf("%w: not a JSON object", ErrEventInvalid)
 		}
 		return nil, invalidJSON(body)
@@ -132,7 +132,7 @@ func DecodeEvent(body []byte) (*Event, error) {
 		}
 		problems = append(problems, truncate(name+": "+err.Error(), maxDecodeProblemText))
 	}
-	i = skipSpace(body, i+1)
+	i = skipBlank(body, i+1)
 	if i < len(body) && body[i] == '}' {
 		i++
 	} else {
@@ -140,7 +140,7 @@ func DecodeEvent(body []byte) (*Event, error) {
 			if i >= len(body) || body[i] != '"' {
 				return nil, invalidJSON(body)
 			}
-			kEnd := validString(body, i)
+			kEnd := skipString(body, i)
 			if kEnd < 0 {
 				return nil, invalidJSON(body)
 			}
@@ -152,12 +152,12 @@ func DecodeEvent(body []byte) (*Event, error) {
 				}
 				key = []byte(k)
 			}
-			i = skipSpace(body, kEnd)
+			i = skipBlank(body, kEnd)
 			if i >= len(body) || body[i] != ':' {
 				return nil, invalidJSON(body)
 			}
-			vStart := skipSpace(body, i+1)
-			vEnd := validValue(body, vStart, 1)
+			vStart := skipBlank(body, i+1)
+			vEnd := skipValue(body, vStart, 1)
 			if vEnd < 0 {
 				return nil, invalidJSON(body)
 			}
@@ -171,9 +171,9 @@ func DecodeEvent(body []byte) (*Event, error) {
 			default:
 				note(name, err)
 			}
-			i = skipSpace(body, vEnd)
+			i = skipBlank(body, vEnd)
 			if i < len(body) && body[i] == ',' {
-				i = skipSpace(body, i+1)
+				i = skipBlank(body, i+1)
 				continue
 			}
 			if i < len(body) && body[i] == '}' {
@@ -183,7 +183,7 @@ func DecodeEvent(body []byte) (*Event, error) {
 			return nil, invalidJSON(body)
 		}
 	}
-	if skipSpace(body, i) != len(body) {
+	if skipBlank(body, i) != len(body) {
 		return nil, invalidJSON(body)
 	}
 	if e.EventID == "" {
@@ -214,165 +214,6 @@ func invalidJSON(body []byte) error {
 
 // maxJSONDepth is encoding/json's nesting limit: a deeper value is not valid JSON for it.
 const maxJSONDepth = 10000
-
-// validValue returns the index just past the JSON value starting at b[i], or -1 when there is
-// no valid value there (as json.Valid judges it: UTF-8 is not checked); depth is how many
-// arrays and objects enclose it.
-func validValue(b []byte, i, depth int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch c := b[i]; {
-	case c == '"':
-		return validString(b, i)
-	case c == '{':
-		if depth++; depth > maxJSONDepth {
-			return -1
-		}
-		i = skipSpace(b, i+1)
-		if i < len(b) && b[i] == '}' {
-			return i + 1
-		}
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return -1
-			}
-			if i = validString(b, i); i < 0 {
-				return -1
-			}
-			i = skipSpace(b, i)
-			if i >= len(b) || b[i] != ':' {
-				return -1
-			}
-			if i = validValue(b, skipSpace(b, i+1), depth); i < 0 {
-				return -1
-			}
-			i = skipSpace(b, i)
-			if i >= len(b) {
-				return -1
-			}
-			switch b[i] {
-			case ',':
-				i = skipSpace(b, i+1)
-			case '}':
-				return i + 1
-			default:
-				return -1
-			}
-		}
-	case c == '[':
-		if depth++; depth > maxJSONDepth {
-			return -1
-		}
-		i = skipSpace(b, i+1)
-		if i < len(b) && b[i] == ']' {
-			return i + 1
-		}
-		for {
-			if i = validValue(b, i, depth); i < 0 {
-				return -1
-			}
-			i = skipSpace(b, i)
-			if i >= len(b) {
-				return -1
-			}
-			switch b[i] {
-			case ',':
-				i = skipSpace(b, i+1)
-			case ']':
-				return i + 1
-			default:
-				return -1
-			}
-		}
-	case c == '-' || (c >= '0' && c <= '9'):
-		return validNumber(b, i)
-	case c == 't':
-		return validLiteral(b, i, "true")
-	case c == 'f':
-		return validLiteral(b, i, "false")
-	case c == 'n':
-		return validLiteral(b, i, "null")
-	}
-	return -1
-}
-
-func validLiteral(b []byte, i int, lit string) int {
-	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
-		return i + len(lit)
-	}
-	return -1
-}
-
-// validString returns the index just past the JSON string starting at b[i] (a quote), or -1
-// when it is not a valid string (unterminated, a control character, a bad escape).
-func validString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1
-		case c < 0x20:
-			return -1
-		case c == '\\':
-			i++
-			if i >= len(b) {
-				return -1
-			}
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if len(b)-i <= 4 {
-					return -1
-				}
-				for _, h := range b[i+1 : i+5] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return -1
-					}
-				}
-				i += 4
-			default:
-				return -1
-			}
-		}
-	}
-	return -1
-}
-
-// validNumber returns the index just past the JSON number starting at b[i], or -1.
-func validNumber(b []byte, i int) int {
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	digits := func() bool {
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > start
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return -1
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return -1
-		}
-	}
-	return i
-}
 
 // decodeMember stores one member of the payload; it returns the field's JSON name ("" for a
 // member that is no field) and why the value could not be read. The frequent fields are decoded
@@ -568,32 +409,32 @@ func structField(t reflect.Type, key string) (int, string) {
 
 // eachMember calls f for each member of a valid JSON object.
 func eachMember(b []byte, f func(key string, val []byte)) {
-	i := skipSpace(b, 1)
+	i := skipBlank(b, 1)
 	for i < len(b) && b[i] != '}' {
 		kEnd := stringEnd(b, i)
 		key, err := unquote(b[i:kEnd])
 		if err != nil {
 			return
 		}
-		vStart := skipSpace(b, skipSpace(b, kEnd)+1)
+		vStart := skipBlank(b, skipBlank(b, kEnd)+1)
 		vEnd := valueEnd(b, vStart)
 		f(key, b[vStart:vEnd])
-		i = skipSpace(b, vEnd)
+		i = skipBlank(b, vEnd)
 		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
+			i = skipBlank(b, i+1)
 		}
 	}
 }
 
 // eachElement calls f for each element of a valid JSON array.
 func eachElement(b []byte, f func(val []byte)) {
-	i := skipSpace(b, 1)
+	i := skipBlank(b, 1)
 	for i < len(b) && b[i] != ']' {
 		end := valueEnd(b, i)
 		f(b[i:end])
-		i = skipSpace(b, end)
+		i = skipBlank(b, end)
 		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
+			i = skipBlank(b, i+1)
 		}
 	}
 }
@@ -606,13 +447,6 @@ func unquote(tok []byte) (string, error) {
 }
 
 // The scanners below assume valid JSON (DecodeEvent and decodeLoose only read validated values).
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
 
 // stringEnd returns the index just past the string token starting at b[i] ('"').
 func stringEnd(b []byte, i int) int {

@@ -86,7 +86,7 @@ func scanEvent(b []byte) (id, kind string, ok bool) {
 				return "", "", false
 			}
 		default:
-			if i = skipValue(b, i); i < 0 {
+			if i = skipValue(b, i, 1); i < 0 {
 				return "", "", false
 			}
 		}
@@ -356,10 +356,10 @@ func skipLiteral(b []byte, i int, lit string) int {
 	return -1
 }
 
-// skipValue returns the index just past the JSON value starting at b[i], the value of a member
-// of the top-level object, or -1 when there is no valid value there (as json.Valid judges it,
-// including encoding/json's nesting limit of maxJSONDepth).
-func skipValue(b []byte, i int) int {
+// skipValue returns the index just past the JSON value starting at b[i], inside depth open
+// objects and arrays (1 for a member of the top-level object), or -1 when there is no valid
+// value there (as json.Valid judges it, including encoding/json's nesting limit of maxJSONDepth).
+func skipValue(b []byte, i, depth int) int {
 	// The arrays and objects open around the current value, innermost last, one bit each
 	// (1 for an object): the most recent 64 in open, the older ones in groups of 64 in spill.
 	var (
@@ -381,7 +381,7 @@ func skipValue(b []byte, i int) int {
 				return -1
 			}
 		case '{', '[':
-			if n+2 > maxJSONDepth { // the top-level object and this one
+			if depth+n+1 > maxJSONDepth { // the enclosing ones, the open ones and this one
 				return -1
 			}
 			if i = skipBlank(b, i+1); i >= len(b) {
