@@ -98,10 +98,7 @@ func TestReceiverRedeliveryDuringAccept(t *testing.T) {
 			go func() { c, _ := deliverWebhook(r, body, sig); codes <- c }()
 			// Wait until the first delivery is inside Accept (the id is being kept).
 			for deadline := time.Now().Add(5 * time.Second); ; {
-				r.mu.Lock()
-				keeping := r.seen.ids["evt-race"].keeping
-				r.mu.Unlock()
-				if keeping {
+				if r.seen.keeping("evt-race") {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -111,10 +108,7 @@ func TestReceiverRedeliveryDuringAccept(t *testing.T) {
 			}
 			go func() { c, _ := deliverWebhook(r, body, sig); codes <- c }()
 			for deadline := time.Now().Add(5 * time.Second); ; { // the redelivery is waiting
-				r.mu.Lock()
-				w := r.waiting
-				r.mu.Unlock()
-				if w == 1 {
+				if r.seen.waiters() == 1 {
 					break
 				}
 				if time.Now().After(deadline) {

@@ -142,8 +142,9 @@ func WithOnDuplicate(fn func(eventID string, seen int)) ReceiverOption {
 //     Events) and answers 200 once the sink kept it. A full sink gets 503 and a failing one 500;
 //     either way the eventId is not remembered, so the sender's retry is taken.
 //
-// It remembers the last WithSeenCapacity distinct eventIds (oldest forgotten first), so memory stays
-// bounded. It is safe for concurrent use.
+// It remembers about the last WithSeenCapacity distinct eventIds (oldest forgotten first; a set
+// of 2048 or more is split in shards that each forget their own oldest), so memory stays
+// bounded. It is safe for concurrent use: deliveries of different ids rarely share a lock.
 type Receiver struct {
 	// secret is a pointer so that printing a Receiver (fmt cannot call Secret's redacting
 	// methods on an unexported field) shows an address, never the key.
@@ -156,11 +157,8 @@ type Receiver struct {
 	sink    EventSink
 	queue   *EventQueue // the default sink; nil with WithSink
 
-	mu      sync.Mutex
-	settled sync.Cond // an id being kept was accepted or released
-	waiting int       // redeliveries waiting on settled
-	seen    seenSet
-	bodies  sync.Pool // *[]byte request body buffers
+	seen   *seenIDs
+	bodies sync.Pool // *[]byte request body buffers
 
 	accepted, duplicates, rejected, malformed, overflow, tooLarge, failed atomic.Uint64
 }
@@ -180,12 +178,10 @@ func NewReceiver(secret Secret, opts ...ReceiverOption) *Receiver {
 		r.queue = NewEventQueue(r.buffer)
 		r.sink = r.queue
 	}
-	r.settled.L = &r.mu
-	r.seen = seenSet{limit: r.seenCap, ids: make(map[string]seenID)}
+	r.seen = newSeenIDs(r.seenCap)
 	for _, id := range r.seed {
-		if id != "" && r.seen.ids[id].n == 0 {
-			r.seen.reserve(id)
-			r.seen.settle(id, true)
+		if id != "" {
+			r.seen.seed(id)
 		}
 	}
 	r.seed = nil
@@ -203,9 +199,7 @@ func (r *Receiver) Events() <-chan *Event {
 // Seen reports how many deliveries of eventID were received (1 for an accepted or seeded id,
 // more after redeliveries; 0 when unknown or already forgotten).
 func (r *Receiver) Seen(eventID string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.seen.ids[eventID].n
+	return r.seen.count(eventID)
 }
 
 // Stats returns the receiver's counters so far.
@@ -266,28 +260,17 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		id = ev.EventID
 	}
 
-	r.mu.Lock()
-	for r.seen.ids[id].keeping {
-		// The first copy is being kept: its outcome decides whether this one is a duplicate.
-		r.waiting++
-		r.settled.Wait()
-		r.waiting--
-	}
-	if r.seen.ids[id].n > 0 {
-		r.duplicateLocked(w, id) // unlocks
+	n, slot := r.seen.begin(id)
+	if n > 0 {
+		r.duplicates.Add(1)
+		if r.onDup != nil {
+			r.onDup(id, n)
+		}
+		w.WriteHeader(http.StatusOK)
 		return
 	}
-	r.seen.reserve(id)
-	r.mu.Unlock()
-
 	err = r.sink.Accept(body)
-
-	r.mu.Lock()
-	r.seen.settle(id, err == nil)
-	if r.waiting > 0 {
-		r.settled.Broadcast()
-	}
-	r.mu.Unlock()
+	r.seen.end(id, slot, err == nil)
 	switch {
 	case err == nil:
 		r.accepted.Add(1)
@@ -330,19 +313,6 @@ func readAll(rd io.Reader, b []byte) ([]byte, error) {
 			return b, err
 		}
 	}
-}
-
-// duplicateLocked counts a redelivery of an accepted id and answers 200; it releases r.mu.
-func (r *Receiver) duplicateLocked(w http.ResponseWriter, id string) {
-	e := r.seen.ids[id]
-	e.n++
-	r.seen.ids[id] = e
-	r.mu.Unlock()
-	r.duplicates.Add(1)
-	if r.onDup != nil {
-		r.onDup(id, e.n)
-	}
-	w.WriteHeader(http.StatusOK)
 }
 
 // Start listens on addr (e.g. "127.0.0.1:0"), serves the receiver at WebhookPath in the
@@ -395,48 +365,4 @@ func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	_ = srv.Close()
 	return fmt.Errorf("webhook receiver: %w", err)
-}
-
-// seenSet remembers the last limit distinct ids with their delivery counts, forgetting the oldest first.
-type seenSet struct {
-	limit int
-	ids   map[string]seenID
-	ring  []string // insertion order; grows up to limit, then overwritten from next
-	next  int
-}
-
-// seenID is what seenSet keeps of an id: its delivery count (0 while it is not accepted) and
-// whether a delivery of it is being kept by the sink.
-type seenID struct {
-	n       int
-	keeping bool
-}
-
-// reserve marks id as being kept, adding it (and evicting the oldest id when full) when new.
-func (s *seenSet) reserve(id string) {
-	e, ok := s.ids[id]
-	if !ok {
-		if len(s.ring) < s.limit {
-			s.ring = append(s.ring, id)
-		} else {
-			delete(s.ids, s.ring[s.next])
-			s.ring[s.next] = id
-			s.next = (s.next + 1) % s.limit
-		}
-	}
-	e.keeping = true
-	s.ids[id] = e
-}
-
-// settle ends a reserve: accepted counts the delivery, otherwise the id stays unaccepted.
-func (s *seenSet) settle(id string, accepted bool) {
-	e, ok := s.ids[id]
-	if !ok {
-		return // forgotten meanwhile
-	}
-	e.keeping = false
-	if accepted {
-		e.n = 1
-	}
-	s.ids[id] = e
 }

@@ -483,9 +483,7 @@ func TestReceiverSeenSetIsBounded(t *testing.T) {
 		if code := send(fmt.Sprintf("evt-%02d", i)); code != http.StatusOK {
 			t.Fatalf("evt-%02d: status %d", i, code)
 		}
-		r.mu.Lock()
-		n, rn := len(r.seen.ids), len(r.seen.ring)
-		r.mu.Unlock()
+		n, rn := r.seen.len()
 		if n > capacity || rn > capacity {
 			t.Fatalf("after %d ids the seen set holds %d (ring %d), want at most %d", i+1, n, rn, capacity)
 		}
