@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,16 +37,21 @@ const (
 
 // Inbox is the durable queue between the webhook receiver and the Store (an api.EventSink).
 // The receiver appends each verified first delivery with Accept, which returns once the payload
-// is written to the file, so an acknowledged event survives pixdash being killed; the file is
-// fsynced in the background right behind the writes (Sync waits for it). Concurrent Accepts are
-// written together, one write per batch. The dashboard reads the entries with Next, applies
-// them to the Store and acknowledges them with Done; entries not yet acknowledged are read
-// again after a restart (the Store drops events it already holds, by eventId).
+// is written to the file (in the kernel's page cache), so an acknowledged event survives
+// pixdash being killed; the file is fsynced in the background behind the writes, within about
+// syncEvery (Sync waits for it). Concurrent Accepts are written together: each adds its line to
+// a shared buffer, and whichever finds no write under way writes the whole buffer while the
+// others wait for it (group commit). The dashboard reads the entries with Next, applies them to the Store
+// and acknowledges them with Done; entries not yet acknowledged are read again after a restart
+// (the Store drops events it already holds, by eventId).
 //
 // File format, <name>.inbox: one entry per line, the CRC-32C of the payload in 8 hex digits, a
 // space, the payload (a JSON document; newlines, which JSON allows only as whitespace, are
-// stored as spaces). A torn last line is dropped on open; a damaged line followed by others is
-// dropped and the file is kept aside as <name>.inbox.corrupt-<UTC time>.
+// stored as spaces). On open, what follows the last line (a torn line, zero bytes) is cut off;
+// zero bytes within a line mark a write that a crash left unfinished (some filesystems show
+// unwritten blocks as zeros after a power cut): the entry after them is kept when it is whole.
+// A damaged line elsewhere is dropped and the file is kept aside as
+// <name>.inbox.corrupt-<UTC time>.
 //
 // Accept is safe for concurrent use; Next and Done are for one consumer.
 type Inbox struct {
@@ -54,35 +60,26 @@ type Inbox struct {
 	limit int64
 
 	mu       sync.Mutex
-	cond     sync.Cond   // synced, writing, closed or err changed
-	cur      *inboxWrite // entries appended and not yet taken by the writer
-	spare    []byte      // the previous write's buffer, reused
-	mem      []byte      // the file of a memory inbox
-	appended uint64      // entries appended
-	written  uint64      // entries written to the file
-	synced   uint64      // entries fsynced
-	writing  bool        // a writer is between taking buf and writing it
-	size     int64       // bytes in the file
-	readOff  int64       // bytes applied (acknowledged with Done)
-	replay   int64       // bytes an earlier run wrote (read again after a restart)
-	err      error       // sticky write or fsync error
+	wrote    sync.Cond // a write finished (or failed)
+	cond     sync.Cond // synced, closed or err changed
+	buf      []byte    // lines accepted and not yet written, in order
+	spare    []byte    // the previous write's buffer, reused
+	mem      []byte    // the file of a memory inbox
+	appended uint64    // entries accepted into buf (or mem)
+	written  uint64    // entries written to the file
+	synced   uint64    // entries fsynced
+	writing  bool      // an Accept is writing a batch
+	size     int64     // bytes in the file
+	readOff  int64     // bytes applied (acknowledged with Done)
+	replay   int64     // bytes an earlier run wrote (read again after a restart)
+	err      error     // sticky write or fsync error
 	closed   bool
-
-	writes atomic.Uint64 // write calls, for InboxStats
+	writes   atomic.Uint64 // write calls, for InboxStats
 
 	ready   chan struct{}
-	wake    chan struct{} // the writer has something to write
 	syncReq chan struct{}
 	stop    chan struct{}
-	stopped chan struct{} // the writer and the syncer are done
-}
-
-// inboxWrite is entries written together; done closes once they are (err says how).
-type inboxWrite struct {
-	data []byte
-	n    uint64 // in.appended after its last entry
-	done chan struct{}
-	err  error
+	stopped chan struct{} // the syncer is done
 }
 
 // MemoryInbox returns an inbox that keeps its entries in memory (demo mode), refusing more than
@@ -122,11 +119,7 @@ func OpenInbox(dir, profile string) (*Inbox, error) {
 	if size > 0 {
 		in.ready <- struct{}{}
 	}
-	in.cur = &inboxWrite{done: make(chan struct{})}
-	var workers sync.WaitGroup
-	workers.Go(in.writer)
-	workers.Go(in.syncer)
-	go func() { workers.Wait(); close(in.stopped) }()
+	go in.syncer()
 	if ce != nil {
 		return in, ce
 	}
@@ -139,11 +132,11 @@ func newInbox(path string, f *os.File, limit int64) *Inbox {
 		f:       f,
 		limit:   limit,
 		ready:   make(chan struct{}, 1),
-		wake:    make(chan struct{}, 1),
 		syncReq: make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
 	}
+	in.wrote.L = &in.mu
 	in.cond.L = &in.mu
 	return in
 }
@@ -154,22 +147,21 @@ func (in *Inbox) Path() string { return in.path }
 // Ready receives a value when entries may be waiting for Next.
 func (in *Inbox) Ready() <-chan struct{} { return in.ready }
 
-// Accept appends raw (see api.EventSink) and returns once it is written to the file.
+// Accept appends raw (see api.EventSink) and returns once it is written to the file. An empty
+// payload, or one with a zero byte (which no JSON document has), is refused as
+// api.ErrEventInvalid.
 func (in *Inbox) Accept(raw []byte) error {
-	in.mu.Lock()
-	pending := 0
-	if in.cur != nil {
-		pending = len(in.cur.data)
+	if len(raw) == 0 || bytes.IndexByte(raw, 0) >= 0 {
+		return fmt.Errorf("webhook inbox: %w: empty or holds a zero byte", api.ErrEventInvalid)
 	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
 	switch {
 	case in.closed:
-		in.mu.Unlock()
 		return ErrInboxClosed
 	case in.err != nil:
-		in.mu.Unlock()
 		return in.err
-	case in.size-in.readOff+int64(pending+len(raw)) > in.limit:
-		in.mu.Unlock()
+	case in.size-in.readOff+int64(len(in.buf)+inboxLineLen(raw)) > in.limit:
 		return ErrInboxFull
 	}
 	in.appended++
@@ -177,67 +169,58 @@ func (in *Inbox) Accept(raw []byte) error {
 		in.mem = appendInboxLine(in.mem, raw)
 		in.size = int64(len(in.mem))
 		in.written, in.synced = in.appended, in.appended
-		in.mu.Unlock()
 		signal(in.ready)
 		return nil
 	}
-	w := in.cur
-	w.data = appendInboxLine(w.data, raw)
-	w.n = in.appended
-	in.mu.Unlock()
-	signal(in.wake)
-	<-w.done
-	return w.err
-}
-
-// writer writes what Accept buffered, one write per batch, until the inbox is closed; each
-// batch's callers are woken when it is written.
-func (in *Inbox) writer() {
-	for {
-		stopping := false
-		select {
-		case <-in.wake:
-		case <-in.stop:
-			stopping = true // write what was accepted before Close, then stop
-		}
-		// Let the deliveries already running reach Accept first, so that a burst is written
-		// together (one write for tens of events) instead of one write each.
-		runtime.Gosched()
-		in.mu.Lock()
-		w, at := in.cur, in.size
-		if len(w.data) == 0 {
-			in.mu.Unlock()
-			if stopping {
-				return
-			}
+	in.buf = appendInboxLine(in.buf, raw)
+	mine := in.appended
+	yielded := false
+	for in.written < mine && in.err == nil {
+		if in.writing {
+			in.wrote.Wait()
 			continue
 		}
-		in.cur = &inboxWrite{data: in.spare[:0], done: make(chan struct{})}
-		in.writing = true
-		in.mu.Unlock()
+		if !yielded {
+			// Let the deliveries already running add their lines first, so that a burst is
+			// written together (tens of entries a write) instead of one write each.
+			yielded = true
+			in.mu.Unlock()
+			runtime.Gosched()
+			in.mu.Lock()
+			continue
+		}
+		in.writeBuffered()
+	}
+	if in.written < mine {
+		return in.err
+	}
+	return nil
+}
 
-		_, err := in.f.WriteAt(w.data, at)
-		in.writes.Add(1)
-
-		in.mu.Lock()
-		in.writing = false
-		switch {
-		case err != nil && in.err == nil:
+// writeBuffered writes what the Accepts buffered as one write, releasing in.mu meanwhile, and
+// wakes the Accepts waiting for it. Callers hold in.mu and no write is under way.
+func (in *Inbox) writeBuffered() {
+	data, at, upto := in.buf, in.size, in.appended
+	in.buf = in.spare[:0]
+	in.writing = true
+	in.mu.Unlock()
+	_, err := in.f.WriteAt(data, at)
+	in.writes.Add(1)
+	in.mu.Lock()
+	in.writing = false
+	in.spare = data[:0]
+	if err != nil {
+		if in.err == nil {
 			// What follows must not land after a hole: refuse everything from now on.
 			in.err = fmt.Errorf("inbox: write: %w", err)
-			w.err = in.err
-		case in.err != nil:
-			w.err = in.err
-		default:
-			in.written, in.size = w.n, at+int64(len(w.data))
 		}
-		in.spare = w.data[:0]
 		in.cond.Broadcast()
-		in.mu.Unlock()
-		close(w.done)
+	} else {
+		in.written, in.size = upto, at+int64(len(data))
 		signal(in.ready)
 		signal(in.syncReq)
 	}
+	in.wrote.Broadcast()
 }
 
 // signal sends on a channel of capacity 1 without blocking.
@@ -248,14 +231,31 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// syncer fsyncs the file whenever something was written since the last fsync.
+// syncEvery is the least time between two fsyncs: each one commits the filesystem's journal,
+// and back to back they would slow the writes down under load.
+const syncEvery = 10 * time.Millisecond
+
+// syncer fsyncs the file whenever something was written since the last fsync, at most once
+// per syncEvery.
 func (in *Inbox) syncer() {
+	defer close(in.stopped)
+	var last time.Time
 	for {
 		select {
 		case <-in.stop:
 			return
 		case <-in.syncReq:
 		}
+		if wait := syncEvery - time.Since(last); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-in.stop:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		last = time.Now()
 		in.mu.Lock()
 		target := in.written
 		in.mu.Unlock()
@@ -292,7 +292,7 @@ func (in *Inbox) Sync() error {
 
 // InboxStats counts an inbox's entries.
 type InboxStats struct {
-	Accepted uint64 // entries accepted since it was opened
+	Accepted uint64 // entries accepted (written) since it was opened
 	Synced   uint64 // of those, entries fsynced
 	Pending  int64  // bytes written and not yet acknowledged with Done
 	Writes   uint64 // write calls that carried them (fewer than Accepted under load)
@@ -302,7 +302,7 @@ type InboxStats struct {
 func (in *Inbox) Stats() InboxStats {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return InboxStats{Accepted: in.appended, Synced: in.synced, Pending: in.size - in.readOff, Writes: in.writes.Load()}
+	return InboxStats{Accepted: in.written, Synced: in.synced, Pending: in.size - in.readOff, Writes: in.writes.Load()}
 }
 
 // InboxBatch is entries read by Next, acknowledged with Done once applied.
@@ -354,13 +354,14 @@ func (in *Inbox) Next(max int) (InboxBatch, error) {
 			if nl < 0 {
 				break
 			}
-			if raw, ok := parseInboxLine(rest[:nl]); ok {
-				b.Raw = append(b.Raw, raw)
+			if line, _ := splitInboxLine(rest[:nl]); line != nil {
+				b.Raw = append(b.Raw, line[9:])
 				if b.end < replay {
 					b.Replayed++
 				}
 			}
-			// A damaged line (possible only if the disk changed it under us) is skipped.
+			// What is not an entry (the place of a failed write, or a line the disk damaged
+			// under us) is skipped.
 			b.end += int64(nl + 1)
 			rest = rest[nl+1:]
 		}
@@ -402,7 +403,7 @@ func (in *Inbox) Done(b InboxBatch) error {
 		return nil
 	}
 	if in.writing {
-		return nil // emptied by a later Done
+		return nil // a write lands at the old end: a later Done empties the file
 	}
 	if in.f == nil {
 		in.mem, in.size, in.readOff = in.mem[:0], 0, 0
@@ -416,8 +417,8 @@ func (in *Inbox) Done(b InboxBatch) error {
 	return nil
 }
 
-// Close writes what was accepted, stops the inbox, fsyncs the file and releases it. Accept
-// then returns ErrInboxClosed.
+// Close waits for the write under way, stops the inbox, fsyncs the file and releases it.
+// Accept then returns ErrInboxClosed.
 func (in *Inbox) Close() error {
 	in.mu.Lock()
 	if in.closed {
@@ -425,6 +426,14 @@ func (in *Inbox) Close() error {
 		return nil
 	}
 	in.closed = true
+	// Accepts already waiting write their entries (they were accepted before Close).
+	for (in.writing || in.written < in.appended) && in.err == nil && in.f != nil {
+		if !in.writing {
+			in.writeBuffered()
+			continue
+		}
+		in.wrote.Wait()
+	}
 	in.cond.Broadcast()
 	in.mu.Unlock()
 	if in.f == nil {
@@ -440,19 +449,32 @@ func (in *Inbox) Close() error {
 	return err
 }
 
+// inboxLineLen is the length of raw's inbox line.
+func inboxLineLen(raw []byte) int { return 9 + len(raw) + 1 }
+
 // appendInboxLine appends raw as one inbox line.
 func appendInboxLine(b, raw []byte) []byte {
-	start := len(b) + 9
-	b = append(b, "00000000 "...)
-	b = append(b, raw...)
-	line := b[start:]
-	for i := bytes.IndexByte(line, '\n'); i >= 0; i = bytes.IndexByte(line, '\n') {
-		line[i] = ' '
-		line = line[i+1:]
+	n, l := len(b), inboxLineLen(raw)
+	b = slices.Grow(b, l)[:n+l]
+	putInboxLine(b[n:], raw)
+	return b
+}
+
+// putInboxLine writes raw as one inbox line into dst, inboxLineLen(raw) bytes.
+func putInboxLine(dst, raw []byte) {
+	payload := dst[9 : 9+len(raw)]
+	copy(payload, raw)
+	for rest := payload; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		rest[i] = ' '
+		rest = rest[i+1:]
 	}
-	sum := crc32.Checksum(b[start:], crcTable)
-	appendHex32(b[start-9:start-9], sum)
-	return append(b, '\n')
+	appendHex32(dst[:0], crc32.Checksum(payload, crcTable))
+	dst[8] = ' '
+	dst[len(dst)-1] = '\n'
 }
 
 // parseInboxLine returns the payload of one line (without its newline) if its checksum holds.
@@ -477,30 +499,47 @@ func parseInboxLine(line []byte) ([]byte, bool) {
 	return raw, crc32.Checksum(raw, crcTable) == want
 }
 
-// recoverInbox checks the file's lines on open: a torn last line is cut off; damaged lines
-// are dropped, the file being copied aside first. It returns the file's size.
+// splitInboxLine returns the entry line (without its newline) that line holds, or nil. Zero
+// bytes mark a place a crash left unfinished: what follows the last one is the entry, when
+// it is whole; otherwise the line was unfinished too. A line without zero bytes that is not an
+// entry is damaged.
+func splitInboxLine(line []byte) (entry []byte, damaged bool) {
+	z := bytes.LastIndexByte(line, 0)
+	if z >= 0 {
+		line = line[z+1:]
+	}
+	if _, ok := parseInboxLine(line); ok {
+		return line, false
+	}
+	return nil, z < 0
+}
+
+// recoverInbox checks the file's lines on open: what follows the last line (the zeros ahead of
+// the writes, a torn line) is cut off; the places a crash left unfinished are dropped; damaged
+// lines are dropped too, the file being copied aside first. It returns the file's size.
 func recoverInbox(f *os.File, path string) (int64, *CorruptError, error) {
 	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
 	if err != nil {
 		return 0, nil, err
 	}
-	var good []byte // the file without its damaged lines, built only after the first one
+	var good []byte // the file rewritten, built from the first line not kept as it is
 	firstBad, lineNo := 0, 0
-	var badErr error
 	rest, off := data, 0
-	for len(rest) > 0 {
-		lineNo++
+	for {
 		nl := bytes.IndexByte(rest, '\n')
 		if nl < 0 {
-			break // a torn last line
+			break // zeros or a torn last line
 		}
-		_, ok := parseInboxLine(rest[:nl])
-		switch {
-		case ok && good != nil:
-			good = append(good, rest[:nl+1]...)
-		case !ok && good == nil:
+		lineNo++
+		entry, damaged := splitInboxLine(rest[:nl])
+		if damaged && firstBad == 0 {
+			firstBad = lineNo
+		}
+		if good == nil && len(entry) != nl {
 			good = append([]byte{}, data[:off]...)
-			firstBad, badErr = lineNo, errBadChecksum
+		}
+		if good != nil && entry != nil {
+			good = append(append(good, entry...), '\n')
 		}
 		off += nl + 1
 		rest = rest[nl+1:]
@@ -516,9 +555,13 @@ func recoverInbox(f *os.File, path string) (int64, *CorruptError, error) {
 		}
 		return int64(off), nil, nil
 	}
-	moved, err := copyAside(path, data, time.Now())
-	if err != nil {
-		return 0, nil, err
+	var ce *CorruptError
+	if firstBad > 0 {
+		moved, err := copyAside(path, data, time.Now())
+		if err != nil {
+			return 0, nil, err
+		}
+		ce = &CorruptError{Path: path, MovedTo: moved, Line: firstBad, Err: errBadChecksum, KeptRest: true}
 	}
 	if _, err := f.WriteAt(good, 0); err != nil {
 		return 0, nil, err
@@ -529,7 +572,7 @@ func recoverInbox(f *os.File, path string) (int64, *CorruptError, error) {
 	if err := f.Sync(); err != nil {
 		return 0, nil, err
 	}
-	return int64(len(good)), &CorruptError{Path: path, MovedTo: moved, Line: firstBad, Err: badErr, KeptRest: true}, nil
+	return int64(len(good)), ce, nil
 }
 
 // copyAside writes data, the content of path, to path.corrupt-<UTC time> (never overwriting

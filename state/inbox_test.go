@@ -193,6 +193,11 @@ func TestInboxRecovery(t *testing.T) {
 		{"whole", line("a") + line("b"), "a,b", false},
 		{"torn last line", line("a") + line("b")[:20], "a", false},
 		{"zeros after a crash", line("a") + "\x00\x00\x00\x00", "a", false},
+		{"zeros after the last line", line("a") + line("b") + strings.Repeat("\x00", 4096), "a,b", false},
+		{"a place never written", line("a") + strings.Repeat("\x00", len(line("b"))) + line("c"), "a,c", false},
+		{"a copy cut short", line("a") + line("b")[:20] + strings.Repeat("\x00", len(line("b"))-20) + line("c"), "a,c", false},
+		{"a copy with only its end", line("a") + strings.Repeat("\x00", 20) + line("b")[20:] + line("c"), "a,c", false},
+		{"unfinished then torn", line("a") + "\x00\x00" + line("b") + line("c")[:10], "a,b", false},
 		{"damaged middle line", line("a") + strings.Replace(line("b"), "1.00", "9.00", 1) + line("c"), "a,c", true},
 		{"not a checksum", line("a") + "hello\n" + line("c") + line("d")[:5], "a,c", true},
 	}
