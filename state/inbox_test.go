@@ -323,10 +323,7 @@ func FuzzOpenInbox(f *testing.F) {
 }
 
 func BenchmarkInboxAccept(b *testing.B) {
-	in, err := OpenInbox(b.TempDir(), "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := openBenchInbox(b, b.TempDir())
 	defer in.Close()
 	raw := benchPayload(1)
 	b.SetParallelism(32)

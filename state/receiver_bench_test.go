@@ -111,7 +111,7 @@ func deliverAll(b *testing.B, h http.Handler, ds []benchDelivery, n int) int64 {
 const maxBenchBatch = 4096
 
 // BenchmarkReceiverPersist reports events/s through the webhook intake next to a bare HMAC check
-// under the same load, called in process without HTTP, and the ratio to the bare rate (the
+// under the same load, called in process without HTTP, and the ratio to the best bare rate (the
 // target, at least 0.5, is BenchmarkReceiverHTTP's; this one shows the handlers' own cost):
 //
 //   - receiver-persist is the receiver's whole path: verify, validate and read the eventId,
@@ -122,15 +122,16 @@ const maxBenchBatch = 4096
 //     clock stops when the last event is applied. Under this flood the consumer lags the
 //     intake, which is what the inbox is for.
 func BenchmarkReceiverPersist(b *testing.B) {
-	var bare float64 // events/s of bare-hmac, for the ratios
+	var bare float64 // the best events/s of bare-hmac over the -count runs, for the ratios
 	b.Run("bare-hmac", func(b *testing.B) {
 		ds := benchDeliveries(b.N) // the same deliveries as the receiver gets
 		h := bareHMAC()
 		b.ReportAllocs()
 		b.ResetTimer()
 		deliverAll(b, h, ds, b.N)
-		bare = float64(b.N) / b.Elapsed().Seconds()
-		b.ReportMetric(bare, "events/s")
+		rate := float64(b.N) / b.Elapsed().Seconds()
+		bare = max(bare, rate)
+		b.ReportMetric(rate, "events/s")
 	})
 	b.Run("receiver-persist", func(b *testing.B) {
 		benchIntake(b, false, bare)
@@ -249,14 +250,15 @@ func openBenchInbox(b *testing.B, dir string) *Inbox {
 // BenchmarkReceiverHTTP reports events/s of the bare HMAC handler and of the receiver (verify,
 // validate, dedupe, persist to the inbox file) behind the same net/http server, each receiving
 // b.N distinct signed deliveries as HTTP POSTs from benchDeliverers clients over loopback
-// keep-alive connections, and the receiver's ratio to the bare rate (the target is at least
+// keep-alive connections, and the receiver's ratio to the best bare rate (the target is at least
 // 0.5). The receiver's clock stops when the last event is fsynced. Clients and server share the
 // machine's cores, as a sender's load would.
 func BenchmarkReceiverHTTP(b *testing.B) {
-	var bare float64
+	var bare float64 // the best over the -count runs, for the ratios
 	b.Run("bare-hmac", func(b *testing.B) {
-		bare = benchHTTP(b, bareHMAC(), nil)
-		b.ReportMetric(bare, "events/s")
+		rate := benchHTTP(b, bareHMAC(), nil)
+		bare = max(bare, rate)
+		b.ReportMetric(rate, "events/s")
 	})
 	b.Run("receiver-persist", func(b *testing.B) {
 		in := openBenchInbox(b, b.TempDir())
