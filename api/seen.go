@@ -83,10 +83,16 @@ func (sh *seenShard) find(k seenKey) (*seenSlot, int) {
 	return &sh.ring[i], int(i)
 }
 
+// seenTicket is a first delivery in progress: what end needs to settle it.
+type seenTicket struct {
+	k    seenKey
+	slot int // -1 when the id could not be remembered (see add)
+}
+
 // begin starts a delivery of id. For an accepted id it counts the redelivery and returns its
 // delivery count (2 on the first redelivery). Otherwise it marks id as being kept and returns
-// 0 and the slot that end needs. A delivery of an id that is being kept waits for its outcome.
-func (s *seenIDs) begin(id string) (deliveries, slot int) {
+// 0 and the ticket that end needs. A delivery of an id that is being kept waits for its outcome.
+func (s *seenIDs) begin(id string) (deliveries int, t seenTicket) {
 	k := s.keyOf(id)
 	sh := s.shard(k)
 	sh.mu.Lock()
@@ -94,7 +100,7 @@ func (s *seenIDs) begin(id string) (deliveries, slot int) {
 	for {
 		e, i := sh.find(k)
 		if e == nil {
-			return 0, sh.add(k)
+			return 0, seenTicket{k, sh.add(k)}
 		}
 		switch {
 		case e.keeping:
@@ -103,24 +109,23 @@ func (s *seenIDs) begin(id string) (deliveries, slot int) {
 			sh.waiting--
 		case e.n > 0:
 			e.n++
-			return int(e.n), 0
+			return int(e.n), seenTicket{k, -1}
 		default:
 			e.keeping = true
-			return 0, i
+			return 0, seenTicket{k, i}
 		}
 	}
 }
 
-// end finishes a delivery begun with begin(id) that returned slot: when accepted, id counts as
-// delivered once; otherwise it stays unaccepted, so the next delivery is taken.
-func (s *seenIDs) end(id string, slot int, accepted bool) {
-	if slot < 0 {
+// end finishes a delivery begun with begin: when accepted, its id counts as delivered once;
+// otherwise it stays unaccepted, so the next delivery is taken.
+func (s *seenIDs) end(t seenTicket, accepted bool) {
+	if t.slot < 0 {
 		return // not remembered (see add)
 	}
-	k := s.keyOf(id)
-	sh := s.shard(k)
+	sh := s.shard(t.k)
 	sh.mu.Lock()
-	if e := &sh.ring[slot]; e.key == k.key && e.check == k.check && e.keeping { // else forgotten meanwhile
+	if e := &sh.ring[t.slot]; e.key == t.k.key && e.check == t.k.check && e.keeping { // else forgotten meanwhile
 		e.keeping = false
 		if accepted {
 			e.n = 1

@@ -21,11 +21,11 @@ func TestSeenIDsCounts(t *testing.T) {
 			if len(s.shards) != wantShards {
 				t.Fatalf("%d shards, want %d", len(s.shards), wantShards)
 			}
-			n, slot := s.begin("evt-a")
-			if n != 0 || slot < 0 || !s.keeping("evt-a") {
-				t.Fatalf("first begin = %d, %d (keeping %t)", n, slot, s.keeping("evt-a"))
+			n, ticket := s.begin("evt-a")
+			if n != 0 || ticket.slot < 0 || !s.keeping("evt-a") {
+				t.Fatalf("first begin = %d, %d (keeping %t)", n, ticket.slot, s.keeping("evt-a"))
 			}
-			s.end("evt-a", slot, true)
+			s.end(ticket, true)
 			if s.count("evt-a") != 1 || s.keeping("evt-a") {
 				t.Fatalf("after accept: count %d keeping %t", s.count("evt-a"), s.keeping("evt-a"))
 			}
@@ -33,8 +33,8 @@ func TestSeenIDsCounts(t *testing.T) {
 				t.Fatalf("redelivery counted %d, want 2", n)
 			}
 			// A delivery the sink refused leaves the id unaccepted: the next one is taken.
-			_, slot = s.begin("evt-b")
-			s.end("evt-b", slot, false)
+			_, ticket = s.begin("evt-b")
+			s.end(ticket, false)
 			if n, _ := s.begin("evt-b"); n != 0 || s.count("evt-b") != 0 {
 				t.Fatalf("after a refused delivery: begin %d, count %d", n, s.count("evt-b"))
 			}
@@ -69,7 +69,7 @@ func TestSeenIDsCollisions(t *testing.T) {
 	if e, _ := sh.find(b); e == nil || !e.keeping {
 		t.Fatal("b not remembered as being kept")
 	}
-	s.end("any", -1, true) // not remembered: a no-op
+	s.end(seenTicket{k: b, slot: -1}, true) // not remembered: a no-op
 }
 
 // Concurrent first deliveries of many ids each get one slot, and every id ends accepted once.
@@ -81,12 +81,12 @@ func TestSeenIDsConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				id := fmt.Sprintf("evt-%d-%d", w, i)
-				n, slot := s.begin(id)
+				n, ticket := s.begin(id)
 				if n != 0 {
 					t.Errorf("%s: first delivery counted %d", id, n)
 					return
 				}
-				s.end(id, slot, true)
+				s.end(ticket, true)
 			}
 		})
 	}

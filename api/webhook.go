@@ -260,7 +260,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		id = ev.EventID
 	}
 
-	n, slot := r.seen.begin(id)
+	n, ticket := r.seen.begin(id)
 	if n > 0 {
 		r.duplicates.Add(1)
 		if r.onDup != nil {
@@ -270,7 +270,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	err = r.sink.Accept(body)
-	r.seen.end(id, slot, err == nil)
+	r.seen.end(ticket, err == nil)
 	switch {
 	case err == nil:
 		r.accepted.Add(1)
