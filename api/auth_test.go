@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -186,7 +187,7 @@ func TestRevokedTokenReplayedOnce(t *testing.T) {
 	})
 	c := ctNewClient(t, s)
 	ctx := ctCtx(t)
-	if _, err := c.CreatePix(ctx, &CreatePixRequest{Amount: 1000}); err != nil {
+	if _, err := c.CreatePix(ctx, &CreatePixRequest{Amount: 1000, Description: "Venda"}); err != nil {
 		t.Fatal(err)
 	}
 	s.revokeAll()
@@ -384,7 +385,7 @@ func TestBadTokenResponses(t *testing.T) {
 	}
 }
 
-// TestNoTokenToOtherHosts: a redirect to another host never carries the bearer token.
+// TestNoTokenToOtherHosts: a redirect is never followed, so the bearer token never reaches another host.
 func TestNoTokenToOtherHosts(t *testing.T) {
 	var leaked atomic.Value
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -396,12 +397,43 @@ func TestNoTokenToOtherHosts(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/elsewhere", http.StatusFound)
 	})
 	c := ctNewClient(t, s)
-	if _, err := c.GetTransaction(ctCtx(t), "x"); err != nil {
-		t.Fatal(err)
+	_, err := c.GetTransaction(ctCtx(t), "x")
+	var ae *Error
+	if !errors.As(err, &ae) || ae.HTTPStatus != http.StatusFound || !strings.Contains(err.Error(), "never follows redirects") {
+		t.Fatalf("err = %v, want the 302 refused", err)
 	}
-	got, _ := leaked.Load().(string)
-	if strings.Contains(got, "Bearer") {
-		t.Errorf("the token went to another host: %q", got)
+	if got, _ := leaked.Load().(string); got != "" {
+		t.Errorf("the redirect was followed, sending %q", got)
+	}
+}
+
+// TestAuthNeverFollowsRedirect: a 307 from POST /auth would resend the client secret to the
+// Location's host; the client stops at the 307 instead, for every redirect status.
+func TestAuthNeverFollowsRedirect(t *testing.T) {
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			var got atomic.Value
+			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				got.Store(string(b) + r.Header.Get("Authorization"))
+				ctJSON(w, 200, map[string]any{"access_token": "stolen", "token_type": "Bearer", "expires_in": 300})
+			}))
+			defer other.Close()
+			s := newCtServer(t, nil)
+			s.authFn = func(w http.ResponseWriter, r *http.Request) bool {
+				http.Redirect(w, r, other.URL+"/v2/auth", code)
+				return true
+			}
+			c := ctNewClient(t, s)
+			err := c.Authenticate(ctCtx(t))
+			if err == nil || !strings.Contains(err.Error(), "never follows redirects") {
+				t.Fatalf("err = %v, want the redirect refused", err)
+			}
+			if v, _ := got.Load().(string); v != "" {
+				t.Fatalf("the credentials went to another host: %d bytes", len(v))
+			}
+			ctNoLeak(t, "redirect error", err.Error())
+		})
 	}
 }
 
@@ -425,7 +457,7 @@ func TestSecretsNeverAppear(t *testing.T) {
 	var texts []string
 	for m := int32(0); m < 3; m++ {
 		mode.Store(m)
-		_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 500})
+		_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 500, Description: "Venda"})
 		if err == nil {
 			t.Fatalf("mode %d: no error", m)
 		}

@@ -138,6 +138,11 @@ func NewClient(baseURL, clientID string, secret Secret, opts ...Option) (*Client
 	if c.hc == nil {
 		c.hc = &http.Client{Timeout: defaultHTTPTimeout}
 	}
+	// No call ever follows a redirect: a Location could send the credentials, the bearer token
+	// or a withdrawal's personal data to another host. The 3xx reply is returned as an error.
+	hc := *c.hc
+	hc.CheckRedirect = refuseRedirect
+	c.hc = &hc
 	c.retry = c.retry.normalized()
 	c.tokens = &tokenSource{fetch: c.fetchToken, now: c.now, timeout: c.authTimeout, log: c.log}
 	baseRT := c.hc.Transport
@@ -149,6 +154,9 @@ func NewClient(baseURL, clientID string, secret Secret, opts ...Option) (*Client
 	c.authed = &authed
 	return c, nil
 }
+
+// refuseRedirect makes an http.Client hand back a 3xx reply instead of following it.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // parseBaseURL checks that raw is an absolute http(s) URL whose last path segment is v2.
 func parseBaseURL(raw string) (*url.URL, error) {
