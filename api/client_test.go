@@ -363,7 +363,7 @@ func TestCreatePixValidatesBeforeSending(t *testing.T) {
 	s := newCtServer(t, ctRaw(201, "application/json", ctChargeJSON))
 	c := ctNewClient(t, s)
 	ctx := ctCtx(t)
-	good := &CreatePixRequest{Amount: 1000}
+	good := &CreatePixRequest{Amount: 1000, Description: "Venda"}
 	cases := []struct {
 		name   string
 		req    *CreatePixRequest
@@ -371,8 +371,10 @@ func TestCreatePixValidatesBeforeSending(t *testing.T) {
 		fields []string
 	}{
 		{"nil request", nil, nil, []string{"body"}},
-		{"amount below 1", &CreatePixRequest{Amount: 99}, nil, []string{FieldAmount}},
-		{"several fields", &CreatePixRequest{Amount: 0, ExpiresIn: 299, ProjectID: "x"}, nil, []string{FieldAmount, FieldExpiresIn, FieldProjectID}},
+		{"amount below 1", &CreatePixRequest{Amount: 99, Description: "Venda"}, nil, []string{FieldAmount}},
+		{"no description", &CreatePixRequest{Amount: 1000}, nil, []string{FieldDescription}},
+		{"blank description", &CreatePixRequest{Amount: 1000, Description: " \t"}, nil, []string{FieldDescription}},
+		{"several fields", &CreatePixRequest{Amount: 0, ExpiresIn: 299, ProjectID: "x"}, nil, []string{FieldAmount, FieldDescription, FieldExpiresIn, FieldProjectID}},
 		{"bad sub-account", good, []RequestOption{WithSubAccount("Loja A")}, []string{FieldSubAccountHeader}},
 		{"key too short", good, []RequestOption{WithIdempotencyKey("1234567")}, []string{FieldIdempotencyKeyHeader}},
 		{"key too long", good, []RequestOption{WithIdempotencyKey(strings.Repeat("k", 256))}, []string{FieldIdempotencyKeyHeader}},
@@ -400,7 +402,7 @@ func TestCreatePixValidatesBeforeSending(t *testing.T) {
 	}
 	// Boundary values pass: 8 and 255 characters, amount exactly 1.
 	for _, key := range []string{"12345678", strings.Repeat("k", 255)} {
-		if _, err := c.CreatePix(ctx, &CreatePixRequest{Amount: 100}, WithIdempotencyKey(key)); err != nil {
+		if _, err := c.CreatePix(ctx, &CreatePixRequest{Amount: 100, Description: "Venda"}, WithIdempotencyKey(key)); err != nil {
 			t.Errorf("key of %d chars: %v", len(key), err)
 		}
 	}
@@ -409,7 +411,7 @@ func TestCreatePixValidatesBeforeSending(t *testing.T) {
 	for i := range legs {
 		legs[i] = SplitItem{SubAccount: fmt.Sprintf("w%02d", i), Amount: 1}
 	}
-	if _, err := c.CreatePix(ctx, &CreatePixRequest{Amount: 100, Split: legs}); err != nil {
+	if _, err := c.CreatePix(ctx, &CreatePixRequest{Amount: 100, Description: "Venda", Split: legs}); err != nil {
 		t.Errorf("split sent as is: %v", err)
 	}
 	if _, reqs, _ := s.counts(); reqs != 3 {
@@ -479,7 +481,7 @@ func TestCreateSubAccount(t *testing.T) {
 	if rec.Header.Get("Content-Type") != "application/json" || !strings.HasPrefix(rec.Header.Get("Authorization"), "Bearer ") {
 		t.Errorf("headers = %v", rec.Header)
 	}
-	if sa.ID != "a1" || sa.Reference != "loja-a" || sa.Status != SubAccountApproved || !sa.Status.Active() || sa.CreatedAt.IsZero() {
+	if sa.ID != "a1" || sa.Reference != "loja-a" || sa.Status != SubAccountApproved || !sa.Status.Usable() || sa.CreatedAt.IsZero() {
 		t.Errorf("decoded = %+v", sa)
 	}
 	for _, bad := range []*CreateSubAccountRequest{
@@ -504,12 +506,13 @@ func TestListSubAccountsShapes(t *testing.T) {
 		want       int
 		wantErr    bool
 	}{
-		{"bare array", "[" + item + "," + item + "]", 2, false},
-		{"items object", `{"items":[` + item + `],"total":1,"page":1}`, 1, false},
-		{"data object", `{"data":[` + item + `]}`, 1, false},
-		{"empty items", `{"items":[],"total":0}`, 0, false},
-		{"empty array", `[]`, 0, false},
+		{"data object", `{"data":[` + item + `,` + item + `]}`, 2, false},
+		{"data with unknown members", `{"data":[` + item + `],"meta":{"next":null}}`, 1, false},
+		{"empty data", `{"data":[]}`, 0, false},
+		{"bare array (not the service's shape)", "[" + item + "]", 0, true},
+		{"items object (not the service's shape)", `{"items":[` + item + `],"total":1}`, 0, true},
 		{"unknown object", `{"things":[]}`, 0, true},
+		{"data not a list", `{"data":{"a":1}}`, 0, true},
 		{"not a list", `{"items":{"a":1}}`, 0, true},
 		{"html", `<html><title>Bad Gateway</title></html>`, 0, true},
 	}
@@ -530,7 +533,7 @@ func TestListSubAccountsShapes(t *testing.T) {
 			if len(list) != tc.want {
 				t.Fatalf("len = %d, want %d", len(list), tc.want)
 			}
-			if tc.want > 0 && (list[0].Reference != "loja-a" || list[0].Status != SubAccountSuspended || list[0].Status.Active()) {
+			if tc.want > 0 && (list[0].Reference != "loja-a" || list[0].Status != SubAccountSuspended || list[0].Status.Usable()) {
 				t.Errorf("item = %+v", list[0])
 			}
 			rec := s.lastReq()
@@ -615,40 +618,53 @@ func TestListProjects(t *testing.T) {
 	}
 }
 
-func TestGetAccountTolerant(t *testing.T) {
+func TestGetAccount(t *testing.T) {
 	m := func(v Money) *Money { return &v }
+	bal := func(c int, f string) string { return fmt.Sprintf(`{"amount":%d,"amountFormatted":%s}`, c, f) }
 	cases := []struct {
 		name, body string
-		want       Account
+		want       string // ctAccountView, or the error's text
+		wantErr    bool
 	}{
-		{"full", `{"id":"acc1","name":"Loja","subAccount":"loja-a","balance":{"available":10.5,"pending":1,"blocked":0,"currency":"BRL"},"extra":{"x":1}}`,
-			Account{ID: "acc1", Name: "Loja", SubAccount: "loja-a", Balance: AccountBalance{Available: m(1050), Pending: m(100), Blocked: m(0), Currency: "BRL"}}},
-		{"missing figures", `{"id":"acc1","balance":{"available":"7.25"}}`,
-			Account{ID: "acc1", Balance: AccountBalance{Available: m(725)}}},
-		{"no balance", `{"id":42,"name":"Loja"}`, Account{ID: "42", Name: "Loja"}},
-		{"null balance", `{"balance":null}`, Account{}},
-		{"bare number", `{"balance":3}`, Account{Balance: AccountBalance{Available: m(300)}}},
-		{"top level figures", `{"available":1,"blocked":2.5,"currency":"BRL"}`, Account{Balance: AccountBalance{Available: m(100), Blocked: m(250), Currency: "BRL"}}},
+		{"full", `{"account":{"id":"acc1","status":"approved"},"balance":{"available":` + bal(15075, "150.75") + `,"promotional":` + bal(0, "0") +
+			`,"held":` + bal(2500, "25") + `,"total":` + bal(17575, "175.75") + `,"currency":"BRL","updatedAt":"2026-02-10T14:30:00.000Z"},"extra":{"x":1}}`,
+			ctAccountView(&Account{ID: "acc1", Status: AccountApproved, Balance: AccountBalance{Available: m(15075), Promotional: m(0), Held: m(2500), Total: m(17575), Currency: "BRL"}}), false},
+		{"unknown status kept, figures missing", `{"account":{"id":"acc2","status":"under_review"},"balance":{"available":{"amount":7}}}`,
+			ctAccountView(&Account{ID: "acc2", Status: "under_review", Balance: AccountBalance{Available: m(7)}}), false},
+		{"no balance", `{"account":{"id":"acc3","status":"suspended"}}`, ctAccountView(&Account{ID: "acc3", Status: AccountSuspended}), false},
+		{"negative total", `{"balance":{"total":{"amount":-150,"amountFormatted":-1.5}}}`, ctAccountView(&Account{Balance: AccountBalance{Total: m(-150)}}), false},
+		{"centavos with a fraction", `{"balance":{"available":{"amount":150.75}}}`, "whole number of centavos", true},
+		{"centavos as a string", `{"balance":{"available":{"amount":"15075"}}}`, "whole number of centavos", true},
+		{"centavos with an exponent", `{"balance":{"held":{"amount":1e3}}}`, "whole number of centavos", true},
+		{"formatted disagrees", `{"balance":{"held":` + bal(2500, "26") + `}}`, "amount and amountFormatted disagree", true},
+		{"formatted with 3 decimals", `{"balance":{"held":` + bal(2500, "25.001") + `}}`, "decimal", true},
+		{"amount missing", `{"balance":{"held":{"amountFormatted":25}}}`, "missing", true},
+		{"the old flat shape", `{"id":"acc1","balance":{"available":10.5}}`, "cannot unmarshal", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newCtServer(t, ctRaw(200, "application/json", tc.body))
 			c := ctNewClient(t, s)
 			acc, err := c.GetAccount(ctCtx(t), WithSubAccount("loja-a"))
-			if err != nil {
-				t.Fatal(err)
-			}
 			if rec := s.lastReq(); rec.Path != "/v2/account" || rec.Method != "GET" || rec.Header.Get("X-Sub-Account") != "loja-a" {
 				t.Errorf("sent %s %s %v", rec.Method, rec.Path, rec.Header)
 			}
-			if fmt.Sprintf("%+v", ctAccountView(acc)) != fmt.Sprintf("%+v", ctAccountView(&tc.want)) {
-				t.Errorf("got %+v, want %+v", ctAccountView(acc), ctAccountView(&tc.want))
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ctAccountView(acc); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+			if string(acc.Raw) != tc.body {
+				t.Errorf("Raw = %s", acc.Raw)
 			}
 		})
-	}
-	s := newCtServer(t, ctRaw(200, "application/json", `{"balance":{"available":1.005}}`))
-	if _, err := ctNewClient(t, s).GetAccount(ctCtx(t)); err == nil || !strings.Contains(err.Error(), "decimal") {
-		t.Errorf("3 decimals must be an error, got %v", err)
 	}
 }
 
@@ -660,7 +676,7 @@ func ctAccountView(a *Account) string {
 		}
 		return m.Decimal()
 	}
-	return fmt.Sprintf("%s|%s|%s|%s|%s|%s|%s", a.ID, a.Name, a.SubAccount, f(a.Balance.Available), f(a.Balance.Pending), f(a.Balance.Blocked), a.Balance.Currency)
+	return fmt.Sprintf("%s|%s|%s|%s|%s|%s|%s", a.ID, a.Status, f(a.Balance.Available), f(a.Balance.Promotional), f(a.Balance.Held), f(a.Balance.Total), a.Balance.Currency)
 }
 
 func TestDo(t *testing.T) {
@@ -875,7 +891,7 @@ func TestErrorShapes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newCtServer(t, ctRaw(tc.status, tc.ctype, tc.body))
 			c := ctNewClient(t, s, WithRetry(RetryPolicy{MaxAttempts: 1}))
-			_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 1000})
+			_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 1000, Description: "Venda"})
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("err = %T %v, want *Error", err, err)
@@ -929,7 +945,7 @@ func TestAuthErrorShapes(t *testing.T) {
 			for _, call := range []func() error{
 				func() error { return c.Authenticate(ctCtx(t)) },
 				func() error { _, err := c.GetTransaction(ctCtx(t), "x"); return err },
-				func() error { _, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100}); return err },
+				func() error { _, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100, Description: "Venda"}); return err },
 			} {
 				err := call()
 				var e *Error

@@ -53,6 +53,9 @@ const (
 	maxErrorBodySnippet        = 200
 	maxErrorBodyBytes          = 64 << 10
 	errorKindNonJSON           = "NonJSON"
+	errorKindRedirect          = "Redirect"
+	// ResourceSubAccount is the details.resource of a 404 for an unknown sub-account.
+	ResourceSubAccount = "Sub-account"
 )
 
 // InstitutionReasons lists the institution-choice refusal reasons.
@@ -69,12 +72,14 @@ type Error struct {
 	Method string `json:"-"`
 	Path   string `json:"-"`
 
-	StatusCode int            `json:"statusCode,omitempty"`
-	Kind       string         `json:"error"`
-	Message    string         `json:"message"`
-	Details    map[string]any `json:"details,omitempty"`
-	Timestamp  string         `json:"timestamp,omitempty"`
-	TraceID    string         `json:"traceId,omitempty"`
+	StatusCode int    `json:"statusCode,omitempty"`
+	Kind       string `json:"error"`
+	Message    string `json:"message"`
+	// Messages holds each message when the service sent a list (Message joins them with "; ").
+	Messages  []string       `json:"-"`
+	Details   map[string]any `json:"details,omitempty"`
+	Timestamp string         `json:"timestamp,omitempty"`
+	TraceID   string         `json:"traceId,omitempty"`
 	// Reason carries an institution-choice refusal reason, when present.
 	Reason string `json:"reason,omitempty"`
 	// Code carries a sub-account code when the server sends it at the top level.
@@ -149,7 +154,8 @@ var (
 	ErrSubAccountInvalidReference = &Error{Code: CodeSubAccountInvalidReference}
 )
 
-// SubAccountCode finds a sub-account code in the code field, details, the kind or the message.
+// SubAccountCode finds a sub-account code in the code field, details, the kind or the message;
+// a 404 whose details.resource is "Sub-account" is SUB_ACCOUNT_NOT_FOUND.
 func (e *Error) SubAccountCode() string {
 	cands := []string{e.Code, e.Kind}
 	for _, k := range []string{"code", "error", "errorCode"} {
@@ -169,7 +175,22 @@ func (e *Error) SubAccountCode() string {
 			return code
 		}
 	}
+	// The service answers an unknown X-Sub-Account with a plain 404 naming the resource.
+	if e.HTTPStatus == http.StatusNotFound && strings.EqualFold(e.Detail("resource"), ResourceSubAccount) {
+		return CodeSubAccountNotFound
+	}
 	return ""
+}
+
+// Field returns the request field a validation error names (details.field), or "".
+func (e *Error) Field() string { return e.Detail("field") }
+
+// BusinessCode returns details.code (e.g. VALIDATION_ERROR or a SUB_ACCOUNT_* code), or "".
+func (e *Error) BusinessCode() string {
+	if c := e.Detail("code"); c != "" {
+		return c
+	}
+	return e.Code
 }
 
 // InstitutionReason returns the institution-choice refusal reason, from reason or details.reason.
@@ -273,6 +294,10 @@ func decodeError(status int, method, path string, body []byte) *Error {
 	if strings.HasPrefix(trimmed, "{") && json.Unmarshal([]byte(trimmed), &env) == nil {
 		e.Kind = jsonText(env.Kind)
 		e.Message = jsonText(env.Message)
+		var list []string
+		if json.Unmarshal(env.Message, &list) == nil && len(list) > 0 {
+			e.Messages = list
+		}
 		if e.Kind != "" || e.Message != "" {
 			e.Timestamp = jsonText(env.Timestamp)
 			e.TraceID = jsonText(env.TraceID)
@@ -293,6 +318,10 @@ func decodeError(status int, method, path string, body []byte) *Error {
 	}
 	*e = Error{HTTPStatus: status, Method: method, Path: path, StatusCode: status, Kind: errorKindNonJSON}
 	e.Message = fmt.Sprintf("unexpected %s response (%s)", statusText(status), describeBody(trimmed))
+	if status >= 300 && status < 400 {
+		e.Kind = errorKindRedirect
+		e.Message = fmt.Sprintf("the server answered %s, a redirect; pixdash never follows redirects (check base_url)", statusText(status))
+	}
 	return e
 }
 

@@ -3,27 +3,31 @@ package api
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
 
 // Limits from the spec.
 const (
-	TokenLifetime            = 300 * time.Second
-	MinChargeAmount    Money = 100
-	MinSplitAmount     Money = 1
-	MaxSplitItems            = 10
-	MinExpiresIn             = 300
-	MaxExpiresIn             = 604800
-	DefaultExpiresIn         = 86400
-	MaxDescription           = 255
-	MaxExternalRef           = 255
-	MinIdempotencyKey        = 8
-	MaxIdempotencyKey        = 255
-	IdempotencyTTL           = 24 * time.Hour
-	MaxSubAccountName        = 255
-	MinProjectPageSize       = 1
-	MaxProjectPageSize       = 100
+	TokenLifetime             = 300 * time.Second
+	MinChargeAmount     Money = 100
+	MinSplitAmount      Money = 1
+	MaxSplitItems             = 10
+	MinExpiresIn              = 300
+	MaxExpiresIn              = 604800
+	DefaultExpiresIn          = 86400
+	MaxDescription            = 255
+	MaxExternalRef            = 255
+	MinIdempotencyKey         = 8
+	MaxIdempotencyKey         = 255
+	IdempotencyTTL            = 24 * time.Hour
+	MaxSubAccountName         = 255
+	MinProjectPageSize        = 1
+	MaxProjectPageSize        = 100
+	MaxProjectName            = 255
+	MaxRefundReason           = 255
+	MinWithdrawalAmount Money = 100
 )
 
 // SubAccountRefPattern is the spec's pattern for sub-account references.
@@ -95,7 +99,10 @@ func CheckCreatePix(r *CreatePixRequest) []FieldProblem {
 	if r.Amount < MinChargeAmount {
 		ps = append(ps, FieldProblem{FieldAmount, "amount must not be less than 1"})
 	}
-	if utf8.RuneCountInString(r.Description) > MaxDescription {
+	switch {
+	case strings.TrimSpace(r.Description) == "":
+		ps = append(ps, FieldProblem{FieldDescription, "description should not be empty"})
+	case utf8.RuneCountInString(r.Description) > MaxDescription:
 		ps = append(ps, FieldProblem{FieldDescription, "description must be shorter than or equal to 255 characters"})
 	}
 	if r.ExpiresIn != 0 && (r.ExpiresIn < MinExpiresIn || r.ExpiresIn > MaxExpiresIn) {

@@ -219,7 +219,7 @@ func TestNoRetryOn4xx(t *testing.T) {
 			body := fmt.Sprintf(`{"statusCode":%d,"error":"X","message":"refused","timestamp":"t"}`, status)
 			s := newCtServer(t, cnt.route(status, body))
 			c := ctNewClient(t, s, WithRetry(RetryPolicy{MaxAttempts: 5}))
-			_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100})
+			_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100, Description: "Venda"})
 			if _, direct := err.(*Error); !direct {
 				t.Errorf("CreatePix err = %T %v, want *Error as is", err, err)
 			}
@@ -244,7 +244,7 @@ func TestRetriesSameKeyAndBody(t *testing.T) {
 			var cnt ctCounting
 			s := newCtServer(t, cnt.route(status, `{"statusCode":500,"error":"InternalError","message":"An unexpected error occurred"}`))
 			c := ctNewClient(t, s, WithRetry(RetryPolicy{MaxAttempts: 4}))
-			_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100, Metadata: map[string]any{"b": 1, "a": 2, "c": []int{3}}})
+			_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100, Description: "Venda", Metadata: map[string]any{"b": 1, "a": 2, "c": []int{3}}})
 			var e *Error
 			if !errors.As(err, &e) || e.HTTPStatus != status {
 				t.Fatalf("err = %v", err)
@@ -350,7 +350,7 @@ func TestContextStopsRetries(t *testing.T) {
 			return sctx.Err()
 		}))
 	c.jitter = func(n int64) int64 { return n - 1 } // always the longest wait of the range
-	_, err := c.CreatePix(ctx, &CreatePixRequest{Amount: 100})
+	_, err := c.CreatePix(ctx, &CreatePixRequest{Amount: 100, Description: "Venda"})
 	if !errors.Is(err, context.Canceled) || cnt.n() != 2 {
 		t.Fatalf("err = %v after %d attempts; want context.Canceled after 2", err, cnt.n())
 	}
@@ -546,7 +546,7 @@ func TestCreatePixOutcome(t *testing.T) {
 				}
 			})
 			c := ctNewClient(t, s, WithRetry(RetryPolicy{MaxAttempts: 3}))
-			_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100}, WithIdempotencyKey("outcome-key-1"))
+			_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100, Description: "Venda"}, WithIdempotencyKey("outcome-key-1"))
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -567,7 +567,7 @@ func TestCreatePixOutcome(t *testing.T) {
 		ctJSON(w, 401, map[string]any{"error": "Unauthorized", "message": "Invalid credentials"})
 		return true
 	}
-	_, err := ctNewClient(t, s).CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100})
+	_, err := ctNewClient(t, s).CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100, Description: "Venda"})
 	if _, ok := IdempotencyKeyOf(err); ok || !errors.Is(err, ErrUnauthorized) {
 		t.Errorf("auth failure: %v", err)
 	}

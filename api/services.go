@@ -1,14 +1,16 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // CreatePix creates a PIX charge (POST /pix). It always sends an Idempotency-Key (generated
@@ -33,7 +35,7 @@ func (c *Client) CreatePix(ctx context.Context, req *CreatePixRequest, opts ...R
 	call := &apiRequest{method: http.MethodPost, path: "/pix", body: req, out: &out, opts: ro}
 	if err := c.call(ctx, call); err != nil {
 		if call.uncertain {
-			return nil, &outcomeError{key: ro.IdempotencyKey, err: err}
+			return nil, &outcomeError{key: ro.IdempotencyKey, what: "charge", err: err}
 		}
 		return nil, err // every attempt was refused unprocessed: no charge exists for this key
 	}
@@ -42,17 +44,18 @@ func (c *Client) CreatePix(ctx context.Context, req *CreatePixRequest, opts ...R
 
 // outcomeError is a create that may or may not have happened.
 type outcomeError struct {
-	key string
-	err error
+	key  string
+	what string // "charge" or "withdrawal"
+	err  error
 }
 
 func (e *outcomeError) Error() string {
-	return e.err.Error() + " (the charge may exist: Idempotency-Key " + e.key + ")"
+	return e.err.Error() + " (the " + e.what + " may exist: Idempotency-Key " + e.key + ")"
 }
 
 func (e *outcomeError) Unwrap() error { return e.err }
 
-// IdempotencyKeyOf returns the Idempotency-Key of a CreatePix call whose outcome is unknown
+// IdempotencyKeyOf returns the Idempotency-Key of a CreatePix or CreateWithdrawal call whose outcome is unknown
 // (network failure, timeout, 5xx, cancellation); retry with it or look it up with GetTransaction.
 func IdempotencyKeyOf(err error) (string, bool) {
 	var oe *outcomeError
@@ -113,43 +116,32 @@ func (c *Client) CreateSubAccount(ctx context.Context, req *CreateSubAccountRequ
 	return &out, nil
 }
 
-// ListSubAccounts lists the main account's sub-accounts (GET /sub-accounts; shape assumed, a bare
-// array or an object with items or data).
+// ListSubAccounts lists the main account's sub-accounts (GET /sub-accounts, {"data":[...]}).
 func (c *Client) ListSubAccounts(ctx context.Context) ([]SubAccount, error) {
 	var raw json.RawMessage
 	if err := c.call(ctx, &apiRequest{method: http.MethodGet, path: pathSubAccounts, out: &raw}); err != nil {
 		return nil, err
 	}
-	list, err := decodeSubAccounts(raw)
+	list, err := DecodeSubAccounts(raw)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", pathSubAccounts, err)
 	}
 	return list, nil
 }
 
-func decodeSubAccounts(raw json.RawMessage) ([]SubAccount, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '[' {
-		var list []SubAccount
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, fmt.Errorf("decoding sub-account list: %w", err)
-		}
-		return list, nil
-	}
+// DecodeSubAccounts reads the body of GET /sub-accounts: an object whose data member lists
+// the sub-accounts.
+func DecodeSubAccounts(raw []byte) ([]SubAccount, error) {
 	var page struct {
-		Items *[]SubAccount `json:"items"`
-		Data  *[]SubAccount `json:"data"`
+		Data *[]SubAccount `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &page); err != nil {
 		return nil, fmt.Errorf("decoding sub-account list: %w", err)
 	}
-	switch {
-	case page.Items != nil:
-		return *page.Items, nil
-	case page.Data != nil:
-		return *page.Data, nil
+	if page.Data == nil {
+		return nil, errors.New("sub-account list has no data member")
 	}
-	return nil, errors.New("sub-account list has neither items nor data")
+	return *page.Data, nil
 }
 
 // ListBalanceBlocks lists balance blocks (GET /balance-blocks); an empty status lists all.
@@ -239,83 +231,81 @@ func (c *Client) ListProjects(ctx context.Context, q ProjectQuery, opts ...Reque
 	return &out, nil
 }
 
-// GetAccount reads account data and balance (GET /account; shape assumed, decoded tolerantly).
-func (c *Client) GetAccount(ctx context.Context, opts ...RequestOption) (*Account, error) {
+// ListAllProjects pages through GET /projects (limit 100, createdAt desc) up to the last page
+// the service reports; it stops after maxProjectPages pages so a lying totalPages cannot loop.
+func (c *Client) ListAllProjects(ctx context.Context, opts ...RequestOption) ([]Project, error) {
+	var all []Project
+	for page := 1; page <= maxProjectPages; page++ {
+		list, err := c.ListProjects(ctx, ProjectQuery{Page: page, Limit: MaxProjectPageSize}, opts...)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, list.Items...)
+		if page >= list.TotalPages || len(list.Items) == 0 {
+			return all, nil
+		}
+	}
+	return all, nil
+}
+
+// maxProjectPages bounds ListAllProjects (10,000 projects at 100 a page).
+const maxProjectPages = 100
+
+// GetProject reads one project (GET /projects/{id}).
+func (c *Client) GetProject(ctx context.Context, id string, opts ...RequestOption) (*Project, error) {
+	if id == "" {
+		return nil, invalid("id", "project id is required")
+	}
 	ro, err := resolveOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	var raw json.RawMessage
-	if err := c.call(ctx, &apiRequest{method: http.MethodGet, path: "/account", out: &raw, opts: ro}); err != nil {
+	var out Project
+	if err := c.call(ctx, &apiRequest{method: http.MethodGet, path: "/projects/" + escapeSegment(id), out: &out, opts: ro}); err != nil {
 		return nil, err
 	}
-	acc, err := decodeAccount(raw)
+	return &out, nil
+}
+
+// CreateProject creates a project (POST /projects). It is sent once: the service takes no
+// Idempotency-Key here, and a project that exists answers 409.
+func (c *Client) CreateProject(ctx context.Context, req *CreateProjectRequest, opts ...RequestOption) (*Project, error) {
+	if req == nil {
+		return nil, invalid("body", "the project request is missing")
+	}
+	ro, err := resolveOptions(opts)
 	if err != nil {
-		return nil, fmt.Errorf("GET /account: %w", err)
+		return nil, err
 	}
-	return acc, nil
+	if ps := CheckCreateProject(req); len(ps) > 0 {
+		return nil, &ValidationError{Problems: ps}
+	}
+	var out Project
+	if err := c.call(ctx, &apiRequest{method: http.MethodPost, path: "/projects", body: req, out: &out, opts: ro}); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
-// decodeAccount reads the assumed account shape; balance may be an object, a bare number
-// (the available balance) or missing, and figures at the top level fill what balance lacks.
-func decodeAccount(raw json.RawMessage) (*Account, error) {
-	var doc struct {
-		ID         flexString      `json:"id"`
-		Name       flexString      `json:"name"`
-		SubAccount flexString      `json:"subAccount"`
-		Balance    json.RawMessage `json:"balance"`
-		AccountBalance
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("decoding account: %w", err)
-	}
-	acc := &Account{ID: string(doc.ID), Name: string(doc.Name), SubAccount: string(doc.SubAccount)}
-	b := bytes.TrimSpace(doc.Balance)
-	switch {
-	case len(b) == 0 || bytes.Equal(b, []byte("null")):
-	case b[0] == '{':
-		if err := json.Unmarshal(b, &acc.Balance); err != nil {
-			return nil, fmt.Errorf("decoding account balance: %w", err)
-		}
-	default:
-		var m Money
-		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("decoding account balance: %w", err)
-		}
-		acc.Balance.Available = &m
-	}
-	if acc.Balance.Available == nil {
-		acc.Balance.Available = doc.Available
-	}
-	if acc.Balance.Pending == nil {
-		acc.Balance.Pending = doc.Pending
-	}
-	if acc.Balance.Blocked == nil {
-		acc.Balance.Blocked = doc.Blocked
-	}
-	if acc.Balance.Currency == "" {
-		acc.Balance.Currency = doc.Currency
-	}
-	return acc, nil
-}
+// hexColorRE is a CSS hex colour: #rgb or #rrggbb.
+var hexColorRE = regexp.MustCompile(`^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$`)
 
-// flexString accepts a JSON string or number (ids are sometimes numeric) and ignores other kinds.
-type flexString string
-
-func (f *flexString) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return nil
+// CheckCreateProject checks a POST /projects body before it is sent.
+func CheckCreateProject(r *CreateProjectRequest) []FieldProblem {
+	var ps []FieldProblem
+	switch n := utf8.RuneCountInString(strings.TrimSpace(r.Name)); {
+	case n == 0:
+		ps = append(ps, FieldProblem{"name", "name should not be empty"})
+	case utf8.RuneCountInString(r.Name) > MaxProjectName:
+		ps = append(ps, FieldProblem{"name", "name must be shorter than or equal to 255 characters"})
 	}
-	switch {
-	case b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+	if !hexColorRE.MatchString(r.Color) {
+		ps = append(ps, FieldProblem{"color", "color must be a hexadecimal color such as #3B82F6"})
+	}
+	if r.LogoURL != "" {
+		if u, err := url.Parse(r.LogoURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			ps = append(ps, FieldProblem{"logoUrl", "logoUrl must be a URL address"})
 		}
-		*f = flexString(s)
-	case b[0] == '-' || (b[0] >= '0' && b[0] <= '9'):
-		*f = flexString(b)
 	}
-	return nil
+	return ps
 }

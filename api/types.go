@@ -116,14 +116,23 @@ const (
 // SubAccountStatus is a sub-account's status; unknown values are kept.
 type SubAccountStatus string
 
-// Sub-account statuses: approved from the spec, suspended assumed from SUB_ACCOUNT_SUSPENDED.
+// Sub-account statuses: approved is the spec's status at creation, active what the service
+// lists for a working wallet, suspended the state behind SUB_ACCOUNT_SUSPENDED.
 const (
 	SubAccountApproved  SubAccountStatus = "approved"
+	SubAccountActive    SubAccountStatus = "active"
 	SubAccountSuspended SubAccountStatus = "suspended"
 )
 
-// Active reports whether the sub-account can receive and originate charges.
-func (s SubAccountStatus) Active() bool { return s == SubAccountApproved }
+// Usable reports whether the wallet may originate and receive charges as far as pixdash can
+// tell: approved and active are, suspended is not, and an unknown status is left for the
+// service to judge (never refused locally).
+func (s SubAccountStatus) Usable() bool { return s != SubAccountSuspended }
+
+// Known reports whether s is one of the statuses above.
+func (s SubAccountStatus) Known() bool {
+	return s == SubAccountApproved || s == SubAccountActive || s == SubAccountSuspended
+}
 
 // Transaction is the body of GET /transactions/{id}.
 type Transaction struct {
@@ -148,6 +157,20 @@ type Transaction struct {
 	BlockedDeposit      *BlockedDeposit `json:"blockedDeposit,omitempty"`
 	CreatedAt           time.Time       `json:"createdAt"`
 	UpdatedAt           *time.Time      `json:"updatedAt,omitempty"`
+	// Raw is the reply exactly as received, unknown members included (nil when built locally).
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the transaction and keeps the raw reply.
+func (t *Transaction) UnmarshalJSON(b []byte) error {
+	type plain Transaction
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*t = Transaction(p)
+	t.Raw = append(json.RawMessage(nil), b...)
+	return nil
 }
 
 // BlockedDeposit describes a received deposit that account policy refused; it was not credited.
@@ -237,6 +260,16 @@ type Project struct {
 	CreatedAt   time.Time `json:"createdAt"`
 	Description string    `json:"description,omitempty"`
 	LogoURL     string    `json:"logoUrl,omitempty"`
+	// UpdatedAt is sent by GET /projects/{id} and the list; nil when absent.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// CreateProjectRequest is the body of POST /projects.
+type CreateProjectRequest struct {
+	Name        string `json:"name"`
+	Color       string `json:"color"`
+	Description string `json:"description,omitempty"`
+	LogoURL     string `json:"logoUrl,omitempty"`
 }
 
 // ProjectList is the page returned by GET /projects.
@@ -268,23 +301,6 @@ type BalanceBlock struct {
 type BalanceBlockList struct {
 	Items []BalanceBlock `json:"items"`
 	Total int            `json:"total"`
-}
-
-// Account is the assumed body of GET /account (its shape is not in the spec).
-type Account struct {
-	ID         string `json:"id,omitempty"`
-	Name       string `json:"name,omitempty"`
-	SubAccount string `json:"subAccount,omitempty"`
-	// Balance holds the known balance figures; a nil field means the server did not send it.
-	Balance AccountBalance `json:"balance"`
-}
-
-// AccountBalance is the assumed balance object inside GET /account.
-type AccountBalance struct {
-	Available *Money `json:"available,omitempty"`
-	Pending   *Money `json:"pending,omitempty"`
-	Blocked   *Money `json:"blocked,omitempty"`
-	Currency  string `json:"currency,omitempty"`
 }
 
 // TokenResponse is the body of POST /auth.
