@@ -56,28 +56,48 @@ func (k EventKind) IsBalanceBlock() bool {
 	return k == EventBalanceBlockCreated || k == EventBalanceBlockApproved || k == EventBalanceBlockRejected
 }
 
-// Event is a webhook payload. Only eventId, subAccount, split, blockedDeposit, amount,
-// netAmount and feeAmount are in the spec; the other fields are assumptions (see doc.go).
+// IsWithdrawal reports whether k is about a withdrawal.
+func (k EventKind) IsWithdrawal() bool {
+	return k == EventWithdrawalCompleted || k == EventWithdrawalFailed || k == EventWithdrawalReversed
+}
+
+// Event is a webhook payload. The service sends an envelope {"event","eventId","timestamp",
+// "subAccount"?,"data":{...}} with the per-event fields inside data; a flat body with the same
+// fields at the top level (the emulator's former shape) is read the same way. Beyond eventId,
+// subAccount, split, blockedDeposit and the refund amounts, the fields of data are assumptions
+// (README's ASSUMPTIONS).
 type Event struct {
-	EventID           string          `json:"eventId"`
-	Kind              EventKind       `json:"event"`
-	CreatedAt         time.Time       `json:"createdAt"`
-	SubAccount        string          `json:"subAccount,omitempty"`
-	TransactionID     string          `json:"transactionId,omitempty"`
-	ExternalReference string          `json:"externalReference,omitempty"`
-	Status            TxStatus        `json:"status,omitempty"`
-	Amount            Money           `json:"amount,omitempty"`
-	NetAmount         Money           `json:"netAmount,omitempty"`
-	FeeAmount         Money           `json:"feeAmount,omitempty"`
-	Split             []SplitItem     `json:"split,omitempty"`
-	BlockedDeposit    *BlockedDeposit `json:"blockedDeposit,omitempty"`
-	E2EID             string          `json:"e2eId,omitempty"`
-	PaidAt            *time.Time      `json:"paidAt,omitempty"`
-	CounterpartName   string          `json:"counterpartName,omitempty"`
-	FailureReason     string          `json:"failureReason,omitempty"`
-	BalanceBlock      *BalanceBlock   `json:"balanceBlock,omitempty"`
+	EventID   string    `json:"eventId"`
+	Kind      EventKind `json:"event"`
+	CreatedAt time.Time `json:"createdAt"`
+	// SubAccount is the wallet the event belongs to ("" or "principal": the main account).
+	SubAccount string `json:"subAccount,omitempty"`
+	// ID is data.id: the id of the event's object (the transaction for payment events, the
+	// withdrawal or the balance block for theirs).
+	ID string `json:"id,omitempty"`
+	// TransactionID is the charge the event is about: data.transactionId, else
+	// data.originalTransactionId, else data.id for payment events.
+	TransactionID         string `json:"transactionId,omitempty"`
+	OriginalTransactionID string `json:"originalTransactionId,omitempty"`
+	// WithdrawalID is data.withdrawalId, else data.id for withdrawal events.
+	WithdrawalID        string          `json:"withdrawalId,omitempty"`
+	ExternalReference   string          `json:"externalReference,omitempty"`
+	Status              TxStatus        `json:"status,omitempty"`
+	Amount              Money           `json:"amount,omitempty"`
+	NetAmount           Money           `json:"netAmount,omitempty"`
+	FeeAmount           Money           `json:"feeAmount,omitempty"`
+	Split               []SplitItem     `json:"split,omitempty"`
+	BlockedDeposit      *BlockedDeposit `json:"blockedDeposit,omitempty"`
+	E2EID               string          `json:"e2eId,omitempty"`
+	PaidAt              *time.Time      `json:"paidAt,omitempty"`
+	CounterpartName     string          `json:"counterpartName,omitempty"`
+	CounterpartDocument string          `json:"counterpartDocument,omitempty"`
+	FailureReason       string          `json:"failureReason,omitempty"`
+	BalanceBlock        *BalanceBlock   `json:"balanceBlock,omitempty"`
 	// Raw is the payload exactly as received.
 	Raw json.RawMessage `json:"-"`
+	// Envelope is true when the fields came inside a data member.
+	Envelope bool `json:"-"`
 	// DecodeErr lists the fields that were present but could not be read (left empty), e.g.
 	// "createdAt: ...; amount: ..."; "" when every field decoded. The event is still valid.
 	DecodeErr string `json:"-"`
@@ -122,6 +142,7 @@ func DecodeEvent(body []byte) (*Event, error) {
 		problems []string
 		idErr    error
 		kindErr  error
+		data     []byte // the envelope's data object, read after the top level
 	)
 	note := func(name string, err error) {
 		if len(problems) == maxDecodeProblems {
@@ -161,6 +182,20 @@ func DecodeEvent(body []byte) (*Event, error) {
 			if vEnd < 0 {
 				return nil, invalidJSON(body)
 			}
+			if string(key) == "data" && body[vStart] == '{' {
+				data = body[vStart:vEnd]
+				e.Envelope = true
+				i = skipBlank(body, vEnd)
+				if i < len(body) && body[i] == ',' {
+					i = skipBlank(body, i+1)
+					continue
+				}
+				if i < len(body) && body[i] == '}' {
+					i++
+					break
+				}
+				return nil, invalidJSON(body)
+			}
 			name, err := e.decodeMember(key, body[vStart:vEnd])
 			switch {
 			case err == nil:
@@ -186,6 +221,10 @@ func DecodeEvent(body []byte) (*Event, error) {
 	if skipBlank(body, i) != len(body) {
 		return nil, invalidJSON(body)
 	}
+	if data != nil {
+		e.decodeData(data, note)
+	}
+	e.resolveIDs()
 	if e.EventID == "" {
 		if idErr != nil {
 			return nil, fmt.Errorf("%w: eventId: %w", ErrEventInvalid, idErr)
@@ -201,6 +240,45 @@ func DecodeEvent(body []byte) (*Event, error) {
 	e.Raw = append(json.RawMessage(nil), body...)
 	e.DecodeErr = strings.Join(problems, "; ")
 	return &e, nil
+}
+
+// envelopeKeys are the members of data that never override the envelope's own.
+var envelopeKeys = map[string]bool{"eventId": true, "event": true, "data": true, "timestamp": true, "createdAt": true}
+
+// decodeData reads the members of the envelope's data object into e; problems go to note.
+func (e *Event) decodeData(data []byte, note func(string, error)) {
+	hadSub := e.SubAccount != ""
+	eachMember(data, func(key string, val []byte) {
+		if envelopeKeys[key] || (key == "subAccount" && hadSub) {
+			return
+		}
+		if name, err := e.decodeMember([]byte(key), val); err != nil {
+			note("data."+name, err)
+		}
+	})
+	if e.Kind.IsBalanceBlock() && e.BalanceBlock == nil {
+		var problems []string
+		b := new(BalanceBlock)
+		decodeLoose(data, reflect.ValueOf(b).Elem(), "data", &problems)
+		e.BalanceBlock = b
+	}
+}
+
+// resolveIDs fills TransactionID and WithdrawalID from the ids the payload carries.
+func (e *Event) resolveIDs() {
+	if e.TransactionID == "" {
+		switch {
+		case e.OriginalTransactionID != "":
+			e.TransactionID = e.OriginalTransactionID
+		case (e.Kind.IsPayment() || e.Kind == EventRefundCompleted || !e.Kind.Known()) && e.ID != "":
+			e.TransactionID = e.ID
+		case e.BalanceBlock != nil && e.BalanceBlock.TransactionID != "":
+			e.TransactionID = e.BalanceBlock.TransactionID
+		}
+	}
+	if e.WithdrawalID == "" && e.Kind.IsWithdrawal() {
+		e.WithdrawalID = e.ID
+	}
 }
 
 // invalidJSON is the error for a body that is not valid JSON, worded by encoding/json.
@@ -226,6 +304,8 @@ func (e *Event) decodeMember(key []byte, raw []byte) (string, error) {
 		return "event", decodeString(raw, (*string)(&e.Kind))
 	case "createdAt":
 		return "createdAt", e.CreatedAt.UnmarshalJSON(raw)
+	case "timestamp":
+		return "timestamp", e.CreatedAt.UnmarshalJSON(raw)
 	case "subAccount":
 		return "subAccount", decodeString(raw, &e.SubAccount)
 	case "transactionId":

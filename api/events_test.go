@@ -18,7 +18,8 @@ func fullEvent() Event {
 	e2e := "D9999"
 	return Event{
 		EventID: "evt-full", Kind: EventPaymentFailed, CreatedAt: created, SubAccount: "loja-sul",
-		TransactionID: "tx-1", ExternalReference: "PED-1", Status: StatusFailed,
+		ID: "tx-1", TransactionID: "tx-1", OriginalTransactionID: "tx-0", WithdrawalID: "wd-1", CounterpartDocument: "11222333000181",
+		ExternalReference: "PED-1", Status: StatusFailed,
 		Amount: 1234, NetAmount: 1200, FeeAmount: 34,
 		Split:          []SplitItem{{SubAccount: "principal", Amount: 500}, {SubAccount: "loja-norte", Amount: 1}},
 		BlockedDeposit: &BlockedDeposit{Reason: ReasonCNPJPayerNotAllowed, Refund: &Refund{Status: RefundConfirmed, E2EID: &e2e, SettledAt: &paid}},

@@ -10,17 +10,34 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// SignatureHeader carries the webhook signature: "sha256=" + hex(HMAC-SHA256(secret, raw body)).
-const SignatureHeader = "X-Service-Signature"
+// Webhook headers. The spec names SignatureHeader; the deployed service (pague.dev v2) signs in
+// PagueSignatureHeader and adds the others. A signature is "sha256=" + hex(HMAC-SHA256(secret,
+// raw body)), the prefix optional.
+const (
+	SignatureHeader      = "X-Service-Signature"
+	PagueSignatureHeader = "X-Pague-Signature"
+	// TimestampHeader carries the delivery time in epoch milliseconds; when present, a delivery
+	// outside the tolerance window is refused.
+	TimestampHeader = "X-Pague-Timestamp"
+	// EventHeader and WebhookIDHeader are informative only, never trusted (they are not signed).
+	EventHeader     = "X-Pague-Event"
+	WebhookIDHeader = "X-Pague-Webhook-ID"
+	// EventIDHeader is the emulator's informative copy of the eventId (never trusted).
+	EventIDHeader = "X-Service-Event-Id"
+)
 
-// EventIDHeader carries the event's id (assumed; informative only, never trusted: it is not signed).
-const EventIDHeader = "X-Service-Event-Id"
+// DefaultWebhookTolerance is how far a delivery's TimestampHeader may be from the local clock.
+const DefaultWebhookTolerance = 300 * time.Second
+
+// ErrTimestampOutside reports a delivery whose TimestampHeader is unreadable or outside the window.
+var ErrTimestampOutside = errors.New("webhook timestamp outside the tolerance window")
 
 // signaturePrefix precedes the hex digest in SignatureHeader.
 const signaturePrefix = "sha256="
@@ -41,8 +58,9 @@ func Sign(body []byte, secret Secret) string {
 }
 
 // VerifySignature checks header against the HMAC-SHA256 of the raw body in constant time.
-// Hex digits may be in either case; the "sha256=" prefix is required. An empty secret
-// verifies nothing (ErrNoSigningSecret): anyone can compute an HMAC with an empty key.
+// Hex digits may be in either case; the "sha256=" prefix is optional (the service sends it
+// with or without). An empty secret verifies nothing (ErrNoSigningSecret): anyone can compute
+// an HMAC with an empty key.
 func VerifySignature(body []byte, header string, secret Secret) error {
 	if secret == "" {
 		return ErrNoSigningSecret
@@ -51,10 +69,7 @@ func VerifySignature(body []byte, header string, secret Secret) error {
 	if header == "" {
 		return ErrSignatureMissing
 	}
-	digest, ok := strings.CutPrefix(header, signaturePrefix)
-	if !ok {
-		return fmt.Errorf("%w: want the %q prefix", ErrSignatureMalformed, signaturePrefix)
-	}
+	digest, _ := strings.CutPrefix(header, signaturePrefix)
 	if len(digest) != 2*sha256.Size {
 		return fmt.Errorf("%w: want %d hex digits, got %d", ErrSignatureMalformed, 2*sha256.Size, len(digest))
 	}
@@ -88,6 +103,7 @@ type ReceiverStats struct {
 	Overflow   uint64 // the sink was full (503, the sender retries)
 	TooLarge   uint64 // body above the limit (413)
 	Failed     uint64 // the sink could not keep the event (500, the sender retries)
+	Stale      uint64 // signed, but the timestamp header was unreadable or outside the tolerance (400)
 }
 
 // ReceiverOption configures a Receiver.
@@ -130,10 +146,42 @@ func WithOnDuplicate(fn func(eventID string, seen int)) ReceiverOption {
 	return func(r *Receiver) { r.onDup = fn }
 }
 
+// WithSignatureHeader makes the receiver look for the signature in header first, before
+// PagueSignatureHeader and SignatureHeader (the profile's webhook.signature_header).
+func WithSignatureHeader(header string) ReceiverOption {
+	return func(r *Receiver) {
+		if h := http.CanonicalHeaderKey(strings.TrimSpace(header)); h != "" {
+			r.sigHeaders = append([]string{h}, r.sigHeaders...)
+		}
+	}
+}
+
+// WithTolerance sets how far TimestampHeader may be from the clock (default 300 s); 0 or less
+// keeps the default.
+func WithTolerance(d time.Duration) ReceiverOption {
+	return func(r *Receiver) {
+		if d > 0 {
+			r.tolerance = d
+		}
+	}
+}
+
+// WithReceiverClock sets the clock the timestamp window is measured against (default time.Now).
+func WithReceiverClock(now func() time.Time) ReceiverOption {
+	return func(r *Receiver) {
+		if now != nil {
+			r.now = now
+		}
+	}
+}
+
 // Receiver is an http.Handler for the service's webhooks. Per delivery it:
 //
 //   - accepts only POST (405) with a body up to the limit (413);
-//   - verifies SignatureHeader over the raw body before any parsing (401 when missing or bad);
+//   - verifies the signature over the raw body before any parsing (401 when missing or bad),
+//     from the first of WithSignatureHeader's, PagueSignatureHeader and SignatureHeader present;
+//   - when TimestampHeader is present, refuses a delivery more than the tolerance away from
+//     the clock, or whose timestamp cannot be read (400, counted as Stale);
 //   - checks that the body is an event, JSON with eventId and event (400 otherwise);
 //   - answers 200 to a redelivery of an eventId it already accepted, without handing it on again
 //     (Seen reports how many times an event was delivered); a redelivery that arrives while the
@@ -148,28 +196,34 @@ func WithOnDuplicate(fn func(eventID string, seen int)) ReceiverOption {
 type Receiver struct {
 	// secret is a pointer so that printing a Receiver (fmt cannot call Secret's redacting
 	// methods on an unexported field) shows an address, never the key.
-	secret  *Secret
-	maxBody int64
-	buffer  int
-	seenCap int
-	seed    []string
-	onDup   func(eventID string, seen int)
-	sink    EventSink
-	queue   *EventQueue // the default sink; nil with WithSink
+	secret     *Secret
+	sigHeaders []string
+	tolerance  time.Duration
+	now        func() time.Time
+	maxBody    int64
+	buffer     int
+	seenCap    int
+	seed       []string
+	onDup      func(eventID string, seen int)
+	sink       EventSink
+	queue      *EventQueue // the default sink; nil with WithSink
 
 	seen   *seenIDs
 	bodies sync.Pool // *[]byte request body buffers
 
-	accepted, duplicates, rejected, malformed, overflow, tooLarge, failed atomic.Uint64
+	accepted, duplicates, rejected, malformed, overflow, tooLarge, failed, stale atomic.Uint64
 }
 
 // NewReceiver builds a Receiver that verifies deliveries with the endpoint's signing secret.
 func NewReceiver(secret Secret, opts ...ReceiverOption) *Receiver {
 	r := &Receiver{
-		secret:  &secret,
-		maxBody: DefaultWebhookMaxBody,
-		buffer:  DefaultWebhookBuffer,
-		seenCap: DefaultWebhookSeenCapacity,
+		secret:     &secret,
+		sigHeaders: []string{PagueSignatureHeader, SignatureHeader},
+		tolerance:  DefaultWebhookTolerance,
+		now:        time.Now,
+		maxBody:    DefaultWebhookMaxBody,
+		buffer:     DefaultWebhookBuffer,
+		seenCap:    DefaultWebhookSeenCapacity,
 	}
 	for _, o := range opts {
 		o(r)
@@ -212,6 +266,7 @@ func (r *Receiver) Stats() ReceiverStats {
 		Overflow:   r.overflow.Load(),
 		TooLarge:   r.tooLarge.Load(),
 		Failed:     r.failed.Load(),
+		Stale:      r.stale.Load(),
 	}
 }
 
@@ -241,10 +296,17 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "cannot read request body", http.StatusBadRequest)
 		return
 	}
-	if err := VerifySignature(body, req.Header.Get(SignatureHeader), *r.secret); err != nil {
+	if err := VerifySignature(body, r.signature(req.Header), *r.secret); err != nil {
 		r.rejected.Add(1)
 		http.Error(w, err.Error(), http.StatusUnauthorized)
 		return
+	}
+	if ts, ok := req.Header[TimestampHeader]; ok {
+		if err := CheckTimestamp(strings.Join(ts, ","), r.now(), r.tolerance); err != nil {
+			r.stale.Add(1)
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 	}
 	// One pass validates the body and reads its eventId; when the scan is unsure (escapes,
 	// odd spellings) the decoder has the last word, and a body that is not an event gets 400
@@ -287,6 +349,39 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.failed.Add(1)
 		http.Error(w, "could not store the event, retry later", http.StatusInternalServerError)
 	}
+}
+
+// signature returns the first signature header present, in the receiver's order.
+func (r *Receiver) signature(h http.Header) string {
+	for _, name := range r.sigHeaders {
+		if v := h[name]; len(v) > 0 && strings.TrimSpace(v[0]) != "" {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+// CheckTimestamp checks a TimestampHeader value (epoch milliseconds; a value of 11 digits or
+// fewer is read as seconds) against now and the tolerance.
+func CheckTimestamp(v string, now time.Time, tolerance time.Duration) error {
+	v = strings.TrimSpace(v)
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("%w: %q is not an epoch time in milliseconds", ErrTimestampOutside, truncate(v, 24))
+	}
+	var at time.Time
+	if n < 1e11 {
+		at = time.Unix(n, 0)
+	} else {
+		at = time.UnixMilli(n)
+	}
+	switch d := now.Sub(at); {
+	case d > tolerance:
+		return fmt.Errorf("%w: sent %s ago, allowed %s", ErrTimestampOutside, d.Round(time.Second), tolerance)
+	case d < -tolerance:
+		return fmt.Errorf("%w: dated %s ahead of the local clock, allowed %s", ErrTimestampOutside, (-d).Round(time.Second), tolerance)
+	}
+	return nil
 }
 
 // body returns a request body buffer from the pool.
