@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"pixdash/api"
 )
@@ -85,4 +86,43 @@ func TestEncodeRecordMatchesEncodeLine(t *testing.T) {
 			t.Fatalf("decodeLine = %+v, %v", back, err)
 		}
 	}
+}
+
+// An envelope that names its charge only by data.externalReference finds the charge of that
+// wallet with that reference, and the match survives a reopen.
+func TestApplyEnvelopeByExternalReference(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, dir, "p")
+	created := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)
+	for _, c := range []Charge{
+		{ID: "tx-old", Wallet: "loja-a", ExternalReference: "mesa-4", Amount: 1000, Status: api.StatusPending, CreatedAt: created.Add(-time.Hour)},
+		{ID: "tx-new", Wallet: "loja-a", ExternalReference: "mesa-4", Amount: 3000, Status: api.StatusPending, CreatedAt: created},
+		{ID: "tx-other", Wallet: "loja-b", ExternalReference: "mesa-4", Amount: 3000, Status: api.StatusPending, CreatedAt: created.Add(time.Minute)},
+	} {
+		if _, err := s.UpsertCharge(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := api.DecodeEvent([]byte(`{"event":"payment_completed","eventId":"e-ref","timestamp":"2026-11-23T14:05:00Z","subAccount":"loja-a",` +
+		`"data":{"externalReference":"mesa-4","status":"completed","amount":30,"paidAt":"2026-11-23T14:04:59Z"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyEvent(e); err != nil {
+		t.Fatal(err)
+	}
+	check := func(s *Store) {
+		t.Helper()
+		if c, _ := s.Charge("tx-new"); c.State() != StatePaid {
+			t.Errorf("tx-new is %s, want paid", c.State())
+		}
+		for _, id := range []string{"tx-old", "tx-other"} {
+			if c, _ := s.Charge(id); c.State() == StatePaid {
+				t.Errorf("%s was paid by another charge's event", id)
+			}
+		}
+	}
+	check(s)
+	s.Close()
+	check(openT(t, dir, "p"))
 }

@@ -622,3 +622,18 @@ func (h *pollHeap) Pop() any {
 }
 
 func heapInit(h *pollHeap) { heap.Init(h) }
+
+// ByExternalReference finds the newest charge of wallet whose externalReference is ref.
+func (cs *Charges) ByExternalReference(ref, wallet string) (Charge, bool) {
+	var (
+		found Charge
+		ok    bool
+	)
+	cs.each(func(c *Charge) {
+		if c.ExternalReference == ref && NormalizeWallet(c.Wallet) == NormalizeWallet(wallet) &&
+			(!ok || c.CreatedAt.After(found.CreatedAt)) {
+			found, ok = *c, true
+		}
+	})
+	return found, ok
+}

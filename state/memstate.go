@@ -93,6 +93,12 @@ func (m *memState) applyEvent(e *api.Event, at time.Time, n int, snapshot bool) 
 	m.events.mu.Lock()
 	first := m.events.applyLocked(e, at, max(n, 1))
 	m.events.mu.Unlock()
+	if first && !snapshot && e.Kind.IsPayment() && e.TransactionID == "" && e.ExternalReference != "" {
+		// An event that names its charge only by the caller's reference (data.externalReference).
+		if c, ok := m.charges.ByExternalReference(e.ExternalReference, e.Wallet()); ok {
+			e.TransactionID = c.ID
+		}
+	}
 	if first && !snapshot && e.Kind.IsPayment() && e.TransactionID != "" {
 		c, _ := m.charges.Get(e.TransactionID)
 		c.ApplyEvent(e)
