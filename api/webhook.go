@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -104,6 +105,9 @@ type ReceiverStats struct {
 	TooLarge   uint64 // body above the limit (413)
 	Failed     uint64 // the sink could not keep the event (500, the sender retries)
 	Stale      uint64 // signed, but the timestamp header was unreadable or outside the tolerance (400)
+	// Evicted counts quiet connections closed to make room at the connection cap; Refused new
+	// connections closed because every held one was busy.
+	Evicted, Refused uint64
 }
 
 // ReceiverOption configures a Receiver.
@@ -175,6 +179,24 @@ func WithReceiverClock(now func() time.Time) ReceiverOption {
 	}
 }
 
+// DefaultWebhookMaxConns caps the connections Serve holds at once.
+const DefaultWebhookMaxConns = 256
+
+// WithMaxConns caps the connections Serve holds (default 256, at least 1). At the cap a new
+// connection evicts the one quiet longest (never a delivery in progress).
+func WithMaxConns(n int) ReceiverOption {
+	return func(r *Receiver) { r.maxConns = max(n, 1) }
+}
+
+// WithServerLog sends the HTTP server's own errors to l (default: discarded).
+func WithServerLog(l *slog.Logger) ReceiverOption {
+	return func(r *Receiver) {
+		if l != nil {
+			r.log = l
+		}
+	}
+}
+
 // Receiver is an http.Handler for the service's webhooks. Per delivery it:
 //
 //   - accepts only POST (405) with a body up to the limit (413);
@@ -197,6 +219,8 @@ type Receiver struct {
 	// secret is a pointer so that printing a Receiver (fmt cannot call Secret's redacting
 	// methods on an unexported field) shows an address, never the key.
 	secret     *Secret
+	maxConns   int
+	log        *slog.Logger
 	sigHeaders []string
 	tolerance  time.Duration
 	now        func() time.Time
@@ -212,12 +236,15 @@ type Receiver struct {
 	bodies sync.Pool // *[]byte request body buffers
 
 	accepted, duplicates, rejected, malformed, overflow, tooLarge, failed, stale atomic.Uint64
+	connEvicted, connRefused                                                     atomic.Uint64
 }
 
 // NewReceiver builds a Receiver that verifies deliveries with the endpoint's signing secret.
 func NewReceiver(secret Secret, opts ...ReceiverOption) *Receiver {
 	r := &Receiver{
 		secret:     &secret,
+		maxConns:   DefaultWebhookMaxConns,
+		log:        slog.New(slog.DiscardHandler),
 		sigHeaders: []string{PagueSignatureHeader, SignatureHeader},
 		tolerance:  DefaultWebhookTolerance,
 		now:        time.Now,
@@ -267,6 +294,8 @@ func (r *Receiver) Stats() ReceiverStats {
 		TooLarge:   r.tooLarge.Load(),
 		Failed:     r.failed.Load(),
 		Stale:      r.stale.Load(),
+		Evicted:    r.connEvicted.Load(),
+		Refused:    r.connRefused.Load(),
 	}
 }
 
@@ -429,13 +458,20 @@ func (r *Receiver) Start(ctx context.Context, addr string) (string, error) {
 func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle(WebhookPath, r)
+	guard := newConnGuard(ln, r.maxConns, &r.connEvicted, &r.connRefused)
+	ln = guard
 	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		Handler: mux,
+		// A delivery is one small POST: short timeouts free the sockets of slow or idle peers.
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      10 * time.Second,
+		IdleTimeout:       30 * time.Second,
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         guard.connState,
+		// net/http's own complaints (accept errors, TLS handshakes, panics) go to the debug log,
+		// never to the terminal the dashboard draws on.
+		ErrorLog: slog.NewLogLogger(r.log.Handler(), slog.LevelDebug),
 	}
 	done := make(chan struct{})    // Serve returned
 	stopped := make(chan struct{}) // shutdown finished (or not needed)
