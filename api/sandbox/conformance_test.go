@@ -145,7 +145,7 @@ func TestPermissions_EachEndpoint(t *testing.T) {
 		method, path, perm string
 		body               any
 	}{
-		{http.MethodPost, "/pix", "PIX:WRITE", map[string]any{"amount": 10}},
+		{http.MethodPost, "/pix", "PIX:WRITE", map[string]any{"description": "Venda", "amount": 10}},
 		{http.MethodGet, "/transactions/abc", "TRANSACTION:READ", nil},
 		{http.MethodPost, "/sub-accounts", "SUBACCOUNT:WRITE", map[string]any{"reference": "nova", "name": "Nova"}},
 		{http.MethodGet, "/sub-accounts", "SUBACCOUNT:READ", nil},
@@ -217,17 +217,17 @@ func TestSubAccountHeader(t *testing.T) {
 		for _, p := range []string{"/account", "/balance-blocks", "/projects", "/transactions/x"} {
 			r := e.as("mp_test_nosub", http.MethodGet, p, nil, map[string]string{"X-Sub-Account": "loja-a"})
 			m := expectError(t, r, 403, api.KindForbidden, "")
-			if m["code"] != api.CodeSubAccountForbidden || detail(m, "code") != api.CodeSubAccountForbidden {
-				t.Errorf("%s: code %v / details.code %v", p, m["code"], detail(m, "code"))
+			if m["code"] != nil || detail(m, "code") != api.CodeSubAccountForbidden {
+				t.Errorf("%s: top-level code %v / details.code %v", p, m["code"], detail(m, "code"))
 			}
 		}
-		r := e.as("mp_test_nosub", http.MethodPost, "/pix", map[string]any{"amount": 5}, map[string]string{"X-Sub-Account": "loja-a"})
+		r := e.as("mp_test_nosub", http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 5}, map[string]string{"X-Sub-Account": "loja-a"})
 		expectError(t, r, 403, api.KindForbidden, "")
 	})
 	t.Run("forbidden also hides unknown references", func(t *testing.T) {
 		r := e.as("mp_test_nosub", http.MethodGet, "/account", nil, map[string]string{"X-Sub-Account": "nao-existe"})
-		if m := expectError(t, r, 403, api.KindForbidden, ""); m["code"] != api.CodeSubAccountForbidden {
-			t.Errorf("code %v", m["code"])
+		if m := expectError(t, r, 403, api.KindForbidden, ""); detail(m, "code") != api.CodeSubAccountForbidden {
+			t.Errorf("details %v", m["details"])
 		}
 	})
 	t.Run("principal needs no access", func(t *testing.T) {
@@ -239,8 +239,8 @@ func TestSubAccountHeader(t *testing.T) {
 	t.Run("not found", func(t *testing.T) {
 		r := e.full(http.MethodGet, "/account", nil, map[string]string{"X-Sub-Account": "nao-existe"})
 		m := expectError(t, r, 404, api.KindNotFound, "")
-		if m["code"] != api.CodeSubAccountNotFound || detail(m, "code") != api.CodeSubAccountNotFound {
-			t.Errorf("code %v", m["code"])
+		if detail(m, "code") != api.CodeSubAccountNotFound {
+			t.Errorf("details %v", m["details"])
 		}
 		err := e.client("mp_test_full").Do(context.Background(), http.MethodGet, "/account", nil, nil, api.WithSubAccount("nao-existe"))
 		if !errors.Is(err, api.ErrSubAccountNotFound) {
@@ -250,8 +250,8 @@ func TestSubAccountHeader(t *testing.T) {
 	t.Run("suspended", func(t *testing.T) {
 		r := e.full(http.MethodGet, "/account", nil, map[string]string{"X-Sub-Account": "suspensa"})
 		m := expectError(t, r, 403, api.KindForbidden, "")
-		if m["code"] != api.CodeSubAccountSuspended {
-			t.Errorf("code %v", m["code"])
+		if detail(m, "code") != api.CodeSubAccountSuspended {
+			t.Errorf("details %v", m["details"])
 		}
 	})
 	t.Run("malformed header", func(t *testing.T) {
@@ -285,7 +285,7 @@ func TestSubAccountHeader(t *testing.T) {
 		}
 	})
 	t.Run("operation runs in the sub-account", func(t *testing.T) {
-		pc := e.createPix(map[string]any{"amount": 12}, map[string]string{"X-Sub-Account": "loja-b"})
+		pc := e.createPix(map[string]any{"description": "Venda", "amount": 12}, map[string]string{"X-Sub-Account": "loja-b"})
 		if r := e.full(http.MethodGet, "/transactions/"+pc.ID, nil, nil); r.status != 404 {
 			t.Errorf("charge of loja-b visible in the main wallet: %d", r.status)
 		}
@@ -293,10 +293,9 @@ func TestSubAccountHeader(t *testing.T) {
 			t.Errorf("charge of loja-b not visible in loja-b: %d", r.status)
 		}
 		r := e.full(http.MethodGet, "/account", nil, map[string]string{"X-Sub-Account": "loja-b"})
-		var acc api.Account
-		r.decode(t, &acc)
-		if acc.SubAccount != "loja-b" || acc.Balance.Available == nil {
-			t.Errorf("account of loja-b: %+v", acc)
+		acc, err := api.DecodeAccount(r.body)
+		if err != nil || acc.ID != e.wallets("mp_test_full")["loja-b"].ID || acc.Balance.Available == nil {
+			t.Errorf("account of loja-b: %+v %v", acc, err)
 		}
 	})
 }
@@ -304,7 +303,7 @@ func TestSubAccountHeader(t *testing.T) {
 func TestTrees_SandboxAndProductionInvisible(t *testing.T) {
 	e := newEnv(t)
 	// Same reference in both trees: distinct wallets.
-	pc := e.createPix(map[string]any{"amount": 10, "externalReference": "shared-ref"}, map[string]string{"X-Sub-Account": "loja-a"})
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 10, "externalReference": "shared-ref"}, map[string]string{"X-Sub-Account": "loja-a"})
 	r := e.as("mp_live_full", http.MethodGet, "/transactions/"+pc.ID, nil, map[string]string{"X-Sub-Account": "loja-a"})
 	expectError(t, r, 404, api.KindNotFound, "")
 	r = e.as("mp_live_full", http.MethodGet, "/transactions/shared-ref", nil, map[string]string{"X-Sub-Account": "loja-a"})
@@ -312,13 +311,12 @@ func TestTrees_SandboxAndProductionInvisible(t *testing.T) {
 	// A production-only wallet does not exist for a sandbox credential (header and split).
 	r = e.full(http.MethodGet, "/account", nil, map[string]string{"X-Sub-Account": "so-producao"})
 	expectError(t, r, 404, api.KindNotFound, "")
-	r = e.full(http.MethodPost, "/pix", map[string]any{"amount": 10, "split": []map[string]any{{"subAccount": "so-producao", "amount": 1}}}, nil)
+	r = e.full(http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 10, "split": []map[string]any{{"subAccount": "so-producao", "amount": 1}}}, nil)
 	expectError(t, r, 400, api.KindBadRequest, "Subconta 'so-producao' não existe nesta conta ou não está ativa")
 	// Listing shows only the credential's tree.
-	var sa struct{ Items []api.SubAccount }
-	e.as("mp_live_full", http.MethodGet, "/sub-accounts", nil, nil).decode(t, &sa)
-	if len(sa.Items) != 2 {
-		t.Errorf("production sub-accounts: %d, want 2", len(sa.Items))
+	sa, err := api.DecodeSubAccounts(e.as("mp_live_full", http.MethodGet, "/sub-accounts", nil, nil).body)
+	if err != nil || len(sa) != 2 {
+		t.Errorf("production sub-accounts: %d %v, want 2", len(sa), err)
 	}
 	// Control endpoints are scoped too.
 	r = e.as("mp_live_full", http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", nil, nil)
@@ -341,15 +339,15 @@ func TestEnvelope_OnEveryError(t *testing.T) {
 		{"wrong method", http.MethodDelete, "/pix", nil, nil, 405},
 		{"malformed json", http.MethodPost, "/pix", "{", nil, 400},
 		{"not an object", http.MethodPost, "/pix", "[1]", nil, 400},
-		{"validation", http.MethodPost, "/pix", map[string]any{"amount": 0.5}, nil, 400},
+		{"validation", http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 0.5}, nil, 400},
 		{"not found", http.MethodGet, "/transactions/zzz", nil, nil, 404},
 		{"conflict", http.MethodPost, "/sub-accounts", map[string]any{"reference": "loja-a", "name": "x"}, nil, 409},
-		{"idempotency 422", http.MethodPost, "/pix", map[string]any{"amount": 2}, map[string]string{"Idempotency-Key": "envelope-key-1"}, 422},
-		{"pinned down 500", http.MethodPost, "/pix", map[string]any{"amount": 2, "pspCredentialId": "55555555-5555-4555-8555-555555555555"}, nil, 500},
+		{"idempotency 422", http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 2}, map[string]string{"Idempotency-Key": "envelope-key-1"}, 422},
+		{"pinned down 500", http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 2, "pspCredentialId": "55555555-5555-4555-8555-555555555555"}, nil, 500},
 		{"control unknown id", http.MethodPost, "/_sandbox/charges/nope/pay", nil, nil, 404},
 		{"bad query", http.MethodGet, "/projects?page=0", nil, nil, 400},
 	}
-	e.full(http.MethodPost, "/pix", map[string]any{"amount": 1}, map[string]string{"Idempotency-Key": "envelope-key-1"})
+	e.full(http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 1}, map[string]string{"Idempotency-Key": "envelope-key-1"})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.full(tc.method, tc.path, tc.body, tc.hdr)
@@ -397,35 +395,68 @@ func TestCreatePix_FieldRules(t *testing.T) {
 	e := newEnv(t)
 	long := strings.Repeat("é", 256)
 	cases := []struct {
-		name string
-		body string
-		msg  string
+		name  string
+		body  string
+		field string // details.field (with details.code VALIDATION_ERROR)
+		msg   string
 	}{
-		{"amount required", `{}`, "amount is required"},
-		{"amount must be a number", `{"amount":"10.00"}`, "amount must be a number"},
-		{"amount minimum 1", `{"amount":0.99}`, "amount must not be less than 1"},
-		{"amount negative", `{"amount":-5}`, "amount must not be less than 1"},
-		{"amount 3 decimals", `{"amount":10.001}`, "amount must have at most 2 decimal places"},
-		{"description 256", `{"amount":10,"description":"` + long + `"}`, "description must be shorter than or equal to 255 characters"},
-		{"description type", `{"amount":10,"description":5}`, "description must be a string"},
-		{"expiresIn below 300", `{"amount":10,"expiresIn":299}`, "expiresIn must not be less than 300"},
-		{"expiresIn zero", `{"amount":10,"expiresIn":0}`, "expiresIn must not be less than 300"},
-		{"expiresIn above 604800", `{"amount":10,"expiresIn":604801}`, "expiresIn must not be greater than 604800"},
-		{"expiresIn not integer", `{"amount":10,"expiresIn":300.5}`, "expiresIn must be an integer number"},
-		{"externalReference 256", `{"amount":10,"externalReference":"` + long + `"}`, "externalReference must be shorter than or equal to 255 characters"},
-		{"projectId uuid", `{"amount":10,"projectId":"abc"}`, "projectId must be a UUID"},
-		{"pspCredentialId uuid", `{"amount":10,"pspCredentialId":"abc"}`, "pspCredentialId must be a UUID"},
-		{"metadata object", `{"amount":10,"metadata":[1]}`, "metadata must be an object"},
-		{"customer field type", `{"amount":10,"customer":{"name":1}}`, "customer.name must be a string"},
-		{"split array", `{"amount":10,"split":{}}`, "split must be an array"},
-		{"split amount 3 decimals", `{"amount":10,"split":[{"subAccount":"loja-a","amount":1.001}]}`, "split.0.amount must have at most 2 decimal places"},
+		{"amount required", `{"description":"x"}`, "amount", "amount is required"},
+		{"amount must be a number", `{"description":"x","amount":"10.00"}`, "amount", "amount must be a number"},
+		{"amount minimum 1", `{"description":"x","amount":0.99}`, "amount", "amount must not be less than 1"},
+		{"amount negative", `{"description":"x","amount":-5}`, "amount", "amount must not be less than 1"},
+		{"amount 3 decimals", `{"description":"x","amount":10.001}`, "amount", "amount must have at most 2 decimal places"},
+		{"description required", `{"amount":10}`, "description", "description should not be empty"},
+		{"description empty", `{"amount":10,"description":""}`, "description", "description should not be empty"},
+		{"description blank", `{"amount":10,"description":"   "}`, "description", "description should not be empty"},
+		{"description 256", `{"amount":10,"description":"` + long + `"}`, "description", "description must be shorter than or equal to 255 characters"},
+		{"description type", `{"amount":10,"description":5}`, "description", "description must be a string"},
+		{"expiresIn below 300", `{"description":"x","amount":10,"expiresIn":299}`, "expiresIn", "expiresIn must not be less than 300"},
+		{"expiresIn zero", `{"description":"x","amount":10,"expiresIn":0}`, "expiresIn", "expiresIn must not be less than 300"},
+		{"expiresIn above 604800", `{"description":"x","amount":10,"expiresIn":604801}`, "expiresIn", "expiresIn must not be greater than 604800"},
+		{"expiresIn not integer", `{"description":"x","amount":10,"expiresIn":300.5}`, "expiresIn", "expiresIn must be an integer number"},
+		{"externalReference 256", `{"description":"x","amount":10,"externalReference":"` + long + `"}`, "externalReference", "externalReference must be shorter than or equal to 255 characters"},
+		{"projectId uuid", `{"description":"x","amount":10,"projectId":"abc"}`, "projectId", "projectId must be a UUID"},
+		{"pspCredentialId uuid", `{"description":"x","amount":10,"pspCredentialId":"abc"}`, "pspCredentialId", "pspCredentialId must be a UUID"},
+		{"metadata object", `{"description":"x","amount":10,"metadata":[1]}`, "metadata", "metadata must be an object"},
+		{"customer field type", `{"description":"x","amount":10,"customer":{"name":1}}`, "customer.name", "customer.name must be a string"},
+		{"split array", `{"description":"x","amount":10,"split":{}}`, "split", "split must be an array"},
+		{"split amount 3 decimals", `{"description":"x","amount":10,"split":[{"subAccount":"loja-a","amount":1.001}]}`, "split", "split.0.amount must have at most 2 decimal places"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.full(http.MethodPost, "/pix", tc.body, nil)
-			expectError(t, r, 400, api.KindBadRequest, tc.msg)
+			m := expectError(t, r, 400, api.KindBadRequest, tc.msg)
+			if detail(m, "code") != "VALIDATION_ERROR" || detail(m, "field") != tc.field {
+				t.Errorf("details %v, want code VALIDATION_ERROR and field %s", m["details"], tc.field)
+			}
 		})
 	}
+	t.Run("several problems: a list of messages, the first field named", func(t *testing.T) {
+		r := e.full(http.MethodPost, "/pix", `{"amount":0.5,"expiresIn":1}`, nil)
+		if r.status != 400 {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		var env struct {
+			Message []string       `json:"message"`
+			Details map[string]any `json:"details"`
+		}
+		r.decode(t, &env)
+		want := []string{"amount must not be less than 1", "description should not be empty", "expiresIn must not be less than 300"}
+		if strings.Join(env.Message, "|") != strings.Join(want, "|") || env.Details["field"] != "amount" || env.Details["code"] != "VALIDATION_ERROR" {
+			t.Errorf("envelope %s", r.body)
+		}
+		err := e.client("mp_test_full").Do(context.Background(), http.MethodPost, "/pix", map[string]any{"amount": 0.5}, nil)
+		var ae *api.Error
+		if !errors.As(err, &ae) || len(ae.Messages) != 2 || ae.Field() != "amount" || ae.BusinessCode() != "VALIDATION_ERROR" {
+			t.Errorf("client error %#v", err)
+		}
+	})
+	t.Run("client refuses a charge without description before sending", func(t *testing.T) {
+		_, err := e.client("mp_test_full").CreatePix(context.Background(), &api.CreatePixRequest{Amount: 1000})
+		if err == nil || !strings.Contains(err.Error(), "description should not be empty") {
+			t.Errorf("client: %v", err)
+		}
+	})
 	if n := e.charges(); n != 0 {
 		t.Errorf("%d charges left behind by refusals", n)
 	}
@@ -434,14 +465,14 @@ func TestCreatePix_FieldRules(t *testing.T) {
 		if r := e.full(http.MethodPost, "/pix", ok, nil); r.status != 201 {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
-		if r := e.full(http.MethodPost, "/pix", `{"amount":10.50,"expiresIn":604800}`, nil); r.status != 201 {
+		if r := e.full(http.MethodPost, "/pix", `{"description":"Venda","amount":10.50,"expiresIn":604800}`, nil); r.status != 201 {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 	})
 	t.Run("unknown project 404", func(t *testing.T) {
-		r := e.full(http.MethodPost, "/pix", `{"amount":10,"projectId":"99999999-9999-4999-8999-999999999999"}`, nil)
+		r := e.full(http.MethodPost, "/pix", `{"description":"Venda","amount":10,"projectId":"99999999-9999-4999-8999-999999999999"}`, nil)
 		m := expectError(t, r, 404, api.KindNotFound, "")
-		if detail(m, "resource") != "project" {
+		if detail(m, "resource") != "Project" || m["message"] != "Project not found" {
 			t.Errorf("details %v", m["details"])
 		}
 	})
@@ -449,11 +480,11 @@ func TestCreatePix_FieldRules(t *testing.T) {
 
 func TestCreatePix_ExpiryDefaultAndExplicit(t *testing.T) {
 	e := newEnv(t)
-	pc := e.createPix(map[string]any{"amount": 10}, nil)
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	if !pc.CreatedAt.Equal(testStart) || !pc.ExpiresAt.Equal(testStart.Add(86400*time.Second)) {
 		t.Errorf("default expiry: created %v expires %v", pc.CreatedAt, pc.ExpiresAt)
 	}
-	pc = e.createPix(map[string]any{"amount": 10, "expiresIn": 600}, nil)
+	pc = e.createPix(map[string]any{"description": "Venda", "amount": 10, "expiresIn": 600}, nil)
 	if !pc.ExpiresAt.Equal(testStart.Add(600 * time.Second)) {
 		t.Errorf("expiresIn 600: expires %v", pc.ExpiresAt)
 	}
@@ -475,7 +506,7 @@ func TestCreatePix_ExpiryDefaultAndExplicit(t *testing.T) {
 func TestCreatePix_ProjectDefaulting(t *testing.T) {
 	e := newEnv(t)
 	// Exactly one project: it is used.
-	r := e.as("mp_test_single", http.MethodPost, "/pix", map[string]any{"amount": 10}, nil)
+	r := e.as("mp_test_single", http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 10}, nil)
 	var pc api.PixCharge
 	r.decode(t, &pc)
 	var tx api.Transaction
@@ -484,14 +515,14 @@ func TestCreatePix_ProjectDefaulting(t *testing.T) {
 		t.Error("single project not used")
 	}
 	// More than one project: none.
-	pc = e.createPix(map[string]any{"amount": 10}, nil)
+	pc = e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	if tx := e.getTx(pc.ID, nil); tx.ProjectID != "" {
 		t.Errorf("project %q set with several projects", tx.ProjectID)
 	}
 	// Explicit project.
 	var pl api.ProjectList
 	e.full(http.MethodGet, "/projects", nil, nil).decode(t, &pl)
-	pc = e.createPix(map[string]any{"amount": 10, "projectId": pl.Items[0].ID}, nil)
+	pc = e.createPix(map[string]any{"description": "Venda", "amount": 10, "projectId": pl.Items[0].ID}, nil)
 	if tx := e.getTx(pc.ID, nil); tx.ProjectID != pl.Items[0].ID {
 		t.Errorf("project %q, want %q", tx.ProjectID, pl.Items[0].ID)
 	}
@@ -539,7 +570,7 @@ func TestSplitRules(t *testing.T) {
 			if tc.sub != "" {
 				hdr = map[string]string{"X-Sub-Account": tc.sub}
 			}
-			r := e.full(http.MethodPost, "/pix", map[string]any{"amount": tc.amount, "split": tc.split}, hdr)
+			r := e.full(http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": tc.amount, "split": tc.split}, hdr)
 			m := expectError(t, r, 400, tc.kind, tc.msg)
 			if tc.name == "principal from main account" {
 				msg, _ := m["message"].(string)
@@ -553,7 +584,7 @@ func TestSplitRules(t *testing.T) {
 		})
 	}
 	t.Run("client parses the sum refusal", func(t *testing.T) {
-		_, err := e.client("mp_test_full").CreatePix(context.Background(), &api.CreatePixRequest{Amount: 1000,
+		_, err := e.client("mp_test_full").CreatePix(context.Background(), &api.CreatePixRequest{Description: "Venda", Amount: 1000,
 			Split: []api.SplitItem{{SubAccount: "loja-a", Amount: 902}}})
 		var ae *api.Error
 		if !errors.As(err, &ae) || !errors.Is(err, api.ErrSplitSum) {
@@ -565,20 +596,20 @@ func TestSplitRules(t *testing.T) {
 		}
 	})
 	t.Run("sum equal to net accepted", func(t *testing.T) {
-		pc := e.createPix(map[string]any{"amount": 10, "split": []map[string]any{leg("loja-a", 5), leg("loja-b", 4.01)}}, nil)
+		pc := e.createPix(map[string]any{"description": "Venda", "amount": 10, "split": []map[string]any{leg("loja-a", 5), leg("loja-b", 4.01)}}, nil)
 		if len(pc.Split) != 2 || pc.Split[0].SubAccount != "loja-a" || pc.Split[0].Amount != 500 || pc.Split[1].Amount != 401 {
 			t.Errorf("accepted split echoed as %+v", pc.Split)
 		}
 	})
 	t.Run("principal allowed from a sub-account", func(t *testing.T) {
-		e.createPix(map[string]any{"amount": 10, "split": []map[string]any{leg("principal", 2), leg("loja-b", 1)}}, map[string]string{"X-Sub-Account": "loja-a"})
+		e.createPix(map[string]any{"description": "Venda", "amount": 10, "split": []map[string]any{leg("principal", 2), leg("loja-b", 1)}}, map[string]string{"X-Sub-Account": "loja-a"})
 	})
 	t.Run("sub-account in split needs access", func(t *testing.T) {
 		before := e.charges()
-		r := e.as("mp_test_nosub", http.MethodPost, "/pix", map[string]any{"amount": 10, "split": []map[string]any{leg("loja-a", 1)}}, nil)
+		r := e.as("mp_test_nosub", http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 10, "split": []map[string]any{leg("loja-a", 1)}}, nil)
 		m := expectError(t, r, 403, api.KindForbidden, "")
-		if m["code"] != api.CodeSubAccountForbidden {
-			t.Errorf("code %v", m["code"])
+		if detail(m, "code") != api.CodeSubAccountForbidden {
+			t.Errorf("details %v", m["details"])
 		}
 		if e.charges() != before {
 			t.Error("charge left behind")
@@ -586,7 +617,7 @@ func TestSplitRules(t *testing.T) {
 	})
 	t.Run("creating the charge moves no money", func(t *testing.T) {
 		before := e.wallets("mp_test_full")
-		e.createPix(map[string]any{"amount": 50, "split": []map[string]any{leg("loja-a", 10)}}, nil)
+		e.createPix(map[string]any{"description": "Venda", "amount": 50, "split": []map[string]any{leg("loja-a", 10)}}, nil)
 		after := e.wallets("mp_test_full")
 		for k, w := range before {
 			if after[k].Available != w.Available {
@@ -614,7 +645,7 @@ func TestPinning(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := e.charges()
-			r := e.as(tc.client, http.MethodPost, "/pix", map[string]any{"amount": 10, "pspCredentialId": tc.psp}, nil)
+			r := e.as(tc.client, http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 10, "pspCredentialId": tc.psp}, nil)
 			if tc.status == 500 {
 				expectError(t, r, 500, api.KindInternalError, "Payment service temporarily unavailable")
 			} else {
@@ -622,7 +653,7 @@ func TestPinning(t *testing.T) {
 				if m["reason"] != tc.reason || detail(m, "reason") != tc.reason {
 					t.Errorf("reason %v / details.reason %v, want %s", m["reason"], detail(m, "reason"), tc.reason)
 				}
-				_, err := e.client(tc.client).CreatePix(context.Background(), &api.CreatePixRequest{Amount: 1000, PspCredentialID: tc.psp})
+				_, err := e.client(tc.client).CreatePix(context.Background(), &api.CreatePixRequest{Description: "Venda", Amount: 1000, PspCredentialID: tc.psp})
 				var ae *api.Error
 				if !errors.As(err, &ae) || ae.InstitutionReason() != tc.reason {
 					t.Errorf("client sees reason %q (%v)", ae.InstitutionReason(), err)
@@ -634,13 +665,13 @@ func TestPinning(t *testing.T) {
 		})
 	}
 	t.Run("echoed when pinned", func(t *testing.T) {
-		pc := e.createPix(map[string]any{"amount": 10, "pspCredentialId": "11111111-1111-4111-8111-111111111111"}, nil)
+		pc := e.createPix(map[string]any{"description": "Venda", "amount": 10, "pspCredentialId": "11111111-1111-4111-8111-111111111111"}, nil)
 		if pc.PspCredentialID != "11111111-1111-4111-8111-111111111111" {
 			t.Errorf("pspCredentialId %q", pc.PspCredentialID)
 		}
 	})
 	t.Run("unpinned routing fails over past the down institution", func(t *testing.T) {
-		pc := e.createPix(map[string]any{"amount": 10}, nil)
+		pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 		if pc.PspCredentialID != "" {
 			t.Errorf("pspCredentialId %q without pin", pc.PspCredentialID)
 		}
@@ -666,49 +697,49 @@ func TestIdempotency(t *testing.T) {
 		}
 	})
 	t.Run("same key other body 422", func(t *testing.T) {
-		r := e.full(http.MethodPost, "/pix", `{"amount": 11}`, key)
+		r := e.full(http.MethodPost, "/pix", `{"description":"Venda","amount": 11}`, key)
 		expectError(t, r, 422, kindUnprocessable, "")
-		_, err := e.client("mp_test_full").CreatePix(context.Background(), &api.CreatePixRequest{Amount: 1100}, api.WithIdempotencyKey("order-0001-key"))
+		_, err := e.client("mp_test_full").CreatePix(context.Background(), &api.CreatePixRequest{Description: "Venda", Amount: 1100}, api.WithIdempotencyKey("order-0001-key"))
 		if !errors.Is(err, api.ErrIdempotencyConflict) {
 			t.Errorf("client: %v", err)
 		}
 	})
 	t.Run("key length 8 to 255", func(t *testing.T) {
 		for _, k := range []string{"short", strings.Repeat("k", 256)} {
-			r := e.full(http.MethodPost, "/pix", `{"amount": 10}`, map[string]string{"Idempotency-Key": k})
+			r := e.full(http.MethodPost, "/pix", `{"description":"Venda","amount": 10}`, map[string]string{"Idempotency-Key": k})
 			expectError(t, r, 400, api.KindBadRequest, "Idempotency-Key must be between 8 and 255 characters")
 		}
 		for _, k := range []string{"12345678", strings.Repeat("k", 255)} {
-			if r := e.full(http.MethodPost, "/pix", `{"amount": 10}`, map[string]string{"Idempotency-Key": k}); r.status != 201 {
+			if r := e.full(http.MethodPost, "/pix", `{"description":"Venda","amount": 10}`, map[string]string{"Idempotency-Key": k}); r.status != 201 {
 				t.Errorf("key of %d chars: %d", len(k), r.status)
 			}
 		}
 	})
 	t.Run("keys are per wallet", func(t *testing.T) {
 		h := map[string]string{"Idempotency-Key": "order-0001-key", "X-Sub-Account": "loja-a"}
-		r := e.full(http.MethodPost, "/pix", `{"amount": 11}`, h)
+		r := e.full(http.MethodPost, "/pix", `{"description":"Venda","amount": 11}`, h)
 		if r.status != 201 {
 			t.Fatalf("same key in another wallet: %d %s", r.status, r.body)
 		}
 	})
 	t.Run("refusals are not cached", func(t *testing.T) {
 		h := map[string]string{"Idempotency-Key": "refused-key-1"}
-		expectError(t, e.full(http.MethodPost, "/pix", `{"amount": 0.5}`, h), 400, api.KindBadRequest, "")
-		if r := e.full(http.MethodPost, "/pix", `{"amount": 5}`, h); r.status != 201 {
+		expectError(t, e.full(http.MethodPost, "/pix", `{"description":"Venda","amount": 0.5}`, h), 400, api.KindBadRequest, "")
+		if r := e.full(http.MethodPost, "/pix", `{"description":"Venda","amount": 5}`, h); r.status != 201 {
 			t.Errorf("after a refusal: %d", r.status)
 		}
 	})
 	t.Run("TTL 24 hours", func(t *testing.T) {
 		h := map[string]string{"Idempotency-Key": "ttl-key-0001"}
 		var first, again, later api.PixCharge
-		e.full(http.MethodPost, "/pix", `{"amount": 3}`, h).decode(t, &first)
+		e.full(http.MethodPost, "/pix", `{"description":"Venda","amount": 3}`, h).decode(t, &first)
 		e.clock.Advance(24*time.Hour - time.Second)
-		e.full(http.MethodPost, "/pix", `{"amount": 3}`, h).decode(t, &again)
+		e.full(http.MethodPost, "/pix", `{"description":"Venda","amount": 3}`, h).decode(t, &again)
 		if again.ID != first.ID {
 			t.Fatalf("before the TTL a new charge was created")
 		}
 		e.clock.Advance(time.Second)
-		r := e.full(http.MethodPost, "/pix", `{"amount": 4}`, h) // other body: no longer a conflict
+		r := e.full(http.MethodPost, "/pix", `{"description":"Venda","amount": 4}`, h) // other body: no longer a conflict
 		if r.status != 201 {
 			t.Fatalf("after the TTL: %d %s", r.status, r.body)
 		}
@@ -729,7 +760,7 @@ func TestIdempotency(t *testing.T) {
 		}()
 		c := e.client("mp_test_full", api.WithRetry(api.RetryPolicy{MaxAttempts: 20}))
 		for i := range 5 {
-			pc, err := c.CreatePix(context.Background(), &api.CreatePixRequest{Amount: api.Money(1000 + i)})
+			pc, err := c.CreatePix(context.Background(), &api.CreatePixRequest{Description: "Venda", Amount: api.Money(1000 + i)})
 			if err != nil {
 				t.Fatalf("create %d: %v", i, err)
 			}
@@ -747,19 +778,19 @@ func TestIdempotency(t *testing.T) {
 
 func TestLookupOrder(t *testing.T) {
 	e := newEnv(t)
-	a := e.createPix(map[string]any{"amount": 10, "externalReference": "pedido-1"}, map[string]string{"Idempotency-Key": "lookup-key-A"})
+	a := e.createPix(map[string]any{"description": "Venda", "amount": 10, "externalReference": "pedido-1"}, map[string]string{"Idempotency-Key": "lookup-key-A"})
 	for _, id := range []string{a.ID, "pedido-1", "lookup-key-A"} {
 		if tx := e.getTx(id, nil); tx.ID != a.ID {
 			t.Errorf("lookup %q found %s, want %s", id, tx.ID, a.ID)
 		}
 	}
 	// An externalReference equal to another charge's id: the id wins.
-	b := e.createPix(map[string]any{"amount": 11, "externalReference": a.ID}, nil)
+	b := e.createPix(map[string]any{"description": "Venda", "amount": 11, "externalReference": a.ID}, nil)
 	if tx := e.getTx(a.ID, nil); tx.ID != a.ID {
 		t.Errorf("id lookup returned %s (the charge whose externalReference is that id)", tx.ID)
 	}
 	// An idempotency key equal to another charge's externalReference: the externalReference wins.
-	c := e.createPix(map[string]any{"amount": 12}, map[string]string{"Idempotency-Key": "pedido-1"})
+	c := e.createPix(map[string]any{"description": "Venda", "amount": 12}, map[string]string{"Idempotency-Key": "pedido-1"})
 	if tx := e.getTx("pedido-1", nil); tx.ID != a.ID {
 		t.Errorf("externalReference lookup returned %s, want %s (not %s)", tx.ID, a.ID, c.ID)
 	}
@@ -772,7 +803,7 @@ func TestLookupOrder(t *testing.T) {
 	t.Run("404 details", func(t *testing.T) {
 		r := e.full(http.MethodGet, "/transactions/nao-existe", nil, nil)
 		m := expectError(t, r, 404, api.KindNotFound, "")
-		if detail(m, "resource") != "transaction" || detail(m, "id") != "nao-existe" {
+		if detail(m, "resource") != "Transaction" || detail(m, "id") != "nao-existe" {
 			t.Errorf("details %v", m["details"])
 		}
 	})
@@ -805,8 +836,8 @@ func TestSubAccounts_Create(t *testing.T) {
 	t.Run("principal reserved", func(t *testing.T) {
 		r := e.full(http.MethodPost, "/sub-accounts", map[string]string{"reference": "principal", "name": "x"}, nil)
 		m := expectError(t, r, 400, api.KindBadRequest, "")
-		if m["code"] != api.CodeSubAccountInvalidReference || detail(m, "code") != api.CodeSubAccountInvalidReference {
-			t.Errorf("code %v", m["code"])
+		if detail(m, "code") != api.CodeSubAccountInvalidReference {
+			t.Errorf("details %v", m["details"])
 		}
 	})
 	for _, ref := range []string{"a", "-abc", "Abc", "abc!", strings.Repeat("a", 33), ""} {
@@ -822,7 +853,7 @@ func TestSubAccounts_Create(t *testing.T) {
 	t.Run("taken 409", func(t *testing.T) {
 		r := e.full(http.MethodPost, "/sub-accounts", map[string]string{"reference": "loja-a", "name": "x"}, nil)
 		m := expectError(t, r, 409, api.KindConflict, "")
-		if m["code"] != api.CodeSubAccountReferenceTaken || detail(m, "resource") != "sub_account" || detail(m, "field") != "reference" || detail(m, "value") != "loja-a" {
+		if detail(m, "code") != api.CodeSubAccountReferenceTaken || detail(m, "resource") != "Sub-account" || detail(m, "field") != "reference" || detail(m, "value") != "loja-a" {
 			t.Errorf("envelope %v", m)
 		}
 		_, err := e.client("mp_test_full").CreateSubAccount(context.Background(), &api.CreateSubAccountRequest{Reference: "loja-a", Name: "x"})
@@ -843,7 +874,7 @@ func TestSubAccounts_Create(t *testing.T) {
 		}
 		r := e.full(http.MethodPost, "/sub-accounts", map[string]string{"reference": "setima", "name": "x"}, nil)
 		m := expectError(t, r, 409, api.KindConflict, "")
-		if m["code"] != api.CodeSubAccountQuotaExceeded || detail(m, "resource") == nil || detail(m, "field") == nil || detail(m, "value") == nil {
+		if detail(m, "code") != api.CodeSubAccountQuotaExceeded || detail(m, "resource") == nil || detail(m, "field") == nil || detail(m, "value") == nil {
 			t.Errorf("envelope %v", m)
 		}
 	})
@@ -853,23 +884,31 @@ func TestSubAccounts_ListAndAccount(t *testing.T) {
 	e := newEnv(t)
 	r := e.full(http.MethodGet, "/sub-accounts", nil, nil)
 	var lb struct {
-		Items []api.SubAccount `json:"items"`
-		Total int              `json:"total"`
+		Data []api.SubAccount `json:"data"`
 	}
 	r.decode(t, &lb)
-	if lb.Total != 4 || len(lb.Items) != 4 || lb.Items[0].Reference != "loja-a" || lb.Items[3].Status != api.SubAccountSuspended {
+	if m := r.json(t); len(m) != 1 || m["data"] == nil {
+		t.Errorf("listing members %v, want only data", m)
+	}
+	if len(lb.Data) != 4 || lb.Data[0].Reference != "loja-a" || lb.Data[0].Status != api.SubAccountActive ||
+		lb.Data[1].Status != api.SubAccountApproved || lb.Data[3].Status != api.SubAccountSuspended {
 		t.Errorf("listing %+v", lb)
 	}
 	subs, err := e.client("mp_test_full").ListSubAccounts(context.Background())
-	if err != nil || len(subs) != 4 {
-		t.Errorf("client listing: %d %v", len(subs), err)
+	if err != nil || len(subs) != 4 || !subs[0].Status.Usable() || subs[3].Status.Usable() {
+		t.Errorf("client listing: %+v %v", subs, err)
 	}
 	acc, err := e.client("mp_test_full").GetAccount(context.Background())
-	if err != nil || acc.Name != "Loja Teste Ltda" || acc.SubAccount != "" || acc.Balance.Available == nil || acc.Balance.Blocked == nil || acc.Balance.Currency != "BRL" {
+	if err != nil || acc.Status != api.AccountApproved || acc.Balance.Available == nil || acc.Balance.Held == nil ||
+		acc.Balance.Promotional == nil || acc.Balance.Total == nil || acc.Balance.Currency != "BRL" || acc.Balance.UpdatedAt == nil {
 		t.Errorf("account %+v %v", acc, err)
 	}
+	ws := e.wallets("mp_test_full")
+	if acc.ID != ws["principal"].ID {
+		t.Errorf("account id %q, want %q", acc.ID, ws["principal"].ID)
+	}
 	acc, err = e.client("mp_test_full").GetAccount(context.Background(), api.WithSubAccount("loja-a"))
-	if err != nil || acc.SubAccount != "loja-a" || acc.Name != "Loja A" {
+	if err != nil || acc.ID != ws["loja-a"].ID || acc.Status != api.AccountApproved {
 		t.Errorf("sub-account %+v %v", acc, err)
 	}
 }
@@ -881,7 +920,7 @@ func TestBalanceBlocks_FilterAndLifecycle(t *testing.T) {
 	h := newHook(t)
 	secret := e.register("mp_test_full", h, "")
 	pay := func(amount float64) string {
-		pc := e.createPix(map[string]any{"amount": amount}, nil)
+		pc := e.createPix(map[string]any{"description": "Venda", "amount": amount}, nil)
 		if r := e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", nil, nil); r.status != 200 {
 			t.Fatalf("pay: %d %s", r.status, r.body)
 		}
@@ -980,7 +1019,7 @@ func TestProjects_PaginationAndSorting(t *testing.T) {
 		return out, l
 	}
 	got, l := names(api.ProjectQuery{})
-	if l.Total != 3 || l.Page != 1 || l.Limit != 10 || l.TotalPages != 1 || strings.Join(got, ",") != "Gamma,alpha,Beta" {
+	if l.Total != 3 || l.Page != 1 || l.Limit != 20 || l.TotalPages != 1 || strings.Join(got, ",") != "Gamma,alpha,Beta" {
 		t.Errorf("defaults (createdAt desc): %v %+v", got, l)
 	}
 	if got, _ := names(api.ProjectQuery{SortBy: "name", SortOrder: "asc"}); strings.Join(got, ",") != "alpha,Beta,Gamma" {
@@ -1046,7 +1085,7 @@ func TestPay_SettlementWithSplit(t *testing.T) {
 	h := newHook(t)
 	e.register("mp_test_full", h, "")
 	before := e.wallets("mp_test_full")
-	pc := e.createPix(map[string]any{"amount": 100, "externalReference": "venda-42",
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 100, "externalReference": "venda-42",
 		"split": []map[string]any{{"subAccount": "loja-b", "amount": 30}, {"subAccount": "loja-a", "amount": 20.5}}}, nil)
 	var tx api.Transaction
 	r := e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", PayRequest{PayerName: "Maria", PayerDocument: "123.456.789-09"}, nil)
@@ -1116,7 +1155,7 @@ func TestPay_SettlementWithSplit(t *testing.T) {
 	})
 	t.Run("split to principal from a sub-account", func(t *testing.T) {
 		before := e.wallets("mp_test_full")
-		pc := e.createPix(map[string]any{"amount": 10, "split": []map[string]any{{"subAccount": "principal", "amount": 4}}}, map[string]string{"X-Sub-Account": "loja-a"})
+		pc := e.createPix(map[string]any{"description": "Venda", "amount": 10, "split": []map[string]any{{"subAccount": "principal", "amount": 4}}}, map[string]string{"X-Sub-Account": "loja-a"})
 		e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", nil, nil)
 		after := e.wallets("mp_test_full")
 		if d := after["principal"].Available - before["principal"].Available; d != 400 {
@@ -1166,8 +1205,8 @@ func TestSettlement_ReducedLastLegAfterFeeRise(t *testing.T) {
 	ctl := NewControl(e.client("mp_test_full"))
 	ctx := context.Background()
 	split := []map[string]any{{"subAccount": "loja-a", "amount": 5}, {"subAccount": "loja-b", "amount": 4.01}}
-	reduced := e.createPix(map[string]any{"amount": 10, "split": split}, nil) // sum 9.01 == net at fee 0.99
-	dropped := e.createPix(map[string]any{"amount": 10, "split": split}, nil)
+	reduced := e.createPix(map[string]any{"description": "Venda", "amount": 10, "split": split}, nil) // sum 9.01 == net at fee 0.99
+	dropped := e.createPix(map[string]any{"description": "Venda", "amount": 10, "split": split}, nil)
 	if err := ctl.SetFee(ctx, 150); err != nil {
 		t.Fatal(err)
 	}
@@ -1201,13 +1240,13 @@ func TestSettlement_ReducedLastLegAfterFeeRise(t *testing.T) {
 		t.Errorf("%d statement lines, want fee + one leg (3)", n)
 	}
 	// A new charge is validated against the new fee.
-	r := e.full(http.MethodPost, "/pix", map[string]any{"amount": 10, "split": []map[string]any{{"subAccount": "loja-a", "amount": 4.01}}}, nil)
+	r := e.full(http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 10, "split": []map[string]any{{"subAccount": "loja-a", "amount": 4.01}}}, nil)
 	expectError(t, r, 400, api.KindDomainError, "A soma do split (R$ 4,01) excede o líquido da cobrança (R$ 4,00 — bruto R$ 10,00 menos taxa de R$ 6,00)")
 	// No split happened at all: the key is absent.
 	if err := ctl.SetFee(ctx, 1000); err != nil {
 		t.Fatal(err)
 	}
-	none := e.createPix(map[string]any{"amount": 20, "split": []map[string]any{{"subAccount": "loja-a", "amount": 5}}}, nil)
+	none := e.createPix(map[string]any{"description": "Venda", "amount": 20, "split": []map[string]any{{"subAccount": "loja-a", "amount": 5}}}, nil)
 	if err := ctl.SetFee(ctx, 2000); err != nil {
 		t.Fatal(err)
 	}
@@ -1222,7 +1261,7 @@ func TestBlockedDeposit_CNPJPayer(t *testing.T) {
 	e := newEnv(t)
 	h := newHook(t)
 	e.register("mp_test_full", h, "")
-	pc := e.createPix(map[string]any{"amount": 250, "split": []map[string]any{{"subAccount": "loja-a", "amount": 10}}}, nil)
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 250, "split": []map[string]any{{"subAccount": "loja-a", "amount": 10}}}, nil)
 	before := e.wallets("mp_test_full")
 	var tx api.Transaction
 	r := e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", PayRequest{PayerName: "Empresa X", PayerDocument: "11222333000181"}, nil)
@@ -1252,7 +1291,7 @@ func TestBlockedDeposit_CNPJPayer(t *testing.T) {
 		t.Errorf("refund after delay %+v", ref)
 	}
 	t.Run("CPF payer is credited", func(t *testing.T) {
-		pc := e.createPix(map[string]any{"amount": 10}, nil)
+		pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 		r := e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", PayRequest{PayerDocument: "52998224725"}, nil)
 		var tx api.Transaction
 		r.decode(t, &tx)
@@ -1261,7 +1300,7 @@ func TestBlockedDeposit_CNPJPayer(t *testing.T) {
 		}
 	})
 	t.Run("CNPJ accepted where not blocked", func(t *testing.T) {
-		r := e.as("mp_test_single", http.MethodPost, "/pix", map[string]any{"amount": 10}, nil)
+		r := e.as("mp_test_single", http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 10}, nil)
 		var pc api.PixCharge
 		r.decode(t, &pc)
 		r = e.as("mp_test_single", http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", PayRequest{PayerDocument: "11222333000181"}, nil)
@@ -1272,7 +1311,7 @@ func TestBlockedDeposit_CNPJPayer(t *testing.T) {
 		}
 	})
 	t.Run("bad payer document", func(t *testing.T) {
-		pc := e.createPix(map[string]any{"amount": 10}, nil)
+		pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 		r := e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", PayRequest{PayerDocument: "123"}, nil)
 		expectError(t, r, 400, api.KindBadRequest, "")
 	})
@@ -1283,7 +1322,7 @@ func TestExpiry(t *testing.T) {
 	h := newHook(t)
 	e.register("mp_test_full", h, "")
 	before := e.wallets("mp_test_full")
-	pc := e.createPix(map[string]any{"amount": 10, "expiresIn": 300, "split": []map[string]any{{"subAccount": "loja-a", "amount": 1}}}, nil)
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 10, "expiresIn": 300, "split": []map[string]any{{"subAccount": "loja-a", "amount": 1}}}, nil)
 	e.clock.Advance(299 * time.Second)
 	if tx := e.getTx(pc.ID, nil); tx.Status != api.StatusPending {
 		t.Fatalf("expired early: %s", tx.Status)
@@ -1305,7 +1344,7 @@ func TestExpiry(t *testing.T) {
 	}
 	expectError(t, e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", nil, nil), 409, api.KindConflict, "")
 	t.Run("forced", func(t *testing.T) {
-		pc := e.createPix(map[string]any{"amount": 10}, nil)
+		pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 		if err := NewControl(e.client("mp_test_full")).Expire(context.Background(), pc.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -1330,7 +1369,7 @@ func TestRefund_DebitsOnlyOriginator(t *testing.T) {
 	e.register("mp_test_full", h, "")
 	ctl := NewControl(e.client("mp_test_full"))
 	ctx := context.Background()
-	pc := e.createPix(map[string]any{"amount": 100, "split": []map[string]any{{"subAccount": "loja-a", "amount": 99.01}}}, map[string]string{})
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 100, "split": []map[string]any{{"subAccount": "loja-a", "amount": 99.01}}}, map[string]string{})
 	if err := ctl.Pay(ctx, pc.ID, "Ana", "11144477735"); err != nil {
 		t.Fatal(err)
 	}
@@ -1368,9 +1407,9 @@ func TestRefund_DebitsOnlyOriginator(t *testing.T) {
 		t.Errorf("charge status after full refund %s, want completed", tx.Status)
 	}
 	expectError(t, e.full(http.MethodPost, "/_sandbox/transactions/"+pc.ID+"/refund", nil, nil), 409, api.KindConflict, "")
-	pending := e.createPix(map[string]any{"amount": 10}, nil)
+	pending := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	expectError(t, e.full(http.MethodPost, "/_sandbox/transactions/"+pending.ID+"/refund", nil, nil), 409, api.KindConflict, "")
-	paid := e.createPix(map[string]any{"amount": 10}, nil)
+	paid := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	_ = ctl.Pay(ctx, paid.ID, "", "")
 	expectError(t, e.full(http.MethodPost, "/_sandbox/transactions/"+paid.ID+"/refund", map[string]any{"amount": 10.01}, nil), 400, api.KindBadRequest, "")
 }
@@ -1385,7 +1424,7 @@ func TestWebhook_SignatureAndHeaders(t *testing.T) {
 	if err != nil || id == "" || secret == "" {
 		t.Fatalf("register: %q %v", id, err)
 	}
-	pc := e.createPix(map[string]any{"amount": 10}, nil)
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	_ = ctl.Pay(context.Background(), pc.ID, "", "")
 	ev, req := h.nextEvent(t)
 	if err := api.VerifySignature(req.body, req.header.Get(api.SignatureHeader), secret); err != nil {
@@ -1400,8 +1439,8 @@ func TestWebhook_SignatureAndHeaders(t *testing.T) {
 	if err := api.VerifySignature(req.body, req.header.Get(api.SignatureHeader), "other-secret"); err == nil {
 		t.Error("signature verifies with another secret")
 	}
-	// The receiver of the api package accepts it.
-	rcv := api.NewReceiver(secret)
+	// The receiver of the api package accepts it (its timestamp window measured on the emulator clock).
+	rcv := api.NewReceiver(secret, api.WithReceiverClock(e.clock.Now))
 	rec := httptest.NewRecorder()
 	hr := httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(string(req.body)))
 	for k, v := range req.header {
@@ -1421,7 +1460,7 @@ func TestWebhook_FallbackToMainAccountEndpoint(t *testing.T) {
 	ctl := NewControl(e.client("mp_test_full"))
 	ctx := context.Background()
 	// loja-a has no endpoint: its event goes to the main account's, with subAccount set.
-	a := e.createPix(map[string]any{"amount": 10}, map[string]string{"X-Sub-Account": "loja-a"})
+	a := e.createPix(map[string]any{"description": "Venda", "amount": 10}, map[string]string{"X-Sub-Account": "loja-a"})
 	_ = ctl.Pay(ctx, a.ID, "", "")
 	ev, req := mainHook.nextEvent(t)
 	if ev.SubAccount != "loja-a" || ev.TransactionID != a.ID {
@@ -1431,7 +1470,7 @@ func TestWebhook_FallbackToMainAccountEndpoint(t *testing.T) {
 		t.Error(err)
 	}
 	// loja-b has its own: only that one receives.
-	b := e.createPix(map[string]any{"amount": 10}, map[string]string{"X-Sub-Account": "loja-b"})
+	b := e.createPix(map[string]any{"description": "Venda", "amount": 10}, map[string]string{"X-Sub-Account": "loja-b"})
 	_ = ctl.Pay(ctx, b.ID, "", "")
 	ev, req = subHook.nextEvent(t)
 	if ev.SubAccount != "loja-b" {
@@ -1441,7 +1480,7 @@ func TestWebhook_FallbackToMainAccountEndpoint(t *testing.T) {
 		t.Error(err)
 	}
 	// Main-account events carry no subAccount.
-	m := e.createPix(map[string]any{"amount": 10}, nil)
+	m := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	_ = ctl.Pay(ctx, m.ID, "", "")
 	ev, _ = mainHook.nextEvent(t)
 	if ev.TransactionID != m.ID || ev.SubAccount != "" || strings.Contains(string(ev.Raw), "subAccount") {
@@ -1466,7 +1505,7 @@ func TestWebhook_RetriesThenDelivered(t *testing.T) {
 	h.fail = 2
 	e.register("mp_test_full", h, "")
 	ctl := NewControl(e.client("mp_test_full"))
-	pc := e.createPix(map[string]any{"amount": 10}, nil)
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	_ = ctl.Pay(context.Background(), pc.ID, "", "")
 	var d Delivery
 	eventually(t, "delivery delivered", func() bool {
@@ -1499,7 +1538,7 @@ func TestWebhook_FailedAfterFiveAttempts(t *testing.T) {
 	h.status = http.StatusServiceUnavailable
 	e.register("mp_test_full", h, "")
 	ctl := NewControl(e.client("mp_test_full"))
-	pc := e.createPix(map[string]any{"amount": 10}, nil)
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	_ = ctl.Pay(context.Background(), pc.ID, "", "")
 	var d Delivery
 	eventually(t, "delivery failed", func() bool {
@@ -1538,7 +1577,7 @@ func TestWebhook_RetryOnFakeClock(t *testing.T) {
 	h := newHook(t)
 	h.fail = 1
 	e.register("mp_test_full", h, "")
-	pc := e.createPix(map[string]any{"amount": 10}, nil)
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", nil, nil)
 	h.next(t)
 	var d Delivery
@@ -1592,7 +1631,7 @@ func TestControl_FeeAndFaultsValidation(t *testing.T) {
 	t.Run("error500 changes nothing", func(t *testing.T) {
 		_ = ctl.SetFaults(context.Background(), Faults{Error500: 1})
 		n := e.charges()
-		r := e.full(http.MethodPost, "/pix", map[string]any{"amount": 10}, nil)
+		r := e.full(http.MethodPost, "/pix", map[string]any{"description": "Venda", "amount": 10}, nil)
 		_ = ctl.SetFaults(context.Background(), Faults{})
 		if r.status != 500 || e.charges() != n {
 			t.Errorf("status %d, charges %d -> %d", r.status, n, e.charges())
@@ -1602,7 +1641,7 @@ func TestControl_FeeAndFaultsValidation(t *testing.T) {
 
 func TestControl_BlockValidation(t *testing.T) {
 	e := newEnv(t)
-	pc := e.createPix(map[string]any{"amount": 10}, nil)
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	// Pending charge: cannot be blocked.
 	expectError(t, e.full(http.MethodPost, "/_sandbox/balance-blocks", map[string]any{"transactionId": pc.ID}, nil), 409, api.KindConflict, "")
 	e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", nil, nil)
@@ -1621,7 +1660,7 @@ func TestControl_BlockValidation(t *testing.T) {
 
 func TestCloseStopsBackgroundWork(t *testing.T) {
 	e := newEnv(t)
-	e.createPix(map[string]any{"amount": 10}, nil)
+	e.createPix(map[string]any{"description": "Venda", "amount": 10}, nil)
 	if e.clock.Pending() == 0 {
 		t.Fatal("no expiry timer armed for a pending charge")
 	}
@@ -1645,7 +1684,7 @@ func TestWithdrawals_AllOutcomesAndEvents(t *testing.T) {
 	e.register("mp_test_full", h, "")
 	ctl := NewControl(e.client("mp_test_full"))
 	ctx := context.Background()
-	pc := e.createPix(map[string]any{"amount": 100}, map[string]string{"X-Sub-Account": "loja-a"})
+	pc := e.createPix(map[string]any{"description": "Venda", "amount": 100}, map[string]string{"X-Sub-Account": "loja-a"})
 	_ = ctl.Pay(ctx, pc.ID, "", "")
 	h.nextEvent(t)
 	start := e.wallets("mp_test_full")["loja-a"].Available
@@ -1671,7 +1710,7 @@ func TestWithdrawals_AllOutcomesAndEvents(t *testing.T) {
 			}
 			for _, k := range tc.kinds {
 				ev, _ := h.nextEvent(t)
-				if ev.Kind != k || ev.SubAccount != "loja-a" || ev.Amount != 1000 || ev.TransactionID != tx.ID {
+				if ev.Kind != k || ev.SubAccount != "loja-a" || ev.Amount != 1000 || ev.WithdrawalID != tx.ID || ev.ID != tx.ID {
 					t.Errorf("event %+v, want %s", ev, k)
 				}
 			}

@@ -78,6 +78,11 @@ func (k *Control) SetFee(ctx context.Context, fee api.Money) error {
 	return k.c.Do(ctx, http.MethodPut, "/_sandbox/fee", FeeRequest{PixFee: fee.Decimal()}, nil)
 }
 
+// SetWithdrawalFee changes the account's withdrawal fee for withdrawals created from now on.
+func (k *Control) SetWithdrawalFee(ctx context.Context, fee api.Money) error {
+	return k.c.Do(ctx, http.MethodPut, "/_sandbox/fee", FeeRequest{WithdrawalFee: fee.Decimal()}, nil)
+}
+
 // RegisterWebhook registers an endpoint for the main account (subAccount "" or "principal") or a sub-account.
 func (k *Control) RegisterWebhook(ctx context.Context, url, subAccount string) (string, api.Secret, error) {
 	var out WebhookEndpoint
@@ -108,6 +113,30 @@ func (k *Control) Wallets(ctx context.Context) ([]Wallet, error) {
 // SetFaults sets the fault probabilities and latency of the API (zero value: none).
 func (k *Control) SetFaults(ctx context.Context, f Faults) error {
 	return k.c.Do(ctx, http.MethodPut, "/_sandbox/faults", f, nil)
+}
+
+// CompleteWithdrawal completes pending withdrawal id now (withdrawal_completed) and returns it.
+func (k *Control) CompleteWithdrawal(ctx context.Context, id string) (*api.Withdrawal, error) {
+	return k.withdrawalOutcome(ctx, id, "complete", "")
+}
+
+// FailWithdrawal fails pending withdrawal id (the money returns; withdrawal_failed with reason,
+// or a default sentence) and returns it.
+func (k *Control) FailWithdrawal(ctx context.Context, id, reason string) (*api.Withdrawal, error) {
+	return k.withdrawalOutcome(ctx, id, "fail", reason)
+}
+
+// ReverseWithdrawal reverses completed withdrawal id (the money returns; withdrawal_reversed) and returns it.
+func (k *Control) ReverseWithdrawal(ctx context.Context, id, reason string) (*api.Withdrawal, error) {
+	return k.withdrawalOutcome(ctx, id, "reverse", reason)
+}
+
+func (k *Control) withdrawalOutcome(ctx context.Context, id, verb, reason string) (*api.Withdrawal, error) {
+	var out api.Withdrawal
+	if err := k.c.Do(ctx, http.MethodPost, "/_sandbox/withdrawals/"+seg(id)+"/"+verb, OutcomeRequest{Reason: reason}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // Withdraw simulates a PIX withdrawal from a wallet and returns its transaction.

@@ -68,7 +68,7 @@ func (s *Server) handlePay(c *call) {
 	defer s.mu.Unlock()
 	t := s.chargeOf(c, id)
 	if t == nil {
-		c.notFound("charge", id, fmt.Sprintf("Charge %s not found", truncateText(id, 100)))
+		c.notFound(resTransaction, id)
 		return
 	}
 	now := s.clock.Now()
@@ -100,7 +100,7 @@ func (s *Server) handleExpire(c *call) {
 	defer s.mu.Unlock()
 	t := s.chargeOf(c, id)
 	if t == nil {
-		c.notFound("charge", id, fmt.Sprintf("Charge %s not found", truncateText(id, 100)))
+		c.notFound(resTransaction, id)
 		return
 	}
 	if t.status != api.StatusPending {
@@ -127,18 +127,14 @@ func (s *Server) handleRefund(c *call) {
 	defer s.mu.Unlock()
 	t := s.chargeOf(c, id)
 	if t == nil {
-		c.notFound("transaction", id, fmt.Sprintf("Transaction %s not found", truncateText(id, 100)))
+		c.notFound(resTransaction, id)
 		return
 	}
-	if t.status != api.StatusCompleted {
-		c.conflict(fmt.Sprintf("Transaction %s is %s: only completed payments can be refunded", t.id, t.status))
+	if msg := refundProblem(t); msg != "" {
+		c.conflict(fmt.Sprintf("Transaction %s: %s", t.id, msg))
 		return
 	}
 	left := t.amount - t.refunded
-	if left <= 0 {
-		c.conflict(fmt.Sprintf("Transaction %s is already fully refunded", t.id))
-		return
-	}
 	if !hasAmount {
 		amount = left
 	}
@@ -189,7 +185,7 @@ func (s *Server) handleCreateBlock(c *call) {
 	defer s.mu.Unlock()
 	t := s.chargeOf(c, *req.TransactionID)
 	if t == nil {
-		c.notFound("transaction", *req.TransactionID, fmt.Sprintf("Transaction %s not found", truncateText(*req.TransactionID, 100)))
+		c.notFound(resTransaction, *req.TransactionID)
 		return
 	}
 	if t.status != api.StatusCompleted {
@@ -237,7 +233,7 @@ func (s *Server) handleResolveBlock(c *call) {
 	defer s.mu.Unlock()
 	b := s.blocks[id]
 	if b == nil || b.wallet.acct != c.acct {
-		c.notFound("balance_block", id, fmt.Sprintf("Balance block %s not found", truncateText(id, 100)))
+		c.notFound(resBalanceBlock, id)
 		return
 	}
 	if !blockTransition(b.status, status) {
@@ -250,38 +246,64 @@ func (s *Server) handleResolveBlock(c *call) {
 
 func (s *Server) handleSetFee(c *call) {
 	var req struct {
-		PixFee json.RawMessage `json:"pixFee"`
+		PixFee        json.RawMessage `json:"pixFee"`
+		WithdrawalFee json.RawMessage `json:"withdrawalFee"`
 	}
 	body, ok := c.readBody()
 	if !ok || !c.decodeObject(body, &req) {
 		return
 	}
-	raw := bytes.TrimSpace(req.PixFee)
-	if isNull(raw) {
+	if isNull(req.PixFee) && isNull(req.WithdrawalFee) {
 		c.badRequest("pixFee is required")
 		return
 	}
+	var fees [2]*api.Money
+	for i, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"pixFee", req.PixFee}, {"withdrawalFee", req.WithdrawalFee}} {
+		if isNull(f.raw) {
+			continue
+		}
+		fee, ok := c.feeValue(f.name, f.raw)
+		if !ok {
+			return
+		}
+		fees[i] = &fee
+	}
+	s.mu.Lock()
+	if fees[0] != nil {
+		c.acct.fee = *fees[0]
+	}
+	if fees[1] != nil {
+		c.acct.wdFee = *fees[1]
+	}
+	reply := FeeRequest{PixFee: c.acct.fee.Decimal(), WithdrawalFee: c.acct.wdFee.Decimal()}
+	s.mu.Unlock()
+	c.json(http.StatusOK, reply)
+}
+
+// feeValue reads a fee given as a decimal string ("1.50") or a JSON number; ok is false after a 400.
+func (c *call) feeValue(name string, raw json.RawMessage) (api.Money, bool) {
+	raw = bytes.TrimSpace(raw)
 	if raw[0] == '"' {
 		var str string
 		if json.Unmarshal(raw, &str) != nil {
-			c.badRequest("pixFee must be a decimal string such as \"1.50\"")
-			return
+			c.badRequest(name + " must be a decimal string such as \"1.50\"")
+			return 0, false
 		}
 		raw = []byte(strings.TrimSpace(str))
 	}
-	fee, msg := parseAmount(raw, "pixFee")
+	fee, msg := parseAmount(raw, name)
 	if msg != "" {
 		c.badRequest(msg)
-		return
+		return 0, false
 	}
 	if fee < 0 {
-		c.badRequest("pixFee must not be negative")
-		return
+		c.badRequest(name + " must not be negative")
+		return 0, false
 	}
-	s.mu.Lock()
-	c.acct.fee = fee
-	s.mu.Unlock()
-	c.json(http.StatusOK, FeeRequest{PixFee: fee.Decimal()})
+	return fee, true
 }
 
 func (s *Server) handleRegisterWebhook(c *call) {
@@ -374,6 +396,14 @@ func (s *Server) handleSetFaults(c *call) {
 	c.json(http.StatusOK, f)
 }
 
+// Snapshot of the recipient of POST /_sandbox/withdrawals.
+const (
+	controlWithdrawalKey    = "destino@sandbox.example"
+	controlWithdrawalHolder = "Conta de destino (sandbox)"
+)
+
+// handleWithdraw serves POST /_sandbox/withdrawals: a withdrawal of amount (gross, the account's
+// withdrawal fee included) from a wallet, to a fixed recipient, with its outcome applied at once.
 func (s *Server) handleWithdraw(c *call) {
 	var req struct {
 		Amount     json.RawMessage `json:"amount"`
@@ -385,16 +415,16 @@ func (s *Server) handleWithdraw(c *call) {
 		return
 	}
 	if isNull(req.Amount) {
-		c.badRequest("amount is required")
+		c.invalid(api.FieldAmount, "amount is required")
 		return
 	}
 	amount, msg := parseAmount(req.Amount, "amount")
 	if msg != "" {
-		c.badRequest(msg)
+		c.invalid(api.FieldAmount, msg)
 		return
 	}
 	if amount < api.Centavo {
-		c.badRequest("amount must not be less than 0.01")
+		c.invalid(api.FieldAmount, "amount must not be less than 0.01")
 		return
 	}
 	outcome := WithdrawalCompleted
@@ -402,7 +432,7 @@ func (s *Server) handleWithdraw(c *call) {
 		outcome = *req.Outcome
 	}
 	if outcome != WithdrawalCompleted && outcome != WithdrawalFailed && outcome != WithdrawalReversed {
-		c.badRequest("outcome must be one of the following values: completed, failed, reversed")
+		c.invalid("outcome", "outcome must be one of the following values: completed, failed, reversed")
 		return
 	}
 	ref := ""
@@ -416,12 +446,29 @@ func (s *Server) handleWithdraw(c *call) {
 		c.subAccountError(http.StatusNotFound, api.CodeSubAccountNotFound, ref)
 		return
 	}
-	if amount > w.available {
-		c.badRequest("amount exceeds the wallet's spendable balance of " + max(w.available, 0).Decimal())
+	r := &api.CreateWithdrawalRequest{PixKey: controlWithdrawalKey, PixKeyType: api.PixKeyEmail,
+		HolderName: controlWithdrawalHolder, HolderDocument: DefaultPayerDocument, HolderDocumentType: api.DocumentCPF, Amount: &amount}
+	gross, net, p := withdrawalFigures(r, c.acct.wdFee)
+	if p != nil {
+		c.validation([]api.FieldProblem{*p})
 		return
 	}
-	t := s.withdraw(w, amount, outcome, s.clock.Now())
-	c.json(http.StatusCreated, t.view())
+	if gross > spendable(w) {
+		c.badRequest("amount exceeds the wallet's spendable balance of " + spendable(w).Decimal())
+		return
+	}
+	now := s.clock.Now()
+	wd := s.newWithdrawal(w, r, gross, net, "", "", now)
+	switch outcome {
+	case WithdrawalFailed:
+		s.failWithdrawal(wd, "", now)
+	default:
+		s.completeWithdrawal(wd, now)
+		if outcome == WithdrawalReversed {
+			s.reverseWithdrawal(wd, "", now)
+		}
+	}
+	c.json(http.StatusCreated, wd.tx.view())
 }
 
 // optionalAmount reads an optional "amount" of a control request: absent or null is no amount;

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -39,18 +40,26 @@ const (
 	DeliveryFailed    = "failed"
 )
 
-// eventPayload is the webhook body: api.Event's fields, with amounts that may be zero kept when set.
-type eventPayload struct {
-	EventID             string              `json:"eventId"`
-	Event               api.EventKind       `json:"event"`
-	CreatedAt           time.Time           `json:"createdAt"`
-	SubAccount          string              `json:"subAccount,omitempty"`
-	TransactionID       string              `json:"transactionId,omitempty"`
+// eventEnvelope is the webhook body: {"event","eventId","timestamp","subAccount"?,"data"}, the
+// per-event fields inside data.
+type eventEnvelope struct {
+	Event     api.EventKind `json:"event"`
+	EventID   string        `json:"eventId"`
+	Timestamp string        `json:"timestamp"`
+	// SubAccount is the reference of the wallet the event belongs to; absent for the main account.
+	SubAccount string `json:"subAccount,omitempty"`
+	Data       any    `json:"data"`
+}
+
+// chargeEventData is data of payment_completed, payment_expired and payment_failed.
+type chargeEventData struct {
+	ID                  string              `json:"id"`
+	TransactionID       string              `json:"transactionId"`
 	ExternalReference   string              `json:"externalReference,omitempty"`
-	Status              string              `json:"status,omitempty"`
-	Amount              *api.Money          `json:"amount,omitempty"`
-	NetAmount           *api.Money          `json:"netAmount,omitempty"`
-	FeeAmount           *api.Money          `json:"feeAmount,omitempty"`
+	Status              string              `json:"status"`
+	Amount              api.Money           `json:"amount"`
+	NetAmount           api.Money           `json:"netAmount"`
+	FeeAmount           api.Money           `json:"feeAmount"`
 	Split               []api.SplitItem     `json:"split,omitempty"`
 	BlockedDeposit      *api.BlockedDeposit `json:"blockedDeposit,omitempty"`
 	E2EID               string              `json:"e2eId,omitempty"`
@@ -58,26 +67,53 @@ type eventPayload struct {
 	CounterpartName     string              `json:"counterpartName,omitempty"`
 	CounterpartDocument string              `json:"counterpartDocument,omitempty"`
 	FailureReason       string              `json:"failureReason,omitempty"`
-	BalanceBlock        *api.BalanceBlock   `json:"balanceBlock,omitempty"`
-	RefundTransactionID string              `json:"refundTransactionId,omitempty"`
 }
 
-func (s *Server) chargeEvent(kind api.EventKind, t *tx, now time.Time) *eventPayload {
-	return &eventPayload{Event: kind, CreatedAt: now.UTC(), TransactionID: t.id, ExternalReference: t.externalRef,
-		Status: string(t.status), Amount: moneyPtr(t.amount)}
+// chargeData builds a payment event's data; fee is the fee actually charged (0 unless paid), and
+// netAmount is the amount minus that fee.
+func chargeData(t *tx, fee api.Money) *chargeEventData {
+	d := &chargeEventData{ID: t.id, TransactionID: t.id, ExternalReference: t.externalRef, Status: string(t.status),
+		Amount: t.amount, NetAmount: t.amount - fee, FeeAmount: fee, E2EID: t.e2eID,
+		CounterpartName: t.cpName, CounterpartDocument: t.cpDoc, FailureReason: t.failure}
+	if t.paidAt != nil {
+		p := t.paidAt.UTC()
+		d.PaidAt = &p
+	}
+	return d
 }
 
-func (s *Server) blockEvent(kind api.EventKind, b *block, now time.Time) *eventPayload {
-	v := b.view()
-	return &eventPayload{Event: kind, CreatedAt: now.UTC(), TransactionID: b.txID, ExternalReference: b.externalRef,
-		Status: string(b.status), Amount: moneyPtr(b.amount), E2EID: b.e2eID, BalanceBlock: &v}
+// refundEventData is data of refund_completed: id is the refund's transaction, transactionId and
+// originalTransactionId the refunded payment; netAmount is what the customer receives.
+type refundEventData struct {
+	ID                    string    `json:"id"`
+	TransactionID         string    `json:"transactionId"`
+	OriginalTransactionID string    `json:"originalTransactionId"`
+	Amount                api.Money `json:"amount"`
+	NetAmount             api.Money `json:"netAmount"`
+	FeeAmount             api.Money `json:"feeAmount"`
+	Status                string    `json:"status"`
+	E2EID                 string    `json:"e2eId,omitempty"`
 }
 
-// emit signs and queues ev for the endpoints that receive w's events; s.mu is held.
-// A sub-account without an endpoint of its own has its events delivered to the main account's.
-func (s *Server) emit(w *wallet, ev *eventPayload) {
-	ev.EventID = s.ids.uuid()
-	ev.SubAccount = w.ref
+// withdrawalEventData is data of withdrawal_completed, withdrawal_failed and withdrawal_reversed.
+type withdrawalEventData struct {
+	ID                string     `json:"id"`
+	WithdrawalID      string     `json:"withdrawalId"`
+	Amount            api.Money  `json:"amount"`
+	FeeAmount         api.Money  `json:"feeAmount"`
+	NetAmount         api.Money  `json:"netAmount"`
+	Status            string     `json:"status"`
+	FailureReason     string     `json:"failureReason,omitempty"`
+	ExternalReference string     `json:"externalReference,omitempty"`
+	PspReference      string     `json:"pspReference,omitempty"`
+	ProcessedAt       *time.Time `json:"processedAt,omitempty"`
+}
+
+// emit wraps data in the envelope, and queues it for the endpoints that receive w's events;
+// s.mu is held. A sub-account without an endpoint of its own has its events delivered to the
+// main account's. Every endpoint receives the same body and eventId; each attempt is signed.
+func (s *Server) emit(w *wallet, kind api.EventKind, data any, now time.Time) {
+	ev := eventEnvelope{Event: kind, EventID: s.ids.uuid(), Timestamp: now.UTC().Format(timeLayout), SubAccount: w.ref, Data: data}
 	a := w.acct
 	var targets []*endpoint
 	if w.ref != "" {
@@ -105,7 +141,7 @@ func (s *Server) emit(w *wallet, ev *eventPayload) {
 	for _, e := range targets {
 		s.deliv.enqueue(&delivery{
 			id: s.ids.uuid(), accountID: a.id, endpointID: e.id, url: e.url, secret: e.secret,
-			eventID: ev.EventID, event: ev.Event, subAccount: w.label(), body: body,
+			eventID: ev.EventID, event: kind, subAccount: w.label(), body: body,
 			status: DeliveryPending, createdAt: s.clock.Now(),
 		})
 	}
@@ -341,9 +377,15 @@ func (d *deliverer) post(x *delivery) (int, string) {
 	if err != nil {
 		return 0, "invalid endpoint URL"
 	}
+	sig := api.Sign(x.body, api.Secret(x.secret))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "pixdash-sandbox-webhooks/1")
-	req.Header.Set(api.SignatureHeader, api.Sign(x.body, api.Secret(x.secret)))
+	// The service signs in X-Pague-Signature; the spec names X-Service-Signature: both are sent.
+	req.Header.Set(api.PagueSignatureHeader, sig)
+	req.Header.Set(api.SignatureHeader, sig)
+	req.Header.Set(api.TimestampHeader, strconv.FormatInt(d.clock.Now().UnixMilli(), 10))
+	req.Header.Set(api.EventHeader, string(x.event))
+	req.Header.Set(api.WebhookIDHeader, x.id)
 	req.Header.Set(api.EventIDHeader, x.eventID)
 	resp, err := d.client.Do(req)
 	if err != nil {

@@ -1,7 +1,24 @@
 // Package sandbox is a stateful emulator of the whole payment service: an http.Handler that serves
-// the API under /v2 (every rule of the spec, with balances, statements, expiry, blocked deposits,
-// balance blocks and signed webhooks) plus control endpoints under /v2/_sandbox that play the
-// payer, the payment institution and the back office.
+// the API under /v2 in the deployed service's wire format (pague.dev v2; the replay fixtures in
+// api/testdata/pague hold its shapes), keeping every rule of the spec, with balances, statements,
+// expiry, blocked deposits, balance blocks, refunds, withdrawals, projects and signed webhooks,
+// plus control endpoints under /v2/_sandbox that play the payer, the payment institution and the
+// back office.
+//
+// # API endpoints
+//
+//	POST /auth                         {"client_id","client_secret"}            200 token
+//	POST /pix                          charge (amount and description required) 201 charge (Idempotency-Key)
+//	GET  /transactions/{id}            id, externalReference or Idempotency-Key  200 transaction
+//	POST /transactions/{id}/refund     {"reason"?}                               201 {"originalTransactionId","pspProvider","pspRefundTransactionId","status":"PENDING"}
+//	POST /withdrawals                  see below                                 201 withdrawal (Idempotency-Key)
+//	POST /sub-accounts                 {"reference","name"}                      201 sub-account (approved)
+//	GET  /sub-accounts                                                           200 {"data":[...]}
+//	GET  /account                                                                200 {"account":{"id","status"},"balance":{...}}
+//	GET  /balance-blocks               ?status=                                  200 {"items","total"}
+//	GET  /projects                     ?page&limit&sortBy&sortOrder              200 {"items","total","page","limit","totalPages"}
+//	POST /projects                     {"name","color","description"?,"logoUrl"?} 201 project
+//	GET  /projects/{id}                                                          200 project with updatedAt
 //
 // Typical use:
 //
@@ -21,7 +38,10 @@
 //	POST /_sandbox/balance-blocks               {"transactionId","amount"?,"blockType"?,"reason"?}  201 block
 //	POST /_sandbox/balance-blocks/{id}/resolve  {"status","resolutionReason"?}  200 block
 //	POST /_sandbox/withdrawals                  {"amount","subAccount"?,"outcome"?}  201 transaction
-//	PUT  /_sandbox/fee                          {"pixFee":"1.50"}               200 {"pixFee"}
+//	POST /_sandbox/withdrawals/{id}/complete                                    200 withdrawal (pending only)
+//	POST /_sandbox/withdrawals/{id}/fail        {"reason"?}                     200 withdrawal (pending only)
+//	POST /_sandbox/withdrawals/{id}/reverse     {"reason"?}                     200 withdrawal (completed only)
+//	PUT  /_sandbox/fee                          {"pixFee"?,"withdrawalFee"?}    200 {"pixFee","withdrawalFee"}
 //	POST /_sandbox/webhook-endpoints            {"url","subAccount"?}           201 {"id","url","subAccount","secret","createdAt"}
 //	GET  /_sandbox/webhook-deliveries                                           200 {"items","total"}
 //	GET  /_sandbox/wallets                                                      200 {"items","total"}
@@ -40,14 +60,22 @@
 //   - Check order: route (404/405) → token (401) → revoked (401) → IP (403) → permission (403) →
 //     X-Sub-Account (400 malformed, 403 SUB_ACCOUNT_FORBIDDEN, 404 SUB_ACCOUNT_NOT_FOUND, 403 SUB_ACCOUNT_SUSPENDED).
 //     Without sub-account access even an unknown reference gets 403 (existence is not revealed).
-//   - Sub-account codes travel in a top-level "code" field AND in details.code, and prefix the message;
-//     institution-choice reasons in a top-level "reason" AND details.reason.
-//     404 details: {resource, id} (resource is transaction, charge, project, balance_block or sub_account);
-//     409 details: {resource: "sub_account", field: "reference"|"quota", value, code}.
+//   - Envelope: {statusCode, error, message, details?, timestamp, traceId}; traceId is 32 lowercase hex
+//     digits (also in the X-Trace-Id header). message is a string, or a list of strings when several
+//     validation problems are found at once. Business codes travel in details.code only: SUB_ACCOUNT_*,
+//     or VALIDATION_ERROR with details.field naming the first bad field (POST /pix, /withdrawals,
+//     /projects, /sub-accounts, refund reason; a body that is not a JSON object has no details).
+//     Institution-choice reasons in a top-level "reason" AND details.reason (the spec's field).
+//     404: message "<Resource> not found", details {resource, id}; resource is Sub-account, Project,
+//     Transaction, Withdrawal or Balance block. An unknown X-Sub-Account: 404 details
+//     {code: SUB_ACCOUNT_NOT_FOUND, resource: Sub-account, id}. 409 details: {resource, field, value}
+//     (plus code for sub-accounts).
 //   - Envelope kinds beyond the spec's list: 405 MethodNotAllowed (with an Allow header),
-//     413 PayloadTooLarge (bodies above 1 MiB), 422 UnprocessableEntity. Every reply carries X-Trace-Id.
+//     413 PayloadTooLarge (bodies above 1 MiB), 422 UnprocessableEntity. Kinds keep the spec's spelling
+//     (BadRequest, NotFound...).
 //   - Validation messages follow the spec's examples ("amount must not be less than 1",
-//     "split.0.amount must not be less than 0.01"); a number with more than 2 decimals is
+//     "description should not be empty", "split.0.amount must not be less than 0.01"), listed in the
+//     order of the spec's body table; a number with more than 2 decimals is
 //     "<field> must have at most 2 decimal places"; amounts must be JSON numbers (not strings);
 //     expiresIn must be an integer; the amount may not exceed 9999999999.99 (what a BR Code can carry).
 //     customer sub-fields are optional strings of at most 255 characters; unknown body fields are ignored.
@@ -65,12 +93,22 @@
 //     Idempotent-Replayed: true. Entries live 24 h on the server clock (swept lazily, capped at 100 000).
 //   - GET /transactions/{id} looks in the wallet of X-Sub-Account only: id, then externalReference (the
 //     most recent charge with it), then Idempotency-Key (kept for the life of the charge, not only 24 h).
-//   - GET /projects: page (default 1), limit (default 10, 1..100), sortBy (createdAt default, updatedAt,
+//   - GET /projects: page (default 1), limit (default 20, the service's, 1..100), sortBy (createdAt default, updatedAt,
 //     name — case-insensitive), sortOrder (desc default, asc); items also carry updatedAt; projects belong
 //     to the account (X-Sub-Account is validated but does not filter them).
-//   - GET /sub-accounts returns {"items","total"} in creation order; GET /account returns
-//     {"id","name","subAccount"?,"balance":{"available","pending","blocked","currency"}} for the wallet of
-//     X-Sub-Account (pending is always 0: no money is ever "pending" in the emulator).
+//   - GET /sub-accounts returns {"data":[{id,reference,name,status,createdAt}]} in creation order with
+//     the stored status: POST /sub-accounts answers approved (the spec), the fixture may seed active
+//     (how the service lists a working wallet) or suspended; approved and active are usable.
+//   - GET /account (for the wallet of X-Sub-Account): account {id: the wallet's id, status: approved,
+//     or suspended for a suspended sub-account}; balance {available, promotional, held, total} each
+//     {amount: integer centavos, amountFormatted: reais as a JSON number in shortest form (150.75, 25,
+//     0)}, currency BRL, updatedAt (last balance change, else the wallet's creation). held is the money
+//     under balance blocks; promotional comes from the fixture (default 0) and is never spent;
+//     total = available + promotional + held.
+//   - POST /projects: name required (trimmed, at most 255) and unique in the account without regard to
+//     case (409 Conflict, details {resource: Project, field: name, value}); color required (#rgb or
+//     #rrggbb); description at most 255 (assumed); logoUrl an http(s) URL. 201 {id,name,color,createdAt,
+//     description?,logoUrl?}. Projects belong to the account; X-Sub-Account is validated only.
 //   - GET /balance-blocks lists the wallet's blocks, newest first; an unknown status is 400.
 //   - POST /sub-accounts answers 201; name is required; a quota of 0 in the fixture means no limit.
 //
@@ -92,28 +130,60 @@
 //   - Expiry (timer at expiresAt on the server clock, or POST .../expire): status cancelled, updatedAt set,
 //     pixCopyPaste and expiresAt no longer shown, payment_expired, no split. Paying or expiring a charge
 //     that is not pending is 409.
-//   - Refund (POST .../refund): only completed payments; default amount is what is left; partial refunds
-//     allowed until the total is refunded (then 409). A refund transaction debits the originating wallet
-//     only (it may go negative). The refund fee is 0.00 (feeAmount is sent as 0.00); netAmount = amount.
-//     The charge keeps status completed. refund_completed carries transactionId (the charge),
-//     refundTransactionId, amount, netAmount, feeAmount, e2eId.
+//   - Refund, POST /transactions/{id}/refund (permission assumed PIX:WRITE or FULL_ACCESS; the id
+//     resolves in the wallet of X-Sub-Account as GET /transactions does): the whole remaining amount of a
+//     completed payment; 400 "Transaction already refunded", 400 for anything but a completed payment,
+//     400 "Insufficient balance" when amount + refund fee exceed the originator's spendable balance, 404
+//     (resource Transaction) when unknown. The money leaves the originator only, at once, on a refund line
+//     (type refund, -amount, status pending, reason in metadata); RefundConfirmDelay (3 s, scaled by
+//     WithWebhookScale) later the line becomes completed with an e2eId starting with "D" and
+//     refund_completed is sent. pspProvider is "sandbox". The charge keeps status completed.
+//   - Control refund (POST /_sandbox/transactions/{id}/refund): partial amounts allowed until the total is
+//     refunded (then 409), no balance check (the originator may go negative, spec split rule 11), confirmed
+//     at once. The refund fee is 0.00 in both; netAmount = amount.
 //   - Balance blocks: created awaiting_response on a completed payment (default amount: the payment's),
 //     moving the amount from available to blocked of the payment's wallet (balance_block_created).
 //     Transitions: awaiting_response → defended | approved | rejected; defended → approved | rejected;
 //     others are 409. approved: the blocked money leaves (returned to the payer; balance_block_approved);
 //     rejected: it returns to available (balance_block_rejected); defended sends no event.
 //     referenceNumber is "MED-|JUD-|ADM-" + date + 6 digits.
-//   - Withdrawals (simulated; the spec does not specify their endpoint): at most the available balance;
-//     completed debits (withdrawal_completed); failed does not (withdrawal_failed); reversed debits then
-//     returns the money and ends failed (withdrawal_completed then withdrawal_reversed).
-//   - The fee is per account (sub-accounts use their account's); PUT /_sandbox/fee changes it for
-//     validation of new charges and for every later settlement.
+//   - Withdrawals, POST /withdrawals (WITHDRAWAL:WRITE or FULL_ACCESS; Idempotency-Key as POST /pix, in
+//     its own key space): pixKey, pixKeyType (cpf|cnpj|email|phone|random), holderName, holderDocument
+//     (11 digits for cpf, 14 for cnpj; dots, dashes and slashes are dropped), holderDocumentType, exactly
+//     one of amount (gross) and netAmount (at least 1 each), projectId? (404 Project when not the
+//     account's; no default project), externalReference?. The fee is the account's withdrawal fee
+//     (fixture withdrawal_fee, default pix_fee): with netAmount the gross is net + fee; with amount the
+//     net is amount - fee, and an amount not above the fee is 400. The gross must fit the spendable
+//     balance (available; open chargeback debt is already inside it) or 400 "Insufficient balance". It
+//     leaves the wallet at once; the 201 body has status pending and null failureReason, pspReference,
+//     processedAt (and projectId, externalReference when absent). Its transaction (same id, type
+//     withdrawal, amount -gross, counterpart = holder) exists from creation, pending, and resolves by
+//     id, externalReference or Idempotency-Key. WithdrawalDelay (3 s, scaled) later it completes
+//     (processedAt, pspReference = the end-to-end id, withdrawal_completed) unless the control endpoints
+//     force failed (money returned, withdrawal_failed with failureReason) or, after completion,
+//     reversed (money returned, transaction failed, withdrawal_reversed).
+//   - POST /_sandbox/withdrawals runs the same code with a fixed recipient and applies its outcome at once:
+//     completed (withdrawal_completed), failed (withdrawal_failed, money returned), reversed
+//     (withdrawal_completed then withdrawal_reversed, money returned, transaction failed).
+//   - Fees are per account (sub-accounts use their account's); PUT /_sandbox/fee changes the PIX fee
+//     for validation of new charges and for every later settlement, and the withdrawal fee for new
+//     withdrawals.
 //
 // Webhooks:
-//   - Payload: a flat JSON object (see api.Event) with eventId, event, createdAt, subAccount (absent for the
-//     main account), transactionId, externalReference, status, amount and the event's specifics.
-//     Headers: X-Service-Signature: sha256=<hex HMAC-SHA256(endpoint secret, raw body)>,
-//     X-Service-Event-Id: <eventId>, Content-Type: application/json.
+//   - Payload: the service's envelope {"event","eventId","timestamp" (RFC 3339 UTC, milliseconds),
+//     "subAccount" (only when the event belongs to a sub-account),"data"}. data of payment_* is {id,
+//     transactionId (both the charge), externalReference?, status, amount, netAmount, feeAmount (the fee
+//     charged: 0 for expired and failed, so netAmount = amount there), split? (legs actually paid),
+//     blockedDeposit?, e2eId?, paidAt?, counterpartName?, counterpartDocument?, failureReason?}; of
+//     refund_completed {id (the refund line), transactionId, originalTransactionId (the charge), amount,
+//     netAmount, feeAmount, status, e2eId}; of withdrawal_* {id, withdrawalId, amount, feeAmount,
+//     netAmount, status (completed|failed|reversed), failureReason?, externalReference?, pspReference?,
+//     processedAt?}; of balance_block_* the block itself. Amounts are JSON numbers in reais with two
+//     decimals (api.Money).
+//   - Headers on every attempt: Content-Type: application/json; X-Pague-Signature and
+//     X-Service-Signature (the spec's name), both sha256=<hex HMAC-SHA256(endpoint secret, raw body)>;
+//     X-Pague-Timestamp: the attempt's time in epoch milliseconds on the emulator clock; X-Pague-Event:
+//     the kind; X-Pague-Webhook-ID: the delivery id (the same on retries); X-Service-Event-Id: eventId.
 //   - Endpoints are registered per account with POST /_sandbox/webhook-endpoints (at most 50; the secret,
 //     "whsec_" + 48 hex, is shown only in that reply). An event of a sub-account goes to that
 //     sub-account's endpoints, or, when it has none, to the main account's; main-account events go to
@@ -128,7 +198,9 @@
 // affected. dropResponseAfterCommit hijacks and closes the connection after the handler ran;
 // error500 answers 500 InternalError without running the handler; latencyMs waits first.
 //
-// Fixture additions to the keys of the issue: accounts.city (merchant city in PIX codes, default
+// Fixture additions to the keys of the issue: accounts.withdrawal_fee (default pix_fee),
+// accounts.promotional and accounts.sub_accounts.promotional (promotional credit, default 0),
+// sub_accounts.status active, accounts.projects.logo_url, accounts.city (merchant city in PIX codes, default
 // SAO PAULO), accounts.charges (seeded charges: wallet, amount, description, external_reference, state
 // pending|paid|expired|blocked|refunded, payer_name, payer_document, age, expires_in, split, metadata) and
 // the keys of accounts.balance_blocks (charge = a seeded charge's external_reference, amount, status,
@@ -136,5 +208,7 @@
 // booleans defaulting to true. Seeds are placed relative to the clock at New.
 //
 // Limits of the emulator: transactions are kept for the life of the process (no eviction); there are
-// no rate limits, no transaction-value limits (as the spec says for sandbox) and no withdrawal API.
+// no rate limits, no transaction-value limits (as the spec says for sandbox), no GET of a withdrawal
+// by id (its transaction is read through GET /transactions/{id}) and no webhook-endpoint management
+// API beyond the control endpoint.
 package sandbox

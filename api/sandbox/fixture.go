@@ -26,9 +26,11 @@ type Fixture struct {
 // AccountFixture is one merchant account ([[accounts]]): its settings, credentials, wallets and history.
 type AccountFixture struct {
 	Name            string `toml:"name"`
-	Environment     string `toml:"environment"` // "sandbox" or "production"
-	City            string `toml:"city"`        // merchant city in PIX codes; default "SAO PAULO"
-	PixFee          string `toml:"pix_fee"`     // fixed BRL fee per PIX charge, e.g. "0.99"
+	Environment     string `toml:"environment"`    // "sandbox" or "production"
+	City            string `toml:"city"`           // merchant city in PIX codes; default "SAO PAULO"
+	PixFee          string `toml:"pix_fee"`        // fixed BRL fee per PIX charge, e.g. "0.99"
+	WithdrawalFee   string `toml:"withdrawal_fee"` // fixed BRL fee per PIX withdrawal; default the PIX fee
+	Promotional     string `toml:"promotional"`    // promotional credit of the main wallet, e.g. "10.00"; default 0
 	BlockCNPJPayers bool   `toml:"block_cnpj_payers"`
 	SelfRouting     bool   `toml:"self_routing"`      // institution choice (pspCredentialId) enabled
 	SubAccountQuota int    `toml:"sub_account_quota"` // maximum sub-accounts; 0 means no limit
@@ -55,7 +57,9 @@ type CredentialFixture struct {
 type SubAccountFixture struct {
 	Reference string `toml:"reference"`
 	Name      string `toml:"name"`
-	Status    string `toml:"status"` // "approved" (default) or "suspended"
+	Status    string `toml:"status"` // "approved" (default), "active" or "suspended"
+	// Promotional is the wallet's promotional credit, e.g. "10.00"; default 0.
+	Promotional string `toml:"promotional"`
 }
 
 // ProjectFixture is a project ([[accounts.projects]]).
@@ -63,6 +67,7 @@ type ProjectFixture struct {
 	Name        string `toml:"name"`
 	Color       string `toml:"color"`
 	Description string `toml:"description"`
+	LogoURL     string `toml:"logo_url"` // http(s) URL
 }
 
 // PSPCredentialFixture is a payment institution linked to the account ([[accounts.psp_credentials]]).
@@ -245,6 +250,14 @@ func checkAccount(a *AccountFixture) error {
 			return fmt.Errorf("pix_fee %q must be a non-negative amount with at most 2 decimals", a.PixFee)
 		}
 	}
+	for _, f := range []struct{ key, v string }{{"withdrawal_fee", a.WithdrawalFee}, {"promotional", a.Promotional}} {
+		if f.v == "" {
+			continue
+		}
+		if m, err := api.ParseDecimal(f.v); err != nil || m < 0 {
+			return fmt.Errorf("%s %q must be a non-negative amount with at most 2 decimals", f.key, f.v)
+		}
+	}
 	if a.SubAccountQuota < 0 {
 		return fmt.Errorf("sub_account_quota %d must not be negative", a.SubAccountQuota)
 	}
@@ -302,9 +315,14 @@ func checkSubAccount(sa SubAccountFixture) error {
 		return fmt.Errorf("name must have 1 to %d characters", api.MaxSubAccountName)
 	}
 	switch api.SubAccountStatus(sa.Status) {
-	case "", api.SubAccountApproved, api.SubAccountSuspended:
+	case "", api.SubAccountApproved, api.SubAccountActive, api.SubAccountSuspended:
 	default:
-		return fmt.Errorf("status %q must be approved or suspended", sa.Status)
+		return fmt.Errorf("status %q must be approved, active or suspended", sa.Status)
+	}
+	if sa.Promotional != "" {
+		if m, err := api.ParseDecimal(sa.Promotional); err != nil || m < 0 {
+			return fmt.Errorf("promotional %q must be a non-negative amount with at most 2 decimals", sa.Promotional)
+		}
 	}
 	return nil
 }
@@ -315,6 +333,9 @@ func checkProject(p ProjectFixture) error {
 	}
 	if p.Color != "" && !hexColorRE.MatchString(p.Color) {
 		return fmt.Errorf("color %q must be a hex color like #1A2B3C", p.Color)
+	}
+	if p.LogoURL != "" && !validHookURL(p.LogoURL) {
+		return fmt.Errorf("logo_url %q must be an absolute http or https URL", p.LogoURL)
 	}
 	return nil
 }

@@ -58,8 +58,20 @@ func TestDefaultFixture_DemoCredentials(t *testing.T) {
 			suspended++
 		}
 	}
-	if disabled != 1 || suspended != 1 {
-		t.Errorf("disabled PSPs %d, suspended sub-accounts %d; want 1 and 1", disabled, suspended)
+	active := 0
+	for _, s := range sb.SubAccounts {
+		if s.Status == "active" {
+			active++
+		}
+	}
+	if disabled != 1 || suspended != 1 || active == 0 {
+		t.Errorf("disabled PSPs %d, suspended sub-accounts %d, active %d; want 1, 1 and at least 1", disabled, suspended, active)
+	}
+	if sb.WithdrawalFee == "" {
+		t.Error("the sandbox account sets no withdrawal_fee")
+	}
+	if _, err := ParseFixture([]byte(strings.Replace(string(DefaultFixtureTOML()), `status = "active"`, `status = "approved"`, -1))); err != nil {
+		t.Errorf("approved instead of active: %v", err)
 	}
 	if DefaultFixture() == nil || len(DefaultFixture().Accounts) != 2 {
 		t.Error("DefaultFixture differs from the parsed TOML")
@@ -95,6 +107,10 @@ pix_fee = "0.99"
 		{"charge state", base + "  [[accounts.charges]]\n  amount = \"10\"\n  state = \"weird\"\n", "state"},
 		{"blocked needs cnpj", base + "  [[accounts.charges]]\n  amount = \"10\"\n  state = \"blocked\"\n  payer_document = \"12345678909\"\n", "CNPJ"},
 		{"block seed charge", base + "  [[accounts.balance_blocks]]\n  charge = \"nope\"\n", "nope"},
+		{"sub-account status", base + "  [[accounts.sub_accounts]]\n  reference = \"ab\"\n  name = \"x\"\n  status = \"pending\"\n", "approved, active or suspended"},
+		{"sub-account promotional", base + "  [[accounts.sub_accounts]]\n  reference = \"ab\"\n  name = \"x\"\n  promotional = \"-1\"\n", "promotional"},
+		{"withdrawal fee", strings.Replace(base, `pix_fee = "0.99"`, "pix_fee = \"0.99\"\nwithdrawal_fee = \"1.5.0\"", 1), "withdrawal_fee"},
+		{"project logo", base + "  [[accounts.projects]]\n  name = \"p\"\n  logo_url = \"ftp://x\"\n", "logo_url"},
 		{"duplicate client id", base + "  [[accounts.credentials]]\n  client_id = \"mp_test_x\"\n  client_secret = \"t\"\n  permissions = [\"FULL_ACCESS\"]\n", "twice"},
 	}
 	for _, tc := range cases {

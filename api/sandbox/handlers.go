@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,7 +147,7 @@ func (s *Server) authenticate(c *call, rt *route) bool {
 		c.subAccountError(http.StatusNotFound, api.CodeSubAccountNotFound, ref)
 		return false
 	}
-	if !w.status.Active() {
+	if !w.status.Usable() {
 		c.subAccountError(http.StatusForbidden, api.CodeSubAccountSuspended, ref)
 		return false
 	}
@@ -204,21 +205,27 @@ func parseAmount(raw json.RawMessage, field string) (api.Money, string) {
 	return m, ""
 }
 
-// parsePix checks POST /pix's body on the wire and against the field limits.
-func parsePix(body []byte) (*parsedPix, string) {
+// parsePix checks POST /pix's body on the wire and against the field limits; it returns every
+// problem found (a body that is not a JSON object, or a member of the wrong JSON type, stops at once).
+func parsePix(body []byte) (*parsedPix, []api.FieldProblem) {
 	var b pixBody
-	if msg := decodeObject(body, &b); msg != "" {
-		return nil, msg
+	if p := decodeObject(body, &b); p != nil {
+		return nil, []api.FieldProblem{*p}
+	}
+	var ps []api.FieldProblem
+	bad := map[string]bool{} // fields with a wire problem: CheckCreatePix does not repeat them
+	add := func(field, msg string) {
+		ps = append(ps, api.FieldProblem{Field: field, Msg: msg})
+		bad[field] = true
 	}
 	p := &parsedPix{expiresIn: api.DefaultExpiresIn}
 	if isNull(b.Amount) {
-		return nil, "amount is required"
+		add(api.FieldAmount, "amount is required")
+	} else if amt, msg := parseAmount(b.Amount, "amount"); msg != "" {
+		add(api.FieldAmount, msg)
+	} else {
+		p.Amount = amt
 	}
-	amt, msg := parseAmount(b.Amount, "amount")
-	if msg != "" {
-		return nil, msg
-	}
-	p.Amount = amt
 	if b.Description != nil {
 		p.Description = *b.Description
 	}
@@ -227,7 +234,7 @@ func parsePix(body []byte) (*parsedPix, string) {
 			{"name", b.Customer.Name}, {"document", b.Customer.Document}, {"email", b.Customer.Email}, {"phone", b.Customer.Phone},
 		} {
 			if utf8.RuneCountInString(f.v) > 255 {
-				return nil, "customer." + f.name + " must be shorter than or equal to 255 characters"
+				add("customer."+f.name, "customer."+f.name+" must be shorter than or equal to 255 characters")
 			}
 		}
 		if !b.Customer.IsZero() {
@@ -238,77 +245,103 @@ func parsePix(body []byte) (*parsedPix, string) {
 	if b.ProjectID != nil {
 		p.ProjectID = *b.ProjectID
 		if p.ProjectID == "" {
-			return nil, "projectId must be a UUID"
+			add(api.FieldProjectID, "projectId must be a UUID")
 		}
 	}
 	if b.PspCredentialID != nil {
 		p.PspCredentialID = *b.PspCredentialID
 		if p.PspCredentialID == "" {
-			return nil, "pspCredentialId must be a UUID"
+			add(api.FieldPspCredID, "pspCredentialId must be a UUID")
 		}
 	}
 	if !isNull(b.ExpiresIn) {
 		t := string(bytes.TrimSpace(b.ExpiresIn))
-		if digits := strings.TrimPrefix(t, "-"); digits == "" || strings.Trim(digits, "0123456789") != "" {
-			return nil, "expiresIn must be an integer number"
-		}
 		n, err := strconv.Atoi(t)
-		switch {
+		switch digits := strings.TrimPrefix(t, "-"); {
+		case digits == "" || strings.Trim(digits, "0123456789") != "":
+			add(api.FieldExpiresIn, "expiresIn must be an integer number")
 		case err != nil && t[0] == '-', err == nil && n < api.MinExpiresIn:
-			return nil, "expiresIn must not be less than 300"
+			add(api.FieldExpiresIn, "expiresIn must not be less than 300")
 		case err != nil, n > api.MaxExpiresIn:
-			return nil, "expiresIn must not be greater than 604800"
+			add(api.FieldExpiresIn, "expiresIn must not be greater than 604800")
+		default:
+			p.ExpiresIn = n
+			p.expiresIn = n
 		}
-		p.ExpiresIn = n
-		p.expiresIn = n
 	}
 	if b.ExternalReference != nil {
 		p.ExternalReference = *b.ExternalReference
 	}
 	if !isNull(b.Metadata) {
 		t := bytes.TrimSpace(b.Metadata)
-		if t[0] != '{' {
-			return nil, "metadata must be an object"
-		}
 		dec := json.NewDecoder(bytes.NewReader(t))
 		dec.UseNumber()
 		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			return nil, "metadata must be an object"
+		if t[0] != '{' || dec.Decode(&m) != nil {
+			add("metadata", "metadata must be an object")
+		} else {
+			p.Metadata = m
 		}
-		p.Metadata = m
 	}
 	if !isNull(b.Split) {
-		var items []json.RawMessage
-		if json.Unmarshal(b.Split, &items) != nil {
-			return nil, "split must be an array"
-		}
-		for i, raw := range items {
-			var it splitBody
-			if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &it) != nil {
-				return nil, fmt.Sprintf("split.%d must be an object", i)
-			}
-			var ref string
-			if !isNull(it.SubAccount) && json.Unmarshal(it.SubAccount, &ref) != nil {
-				return nil, fmt.Sprintf("split.%d.subAccount must be a string", i)
-			}
-			if isNull(it.Amount) {
-				return nil, fmt.Sprintf("split.%d.amount must not be less than 0.01", i)
-			}
-			m, msg := parseAmount(it.Amount, fmt.Sprintf("split.%d.amount", i))
-			if msg != "" {
-				return nil, msg
-			}
-			p.Split = append(p.Split, api.SplitItem{SubAccount: ref, Amount: m})
+		if msg := parseSplit(b.Split, p); msg != "" {
+			add(api.FieldSplit, msg)
 		}
 	}
-	if ps := api.CheckCreatePix(&p.CreatePixRequest); len(ps) > 0 {
-		return nil, ps[0].Msg
+	for _, pr := range api.CheckCreatePix(&p.CreatePixRequest) {
+		if !bad[pr.Field] && !strings.HasPrefix(pr.Field, api.FieldSplit) {
+			ps = append(ps, pr)
+			bad[pr.Field] = true
+		}
 	}
-	if p.Amount > maxBRCodeAmount {
-		return nil, "amount must not be greater than " + maxBRCodeAmount.Decimal()
+	if !bad[api.FieldAmount] && p.Amount > maxBRCodeAmount {
+		add(api.FieldAmount, "amount must not be greater than "+maxBRCodeAmount.Decimal())
 	}
-	return p, ""
+	if len(ps) > 0 {
+		slices.SortStableFunc(ps, func(a, b api.FieldProblem) int { return pixFieldRank(a.Field) - pixFieldRank(b.Field) })
+		return nil, ps
+	}
+	return p, nil
+}
+
+// pixFieldOrder is the order of POST /pix's body fields in the spec; problems are listed in it.
+var pixFieldOrder = []string{api.FieldAmount, api.FieldDescription, "customer", api.FieldProjectID, api.FieldPspCredID,
+	api.FieldExpiresIn, api.FieldExternalRef, "metadata", api.FieldSplit}
+
+func pixFieldRank(field string) int {
+	root, _, _ := strings.Cut(field, ".")
+	if i := slices.Index(pixFieldOrder, root); i >= 0 {
+		return i
+	}
+	return len(pixFieldOrder)
+}
+
+// parseSplit reads the split items into p; "" or the first wire problem. The split rules
+// themselves (count, minimum, references, sum) are checkSplit's.
+func parseSplit(raw json.RawMessage, p *parsedPix) string {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return "split must be an array"
+	}
+	for i, raw := range items {
+		var it splitBody
+		if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &it) != nil {
+			return fmt.Sprintf("split.%d must be an object", i)
+		}
+		var ref string
+		if !isNull(it.SubAccount) && json.Unmarshal(it.SubAccount, &ref) != nil {
+			return fmt.Sprintf("split.%d.subAccount must be a string", i)
+		}
+		if isNull(it.Amount) {
+			return fmt.Sprintf("split.%d.amount must not be less than 0.01", i)
+		}
+		m, msg := parseAmount(it.Amount, fmt.Sprintf("split.%d.amount", i))
+		if msg != "" {
+			return msg
+		}
+		p.Split = append(p.Split, api.SplitItem{SubAccount: ref, Amount: m})
+	}
+	return ""
 }
 
 // canonicalHash identifies a body for idempotency: key order and spacing do not matter.
@@ -337,12 +370,17 @@ func (s *Server) idemFind(ikey string, now time.Time) *idemEntry {
 	return e
 }
 
-// idemAnswer replays a cached 201 (its QR code rebuilt: the code is deterministic) or refuses a
-// different body with 422.
+// idemAnswer replays a cached 201 (a charge's QR code rebuilt: the code is deterministic) or
+// refuses a different body with 422.
 func (s *Server) idemAnswer(c *call, e *idemEntry, hash string) {
 	if e.hash != hash {
 		c.fail(http.StatusUnprocessableEntity, kindUnprocessable,
 			"Idempotency-Key was already used with a different request body", map[string]any{"field": "Idempotency-Key"})
+		return
+	}
+	if e.withdrawal != nil {
+		c.raw(http.StatusCreated, e.withdrawal)
+		c.w.Header().Set("Idempotent-Replayed", "true")
 		return
 	}
 	resp := e.charge
@@ -381,14 +419,48 @@ func (s *Server) sweepIdem(now time.Time) {
 	}
 }
 
+// idemKey reads the optional Idempotency-Key (8 to 255 characters); ok is false after a 400.
+func (c *call) idemKey() (key string, has, ok bool) {
+	vals, present := c.r.Header["Idempotency-Key"]
+	if !present || len(vals) == 0 {
+		return "", false, true
+	}
+	if err := api.ValidateIdempotencyKey(vals[0]); err != nil {
+		c.invalid(api.FieldIdempotencyKeyHeader, "Idempotency-Key must be between 8 and 255 characters")
+		return "", false, false
+	}
+	return vals[0], true, true
+}
+
+// idemLookup answers from the cache when the key of endpoint (scoped to account and wallet) was
+// used in the last 24 h: true when the request was answered. It returns the cache key and body hash.
+func (s *Server) idemLookup(c *call, endpoint, key string, body []byte) (ikey, hash string, answered bool) {
+	ikey = c.acct.id + "\x00" + c.wallet.ref + "\x00" + endpoint + "\x00" + key
+	hash = canonicalHash(body)
+	s.mu.Lock()
+	e := s.idemFind(ikey, s.clock.Now())
+	var cached idemEntry
+	if e != nil {
+		cached = *e
+	}
+	s.mu.Unlock()
+	if e != nil {
+		s.idemAnswer(c, &cached, hash)
+		return ikey, hash, true
+	}
+	return ikey, hash, false
+}
+
+// idemStore caches a 201 under ikey; s.mu is held.
+func (s *Server) idemStore(ikey string, e *idemEntry) {
+	s.idem[ikey] = e
+	s.idemQ = append(s.idemQ, idemQItem{key: ikey, created: e.created})
+}
+
 func (s *Server) handleCreatePix(c *call) {
-	key, hasKey := "", false
-	if vals, ok := c.r.Header["Idempotency-Key"]; ok && len(vals) > 0 {
-		key, hasKey = vals[0], true
-		if err := api.ValidateIdempotencyKey(key); err != nil {
-			c.badRequest("Idempotency-Key must be between 8 and 255 characters")
-			return
-		}
+	key, hasKey, ok := c.idemKey()
+	if !ok {
+		return
 	}
 	body, ok := c.readBody()
 	if !ok {
@@ -398,23 +470,14 @@ func (s *Server) handleCreatePix(c *call) {
 	w := c.wallet
 	ikey, hash := "", ""
 	if hasKey {
-		ikey = a.id + "\x00" + w.ref + "\x00" + key
-		hash = canonicalHash(body)
-		s.mu.Lock()
-		e := s.idemFind(ikey, s.clock.Now())
-		var cached idemEntry
-		if e != nil {
-			cached = *e
-		}
-		s.mu.Unlock()
-		if e != nil {
-			s.idemAnswer(c, &cached, hash)
+		var answered bool
+		if ikey, hash, answered = s.idemLookup(c, "pix", key, body); answered {
 			return
 		}
 	}
-	p, msg := parsePix(body)
-	if msg != "" {
-		c.badRequest(msg)
+	p, ps := parsePix(body)
+	if len(ps) > 0 {
+		c.validation(ps)
 		return
 	}
 	id := s.ids.uuid()
@@ -454,7 +517,7 @@ func (s *Server) handleCreatePix(c *call) {
 			}
 		}
 		if projectID == "" {
-			c.notFound("project", p.ProjectID, fmt.Sprintf("Project %s not found", p.ProjectID))
+			c.notFound(resProject, p.ProjectID)
 			return
 		}
 	} else if len(a.projects) == 1 {
@@ -493,8 +556,7 @@ func (s *Server) handleCreatePix(c *call) {
 		w.byIdemKey[key] = t
 		cached := resp
 		cached.QRCodeBase64 = "" // rebuilt on replay: keeps the cache small
-		s.idem[ikey] = &idemEntry{hash: hash, charge: cached, created: now}
-		s.idemQ = append(s.idemQ, idemQItem{key: ikey, created: now})
+		s.idemStore(ikey, &idemEntry{hash: hash, charge: cached, created: now})
 	}
 	c.raw(http.StatusCreated, b)
 }
@@ -532,7 +594,7 @@ func (s *Server) checkSplit(c *call, p *parsedPix) bool {
 	a, w := c.acct, c.wallet
 	wallets := func(ref string) (bool, bool) {
 		x := a.wallets[ref]
-		return x != nil && ref != "", x != nil && x.status.Active()
+		return x != nil && ref != "", x != nil && x.status.Usable()
 	}
 	ps := api.CheckSplit(p.Split, w.ref, p.Amount, a.fee, wallets)
 	report := func(pr api.SplitProblem) {
@@ -617,23 +679,29 @@ func (s *Server) route(c *call, pinned string) (string, bool) {
 func (s *Server) handleGetTransaction(c *call) {
 	id := c.params[0]
 	s.mu.Lock()
-	w := c.wallet
-	t := w.txs[id]
-	if t == nil {
-		t = w.byExtRef[id]
-	}
-	if t == nil {
-		t = w.byIdemKey[id]
-	}
+	t := c.wallet.lookup(id)
 	if t == nil {
 		s.mu.Unlock()
-		c.notFound("transaction", id, fmt.Sprintf("Transaction %s not found", truncateText(id, 100)))
+		c.notFound(resTransaction, id)
 		return
 	}
 	s.expireDue(t, s.clock.Now())
 	v := t.view()
 	s.mu.Unlock()
 	c.json(http.StatusOK, v)
+}
+
+// lookup resolves id in w as GET /transactions/{id} does: the transaction id, then the
+// externalReference, then the Idempotency-Key used at creation (a withdrawal's transaction
+// exists from its creation, so one still processing resolves too); s.mu is held.
+func (w *wallet) lookup(id string) *tx {
+	if t := w.txs[id]; t != nil {
+		return t
+	}
+	if t := w.byExtRef[id]; t != nil {
+		return t
+	}
+	return w.byIdemKey[id]
 }
 
 // --- sub-accounts -----------------------------------------------------------------------------
@@ -651,38 +719,38 @@ func (s *Server) handleCreateSubAccount(c *call) {
 		return
 	}
 	if req.Reference == nil || *req.Reference == "" {
-		c.badRequest("reference is required")
+		c.invalid(api.FieldReference, "reference is required")
 		return
 	}
 	ref := *req.Reference
 	if ref == api.WalletPrincipal {
-		c.fail(http.StatusBadRequest, api.KindBadRequest, api.CodeSubAccountInvalidReference+": 'principal' is reserved for the main account",
+		c.fail(http.StatusBadRequest, api.KindBadRequest, "'principal' is reserved for the main account",
 			map[string]any{"code": api.CodeSubAccountInvalidReference, "field": "reference", "value": ref})
 		return
 	}
 	if !api.SubAccountRefPattern.MatchString(ref) {
-		c.badRequest("reference must match the pattern ^[a-z0-9][a-z0-9_-]{1,31}$ (2 to 32 characters)")
+		c.invalid(api.FieldReference, "reference must match the pattern ^[a-z0-9][a-z0-9_-]{1,31}$ (2 to 32 characters)")
 		return
 	}
 	if req.Name == nil || strings.TrimSpace(*req.Name) == "" {
-		c.badRequest("name is required")
+		c.invalid(api.FieldName, "name is required")
 		return
 	}
 	if utf8.RuneCountInString(*req.Name) > api.MaxSubAccountName {
-		c.badRequest("name must be shorter than or equal to 255 characters")
+		c.invalid(api.FieldName, "name must be shorter than or equal to 255 characters")
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := c.acct
 	if a.wallets[ref] != nil {
-		c.fail(http.StatusConflict, api.KindConflict, fmt.Sprintf("%s: reference '%s' is already used in this account", api.CodeSubAccountReferenceTaken, ref),
-			map[string]any{"resource": "sub_account", "field": "reference", "value": ref, "code": api.CodeSubAccountReferenceTaken})
+		c.fail(http.StatusConflict, api.KindConflict, fmt.Sprintf("reference '%s' is already used in this account", ref),
+			map[string]any{"resource": resSubAccount, "field": "reference", "value": ref, "code": api.CodeSubAccountReferenceTaken})
 		return
 	}
 	if a.quota > 0 && a.subAccounts() >= a.quota {
-		c.fail(http.StatusConflict, api.KindConflict, fmt.Sprintf("%s: the account reached its maximum of %d sub-accounts", api.CodeSubAccountQuotaExceeded, a.quota),
-			map[string]any{"resource": "sub_account", "field": "quota", "value": a.quota, "code": api.CodeSubAccountQuotaExceeded})
+		c.fail(http.StatusConflict, api.KindConflict, fmt.Sprintf("the account reached its maximum of %d sub-accounts", a.quota),
+			map[string]any{"resource": resSubAccount, "field": "quota", "value": a.quota, "code": api.CodeSubAccountQuotaExceeded})
 		return
 	}
 	w := newWallet(a, ref, s.ids.uuid(), *req.Name, api.SubAccountApproved, s.clock.Now())
@@ -702,30 +770,71 @@ func (s *Server) handleListSubAccounts(c *call) {
 		items = append(items, subAccountView(w))
 	}
 	s.mu.Unlock()
-	c.json(http.StatusOK, map[string]any{"items": items, "total": len(items)})
+	c.json(http.StatusOK, map[string]any{"data": items})
 }
 
 // --- GET /account -----------------------------------------------------------------------------
 
+// accountBody is GET /account: the wallet's account record and its balances.
 type accountBody struct {
-	ID         string      `json:"id"`
-	Name       string      `json:"name"`
-	SubAccount string      `json:"subAccount,omitempty"`
-	Balance    balanceBody `json:"balance"`
+	Account struct {
+		ID     string            `json:"id"`
+		Status api.AccountStatus `json:"status"`
+	} `json:"account"`
+	Balance struct {
+		Available   balanceFigure `json:"available"`
+		Promotional balanceFigure `json:"promotional"`
+		Held        balanceFigure `json:"held"`
+		Total       balanceFigure `json:"total"`
+		Currency    string        `json:"currency"`
+		UpdatedAt   string        `json:"updatedAt"`
+	} `json:"balance"`
 }
 
-type balanceBody struct {
-	Available api.Money `json:"available"`
-	Pending   api.Money `json:"pending"`
-	Blocked   api.Money `json:"blocked"`
-	Currency  string    `json:"currency"`
+// balanceFigure is one balance of GET /account: integer centavos and the same in reais.
+type balanceFigure struct {
+	Amount          int64       `json:"amount"`
+	AmountFormatted reaisNumber `json:"amountFormatted"`
+}
+
+func figure(m api.Money) balanceFigure {
+	return balanceFigure{Amount: int64(m), AmountFormatted: reaisNumber(m)}
+}
+
+// reaisNumber marshals centavos as a JSON number of reais in its shortest form, as the service
+// writes amountFormatted (150.75, 49.9, 25, 0), computed without floating point.
+type reaisNumber api.Money
+
+// MarshalJSON writes the shortest decimal form.
+func (r reaisNumber) MarshalJSON() ([]byte, error) {
+	d := api.Money(r).Decimal()
+	d = strings.TrimSuffix(strings.TrimRight(d, "0"), ".")
+	if d == "" || d == "-" || d == "-0" {
+		d = "0"
+	}
+	return []byte(d), nil
+}
+
+// accountStatus is the account status GET /account reports for a wallet: suspended for a
+// suspended sub-account, approved otherwise (the emulator has no pending or rejected accounts).
+func accountStatus(w *wallet) api.AccountStatus {
+	if w.status == api.SubAccountSuspended {
+		return api.AccountSuspended
+	}
+	return api.AccountApproved
 }
 
 func (s *Server) handleGetAccount(c *call) {
 	s.mu.Lock()
 	w := c.wallet
-	v := accountBody{ID: w.id, Name: w.name, SubAccount: w.ref,
-		Balance: balanceBody{Available: w.available, Blocked: w.blocked, Currency: "BRL"}}
+	var v accountBody
+	v.Account.ID, v.Account.Status = w.id, accountStatus(w)
+	v.Balance.Available = figure(w.available)
+	v.Balance.Promotional = figure(w.promo)
+	v.Balance.Held = figure(w.blocked)
+	v.Balance.Total = figure(w.available + w.promo + w.blocked)
+	v.Balance.Currency = "BRL"
+	v.Balance.UpdatedAt = w.balanceAt.UTC().Format(timeLayout)
 	s.mu.Unlock()
 	c.json(http.StatusOK, v)
 }
@@ -756,9 +865,10 @@ func (s *Server) handleListBlocks(c *call) {
 // Projects listing defaults.
 const (
 	DefaultProjectPage  = 1
-	DefaultProjectLimit = 10
+	DefaultProjectLimit = 20 // the service's default page size
 )
 
+// projectBody is a project of GET /projects and GET /projects/{id}.
 type projectBody struct {
 	ID          string    `json:"id"`
 	Name        string    `json:"name"`
@@ -767,6 +877,11 @@ type projectBody struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 	Description string    `json:"description,omitempty"`
 	LogoURL     string    `json:"logoUrl,omitempty"`
+}
+
+func (p *project) body() projectBody {
+	return projectBody{ID: p.id, Name: p.name, Color: p.color, CreatedAt: p.createdAt.UTC(),
+		UpdatedAt: p.updatedAt.UTC(), Description: p.description, LogoURL: p.logoURL}
 }
 
 func (s *Server) handleListProjects(c *call) {
@@ -809,8 +924,7 @@ func (s *Server) handleListProjects(c *call) {
 	s.mu.Lock()
 	all := make([]projectBody, 0, len(c.acct.projects))
 	for _, p := range c.acct.projects {
-		all = append(all, projectBody{ID: p.id, Name: p.name, Color: p.color, CreatedAt: p.createdAt.UTC(),
-			UpdatedAt: p.updatedAt.UTC(), Description: p.description})
+		all = append(all, p.body())
 	}
 	s.mu.Unlock()
 	less := func(a, b projectBody) int {

@@ -71,10 +71,12 @@ sub_account_quota = 6
   [[accounts.sub_accounts]]
   reference = "loja-a"
   name = "Loja A"
+  status = "active"
 
   [[accounts.sub_accounts]]
   reference = "loja-b"
   name = "Loja B"
+  promotional = "10.00"
 
   [[accounts.sub_accounts]]
   reference = "loja_c"

@@ -90,7 +90,7 @@ func (s *Server) seedCharge(a *account, cf ChargeFixture, now time.Time) *tx {
 	if len(legs) > 0 {
 		wallets := func(ref string) (bool, bool) {
 			x := a.wallets[ref]
-			return x != nil && ref != "", x != nil && x.status.Active()
+			return x != nil && ref != "", x != nil && x.status.Usable()
 		}
 		if ps := api.CheckSplit(legs, w.ref, amount, a.fee, wallets); len(ps) > 0 {
 			s.log.Warn("sandbox: fixture charge skipped", "account", a.name, "externalReference", cf.ExternalReference, "err", ps[0].SpecMessage())

@@ -296,11 +296,16 @@ func (s *Server) buildRoutes() []route {
 		r(http.MethodPost, "/auth", false, "", false, s.handleAuth),
 		r(http.MethodPost, "/pix", true, permPixWrite, true, s.handleCreatePix),
 		r(http.MethodGet, "/transactions/*", true, permTxRead, true, s.handleGetTransaction),
+		// The service names no permission for refunds; assumed PIX:WRITE (FULL_ACCESS covers it).
+		r(http.MethodPost, "/transactions/*/refund", true, permPixWrite, true, s.handleRefundTransaction),
+		r(http.MethodPost, "/withdrawals", true, permWithdrawalWrite, true, s.handleCreateWithdrawal),
 		r(http.MethodPost, "/sub-accounts", true, permSubWrite, false, s.handleCreateSubAccount),
 		r(http.MethodGet, "/sub-accounts", true, permSubRead, false, s.handleListSubAccounts),
 		r(http.MethodGet, "/account", true, permAccountRead, true, s.handleGetAccount),
 		r(http.MethodGet, "/balance-blocks", true, permBlockRead, true, s.handleListBlocks),
 		r(http.MethodGet, "/projects", true, permProjectRead, true, s.handleListProjects),
+		r(http.MethodPost, "/projects", true, permProjectWrite, true, s.handleCreateProject),
+		r(http.MethodGet, "/projects/*", true, permProjectRead, true, s.handleGetProject),
 
 		r(http.MethodPost, "/_sandbox/charges/*/pay", true, "", false, s.handlePay),
 		r(http.MethodPost, "/_sandbox/charges/*/expire", true, "", false, s.handleExpire),
@@ -308,6 +313,9 @@ func (s *Server) buildRoutes() []route {
 		r(http.MethodPost, "/_sandbox/balance-blocks", true, "", false, s.handleCreateBlock),
 		r(http.MethodPost, "/_sandbox/balance-blocks/*/resolve", true, "", false, s.handleResolveBlock),
 		r(http.MethodPost, "/_sandbox/withdrawals", true, "", false, s.handleWithdraw),
+		r(http.MethodPost, "/_sandbox/withdrawals/*/complete", true, "", false, s.handleCompleteWithdrawal),
+		r(http.MethodPost, "/_sandbox/withdrawals/*/fail", true, "", false, s.handleFailWithdrawal),
+		r(http.MethodPost, "/_sandbox/withdrawals/*/reverse", true, "", false, s.handleReverseWithdrawal),
 		r(http.MethodPut, "/_sandbox/fee", true, "", false, s.handleSetFee),
 		r(http.MethodPost, "/_sandbox/webhook-endpoints", true, "", false, s.handleRegisterWebhook),
 		r(http.MethodGet, "/_sandbox/webhook-deliveries", true, "", false, s.handleDeliveries),
@@ -370,7 +378,7 @@ func (s *Server) match(method, escaped string) (rt *route, params []string, allo
 // ServeHTTP serves the API under Prefix.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	bw := &bufferedWriter{header: http.Header{}}
-	c := &call{s: s, w: bw, r: r, traceID: s.ids.hex(16)}
+	c := &call{s: s, w: bw, r: r, traceID: s.ids.hex(traceIDLen)}
 	var rt *route
 	defer func() {
 		if rec := recover(); rec != nil {
@@ -505,17 +513,32 @@ const (
 	kindPayloadTooLarge  = "PayloadTooLarge"
 )
 
-// envelope is the spec's error body, plus the sub-account code and institution reason at the top level.
+// envelope is the error body: the spec's fields, message a string or (several validation
+// problems at once) a list of strings, and the institution-choice reason also at the top level.
 type envelope struct {
 	StatusCode int            `json:"statusCode"`
 	Error      string         `json:"error"`
-	Message    string         `json:"message"`
-	Code       string         `json:"code,omitempty"`
+	Message    any            `json:"message"`
 	Reason     string         `json:"reason,omitempty"`
 	Details    map[string]any `json:"details,omitempty"`
 	Timestamp  string         `json:"timestamp"`
 	TraceID    string         `json:"traceId,omitempty"`
 }
+
+// traceIDLen is the number of lowercase hex digits of a traceId (the service's 128-bit ids).
+const traceIDLen = 32
+
+// codeValidation is details.code of a validation failure; details.field names the first bad field.
+const codeValidation = "VALIDATION_ERROR"
+
+// Resource names of 404 details (and 409 details).
+const (
+	resSubAccount   = api.ResourceSubAccount
+	resProject      = "Project"
+	resTransaction  = "Transaction"
+	resWithdrawal   = "Withdrawal"
+	resBalanceBlock = "Balance block"
+)
 
 func (c *call) json(status int, v any) {
 	b, err := json.Marshal(v)
@@ -540,12 +563,14 @@ func (c *call) raw(status int, b []byte) {
 
 // fail writes the error envelope.
 func (c *call) fail(status int, kind, msg string, details map[string]any) {
+	c.failWith(status, kind, msg, details)
+}
+
+// failWith writes the error envelope with msg a string or a []string.
+func (c *call) failWith(status int, kind string, msg any, details map[string]any) {
 	e := envelope{
 		StatusCode: status, Error: kind, Message: msg, Details: details,
 		Timestamp: c.s.clock.Now().UTC().Format(timeLayout), TraceID: c.traceID,
-	}
-	if code, ok := details["code"].(string); ok {
-		e.Code = code
 	}
 	if reason, ok := details["reason"].(string); ok {
 		e.Reason = reason
@@ -562,32 +587,62 @@ func (c *call) badRequest(msg string) {
 	c.fail(http.StatusBadRequest, api.KindBadRequest, msg, nil)
 }
 
-func (c *call) notFound(resource, id, msg string) {
-	c.fail(http.StatusNotFound, api.KindNotFound, msg, map[string]any{"resource": resource, "id": id})
+// invalid answers a validation failure of one field: 400 with details {code: VALIDATION_ERROR, field}.
+func (c *call) invalid(field, msg string) {
+	c.validation([]api.FieldProblem{{Field: field, Msg: msg}})
+}
+
+// validation answers 400 for the problems found: the message is the only problem's sentence or
+// the list of all of them; details.code is VALIDATION_ERROR and details.field the first bad field.
+// A problem without a field (the body is not a JSON object) is sent without details.
+func (c *call) validation(ps []api.FieldProblem) {
+	if len(ps) == 0 {
+		return
+	}
+	var msg any = ps[0].Msg
+	if len(ps) > 1 {
+		msgs := make([]string, len(ps))
+		for i, p := range ps {
+			msgs[i] = p.Msg
+		}
+		msg = msgs
+	}
+	var details map[string]any
+	if ps[0].Field != "" {
+		details = map[string]any{"code": codeValidation, "field": ps[0].Field}
+	}
+	c.failWith(http.StatusBadRequest, api.KindBadRequest, msg, details)
+}
+
+// notFound answers 404 "<resource> not found" with details {resource, id}.
+func (c *call) notFound(resource, id string) {
+	c.fail(http.StatusNotFound, api.KindNotFound, resource+" not found", map[string]any{"resource": resource, "id": id})
 }
 
 func (c *call) conflict(msg string) {
 	c.fail(http.StatusConflict, api.KindConflict, msg, nil)
 }
 
+// subAccountError answers a sub-account error with its code in details.code; an unknown
+// reference also names the resource (Sub-account) and the id, as the service's 404 does.
 func (c *call) subAccountError(status int, code, ref string) {
 	var kind, msg string
 	switch code {
 	case api.CodeSubAccountNotFound:
-		kind, msg = api.KindNotFound, fmt.Sprintf("Sub-account '%s' not found", ref)
+		kind, msg = api.KindNotFound, "Sub-account not found"
 	case api.CodeSubAccountSuspended:
 		kind, msg = api.KindForbidden, fmt.Sprintf("Sub-account '%s' is suspended", ref)
 	default:
 		kind, msg = api.KindForbidden, "This credential is not authorized to operate sub-accounts"
 	}
 	d := map[string]any{"code": code}
-	if ref != "" {
+	switch {
+	case code == api.CodeSubAccountNotFound:
+		d["resource"], d["id"] = resSubAccount, ref
+	case ref != "":
 		d["reference"] = ref
 	}
-	if code == api.CodeSubAccountNotFound {
-		d["resource"], d["id"] = "sub_account", ref
-	}
-	c.fail(status, kind, code+": "+msg, d)
+	c.fail(status, kind, msg, d)
 }
 
 // authBody writes the /auth error body: only error and message.
@@ -618,35 +673,36 @@ func (c *call) readBody() ([]byte, bool) {
 
 // decodeObject decodes a JSON object body into v; false when the request was answered with 400.
 func (c *call) decodeObject(body []byte, v any) bool {
-	if msg := decodeObject(body, v); msg != "" {
-		c.badRequest(msg)
+	if p := decodeObject(body, v); p != nil {
+		c.validation([]api.FieldProblem{*p})
 		return false
 	}
 	return true
 }
 
-// decodeObject returns "" or a message naming what is wrong with the body.
-func decodeObject(body []byte, v any) string {
+// decodeObject returns nil or the problem with the body: a field of the wrong JSON type is named
+// (Field set); a body that is not a JSON object has no field.
+func decodeObject(body []byte, v any) *api.FieldProblem {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return "Request body must be a JSON object"
+		return &api.FieldProblem{Msg: "Request body must be a JSON object"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return fmt.Sprintf("%s must be %s", te.Field, jsonTypeName(te.Type.String()))
+			return &api.FieldProblem{Field: te.Field, Msg: fmt.Sprintf("%s must be %s", te.Field, jsonTypeName(te.Type.String()))}
 		}
-		return "Request body is not valid JSON"
+		return &api.FieldProblem{Msg: "Request body is not valid JSON"}
 	}
 	if dec.More() {
-		return "Request body is not valid JSON"
+		return &api.FieldProblem{Msg: "Request body is not valid JSON"}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return "Request body is not valid JSON"
+		return &api.FieldProblem{Msg: "Request body is not valid JSON"}
 	}
-	return ""
+	return nil
 }
 
 func jsonTypeName(goType string) string {

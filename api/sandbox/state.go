@@ -19,6 +19,9 @@ const (
 	permAccountRead = "ACCOUNT:READ"
 	permBlockRead   = "BALANCE_BLOCK:READ"
 	permProjectRead = "PROJECT:READ"
+	// permProjectWrite and permWithdrawalWrite guard POST /projects and POST /withdrawals.
+	permProjectWrite    = "PROJECT:WRITE"
+	permWithdrawalWrite = "WITHDRAWAL:WRITE"
 )
 
 // ispb is the (fictional) institution code inside generated end-to-end ids.
@@ -31,6 +34,7 @@ type account struct {
 	env         api.Environment
 	pixKey      string
 	fee         api.Money
+	wdFee       api.Money // withdrawal fee (fixture withdrawal_fee, default the PIX fee)
 	blockCNPJ   bool
 	selfRouting bool
 	quota       int
@@ -40,6 +44,7 @@ type account struct {
 	psps        []*psp
 	endpoints   []*endpoint
 	customers   map[string]string // document -> customer id
+	withdrawals map[string]*withdrawal
 }
 
 func (a *account) main() *wallet { return a.wallets[""] }
@@ -91,6 +96,8 @@ type wallet struct {
 	createdAt time.Time
 	available api.Money
 	blocked   api.Money
+	promo     api.Money // promotional credit (fixture only; never spent by the emulator)
+	balanceAt time.Time // last change of a balance figure (GET /account's updatedAt)
 	txs       map[string]*tx
 	byExtRef  map[string]*tx
 	byIdemKey map[string]*tx
@@ -105,9 +112,16 @@ func (w *wallet) label() string {
 	return w.ref
 }
 
+// touch records that a balance figure of w changed at now.
+func (w *wallet) touch(now time.Time) {
+	if now.After(w.balanceAt) {
+		w.balanceAt = now
+	}
+}
+
 type project struct {
-	id, name, color, description string
-	createdAt, updatedAt         time.Time
+	id, name, color, description, logoURL string
+	createdAt, updatedAt                  time.Time
 }
 
 type psp struct {
@@ -154,7 +168,10 @@ type tx struct {
 	pspPaymentID string
 	idemKey      string
 	refunded     api.Money
-	timer        uint64 // expiry or blocked-refund timer, 0 when none
+	timer        uint64 // expiry, blocked-refund or refund-confirmation timer, 0 when none
+
+	// Refund-line field.
+	pspRefundID string
 }
 
 // view renders the transaction as GET /transactions/{id} returns it.
@@ -221,10 +238,12 @@ func (b *block) view() api.BalanceBlock {
 	return v
 }
 
+// idemEntry is a cached 201 of POST /pix (charge, without its QR code) or POST /withdrawals (body).
 type idemEntry struct {
-	hash    string
-	charge  api.PixCharge // the 201 body without its QR code
-	created time.Time
+	hash       string
+	charge     api.PixCharge
+	withdrawal []byte
+	created    time.Time
 }
 
 type idemQItem struct {
@@ -254,7 +273,7 @@ func (s *Server) load(fx *Fixture) {
 		a := &account{
 			id: s.ids.uuid(), name: strings.TrimSpace(af.Name), city: af.City, env: api.Environment(af.Environment),
 			pixKey: s.ids.uuid(), blockCNPJ: af.BlockCNPJPayers, selfRouting: af.SelfRouting, quota: af.SubAccountQuota,
-			wallets: map[string]*wallet{}, customers: map[string]string{},
+			wallets: map[string]*wallet{}, customers: map[string]string{}, withdrawals: map[string]*withdrawal{},
 		}
 		if strings.TrimSpace(a.city) == "" {
 			a.city = DefaultCity
@@ -262,7 +281,14 @@ func (s *Server) load(fx *Fixture) {
 		if af.PixFee != "" {
 			a.fee, _ = api.ParseDecimal(af.PixFee)
 		}
+		a.wdFee = a.fee
+		if af.WithdrawalFee != "" {
+			a.wdFee, _ = api.ParseDecimal(af.WithdrawalFee)
+		}
 		a.wallets[""] = newWallet(a, "", a.id, a.name, api.SubAccountApproved, now)
+		if af.Promotional != "" {
+			a.main().promo, _ = api.ParseDecimal(af.Promotional)
+		}
 		for j, cf := range af.Credentials {
 			if err := checkCredential(cf, a.env); err != nil || seenIDs[cf.ClientID] {
 				s.log.Warn("sandbox: fixture credential skipped", "account", a.name, "index", j, "err", err)
@@ -290,6 +316,9 @@ func (s *Server) load(fx *Fixture) {
 				st = api.SubAccountApproved
 			}
 			w := newWallet(a, sf.Reference, s.ids.uuid(), sf.Name, st, now.Add(-72*time.Hour))
+			if sf.Promotional != "" {
+				w.promo, _ = api.ParseDecimal(sf.Promotional)
+			}
 			a.wallets[w.ref] = w
 			a.walletOrder = append(a.walletOrder, w)
 		}
@@ -300,7 +329,7 @@ func (s *Server) load(fx *Fixture) {
 			}
 			created := now.Add(-time.Duration(30-j) * 24 * time.Hour)
 			a.projects = append(a.projects, &project{id: s.ids.uuid(), name: pf.Name, color: pf.Color,
-				description: pf.Description, createdAt: created, updatedAt: created.Add(time.Duration(j+1) * time.Hour)})
+				description: pf.Description, logoURL: pf.LogoURL, createdAt: created, updatedAt: created.Add(time.Duration(j+1) * time.Hour)})
 		}
 		for j, pf := range af.PSPCredentials {
 			if err := checkPSP(pf); err != nil {
@@ -316,7 +345,7 @@ func (s *Server) load(fx *Fixture) {
 }
 
 func newWallet(a *account, ref, id, name string, st api.SubAccountStatus, created time.Time) *wallet {
-	return &wallet{acct: a, ref: ref, id: id, name: name, status: st, createdAt: created,
+	return &wallet{acct: a, ref: ref, id: id, name: name, status: st, createdAt: created, balanceAt: created,
 		txs: map[string]*tx{}, byExtRef: map[string]*tx{}, byIdemKey: map[string]*tx{}}
 }
 
@@ -361,6 +390,7 @@ func (s *Server) addLine(w *wallet, typ api.TxType, amount api.Money, desc, pare
 		amount: amount, description: desc, parentID: parentID, createdAt: now, updatedAt: now}
 	s.store(t)
 	w.available += amount
+	w.touch(now)
 	return t
 }
 
@@ -381,6 +411,7 @@ func (s *Server) settle(t *tx, payerName, payerDoc string, now time.Time) {
 	t.e2eID = s.e2e("E", now)
 	t.cpName, t.cpDoc = payerName, payerDoc
 	w.available += t.amount
+	w.touch(now)
 	fee := a.fee
 	if fee > 0 {
 		s.addLine(w, api.TypeFee, -fee, "Taxa PIX da cobrança "+t.id, t.id, now)
@@ -406,15 +437,9 @@ func (s *Server) settle(t *tx, payerName, payerDoc string, now time.Time) {
 		s.addLine(dest, api.TypeInternalTransfer, st.Paid, "Split recebido do pagamento "+t.id, t.id, now)
 		distributed = append(distributed, api.SplitItem{SubAccount: st.Leg.SubAccount, Amount: st.Paid})
 	}
-	ev := s.chargeEvent(api.EventPaymentCompleted, t, now)
-	ev.Split = distributed
-	ev.E2EID = t.e2eID
-	ev.PaidAt = t.paidAt
-	ev.CounterpartName = t.cpName
-	ev.CounterpartDocument = t.cpDoc
-	fa := fee
-	ev.FeeAmount = &fa
-	s.emit(w, ev)
+	d := chargeData(t, fee)
+	d.Split = distributed
+	s.emit(w, api.EventPaymentCompleted, d, now)
 }
 
 // failBlocked refuses a CNPJ deposit: failed, no credit, no fee, refund pending; s.mu is held.
@@ -427,16 +452,12 @@ func (s *Server) failBlocked(t *tx, payerName, payerDoc string, now time.Time) {
 	t.cpName, t.cpDoc = payerName, payerDoc
 	t.failure = "Depósito recusado: a conta não aceita pagamentos de pessoa jurídica (CNPJ); o valor será devolvido ao pagador"
 	t.blocked = &api.BlockedDeposit{Reason: api.ReasonCNPJPayerNotAllowed, Refund: &api.Refund{Status: api.RefundPending}}
-	ev := s.chargeEvent(api.EventPaymentFailed, t, now)
-	ev.E2EID = t.e2eID
-	ev.CounterpartName = t.cpName
-	ev.CounterpartDocument = t.cpDoc
-	ev.FailureReason = t.failure
+	d := chargeData(t, 0)
 	bd := *t.blocked
 	r := *bd.Refund
 	bd.Refund = &r
-	ev.BlockedDeposit = &bd
-	s.emit(t.wallet, ev)
+	d.BlockedDeposit = &bd
+	s.emit(t.wallet, api.EventPaymentFailed, d, now)
 }
 
 // confirmBlockedRefund settles the return of a blocked deposit; s.mu is held.
@@ -457,7 +478,7 @@ func (s *Server) expire(t *tx, now time.Time) {
 	t.timer = 0
 	t.status = api.StatusCancelled
 	t.updatedAt = now
-	s.emit(t.wallet, s.chargeEvent(api.EventPaymentExpired, t, now))
+	s.emit(t.wallet, api.EventPaymentExpired, chargeData(t, 0), now)
 }
 
 // armExpiry schedules the charge's expiry on the clock; s.mu is held.
@@ -478,30 +499,58 @@ func (s *Server) expireDue(t *tx, now time.Time) {
 	}
 }
 
-// refund returns amount of a completed charge to its payer, debiting only the originator; s.mu is held.
-func (s *Server) refund(t *tx, amount api.Money, now time.Time) *tx {
+// refundProblem says why charge t cannot be refunded now ("" when it can); s.mu is held.
+func refundProblem(t *tx) string {
+	switch {
+	case t.typ != api.TypePayment || t.status != api.StatusCompleted:
+		return "Only completed payments can be refunded"
+	case t.amount-t.refunded <= 0:
+		return "Transaction already refunded"
+	}
+	return ""
+}
+
+// startRefund returns amount of completed charge t to its payer: the refund line is recorded
+// (pending) and amount plus the refund fee leave the originator only (it may go negative);
+// confirmRefund settles it. s.mu is held.
+func (s *Server) startRefund(t *tx, amount api.Money, now time.Time) *tx {
 	w := t.wallet
 	line := s.addLine(w, api.TypeRefund, -amount, "Estorno da cobrança "+t.id, t.id, now)
-	line.e2eID = s.e2e("D", now)
-	line.externalRef = ""
+	line.status = api.StatusPending
 	line.cpName, line.cpDoc = t.cpName, t.cpDoc
+	line.pspRefundID = "ref_" + s.ids.hex(24)
+	if refundFee > 0 {
+		s.addLine(w, api.TypeFee, -refundFee, "Taxa de estorno da cobrança "+t.id, t.id, now)
+	}
 	t.refunded += amount
 	t.updatedAt = now
-	ev := s.chargeEvent(api.EventRefundCompleted, t, now)
-	ev.Amount = moneyPtr(amount)
-	ev.NetAmount = moneyPtr(amount)
-	ev.FeeAmount = moneyPtr(refundFee)
-	ev.Status = string(api.StatusCompleted)
-	ev.E2EID = line.e2eID
-	ev.RefundTransactionID = line.id
-	s.emit(w, ev)
+	return line
+}
+
+// confirmRefund settles a pending refund line: completed, e2eId of the return, refund_completed.
+// s.mu is held.
+func (s *Server) confirmRefund(line *tx, now time.Time) {
+	if line.status != api.StatusPending {
+		return
+	}
+	line.timer = 0
+	line.status = api.StatusCompleted
+	line.e2eID = s.e2e("D", now)
+	line.updatedAt = now
+	d := &refundEventData{ID: line.id, TransactionID: line.parentID, OriginalTransactionID: line.parentID,
+		Amount: -line.amount, NetAmount: -line.amount, FeeAmount: refundFee, Status: string(api.StatusCompleted), E2EID: line.e2eID}
+	s.emit(line.wallet, api.EventRefundCompleted, d, now)
+}
+
+// refund returns amount of a completed charge at once (control endpoint, seeds); s.mu is held.
+func (s *Server) refund(t *tx, amount api.Money, now time.Time) *tx {
+	line := s.startRefund(t, amount, now)
+	s.confirmRefund(line, now)
 	return line
 }
 
 // refundFee is what a refund costs the merchant on top of the refunded amount.
 const refundFee api.Money = 0
-
-func moneyPtr(m api.Money) *api.Money { return &m }
 
 // newBlock holds amount of t's wallet under a balance block; s.mu is held.
 func (s *Server) newBlock(t *tx, amount api.Money, blockType, reason string, now time.Time) *block {
@@ -512,10 +561,10 @@ func (s *Server) newBlock(t *tx, amount api.Money, blockType, reason string, now
 		referenceNumber: fmt.Sprintf("%s-%s-%s", prefix, now.UTC().Format("20060102"), s.ids.digits(6))}
 	w.available -= amount
 	w.blocked += amount
+	w.touch(now)
 	w.blocks = append(w.blocks, b)
 	s.blocks[b.id] = b
-	ev := s.blockEvent(api.EventBalanceBlockCreated, b, now)
-	s.emit(w, ev)
+	s.emit(w, api.EventBalanceBlockCreated, b.view(), now)
 	return b
 }
 
@@ -529,15 +578,17 @@ func (s *Server) resolveBlock(b *block, status api.BlockStatus, reason string, n
 	switch status {
 	case api.BlockApproved:
 		w.blocked -= b.amount
+		w.touch(now)
 		at := now
 		b.resolvedAt = &at
-		s.emit(w, s.blockEvent(api.EventBalanceBlockApproved, b, now))
+		s.emit(w, api.EventBalanceBlockApproved, b.view(), now)
 	case api.BlockRejected:
 		w.blocked -= b.amount
 		w.available += b.amount
+		w.touch(now)
 		at := now
 		b.resolvedAt = &at
-		s.emit(w, s.blockEvent(api.EventBalanceBlockRejected, b, now))
+		s.emit(w, api.EventBalanceBlockRejected, b.view(), now)
 	}
 }
 
@@ -550,37 +601,6 @@ func blockTransition(cur, next api.BlockStatus) bool {
 		return next == api.BlockApproved || next == api.BlockRejected
 	}
 	return false
-}
-
-// withdraw simulates a PIX withdrawal from w with the given outcome; s.mu is held.
-func (s *Server) withdraw(w *wallet, amount api.Money, outcome string, now time.Time) *tx {
-	t := &tx{id: s.ids.uuid(), wallet: w, status: api.StatusCompleted, typ: api.TypeWithdrawal, method: api.MethodPix,
-		amount: -amount, description: "Saque PIX (sandbox)", createdAt: now, updatedAt: now,
-		e2eID: s.e2e("E", now), cpName: "Conta de destino (sandbox)", cpDoc: DefaultPayerDocument}
-	s.store(t)
-	event := func(kind api.EventKind) {
-		ev := &eventPayload{Event: kind, CreatedAt: now.UTC(), TransactionID: t.id, Status: string(t.status),
-			Amount: moneyPtr(amount), E2EID: t.e2eID, CounterpartName: t.cpName, FailureReason: t.failure}
-		s.emit(w, ev)
-	}
-	if outcome == WithdrawalFailed {
-		t.status = api.StatusFailed
-		t.e2eID = ""
-		t.failure = "Saque recusado pela instituição de pagamento (simulação)"
-		event(api.EventWithdrawalFailed)
-		return t
-	}
-	w.available -= amount
-	paid := now
-	t.paidAt = &paid
-	event(api.EventWithdrawalCompleted)
-	if outcome == WithdrawalReversed {
-		w.available += amount
-		t.status = api.StatusFailed
-		t.failure = "Saque devolvido pela instituição de pagamento (simulação)"
-		event(api.EventWithdrawalReversed)
-	}
-	return t
 }
 
 // Format prints a credential without its secret, for every verb.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"pixdash/api"
 )
@@ -59,7 +60,7 @@ func TestConcurrentHammer(t *testing.T) {
 				}
 				// Every worker uses the same key in round i: exactly one charge per key and wallet.
 				hdr["Idempotency-Key"] = fmt.Sprintf("hammer-key-%03d", i)
-				body := map[string]any{"amount": 10 + i, "split": []map[string]any{{"subAccount": "loja_c", "amount": 1}}}
+				body := map[string]any{"description": "Venda", "amount": 10 + i, "split": []map[string]any{{"subAccount": "loja_c", "amount": 1}}}
 				st, b, err := do(http.MethodPost, "/pix", body, hdr)
 				if err != nil || st != 201 {
 					errs <- fmt.Errorf("create: %d %v %s", st, err, b)
@@ -79,6 +80,12 @@ func TestConcurrentHammer(t *testing.T) {
 							errs <- fmt.Errorf("refund: %d %s", st, b)
 						}
 					}
+					if i%8 == 5 {
+						st, b, _ = do(http.MethodPost, "/transactions/"+pc.ID+"/refund", map[string]any{"reason": "hammer"}, hdr)
+						if st != 201 && st != 400 { // 400: already refunded by another worker, or not enough balance
+							errs <- fmt.Errorf("public refund: %d %s", st, b)
+						}
+					}
 					if i%8 == 1 {
 						st, b, _ = do(http.MethodPost, "/_sandbox/balance-blocks", map[string]any{"transactionId": pc.ID, "amount": 2}, nil)
 						if st == 201 {
@@ -89,6 +96,22 @@ func TestConcurrentHammer(t *testing.T) {
 					}
 				case 2:
 					do(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/expire", nil, nil)
+				case 3:
+					wh := map[string]string{"Idempotency-Key": fmt.Sprintf("hammer-wd-%03d", i)}
+					if sub := hdr["X-Sub-Account"]; sub != "" {
+						wh["X-Sub-Account"] = sub
+					}
+					wbody := map[string]any{"pixKey": "k@x.com", "pixKeyType": "email", "holderName": "H", "holderDocument": "12345678909",
+						"holderDocumentType": "cpf", "netAmount": 1}
+					st, b, _ = do(http.MethodPost, "/withdrawals", wbody, wh)
+					if st != 201 && st != 400 { // 400: not enough balance
+						errs <- fmt.Errorf("withdrawal: %d %s", st, b)
+					}
+					if st == 201 && w%2 == 0 {
+						var wd api.Withdrawal
+						_ = json.Unmarshal(b, &wd)
+						do(http.MethodPost, "/_sandbox/withdrawals/"+wd.ID+"/fail", nil, nil)
+					}
 				}
 				for _, p := range []string{"/transactions/" + pc.ID, "/account", "/balance-blocks", "/projects?limit=2", "/sub-accounts", "/_sandbox/wallets", "/_sandbox/webhook-deliveries"} {
 					if st, b, err := do(http.MethodGet, p, nil, hdr); err != nil || st != 200 {
@@ -103,6 +126,7 @@ func TestConcurrentHammer(t *testing.T) {
 	}
 	wg.Wait()
 	close(errs)
+	e.clock.Advance(time.Minute) // pending refunds and withdrawals settle
 	for err := range errs {
 		t.Error(err)
 	}
@@ -126,6 +150,13 @@ func TestConcurrentHammer(t *testing.T) {
 			}
 		case x.typ == api.TypeFee || x.typ == api.TypeRefund:
 			debited -= x.amount
+		case x.typ == api.TypeWithdrawal:
+			if x.idemKey != "" {
+				perKey[x.wallet.label()+"/wd/"+x.idemKey]++
+			}
+			if x.status != api.StatusFailed { // a failed or reversed withdrawal gave the money back
+				debited -= x.amount
+			}
 		}
 	}
 	for k, n := range perKey {
@@ -158,7 +189,7 @@ func TestConcurrentHammer(t *testing.T) {
 // BR Code for the charged amount.
 func FuzzCreatePixBody(f *testing.F) {
 	for _, s := range []string{
-		`{"amount": 10}`,
+		`{"amount": 10}`, `{"amount": 0.5, "expiresIn": 1}`, `{"description": "x", "amount": 10}`,
 		`{"amount": 10.5, "description": "café", "expiresIn": 300, "externalReference": "x"}`,
 		`{"amount": 1, "split": [{"subAccount": "loja-a", "amount": 0.01}]}`,
 		`{"amount": 100, "split": [{"subAccount": "principal", "amount": 99.01}]}`,
@@ -225,8 +256,22 @@ func FuzzCreatePixBody(f *testing.F) {
 			if rec.Code < 400 || m["statusCode"] != float64(rec.Code) || m["error"] == "" || m["timestamp"] == nil {
 				t.Fatalf("%d is not an error envelope: %s", rec.Code, rec.Body.String())
 			}
-			if msg, _ := m["message"].(string); strings.TrimSpace(msg) == "" {
-				t.Fatalf("empty message: %s", rec.Body.String())
+			switch msg := m["message"].(type) {
+			case string:
+				if strings.TrimSpace(msg) == "" {
+					t.Fatalf("empty message: %s", rec.Body.String())
+				}
+			case []any: // several validation problems at once
+				if len(msg) < 2 || m["details"] == nil {
+					t.Fatalf("message list without details: %s", rec.Body.String())
+				}
+				for _, x := range msg {
+					if s, _ := x.(string); strings.TrimSpace(s) == "" {
+						t.Fatalf("empty message in the list: %s", rec.Body.String())
+					}
+				}
+			default:
+				t.Fatalf("message is neither a string nor a list: %s", rec.Body.String())
 			}
 		}
 	})

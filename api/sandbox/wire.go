@@ -31,9 +31,11 @@ type ResolveRequest struct {
 	ResolutionReason string          `json:"resolutionReason,omitempty"`
 }
 
-// FeeRequest is the body (and reply) of PUT /_sandbox/fee; the fee is a decimal string such as "1.50".
+// FeeRequest is the body (and reply) of PUT /_sandbox/fee; fees are decimal strings such as
+// "1.50". An empty field leaves that fee as it is (at least one is required); the reply has both.
 type FeeRequest struct {
-	PixFee string `json:"pixFee"`
+	PixFee        string `json:"pixFee,omitempty"`
+	WithdrawalFee string `json:"withdrawalFee,omitempty"`
 }
 
 // WebhookEndpointRequest is the body of POST /_sandbox/webhook-endpoints; subAccount "" or "principal" is the main account.
@@ -93,13 +95,19 @@ type listBody[T any] struct {
 // Withdrawal outcomes of POST /_sandbox/withdrawals.
 const (
 	WithdrawalCompleted = "completed" // debited; withdrawal_completed
-	WithdrawalFailed    = "failed"    // not debited; withdrawal_failed
+	WithdrawalFailed    = "failed"    // debited and returned at once; withdrawal_failed
 	WithdrawalReversed  = "reversed"  // debited, then returned by the institution; withdrawal_completed then withdrawal_reversed
 )
 
-// WithdrawalRequest is the body of POST /_sandbox/withdrawals (a simulated PIX withdrawal).
+// WithdrawalRequest is the body of POST /_sandbox/withdrawals (a simulated PIX withdrawal whose
+// outcome is applied at once). Amount is the gross, the account's withdrawal fee included.
 type WithdrawalRequest struct {
 	Amount     api.Money `json:"amount"`
 	SubAccount string    `json:"subAccount,omitempty"` // "" or "principal": the main account
 	Outcome    string    `json:"outcome,omitempty"`    // completed (default), failed or reversed
+}
+
+// OutcomeRequest is the optional body of POST /_sandbox/withdrawals/{id}/fail and .../reverse.
+type OutcomeRequest struct {
+	Reason string `json:"reason,omitempty"` // failureReason; a default sentence when empty
 }
