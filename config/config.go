@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -31,6 +32,19 @@ const (
 
 // DefaultListen is the webhook receiver address used when listen is not set.
 const DefaultListen = "127.0.0.1:0"
+
+// DefaultDescription is the charge description used when a profile sets no default_description.
+const DefaultDescription = "Venda"
+
+// MaxDescription bounds default_description, as the service bounds a charge's description.
+const MaxDescription = api.MaxDescription
+
+// Bounds and default of webhook.tolerance: how far a delivery's timestamp may be from the clock.
+const (
+	DefaultTolerance = api.DefaultWebhookTolerance
+	MinTolerance     = time.Second
+	MaxTolerance     = 24 * time.Hour
+)
 
 // MaxFileSize bounds the config file; anything larger is refused.
 const MaxFileSize = 64 << 10
@@ -61,7 +75,10 @@ type Profile struct {
 	PixFee      api.Money       // valid only when HasPixFee
 	HasPixFee   bool
 	ReadOnly    bool
-	Webhook     *Webhook // nil when the profile has no webhook table
+	// DefaultDescription is default_description: the description a new charge starts with.
+	// Parse sets DefaultDescription when the key is absent; "" (built in code) means the same.
+	DefaultDescription string
+	Webhook            *Webhook // nil when the profile has no webhook table
 
 	secret secretSource // exactly one of client_secret_env, client_secret_cmd, client_secret
 }
@@ -69,6 +86,12 @@ type Profile struct {
 // Webhook is a profile's local webhook receiver settings.
 type Webhook struct {
 	Listen string // host:port
+	// SignatureHeader is signature_header: a header the receiver reads the signature from before
+	// the service's own ("" for the receiver's defaults only).
+	SignatureHeader string
+	// Tolerance is tolerance: how far a delivery's timestamp may be from the local clock
+	// (Parse sets DefaultTolerance when absent; 0, built in code, means the same).
+	Tolerance time.Duration
 
 	profile string       // owning profile, for messages
 	secret  secretSource // secret_env or secret_cmd; zero when the receiver is disabled
@@ -245,9 +268,24 @@ func (c *Config) Validate() error {
 		if p.HasPixFee && p.PixFee < 0 {
 			add(key+".pix_fee", "must not be negative")
 		}
+		if p.DefaultDescription != "" {
+			if msg := checkDescription(p.DefaultDescription); msg != "" {
+				add(key+".default_description", msg)
+			}
+		}
 		if p.Webhook != nil {
 			if msg := checkListen(p.Webhook.Listen); msg != "" {
 				add(key+".webhook.listen", msg)
+			}
+			if h := p.Webhook.SignatureHeader; h != "" {
+				if msg := checkHeaderName(h); msg != "" {
+					add(key+".webhook.signature_header", msg)
+				}
+			}
+			if d := p.Webhook.Tolerance; d != 0 {
+				if msg := checkTolerance(d); msg != "" {
+					add(key+".webhook.tolerance", msg)
+				}
 			}
 		}
 	}
@@ -296,11 +334,11 @@ func (p Profile) describe(goSyntax bool) string {
 		wh = p.Webhook.describe(goSyntax)
 	}
 	if goSyntax {
-		return fmt.Sprintf("config.Profile{Name:%q, BaseURL:%q, ClientID:%q, Environment:%q, SubAccount:%q, PixFee:%d, HasPixFee:%t, ReadOnly:%t, Webhook:%s, Secret:%q}",
-			p.Name, p.BaseURL, p.ClientID, string(p.Environment), p.SubAccount, int64(p.PixFee), p.HasPixFee, p.ReadOnly, wh, p.secret.describe())
+		return fmt.Sprintf("config.Profile{Name:%q, BaseURL:%q, ClientID:%q, Environment:%q, SubAccount:%q, PixFee:%d, HasPixFee:%t, ReadOnly:%t, DefaultDescription:%q, Webhook:%s, Secret:%q}",
+			p.Name, p.BaseURL, p.ClientID, string(p.Environment), p.SubAccount, int64(p.PixFee), p.HasPixFee, p.ReadOnly, p.DefaultDescription, wh, p.secret.describe())
 	}
-	return fmt.Sprintf("{Name:%s BaseURL:%s ClientID:%s Environment:%s SubAccount:%s PixFee:%s ReadOnly:%t Webhook:%s Secret:%s}",
-		p.Name, p.BaseURL, p.ClientID, p.Environment, p.SubAccount, fee, p.ReadOnly, wh, p.secret.describe())
+	return fmt.Sprintf("{Name:%s BaseURL:%s ClientID:%s Environment:%s SubAccount:%s PixFee:%s ReadOnly:%t DefaultDescription:%s Webhook:%s Secret:%s}",
+		p.Name, p.BaseURL, p.ClientID, p.Environment, p.SubAccount, fee, p.ReadOnly, p.DefaultDescription, wh, p.secret.describe())
 }
 
 // Format prints the webhook settings without the signing secret or its command, whatever the verb.
@@ -313,9 +351,9 @@ func (w Webhook) String() string { return w.describe(false) }
 
 func (w Webhook) describe(goSyntax bool) string {
 	if goSyntax {
-		return fmt.Sprintf("&config.Webhook{Listen:%q, Secret:%q}", w.Listen, w.secret.describe())
+		return fmt.Sprintf("&config.Webhook{Listen:%q, SignatureHeader:%q, Tolerance:%q, Secret:%q}", w.Listen, w.SignatureHeader, w.Tolerance.String(), w.secret.describe())
 	}
-	return fmt.Sprintf("{Listen:%s Secret:%s}", w.Listen, w.secret.describe())
+	return fmt.Sprintf("{Listen:%s SignatureHeader:%s Tolerance:%s Secret:%s}", w.Listen, w.SignatureHeader, w.Tolerance, w.secret.describe())
 }
 
 // ---- decoding ----
@@ -326,10 +364,12 @@ func topKeys() []string {
 }
 
 func profileKeys() []string {
-	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "read_only", "webhook"}
+	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "default_description", "read_only", "webhook"}
 }
 
-func webhookKeys() []string { return []string{"listen", "secret_env", "secret_cmd"} }
+func webhookKeys() []string {
+	return []string{"listen", "secret_env", "secret_cmd", "signature_header", "tolerance"}
+}
 
 // probe makes the toml decoder report a key's position through a ParseError.
 type probe struct{}
@@ -550,7 +590,7 @@ func (d *decoder) config(root map[string]toml.Primitive) *Config {
 const clientIDMsg = "must start with " + api.LivePrefix + " (production) or " + api.TestPrefix + " (sandbox), followed by the id"
 
 func (d *decoder) profile(n node) *Profile {
-	p := &Profile{Name: n.name()}
+	p := &Profile{Name: n.name(), DefaultDescription: DefaultDescription}
 	if msg := checkProfileName(p.Name); msg != "" {
 		d.add(n, "%s", msg)
 	}
@@ -633,6 +673,14 @@ func (d *decoder) profile(n node) *Profile {
 			if fee, ok := d.money(k); ok {
 				p.PixFee, p.HasPixFee = fee, true
 			}
+		case "default_description":
+			if s, ok := d.str(k); ok {
+				if msg := checkDescription(s); msg != "" {
+					d.add(k, "%s", msg)
+					continue
+				}
+				p.DefaultDescription = s
+			}
 		case "read_only":
 			if b, ok := d.boolean(k); ok {
 				p.ReadOnly = b
@@ -702,7 +750,7 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 		d.add(n, "must be a table: write [%s] followed by listen and secret_env or secret_cmd, not %s", n.key, d.typeName(n))
 		return nil, nil
 	}
-	w := &Webhook{Listen: DefaultListen}
+	w := &Webhook{Listen: DefaultListen, Tolerance: DefaultTolerance}
 	var sources []node
 	var cmd *node
 	for _, k := range kids {
@@ -731,6 +779,18 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 				w.secret = secretSource{kind: sourceCmd, cmd: api.Secret(s), field: "webhook.secret_cmd"}
 				kk := k
 				cmd = &kk
+			}
+		case "signature_header":
+			if s, ok := d.str(k); ok {
+				if msg := checkHeaderName(s); msg != "" {
+					d.add(k, "%s", msg)
+					continue
+				}
+				w.SignatureHeader = s
+			}
+		case "tolerance":
+			if t, ok := d.tolerance(k); ok {
+				w.Tolerance = t
 			}
 		default:
 			hint := ""
@@ -777,6 +837,35 @@ func (d *decoder) money(n node) (api.Money, bool) {
 		return 0, false
 	}
 	return m, true
+}
+
+// tolerance reads webhook.tolerance: a duration string ("300s", "5m") or whole seconds.
+func (d *decoder) tolerance(n node) (time.Duration, bool) {
+	var t time.Duration
+	switch v := d.value(n).(type) {
+	case string:
+		text := strings.TrimSpace(v)
+		dur, err := time.ParseDuration(text)
+		if err != nil {
+			d.add(n, "%q is not a duration; write it like \"300s\" or \"5m\", or as whole seconds (300)", truncate(sanitize(v, 40), 40))
+			return 0, false
+		}
+		t = dur
+	case int64:
+		if v < 0 || v > int64(MaxTolerance/time.Second) {
+			d.add(n, "%d seconds is outside %s to %s", v, MinTolerance, fmtDuration(MaxTolerance))
+			return 0, false
+		}
+		t = time.Duration(v) * time.Second
+	default:
+		d.add(n, "must be a duration such as \"300s\" or \"5m\", or whole seconds, not %s", d.typeName(n))
+		return 0, false
+	}
+	if msg := checkTolerance(t); msg != "" {
+		d.add(n, "%s", msg)
+		return 0, false
+	}
+	return t, true
 }
 
 // rawNumber returns the float literal as written in the file when the decoder's position points at it.
@@ -862,6 +951,70 @@ func checkBaseURL(s string) (string, string) {
 		return trimmed, "last path segment must be v2 (the API version), e.g. https://api.example.com/v2"
 	}
 	return trimmed, ""
+}
+
+// checkDescription validates default_description: non-blank, at most MaxDescription runes, one line.
+func checkDescription(s string) string {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return "is blank; give the description new charges start with, e.g. \"Venda\" (or remove the key for that default)"
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	case strings.ContainsFunc(s, isControl):
+		return "must be one line without control characters"
+	}
+	if n := utf8.RuneCountInString(s); n > MaxDescription {
+		return fmt.Sprintf("is %d characters long; the service accepts at most %d", n, MaxDescription)
+	}
+	return ""
+}
+
+// maxHeaderName bounds signature_header; real header names are far shorter.
+const maxHeaderName = 64
+
+// checkHeaderName validates an HTTP header name (an RFC 9110 token).
+func checkHeaderName(s string) string {
+	if s == "" {
+		return "is empty; give the header the signature arrives in, e.g. \"X-Pague-Signature\" (or remove the key)"
+	}
+	if len(s) > maxHeaderName {
+		return fmt.Sprintf("is longer than %d characters; give a header name such as \"X-Pague-Signature\"", maxHeaderName)
+	}
+	for i := 0; i < len(s); i++ {
+		if !isTokenChar(s[i]) {
+			return fmt.Sprintf("%q is not an HTTP header name: use letters, digits and '-' (no spaces or ':'), e.g. \"X-Pague-Signature\"", truncate(sanitize(s, 40), 40))
+		}
+	}
+	return ""
+}
+
+// isTokenChar reports whether c may appear in an HTTP token (RFC 9110 tchar).
+func isTokenChar(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// checkTolerance checks webhook.tolerance against MinTolerance and MaxTolerance.
+func checkTolerance(d time.Duration) string {
+	if d < MinTolerance || d > MaxTolerance {
+		return fmt.Sprintf("%s is outside %s to %s", fmtDuration(d), MinTolerance, fmtDuration(MaxTolerance))
+	}
+	return ""
+}
+
+// fmtDuration prints d without Go's trailing zero units (24h, not 24h0m0s).
+func fmtDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 // checkListen validates a host:port listen address.
@@ -1106,6 +1259,9 @@ func osaDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// isControl reports C0 and C1 control characters and DEL.
+func isControl(r rune) bool { return r < ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f) }
 
 func isSpaceOrControl(r rune) bool {
 	return r <= ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == utf8.RuneError || r == '\u00a0'

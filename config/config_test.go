@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"pixdash/api"
 )
@@ -210,6 +211,52 @@ func TestProfileKeys(t *testing.T) {
 		}},
 		{name: "read_only string", lines: []string{`read_only = "yes"`}, wantErr: "must be true or false, not a string", wantKey: "profiles.shop.read_only"},
 
+		// default_description
+		{name: "default_description absent is Venda", lines: nil, check: wantDescription("Venda")},
+		{name: "default_description set", lines: []string{`default_description = "Venda no balcão"`}, check: wantDescription("Venda no balcão")},
+		{name: "default_description 255 runes", lines: []string{`default_description = "` + strings.Repeat("ç", 255) + `"`}, check: wantDescription(strings.Repeat("ç", 255))},
+		{name: "default_description 256 runes", lines: []string{`default_description = "` + strings.Repeat("ç", 256) + `"`}, wantErr: "is 256 characters long; the service accepts at most 255", wantKey: "profiles.shop.default_description"},
+		{name: "default_description empty", lines: []string{`default_description = ""`}, wantErr: "is blank", wantKey: "profiles.shop.default_description"},
+		{name: "default_description blank", lines: []string{`default_description = "   "`}, wantErr: "is blank"},
+		{name: "default_description newline", lines: []string{`default_description = "a\nb"`}, wantErr: "must be one line without control characters"},
+		{name: "default_description escape", lines: []string{`default_description = "a\u001b[2Jb"`}, wantErr: "without control characters"},
+		{name: "default_description number", lines: []string{`default_description = 5`}, wantErr: "must be a string in double quotes, not an integer", wantKey: "profiles.shop.default_description"},
+		{name: "default_description typo", lines: []string{`default_descripton = "x"`}, wantErr: "unknown key (did you mean default_description?)"},
+
+		// webhook signature_header and tolerance
+		{name: "webhook defaults", lines: []string{"[profiles.shop.webhook]", `secret_env = "WH"`}, check: func(t *testing.T, p *Profile) {
+			if p.Webhook.SignatureHeader != "" || p.Webhook.Tolerance != 300*time.Second {
+				t.Errorf("Webhook = %v", p.Webhook)
+			}
+		}},
+		{name: "webhook signature_header", lines: []string{"[profiles.shop.webhook]", `signature_header = "X-Pague-Signature"`}, check: func(t *testing.T, p *Profile) {
+			if p.Webhook.SignatureHeader != "X-Pague-Signature" {
+				t.Errorf("SignatureHeader = %q", p.Webhook.SignatureHeader)
+			}
+		}},
+		{name: "webhook signature_header token chars", lines: []string{"[profiles.shop.webhook]", "signature_header = \"x-sig_2.v~1\""}},
+		{name: "webhook signature_header space", lines: []string{"[profiles.shop.webhook]", `signature_header = "X Signature"`}, wantErr: `"X Signature" is not an HTTP header name`, wantKey: "profiles.shop.webhook.signature_header"},
+		{name: "webhook signature_header colon", lines: []string{"[profiles.shop.webhook]", `signature_header = "X-Sig:"`}, wantErr: "is not an HTTP header name"},
+		{name: "webhook signature_header accent", lines: []string{"[profiles.shop.webhook]", `signature_header = "X-Assinatura-Ç"`}, wantErr: "is not an HTTP header name"},
+		{name: "webhook signature_header empty", lines: []string{"[profiles.shop.webhook]", `signature_header = ""`}, wantErr: "is empty", wantKey: "profiles.shop.webhook.signature_header"},
+		{name: "webhook signature_header long", lines: []string{"[profiles.shop.webhook]", `signature_header = "X-` + strings.Repeat("a", 70) + `"`}, wantErr: "longer than 64"},
+		{name: "webhook signature_header number", lines: []string{"[profiles.shop.webhook]", `signature_header = 1`}, wantErr: "must be a string"},
+		{name: "webhook signature_header outside webhook", lines: []string{`signature_header = "X-Sig"`}, wantErr: "belongs in the [profiles.shop.webhook] section", wantKey: "profiles.shop.signature_header"},
+		{name: "webhook tolerance seconds string", lines: []string{"[profiles.shop.webhook]", `tolerance = "300s"`}, check: wantTolerance(300 * time.Second)},
+		{name: "webhook tolerance minutes", lines: []string{"[profiles.shop.webhook]", `tolerance = "5m"`}, check: wantTolerance(5 * time.Minute)},
+		{name: "webhook tolerance integer", lines: []string{"[profiles.shop.webhook]", `tolerance = 90`}, check: wantTolerance(90 * time.Second)},
+		{name: "webhook tolerance 1s", lines: []string{"[profiles.shop.webhook]", `tolerance = "1s"`}, check: wantTolerance(time.Second)},
+		{name: "webhook tolerance 24h", lines: []string{"[profiles.shop.webhook]", `tolerance = 86400`}, check: wantTolerance(24 * time.Hour)},
+		{name: "webhook tolerance too short", lines: []string{"[profiles.shop.webhook]", `tolerance = "500ms"`}, wantErr: "500ms is outside 1s to 24h", wantKey: "profiles.shop.webhook.tolerance"},
+		{name: "webhook tolerance zero", lines: []string{"[profiles.shop.webhook]", `tolerance = 0`}, wantErr: "0s is outside 1s to 24h"},
+		{name: "webhook tolerance negative", lines: []string{"[profiles.shop.webhook]", `tolerance = -5`}, wantErr: "-5 seconds is outside 1s to 24h"},
+		{name: "webhook tolerance too long", lines: []string{"[profiles.shop.webhook]", `tolerance = "25h"`}, wantErr: "25h is outside 1s to 24h"},
+		{name: "webhook tolerance too many seconds", lines: []string{"[profiles.shop.webhook]", `tolerance = 86401`}, wantErr: "86401 seconds is outside"},
+		{name: "webhook tolerance no unit", lines: []string{"[profiles.shop.webhook]", `tolerance = "300"`}, wantErr: `"300" is not a duration`, wantKey: "profiles.shop.webhook.tolerance"},
+		{name: "webhook tolerance words", lines: []string{"[profiles.shop.webhook]", `tolerance = "five minutes"`}, wantErr: "is not a duration"},
+		{name: "webhook tolerance float", lines: []string{"[profiles.shop.webhook]", `tolerance = 1.5`}, wantErr: "must be a duration such as \"300s\" or \"5m\", or whole seconds, not a number"},
+		{name: "webhook tolerance typo", lines: []string{"[profiles.shop.webhook]", `tolerence = "5m"`}, wantErr: "unknown key (did you mean tolerance?)", wantKey: "profiles.shop.webhook.tolerence"},
+
 		// webhook
 		{name: "webhook absent", lines: nil, check: func(t *testing.T, p *Profile) {
 			if p.Webhook != nil || p.Webhook.Enabled() {
@@ -303,6 +350,24 @@ func wantFee(centavos api.Money) func(*testing.T, *Profile) {
 		t.Helper()
 		if !p.HasPixFee || p.PixFee != centavos {
 			t.Errorf("PixFee = %d (set %v), want %d", p.PixFee, p.HasPixFee, centavos)
+		}
+	}
+}
+
+func wantDescription(want string) func(*testing.T, *Profile) {
+	return func(t *testing.T, p *Profile) {
+		t.Helper()
+		if p.DefaultDescription != want {
+			t.Errorf("DefaultDescription = %q, want %q", p.DefaultDescription, want)
+		}
+	}
+}
+
+func wantTolerance(want time.Duration) func(*testing.T, *Profile) {
+	return func(t *testing.T, p *Profile) {
+		t.Helper()
+		if p.Webhook == nil || p.Webhook.Tolerance != want {
+			t.Errorf("Webhook = %v, want tolerance %s", p.Webhook, want)
 		}
 	}
 }
@@ -688,6 +753,12 @@ func TestValidate(t *testing.T) {
 		{name: "sub account", mutate: func(c *Config) { c.Profiles[0].SubAccount = "X" }, wantErr: "sub_account: "},
 		{name: "fee", mutate: func(c *Config) { c.Profiles[0].PixFee = -1 }, wantErr: "pix_fee: must not be negative"},
 		{name: "listen", mutate: func(c *Config) { c.Profiles[0].Webhook.Listen = "nope" }, wantErr: "webhook.listen: "},
+		{name: "description unset means default", mutate: func(c *Config) { c.Profiles[0].DefaultDescription = "" }},
+		{name: "description blank", mutate: func(c *Config) { c.Profiles[0].DefaultDescription = " " }, wantErr: "default_description: is blank"},
+		{name: "description long", mutate: func(c *Config) { c.Profiles[0].DefaultDescription = strings.Repeat("x", 256) }, wantErr: "default_description: is 256 characters"},
+		{name: "signature header", mutate: func(c *Config) { c.Profiles[0].Webhook.SignatureHeader = "a b" }, wantErr: "webhook.signature_header: "},
+		{name: "tolerance unset means default", mutate: func(c *Config) { c.Profiles[0].Webhook.Tolerance = 0 }},
+		{name: "tolerance", mutate: func(c *Config) { c.Profiles[0].Webhook.Tolerance = 48 * time.Hour }, wantErr: "webhook.tolerance: 48h is outside 1s to 24h"},
 		{name: "nil profile", mutate: func(c *Config) { c.Profiles = append(c.Profiles, nil) }, wantErr: "is nil"},
 	}
 	for _, tt := range tests {

@@ -53,6 +53,10 @@ sub_account = "loja-centro"
 # preview split ceilings before the service reports the real fee.
 pix_fee = "0.99"
 
+# Optional: the description a new charge starts with (the service requires one).
+# Up to 255 characters, not blank. Default "Venda".
+default_description = "Venda"
+
 # Optional: true hides every action that creates or moves money. Default false.
 read_only = false
 
@@ -64,6 +68,13 @@ listen = "127.0.0.1:8085"
 # The endpoint's signing secret: secret_env = "NAME" or secret_cmd = "COMMAND".
 # Without one the receiver is disabled.
 secret_env = "PIXDASH_SANDBOX_WEBHOOK_SECRET"
+# Optional: a header to read the signature from before the service's own
+# (X-Pague-Signature, then X-Service-Signature). An HTTP header name.
+signature_header = "X-Pague-Signature"
+# Optional: how far a delivery's X-Pague-Timestamp may be from this computer's
+# clock before it is refused as stale: "300s", "5m" or whole seconds, 1s to 24h.
+# Default "300s".
+tolerance = "300s"
 
 [profiles.live]
 base_url = "https://api.example.com/v2"
@@ -72,6 +83,7 @@ environment = "production"
 # The secret comes from a password manager (one line on stdout).
 client_secret_cmd = "pass show pixdash/live"
 pix_fee = 0.99
+default_description = "Venda no balcão"
 read_only = true
 
 [profiles.live.webhook]

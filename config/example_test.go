@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"pixdash/api"
 )
@@ -31,6 +32,15 @@ func TestExampleParses(t *testing.T) {
 		if !p.HasPixFee || p.PixFee != 99 || !p.Webhook.Enabled() {
 			t.Errorf("profile %s: fee %d (set %v), webhook %v", p.Name, p.PixFee, p.HasPixFee, p.Webhook)
 		}
+	}
+	if sb.DefaultDescription != "Venda" || live.DefaultDescription != "Venda no balcão" {
+		t.Errorf("default descriptions: %q, %q", sb.DefaultDescription, live.DefaultDescription)
+	}
+	if sb.Webhook.SignatureHeader != "X-Pague-Signature" || sb.Webhook.Tolerance != 300*time.Second {
+		t.Errorf("sandbox webhook: %v", sb.Webhook)
+	}
+	if live.Webhook.SignatureHeader != "" || live.Webhook.Tolerance != DefaultTolerance {
+		t.Errorf("live webhook defaults: %v", live.Webhook)
 	}
 	if p, err := cfg.Profile(""); err != nil || p != sb {
 		t.Errorf("default profile: %v, %v", p, err)
