@@ -353,12 +353,6 @@ func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
 	return ""
 }
 
-// oneLine flattens control characters so a description cannot break the table.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// oneLine flattens control characters so a description cannot break the table or drive the
+// terminal: C0 and C1 controls (newlines, ESC, CSI) and DEL become spaces, as in cleanText.
+func oneLine(s string) string { return cleanText(s) }

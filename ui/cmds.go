@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -110,11 +112,15 @@ func (m *Model) noteResult(err error) {
 func (m *Model) loadProjects() tea.Cmd {
 	t, c := m.tagNow(), m.app.sess.Client
 	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		list, err := c.ListProjects(ctx, api.ProjectQuery{Page: 1, Limit: 100, SortBy: "name", SortOrder: "asc"}, api.WithSubAccount(walletHeader(t.wallet)))
+		// Every page: the service may page by fewer than the limit asked.
+		items, err := c.ListAllProjects(ctx, api.WithSubAccount(walletHeader(t.wallet)))
 		if err != nil {
 			return projectsMsg{tag: t, err: err}
 		}
-		return projectsMsg{tag: t, items: list.Items}
+		slices.SortStableFunc(items, func(a, b api.Project) int {
+			return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+		})
+		return projectsMsg{tag: t, items: items}
 	})
 }
 

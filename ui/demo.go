@@ -26,6 +26,9 @@ type DemoOptions struct {
 	ServerOptions []sandbox.Option
 	ClientOptions []api.Option
 	StoreOptions  []state.Option
+	// ReceiverOptions are added after the receiver's defaults (those of a profile with no
+	// signature_header or tolerance: api.DefaultWebhookTolerance), e.g. a test clock.
+	ReceiverOptions []api.ReceiverOption
 }
 
 // DemoSession starts the sandbox emulator in-process on a random loopback port, registers a
@@ -72,7 +75,9 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		return fail(fmt.Errorf("demo: register the webhook receiver: %w", err))
 	}
 	inbox := state.MemoryInbox()
-	recv := api.NewReceiver(whSecret, api.WithSink(inbox))
+	// The same receiver settings as a profile that leaves signature_header and tolerance unset.
+	ropts := append([]api.ReceiverOption{api.WithSink(inbox), api.WithTolerance(api.DefaultWebhookTolerance)}, o.ReceiverOptions...)
+	recv := api.NewReceiver(whSecret, ropts...)
 	go func() { _ = recv.Serve(life, wl) }()
 	store := state.OpenMemory(o.StoreOptions...)
 	// Track the fixture's seeded charges so a fresh dashboard has history to show.
@@ -100,6 +105,9 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		WebhookURL:    "http://" + wl.Addr().String() + api.WebhookPath,
 		PixFee:        99,
 		HasPixFee:     true,
+		// What a profile without default_description starts charges with.
+		DefaultDescription: DefaultDescription,
+		WebhookTolerance:   api.DefaultWebhookTolerance,
 		Close: func() {
 			cancel()
 			srv.Close()

@@ -17,10 +17,7 @@ import (
 func describeErr(tr catalog, what string, err error) string {
 	var ae *api.Error
 	if errors.As(err, &ae) {
-		msg := ae.Message
-		if msg == "" {
-			msg = fmt.Sprint(ae.HTTPStatus)
-		}
+		msg := serviceText(ae)
 		s := fmt.Sprintf("%s: %s", what, msg)
 		if ae.Path == "/auth" {
 			s = fmt.Sprintf("%s: %s: %s", what, tr.T("sign-in (POST /auth) failed"), msg)
@@ -34,6 +31,20 @@ func describeErr(tr catalog, what string, err error) string {
 		return s
 	}
 	return fmt.Sprintf("%s: %s", what, transportHint(tr, err))
+}
+
+// serviceText is the service's message for display (flattened: it is text from outside), with
+// its sub-account code when the message does not already name it: the real service sends the
+// code in details.code, apart from a human message.
+func serviceText(ae *api.Error) string {
+	msg := ae.Message
+	if msg == "" {
+		msg = fmt.Sprint(ae.HTTPStatus)
+	}
+	if c := ae.SubAccountCode(); c != "" && !strings.Contains(msg, c) {
+		msg += " (" + c + ")"
+	}
+	return oneLine(msg)
 }
 
 // transportHint names a failure that is not a reply from the service and says what to do.

@@ -150,3 +150,23 @@ func TestErrorPathsSaySpecificallyWhatToDo(t *testing.T) {
 		})
 	}
 }
+
+func TestServiceTextNamesTheCode(t *testing.T) {
+	cases := []struct {
+		err  *api.Error
+		want string
+	}{
+		// The real service: a human message, the code in details.code.
+		{&api.Error{HTTPStatus: 409, Kind: "Conflict", Message: "reference 'loja-centro' ja usado nesta conta",
+			Details: map[string]any{"code": api.CodeSubAccountReferenceTaken}}, "reference 'loja-centro' ja usado nesta conta (SUB_ACCOUNT_REFERENCE_TAKEN)"},
+		// A message that names its code is not repeated.
+		{&api.Error{HTTPStatus: 403, Code: api.CodeSubAccountSuspended, Message: "SUB_ACCOUNT_SUSPENDED: suspended"}, "SUB_ACCOUNT_SUSPENDED: suspended"},
+		{&api.Error{HTTPStatus: 500}, "500"},
+		{&api.Error{HTTPStatus: 400, Message: "bad\x1b[2J\nline"}, "bad [2J line"},
+	}
+	for _, tc := range cases {
+		if got := serviceText(tc.err); got != tc.want {
+			t.Errorf("serviceText(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}

@@ -381,6 +381,10 @@ func (v *eventsView) statsText() string {
 		rej = st.Err
 	}
 	parts := []string{rej.Render(tr.F("rejected %d", s.Rejected))}
+	if s.Stale > 0 {
+		// Signed, but dated outside the receiver's window: refused (400) and not applied.
+		parts = append(parts, st.Err.Render(tr.F("%d refused: timestamp outside ±%s", s.Stale, shortDuration(v.c.app.sess.tolerance()))))
+	}
 	for _, c := range []struct {
 		n   uint64
 		fmt string
@@ -396,6 +400,23 @@ func (v *eventsView) statsText() string {
 		}
 	}
 	return strings.Join(parts, st.Muted.Render(" · "))
+}
+
+// shortDuration prints a tolerance in its largest whole unit: 5m, 90s, 1h, 1h30m.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0 && d < time.Hour:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dh%dm", d/time.Hour, (d%time.Hour)/time.Minute)
+	case d < 2*time.Minute || d%time.Second != 0:
+		return fmt.Sprintf("%gs", d.Seconds())
+	}
+	return fmt.Sprintf("%ds", d/time.Second)
 }
 
 // receiverLine says where events come from and when the last one arrived.

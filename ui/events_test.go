@@ -517,6 +517,60 @@ func TestEventsPortugueseHeader(t *testing.T) {
 	}
 }
 
+func TestEventsStaleCounter(t *testing.T) {
+	cases := []struct {
+		name      string
+		stats     api.ReceiverStats
+		tolerance time.Duration
+		lang      Lang
+		want      string // "" when the counter must not be shown
+	}{
+		{"none", api.ReceiverStats{Rejected: 2, Duplicates: 1}, 0, LangEN, ""},
+		{"default window", api.ReceiverStats{Rejected: 2, Duplicates: 1, Stale: 12}, 0, LangEN, "12 refused: timestamp outside ±5m"},
+		{"configured window", api.ReceiverStats{Stale: 1}, 90 * time.Second, LangEN, "1 refused: timestamp outside ±90s"},
+		{"an hour", api.ReceiverStats{Stale: 3}, time.Hour, LangEN, "3 refused: timestamp outside ±1h"},
+		{"pt-BR", api.ReceiverStats{Rejected: 1, Stale: 12}, 0, LangPT, "12 recusados: horário fora de ±5m"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := evSession(t, true, tc.stats)
+			s.WebhookTolerance = tc.tolerance
+			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			press(m, "5")
+			top := strings.Split(m.panes[viewEvents].view(120, 36), "\n")[0]
+			if tc.want == "" {
+				if strings.Contains(top, "refused") || strings.Contains(top, "timestamp") {
+					t.Fatalf("a zero stale counter is shown: %q", top)
+				}
+				return
+			}
+			// Next to the rejected counter, on the top line.
+			if !strings.Contains(top, tc.want) {
+				t.Fatalf("top line = %q, want %q", top, tc.want)
+			}
+			rej := "rejected"
+			if tc.lang == LangPT {
+				rej = "rejeitados"
+			}
+			if strings.Index(top, rej) > strings.Index(top, tc.want) {
+				t.Errorf("the stale counter comes before the rejected one: %q", top)
+			}
+		})
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		300 * time.Second: "5m", 90 * time.Second: "90s", time.Second: "1s", time.Hour: "1h",
+		90 * time.Minute: "1h30m", 24 * time.Hour: "24h", 1500 * time.Millisecond: "1.5s", 150 * time.Second: "150s",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
 // Events are kept with the profile's state: after a restart they are listed again, with their
 // counts and their decode problems.
 func TestEventsPersistAcrossRestart(t *testing.T) {

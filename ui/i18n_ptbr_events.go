@@ -68,8 +68,9 @@ var ptBREvents = map[string]string{
 	"split %s of %s requested: %d leg(s) reduced":     "split %s de %s pedidos: %d parte(s) reduzida(s)",
 	"split %s of %s requested: %d leg(s) dropped":     "split %s de %s pedidos: %d parte(s) não paga(s)",
 	// Statuses shown through a variable (balance blocks, withdrawals).
-	"awaiting_response": "aguardando resposta",
-	"defended":          "contestado",
-	"rejected":          "rejeitado",
-	"completed":         "concluído",
+	"awaiting_response":                 "aguardando resposta",
+	"defended":                          "contestado",
+	"rejected":                          "rejeitado",
+	"completed":                         "concluído",
+	"%d refused: timestamp outside ±%s": "%d recusados: horário fora de ±%s",
 }

@@ -77,6 +77,9 @@ type chargeForm struct {
 	server   [fieldCount]string // the service's refusal, shown until the field changes
 	tried    bool
 	sending  bool
+	// descDefault: the description still holds the profile's default, untouched; the first
+	// character typed into it replaces the default instead of being appended to it.
+	descDefault bool
 	// sb is the split builder (nil until first opened); while splitOpen it gets the keys and the screen.
 	sb            *splitBuilder
 	splitOpen     bool
@@ -109,6 +112,11 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 	f.meta.Prompt = ""
 	f.meta.SetHeight(2)
 	f.meta.CharLimit = 2000
+	// The service requires a description: start with the profile's default, so an amount and
+	// ctrl+s are enough at the counter.
+	f.inputs[fDescription].SetValue(c.app.sess.description())
+	f.inputs[fDescription].CursorEnd()
+	f.descDefault = true
 	f.focus = fieldCount // nothing is focused yet, so nothing counts as touched
 	f.setFocus(fAmount)
 	return f
@@ -179,6 +187,9 @@ func (f *chargeForm) setProjects(ps []api.Project, err error) {
 		return
 	}
 	f.projects = ps
+	if f.project > len(ps) {
+		f.project = 0
+	}
 }
 
 func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
@@ -251,6 +262,9 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 		f.setFocus(f.focus + 1)
 		return nil
 	}
+	if f.focus == fDescription {
+		return f.editDescription(km)
+	}
 	if f.focus < fieldCount && f.capturesText() {
 		var cmd tea.Cmd
 		f.inputs[f.focus], cmd = f.inputs[f.focus].Update(km)
@@ -259,6 +273,35 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	return nil
+}
+
+// editDescription edits the description. While it still holds the untouched default, typing
+// replaces it and backspace clears it; any other key (arrows, home/end) keeps it for editing.
+func (f *chargeForm) editDescription(km tea.KeyMsg) tea.Cmd {
+	in := &f.inputs[fDescription]
+	if f.descDefault {
+		f.descDefault = false
+		switch km.Type {
+		case tea.KeyRunes, tea.KeySpace:
+			in.SetValue("")
+		case tea.KeyBackspace, tea.KeyDelete, tea.KeyCtrlH:
+			in.SetValue("")
+			f.server[fDescription] = ""
+			f.touched[fDescription] = true
+			f.validate()
+			return nil
+		}
+	}
+	before := in.Value()
+	var cmd tea.Cmd
+	*in, cmd = in.Update(km)
+	if in.Value() != before {
+		// Cleared or edited: its message shows at once, not only after leaving the field.
+		f.touched[fDescription] = true
+		f.server[fDescription] = ""
+	}
+	f.validate()
+	return cmd
 }
 
 // openSplit shows the split builder (with a first empty leg when there is none) and loads the wallet list.
@@ -369,7 +412,12 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 		req.Amount = amt
 	}
 	req.Description = strings.TrimSpace(f.inputs[fDescription].Value())
-	set(fDescription, checkMaxLen(tr, req.Description, api.MaxDescription))
+	if req.Description == "" {
+		// The service refuses a charge without one ("description should not be empty").
+		f.errs[fDescription] = tr.T("Description is required")
+	} else {
+		set(fDescription, checkMaxLen(tr, req.Description, api.MaxDescription))
+	}
 	if d, err := f.expiry(); err != nil {
 		set(fExpiry, err)
 	} else {
@@ -469,7 +517,7 @@ func (f *chargeForm) view(w, h int) string {
 	var b strings.Builder
 	title := tr.T("New charge")
 	if f.wallet != "" && f.wallet != api.WalletPrincipal {
-		title += " · " + tr.F("wallet %s", f.wallet)
+		title += " · " + tr.F("wallet %s", oneLine(f.wallet))
 	}
 	b.WriteString(st.Bold.Render(title) + "\n")
 	const labelW = 14
@@ -498,10 +546,10 @@ func (f *chargeForm) view(w, h int) string {
 			case f.project == 0:
 				val = "‹ " + tr.T("default") + " ›"
 				if len(f.projects) == 1 {
-					val += st.Muted.Render(" " + f.projects[0].Name)
+					val += st.Muted.Render(" " + oneLine(f.projects[0].Name))
 				}
 			default:
-				val = "‹ " + f.projects[f.project-1].Name + " ›"
+				val = "‹ " + oneLine(f.projects[f.project-1].Name) + " ›"
 			}
 		case fMetadata:
 			val = f.meta.View()
@@ -527,10 +575,18 @@ func (f *chargeForm) view(w, h int) string {
 				line += st.Muted.Render("  = " + amt.BRL())
 			}
 		}
+		if i == fDescription && f.descDefault && f.focus == fDescription {
+			hint := tr.T("default · typing replaces it")
+			if room := w - lipgloss.Width(line) - 2; lipgloss.Width(hint) > room {
+				hint = tr.T("type to replace")
+			}
+			line += st.Muted.Render("  " + hint)
+		}
 		e := f.errs[i]
 		if e == "" || i == fSplit { // the split's summary already says what is wrong
 			e = f.server[i]
 		}
+		e = oneLine(e) // the service's refusal is text from outside
 		if e != "" && (f.touched[i] || f.tried) {
 			room := w - lipgloss.Width(line) - 3
 			if room >= 20 {

@@ -150,7 +150,7 @@ func (b *splitBuilder) walletStatus() api.WalletStatus {
 	return func(ref string) (bool, bool) {
 		for _, s := range subs {
 			if s.Reference == ref {
-				return true, s.Status.Active()
+				return true, s.Status.Usable()
 			}
 		}
 		return false, false
@@ -197,7 +197,7 @@ func (b *splitBuilder) suggestions() []string {
 	}
 	var out []string
 	for _, s := range subs {
-		if s.Status.Active() && s.Reference != b.origin && !used[s.Reference] {
+		if s.Status.Usable() && s.Reference != b.origin && !used[s.Reference] {
 			out = append(out, s.Reference)
 		}
 	}

@@ -49,8 +49,34 @@ type Session struct {
 	Notice string
 	// WebhookURL is where the receiver listens ("" without one).
 	WebhookURL string
+	// WebhookTolerance is how far a delivery's timestamp may be from the clock before the
+	// receiver refuses it as stale (0: api.DefaultWebhookTolerance).
+	WebhookTolerance time.Duration
+	// DefaultDescription is the description a new charge starts with (the profile's
+	// default_description; DefaultDescription when blank).
+	DefaultDescription string
 	// Close releases the session's resources (receiver, emulator); may be nil.
 	Close func()
+}
+
+// DefaultDescription is the description a new charge starts with when the session names none;
+// the service refuses a charge without one.
+const DefaultDescription = "Venda"
+
+// description is the description new charges start with.
+func (s *Session) description() string {
+	if s == nil || strings.TrimSpace(s.DefaultDescription) == "" {
+		return DefaultDescription
+	}
+	return s.DefaultDescription
+}
+
+// tolerance is the receiver's timestamp window.
+func (s *Session) tolerance() time.Duration {
+	if s == nil || s.WebhookTolerance <= 0 {
+		return api.DefaultWebhookTolerance
+	}
+	return s.WebhookTolerance
 }
 
 // ProfileInfo names a configured profile for the profile switcher.
@@ -560,7 +586,7 @@ func (m *Model) headerView(w int) string {
 	parts := []string{
 		st.Brand.Render("pixdash") + " " + m.envBadge(),
 		st.Label.Render(tr.T("profile ")) + st.Value.Render(m.app.sess.Profile),
-		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(m.app.wallet),
+		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(oneLine(m.app.wallet)),
 	}
 	return spread(strings.Join(parts, st.Muted.Render(" │ ")), m.tokenView(m.c.now()), w)
 }
@@ -642,7 +668,8 @@ func (m *Model) footerView(w int) string {
 		case statusWarn:
 			style = st.StatusWarn
 		}
-		status = style.Render(truncateWidth(m.status.text, w))
+		// Status lines quote the service's messages: text from outside, flattened before drawing.
+		status = style.Render(truncateWidth(oneLine(m.status.text), w))
 	}
 	return status + "\n" + st.Help.Render(truncateWidth(m.shortHelp(), w))
 }

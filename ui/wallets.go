@@ -73,15 +73,16 @@ type walletBalance struct {
 	req     uint64 // only the reply to this request is kept
 	done    bool   // a reply arrived at least once
 	bal     api.AccountBalance
-	name    string // the account's name, as GET /account gave it
+	status  api.AccountStatus // the account's status as GET /account gave it ("" when not sent)
 	err     error
 	at      time.Time
 }
 
 // walletsLayout holds column widths for the current width.
 type walletsLayout struct {
-	ref, name, status, avail, blocked, pending, created int
-	showPending, showCreated                            bool
+	ref, name, status, avail, held, promo, total, created int
+	// showMore adds the promotional and total columns; showCreated the creation date.
+	showMore, showCreated bool
 }
 
 // subAccountForm is the inline "create sub-account" form.
@@ -139,13 +140,20 @@ func (v *walletsView) capturesText() bool { return v.form != nil }
 
 func (v *walletsView) setSize(w, h int) {
 	v.width, v.height = w, h
-	l := walletsLayout{ref: 18, status: 12, avail: 14, blocked: 12}
-	rest := w - 3 - l.ref - l.status - l.avail - l.blocked - 4
-	if rest >= 20+12+10+2+4 {
-		l.showPending, l.showCreated = true, true
-		l.pending, l.created = 12, 10
-		l.status += 4
-		rest -= l.pending + l.created + 2 + 4
+	l := walletsLayout{ref: 18, status: 12, avail: 14, held: 12}
+	rest := w - 3 - l.ref - l.status - l.avail - l.held - 4
+	// Wider screens add promotional and total (the detail lines always show all four), then the
+	// creation date; the name keeps at least 20 cells.
+	if more := 12 + 14 + 2 + 7; rest >= 20+more {
+		l.showMore = true
+		l.promo, l.total = 12, 14
+		l.status += 7
+		rest -= more
+	}
+	if l.showMore && rest >= 20+10+1 {
+		l.showCreated = true
+		l.created = 10
+		rest -= l.created + 1
 	}
 	if rest < 8 {
 		rest = 8
@@ -204,7 +212,8 @@ func (v *walletsView) pickerItems() ([]pickerItem, bool) {
 		if st != "" {
 			note += " · " + st
 		}
-		it := pickerItem{label: r.ref, value: r.ref, note: note, current: r.ref == v.c.app.wallet}
+		// The reference came from the service: flattened for the screen, kept as is for the switch.
+		it := pickerItem{label: oneLine(r.ref), value: r.ref, note: note, current: r.ref == v.c.app.wallet}
 		if v.isSuspended(r) {
 			it.disabled = tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot be made active; pick another wallet or contact support", r.ref)
 		}
@@ -301,13 +310,29 @@ func (v *walletsView) selected() (walletRow, bool) {
 	return v.rows[v.cursor], true
 }
 
-// isSuspended: the list says so, or the wallet's own calls are refused as suspended.
+// isSuspended: the list says so, GET /account says the sub-account's account is suspended, or
+// the wallet's own calls are refused as suspended. The main account is never refused here (the
+// dashboard must always be able to return to it); an unknown status is left to the service.
 func (v *walletsView) isSuspended(r walletRow) bool {
+	if r.main {
+		return false
+	}
 	if r.status == api.SubAccountSuspended {
 		return true
 	}
 	b := v.bals[r.ref]
+	if b != nil && b.err == nil && b.status == api.AccountSuspended {
+		return true
+	}
 	return b != nil && b.err != nil && errors.Is(b.err, api.ErrSubAccountSuspended)
+}
+
+// accountStatus is the wallet's account status from its last GET /account ("" when unknown).
+func (v *walletsView) accountStatus(ref string) api.AccountStatus {
+	if b := v.bals[ref]; b != nil && b.done && b.err == nil {
+		return b.status
+	}
+	return ""
 }
 
 func (v *walletsView) update(msg tea.Msg) tea.Cmd {
@@ -371,9 +396,9 @@ func (v *walletsView) onBalance(msg walletsBalanceMsg) tea.Cmd {
 	b.loading, b.done, b.at = false, true, v.c.now()
 	b.err = msg.err
 	if msg.err == nil && msg.acc != nil {
-		b.bal, b.name = msg.acc.Balance, msg.acc.Name
+		b.bal, b.status = msg.acc.Balance, msg.acc.Status
 	} else {
-		b.bal = api.AccountBalance{}
+		b.bal, b.status = api.AccountBalance{}, ""
 	}
 	if msg.err != nil && msg.onSwitch && msg.ref == v.c.app.wallet {
 		var ae *api.Error
@@ -683,14 +708,12 @@ func (v *walletsView) fullHelp() []key.Binding {
 		k.NextField, k.PrevField, k.Submit, k.Back}
 }
 
-// rowName is the wallet's display name.
+// rowName is the wallet's display name: the sub-account list's name; the main account's is
+// the translated "main account" (GET /account sends no name).
 func (v *walletsView) rowName(r walletRow) string {
 	tr := v.c.tr
 	switch {
 	case r.main:
-		if b := v.bals[r.ref]; b != nil && b.name != "" {
-			return oneLine(b.name)
-		}
 		return tr.T("main account")
 	case r.fromConfig:
 		return tr.T("(from config)")
@@ -699,23 +722,74 @@ func (v *walletsView) rowName(r walletRow) string {
 }
 
 // statusText is the wallet's status as shown (with a symbol, so colour is not the only signal).
+// An account status from GET /account other than approved (pending, rejected, suspended or one
+// pixdash does not know) outranks the sub-account list's status, which is shown otherwise.
 func (v *walletsView) statusText(r walletRow) (string, lipgloss.Style) {
 	st, tr := v.c.st, v.c.tr
-	switch {
-	case r.main:
-		return "", st.Muted
-	case r.fromConfig:
+	if r.fromConfig {
 		return "? " + tr.T("unlisted"), st.Warn
+	}
+	acct := v.accountStatus(r.ref)
+	if acct != "" && acct != api.AccountApproved {
+		return v.accountStatusText(acct)
+	}
+	if r.main {
+		if acct == api.AccountApproved {
+			return "✓ " + tr.T("approved"), st.OK
+		}
+		return "", st.Muted
 	}
 	switch r.status {
 	case api.SubAccountApproved:
 		return "✓ " + tr.T("approved"), st.OK
+	case api.SubAccountActive:
+		return "✓ " + tr.T("active"), st.OK
 	case api.SubAccountSuspended:
 		return "⊘ " + tr.T("suspended"), st.Err
 	case "":
 		return "?", st.Warn
 	}
 	return "? " + oneLine(string(r.status)), st.Warn
+}
+
+// accountStatusText labels an account status of GET /account: approved plainly, the pending
+// ones and rejected or suspended highlighted, an unknown value as it came (sanitized).
+func (v *walletsView) accountStatusText(s api.AccountStatus) (string, lipgloss.Style) {
+	st, tr := v.c.st, v.c.tr
+	switch s {
+	case api.AccountApproved:
+		return "✓ " + tr.T("approved"), st.OK
+	case api.AccountPending:
+		return "! " + tr.T("pending"), st.Warn
+	case api.AccountPendingDocs:
+		return "! " + tr.T("documents pending"), st.Warn
+	case api.AccountPendingApproval:
+		return "! " + tr.T("approval pending"), st.Warn
+	case api.AccountRejected:
+		return "✗ " + tr.T("rejected"), st.Err
+	case api.AccountSuspended:
+		return "⊘ " + tr.T("suspended"), st.Err
+	case "":
+		return "?", st.Warn
+	}
+	return "? " + oneLine(string(s)), st.Warn
+}
+
+// accountHint says what a non-approved account status means for the merchant ("" when nothing).
+func (v *walletsView) accountHint(r walletRow, s api.AccountStatus) string {
+	tr := v.c.tr
+	switch s {
+	case api.AccountPending, api.AccountPendingDocs, api.AccountPendingApproval:
+		return tr.T("the account is not approved yet; the service may refuse its charges until it is")
+	case api.AccountRejected:
+		return tr.T("the account was rejected; contact support")
+	case api.AccountSuspended:
+		if r.main {
+			return tr.T("the account is suspended; contact support")
+		}
+		return tr.T("this sub-account is suspended; switch to another wallet (w) or contact support")
+	}
+	return ""
 }
 
 // money formats a balance figure; nil (not sent) is "—", never a guessed zero.
@@ -755,23 +829,23 @@ func (v *walletsView) balanceReason(err error) string {
 	return tr.T("unavailable")
 }
 
-// balanceCells are the available, blocked and pending cells of a wallet, and their style.
-func (v *walletsView) balanceCells(ref string) (string, string, string, lipgloss.Style) {
+// balanceCells are the available, held, promotional and total cells of a wallet, and their style.
+func (v *walletsView) balanceCells(ref string) ([4]string, lipgloss.Style) {
 	st := v.c.st
 	b := v.bals[ref]
 	switch {
 	case b == nil:
 		if v.loading {
-			return "…", "…", "…", st.Muted
+			return [4]string{"…", "…", "…", "…"}, st.Muted
 		}
-		return "", "", "", st.Muted
+		return [4]string{}, st.Muted
 	case !b.done:
-		return "…", "…", "…", st.Muted
+		return [4]string{"…", "…", "…", "…"}, st.Muted
 	case b.err != nil:
-		return v.balanceReason(b.err), "", "", st.Err
+		return [4]string{v.balanceReason(b.err)}, st.Err
 	}
-	cur := b.bal.Currency
-	return v.money(b.bal.Available, cur), v.money(b.bal.Blocked, cur), v.money(b.bal.Pending, cur), st.Value
+	cur, bal := b.bal.Currency, b.bal
+	return [4]string{v.money(bal.Available, cur), v.money(bal.Held, cur), v.money(bal.Promotional, cur), v.money(bal.Total, cur)}, st.Value
 }
 
 // rowText renders one wallet; plain (no colours) for the highlighted line.
@@ -796,7 +870,7 @@ func (v *walletsView) rowText(r walletRow, cursor, styled bool) string {
 		b.WriteByte(' ')
 	}
 	b.WriteByte(' ')
-	b.WriteString(padRight(r.ref, l.ref))
+	b.WriteString(padRight(oneLine(r.ref), l.ref))
 	b.WriteByte(' ')
 	name := padRight(v.rowName(r), l.name)
 	if r.fromConfig || r.main {
@@ -807,13 +881,15 @@ func (v *walletsView) rowText(r walletRow, cursor, styled bool) string {
 	stText, stStyle := v.statusText(r)
 	b.WriteString(paint(stStyle, padRight(stText, l.status)))
 	b.WriteByte(' ')
-	avail, blocked, pending, bs := v.balanceCells(r.ref)
-	b.WriteString(paint(bs, padLeft(avail, l.avail)))
+	cells, bs := v.balanceCells(r.ref)
+	b.WriteString(paint(bs, padLeft(cells[0], l.avail)))
 	b.WriteByte(' ')
-	b.WriteString(paint(bs, padLeft(blocked, l.blocked)))
-	if l.showPending {
+	b.WriteString(paint(bs, padLeft(cells[1], l.held)))
+	if l.showMore {
 		b.WriteByte(' ')
-		b.WriteString(paint(bs, padLeft(pending, l.pending)))
+		b.WriteString(paint(bs, padLeft(cells[2], l.promo)))
+		b.WriteByte(' ')
+		b.WriteString(paint(bs, padLeft(cells[3], l.total)))
 	}
 	if l.showCreated {
 		created := ""
@@ -829,9 +905,9 @@ func (v *walletsView) rowText(r walletRow, cursor, styled bool) string {
 func (v *walletsView) headerRow() string {
 	tr, l := v.c.tr, v.layout
 	s := "   " + padRight(tr.T("REFERENCE"), l.ref) + " " + padRight(tr.T("NAME"), l.name) + " " + padRight(tr.T("STATUS"), l.status) +
-		" " + padLeft(tr.T("AVAILABLE"), l.avail) + " " + padLeft(tr.T("BLOCKED"), l.blocked)
-	if l.showPending {
-		s += " " + padLeft(tr.T("PENDING"), l.pending)
+		" " + padLeft(tr.T("AVAILABLE"), l.avail) + " " + padLeft(tr.T("HELD"), l.held)
+	if l.showMore {
+		s += " " + padLeft(tr.T("PROMOTIONAL"), l.promo) + " " + padLeft(tr.T("TOTAL"), l.total)
 	}
 	if l.showCreated {
 		s += " " + padRight(tr.T("CREATED"), l.created)
@@ -913,13 +989,10 @@ func (v *walletsView) detailLines(w int) []string {
 		return nil
 	}
 	out := []string{st.Rule.Render(strings.Repeat("─", w))}
-	parts := []string{st.Bold.Render(r.ref)}
+	parts := []string{st.Bold.Render(oneLine(r.ref))}
 	switch {
 	case r.main:
-		parts = append(parts, tr.T("main account (no X-Sub-Account)"))
-		if b := v.bals[r.ref]; b != nil && b.name != "" {
-			parts = append(parts, oneLine(b.name))
-		}
+		parts = append(parts, tr.T("main account (no X-Sub-Account)"), tr.F("profile %s", oneLine(v.c.app.sess.Profile)))
 	case r.fromConfig:
 		parts = append(parts, tr.T("profile default (from config), not listed by the API"))
 	default:
@@ -951,10 +1024,7 @@ func (v *walletsView) detailLines(w int) []string {
 				out = append(out, st.Err.Render(l))
 			}
 		case errors.As(b.err, &ae):
-			msg := ae.Message
-			if msg == "" {
-				msg = ae.Error()
-			}
+			msg := serviceText(ae)
 			if ae.TraceID != "" {
 				msg += " [trace " + ae.TraceID + "]"
 			}
@@ -970,23 +1040,63 @@ func (v *walletsView) detailLines(w int) []string {
 			}
 		}
 	default:
-		cur := b.bal.Currency
-		line := tr.T("available ") + st.Bold.Render(v.money(b.bal.Available, cur))
-		if b.bal.Blocked != nil {
-			line += st.Muted.Render(" · ") + tr.T("blocked ") + v.money(b.bal.Blocked, cur)
+		// Every figure exactly as the service sent it; one it did not send is "—".
+		cur, bal := b.bal.Currency, b.bal
+		segs := []string{
+			tr.T("available ") + st.Bold.Render(v.money(bal.Available, cur)),
+			tr.T("held ") + v.money(bal.Held, cur),
+			tr.T("promotional ") + v.money(bal.Promotional, cur),
+			tr.T("total ") + v.money(bal.Total, cur),
 		}
-		if b.bal.Pending != nil {
-			line += st.Muted.Render(" · ") + tr.T("pending ") + v.money(b.bal.Pending, cur)
+		if bal.UpdatedAt != nil {
+			segs = append(segs, st.Muted.Render(tr.F("as of %s", bal.UpdatedAt.In(v.c.loc).Format("02/01 15:04"))))
 		}
-		line += st.Muted.Render(" · " + tr.F("updated %s ago", humanDuration(v.c.now().Sub(b.at))))
-		out = append(out, truncateWidth(line, w))
+		segs = append(segs, st.Muted.Render(tr.F("read %s ago", humanDuration(v.c.now().Sub(b.at)))))
+		out = append(out, packSegments(segs, st.Muted.Render(" · "), w, 2)...)
+		if b.status != "" {
+			text, sty := v.accountStatusText(b.status)
+			out = append(out, truncateWidth(tr.T("account status: ")+sty.Render(text), w))
+			if h := v.accountHint(r, b.status); h != "" && !(r.status == api.SubAccountSuspended && b.status == api.AccountSuspended) {
+				for _, l := range v.wrap("→ "+h, w, 2) {
+					out = append(out, st.Warn.Render(l))
+				}
+			}
+		}
 	}
-	if v.isSuspended(r) && (b == nil || b.err == nil || !errors.Is(b.err, api.ErrSubAccountSuspended)) {
+	if v.isSuspended(r) && (b == nil || b.err != nil || b.status != api.AccountSuspended) && (b == nil || b.err == nil || !errors.Is(b.err, api.ErrSubAccountSuspended)) {
 		for _, l := range v.wrap("→ "+tr.T("this sub-account is suspended; switch to another wallet (w) or contact support"), w, 2) {
 			out = append(out, st.Warn.Render(l))
 		}
 	}
 	return out
+}
+
+// packSegments joins segs with sep into at most n lines of at most w cells, breaking only
+// between segments (a segment wider than a line is cut); what does not fit is dropped.
+func packSegments(segs []string, sep string, w, n int) []string {
+	if w <= 0 || n <= 0 {
+		return nil
+	}
+	var lines []string
+	cur := ""
+	for _, sg := range segs {
+		switch {
+		case cur == "":
+			cur = truncateWidth(sg, w)
+		case lipgloss.Width(cur)+lipgloss.Width(sep)+lipgloss.Width(sg) <= w:
+			cur += sep + sg
+		default:
+			lines = append(lines, cur)
+			if len(lines) == n {
+				return lines
+			}
+			cur = truncateWidth(sg, w)
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }
 
 // formLines render the create form: both fields with their messages, then the state of the submission.

@@ -60,7 +60,7 @@ func TestWalletsFlowListBalancesSwitchAndCharge(t *testing.T) {
 	f.keys("3")
 	principal := walletAvailable(t, s, api.WalletPrincipal).BRL()
 	centro := walletAvailable(t, s, "loja-centro").BRL()
-	f.waitFor("principal", "loja-centro", "Loja Praia", "parceiro_entregas", "Loja Antiga (fechada)", "⊘ suspended", "✓ approved",
+	f.waitFor("principal", "loja-centro", "Loja Praia", "parceiro_entregas", "Loja Antiga (fechada)", "⊘ suspended", "✓ active",
 		principal, centro, "5 wallets")
 
 	// principal is active and under the cursor; the next row is loja-centro.
@@ -344,38 +344,121 @@ func TestWalletsBalanceNeverGuesses(t *testing.T) {
 	if b := wv.bals[api.WalletPrincipal]; b == nil || !b.loading {
 		t.Fatal("principal's balance was not requested")
 	}
-	if a, _, _, _ := wv.balanceCells(api.WalletPrincipal); a != "…" {
-		t.Fatalf("loading balance shows %q, want …", a)
+	if c, _ := wv.balanceCells(api.WalletPrincipal); c[0] != "…" {
+		t.Fatalf("loading balance shows %q, want …", c[0])
 	}
 	send := func(acc *api.Account, err error) {
 		m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req, acc: acc, err: err})
 	}
-	avail, blocked := api.Money(123456), api.Money(700)
+	avail, held, zero, total := api.Money(123456), api.Money(700), api.Money(0), api.Money(124156)
 	cases := []struct {
-		name                  string
-		acc                   *api.Account
-		err                   error
-		avail, blocked, pendg string
+		name string
+		acc  *api.Account
+		err  error
+		want [4]string // available, held, promotional, total
 	}{
-		{"nothing sent", &api.Account{}, nil, "—", "—", "—"},
-		{"available only", &api.Account{Balance: api.AccountBalance{Available: &avail}}, nil, "R$ 1.234,56", "—", "—"},
-		{"available and blocked", &api.Account{Balance: api.AccountBalance{Available: &avail, Blocked: &blocked, Currency: "BRL"}}, nil, "R$ 1.234,56", "R$ 7,00", "—"},
-		{"another currency", &api.Account{Balance: api.AccountBalance{Available: &avail, Currency: "USD"}}, nil, "1234.56 USD", "—", "—"},
-		{"suspended", nil, &api.Error{HTTPStatus: 403, Code: api.CodeSubAccountSuspended}, "suspended", "", ""},
-		{"no access", nil, &api.Error{HTTPStatus: 403, Code: api.CodeSubAccountForbidden}, "no access", "", ""},
-		{"not found", nil, &api.Error{HTTPStatus: 404, Code: api.CodeSubAccountNotFound}, "not found", "", ""},
-		{"server", nil, &api.Error{HTTPStatus: 500}, "error 500", "", ""},
-		{"network", nil, errors.New("connection refused"), "unavailable", "", ""},
-		{"never sent", nil, &api.ValidationError{Problems: []api.FieldProblem{{Field: api.FieldSubAccountHeader, Msg: "X-Sub-Account: bad"}}}, "invalid reference", "", ""},
-		{"timeout", nil, fmt.Errorf("GET /account: %w", context.DeadlineExceeded), "timed out", "", ""},
+		{"nothing sent", &api.Account{}, nil, [4]string{"—", "—", "—", "—"}},
+		{"available only", &api.Account{Balance: api.AccountBalance{Available: &avail}}, nil, [4]string{"R$ 1.234,56", "—", "—", "—"}},
+		{"a zero sent is a zero", &api.Account{Balance: api.AccountBalance{Available: &avail, Promotional: &zero}}, nil, [4]string{"R$ 1.234,56", "—", "R$ 0,00", "—"}},
+		{"every figure", &api.Account{Balance: api.AccountBalance{Available: &avail, Held: &held, Promotional: &zero, Total: &total, Currency: "BRL"}}, nil,
+			[4]string{"R$ 1.234,56", "R$ 7,00", "R$ 0,00", "R$ 1.241,56"}},
+		// The total is shown as sent, never recomputed from the other figures.
+		{"total as sent", &api.Account{Balance: api.AccountBalance{Available: &avail, Held: &held, Total: &avail}}, nil, [4]string{"R$ 1.234,56", "R$ 7,00", "—", "R$ 1.234,56"}},
+		{"another currency", &api.Account{Balance: api.AccountBalance{Available: &avail, Currency: "USD"}}, nil, [4]string{"1234.56 USD", "—", "—", "—"}},
+		{"suspended", nil, &api.Error{HTTPStatus: 403, Code: api.CodeSubAccountSuspended}, [4]string{"suspended"}},
+		{"no access", nil, &api.Error{HTTPStatus: 403, Code: api.CodeSubAccountForbidden}, [4]string{"no access"}},
+		{"not found", nil, &api.Error{HTTPStatus: 404, Code: api.CodeSubAccountNotFound}, [4]string{"not found"}},
+		{"server", nil, &api.Error{HTTPStatus: 500}, [4]string{"error 500"}},
+		{"network", nil, errors.New("connection refused"), [4]string{"unavailable"}},
+		{"never sent", nil, &api.ValidationError{Problems: []api.FieldProblem{{Field: api.FieldSubAccountHeader, Msg: "X-Sub-Account: bad"}}}, [4]string{"invalid reference"}},
+		{"timeout", nil, fmt.Errorf("GET /account: %w", context.DeadlineExceeded), [4]string{"timed out"}},
 	}
 	for _, tc := range cases {
 		wv.balanceCmd(api.WalletPrincipal, false)
 		send(tc.acc, tc.err)
-		a, b, p, _ := wv.balanceCells(api.WalletPrincipal)
-		if a != tc.avail || b != tc.blocked || p != tc.pendg {
-			t.Errorf("%s: cells = %q %q %q, want %q %q %q", tc.name, a, b, p, tc.avail, tc.blocked, tc.pendg)
+		if got, _ := wv.balanceCells(api.WalletPrincipal); got != tc.want {
+			t.Errorf("%s: cells = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestWalletsAccountStatusShown(t *testing.T) {
+	cases := []struct {
+		list    api.SubAccountStatus
+		account api.AccountStatus
+		lang    Lang
+		want    string // the status cell
+		hint    string // in the detail lines; "" for none
+		refused bool   // the wallet cannot be made active
+	}{
+		{api.SubAccountActive, "", LangEN, "✓ active", "", false},
+		{api.SubAccountActive, api.AccountApproved, LangEN, "✓ active", "", false},
+		{api.SubAccountApproved, api.AccountApproved, LangEN, "✓ approved", "", false},
+		{api.SubAccountActive, api.AccountPending, LangEN, "! pending", "not approved yet", false},
+		{api.SubAccountActive, api.AccountPendingDocs, LangEN, "! documents pending", "not approved yet", false},
+		{api.SubAccountActive, api.AccountPendingApproval, LangEN, "! approval pending", "not approved yet", false},
+		{api.SubAccountActive, api.AccountRejected, LangEN, "✗ rejected", "the account was rejected; contact support", false},
+		{api.SubAccountActive, api.AccountSuspended, LangEN, "⊘ suspended", "this sub-account is suspended", true},
+		{api.SubAccountSuspended, api.AccountApproved, LangEN, "⊘ suspended", "this sub-account is suspended", true},
+		{api.SubAccountActive, "under_review", LangEN, "? under_review", "", false},
+		{"em_analise", "", LangEN, "? em_analise", "", false},
+		{api.SubAccountActive, "\x1b[31mred\u009b2J", LangEN, "?  [31mred 2J", "", false},
+		{api.SubAccountActive, api.AccountPendingDocs, LangPT, "! documentos pendentes", "ainda não foi aprovada", false},
+		{api.SubAccountActive, api.AccountApproved, LangPT, "✓ ativa", "", false},
+		{api.SubAccountActive, api.AccountSuspended, LangPT, "⊘ suspensa", "esta subconta está suspensa", true},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.list)+"/"+string(tc.account)+"/"+string(tc.lang), func(t *testing.T) {
+			s := goldenSession(t, api.Sandbox)
+			m := New(Options{Session: s, Lang: tc.lang, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+			m.Update(runeKey("3"))
+			wv := m.wallets()
+			m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: tc.list}}})
+			if tc.account != "" {
+				avail := api.Money(100)
+				m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: wv.bals["loja-centro"].req,
+					acc: &api.Account{Status: tc.account, Balance: api.AccountBalance{Available: &avail}}})
+			}
+			wv.cursor = 1
+			r, _ := wv.selected()
+			if got, _ := wv.statusText(r); got != tc.want {
+				t.Errorf("status cell = %q, want %q", got, tc.want)
+			}
+			view := m.View()
+			if !strings.Contains(view, tc.want) {
+				t.Errorf("the view does not show %q:\n%s", tc.want, view)
+			}
+			if tc.hint != "" && !strings.Contains(view, tc.hint) {
+				t.Errorf("the view does not explain %q:\n%s", tc.hint, view)
+			}
+			if strings.ContainsAny(view, "\x1b\u009b") {
+				t.Errorf("a control character from the service reached the screen: %q", view)
+			}
+			if got := wv.isSuspended(r); got != tc.refused {
+				t.Errorf("isSuspended = %v, want %v", got, tc.refused)
+			}
+		})
+	}
+}
+
+func TestWalletsPrincipalAccountStatus(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	m, wv := walletsModel(t, s, 120, 40)
+	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{}})
+	avail := api.Money(100)
+	m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
+		acc: &api.Account{Status: api.AccountSuspended, Balance: api.AccountBalance{Available: &avail}}})
+	r, _ := wv.selected()
+	if txt, _ := wv.statusText(r); txt != "⊘ suspended" || wv.rowName(r) != "main account" {
+		t.Fatalf("principal: status %q, name %q", txt, wv.rowName(r))
+	}
+	// The main account is never refused locally: the dashboard can always go back to it.
+	if wv.isSuspended(r) {
+		t.Fatal("principal counted as a suspended sub-account")
+	}
+	if view := m.View(); !strings.Contains(view, "the account is suspended; contact support") || !strings.Contains(view, "profile loja-centro") {
+		t.Fatalf("principal detail lines:\n%s", view)
 	}
 }
 
@@ -391,11 +474,12 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 		t.Fatal("load started a second request while one is on its way")
 	}
 	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{
-		{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved},
+		{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountActive},
 		{Reference: "loja-antiga", Name: "Loja Antiga", Status: api.SubAccountSuspended},
+		{Reference: "loja-nova", Name: "Loja Nova", Status: "em_analise"},
 	}})
 	items, loaded = wv.pickerItems()
-	if !loaded || len(items) != 4 {
+	if !loaded || len(items) != 5 {
 		t.Fatalf("after loading: %+v loaded=%v", items, loaded)
 	}
 	want := []struct {
@@ -405,8 +489,10 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 		note     string
 	}{
 		{api.WalletPrincipal, false, false, "main account"},
-		{"loja-centro", false, false, "Loja Centro · ✓ approved"},
+		{"loja-centro", false, false, "Loja Centro · ✓ active"},
 		{"loja-antiga", true, false, "Loja Antiga · ⊘ suspended"},
+		// An unknown status is offered: the service judges.
+		{"loja-nova", false, false, "Loja Nova · ? em_analise"},
 		{"loja-norte", false, true, "(from config) · ? unlisted"},
 	}
 	for i, w := range want {
@@ -621,11 +707,11 @@ func TestWalletsBalanceCallsAreBounded(t *testing.T) {
 	for _, msg := range msgs {
 		m.Update(msg)
 	}
-	if a, _, _, _ := wv.balanceCells(api.WalletPrincipal); !strings.HasPrefix(a, "R$ ") {
-		t.Fatalf("principal balance = %q", a)
+	if c, _ := wv.balanceCells(api.WalletPrincipal); !strings.HasPrefix(c[0], "R$ ") {
+		t.Fatalf("principal balance = %q", c[0])
 	}
-	if a, _, _, _ := wv.balanceCells("loja-03"); a != "not found" {
-		t.Fatalf("unknown wallet balance = %q, want not found", a)
+	if c, _ := wv.balanceCells("loja-03"); c[0] != "not found" {
+		t.Fatalf("unknown wallet balance = %q, want not found", c[0])
 	}
 }
 
@@ -658,18 +744,22 @@ func walletsGoldenData(t *testing.T, m *Model, wv *walletsView) {
 	t.Helper()
 	day := 24 * time.Hour
 	subs := []api.SubAccount{
-		{ID: "5b7a0c1e-0000-4000-8000-000000000001", Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved, CreatedAt: goldenNow.Add(-90 * day)},
-		{ID: "5b7a0c1e-0000-4000-8000-000000000002", Reference: "loja-praia", Name: "Loja Praia", Status: api.SubAccountApproved, CreatedAt: goldenNow.Add(-30 * day)},
+		{ID: "5b7a0c1e-0000-4000-8000-000000000001", Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountActive, CreatedAt: goldenNow.Add(-90 * day)},
+		{ID: "5b7a0c1e-0000-4000-8000-000000000002", Reference: "loja-praia", Name: "Loja Praia", Status: api.SubAccountActive, CreatedAt: goldenNow.Add(-30 * day)},
 		{ID: "5b7a0c1e-0000-4000-8000-000000000003", Reference: "parceiro_entregas", Name: "Parceiro de Entregas", Status: api.SubAccountApproved, CreatedAt: goldenNow.Add(-12 * day)},
 		{ID: "5b7a0c1e-0000-4000-8000-000000000004", Reference: "loja-antiga", Name: "Loja Antiga (fechada)", Status: api.SubAccountSuspended, CreatedAt: goldenNow.Add(-400 * day)},
 		{ID: "5b7a0c1e-0000-4000-8000-000000000005", Reference: "quiosque", Name: "Quiosque da praça", Status: "under_review", CreatedAt: goldenNow.Add(-2 * day)},
 	}
 	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
 	money := func(v api.Money) *api.Money { return &v }
+	balanceAt := goldenNow.Add(-time.Minute)
 	replies := map[string]walletsBalanceMsg{
-		api.WalletPrincipal: {acc: &api.Account{Name: "Padaria Pão Quente Ltda", Balance: api.AccountBalance{Available: money(1234567), Pending: money(0), Blocked: money(4250), Currency: "BRL"}}},
-		"loja-centro":       {acc: &api.Account{Name: "Loja Centro", Balance: api.AccountBalance{Available: money(9630), Pending: money(0), Blocked: money(1500), Currency: "BRL"}}},
-		"loja-praia":        {acc: &api.Account{Name: "Loja Praia", Balance: api.AccountBalance{Available: money(5500)}}},
+		api.WalletPrincipal: {acc: &api.Account{ID: "7d0c2f4e-1b7a-4c55-9a3e-0f6b2d9c1a11", Status: api.AccountApproved, Balance: api.AccountBalance{
+			Available: money(1234567), Promotional: money(0), Held: money(4250), Total: money(1238817), Currency: "BRL", UpdatedAt: &balanceAt}}},
+		"loja-centro": {acc: &api.Account{Status: api.AccountApproved, Balance: api.AccountBalance{
+			Available: money(9630), Promotional: money(1000), Held: money(1500), Total: money(12130), Currency: "BRL"}}},
+		// Only some figures sent, and an account still waiting for documents.
+		"loja-praia": {acc: &api.Account{Status: api.AccountPendingDocs, Balance: api.AccountBalance{Available: money(5500)}}},
 		"loja-antiga": {err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden, Code: api.CodeSubAccountSuspended,
 			Message: "SUB_ACCOUNT_SUSPENDED: Sub-account 'loja-antiga' is suspended", TraceID: "tr-0004"}},
 		"quiosque": {err: &api.Error{HTTPStatus: 500, Kind: api.KindInternalError, Message: "An unexpected error occurred", TraceID: "tr-0005"}},
@@ -773,5 +863,29 @@ func TestWalletsViewFitsEverySize(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestWalletsHostileListIsFlattened(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	m, wv := walletsModel(t, s, 120, 40)
+	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{
+		{Reference: "loja\x1b]52;c;AAAA\x07", Name: "Nome\x1b[2J\u009b6n", Status: "\x1b[5mative"},
+	}})
+	m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
+		acc: &api.Account{Status: "\u009b31m", Balance: api.AccountBalance{Currency: "\x1b[0mUSD"}}})
+	wv.cursor = 1
+	frames := []string{m.View()}
+	m.Update(runeKey("w"))
+	frames = append(frames, m.View())
+	for i, fr := range frames {
+		for _, r := range fr {
+			if r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f {
+				t.Fatalf("frame %d carries control character %U:\n%q", i, r, fr)
+			}
+		}
+	}
+	if !strings.Contains(frames[0], "Nome [2J 6n") || !strings.Contains(frames[1], "loja ]52;c;AAAA") {
+		t.Fatalf("the flattened texts are not shown:\n%s\n%s", frames[0], frames[1])
 	}
 }
