@@ -175,6 +175,7 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 	s := &ui.Session{
 		Profile: p.Name, Env: p.Environment, ReadOnly: p.ReadOnly, Client: client,
 		Wallet: p.SubAccount, PixFee: p.PixFee, HasPixFee: p.HasPixFee,
+		DefaultDescription: p.DefaultDescription,
 	}
 	store, err := state.Open(stateDir, p.Name)
 	var corrupt *state.CorruptError
@@ -215,7 +216,7 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		}
 		closeStore := s.Close
 		s.Close = func() { closeStore(); _ = inbox.Close() }
-		recv := api.NewReceiver(wsecret, api.WithSink(inbox))
+		recv := api.NewReceiver(wsecret, receiverOptions(p.Webhook, api.WithSink(inbox))...)
 		u, err := recv.Start(sctx, p.Webhook.Listen)
 		if err != nil {
 			s.Close()
@@ -223,8 +224,25 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		}
 		s.Inbox, s.ReceiverStats = inbox, recv.Stats
 		s.WebhookURL = u
+		s.WebhookTolerance = p.Webhook.Tolerance
 	}
 	return s, nil
+}
+
+// receiverOptions are the receiver settings of a profile's webhook table: the extra signature
+// header it names, if any, and its timestamp tolerance (the receiver's default when unset).
+func receiverOptions(w *config.Webhook, extra ...api.ReceiverOption) []api.ReceiverOption {
+	opts := append([]api.ReceiverOption(nil), extra...)
+	if w == nil {
+		return opts
+	}
+	if w.SignatureHeader != "" {
+		opts = append(opts, api.WithSignatureHeader(w.SignatureHeader))
+	}
+	if w.Tolerance > 0 {
+		opts = append(opts, api.WithTolerance(w.Tolerance))
+	}
+	return opts
 }
 
 // openDebugLog opens (appending, mode 0600) the debug log under the state directory. Secrets are

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -252,3 +253,94 @@ func readDir(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// TestOpenProfileReceiverSettings: a profile's signature_header and tolerance reach its
+// receiver, and its default_description the session.
+func TestOpenProfileReceiverSettings(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PIXDASH_TEST_CLIENT_SECRET", "cs-receiver-test")
+	t.Setenv("PIXDASH_TEST_WEBHOOK_SECRET", "whsec-receiver-test")
+	cfgText := `[profiles.loja]
+base_url = "http://127.0.0.1:9/v2"
+client_id = "mp_test_receiver"
+client_secret_env = "PIXDASH_TEST_CLIENT_SECRET"
+default_description = "Venda no balcão"
+[profiles.loja.webhook]
+listen = "127.0.0.1:0"
+secret_env = "PIXDASH_TEST_WEBHOOK_SECRET"
+signature_header = "X-Loja-Assinatura"
+tolerance = "90s"
+`
+	cfg, err := config.Parse(filepath.Join(dir, "config.toml"), []byte(cfgText), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cfg.Profile("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := openProfile(context.Background(), p, filepath.Join(dir, "state"), slogDiscard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sess.Close)
+	if sess.DefaultDescription != "Venda no balcão" || sess.WebhookTolerance != 90*time.Second || sess.WebhookURL == "" {
+		t.Fatalf("session: description %q, tolerance %s, url %q", sess.DefaultDescription, sess.WebhookTolerance, sess.WebhookURL)
+	}
+	post := func(id, header, sig string, at time.Time) int {
+		t.Helper()
+		body := []byte(`{"event":"payment_completed","eventId":"` + id + `","timestamp":"2026-11-23T14:31:06.280Z","data":{"id":"tx-1","status":"completed","amount":12.34}}`)
+		if sig == "" {
+			sig = api.Sign(body, "whsec-receiver-test")
+		}
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, sess.WebhookURL, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set(header, sig)
+		if !at.IsZero() {
+			req.Header.Set(api.TimestampHeader, fmt.Sprint(at.UnixMilli()))
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// The configured header is read (with or without the sha256= prefix) ...
+	if code := post("evt-1", "X-Loja-Assinatura", "", time.Now()); code != http.StatusOK {
+		t.Fatalf("signature in the configured header: %d", code)
+	}
+	body := `{"event":"payment_completed","eventId":"evt-2","timestamp":"2026-11-23T14:31:06.280Z","data":{"id":"tx-1","status":"completed","amount":12.34}}`
+	bare := strings.TrimPrefix(api.Sign([]byte(body), "whsec-receiver-test"), "sha256=")
+	if code := post("evt-2", "X-Loja-Assinatura", bare, time.Time{}); code != http.StatusOK {
+		t.Fatalf("bare signature in the configured header: %d", code)
+	}
+	// ... and the service's own still are.
+	if code := post("evt-3", api.PagueSignatureHeader, "", time.Now()); code != http.StatusOK {
+		t.Fatalf("signature in %s: %d", api.PagueSignatureHeader, code)
+	}
+	// 90 s, not the default 300 s: two minutes old is stale.
+	if code := post("evt-4", "X-Loja-Assinatura", "", time.Now().Add(-2*time.Minute)); code != http.StatusBadRequest {
+		t.Fatalf("delivery 2 minutes old: %d, want 400", code)
+	}
+	if st := sess.ReceiverStats(); st.Stale != 1 || st.Accepted != 3 {
+		t.Fatalf("receiver stats = %+v", st)
+	}
+}
+
+// TestReceiverOptionsDefaults: a profile without the webhook keys gets the receiver's defaults.
+func TestReceiverOptionsDefaults(t *testing.T) {
+	if n := len(receiverOptions(nil)); n != 0 {
+		t.Fatalf("%d options without a webhook table", n)
+	}
+	if n := len(receiverOptions(&config.Webhook{Listen: "127.0.0.1:0"})); n != 0 {
+		t.Fatalf("%d options for an empty webhook table", n)
+	}
+	if n := len(receiverOptions(&config.Webhook{SignatureHeader: "X-A", Tolerance: time.Minute}, api.WithSink(nil))); n != 3 {
+		t.Fatalf("%d options, want 3", n)
+	}
+}
+
+func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }
