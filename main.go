@@ -216,7 +216,7 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		}
 		closeStore := s.Close
 		s.Close = func() { closeStore(); _ = inbox.Close() }
-		recv := api.NewReceiver(wsecret, receiverOptions(p.Webhook, api.WithSink(inbox))...)
+		recv := api.NewReceiver(wsecret, receiverOptions(p.Webhook, api.WithSink(inbox), api.WithServerLog(logger))...)
 		u, err := recv.Start(sctx, p.Webhook.Listen)
 		if err != nil {
 			s.Close()
