@@ -183,28 +183,17 @@ func DecodeEvent(body []byte) (*Event, error) {
 				return nil, invalidJSON(body)
 			}
 			if string(key) == "data" && body[vStart] == '{' {
-				data = body[vStart:vEnd]
-				e.Envelope = true
-				i = skipBlank(body, vEnd)
-				if i < len(body) && body[i] == ',' {
-					i = skipBlank(body, i+1)
-					continue
+				data, e.Envelope = body[vStart:vEnd], true // read once the envelope's kind is known
+			} else {
+				switch name, err := e.decodeMember(key, body[vStart:vEnd]); {
+				case err == nil:
+				case name == "eventId":
+					idErr = err
+				case name == "event":
+					kindErr = err
+				default:
+					note(name, err)
 				}
-				if i < len(body) && body[i] == '}' {
-					i++
-					break
-				}
-				return nil, invalidJSON(body)
-			}
-			name, err := e.decodeMember(key, body[vStart:vEnd])
-			switch {
-			case err == nil:
-			case name == "eventId":
-				idErr = err
-			case name == "event":
-				kindErr = err
-			default:
-				note(name, err)
 			}
 			i = skipBlank(body, vEnd)
 			if i < len(body) && body[i] == ',' {

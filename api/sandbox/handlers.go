@@ -511,15 +511,12 @@ func (s *Server) handleCreatePix(c *call) {
 	}
 	projectID := ""
 	if p.ProjectID != "" {
-		for _, pr := range a.projects {
-			if strings.EqualFold(pr.id, p.ProjectID) {
-				projectID = pr.id
-			}
-		}
-		if projectID == "" {
+		pr := a.project(p.ProjectID)
+		if pr == nil {
 			c.notFound(resProject, p.ProjectID)
 			return
 		}
+		projectID = pr.id
 	} else if len(a.projects) == 1 {
 		projectID = a.projects[0].id
 	}

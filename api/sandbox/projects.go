@@ -77,18 +77,26 @@ func (s *Server) handleCreateProject(c *call) {
 func (s *Server) handleGetProject(c *call) {
 	id := c.params[0]
 	s.mu.Lock()
-	var found *projectBody
-	for _, p := range c.acct.projects {
-		if strings.EqualFold(p.id, id) {
-			b := p.body()
-			found = &b
-			break
-		}
+	p := c.acct.project(id)
+	var body projectBody
+	if p != nil {
+		body = p.body()
 	}
 	s.mu.Unlock()
-	if found == nil {
+	if p == nil {
 		c.notFound(resProject, id)
 		return
 	}
-	c.json(http.StatusOK, found)
+	c.json(http.StatusOK, body)
+}
+
+// project finds one of the account's projects by id (case-insensitively); nil when unknown.
+// s.mu is held.
+func (a *account) project(id string) *project {
+	for _, p := range a.projects {
+		if strings.EqualFold(p.id, id) {
+			return p
+		}
+	}
+	return nil
 }

@@ -329,15 +329,12 @@ func (s *Server) handleCreateWithdrawal(c *call) {
 	}
 	projectID := ""
 	if r.ProjectID != "" {
-		for _, pr := range a.projects {
-			if strings.EqualFold(pr.id, r.ProjectID) {
-				projectID = pr.id
-			}
-		}
-		if projectID == "" {
+		pr := a.project(r.ProjectID)
+		if pr == nil {
 			c.notFound(resProject, r.ProjectID)
 			return
 		}
+		projectID = pr.id
 	}
 	if gross > spendable(w) {
 		c.badRequest(insufficientBalance(w, gross))
