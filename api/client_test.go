@@ -945,7 +945,10 @@ func TestAuthErrorShapes(t *testing.T) {
 			for _, call := range []func() error{
 				func() error { return c.Authenticate(ctCtx(t)) },
 				func() error { _, err := c.GetTransaction(ctCtx(t), "x"); return err },
-				func() error { _, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100, Description: "Venda"}); return err },
+				func() error {
+					_, err := c.CreatePix(ctCtx(t), &CreatePixRequest{Amount: 100, Description: "Venda"})
+					return err
+				},
 			} {
 				err := call()
 				var e *Error
