@@ -257,6 +257,18 @@ func (c *Charge) ApplyEvent(e *api.Event) {
 	}
 }
 
+// applyConfirmed records what only a confirmed event tells (the service's transaction does not):
+// what a payment's split actually distributed, and that a cancellation was an expiry.
+func (c *Charge) applyConfirmed(e *api.Event) {
+	switch e.Kind {
+	case api.EventPaymentCompleted:
+		c.HasDistributed = true
+		c.SplitDistributed = slices.Clone(e.Split)
+	case api.EventPaymentExpired:
+		c.Expired = true
+	}
+}
+
 // Merge folds o, a newer view of the same charge, into c: o's non-empty fields win, but a final
 // status never goes back to pending and a final status is replaced by another only when o is newer.
 func (c *Charge) Merge(o Charge) {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -64,6 +65,13 @@ func TestCrashHelperProcess(t *testing.T) {
 						os.Exit(4)
 					}
 					ack("event", e.EventID)
+					// The service confirms it (a fake reader): the charge and the verdict are written.
+					r := &fakeReader{txs: map[string]*api.Transaction{"principal/" + id: {ID: id, Status: api.StatusCompleted, Amount: c.Amount}}}
+					if cf, err := s.ConfirmEvent(context.Background(), r, e); err != nil || cf.Verdict != VerdictConfirmed {
+						fmt.Printf("ERR %v %v\n", err, cf.Verdict)
+						os.Exit(4)
+					}
+					ack("confirm", e.EventID)
 				case 2:
 					key := "key-" + id
 					if err := s.BeginSubmission(Submission{Key: key, Request: api.CreatePixRequest{Amount: 500}}); err != nil {
@@ -90,7 +98,7 @@ func TestCrashSafety(t *testing.T) {
 	}
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(20250301, 7))
-	acked := map[string]map[string]bool{"charge": {}, "event": {}, "sub": {}}
+	acked := map[string]map[string]bool{"charge": {}, "event": {}, "confirm": {}, "sub": {}}
 	for it := range iters {
 		waitFor := 1 + r.IntN(60)
 		extra := time.Duration(r.IntN(3000)) * time.Microsecond // lands the kill at varied points of a write
@@ -120,9 +128,11 @@ func TestCrashSafety(t *testing.T) {
 			if s.Events().Seen(id) != 1 {
 				t.Fatalf("iteration %d: acknowledged event %s seen %d times", it, id, s.Events().Seen(id))
 			}
+		}
+		for id := range acked["confirm"] {
 			c, _ := s.Charge(strings.TrimPrefix(id, "ev-"))
-			if c.Status != api.StatusCompleted {
-				t.Fatalf("iteration %d: event %s did not complete its charge", it, id)
+			if en, _ := s.Events().Get(id); c.Status != api.StatusCompleted || en.Verdict != VerdictConfirmed {
+				t.Fatalf("iteration %d: confirmed event %s: charge %s, verdict %q", it, id, c.Status, en.Verdict)
 			}
 		}
 		pending := map[string]bool{}

@@ -16,6 +16,40 @@ type EventEntry struct {
 	ReceivedAt time.Time
 	// Count is how many copies arrived (1 for an event never re-sent).
 	Count int
+	// Verdict is what the service answered when the event was read back against it.
+	Verdict Verdict
+	// VerdictReason says why, for a disputed or unknown event (English; e.g. "the service
+	// says pending").
+	VerdictReason string
+}
+
+// Verdict is the outcome of reading a payment event's transaction back from the service. A
+// webhook is only a hint: a charge changes by what GET /transactions/{id} answers, never by an
+// event alone.
+type Verdict string
+
+// Verdicts.
+const (
+	// VerdictUnchecked: not read back yet, or not a payment event.
+	VerdictUnchecked Verdict = ""
+	// VerdictConfirmed: the service's transaction agrees with the event.
+	VerdictConfirmed Verdict = "confirmed"
+	// VerdictDisputed: the service disagrees (status, amount or e2eId); the event was not applied.
+	VerdictDisputed Verdict = "disputed"
+	// VerdictUnknown: the service does not know the transaction; the event added nothing.
+	VerdictUnknown Verdict = "unknown"
+)
+
+// setVerdict records the verdict of a known event; it reports whether the id was known.
+func (l *EventLog) setVerdict(id string, v Verdict, reason string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i, ok := l.byID[id]
+	if ok {
+		l.entries[i].Verdict, l.entries[i].VerdictReason = v, reason
+		l.version++
+	}
+	return ok
 }
 
 // EventLog keeps webhook events deduplicated by eventId, newest first, with a kind and wallet filter.

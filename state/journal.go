@@ -31,13 +31,15 @@ const (
 	recSnap       = "snap"        // first line of a snapshot: {"gen":N}
 	recEnd        = "end"         // last line of a snapshot: {"n":records}
 	recCharge     = "charge"      // a Charge (its full state after the change)
-	recEvent      = "event"       // {"e":<payload>,"n":copies}
+	recEvent      = "event"       // {"e":<payload>,"n":copies}; outside a snapshot, a legacy record that also updates its charge
+	recHint       = "hint"        // an event as recEvent, recorded without touching any charge
 	recEventDup   = "event_dup"   // {"id":"<eventId>"}: one more copy of a known event
 	recSubBegin   = "sub_begin"   // a Submission
 	recSubDone    = "sub_done"    // {"key":..., "charge":Charge}
 	recSubAbandon = "sub_abandon" // {"key":...}
 	recFee        = "fee"         // a LearnedFee
 	recLookup     = "lookup"      // a Lookup
+	recVerdict    = "verdict"     // {"id":"<eventId>","v":Verdict,"r":reason}
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)

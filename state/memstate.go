@@ -12,6 +12,13 @@ import (
 	"pixdash/api"
 )
 
+// verdictData is the body of a verdict record.
+type verdictData struct {
+	ID string  `json:"id"`
+	V  Verdict `json:"v"`
+	R  string  `json:"r,omitempty"`
+}
+
 // Submission is a POST /pix about to be sent (or sent without a confirmed answer). It is
 // persisted before the first attempt so that a crash or restart never creates a second charge:
 // retries reuse Key and Request exactly, and after a restart GET /transactions/{Key} resolves it.
@@ -87,19 +94,21 @@ func (m *memState) putCharge(c Charge) (Charge, bool) {
 	return c, true
 }
 
-// applyEvent records an event (n copies) and, for the first copy of a payment event outside a
-// snapshot, updates its charge. It reports whether the event was new.
-func (m *memState) applyEvent(e *api.Event, at time.Time, n int, snapshot bool) bool {
+// applyEvent records an event (n copies) and reports whether it was new. The first copy of a
+// payment event that names its charge only by externalReference gets that charge's id. Only
+// legacy journal records (events written before webhooks became hints) also update the charge;
+// now a charge changes by the service's answer alone (Store.ConfirmEvent).
+func (m *memState) applyEvent(e *api.Event, at time.Time, n int, legacy bool) bool {
 	m.events.mu.Lock()
 	first := m.events.applyLocked(e, at, max(n, 1))
 	m.events.mu.Unlock()
-	if first && !snapshot && e.Kind.IsPayment() && e.TransactionID == "" && e.ExternalReference != "" {
+	if first && e.Kind.IsPayment() && e.TransactionID == "" && e.ExternalReference != "" {
 		// An event that names its charge only by the caller's reference (data.externalReference).
 		if c, ok := m.charges.ByExternalReference(e.ExternalReference, e.Wallet()); ok {
 			e.TransactionID = c.ID
 		}
 	}
-	if first && !snapshot && e.Kind.IsPayment() && e.TransactionID != "" {
+	if first && legacy && e.Kind.IsPayment() && e.TransactionID != "" {
 		c, _ := m.charges.Get(e.TransactionID)
 		c.ApplyEvent(e)
 		m.putCharge(c)
@@ -221,7 +230,7 @@ func (m *memState) apply(r *record, snapshot bool) error {
 		if c.ID != "" {
 			m.putCharge(c)
 		}
-	case recEvent:
+	case recEvent, recHint:
 		var d eventData
 		if err := json.Unmarshal(r.D, &d); err != nil {
 			return err
@@ -230,7 +239,13 @@ func (m *memState) apply(r *record, snapshot bool) error {
 		if err != nil {
 			return err
 		}
-		m.applyEvent(e, r.At, d.N, snapshot)
+		m.applyEvent(e, r.At, d.N, r.T == recEvent && !snapshot)
+	case recVerdict:
+		var d verdictData
+		if err := json.Unmarshal(r.D, &d); err != nil {
+			return err
+		}
+		m.events.setVerdict(d.ID, d.V, d.R)
 	case recEventDup:
 		var d dupData
 		if err := json.Unmarshal(r.D, &d); err != nil {
@@ -320,6 +335,17 @@ func (m *memState) snapshot(gen uint64, at time.Time) ([]byte, error) {
 		if r, err = encodeRecord(recEvent, e.ReceivedAt, data); err == nil {
 			buf.Write(r.line)
 			n++
+		}
+		if err == nil && e.Verdict != VerdictUnchecked {
+			vd, merr := json.Marshal(verdictData{ID: e.Event.EventID, V: e.Verdict, R: e.VerdictReason})
+			if merr != nil {
+				err = merr
+				return
+			}
+			if r, err = encodeRecord(recVerdict, e.ReceivedAt, vd); err == nil {
+				buf.Write(r.line)
+				n++
+			}
 		}
 	})
 	if err != nil {

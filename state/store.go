@@ -320,8 +320,9 @@ func (s *Store) TrackTransaction(tx *api.Transaction, wallet string) (Charge, er
 }
 
 // ApplyEvent records a verified webhook event; it reports whether its eventId was new. A
-// duplicate is counted (see EventLog.Seen). The first copy of a payment_* event updates its
-// charge, adding it (source "event") when unknown. The store keeps e: do not modify it afterwards.
+// duplicate is counted (see EventLog.Seen). No charge changes: a webhook is a hint, and
+// ConfirmEvent applies what the service answers for it. The store keeps e: do not modify it
+// afterwards.
 // e.Raw, when set, must be the payload as DecodeEvent validated it: it is stored as is.
 func (s *Store) ApplyEvent(e *api.Event) (first bool, err error) {
 	fs, err := s.ApplyEvents([]*api.Event{e})
@@ -365,7 +366,7 @@ func (s *Store) ApplyEvents(es []*api.Event) (first []bool, err error) {
 			}
 			start := len(data)
 			data = appendEventData(data, p, 1)
-			if recs[i], err = encodeRecord(recEvent, now, data[start:len(data):len(data)]); err != nil {
+			if recs[i], err = encodeRecord(recHint, now, data[start:len(data):len(data)]); err != nil {
 				return nil, err
 			}
 			size += len(recs[i].line)
@@ -498,6 +499,20 @@ func (s *Store) LearnFee(f LearnedFee) error {
 		return s.commitLocked(recFee, f.LearnedAt, f)
 	})
 }
+
+// SetEventVerdict records what the service answered when the event eventID was read back
+// against it. An unknown eventID is ErrUnknownEvent.
+func (s *Store) SetEventVerdict(eventID string, v Verdict, reason string) error {
+	return s.write(func() (*batch, error) {
+		if !s.m.events.setVerdict(eventID, v, reason) {
+			return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, eventID)
+		}
+		return s.commitLocked(recVerdict, s.now(), verdictData{ID: eventID, V: v, R: reason})
+	})
+}
+
+// ErrUnknownEvent reports an eventId the store never received.
+var ErrUnknownEvent = errors.New("no such event")
 
 // LearnedFee returns the fee learned from the service, if any.
 func (s *Store) LearnedFee() (LearnedFee, bool) {

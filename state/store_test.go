@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -79,8 +80,24 @@ func fill(t *testing.T, s *Store) {
 	if first {
 		t.Fatal("duplicate reported as new")
 	}
-	_, err = s.ApplyEvent(&api.Event{EventID: "ev-2", Kind: api.EventPaymentFailed, CreatedAt: at(300), TransactionID: "ch-9999", SubAccount: "loja-b", Amount: 4200})
+	ev2 := &api.Event{EventID: "ev-2", Kind: api.EventPaymentFailed, CreatedAt: at(300), TransactionID: "ch-9999", SubAccount: "loja-b", Amount: 4200}
+	_, err = s.ApplyEvent(ev2)
 	must(err)
+	// The events changed no charge; the service's answers do.
+	if c, _ := s.Charge("ch-0005"); c.Status != api.StatusPending {
+		t.Fatalf("an event alone changed ch-0005: %+v", c)
+	}
+	r := &fakeReader{txs: map[string]*api.Transaction{
+		"principal/ch-0005": {ID: "ch-0005", Status: api.StatusCompleted, Amount: testCharge(5).Amount, UpdatedAt: tp(at(200))},
+		"loja-b/ch-9999":    {ID: "ch-9999", Status: api.StatusFailed, Amount: 4200, UpdatedAt: tp(at(300))},
+	}}
+	for _, ev := range []*api.Event{e, ev2} {
+		c, err := s.ConfirmEvent(context.Background(), r, ev)
+		must(err)
+		if c.Verdict != VerdictConfirmed {
+			t.Fatalf("%s: %s %s", ev.EventID, c.Verdict, c.Reason)
+		}
+	}
 	must(s.BeginSubmission(Submission{Key: "key-pending-1", Wallet: "loja-a",
 		Request: api.CreatePixRequest{Amount: 1500, Description: "pending", Metadata: map[string]any{"n": 12345678901234567}}}))
 	must(s.BeginSubmission(Submission{Key: "key-done-0001", Request: api.CreatePixRequest{Amount: 2500}}))
@@ -112,6 +129,11 @@ func checkFilled(t *testing.T, s *Store) {
 	c, _ = s.Charge("ch-9999")
 	if c.Source != SourceEvent || c.Wallet != "loja-b" || c.Status != api.StatusFailed || c.Amount != 4200 {
 		t.Fatalf("ch-9999: %+v", c)
+	}
+	for _, id := range []string{"ev-1", "ev-2"} {
+		if e, _ := s.Events().Get(id); e.Verdict != VerdictConfirmed {
+			t.Fatalf("%s verdict %q", id, e.Verdict)
+		}
 	}
 	c, _ = s.Charge("ch-created")
 	if c.IdempotencyKey != "key-done-0001" {
@@ -692,16 +714,25 @@ func TestProfileFileName(t *testing.T) {
 	}
 }
 
-func TestStoreEventUpdatesChargeLive(t *testing.T) {
+// An event alone never changes a charge (a webhook is a hint); the service's answer does.
+func TestStoreEventLeavesChargeToTheService(t *testing.T) {
 	s := OpenMemory()
 	c, err := s.UpsertCharge(testCharge(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := s.Charges().Version()
-	first, err := s.ApplyEvent(&api.Event{EventID: "x", Kind: api.EventPaymentExpired, CreatedAt: at(900), TransactionID: c.ID})
+	e := &api.Event{EventID: "x", Kind: api.EventPaymentExpired, CreatedAt: at(900), TransactionID: c.ID}
+	first, err := s.ApplyEvent(e)
 	if err != nil || !first {
 		t.Fatal(first, err)
+	}
+	if got, _ := s.Charge(c.ID); got.State() != StatePending || s.Charges().Version() != v {
+		t.Fatalf("the event alone changed the charge: %+v", got)
+	}
+	r := &fakeReader{txs: map[string]*api.Transaction{"principal/" + c.ID: {ID: c.ID, Status: api.StatusCancelled, Amount: c.Amount, UpdatedAt: tp(at(900))}}}
+	if _, err := s.ConfirmEvent(context.Background(), r, e); err != nil {
+		t.Fatal(err)
 	}
 	got, _ := s.Charge(c.ID)
 	if got.State() != StateExpired || s.Charges().Version() == v || s.Charges().PendingCount() != 0 {
@@ -761,8 +792,8 @@ func TestStoreConcurrentReaders(t *testing.T) {
 	if a.Events().Total() != 60 {
 		t.Fatalf("a sees %d events", a.Events().Total())
 	}
-	// The events of b created charges ("tx-e<i>") that a sees too.
-	if a.Charges().Total() != 120 {
+	// The events of b created no charges: only the service's answers add charges.
+	if a.Charges().Total() != 60 {
 		t.Fatalf("a sees %d charges", a.Charges().Total())
 	}
 }
