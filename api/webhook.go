@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -456,13 +457,23 @@ func (r *Receiver) Start(ctx context.Context, addr string) (string, error) {
 // Serve serves the receiver at WebhookPath on ln until ctx is done, then shuts down gracefully
 // (waiting up to 5 s for deliveries in flight) and returns nil; other serve errors are returned.
 func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
+	return r.serve(ctx, ln, nil)
+}
+
+// serve is Serve, over TLS when cfg is not nil. The TLS layer sits under the connection cap,
+// so a peer stalling its handshake is as quiet (evictable) as one sending nothing.
+func (r *Receiver) serve(ctx context.Context, ln net.Listener, cfg *tls.Config) error {
 	mux := http.NewServeMux()
 	mux.Handle(WebhookPath, r)
+	if cfg != nil {
+		ln = tls.NewListener(ln, cfg)
+	}
 	guard := newConnGuard(ln, r.maxConns, &r.connEvicted, &r.connRefused)
 	ln = guard
 	srv := &http.Server{
 		Handler: mux,
 		// A delivery is one small POST: short timeouts free the sockets of slow or idle peers.
+		// The read deadline also bounds a TLS handshake.
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second,
