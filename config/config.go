@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -63,6 +64,9 @@ type Config struct {
 	Language         string     // dashboard language: LangEnglish or LangPortuguese
 	CustomerLanguage string     // language of the customer-facing QR and result screens
 	Profiles         []*Profile // in file order
+	// Warnings are settings that work but deserve attention (a webhook receiver reachable
+	// beyond this machine over plain HTTP), located like problems; Parse fills them.
+	Warnings Problems
 }
 
 // Profile is one [profiles.NAME] table: an account, its credential and its preferences.
@@ -92,6 +96,10 @@ type Webhook struct {
 	// Tolerance is tolerance: how far a delivery's timestamp may be from the local clock
 	// (Parse sets DefaultTolerance when absent; 0, built in code, means the same).
 	Tolerance time.Duration
+	// TLSCert and TLSKey are tls_cert and tls_key: a PEM certificate chain and its private key
+	// the receiver serves HTTPS with; both or neither. Parse resolves a relative path against
+	// the config file's directory and checks that the two load as a key pair.
+	TLSCert, TLSKey string
 
 	profile string       // owning profile, for messages
 	secret  secretSource // secret_env or secret_cmd; zero when the receiver is disabled
@@ -182,6 +190,7 @@ func Parse(path string, data []byte, mode fs.FileMode) (*Config, error) {
 	}
 	d := &decoder{md: &md, file: path, source: text, mode: mode.Perm(), first: firstIndex(md.Keys())}
 	cfg := d.config(root)
+	cfg.Warnings = d.warns
 	if len(d.probs) > 0 {
 		sort.SliceStable(d.probs, func(i, j int) bool { return d.probs[i].Line < d.probs[j].Line })
 		if d.more > 0 {
@@ -287,6 +296,13 @@ func (c *Config) Validate() error {
 					add(key+".webhook.tolerance", msg)
 				}
 			}
+			certMsg, keyMsg := checkKeyPair(p.Webhook.TLSCert, p.Webhook.TLSKey)
+			if certMsg != "" {
+				add(key+".webhook.tls_cert", certMsg)
+			}
+			if keyMsg != "" {
+				add(key+".webhook.tls_key", keyMsg)
+			}
 		}
 	}
 	if c.DefaultProfile != "" && !seen[c.DefaultProfile] {
@@ -315,6 +331,18 @@ func (w *Webhook) IsLoopback() bool {
 
 // Enabled reports whether the receiver can run: the webhook table exists and names a signing secret.
 func (w *Webhook) Enabled() bool { return w != nil && w.secret.kind != sourceNone }
+
+// TLS reports whether the receiver serves HTTPS (tls_cert and tls_key are set).
+func (w *Webhook) TLS() bool { return w != nil && w.TLSCert != "" && w.TLSKey != "" }
+
+// PlainBeyondLoopback reports whether an enabled receiver listens beyond the loopback interface
+// over plain HTTP, where anyone on the path reads the deliveries (payers' CPF/CNPJ included).
+func (w *Webhook) PlainBeyondLoopback() bool { return w.Enabled() && !w.IsLoopback() && !w.TLS() }
+
+// plainListenWarning is the warning for a receiver PlainBeyondLoopback reports.
+func plainListenWarning(listen string) string {
+	return fmt.Sprintf("%q is not a loopback address and the receiver has no TLS: deliveries, with payers' CPF/CNPJ, cross the network in clear text; set tls_cert and tls_key, or listen on 127.0.0.1 behind a TLS reverse proxy", listen)
+}
 
 // Format prints the profile without any secret or secret command, whatever the verb.
 func (p Profile) Format(f fmt.State, verb rune) {
@@ -351,9 +379,9 @@ func (w Webhook) String() string { return w.describe(false) }
 
 func (w Webhook) describe(goSyntax bool) string {
 	if goSyntax {
-		return fmt.Sprintf("&config.Webhook{Listen:%q, SignatureHeader:%q, Tolerance:%q, Secret:%q}", w.Listen, w.SignatureHeader, w.Tolerance.String(), w.secret.describe())
+		return fmt.Sprintf("&config.Webhook{Listen:%q, SignatureHeader:%q, Tolerance:%q, TLSCert:%q, TLSKey:%q, Secret:%q}", w.Listen, w.SignatureHeader, w.Tolerance.String(), w.TLSCert, w.TLSKey, w.secret.describe())
 	}
-	return fmt.Sprintf("{Listen:%s SignatureHeader:%s Tolerance:%s Secret:%s}", w.Listen, w.SignatureHeader, w.Tolerance, w.secret.describe())
+	return fmt.Sprintf("{Listen:%s SignatureHeader:%s Tolerance:%s TLSCert:%s TLSKey:%s Secret:%s}", w.Listen, w.SignatureHeader, w.Tolerance, w.TLSCert, w.TLSKey, w.secret.describe())
 }
 
 // ---- decoding ----
@@ -368,7 +396,7 @@ func profileKeys() []string {
 }
 
 func webhookKeys() []string {
-	return []string{"listen", "secret_env", "secret_cmd", "signature_header", "tolerance"}
+	return []string{"listen", "secret_env", "secret_cmd", "signature_header", "tolerance", "tls_cert", "tls_key"}
 }
 
 // probe makes the toml decoder report a key's position through a ParseError.
@@ -392,7 +420,8 @@ type decoder struct {
 	mode   fs.FileMode
 	first  map[string]int // key -> index of its first appearance in md.Keys()
 	probs  Problems
-	more   int // problems beyond maxProblems, counted but not kept
+	more   int      // problems beyond maxProblems, counted but not kept
+	warns  Problems // Config.Warnings
 }
 
 // firstIndex maps every key and key prefix to the index of its first appearance.
@@ -753,6 +782,7 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 	w := &Webhook{Listen: DefaultListen, Tolerance: DefaultTolerance}
 	var sources []node
 	var cmd *node
+	var listenNode, certNode, keyNode *node
 	for _, k := range kids {
 		switch k.name() {
 		case "listen":
@@ -761,6 +791,8 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 					d.add(k, "%s", msg)
 				}
 				w.Listen = s
+				kk := k
+				listenNode = &kk
 			}
 		case "secret_env":
 			if s, ok := d.str(k); ok {
@@ -792,6 +824,21 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 			if t, ok := d.tolerance(k); ok {
 				w.Tolerance = t
 			}
+		case "tls_cert", "tls_key":
+			s, ok := d.str(k)
+			if !ok {
+				continue
+			}
+			if strings.TrimSpace(s) == "" {
+				d.add(k, "is empty; give the path of a PEM file")
+				continue
+			}
+			kk := k
+			if k.name() == "tls_cert" {
+				w.TLSCert, certNode = d.resolvePath(s), &kk
+			} else {
+				w.TLSKey, keyNode = d.resolvePath(s), &kk
+			}
 		default:
 			hint := ""
 			if k.name() == "secret" || k.name() == "signing_secret" {
@@ -803,7 +850,34 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 	if len(sources) > 1 {
 		d.add(sources[1], "only one signing secret source is allowed, found secret_env and secret_cmd")
 	}
+	if certNode != nil || keyNode != nil {
+		certMsg, keyMsg := checkKeyPair(w.TLSCert, w.TLSKey)
+		switch {
+		case certNode == nil:
+			d.add(*keyNode, "%s", keyMsg)
+		case keyNode == nil:
+			d.add(*certNode, "%s", certMsg)
+		default:
+			if certMsg != "" {
+				d.add(*certNode, "%s", certMsg)
+			}
+			if keyMsg != "" {
+				d.add(*keyNode, "%s", keyMsg)
+			}
+		}
+	}
+	if w.PlainBeyondLoopback() && listenNode != nil {
+		d.warns = append(d.warns, Problem{File: d.file, Line: d.line(*listenNode), Key: listenNode.key.String(), Msg: plainListenWarning(w.Listen)})
+	}
 	return w, cmd
+}
+
+// resolvePath makes a relative path relative to the config file's directory.
+func (d *decoder) resolvePath(p string) string {
+	if filepath.IsAbs(p) || d.file == "" {
+		return p
+	}
+	return filepath.Join(filepath.Dir(d.file), p)
 }
 
 // money reads pix_fee from a decimal string or a TOML number, exactly.

@@ -63,8 +63,14 @@ read_only = false
 # Optional: local receiver for the service's signed webhooks.
 [profiles.sandbox.webhook]
 # host:port to listen on. Default "127.0.0.1:0" (loopback, any free port).
-# A non-loopback address exposes the receiver to your network.
+# A non-loopback address exposes the receiver to your network: deliveries carry
+# payers' CPF/CNPJ, so serve HTTPS with tls_cert and tls_key, or keep listen on
+# 127.0.0.1 behind a TLS reverse proxy (pixdash config check warns otherwise).
 listen = "127.0.0.1:8085"
+# Optional: serve HTTPS with this PEM certificate chain and its private key
+# (both or neither; a relative path is read from this file's directory).
+# tls_cert = "/etc/pixdash/webhook-cert.pem"
+# tls_key = "/etc/pixdash/webhook-key.pem"
 # The endpoint's signing secret: secret_env = "NAME" or secret_cmd = "COMMAND".
 # Without one the receiver is disabled.
 secret_env = "PIXDASH_SANDBOX_WEBHOOK_SECRET"
