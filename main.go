@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -186,8 +188,7 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		return nil, err
 	}
 	s.Store = store
-	sctx, stop := context.WithCancel(context.Background())
-	s.Close = func() { stop(); _ = store.Close() }
+	s.Close = func() { _ = store.Close() }
 	if isLoopbackURL(p.BaseURL) && p.Environment == api.Sandbox {
 		// A local sandbox server is the emulator (pixdash sandbox): `$` can simulate payments.
 		s.Sandbox = sandbox.NewControl(client)
@@ -198,35 +199,157 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 			s.Close()
 			return nil, err
 		}
-		// Verified events wait in the profile's inbox until the dashboard applies them; duplicates
-		// across restarts are dropped by the store, which keeps every applied eventId.
-		inbox, err := state.OpenInbox(stateDir, p.Name)
-		var damaged *state.CorruptError
+		s.WebhookTolerance = p.Webhook.Tolerance
+		if p.Webhook.PlainBeyondLoopback() {
+			s.WebhookExposed = p.Webhook.Listen
+		}
+		pr := newProfileReceiver(stateDir, p, wsecret, logger)
+		// The receiver stops (port and inbox released) before the store closes.
+		s.Close = func() { pr.close(); _ = store.Close() }
+		r, err := pr.start(rctx)
 		switch {
 		case errors.Is(err, state.ErrInboxBusy):
-			// Its events reach this window through the shared state files.
-			s.Notice = strings.TrimSpace(s.Notice + " Another pixdash receives this profile's webhooks; this window shows the events it saves.")
+			// Its events reach this window through the shared state files; when it quits, this
+			// window takes the receiver over (the dashboard calls TakeOver every few seconds).
+			s.Notice = strings.TrimSpace(s.Notice + " Another pixdash receives this profile's webhooks; this window shows the events it saves, and takes over when that one quits.")
 			s.ReceiverElsewhere = true
-			return s, nil
-		case errors.As(err, &damaged):
-			s.Notice = strings.TrimSpace(s.Notice + " " + damaged.Error())
+			s.TakeOver = pr.start
 		case err != nil:
 			s.Close()
 			return nil, err
+		default:
+			s.Inbox, s.ReceiverStats, s.WebhookURL = r.Inbox, r.Stats, r.URL
+			if r.Notice != "" {
+				s.Notice = strings.TrimSpace(s.Notice + " " + r.Notice)
+			}
 		}
-		closeStore := s.Close
-		s.Close = func() { closeStore(); _ = inbox.Close() }
-		recv := api.NewReceiver(wsecret, receiverOptions(p.Webhook, api.WithSink(inbox), api.WithServerLog(logger))...)
-		u, err := recv.Start(sctx, p.Webhook.Listen)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		s.Inbox, s.ReceiverStats = inbox, recv.Stats
-		s.WebhookURL = u
-		s.WebhookTolerance = p.Webhook.Tolerance
 	}
 	return s, nil
+}
+
+// listenRetryFor is how long the receiver retries its listen address while it is in use: the
+// window that held the profile's inbox may not have released the port yet.
+const listenRetryFor = 5 * time.Second
+
+// profileReceiver runs one profile's webhook receiver for one session: it holds the profile's
+// inbox lock while it listens, and close releases both. start may be called again (the session
+// takes the receiver over when another window lets go), never after close.
+type profileReceiver struct {
+	dir, profile string
+	webhook      *config.Webhook
+	secret       api.Secret
+	logger       *slog.Logger
+
+	life context.Context // the receiver's lifetime; cancelled by close
+	stop context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	inbox  *state.Inbox
+	served chan struct{} // closed when Serve returned
+}
+
+func newProfileReceiver(dir string, p *config.Profile, secret api.Secret, logger *slog.Logger) *profileReceiver {
+	life, stop := context.WithCancel(context.Background())
+	return &profileReceiver{dir: dir, profile: p.Name, webhook: p.Webhook, secret: secret, logger: logger, life: life, stop: stop}
+}
+
+// start takes the profile's inbox lock and serves the receiver on the profile's listen address
+// (HTTPS with tls_cert and tls_key), retrying the listen for listenRetryFor while the address is
+// in use. It returns an error matching state.ErrInboxBusy while another pixdash holds the inbox;
+// on any other failure it releases the lock again. Verified events wait in the inbox until the
+// dashboard applies them; duplicates across restarts are dropped by the store, which keeps every
+// applied eventId.
+func (r *profileReceiver) start(ctx context.Context) (*ui.Receiving, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(r.life, cancel)() // close interrupts a start under way
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.closed:
+		return nil, errors.New("webhook receiver: the session is closed")
+	case r.inbox != nil:
+		return nil, errors.New("webhook receiver: already receiving")
+	}
+	var tlsConf *tls.Config
+	if r.webhook.TLS() {
+		c, err := api.WebhookTLSConfig(r.webhook.TLSCert, r.webhook.TLSKey)
+		if err != nil {
+			return nil, err
+		}
+		tlsConf = c
+	}
+	inbox, err := state.OpenInbox(r.dir, r.profile)
+	var damaged *state.CorruptError
+	notice := ""
+	switch {
+	case errors.As(err, &damaged):
+		notice = damaged.Error()
+	case err != nil:
+		return nil, err
+	}
+	ln, err := listenRetrying(ctx, r.webhook.Listen, listenRetryFor)
+	if err != nil {
+		_ = inbox.Close()
+		return nil, fmt.Errorf("webhook receiver: %w", err)
+	}
+	recv := api.NewReceiver(r.secret, receiverOptions(r.webhook, api.WithSink(inbox), api.WithServerLog(r.logger))...)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		var err error
+		if tlsConf != nil {
+			err = recv.ServeTLS(r.life, ln, tlsConf)
+		} else {
+			err = recv.Serve(r.life, ln)
+		}
+		if err != nil {
+			r.logger.Error("webhook receiver stopped", "profile", r.profile, "err", err)
+		}
+	}()
+	r.inbox, r.served = inbox, served
+	scheme := "http"
+	if tlsConf != nil {
+		scheme = "https"
+	}
+	r.logger.Info("webhook receiver started", "profile", r.profile, "addr", ln.Addr().String(), "tls", tlsConf != nil)
+	return &ui.Receiving{Inbox: inbox, Stats: recv.Stats, URL: scheme + "://" + ln.Addr().String() + api.WebhookPath, Notice: notice}, nil
+}
+
+// close stops the receiver: the listener closes at once, deliveries in flight get up to 5 s, then
+// the inbox is written, fsynced and unlocked, so another window can take over.
+func (r *profileReceiver) close() {
+	r.stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.served != nil {
+		<-r.served
+	}
+	if r.inbox != nil {
+		_ = r.inbox.Close()
+	}
+}
+
+// listenRetrying listens on addr, trying again while the address is in use, until patience runs
+// out or ctx is done.
+func listenRetrying(ctx context.Context, addr string, patience time.Duration) (net.Listener, error) {
+	var lc net.ListenConfig
+	deadline := time.Now().Add(patience)
+	for {
+		ln, err := lc.Listen(ctx, "tcp", addr)
+		if err == nil || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			return ln, err
+		}
+		t := time.NewTimer(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+	}
 }
 
 // receiverOptions are the receiver settings of a profile's webhook table: the extra signature
@@ -382,6 +505,9 @@ func checkConfig(path string, stdout, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(stdout, "  ✔ %-16s %-10s signed in to %s\n", p.Name, p.Environment, p.BaseURL)
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stdout, "warning: %v\n", w)
 	}
 	if failed > 0 {
 		return 1

@@ -3,10 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +32,7 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/config"
+	"pixdash/state"
 	"pixdash/ui"
 )
 
@@ -344,3 +354,343 @@ func TestReceiverOptionsDefaults(t *testing.T) {
 }
 
 func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// takeOverProfile is a profile on the emulator at base whose receiver listens on listen.
+func takeOverProfile(t *testing.T, dir, base, listen string, extra ...string) *config.Profile {
+	t.Helper()
+	t.Setenv("PIXDASH_TEST_CLIENT_SECRET", knownClientSecret)
+	t.Setenv("PIXDASH_TEST_WEBHOOK_SECRET", "whsec-takeover-test")
+	cfgText := `[profiles.loja]
+base_url = "` + base + `"
+client_id = "` + ui.DemoClientID + `"
+client_secret_env = "PIXDASH_TEST_CLIENT_SECRET"
+[profiles.loja.webhook]
+listen = "` + listen + `"
+secret_env = "PIXDASH_TEST_WEBHOOK_SECRET"
+` + strings.Join(extra, "\n") + "\n"
+	cfg, err := config.Parse(filepath.Join(dir, "config.toml"), []byte(cfgText), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cfg.Profile("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// deliver posts a signed payment event to url with client and returns the status code.
+func deliver(t *testing.T, client *http.Client, url, eventID string) int {
+	t.Helper()
+	body := []byte(`{"event":"payment_completed","eventId":"` + eventID + `","timestamp":"` + time.Now().UTC().Format(time.RFC3339) + `","data":{"id":"tx-takeover","status":"completed","amount":12.34}}`)
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(api.PagueSignatureHeader, api.Sign(body, "whsec-takeover-test"))
+	req.Header.Set(api.TimestampHeader, fmt.Sprint(time.Now().UnixMilli()))
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("delivery to %s: %v", url, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestReceiverTakeOver: a second session on a profile does not receive while the first does;
+// once the first closes (port and inbox released before Close returns), TakeOver starts the
+// receiver on the same address and deliveries land in its inbox.
+func TestReceiverTakeOver(t *testing.T) {
+	dir := t.TempDir()
+	listen := freePort(t)
+	p := takeOverProfile(t, dir, "http://127.0.0.1:9/v2", listen)
+	stateDir := filepath.Join(dir, "state")
+	first, err := openProfile(context.Background(), p, stateDir, slogDiscard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := openProfile(context.Background(), p, stateDir, slogDiscard())
+	if err != nil {
+		first.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(second.Close)
+	if first.WebhookURL != "http://"+listen+api.WebhookPath || first.TakeOver != nil {
+		t.Fatalf("first session: url %q, TakeOver set %v", first.WebhookURL, first.TakeOver != nil)
+	}
+	if !second.ReceiverElsewhere || second.TakeOver == nil || second.Inbox != nil || second.WebhookURL != "" {
+		t.Fatalf("second session: elsewhere %v, TakeOver set %v, inbox %v, url %q", second.ReceiverElsewhere, second.TakeOver != nil, second.Inbox, second.WebhookURL)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if r, err := second.TakeOver(ctx); !errors.Is(err, state.ErrInboxBusy) || r != nil {
+		t.Fatalf("TakeOver while the first receives: %v, %v; want ErrInboxBusy", r, err)
+	}
+	if code := deliver(t, http.DefaultClient, first.WebhookURL, "evt-first"); code != http.StatusOK {
+		t.Fatalf("delivery to the first session: %d", code)
+	}
+
+	first.Close()
+	// Released by the time Close returns: the address can be bound and the inbox locked again.
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		t.Fatalf("the port is still held after Close: %v", err)
+	}
+	ln.Close()
+
+	start := time.Now()
+	r, err := second.TakeOver(ctx)
+	if err != nil {
+		t.Fatalf("TakeOver after the first closed: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("TakeOver took %s", d)
+	}
+	if r.URL != "http://"+listen+api.WebhookPath || r.Inbox == nil || r.Stats == nil {
+		t.Fatalf("receiving = %+v", r)
+	}
+	if code := deliver(t, http.DefaultClient, r.URL, "evt-second"); code != http.StatusOK {
+		t.Fatalf("delivery after the take-over: %d", code)
+	}
+	if st := r.Stats(); st.Accepted != 1 {
+		t.Errorf("receiver stats after one delivery: %+v", st)
+	}
+	// A second try does not start a second receiver.
+	if _, err := second.TakeOver(ctx); err == nil {
+		t.Errorf("TakeOver while already receiving succeeded")
+	}
+}
+
+// TestReceiverTakeOverWaitsForThePort: a take-over that gets the lock while the address is still
+// held retries the listen instead of failing, and releases the lock when it gives up.
+func TestReceiverTakeOverWaitsForThePort(t *testing.T) {
+	dir := t.TempDir()
+	listen := freePort(t)
+	p := takeOverProfile(t, dir, "http://127.0.0.1:9/v2", listen)
+	stateDir := filepath.Join(dir, "state")
+	held, err := net.Listen("tcp", listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(700*time.Millisecond, func() { held.Close() })
+	s, err := openProfile(context.Background(), p, stateDir, slogDiscard())
+	if err != nil {
+		t.Fatalf("open while the port is held for 700 ms: %v", err)
+	}
+	if code := deliver(t, http.DefaultClient, s.WebhookURL, "evt-after-wait"); code != http.StatusOK {
+		t.Fatalf("delivery: %d", code)
+	}
+	s.Close()
+
+	// Held for good: the start gives up (ctx) and the inbox is unlocked again.
+	held2, err := net.Listen("tcp", listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held2.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+	defer cancel()
+	pr := newProfileReceiver(stateDir, p, "whsec-takeover-test", slogDiscard())
+	defer pr.close()
+	if _, err := pr.start(ctx); err == nil || errors.Is(err, state.ErrInboxBusy) {
+		t.Fatalf("start on a held port: %v", err)
+	}
+	in, err := state.OpenInbox(stateDir, p.Name)
+	if err != nil {
+		t.Fatalf("the inbox stayed locked after a failed start: %v", err)
+	}
+	in.Close()
+}
+
+// TestDashboardTakesReceiverOver: two dashboards on one profile; when the receiving one closes,
+// the other takes the receiver over within seconds (its Events view says where it receives),
+// and a signed delivery to the profile's address is answered 200 and reaches its store.
+func TestDashboardTakesReceiverOver(t *testing.T) {
+	srv := sandbox.New(secretFixture(t))
+	t.Cleanup(srv.Close)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	dir := t.TempDir()
+	listen := freePort(t)
+	p := takeOverProfile(t, dir, hs.URL+"/v2", listen)
+	stateDir := filepath.Join(dir, "state")
+	first, err := openProfile(context.Background(), p, stateDir, slogDiscard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := openProfile(context.Background(), p, stateDir, slogDiscard())
+	if err != nil {
+		first.Close()
+		t.Fatal(err)
+	}
+	m := ui.New(ui.Options{Session: second, Bell: func() {}, Clipboard: func(string) {}})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	var screen bytes.Buffer
+	wait := func(d time.Duration, texts ...string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			screen.Write(b)
+			for _, s := range texts {
+				if !bytes.Contains(screen.Bytes(), []byte(s)) {
+					return false
+				}
+			}
+			return true
+		}, teatest.WithDuration(d), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	tm.Type("5")
+	wait(5*time.Second, "Another pixdash receives this profile's webhooks")
+	time.Sleep(2500 * time.Millisecond) // at least one try finds the inbox busy
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { screen.Write(b); return true })
+	if bytes.Contains(screen.Bytes(), []byte("Receiving at")) {
+		t.Fatal("the second window took the receiver while the first still had it")
+	}
+
+	closed := time.Now()
+	first.Close()
+	screen.Reset()
+	wait(8*time.Second, "Receiving at http://"+listen+api.WebhookPath, "This window now receives the profile's webhooks")
+	t.Logf("taken over %s after the first window closed", time.Since(closed).Round(time.Millisecond))
+
+	if code := deliver(t, http.DefaultClient, "http://"+listen+api.WebhookPath, "evt-taken-over"); code != http.StatusOK {
+		t.Fatalf("delivery after the take-over: %d", code)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, ok := second.Store.Events().Get("evt-taken-over"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the delivery never reached the second window's store")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = tm.Quit()
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	m.Close()
+	// The second window released the port on quitting, too.
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		t.Fatalf("the port is still held after the second window closed: %v", err)
+	}
+	ln.Close()
+}
+
+// writeSelfSigned writes a self-signed certificate for 127.0.0.1 and its key under dir.
+func writeSelfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "pixdash main test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// TestWebhookExposureAndTLS: a receiver beyond loopback over plain HTTP is warned about by config
+// check and in the dashboard's header; on loopback, or with tls_cert and tls_key, it is not, and
+// with them the receiver serves HTTPS, where a signed delivery lands.
+func TestWebhookExposureAndTLS(t *testing.T) {
+	srv := sandbox.New(secretFixture(t))
+	t.Cleanup(srv.Close)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	dir := t.TempDir()
+	cert, key, pool := writeSelfSigned(t, dir)
+	tlsLines := []string{`tls_cert = "` + cert + `"`, `tls_key = "` + key + `"`}
+	header := func(s *ui.Session) string {
+		m := ui.New(ui.Options{Session: s})
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		line, _, _ := strings.Cut(m.View(), "\n")
+		return line
+	}
+	for _, tt := range []struct {
+		name, listen string
+		tls, warn    bool
+	}{
+		{name: "all interfaces, plain", listen: "0.0.0.0:0", warn: true},
+		{name: "loopback, plain", listen: "127.0.0.1:0"},
+		{name: "all interfaces, TLS", listen: "0.0.0.0:0", tls: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var extra []string
+			if tt.tls {
+				extra = tlsLines
+			}
+			sub := t.TempDir()
+			p := takeOverProfile(t, sub, hs.URL+"/v2", tt.listen, extra...)
+			s, err := openProfile(context.Background(), p, filepath.Join(sub, "state"), slogDiscard())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			h := header(s)
+			if got := strings.Contains(h, "webhooks on "+tt.listen+" without TLS"); got != tt.warn {
+				t.Errorf("header warns = %v, want %v: %q", got, tt.warn, h)
+			}
+			if tt.warn != (s.WebhookExposed != "") {
+				t.Errorf("WebhookExposed = %q", s.WebhookExposed)
+			}
+
+			// config check says the same, as file:line: key: message.
+			cfgPath := filepath.Join(sub, "config.toml")
+			doc := "[profiles.loja]\nbase_url = \"" + hs.URL + "/v2\"\nclient_id = \"" + ui.DemoClientID + "\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n[profiles.loja.webhook]\nlisten = \"" + tt.listen + "\"\nsecret_env = \"PIXDASH_TEST_WEBHOOK_SECRET\"\n" + strings.Join(extra, "\n") + "\n"
+			if err := os.WriteFile(cfgPath, []byte(doc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var out, errOut bytes.Buffer
+			if code := checkConfig(cfgPath, &out, &errOut); code != 0 {
+				t.Fatalf("config check exit %d:\n%s%s", code, out.String(), errOut.String())
+			}
+			wantLine := "warning: " + cfgPath + ":6: profiles.loja.webhook.listen: \"" + tt.listen + "\" is not a loopback address and the receiver has no TLS"
+			if got := strings.Contains(out.String(), wantLine); got != tt.warn {
+				t.Errorf("config check warns = %v, want %v:\n%s", got, tt.warn, out.String())
+			}
+
+			scheme := "http"
+			if tt.tls {
+				scheme = "https"
+			}
+			if !strings.HasPrefix(s.WebhookURL, scheme+"://") {
+				t.Fatalf("webhook URL %q, want %s", s.WebhookURL, scheme)
+			}
+			_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(s.WebhookURL, scheme+"://"), api.WebhookPath))
+			client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+			if code := deliver(t, client, scheme+"://127.0.0.1:"+port+api.WebhookPath, "evt-"+scheme); code != http.StatusOK {
+				t.Fatalf("signed delivery over %s: %d", scheme, code)
+			}
+			if st := s.ReceiverStats(); st.Accepted != 1 {
+				t.Errorf("receiver stats: %+v", st)
+			}
+		})
+	}
+}

@@ -227,4 +227,11 @@ var ptBR = map[string]string{
 	"y confirms · any other key cancels": "y confirma · qualquer outra tecla cancela",
 	"yes":                                "sim",
 	"your order id":                      "id do seu pedido",
+
+	// The webhook receiver taken over from another window, and one listening without TLS.
+	"This window now receives the profile's webhooks":             "Esta janela agora recebe os webhooks do perfil",
+	"Could not take over the webhook receiver (trying again): %v": "Não foi possível assumir o receptor de webhooks (tentando de novo): %v",
+	"webhooks on %s without TLS":                                  "webhooks em %s sem TLS",
+	"webhooks without TLS":                                        "webhooks sem TLS",
+	"no TLS":                                                      "sem TLS",
 }

@@ -41,6 +41,14 @@ type Session struct {
 	ReceiverElsewhere bool
 	// ReceiverStats reports the receiver's counters; nil without a receiver.
 	ReceiverStats func() api.ReceiverStats
+	// TakeOver, set while ReceiverElsewhere, tries to become the profile's webhook receiver (the
+	// other window quit): it starts the receiver and returns what it receives with, or an error
+	// matching state.ErrInboxBusy while the other window still receives. It may block (file
+	// lock, listen); the dashboard calls it from a command every few seconds.
+	TakeOver func(ctx context.Context) (*Receiving, error)
+	// WebhookExposed is the receiver's listen address when it listens beyond loopback over plain
+	// HTTP ("" otherwise); the header warns about it.
+	WebhookExposed string
 	// Wallet is the profile's default wallet ("" or "principal" for the main account).
 	Wallet    string
 	PixFee    api.Money
@@ -140,6 +148,7 @@ type Model struct {
 	polling     map[string]bool
 	lastTick    time.Time
 	lastRefresh time.Time
+	takeOver    takeOverState
 }
 
 // storeRefreshEvery is how often the dashboard reads what another instance on the same profile wrote.
@@ -348,6 +357,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.activePane().activate()
 	case profileOpenedMsg:
 		return m, m.onProfileOpened(msg)
+	case takeOverMsg:
+		return m, m.onTakeOver(msg)
 	case switchProfileMsg:
 		return m, m.switchProfile(msg.name)
 	}
@@ -501,7 +512,7 @@ func (m *Model) openForm() tea.Cmd {
 
 func (m *Model) onTick(now time.Time) tea.Cmd {
 	m.lastTick = now
-	cmds := []tea.Cmd{tick(), m.schedulePolls(now)}
+	cmds := []tea.Cmd{tick(), m.schedulePolls(now), m.takeOverTick(now)}
 	if st := m.app.sess.Store; st.Persistent() && now.Sub(m.lastRefresh) >= storeRefreshEvery {
 		m.lastRefresh = now
 		gen := m.app.gen
@@ -588,7 +599,7 @@ func (m *Model) headerView(w int) string {
 		st.Label.Render(tr.T("profile ")) + st.Value.Render(m.app.sess.Profile),
 		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(oneLine(m.app.wallet)),
 	}
-	return spread(strings.Join(parts, st.Muted.Render(" │ ")), m.tokenView(m.c.now()), w)
+	return spread(m.withWebhookWarning(strings.Join(parts, st.Muted.Render(" │ ")), m.tokenView(m.c.now()), w))
 }
 
 // spread puts left and right on one line of width w, cutting left when they do not fit.

@@ -1,0 +1,141 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// Receiving is what a session receives webhooks with once it took the profile's receiver over.
+type Receiving struct {
+	// Inbox holds the verified events until they are applied (the profile's inbox, now locked
+	// by this session).
+	Inbox *state.Inbox
+	// Stats reports the receiver's counters.
+	Stats func() api.ReceiverStats
+	// URL is where the receiver listens, e.g. "http://127.0.0.1:8787/webhook".
+	URL string
+	// Notice is a warning to show (e.g. a damaged inbox moved aside); "" when none.
+	Notice string
+}
+
+// Taking the receiver over: how often a window whose profile's webhooks another pixdash
+// receives tries, and how long one try may take (the lock, then the listen while the other
+// window's port is released).
+const (
+	takeOverEvery   = 2 * time.Second
+	takeOverTimeout = 15 * time.Second
+)
+
+// takeOverState is the root's bookkeeping of the tries, for the session of generation gen.
+type takeOverState struct {
+	gen     uint64
+	trying  bool
+	next    time.Time // no try before
+	lastErr string    // the last failure shown, so a repeated one is not shown again
+}
+
+// takeOverMsg is the outcome of one try.
+type takeOverMsg struct {
+	gen  uint64
+	recv *Receiving
+	err  error
+}
+
+// takeOverTick starts a try when the session does not receive its profile's webhooks because
+// another window does, no try is under way and the last one is takeOverEvery old. It runs on
+// the root's clock tick; the try itself (file lock, listen) runs in the returned command.
+func (m *Model) takeOverTick(now time.Time) tea.Cmd {
+	s := m.app.sess
+	if s == nil || !s.ReceiverElsewhere || s.TakeOver == nil || s.Inbox != nil {
+		return nil
+	}
+	if m.takeOver.gen != m.app.gen {
+		m.takeOver = takeOverState{gen: m.app.gen, next: now.Add(takeOverEvery)}
+	}
+	if m.takeOver.trying || now.Before(m.takeOver.next) {
+		return nil
+	}
+	m.takeOver.trying = true
+	try, gen, done := s.TakeOver, m.app.gen, m.app.done
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), takeOverTimeout)
+		defer cancel()
+		// A replaced or closed session stops its try.
+		go func() {
+			select {
+			case <-done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		r, err := try(ctx)
+		if err == nil && r == nil {
+			err = errors.New("no receiver was started")
+		}
+		return takeOverMsg{gen: gen, recv: r, err: err}
+	}
+}
+
+// onTakeOver applies a try's outcome: on success the session receives from now on (the events
+// view says where) and the inbox is read; while the other window still receives nothing
+// changes; another failure is shown once and tried again later.
+func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
+	if msg.gen != m.app.gen || m.takeOver.gen != msg.gen {
+		// The session was replaced meanwhile; closing it released what the try took.
+		return nil
+	}
+	m.takeOver.trying = false
+	m.takeOver.next = m.c.now().Add(takeOverEvery)
+	tr := m.c.tr
+	switch {
+	case msg.err == nil:
+		s := m.app.sess
+		s.Inbox, s.ReceiverStats, s.WebhookURL = msg.recv.Inbox, msg.recv.Stats, msg.recv.URL
+		s.ReceiverElsewhere = false
+		m.takeOver.lastErr = ""
+		if msg.recv.Notice != "" {
+			m.setStatus(tr.T("This window now receives the profile's webhooks")+". "+msg.recv.Notice, statusWarn)
+		} else {
+			m.setStatus(tr.T("This window now receives the profile's webhooks"), statusOK)
+		}
+		return m.waitEvent()
+	case errors.Is(msg.err, state.ErrInboxBusy):
+		return nil
+	}
+	if text := msg.err.Error(); text != m.takeOver.lastErr {
+		m.takeOver.lastErr = text
+		m.setStatus(tr.F("Could not take over the webhook receiver (trying again): %v", msg.err), statusWarn)
+	}
+	return nil
+}
+
+// withWebhookWarning adds to the header's left part, in red, a warning that the profile's
+// receiver listens beyond loopback over plain HTTP: in full when it fits, shorter when not,
+// and in place of right (the token) when even the shortest does not fit.
+func (m *Model) withWebhookWarning(left, right string, w int) (string, string, int) {
+	addr := m.app.sess.WebhookExposed
+	if addr == "" {
+		return left, right, w
+	}
+	st, tr := m.c.st, m.c.tr
+	sep := st.Muted.Render(" │ ")
+	room := w - lipgloss.Width(left) - lipgloss.Width(sep) - lipgloss.Width(right) - 1
+	texts := []string{
+		tr.F("webhooks on %s without TLS", addr),
+		tr.T("webhooks without TLS"),
+		tr.T("no TLS"),
+	}
+	for _, t := range texts {
+		if warn := st.Err.Render("⚠ " + t); lipgloss.Width(warn) <= room {
+			return left + sep + warn, right, w
+		}
+	}
+	return left, st.Err.Render("⚠ " + texts[len(texts)-1]), w
+}
