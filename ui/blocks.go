@@ -363,7 +363,7 @@ func (v *blocksView) sumLines(w int) []string {
 			continue
 		}
 		sty, sym := blockStyle(st, s.status)
-		segs = append(segs, sty.Render(sym+" "+oneLine(string(s.status)))+" "+st.Value.Render(fmt.Sprintf("%d · %s", s.count, s.sum.BRL())))
+		segs = append(segs, sty.Render(sym+" "+sanitize(string(s.status)))+" "+st.Value.Render(fmt.Sprintf("%d · %s", s.count, s.sum.BRL())))
 	}
 	segs = append([]string{st.Label.Render(tr.T("total ")) + st.Bold.Render(all.BRL())}, segs...)
 	var out []string
@@ -530,19 +530,19 @@ func (v *blocksView) headerRow(l blockLayout) string {
 // cells renders a row as its status cell and the rest, so the status can be coloured.
 func (v *blocksView) cells(b *api.BalanceBlock, l blockLayout) (string, string) {
 	_, sym := blockStyle(v.c.st, b.Status)
-	status := padRight(sym+" "+orDash(oneLine(string(b.Status))), l.status)
+	status := padRight(sym+" "+orDash(sanitize(string(b.Status))), l.status)
 	var s strings.Builder
-	s.WriteString(" " + padRight(orDash(oneLine(b.BlockType)), l.typ))
-	s.WriteString(" " + padRight(orDash(oneLine(b.ReferenceNumber)), l.ref))
+	s.WriteString(" " + padRight(orDash(sanitize(b.BlockType)), l.typ))
+	s.WriteString(" " + padRight(orDash(sanitize(b.ReferenceNumber)), l.ref))
 	s.WriteString(" " + padLeft(b.Amount.BRL(), l.amount))
 	if l.created > 0 {
 		s.WriteString(" " + padRight(b.CreatedAt.In(v.c.loc).Format("02/01 15:04"), l.created))
 	}
 	if l.tx > 0 {
-		s.WriteString(" " + padRight(orDash(oneLine(b.TransactionID)), l.tx) + " " + padRight(orDash(oneLine(b.E2EID)), l.e2e))
+		s.WriteString(" " + padRight(orDash(sanitize(b.TransactionID)), l.tx) + " " + padRight(orDash(sanitize(b.E2EID)), l.e2e))
 	}
 	if l.reason > 0 {
-		s.WriteString(" " + padRight(orDash(oneLine(b.Reason)), l.reason))
+		s.WriteString(" " + padRight(orDash(sanitize(b.Reason)), l.reason))
 	}
 	if l.resolution > 0 {
 		s.WriteString(" " + padRight(v.resolution(b), l.resolution))
@@ -563,7 +563,7 @@ func (v *blocksView) plainRow(b *api.BalanceBlock, l blockLayout) string {
 
 // resolution is the resolution reason and when it was resolved, or a dash.
 func (v *blocksView) resolution(b *api.BalanceBlock) string {
-	s := oneLine(b.ResolutionReason)
+	s := sanitize(b.ResolutionReason)
 	if b.ResolvedAt != nil {
 		at := b.ResolvedAt.In(v.c.loc).Format("02/01 15:04")
 		if s == "" {
@@ -579,7 +579,7 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	st, tr := v.c.st, v.c.tr
 	const lw = 14
 	sty, sym := blockStyle(st, b.Status)
-	title := " " + orDash(oneLine(b.ReferenceNumber)) + " · " + orDash(oneLine(b.BlockType)) + " · " + b.Amount.BRL() + " "
+	title := " " + orDash(sanitize(b.ReferenceNumber)) + " · " + orDash(sanitize(b.BlockType)) + " · " + b.Amount.BRL() + " "
 	rule := st.Rule.Render("──") + st.Bold.Render(truncateWidth(title, max(w-4, 1)))
 	if fill := w - lipgloss.Width(rule); fill > 0 {
 		rule += st.Rule.Render(strings.Repeat("─", fill))
@@ -587,9 +587,9 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	field := func(label, value string) string {
 		return truncateWidth(st.Label.Render(padRight(label, lw))+value, w)
 	}
-	txLine := st.Value.Render(orDash(oneLine(b.TransactionID)))
+	txLine := st.Value.Render(orDash(sanitize(b.TransactionID)))
 	if b.ExternalReference != "" {
-		txLine += st.Muted.Render(" · " + tr.F("external reference %s", oneLine(b.ExternalReference)))
+		txLine += st.Muted.Render(" · " + tr.F("external reference %s", sanitize(b.ExternalReference)))
 	}
 	if b.TransactionID != "" {
 		txLine += st.Muted.Render(" · " + tr.T("enter inspects it"))
@@ -598,15 +598,15 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	if b.ResolvedAt != nil {
 		dates += " · " + tr.F("resolved %s", b.ResolvedAt.In(v.c.loc).Format("02/01/2006 15:04:05 MST"))
 	}
-	res := sty.Render(sym+" "+orDash(oneLine(string(b.Status)))) + st.Muted.Render(" · "+blockMeaning(tr, b.Status))
+	res := sty.Render(sym+" "+orDash(sanitize(string(b.Status)))) + st.Muted.Render(" · "+blockMeaning(tr, b.Status))
 	if b.ResolutionReason != "" {
-		res = st.Value.Render(oneLine(b.ResolutionReason)) + st.Muted.Render(" · ") + res
+		res = st.Value.Render(sanitize(b.ResolutionReason)) + st.Muted.Render(" · ") + res
 	}
 	return []string{
 		truncateWidth(rule, w),
-		field(tr.T("Reason"), st.Value.Render(orDash(oneLine(b.Reason)))),
+		field(tr.T("Reason"), st.Value.Render(orDash(sanitize(b.Reason)))),
 		field(tr.T("Transaction"), txLine),
-		field("e2eId", st.Value.Render(orDash(oneLine(b.E2EID)))),
+		field("e2eId", st.Value.Render(orDash(sanitize(b.E2EID)))),
 		field(tr.T("Dates"), st.Value.Render(dates)),
 		field(tr.T("Resolution"), res),
 	}

@@ -226,7 +226,7 @@ func (v *chargesView) view(w, h int) string {
 	default:
 		top = st.Bold.Render(tr.F("%d charges", n)) + st.Muted.Render(" · "+tr.F("wallet %s", v.c.app.wallet))
 		if q := v.filter.Value(); q != "" {
-			top += st.Muted.Render("  /" + q)
+			top += st.Muted.Render("  /" + sanitize(q))
 		}
 		if s := v.status; s != state.FilterAll {
 			top += st.Muted.Render("  "+tr.T("status")+": ") + st.stateStyle(state.ChargeState(s)).Render(tr.T(string(s)))
@@ -312,17 +312,17 @@ func (v *chargesView) cells(ch *state.Charge, when string) (string, string) {
 	if desc == "" {
 		desc = "—"
 	}
-	b.WriteString(padRight(oneLine(desc), l.desc))
+	b.WriteString(padRight(sanitize(desc), l.desc))
 	b.WriteByte(' ')
 	if l.showRef {
-		b.WriteString(padRight(oneLine(ch.ExternalReference), l.ref))
+		b.WriteString(padRight(sanitize(ch.ExternalReference), l.ref))
 		b.WriteByte(' ')
 	}
 	wallet := ch.Wallet
 	if wallet == "" {
 		wallet = api.WalletPrincipal
 	}
-	b.WriteString(padRight(wallet, l.wallet))
+	b.WriteString(padRight(sanitize(wallet), l.wallet))
 	b.WriteByte(' ')
 	if l.showCreated {
 		b.WriteString(padRight(ch.CreatedAt.In(v.c.loc).Format("02/01 15:04"), l.created))
@@ -352,7 +352,3 @@ func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
 	}
 	return ""
 }
-
-// oneLine flattens control characters so a description cannot break the table or drive the
-// terminal: C0 and C1 controls (newlines, ESC, CSI) and DEL become spaces, as in cleanText.
-func oneLine(s string) string { return cleanText(s) }

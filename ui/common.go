@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -67,4 +68,28 @@ func spaces(n int) string {
 		b[i] = ' '
 	}
 	return string(b)
+}
+
+// chunkCells sanitizes s and cuts it into lines of at most w cells (at least one cell each), for
+// long unbroken texts such as a PIX copy-and-paste code.
+func chunkCells(s string, w int) []string {
+	s = sanitize(s)
+	w = max(w, 1)
+	var out []string
+	var cur strings.Builder
+	curW := 0
+	for _, r := range s {
+		rw := ansi.StringWidth(string(r))
+		if curW > 0 && curW+rw > w {
+			out = append(out, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		cur.WriteRune(r)
+		curW += rw
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
 }

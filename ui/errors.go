@@ -13,8 +13,13 @@ import (
 	"pixdash/api"
 )
 
-// describeErr turns an error into one line: what failed, the cause, the service's trace id, and what to do.
+// describeErr turns an error into one line: what failed, the cause, the service's trace id, and
+// what to do; sanitized, since the message, the trace id and a transport error quote text from outside.
 func describeErr(tr catalog, what string, err error) string {
+	return sanitize(describeErrRaw(tr, what, err))
+}
+
+func describeErrRaw(tr catalog, what string, err error) string {
 	var ae *api.Error
 	if errors.As(err, &ae) {
 		msg := serviceText(ae)
@@ -44,7 +49,7 @@ func serviceText(ae *api.Error) string {
 	if c := ae.SubAccountCode(); c != "" && !strings.Contains(msg, c) {
 		msg += " (" + c + ")"
 	}
-	return oneLine(msg)
+	return sanitize(msg)
 }
 
 // transportHint names a failure that is not a reply from the service and says what to do.

@@ -24,6 +24,8 @@ const (
 	evAmountW = 13
 	evChargeW = 9 // a transaction id shortened to 8 characters and "…"
 	evCountW  = 4 // "×2" … "×999"
+	// evVerdictW is the verdict column: the symbol of a payment event's read-back and a space.
+	evVerdictW = 2
 	// evMinSummary is the narrowest summary column kept on the row; narrower screens put the
 	// summary on a second line under the row.
 	evMinSummary = 30
@@ -57,6 +59,9 @@ type eventLayout struct {
 	twoLines bool
 	// narrow is set when even the first line does not fit (below the dashboard's minimum): rows are cut.
 	narrow bool
+	// verdict shows the verdict symbol before the summary; it is the first column dropped when the
+	// one-line summary gets too narrow, and below the dashboard's minimum.
+	verdict bool
 }
 
 // eventRowCache is a rendered row and what it was rendered from.
@@ -65,6 +70,8 @@ type eventRowCache struct {
 	width     int
 	chargeVer int64
 	today     bool
+	verdict   state.Verdict
+	reason    string
 	text      string
 }
 
@@ -72,11 +79,16 @@ type eventRowCache struct {
 type eventDetail struct {
 	id    string
 	entry state.EventEntry
-	// lines are built for width and the charge version ver (a refund confirmed since shows).
-	width  int
-	ver    int64
-	lines  []string
-	scroll int
+	// lines are built for width, the charge version ver (a refund confirmed since shows), the
+	// verdict and whether documents are revealed.
+	width   int
+	ver     int64
+	verdict state.Verdict
+	reason  string
+	lines   []string
+	scroll  int
+	// reveal shows CPF/CNPJ in full (v); masked reports that the payload holds one to mask.
+	reveal, masked bool
 }
 
 func newEventsView(c *common) *eventsView {
@@ -105,11 +117,16 @@ func eventLayoutFor(w int) eventLayout {
 	fixed := evTimeW + evKindW + evAmountW + evChargeW + evCountW + 6 // six separating spaces
 	l := eventLayout{wallet: 12}
 	l.summary = w - fixed - l.wallet
+	if l.summary >= evMinSummary+evVerdictW {
+		l.verdict = true
+		l.summary -= evVerdictW
+	}
 	if l.summary < evMinSummary {
 		l.twoLines = true
 		l.wallet = min(max(w-(fixed-1), 8), 16) // no summary column, one space fewer
 		l.summary = max(w-evTimeW-1, 1)
 		l.narrow = fixed-1+l.wallet > w
+		l.verdict = !l.narrow
 	}
 	return l
 }
@@ -141,14 +158,14 @@ func (v *eventsView) clamp() {
 func (v *eventsView) shortHelp() []key.Binding {
 	k := v.c.keys
 	if v.detail != nil {
-		return []key.Binding{k.Up, k.Down, k.PageDown, k.Back}
+		return []key.Binding{k.Up, k.Down, k.PageDown, k.Reveal, k.Back}
 	}
 	return []key.Binding{k.Enter, k.KindFilter, k.WalletFilter}
 }
 
 func (v *eventsView) fullHelp() []key.Binding {
 	k := v.c.keys
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.KindFilter, k.WalletFilter, k.Inspect, k.Back}
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.KindFilter, k.WalletFilter, k.Inspect, k.Reveal, k.Back}
 }
 
 func (v *eventsView) update(msg tea.Msg) tea.Cmd {
@@ -288,6 +305,10 @@ func (v *eventsView) detailKey(km tea.KeyMsg) tea.Cmd {
 		d.scroll = c
 	case key.Matches(km, k.Inspect):
 		return inspectEvent(d.entry.Event)
+	case key.Matches(km, k.Reveal):
+		d.reveal = !d.reveal
+		d.lines = nil // rebuilt, and the scroll clamped, by the next View
+		return nil
 	}
 	d.scroll = max(min(d.scroll, len(d.lines)-page), 0)
 	return nil
@@ -360,10 +381,10 @@ func (v *eventsView) topLine(w, shown int) string {
 		left = st.Bold.Render(tr.F("%d of %d events", shown, total))
 	}
 	if kind != "" {
-		left += st.Muted.Render(" · "+tr.T("kind")+": ") + v.kindStyle(kind).Render(cleanText(string(kind)))
+		left += st.Muted.Render(" · "+tr.T("kind")+": ") + v.kindStyle(kind).Render(sanitize(string(kind)))
 	}
 	if wallet != "" {
-		left += st.Muted.Render(" · "+tr.T("wallet")+": ") + st.Bold.Render(cleanText(wallet))
+		left += st.Muted.Render(" · "+tr.T("wallet")+": ") + st.Bold.Render(sanitize(wallet))
 	}
 	return spread(left, v.statsText(), w)
 }
@@ -465,7 +486,11 @@ func (v *eventsView) headerRow() string {
 	s := padRight(tr.T("TIME"), evTimeW) + " " + padRight(tr.T("KIND"), evKindW) + " " + padRight(tr.T("WALLET"), l.wallet) + " " +
 		padLeft(tr.T("AMOUNT"), evAmountW) + " " + padRight(tr.T("CHARGE"), evChargeW)
 	if !l.twoLines {
-		s += " " + spaces(evCountW) + " " + tr.T("SUMMARY")
+		s += " " + spaces(evCountW) + " "
+		if l.verdict {
+			s += spaces(evVerdictW)
+		}
+		s += tr.T("SUMMARY")
 	}
 	return s
 }
@@ -475,16 +500,19 @@ func (v *eventsView) row(e *state.EventEntry, now time.Time) string {
 	id := e.Event.EventID
 	ver := v.chargeVersion(e.Event)
 	today := sameDay(e.ReceivedAt.In(v.c.loc), now)
-	if c, ok := v.cache[id]; ok && c.count == e.Count && c.width == v.width && c.chargeVer == ver && c.today == today {
+	if c, ok := v.cache[id]; ok && c.count == e.Count && c.width == v.width && c.chargeVer == ver && c.today == today &&
+		c.verdict == e.Verdict && c.reason == e.VerdictReason {
 		return c.text
 	}
 	st := v.c.st
 	cl := v.cellsOf(e, now)
 	line1 := cl.time + " " + v.kindStyle(e.Event.Kind).Render(cl.kind) + cl.middle + " " + st.Accent.Render(cl.count)
-	summary := cl.summary
+	vstyle := v.verdictStyle(e.Verdict)
+	summary := vstyle.Render(cl.claim) + cl.summary
 	if cl.warn != "" {
 		summary = st.Warn.Render(cl.warn) + summary
 	}
+	summary = vstyle.Render(cl.verdict) + summary
 	var text string
 	if v.layout.twoLines {
 		text = line1 + "\n" + spaces(evTimeW+1) + st.Subtle.Render("↳ ") + summary
@@ -497,7 +525,7 @@ func (v *eventsView) row(e *state.EventEntry, now time.Time) string {
 	if len(v.cache) >= evCacheMax {
 		v.cache = map[string]eventRowCache{}
 	}
-	v.cache[id] = eventRowCache{count: e.Count, width: v.width, chargeVer: ver, today: today, text: text}
+	v.cache[id] = eventRowCache{count: e.Count, width: v.width, chargeVer: ver, today: today, verdict: e.Verdict, reason: e.VerdictReason, text: text}
 	return text
 }
 
@@ -505,9 +533,10 @@ func (v *eventsView) row(e *state.EventEntry, now time.Time) string {
 func (v *eventsView) plainLines(e *state.EventEntry, now time.Time) []string {
 	cl := v.cellsOf(e, now)
 	line1 := cl.time + " " + cl.kind + cl.middle + " " + cl.count
-	out := []string{line1 + " " + cl.warn + cl.summary}
+	summary := cl.verdict + cl.warn + cl.claim + cl.summary
+	out := []string{line1 + " " + summary}
 	if v.layout.twoLines {
-		out = []string{line1, spaces(evTimeW+1) + "↳ " + cl.warn + cl.summary}
+		out = []string{line1, spaces(evTimeW+1) + "↳ " + summary}
 	}
 	if v.layout.narrow {
 		for i := range out {
@@ -524,7 +553,10 @@ type eventCells struct {
 	middle string
 	count  string // "×N" for a re-sent event, padded to the count column
 	warn   string // "⚠ " when some field could not be decoded
-	// summary is cut to the summary column.
+	// verdict is the verdict symbol and a space (empty when the column is dropped or the event
+	// is not read back); claim says a disputed or unknown event was not applied.
+	verdict, claim string
+	// summary is cut to the summary column (what is left after the verdict, warning and claim).
 	summary string
 }
 
@@ -532,7 +564,7 @@ func (v *eventsView) cellsOf(e *state.EventEntry, now time.Time) eventCells {
 	ev, l := e.Event, v.layout
 	var c eventCells
 	c.time = padRight(eventTime(e.ReceivedAt.In(v.c.loc), now), evTimeW)
-	c.kind = padRight(cleanText(string(ev.Kind)), evKindW)
+	c.kind = padRight(sanitize(string(ev.Kind)), evKindW)
 	amount := "—"
 	if ev.Amount != 0 {
 		amount = ev.Amount.BRL()
@@ -541,7 +573,7 @@ func (v *eventsView) cellsOf(e *state.EventEntry, now time.Time) eventCells {
 	if charge == "" {
 		charge = "—"
 	}
-	c.middle = " " + padRight(cleanText(ev.Wallet()), l.wallet) + " " + padLeft(amount, evAmountW) + " " + padRight(cleanText(charge), evChargeW)
+	c.middle = " " + padRight(sanitize(ev.Wallet()), l.wallet) + " " + padLeft(amount, evAmountW) + " " + padRight(sanitize(charge), evChargeW)
 	c.count = spaces(evCountW)
 	if e.Count > 1 {
 		c.count = padRight(fmt.Sprintf("×%d", e.Count), evCountW)
@@ -554,7 +586,28 @@ func (v *eventsView) cellsOf(e *state.EventEntry, now time.Time) eventCells {
 		c.warn = "⚠ "
 		room -= 2
 	}
-	c.summary = truncateWidth(cleanText(v.summary(ev)), max(room, 1))
+	if l.verdict {
+		if sym := verdictSymbol(e); sym != "" {
+			c.verdict = sym + " "
+			if l.twoLines {
+				room -= evVerdictW
+			}
+		} else if !l.twoLines {
+			c.verdict = spaces(evVerdictW)
+		}
+	}
+	if claim := v.verdictClaim(e); claim != "" {
+		c.claim = truncateWidth(claim, max(room, 1))
+		room -= lipgloss.Width(c.claim)
+		if room > 3 {
+			c.claim += " · "
+			room -= 3
+		}
+	}
+	c.summary = ""
+	if room > 0 {
+		c.summary = truncateWidth(sanitize(maskDocumentsIn(v.summary(ev))), room)
+	}
 	return c
 }
 
@@ -675,18 +728,7 @@ func (v *eventsView) currentRefund(ev *api.Event) string {
 	if bd := ev.BlockedDeposit; bd != nil && bd.Refund != nil && bd.Refund.Status == now {
 		return ""
 	}
-	return cleanText(string(now))
-}
-
-// cleanText flattens what a payload could use to break the screen or drive the terminal: C0 and C1
-// control characters (ESC, CSI, newlines, tabs) and DEL become spaces, invalid UTF-8 becomes U+FFFD.
-func cleanText(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
-			return ' '
-		}
-		return r
-	}, s)
+	return sanitize(string(now))
 }
 
 // cleanRefund is r with its texts cleaned for display.
@@ -695,9 +737,9 @@ func cleanRefund(r *api.Refund) *api.Refund {
 		return nil
 	}
 	c := *r
-	c.Status = api.RefundStatus(cleanText(string(r.Status)))
+	c.Status = api.RefundStatus(sanitize(string(r.Status)))
 	if r.E2EID != nil {
-		e := cleanText(*r.E2EID)
+		e := sanitize(*r.E2EID)
 		c.E2EID = &e
 	}
 	return &c
@@ -786,20 +828,20 @@ func blockGist(tr catalog, ev *api.Event) string {
 	return s
 }
 
-// compactJSON is the payload on one line, as it came.
+// compactJSON is the payload on one line, as it came, with CPF/CNPJ masked.
 func compactJSON(ev *api.Event) string {
 	var buf bytes.Buffer
 	if len(ev.Raw) > 0 && json.Compact(&buf, ev.Raw) == nil {
-		return buf.String()
+		return string(maskDocumentsJSON(buf.Bytes()))
 	}
 	b, _ := json.Marshal(ev)
-	return string(b)
+	return string(maskDocumentsJSON(b))
 }
 
 // setupView explains how to give the profile a webhook receiver.
 func (v *eventsView) setupView(w, h int) string {
 	st, tr := v.c.st, v.c.tr
-	profile := v.c.app.sess.Profile
+	profile := sanitize(v.c.app.sess.Profile)
 	wrap := func(s string) string { return ansi.Wrap(s, w, "") }
 	code := func(s string) string { return st.Accent.Render(truncateWidth(s, w)) }
 	comment := func(s string) string { return st.Muted.Render(truncateWidth("  # "+s, w)) }
@@ -825,14 +867,19 @@ func (v *eventsView) setupView(w, h int) string {
 func (v *eventsView) detailView(w, h int) string {
 	st, tr := v.c.st, v.c.tr
 	d := v.detail
-	if ver := v.chargeVersion(d.entry.Event); d.width != w || d.ver != ver || d.lines == nil {
-		d.width, d.ver = w, ver
-		d.lines = v.detailLines(d.entry, w)
+	// The entry as the log holds it now: its verdict arrives after the event.
+	e := d.entry
+	if cur, ok := v.log().Get(d.id); ok {
+		e = cur
+	}
+	if ver := v.chargeVersion(e.Event); d.width != w || d.ver != ver || d.verdict != e.Verdict || d.reason != e.VerdictReason || d.lines == nil {
+		d.width, d.ver, d.verdict, d.reason = w, ver, e.Verdict, e.VerdictReason
+		d.lines, d.masked = v.detailLines(e, w, d.reveal)
 	}
 	body := max(h-2, 1)
 	d.scroll = max(min(d.scroll, len(d.lines)-body), 0)
-	ev := d.entry.Event
-	title := v.kindStyle(ev.Kind).Render(cleanText(string(ev.Kind))) + "  " + st.Bold.Render(cleanText(ev.EventID))
+	ev := e.Event
+	title := v.kindStyle(ev.Kind).Render(sanitize(string(ev.Kind))) + "  " + st.Bold.Render(sanitize(ev.EventID))
 	if n := v.log().Seen(ev.EventID); n > 1 {
 		title += "  " + st.Accent.Render(fmt.Sprintf("×%d", n))
 	}
@@ -847,20 +894,31 @@ func (v *eventsView) detailView(w, h int) string {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	pos := tr.F("lines %d–%d of %d", min(d.scroll+1, len(d.lines)), end, len(d.lines))
-	b.WriteString(st.Muted.Render(truncateWidth(pos+" · ↑/↓ pgup/pgdn", w)))
+	pos := tr.F("lines %d–%d of %d", min(d.scroll+1, len(d.lines)), end, len(d.lines)) + " · ↑/↓ pgup/pgdn"
+	switch {
+	case d.reveal:
+		pos += " · " + tr.T("v hides documents")
+	case d.masked:
+		pos += " · " + tr.T("v reveals documents")
+	}
+	b.WriteString(st.Muted.Render(truncateWidth(pos, w)))
 	return b.String()
 }
 
-// detailLines are the facts of an event and its payload pretty-printed, wrapped to w.
-func (v *eventsView) detailLines(e state.EventEntry, w int) []string {
+// detailLines are the facts of an event, its verdict and its payload pretty-printed, wrapped to
+// w, with CPF/CNPJ masked unless reveal; masked reports whether a document was masked.
+func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines []string, masked bool) {
 	st, tr, loc := v.c.st, v.c.tr, v.c.loc
 	ev := e.Event
 	var out []string
-	add := func(s string) { out = append(out, strings.Split(ansi.Wrap(s, w, ""), "\n")...) }
+	add := func(s string) {
+		for _, l := range strings.Split(ansi.Wrap(s, w, ""), "\n") {
+			out = append(out, truncateWidth(l, w)) // Wrap may leave a space past the edge
+		}
+	}
 	field := func(label, value string) {
 		if value != "" {
-			add(st.Label.Render(label+": ") + cleanText(value))
+			add(st.Label.Render(label+": ") + sanitize(value))
 		}
 	}
 	stamp := func(t time.Time) string {
@@ -868,6 +926,9 @@ func (v *eventsView) detailLines(e state.EventEntry, w int) []string {
 			return ""
 		}
 		return t.In(loc).Format("02/01/2006 15:04:05")
+	}
+	if vl := v.verdictLine(&e); vl != "" {
+		add(st.Label.Render(tr.T("service check")+": ") + vl)
 	}
 	field(tr.T("received"), stamp(e.ReceivedAt))
 	field(tr.T("created"), stamp(ev.CreatedAt))
@@ -878,7 +939,11 @@ func (v *eventsView) detailLines(e state.EventEntry, w int) []string {
 		field(tr.T("amount"), ev.Amount.BRL())
 	}
 	if ev.Kind.Known() {
-		field(tr.T("summary"), v.summary(ev))
+		sum := v.summary(ev)
+		if !reveal {
+			sum = maskDocumentsIn(sum)
+		}
+		field(tr.T("summary"), sum)
 	}
 	switch ev.Kind {
 	case api.EventPaymentCompleted:
@@ -888,10 +953,14 @@ func (v *eventsView) detailLines(e state.EventEntry, w int) []string {
 		}
 	case api.EventPaymentFailed:
 		if ev.FailureReason != "" {
-			add(st.Err.Render(cleanText(ev.FailureReason)))
+			reason := ev.FailureReason
+			if !reveal {
+				reason = maskDocumentsIn(reason)
+			}
+			add(st.Err.Render(sanitize(reason)))
 		}
 		if bd := ev.BlockedDeposit; bd != nil {
-			add(st.Label.Render(tr.T("Blocked deposit: ")) + cleanText(blockReason(tr, bd.Reason)))
+			add(st.Label.Render(tr.T("Blocked deposit: ")) + sanitize(blockReason(tr, bd.Reason)))
 			for _, l := range refundLines(tr, st, cleanRefund(bd.Refund), loc) {
 				add("  " + l)
 			}
@@ -905,13 +974,14 @@ func (v *eventsView) detailLines(e state.EventEntry, w int) []string {
 		field(tr.T("total cost to you"), (ev.Amount + ev.FeeAmount).BRL())
 	}
 	if ev.DecodeErr != "" {
-		add(st.Warn.Render("⚠ " + tr.F("Some fields could not be read and were left empty: %s", cleanText(ev.DecodeErr))))
+		add(st.Warn.Render("⚠ " + tr.F("Some fields could not be read and were left empty: %s", sanitize(ev.DecodeErr))))
 	}
 	out = append(out, "", st.Bold.Render(tr.T("Payload as received:")))
-	for _, l := range prettyPayload(ev) {
-		add(cleanText(l))
+	payload, masked := prettyPayload(ev, !reveal)
+	for _, l := range payload {
+		add(sanitize(l))
 	}
-	return out
+	return out, masked
 }
 
 // splitLegLines lists each leg: distributed against requested.
@@ -922,7 +992,7 @@ func splitLegLines(tr catalog, requested, distributed []api.SplitItem) []string 
 	for _, r := range requested {
 		seen[r.SubAccount] = true
 		got := paid[r.SubAccount]
-		line := "→ " + padRight(cleanText(r.SubAccount), 16) + " " + padLeft(got.BRL(), evAmountW)
+		line := "→ " + padRight(sanitize(r.SubAccount), 16) + " " + padLeft(got.BRL(), evAmountW)
 		if got == r.Amount {
 			line += "  " + tr.T("as requested")
 		} else {
@@ -932,21 +1002,27 @@ func splitLegLines(tr catalog, requested, distributed []api.SplitItem) []string 
 	}
 	for _, d := range distributed {
 		if !seen[d.SubAccount] {
-			out = append(out, "→ "+padRight(cleanText(d.SubAccount), 16)+" "+padLeft(d.Amount.BRL(), evAmountW)+"  "+tr.T("not requested"))
+			out = append(out, "→ "+padRight(sanitize(d.SubAccount), 16)+" "+padLeft(d.Amount.BRL(), evAmountW)+"  "+tr.T("not requested"))
 		}
 	}
 	return out
 }
 
-// prettyPayload is the payload as received, indented; an event built in code is encoded.
-func prettyPayload(ev *api.Event) []string {
+// prettyPayload is the payload as received, indented (an event built in code is encoded), with
+// CPF/CNPJ masked when mask is set; masked reports whether one was.
+func prettyPayload(ev *api.Event, mask bool) (lines []string, masked bool) {
 	raw := ev.Raw
 	if len(raw) == 0 {
 		raw, _ = json.Marshal(ev)
 	}
+	if mask {
+		m := maskDocumentsJSON(raw)
+		masked = !bytes.Equal(m, raw)
+		raw = m
+	}
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return strings.Split(string(raw), "\n")
+		return strings.Split(string(raw), "\n"), masked
 	}
-	return strings.Split(buf.String(), "\n")
+	return strings.Split(buf.String(), "\n"), masked
 }

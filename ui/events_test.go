@@ -510,7 +510,7 @@ func TestEventsPortugueseHeader(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	press(m, "5")
 	out := m.View()
-	for _, want := range []string{"9 eventos", "rejeitados 1", "RESUMO", "pagador CNPJ bloqueado · devolução pendente"} {
+	for _, want := range []string{"9 eventos", "rejeitados 1", "RESUMO", "pagador CNPJ bloqueado · devolução"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("pt-BR view lacks %q:\n%s", want, out)
 		}

@@ -23,7 +23,8 @@ func ParseLang(s string) Lang {
 // catalog translates the UI's English message ids; every user-facing string goes through it.
 type catalog struct{ lang Lang }
 
-// T returns msg in the catalog's language (the id itself in English).
+// T returns msg in the catalog's language (the id itself in English). An id without a
+// translation is sanitized: statuses and reasons from outside are translated through T.
 func (c catalog) T(msg string) string {
 	if c.lang == LangPT {
 		for _, t := range ptBRTables {
@@ -32,7 +33,7 @@ func (c catalog) T(msg string) string {
 			}
 		}
 	}
-	return msg
+	return sanitize(msg)
 }
 
 // ptBRTables are the pt-BR catalogs: the shell's and one per view.
@@ -48,5 +49,8 @@ func ptBRHas(msg string) bool {
 	return false
 }
 
-// F formats a translated format string.
-func (c catalog) F(format string, args ...any) string { return fmt.Sprintf(c.T(format), args...) }
+// F formats a translated format string; the result is sanitized, since its arguments are often
+// text from outside (wallet names, service messages).
+func (c catalog) F(format string, args ...any) string {
+	return sanitize(fmt.Sprintf(c.T(format), args...))
+}

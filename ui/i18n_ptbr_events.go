@@ -73,4 +73,15 @@ var ptBREvents = map[string]string{
 	"rejected":                          "rejeitado",
 	"completed":                         "concluído",
 	"%d refused: timestamp outside ±%s": "%d recusados: horário fora de ±%s",
+	// Verdicts: what the service answered when a payment event was read back.
+	"service check":                           "conferência",
+	"checking…":                               "conferindo…",
+	"confirmed by the service":                "confirmado pelo serviço",
+	"disputed: %s":                            "divergente: %s",
+	"not applied":                             "não aplicado",
+	"unknown to the service":                  "desconhecido pelo serviço",
+	"unknown to the service: nothing applied": "desconhecido pelo serviço: nada aplicado",
+	// Documents in payloads.
+	"v reveals documents": "v revela documentos",
+	"v hides documents":   "v oculta documentos",
 }

@@ -194,7 +194,7 @@ func (v *inspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
 			// With the history on screen, an empty input looks the selected entry up again.
 			if l, ok := v.selectedLookup(); ok && v.res == nil {
 				v.input.Blur()
-				v.input.SetValue(l.Query)
+				v.input.SetValue(sanitize(l.Query))
 				return v.lookup(l.Query, l.Wallet, true)
 			}
 			if v.res != nil {
@@ -258,7 +258,7 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 			v.histCur = max(len(v.history)-1, 0)
 		case key.Matches(km, k.Enter):
 			if l, ok := v.selectedLookup(); ok {
-				v.input.SetValue(l.Query)
+				v.input.SetValue(sanitize(l.Query))
 				return v.lookup(l.Query, l.Wallet, true)
 			}
 			return v.input.Focus()
@@ -455,10 +455,10 @@ func (v *inspectorView) view(w, h int) string {
 			lines = append(lines, truncateWidth(l, w))
 		}
 	case v.loading:
-		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("Looking up “%s” in wallet %s…", oneLine(v.pendingQuery), v.pendingWallet), w)))
+		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("Looking up “%s” in wallet %s…", sanitize(v.pendingQuery), v.pendingWallet), w)))
 		lines = append(lines, v.historyLines(w, body)...)
 	case v.notFound:
-		lines = append(lines, st.Err.Render(truncateWidth(tr.F("Nothing matched “%s” in wallet %s.", oneLine(v.failQuery), v.failWallet), w)))
+		lines = append(lines, st.Err.Render(truncateWidth(tr.F("Nothing matched “%s” in wallet %s.", sanitize(v.failQuery), v.failWallet), w)))
 		more := tr.T("It is not a transaction id, an external reference nor an idempotency key of this wallet.") + " " +
 			tr.F("If it belongs to another wallet, switch with w (now %s) and look it up again.", v.c.app.wallet)
 		for _, m := range strings.Split(ansi.Wrap(more, w, ""), "\n") {
@@ -516,7 +516,7 @@ func (v *inspectorView) historyLines(w, h int) []string {
 		if !l.Found {
 			res = "✗ " + tr.T("not found")
 		}
-		row := padRight(oneLine(l.Query), qW) + " " + padRight(l.Wallet, walletW) + " " +
+		row := padRight(sanitize(l.Query), qW) + " " + padRight(sanitize(l.Wallet), walletW) + " " +
 			padRight(tr.F("%s ago", humanDuration(now.Sub(l.At))), whenW) + " " + res
 		if i == v.histCur {
 			out = append(out, st.Selected.Render(padRight("▸ "+row, w)))
@@ -526,7 +526,7 @@ func (v *inspectorView) historyLines(w, h int) []string {
 		if !l.Found {
 			style = st.Muted
 		}
-		out = append(out, truncateWidth("  "+padRight(oneLine(l.Query), qW)+" "+padRight(l.Wallet, walletW)+" "+
+		out = append(out, truncateWidth("  "+padRight(sanitize(l.Query), qW)+" "+padRight(sanitize(l.Wallet), walletW)+" "+
 			st.Muted.Render(padRight(tr.F("%s ago", humanDuration(now.Sub(l.At))), whenW))+" "+style.Render(res), w))
 	}
 	return out
@@ -575,14 +575,14 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 			field(label, dash)
 			return
 		}
-		field(label, st.Value.Render(oneLine(s)))
+		field(label, st.Value.Render(sanitize(s)))
 	}
 	wrapped := func(label, s string, style lipgloss.Style) {
 		if s == "" {
 			field(label, dash)
 			return
 		}
-		for i, l := range strings.Split(ansi.Wrap(oneLine(s), vw, ""), "\n") {
+		for i, l := range strings.Split(ansi.Wrap(sanitize(s), vw, ""), "\n") {
 			if i == 0 {
 				field(label, style.Render(l))
 			} else {
@@ -595,9 +595,9 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 			return dash
 		}
 		if known {
-			return st.Value.Render(oneLine(s))
+			return st.Value.Render(sanitize(s))
 		}
-		return st.Value.Render(oneLine(s)) + st.Muted.Render(" "+tr.T("(not in the spec)"))
+		return st.Value.Render(sanitize(s)) + st.Muted.Render(" "+tr.T("(not in the spec)"))
 	}
 	when := func(t *time.Time) string {
 		if t == nil || t.IsZero() {
@@ -608,7 +608,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 
 	text("Id", tx.ID)
 	sty, sym := txStatusStyle(st, tx.Status)
-	status := sty.Render(sym + " " + oneLine(string(tx.Status)))
+	status := sty.Render(sym + " " + sanitize(string(tx.Status)))
 	if tx.Status == "" {
 		status = dash
 	} else if !tx.Status.Known() {
@@ -632,7 +632,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	wrapped(tr.T("Description"), tx.Description, st.Value)
 	text(tr.T("External reference"), tx.ExternalReference)
 	if r.tracked && r.charge.IdempotencyKey != "" {
-		field(tr.T("Idempotency key"), st.Value.Render(oneLine(r.charge.IdempotencyKey))+st.Muted.Render(" "+tr.T("(kept by pixdash)")))
+		field(tr.T("Idempotency key"), st.Value.Render(sanitize(r.charge.IdempotencyKey))+st.Muted.Render(" "+tr.T("(kept by pixdash)")))
 	}
 	text(tr.T("Customer id"), tx.CustomerID)
 	text(tr.T("Project id"), tx.ProjectID)
@@ -656,14 +656,18 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		if v.reveal {
 			shown, hint = formatDocument(doc), tr.T("(v hides)")
 			if onlyDigits(doc) != doc {
-				shown = oneLine(doc)
+				shown = sanitize(doc)
 			}
 		}
 		field(tr.T("Counterpart doc."), st.Value.Render(shown)+st.Muted.Render(" "+hint))
 	} else {
 		field(tr.T("Counterpart doc."), dash)
 	}
-	wrapped(tr.T("Failure reason"), tx.FailureReason, st.Err)
+	failure := tx.FailureReason
+	if !v.reveal {
+		failure = maskDocumentsIn(failure)
+	}
+	wrapped(tr.T("Failure reason"), failure, st.Err)
 	if bd := tx.BlockedDeposit; bd != nil {
 		reason := bd.Reason
 		if bd.Reason == api.ReasonCNPJPayerNotAllowed {
@@ -673,7 +677,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		if rf := bd.Refund; rf != nil {
 			rs := dash
 			if rf.Status != "" {
-				rs = refundStyle(st, rf.Status).Render(oneLine(string(rf.Status)))
+				rs = refundStyle(st, rf.Status).Render(sanitize(string(rf.Status)))
 				if !rf.Status.Known() {
 					rs += st.Muted.Render(" " + tr.T("(not in the spec)"))
 				}
@@ -701,7 +705,18 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		sort.Strings(keys)
 		field(tr.T("Metadata"), st.Muted.Render(tr.F("%d key(s)", len(keys))))
 		for _, k := range keys {
-			out = append(out, "  "+st.Label.Render(oneLine(k))+" = "+st.Value.Render(oneLine(metaValue(tx.Metadata[k]))))
+			val := metaValue(tx.Metadata[k])
+			_, isText := tx.Metadata[k].(string)
+			switch {
+			case v.reveal:
+			case documentKey(k):
+				val = maskDocumentValue(val)
+			case !isText: // JSON: documents inside by member name and by shape
+				val = string(maskDocumentsJSON([]byte(val)))
+			default:
+				val = maskDocumentsIn(val)
+			}
+			out = append(out, "  "+st.Label.Render(sanitize(k))+" = "+st.Value.Render(sanitize(val)))
 		}
 	}
 	if tx.PixCopyPaste == "" {
@@ -712,12 +727,8 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 			hint = st.Muted.Render(tr.T("Q shows the QR"))
 		}
 		field(tr.T("PIX code"), hint)
-		code := oneLine(tx.PixCopyPaste)
-		cw := max(w-2, 10)
-		for len(code) > 0 {
-			n := min(cw, len(code))
-			out = append(out, "  "+code[:n])
-			code = code[n:]
+		for _, l := range chunkCells(tx.PixCopyPaste, max(w-2, 10)) {
+			out = append(out, "  "+l)
 		}
 	}
 	out = append(out, v.splitDetail(r, w)...)
@@ -741,7 +752,7 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 	seen := map[string]bool{}
 	dash := "—"
 	row := func(dest, req, got string, note string) {
-		line := "  " + padRight("→ "+oneLine(dest), destW) + " " + padLeft(req, amtW) + " " + padLeft(got, amtW)
+		line := "  " + padRight("→ "+sanitize(dest), destW) + " " + padLeft(req, amtW) + " " + padLeft(got, amtW)
 		if note != "" {
 			line += "  " + st.Warn.Render(note)
 		}

@@ -114,7 +114,7 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 	f.meta.CharLimit = 2000
 	// The service requires a description: start with the profile's default, so an amount and
 	// ctrl+s are enough at the counter.
-	f.inputs[fDescription].SetValue(c.app.sess.description())
+	f.inputs[fDescription].SetValue(sanitize(c.app.sess.description())) // from the config
 	f.inputs[fDescription].CursorEnd()
 	f.descDefault = true
 	f.focus = fieldCount // nothing is focused yet, so nothing counts as touched
@@ -517,7 +517,7 @@ func (f *chargeForm) view(w, h int) string {
 	var b strings.Builder
 	title := tr.T("New charge")
 	if f.wallet != "" && f.wallet != api.WalletPrincipal {
-		title += " · " + tr.F("wallet %s", oneLine(f.wallet))
+		title += " · " + tr.F("wallet %s", sanitize(f.wallet))
 	}
 	b.WriteString(st.Bold.Render(title) + "\n")
 	const labelW = 14
@@ -546,10 +546,10 @@ func (f *chargeForm) view(w, h int) string {
 			case f.project == 0:
 				val = "‹ " + tr.T("default") + " ›"
 				if len(f.projects) == 1 {
-					val += st.Muted.Render(" " + oneLine(f.projects[0].Name))
+					val += st.Muted.Render(" " + sanitize(f.projects[0].Name))
 				}
 			default:
-				val = "‹ " + oneLine(f.projects[f.project-1].Name) + " ›"
+				val = "‹ " + sanitize(f.projects[f.project-1].Name) + " ›"
 			}
 		case fMetadata:
 			val = f.meta.View()
@@ -586,7 +586,7 @@ func (f *chargeForm) view(w, h int) string {
 		if e == "" || i == fSplit { // the split's summary already says what is wrong
 			e = f.server[i]
 		}
-		e = oneLine(e) // the service's refusal is text from outside
+		e = sanitize(e) // the service's refusal is text from outside
 		if e != "" && (f.touched[i] || f.tried) {
 			room := w - lipgloss.Width(line) - 3
 			if room >= 20 {

@@ -88,12 +88,12 @@ func (p *picker) shortHelp() []key.Binding {
 func (p *picker) overlay(w, h int) string {
 	st, tr := p.c.st, p.c.tr
 	var b strings.Builder
-	b.WriteString(st.Brand.Render(p.title) + "\n\n")
+	b.WriteString(st.Brand.Render(sanitize(p.title)) + "\n\n")
 	switch {
 	case p.loading && len(p.items) == 0:
 		b.WriteString(st.Muted.Render(tr.T("loading…")) + "\n")
 	case p.err != "":
-		b.WriteString(st.Err.Render(truncateWidth(p.err, w-8)) + "\n")
+		b.WriteString(st.Err.Render(truncateWidth(sanitize(p.err), w-8)) + "\n")
 	}
 	rows := max(h-8, 1)
 	start := 0
@@ -106,7 +106,8 @@ func (p *picker) overlay(w, h int) string {
 		if it.current {
 			mark = "● "
 		}
-		line := mark + padRight(it.label, 24) + " " + it.note
+		// Labels and notes are wallet references, names and profile names: text from outside.
+		line := mark + padRight(sanitize(it.label), 24) + " " + sanitize(it.note)
 		if it.disabled != "" {
 			line = st.Muted.Render(line)
 		}

@@ -130,7 +130,7 @@ func (v *qrView) view(w, h int) string {
 	case state.StatePending:
 		body = v.pendingView(&ch, w, bodyH)
 	default:
-		body = v.resultView(&ch, st.ExpBanner, cu.T("UNKNOWN STATUS")+" "+string(ch.Status), w, bodyH)
+		body = v.resultView(&ch, st.ExpBanner, cu.T("UNKNOWN STATUS")+" "+sanitize(string(ch.Status)), w, bodyH)
 	}
 	return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 }
@@ -145,7 +145,7 @@ func (v *qrView) topBar(ch *state.Charge, w int) string {
 	if wallet == "" {
 		wallet = api.WalletPrincipal
 	}
-	return truncateWidth(badge+" "+st.Muted.Render(tr.F("charge %s · wallet %s", ch.ID, wallet)), w)
+	return truncateWidth(badge+" "+st.Muted.Render(tr.F("charge %s · wallet %s", sanitize(ch.ID), sanitize(wallet))), w)
 }
 
 func (v *qrView) hints(ch *state.Charge, w int) string {
@@ -164,7 +164,7 @@ func (v *qrView) hints(ch *state.Charge, w int) string {
 	}
 	line := strings.Join(parts, " · ")
 	if v.pollErr != "" {
-		line = st.StatusErr.Render(truncateWidth(v.pollErr, w))
+		line = st.StatusErr.Render(truncateWidth(sanitize(v.pollErr), w))
 	}
 	return truncateWidth(line, w)
 }
@@ -182,7 +182,7 @@ func (v *qrView) info(ch *state.Charge, w int) []string {
 		lines = append(lines, st.BigAmount.Render(ch.Amount.BRL()))
 	}
 	if ch.Description != "" {
-		lines = append(lines, truncateWidth(oneLine(ch.Description), w))
+		lines = append(lines, truncateWidth(sanitize(ch.Description), w))
 	}
 	lines = append(lines, "")
 	if !ch.ExpiresAt.IsZero() {
@@ -197,7 +197,7 @@ func (v *qrView) info(ch *state.Charge, w int) []string {
 	if len(ch.SplitRequested) > 0 {
 		lines = append(lines, "", st.Label.Render(v.c.tr.T("Split on payment:")))
 		for _, l := range ch.SplitRequested {
-			lines = append(lines, truncateWidth(fmt.Sprintf("  → %s %s", l.SubAccount, l.Amount.BRL()), w))
+			lines = append(lines, truncateWidth(fmt.Sprintf("  → %s %s", sanitize(l.SubAccount), l.Amount.BRL()), w))
 		}
 	}
 	return lines
@@ -221,7 +221,7 @@ func (v *qrView) pendingView(ch *state.Charge, w, h int) string {
 	codeLines := v.codeBlock(ch, w)
 	if v.codeErr != nil {
 		warn := st.StatusErr.Render("⚠ "+cu.T("The PIX code failed validation; the QR is not shown.")) + "\n" +
-			st.Err.Render(truncateWidth(v.codeErr.Error(), w)) + "\n" + st.Muted.Render(tr.T("Do not ask the customer to pay this code. Refresh with r or create a new charge."))
+			st.Err.Render(truncateWidth(sanitize(v.codeErr.Error()), w)) + "\n" + st.Muted.Render(tr.T("Do not ask the customer to pay this code. Refresh with r or create a new charge."))
 		return strings.Join(v.info(ch, w), "\n") + "\n\n" + warn
 	}
 	r := v.render
@@ -258,17 +258,9 @@ func (v *qrView) codeBlockWidth(ch *state.Charge, w int) string {
 	if w < 10 {
 		w = 10
 	}
-	code := ch.PixCopyPaste
 	var b strings.Builder
 	b.WriteString(st.Label.Render(cu.T("PIX copy and paste:")) + "\n")
-	for len(code) > 0 {
-		n := min(w, len(code))
-		b.WriteString(code[:n])
-		code = code[n:]
-		if len(code) > 0 {
-			b.WriteByte('\n')
-		}
-	}
+	b.WriteString(strings.Join(chunkCells(ch.PixCopyPaste, w), "\n"))
 	return b.String()
 }
 
@@ -282,18 +274,18 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 		lines = append(lines, st.BigAmount.Render(ch.Amount.BRL()))
 	}
 	if ch.Description != "" {
-		lines = append(lines, oneLine(ch.Description))
+		lines = append(lines, sanitize(ch.Description))
 	}
 	switch ch.State() {
 	case state.StatePaid:
 		if ch.PayerName != "" {
-			lines = append(lines, "", st.Label.Render(cu.T("Payer: "))+ch.PayerName)
+			lines = append(lines, "", st.Label.Render(cu.T("Payer: "))+sanitize(ch.PayerName))
 		}
 		if ch.PaidAt != nil {
 			lines = append(lines, st.Label.Render(cu.T("Paid at: "))+ch.PaidAt.In(v.c.loc).Format("02/01/2006 15:04:05"))
 		}
 		if ch.E2EID != "" {
-			lines = append(lines, st.Label.Render("e2eId: ")+ch.E2EID)
+			lines = append(lines, st.Label.Render("e2eId: ")+sanitize(ch.E2EID))
 		}
 		if ch.HasDistributed && len(ch.SplitRequested) > 0 {
 			lines = append(lines, "", st.Label.Render(tr.T("Split distributed:")))
@@ -301,7 +293,7 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 		}
 	case state.StateFailed:
 		if ch.FailureReason != "" {
-			lines = append(lines, "", st.Err.Render(ch.FailureReason))
+			lines = append(lines, "", st.Err.Render(sanitize(ch.FailureReason)))
 		}
 		if bd := ch.BlockedDeposit; bd != nil {
 			lines = append(lines, st.Label.Render(cu.T("Blocked deposit: "))+blockReason(cu, bd.Reason))
@@ -323,7 +315,7 @@ func splitLines(requested, distributed []api.SplitItem) []string {
 	var out []string
 	for _, r := range requested {
 		got := paid[r.SubAccount]
-		line := fmt.Sprintf("→ %-14s %12s", r.SubAccount, got.BRL())
+		line := fmt.Sprintf("→ %-14s %12s", sanitize(r.SubAccount), got.BRL())
 		if got != r.Amount {
 			line += fmt.Sprintf("  (requested %s)", r.Amount.BRL())
 		}
@@ -336,17 +328,17 @@ func blockReason(tr catalog, reason string) string {
 	if reason == api.ReasonCNPJPayerNotAllowed {
 		return tr.T("payments from companies (CNPJ) are not accepted by this account")
 	}
-	return reason
+	return sanitize(reason)
 }
 
 func refundLines(tr catalog, st *styles, r *api.Refund, loc *time.Location) []string {
 	if r == nil {
 		return []string{st.Muted.Render(tr.T("Refund to the payer: not started"))}
 	}
-	s := tr.T("Refund to the payer: ") + tr.T(string(r.Status))
+	s := tr.T("Refund to the payer: ") + sanitize(tr.T(string(r.Status)))
 	out := []string{s}
 	if r.E2EID != nil && *r.E2EID != "" {
-		out = append(out, st.Label.Render(tr.T("refund e2eId: "))+*r.E2EID)
+		out = append(out, st.Label.Render(tr.T("refund e2eId: "))+sanitize(*r.E2EID))
 	}
 	if r.SettledAt != nil {
 		out = append(out, st.Label.Render(tr.T("settled at: "))+r.SettledAt.In(loc).Format("02/01/2006 15:04:05"))

@@ -197,7 +197,8 @@ func (b *splitBuilder) suggestions() []string {
 	}
 	var out []string
 	for _, s := range subs {
-		if s.Status.Usable() && s.Reference != b.origin && !used[s.Reference] {
+		// A reference that sanitizing would change is not one the service accepts: never offered.
+		if s.Status.Usable() && s.Reference != b.origin && !used[s.Reference] && sanitize(s.Reference) == s.Reference {
 			out = append(out, s.Reference)
 		}
 	}
@@ -671,7 +672,7 @@ func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
 		out = append(out, st.Muted.Render(note))
 	}
 	if b.server != "" && (b.serverLeg < 0 || b.serverLeg >= len(b.draft.Legs)) {
-		out = append(out, st.Err.Render("✗ "+tr.F("the service refused the split: %s", oneLine(b.server))))
+		out = append(out, st.Err.Render("✗ "+tr.F("the service refused the split: %s", sanitize(b.server))))
 	}
 	for i := range out {
 		out[i] = truncateWidth(out[i], w)
@@ -698,7 +699,7 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 			if text == "" {
 				return "[" + padRight(st.Muted.Render("·"), width) + "]"
 			}
-			return "[" + padRight(oneLine(text), width) + "]"
+			return "[" + padRight(sanitize(text), width) + "]"
 		}
 		parsed := ""
 		if !ck.badText[i] && strings.TrimSpace(l.AmountText) != "" {
@@ -711,7 +712,7 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 			msgs, mark2 = nil, " "
 		}
 		if b.server != "" && b.serverLeg == i {
-			msgs = append(msgs[:len(msgs):len(msgs)], tr.F("the service refused it: %s", oneLine(b.server)))
+			msgs = append(msgs[:len(msgs):len(msgs)], tr.F("the service refused it: %s", sanitize(b.server)))
 		}
 		if len(msgs) > 0 {
 			mark2 = st.Err.Render("✗")
@@ -773,7 +774,7 @@ func (b *splitBuilder) previewLines(ck splitCheck, w int) []string {
 		if p.Paid < p.Leg.Amount {
 			now = st.Warn.Render(now)
 		}
-		row := padLeft(fmt.Sprint(i+1), 4) + " " + padRight(oneLine(p.Leg.SubAccount), dw) + " " + padLeft(p.Leg.Amount.BRL(), 13) + " " +
+		row := padLeft(fmt.Sprint(i+1), 4) + " " + padRight(sanitize(p.Leg.SubAccount), dw) + " " + padLeft(p.Leg.Amount.BRL(), 13) + " " +
 			padLeft(now, 13) + " " + padLeft(p.PaidIfHigher.BRL(), 15) + " " + note
 		out = append(out, truncateWidth(row, w))
 	}

@@ -596,8 +596,8 @@ func (m *Model) headerView(w int) string {
 	st, tr := m.c.st, m.c.tr
 	parts := []string{
 		st.Brand.Render("pixdash") + " " + m.envBadge(),
-		st.Label.Render(tr.T("profile ")) + st.Value.Render(m.app.sess.Profile),
-		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(oneLine(m.app.wallet)),
+		st.Label.Render(tr.T("profile ")) + st.Value.Render(sanitize(m.app.sess.Profile)),
+		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(sanitize(m.app.wallet)),
 	}
 	return spread(m.withWebhookWarning(strings.Join(parts, st.Muted.Render(" │ ")), m.tokenView(m.c.now()), w))
 }
@@ -680,7 +680,7 @@ func (m *Model) footerView(w int) string {
 			style = st.StatusWarn
 		}
 		// Status lines quote the service's messages: text from outside, flattened before drawing.
-		status = style.Render(truncateWidth(oneLine(m.status.text), w))
+		status = style.Render(truncateWidth(sanitize(m.status.text), w))
 	}
 	return status + "\n" + st.Help.Render(truncateWidth(m.shortHelp(), w))
 }

@@ -213,7 +213,7 @@ func (v *walletsView) pickerItems() ([]pickerItem, bool) {
 			note += " · " + st
 		}
 		// The reference came from the service: flattened for the screen, kept as is for the switch.
-		it := pickerItem{label: oneLine(r.ref), value: r.ref, note: note, current: r.ref == v.c.app.wallet}
+		it := pickerItem{label: sanitize(r.ref), value: r.ref, note: note, current: r.ref == v.c.app.wallet}
 		if v.isSuspended(r) {
 			it.disabled = tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot be made active; pick another wallet or contact support", r.ref)
 		}
@@ -718,7 +718,7 @@ func (v *walletsView) rowName(r walletRow) string {
 	case r.fromConfig:
 		return tr.T("(from config)")
 	}
-	return oneLine(r.name)
+	return sanitize(r.name)
 }
 
 // statusText is the wallet's status as shown (with a symbol, so colour is not the only signal).
@@ -749,7 +749,7 @@ func (v *walletsView) statusText(r walletRow) (string, lipgloss.Style) {
 	case "":
 		return "?", st.Warn
 	}
-	return "? " + oneLine(string(r.status)), st.Warn
+	return "? " + sanitize(string(r.status)), st.Warn
 }
 
 // accountStatusText labels an account status of GET /account: approved plainly, the pending
@@ -772,7 +772,7 @@ func (v *walletsView) accountStatusText(s api.AccountStatus) (string, lipgloss.S
 	case "":
 		return "?", st.Warn
 	}
-	return "? " + oneLine(string(s)), st.Warn
+	return "? " + sanitize(string(s)), st.Warn
 }
 
 // accountHint says what a non-approved account status means for the merchant ("" when nothing).
@@ -800,7 +800,7 @@ func (v *walletsView) money(m *api.Money, currency string) string {
 	case currency == "" || currency == "BRL":
 		return m.BRL()
 	}
-	return m.Decimal() + " " + oneLine(currency)
+	return m.Decimal() + " " + sanitize(currency)
 }
 
 // balanceReason is a short reason a wallet's balance could not be read.
@@ -870,7 +870,7 @@ func (v *walletsView) rowText(r walletRow, cursor, styled bool) string {
 		b.WriteByte(' ')
 	}
 	b.WriteByte(' ')
-	b.WriteString(padRight(oneLine(r.ref), l.ref))
+	b.WriteString(padRight(sanitize(r.ref), l.ref))
 	b.WriteByte(' ')
 	name := padRight(v.rowName(r), l.name)
 	if r.fromConfig || r.main {
@@ -922,7 +922,7 @@ func (v *walletsView) wrap(s string, w, n int) []string {
 	}
 	var lines []string
 	cur := ""
-	for _, word := range strings.Fields(oneLine(s)) {
+	for _, word := range strings.Fields(sanitize(s)) {
 		switch {
 		case cur == "":
 			cur = word
@@ -989,15 +989,15 @@ func (v *walletsView) detailLines(w int) []string {
 		return nil
 	}
 	out := []string{st.Rule.Render(strings.Repeat("─", w))}
-	parts := []string{st.Bold.Render(oneLine(r.ref))}
+	parts := []string{st.Bold.Render(sanitize(r.ref))}
 	switch {
 	case r.main:
-		parts = append(parts, tr.T("main account (no X-Sub-Account)"), tr.F("profile %s", oneLine(v.c.app.sess.Profile)))
+		parts = append(parts, tr.T("main account (no X-Sub-Account)"), tr.F("profile %s", sanitize(v.c.app.sess.Profile)))
 	case r.fromConfig:
 		parts = append(parts, tr.T("profile default (from config), not listed by the API"))
 	default:
 		if r.name != "" {
-			parts = append(parts, oneLine(r.name))
+			parts = append(parts, sanitize(r.name))
 		}
 		stText, stStyle := v.statusText(r)
 		parts = append(parts, stStyle.Render(stText))
@@ -1028,7 +1028,7 @@ func (v *walletsView) detailLines(w int) []string {
 			if ae.TraceID != "" {
 				msg += " [trace " + ae.TraceID + "]"
 			}
-			out = append(out, st.Err.Render(truncateWidth(tr.T("balance: ")+oneLine(msg), w)))
+			out = append(out, st.Err.Render(truncateWidth(tr.T("balance: ")+sanitize(msg), w)))
 			if h := errorHint(tr, ae); h != "" {
 				for _, l := range v.wrap("→ "+h, w, 2) {
 					out = append(out, st.Warn.Render(l))
@@ -1133,7 +1133,7 @@ func (v *walletsView) formLines(w int) []string {
 		}
 		room := w - lipgloss.Width(line) - 4
 		if lipgloss.Width(e) <= room {
-			out = append(out, line+"  "+st.FieldErr.Render("✗ "+oneLine(e)))
+			out = append(out, line+"  "+st.FieldErr.Render("✗ "+sanitize(e)))
 			continue
 		}
 		out = append(out, truncateWidth(line, w))

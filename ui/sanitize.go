@@ -1,0 +1,190 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// sanitize is the one gate every text from outside (the service, a webhook, the config, the local
+// store) passes before it is drawn or logged, so it can never drive the terminal or spoof what is
+// shown. On one line:
+//   - C0 controls (ESC, BEL, CR, LF, TAB, NUL…), DEL and C1 controls (U+0080–U+009F, e.g. the
+//     one-byte CSI U+009B) and the line and paragraph separators become a space;
+//   - invisible format characters are removed: the bidi embeddings, overrides and isolates
+//     (U+202A–U+202E, U+2066–U+2069), the marks U+200E, U+200F and U+061C, the zero-width
+//     characters U+200B–U+200D and U+FEFF, soft hyphen, tags and the other default-ignorable
+//     fillers;
+//   - invalid UTF-8 becomes U+FFFD.
+//
+// Accented text, emoji and their variation selectors are kept. sanitize is idempotent.
+func sanitize(s string) string {
+	// Fast path: printable ASCII, or text with nothing to change, is returned as is.
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			break // C0 or DEL
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(utf8.RuneError)
+		case blankRune(r):
+			b.WriteByte(' ')
+		case invisibleRune(r):
+			// dropped
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// sanitizeLines sanitizes each line of a multi-line text and keeps the line breaks.
+func sanitizeLines(s string) string {
+	if !strings.Contains(s, "\n") {
+		return sanitize(s)
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = sanitize(strings.TrimSuffix(l, "\r"))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// unsafeRune reports whether sanitize changes r.
+func unsafeRune(r rune) bool { return blankRune(r) || invisibleRune(r) }
+
+// blankRune: controls and line breaks, shown as a space.
+func blankRune(r rune) bool {
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == '\u2028' || r == '\u2029'
+}
+
+// invisibleRune: format characters (Cf: bidi controls, zero-width characters, BOM, soft hyphen,
+// tags) and the other default-ignorable fillers (Hangul fillers and the like), dropped.
+func invisibleRune(r rune) bool {
+	if r < 0xad {
+		return false
+	}
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
+}
+
+// SafeLogHandler wraps h so that no record can carry text that drives a terminal: the message,
+// every attribute key, string value, group, error, fmt.Stringer and structured value pass through
+// the same sanitizer the screens use (a JSON handler escapes C0 itself but writes C1 and bidi
+// controls raw, and a reader like jq turns escaped ESC back into a real one).
+func SafeLogHandler(h slog.Handler) slog.Handler { return safeHandler{h: h} }
+
+type safeHandler struct{ h slog.Handler }
+
+func (s safeHandler) Enabled(ctx context.Context, l slog.Level) bool { return s.h.Enabled(ctx, l) }
+
+func (s safeHandler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, sanitize(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(safeAttr(a))
+		return true
+	})
+	return s.h.Handle(ctx, out)
+}
+
+func (s safeHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return safeHandler{h: s.h.WithAttrs(safeAttrs(as))}
+}
+
+func (s safeHandler) WithGroup(name string) slog.Handler {
+	return safeHandler{h: s.h.WithGroup(sanitize(name))}
+}
+
+func safeAttrs(as []slog.Attr) []slog.Attr {
+	out := make([]slog.Attr, len(as))
+	for i, a := range as {
+		out[i] = safeAttr(a)
+	}
+	return out
+}
+
+func safeAttr(a slog.Attr) slog.Attr {
+	return slog.Attr{Key: sanitize(a.Key), Value: safeValue(a.Value.Resolve())}
+}
+
+func safeValue(v slog.Value) slog.Value {
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.StringValue(sanitize(v.String()))
+	case slog.KindGroup:
+		return slog.GroupValue(safeAttrs(v.Group())...)
+	case slog.KindAny:
+		return safeAny(v.Any())
+	}
+	return v // numbers, booleans, durations and times carry no text
+}
+
+// safeAny makes an arbitrary value safe: errors and Stringers by their text, anything else by
+// its JSON form with every key and string sanitized.
+func safeAny(x any) slog.Value {
+	switch x := x.(type) {
+	case nil:
+		return slog.AnyValue(nil)
+	case error:
+		return slog.StringValue(sanitize(x.Error()))
+	case fmt.Stringer:
+		return slog.StringValue(sanitize(x.String()))
+	case []byte:
+		return slog.StringValue(sanitize(string(x)))
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return slog.StringValue(sanitize(fmt.Sprintf("%+v", x)))
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return slog.StringValue(sanitize(string(b)))
+	}
+	return slog.AnyValue(sanitizeTree(tree))
+}
+
+// sanitizeTree sanitizes every key and string of a decoded JSON value.
+func sanitizeTree(x any) any {
+	switch x := x.(type) {
+	case string:
+		return sanitize(x)
+	case []any:
+		for i := range x {
+			x[i] = sanitizeTree(x[i])
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[sanitize(k)] = sanitizeTree(v)
+		}
+		return out
+	}
+	return x
+}
