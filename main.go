@@ -96,7 +96,8 @@ func runDashboard(args []string, stderr io.Writer) int {
 			return 1
 		}
 		defer closeLog()
-		logger = l
+		// Text from the service, webhooks and the config reaches the log: sanitized like the screen.
+		logger = slog.New(ui.SafeLogHandler(l.Handler()))
 		fmt.Fprintf(stderr, "pixdash: debug log at %s\n", path)
 	}
 	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT, Logger: logger}
