@@ -56,6 +56,10 @@ type Charge struct {
 	HasDistributed bool      `json:"hasDistributed,omitempty"`
 	UpdatedAt      time.Time `json:"updatedAt,omitzero"`
 	Source         string    `json:"source,omitempty"`
+	// Mismatch says how the service's reply to POST /pix differed from the request (amount,
+	// the code's amount, split, expiry; see api.VerifyCharge): such a charge is never shown to
+	// a customer. Empty when the reply was faithful.
+	Mismatch string `json:"mismatch,omitempty"`
 }
 
 // NormalizeWallet returns "principal" for the main account ("" or "principal") and ref otherwise.
@@ -291,6 +295,7 @@ func (c *Charge) Merge(o Charge) {
 		}
 	}
 	setStr(&c.IdempotencyKey, o.IdempotencyKey)
+	setStr(&c.Mismatch, o.Mismatch)
 	if o.Wallet != "" && (c.Wallet == "" || c.Source == SourceEvent) {
 		c.Wallet = o.Wallet
 	}

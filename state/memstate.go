@@ -27,7 +27,15 @@ type Submission struct {
 	Wallet    string               `json:"wallet,omitempty"`
 	Request   api.CreatePixRequest `json:"request"`
 	CreatedAt time.Time            `json:"createdAt"`
+	// InFlightUntil is when no attempt of this create can still be in flight: the deadline of
+	// its last attempt plus a margin for the service to act on a request it already received.
+	// Until then a 404 for its key does not prove the charge was never created. Zero (records
+	// written before it existed) means already past.
+	InFlightUntil time.Time `json:"inFlightUntil,omitzero"`
 }
+
+// InFlight reports whether an attempt of the submission may still land at now.
+func (s Submission) InFlight(now time.Time) bool { return now.Before(s.InFlightUntil) }
 
 // LearnedFee is the originator's PIX fee as the service revealed it (in a split refusal).
 type LearnedFee struct {
