@@ -47,9 +47,8 @@ type txMsg struct {
 }
 
 type eventMsg struct {
-	gen           uint64
-	ev            *api.Event
-	before, after state.Charge
+	gen uint64
+	ev  *api.Event
 	// first is false for a duplicate eventId.
 	first bool
 	err   error
@@ -65,8 +64,10 @@ type simulatedMsg struct {
 type recoveredMsg struct {
 	gen      uint64
 	resolved []state.Charge
-	pending  int
-	err      error
+	// pending counts submissions still unconfirmed (a failed lookup, or an attempt that may
+	// still land); abandoned those that provably never reached the service.
+	pending, abandoned int
+	err                error
 }
 
 type copiedMsg struct{}
@@ -159,7 +160,11 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 	t, c, store := m.tagNow(), m.app.sess.Client, m.app.sess.Store
 	now := m.c.now
 	return withTimeout(createTimeout, func(ctx context.Context) tea.Msg {
-		sub := state.Submission{Key: d.Key, Wallet: d.Wallet, Request: d.Req, CreatedAt: now()}
+		start := now()
+		// No attempt starts after createTimeout; one already received may still be acted on
+		// for a while after its reply was lost.
+		sub := state.Submission{Key: d.Key, Wallet: d.Wallet, Request: d.Req, CreatedAt: start,
+			InFlightUntil: start.Add(createTimeout + inFlightMargin)}
 		if err := store.BeginSubmission(sub); err != nil {
 			return chargeCreatedMsg{tag: t, draft: d, err: err}
 		}
@@ -176,6 +181,11 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 		}
 		ch := state.ChargeFromPix(pix, &req, d.Wallet, d.Key)
 		ch.CreatedAt = orNow(ch.CreatedAt, now)
+		var mismatch *api.ChargeMismatchError
+		if errors.As(api.VerifyCharge(&req, pix), &mismatch) {
+			// The charge exists on the service, so it is tracked, but never shown to a customer.
+			ch.Mismatch = strings.Join(mismatch.Problems, "; ")
+		}
 		saved, err := store.CompleteSubmission(d.Key, ch)
 		if err != nil {
 			return chargeCreatedMsg{tag: t, draft: d, charge: &ch, err: err}
@@ -205,9 +215,12 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 		m.form = nil
 		m.charges.refresh()
 		m.openQR(msg.charge.ID)
-		if msg.err != nil {
+		switch {
+		case msg.charge.Mismatch != "":
+			m.setStatus(tr.F("The service's reply differs from the charge you asked for: %s. Do not show it to the customer.", msg.charge.Mismatch), statusError)
+		case msg.err != nil:
 			m.setStatus(tr.F("Charge created, but saving it locally failed: %v", msg.err), statusWarn)
-		} else {
+		default:
 			m.setStatus(tr.F("Charge %s created.", msg.charge.Amount.BRL()), statusOK)
 		}
 		return nil
@@ -233,7 +246,7 @@ type resolveMsg struct{ key string }
 
 // recoverSubmissions resolves submissions left unconfirmed by a crash or restart: GET by idempotency key.
 func (m *Model) recoverSubmissions() tea.Cmd {
-	gen, c, store := m.app.gen, m.app.sess.Client, m.app.sess.Store
+	gen, c, store, now := m.app.gen, m.app.sess.Client, m.app.sess.Store, m.c.now
 	return withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
 		var out recoveredMsg
 		out.gen = gen
@@ -246,9 +259,13 @@ func (m *Model) recoverSubmissions() tea.Cmd {
 					out.err = err
 				}
 				out.resolved = append(out.resolved, ch)
+			case errors.Is(err, api.ErrNotFound) && sub.InFlight(now()):
+				// Not there yet, but an attempt may still land: unconfirmed, looked up again.
+				out.pending++
 			case errors.Is(err, api.ErrNotFound):
-				// Never created: the request did not reach the service. Drop it; the merchant sees it.
+				// No attempt can land any more: the request never reached the service.
 				_ = store.AbandonSubmission(sub.Key)
+				out.abandoned++
 			default:
 				out.pending++
 				out.err = err
@@ -264,14 +281,26 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 	}
 	tr := m.c.tr
 	m.charges.refresh()
+	// One line says all of it; the most pressing part decides its tone.
+	var parts []string
+	level := statusOK
 	if n := len(msg.resolved); n > 0 {
-		m.setStatus(tr.F("Recovered %d charge(s) whose creation was interrupted.", n), statusOK)
+		parts = append(parts, tr.F("Recovered %d charge(s) whose creation was interrupted.", n))
 	}
+	if msg.abandoned > 0 {
+		parts = append(parts, tr.F("%d interrupted charge(s) never reached the service; nothing was created.", msg.abandoned))
+		level = statusInfo
+	}
+	var cmd tea.Cmd
 	if msg.pending > 0 {
-		m.setStatus(tr.F("%d interrupted charge(s) could not be checked yet; retrying.", msg.pending), statusWarn)
-		return tea.Tick(10*time.Second, func(time.Time) tea.Msg { return retryRecoverMsg{gen: msg.gen} })
+		parts = append(parts, tr.F("%d interrupted charge(s) not confirmed yet; looking them up again.", msg.pending))
+		level = statusWarn
+		cmd = tea.Tick(10*time.Second, func(time.Time) tea.Msg { return retryRecoverMsg{gen: msg.gen} })
 	}
-	return nil
+	if len(parts) > 0 {
+		m.setStatus(strings.Join(parts, " "), level)
+	}
+	return cmd
 }
 
 type retryRecoverMsg struct{ gen uint64 }
@@ -395,35 +424,91 @@ func (m *Model) waitEvent() tea.Cmd {
 	}
 }
 
-// applyEventBatch applies events to the store in one call and describes each as an eventMsg
-// (the charge before and after, for the first copy of each event).
+// applyEventBatch records events in the store in one call and describes each as an eventMsg.
+// No charge changes here: a webhook is a hint, read back by confirmEvent.
 func applyEventBatch(gen uint64, store *state.Store, batch []*api.Event) eventsMsg {
 	items := make([]eventMsg, len(batch))
-	for i, ev := range batch {
-		items[i] = eventMsg{gen: gen, ev: ev}
-		if ev.TransactionID != "" {
-			items[i].before, _ = store.Charge(ev.TransactionID)
-		}
-	}
 	first, err := store.ApplyEvents(batch)
-	// A charge updated by several events of the batch: the first of them shows its state
-	// before the batch, the others the state between them is not known, so they show it after.
-	seen := map[string]bool{}
 	for i, ev := range batch {
-		it := &items[i]
-		it.err = err
+		items[i] = eventMsg{gen: gen, ev: ev, err: err}
 		if err == nil {
-			it.first = first[i]
-		}
-		if ev.TransactionID != "" {
-			it.after, _ = store.Charge(ev.TransactionID)
-			if seen[ev.TransactionID] {
-				it.before = it.after
-			}
-			seen[ev.TransactionID] = true
+			items[i].first = first[i]
 		}
 	}
 	return eventsMsg{gen: gen, items: items}
+}
+
+// eventConfirmedMsg is the service's answer to a payment event read back (state.ConfirmEvent).
+type eventConfirmedMsg struct {
+	gen     uint64
+	ev      *api.Event
+	conf    state.Confirmation
+	attempt int
+	err     error
+}
+
+// retryConfirmMsg reads a payment event back again after a failure.
+type retryConfirmMsg struct {
+	gen     uint64
+	ev      *api.Event
+	attempt int
+}
+
+// maxConfirmAttempts bounds how often one payment event is read back after failures; the
+// charge's own polling goes on regardless.
+const maxConfirmAttempts = 5
+
+// maxStartupConfirms bounds how many unchecked payment events are read back at start.
+const maxStartupConfirms = 20
+
+// confirmEvent reads a payment event's transaction back from the service: PAGO, "paid" and the
+// bell come from that answer, never from the event.
+func (m *Model) confirmEvent(ev *api.Event, attempt int) tea.Cmd {
+	gen, c, store := m.app.gen, m.app.sess.Client, m.app.sess.Store
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		conf, err := store.ConfirmEvent(ctx, c, ev)
+		return eventConfirmedMsg{gen: gen, ev: ev, conf: conf, attempt: attempt, err: err}
+	})
+}
+
+// confirmUnchecked reads back the newest payment events left unchecked (e.g. by a restart).
+func (m *Model) confirmUnchecked() tea.Cmd {
+	var cmds []tea.Cmd
+	for start := 0; len(cmds) < maxStartupConfirms; start += 256 {
+		page, _ := m.app.sess.Store.Events().Window(start, 256)
+		for _, e := range page {
+			if e.Verdict == state.VerdictUnchecked && e.Event.Kind.IsPayment() && len(cmds) < maxStartupConfirms {
+				cmds = append(cmds, m.confirmEvent(e.Event, 0))
+			}
+		}
+		if len(page) < 256 {
+			break
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onConfirmed(msg eventConfirmedMsg) tea.Cmd {
+	if msg.gen != m.app.gen {
+		return nil
+	}
+	tr := m.c.tr
+	m.noteResult(msg.err)
+	if msg.err != nil {
+		if msg.attempt+1 >= maxConfirmAttempts {
+			m.setStatus(m.describeError(tr.T("check a payment with the service"), msg.err), statusWarn)
+			return nil
+		}
+		gen, ev, n := msg.gen, msg.ev, msg.attempt+1
+		return tea.Tick(time.Second<<msg.attempt, func(time.Time) tea.Msg { return retryConfirmMsg{gen: gen, ev: ev, attempt: n} })
+	}
+	if msg.conf.Verdict == state.VerdictDisputed {
+		m.setStatus(tr.F("A webhook disagrees with the service and was not applied: %s", msg.conf.Reason), statusWarn)
+	}
+	if msg.conf.After.ID == "" {
+		return nil
+	}
+	return m.onChargeChanged(msg.conf.Before, msg.conf.After)
 }
 
 func (m *Model) onEvent(msg eventMsg) tea.Cmd {
@@ -434,10 +519,9 @@ func (m *Model) onEvent(msg eventMsg) tea.Cmd {
 		m.setStatus(m.c.tr.F("Could not save an event: %v", msg.err), statusError)
 	}
 	var cmd tea.Cmd
-	if msg.first && msg.after.ID != "" {
-		cmd = m.onChargeChanged(msg.before, msg.after)
+	if msg.first && msg.ev != nil && msg.ev.Kind.IsPayment() {
+		cmd = m.confirmEvent(msg.ev, 0)
 	}
-	m.charges.refresh()
 	// The views see the event too (the events feed, blocks on balance_block_*).
 	return tea.Batch(cmd, m.broadcast(msg), m.waitEvent())
 }
@@ -455,12 +539,11 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 			m.setStatus(m.c.tr.F("Could not save an event: %v", it.err), statusError)
 			reported = true // the whole batch failed with the same error
 		}
-		if it.first && it.after.ID != "" {
-			cmds = append(cmds, m.onChargeChanged(it.before, it.after))
+		if it.first && it.ev != nil && it.ev.Kind.IsPayment() {
+			cmds = append(cmds, m.confirmEvent(it.ev, 0))
 		}
 		cmds = append(cmds, m.broadcast(it))
 	}
-	m.charges.refresh()
 	cmds = append(cmds, m.waitEvent())
 	return tea.Batch(cmds...)
 }

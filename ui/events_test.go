@@ -104,14 +104,11 @@ func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *eventsView) {
 // deliver applies ev to the store as the root's event command does and hands the result to the model.
 func deliver(t testing.TB, m *Model, ev *api.Event) {
 	t.Helper()
-	store := m.app.sess.Store
-	before, _ := store.Charge(ev.TransactionID)
-	first, err := store.ApplyEvent(ev)
+	first, err := m.app.sess.Store.ApplyEvent(ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, _ := store.Charge(ev.TransactionID)
-	m.Update(eventMsg{gen: m.app.gen, ev: ev, first: first, before: before, after: after})
+	m.Update(eventMsg{gen: m.app.gen, ev: ev, first: first})
 }
 
 func keyMsg(k string) tea.KeyMsg {

@@ -3,7 +3,12 @@ package ui
 // ptBR is the Brazilian Portuguese catalog, keyed by the English message id.
 var ptBR = map[string]string{
 	"%d charges": "%d cobranças",
-	"%d interrupted charge(s) could not be checked yet; retrying.": "%d cobrança(s) interrompida(s) ainda não puderam ser verificadas; tentando de novo.",
+	"%d interrupted charge(s) not confirmed yet; looking them up again.":                             "%d cobrança(s) interrompida(s) ainda sem confirmação; consultando de novo.",
+	"%d interrupted charge(s) never reached the service; nothing was created.":                       "%d cobrança(s) interrompida(s) não chegaram ao serviço; nada foi criado.",
+	"check a payment with the service":                                                               "conferir um pagamento com o serviço",
+	"A webhook disagrees with the service and was not applied: %s":                                   "Um webhook diverge do serviço e não foi aplicado: %s",
+	"The service's reply differs from the charge you asked for: %s. Do not show it to the customer.": "A resposta do serviço difere da cobrança pedida: %s. Não mostre ao cliente.",
+	"This charge differs from what was asked; it is not shown to the customer.":                      "Esta cobrança difere do que foi pedido; não é mostrada ao cliente.",
 	"%s ago": "há %s",
 	"'principal' is reserved for the main account": "'principal' é reservado para a conta principal",
 	"1 h":                            "1 h",

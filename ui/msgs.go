@@ -11,6 +11,9 @@ import (
 const (
 	callTimeout   = 15 * time.Second
 	createTimeout = 45 * time.Second // retries with the same key fit inside
+	// inFlightMargin is how long after the last attempt's deadline the service may still act
+	// on a create it received (a submission is abandoned only after that).
+	inFlightMargin = 2 * time.Minute
 	persistTimout = 5 * time.Second
 )
 

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
 	"pixdash/api/sandbox"
@@ -63,8 +64,8 @@ func (v *qrView) update(km tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(km, k.Copy):
 		code := ch.PixCopyPaste
-		if code == "" {
-			return nil
+		if code == "" || ch.Mismatch != "" {
+			return nil // a charge that differs from the request is never handed to a payer
 		}
 		cp := v.copyFn
 		if cp == nil {
@@ -128,11 +129,29 @@ func (v *qrView) view(w, h int) string {
 	case state.StateCancelled:
 		body = v.resultView(&ch, st.ExpBanner, cu.T("CANCELLED"), w, bodyH)
 	case state.StatePending:
-		body = v.pendingView(&ch, w, bodyH)
+		if ch.Mismatch != "" {
+			body = v.mismatchView(&ch, w)
+		} else {
+			body = v.pendingView(&ch, w, bodyH)
+		}
 	default:
 		body = v.resultView(&ch, st.ExpBanner, cu.T("UNKNOWN STATUS")+" "+sanitize(string(ch.Status)), w, bodyH)
 	}
 	return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+}
+
+// mismatchView replaces the QR of a charge whose reply differs from the request: the merchant
+// sees why, the customer sees no code to pay.
+func (v *qrView) mismatchView(ch *state.Charge, w int) string {
+	st, tr := v.c.st, v.c.tr
+	lines := []string{
+		st.Err.Render(tr.T("This charge differs from what was asked; it is not shown to the customer.")),
+		"",
+	}
+	for _, p := range strings.Split(ansi.Wrap(sanitize(ch.Mismatch), max(w-8, 20), ""), "\n") {
+		lines = append(lines, st.Value.Render(p))
+	}
+	return lipgloss.Place(w, len(lines)+2, lipgloss.Center, lipgloss.Center, strings.Join(lines, "\n"))
 }
 
 func (v *qrView) topBar(ch *state.Charge, w int) string {

@@ -37,6 +37,9 @@ type replayServer struct {
 
 	mu    sync.Mutex
 	paid  bool
+	// answerAmount, when set, is the amount POST /pix answers with (and its code carries),
+	// whatever was asked: a service that lies.
+	answerAmount api.Money
 	pix   []api.CreatePixRequest // bodies of POST /pix, in order
 	keys  []string               // their Idempotency-Keys
 	calls []string               // "METHOD path [X-Sub-Account]" of every request
@@ -139,6 +142,12 @@ func (r *replayServer) createPix(w http.ResponseWriter, req *http.Request, reply
 		r.t.Errorf("pix fixture: %v", err)
 	}
 	doc["pixCopyPaste"] = replayCode(r.t, pr.Amount)
+	r.mu.Lock()
+	if lie := r.answerAmount; lie != 0 {
+		doc["amount"] = json.Number(lie.Decimal())
+		doc["pixCopyPaste"] = replayCode(r.t, lie)
+	}
+	r.mu.Unlock()
 	// Dates relative to now, so the charge is not already past its expiry on screen.
 	doc["createdAt"] = time.Now().UTC().Format(time.RFC3339)
 	doc["expiresAt"] = time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)

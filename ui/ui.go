@@ -243,7 +243,7 @@ func (m *Model) Close() {
 
 // Init starts the clock, authentication, pending-submission recovery and the event feed.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tick(), m.authCmd(), m.recoverSubmissions(), m.waitEvent())
+	return tea.Batch(tick(), m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked())
 }
 
 func (m *Model) tagNow() tag { return m.app.tag() }
@@ -308,6 +308,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onEvent(msg)
 	case eventsMsg:
 		return m, m.onEvents(msg)
+	case eventConfirmedMsg:
+		return m, m.onConfirmed(msg)
+	case retryConfirmMsg:
+		if msg.gen != m.app.gen {
+			return m, nil
+		}
+		return m, m.confirmEvent(msg.ev, msg.attempt)
 	case persistMsg:
 		if msg.err != nil {
 			m.setStatus(m.c.tr.F("Could not save local state: %v", msg.err), statusError)
