@@ -3,7 +3,8 @@ package state
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
+	"strings"
 
 	"pixdash/api"
 )
@@ -13,11 +14,40 @@ type TransactionReader interface {
 	GetTransaction(ctx context.Context, idOrRefOrKey string, opts ...api.RequestOption) (*api.Transaction, error)
 }
 
+// Verdict reasons are a code and its values joined by "|", so that each screen can word them
+// in its own language (ParseReason splits them; Reason builds one).
+const (
+	// ReasonStatus: the service's status is not the one the event claims. Values: the event's
+	// kind, the service's status.
+	ReasonStatus = "status"
+	// ReasonAmount: the amounts differ. Values: the event's and the service's, in centavos.
+	ReasonAmount = "amount"
+	// ReasonE2E: the end-to-end ids differ.
+	ReasonE2E = "e2e"
+	// ReasonOtherTransaction: the service answered for another transaction.
+	ReasonOtherTransaction = "other-transaction"
+	// ReasonNoTransaction: the event names no transaction.
+	ReasonNoTransaction = "no-transaction"
+	// ReasonNotFound: the service does not know the transaction. Values: the id, the wallet.
+	ReasonNotFound = "not-found"
+)
+
+// Reason joins a reason code and its values.
+func Reason(code string, values ...string) string {
+	return strings.Join(append([]string{code}, values...), "|")
+}
+
+// ParseReason splits a verdict reason into its code and values.
+func ParseReason(r string) (code string, values []string) {
+	parts := strings.Split(r, "|")
+	return parts[0], parts[1:]
+}
+
 // Confirmation is the outcome of reading a payment event back from the service.
 type Confirmation struct {
 	EventID string
 	Verdict Verdict
-	// Reason says why the event was disputed or unknown (English).
+	// Reason says why the event was disputed or unknown (see Reason and ParseReason).
 	Reason string
 	// Before and After are the charge before and after the service's answer was applied; both
 	// zero when no charge is tracked for the event.
@@ -49,13 +79,13 @@ func (s *Store) ConfirmEvent(ctx context.Context, r TransactionReader, e *api.Ev
 		id = e.ExternalReference
 	}
 	if id == "" {
-		out.Verdict, out.Reason = VerdictUnknown, "the event names no transaction"
+		out.Verdict, out.Reason = VerdictUnknown, Reason(ReasonNoTransaction)
 		return out, s.SetEventVerdict(e.EventID, out.Verdict, out.Reason)
 	}
 	tx, err := r.GetTransaction(ctx, id, api.WithSubAccount(walletHeader(wallet)))
 	switch {
 	case errors.Is(err, api.ErrNotFound):
-		out.Verdict, out.Reason = VerdictUnknown, fmt.Sprintf("the service does not know transaction %s in wallet %s", id, wallet)
+		out.Verdict, out.Reason = VerdictUnknown, Reason(ReasonNotFound, id, wallet)
 		return out, s.SetEventVerdict(e.EventID, out.Verdict, out.Reason)
 	case err != nil:
 		return out, err
@@ -111,25 +141,25 @@ func expectedStatus(k api.EventKind) api.TxStatus {
 // disagreement says how the service's transaction contradicts the event ("" when it does not).
 func disagreement(e *api.Event, tx *api.Transaction) string {
 	if want := expectedStatus(e.Kind); want != "" && tx.Status != want {
-		return fmt.Sprintf("%s, but the service says the transaction is %s", e.Kind, orUnknown(string(tx.Status)))
+		return Reason(ReasonStatus, string(e.Kind), orUnknown(string(tx.Status)))
 	}
 	if e.Amount != 0 && e.Amount != tx.Amount {
-		return fmt.Sprintf("the event says %s, the service %s", e.Amount.BRL(), tx.Amount.BRL())
+		return Reason(ReasonAmount, strconv.FormatInt(int64(e.Amount), 10), strconv.FormatInt(int64(tx.Amount), 10))
 	}
 	if e.E2EID != "" && tx.E2EID != "" && e.E2EID != tx.E2EID {
-		return "the event's e2eId differs from the service's"
+		return Reason(ReasonE2E)
 	}
 	if e.TransactionID != "" && tx.ID != e.TransactionID {
-		return "the service answered for another transaction"
+		return Reason(ReasonOtherTransaction)
 	}
 	return ""
 }
 
 func orUnknown(s string) string {
 	if s == "" {
-		return "(no status)"
+		return "-"
 	}
-	return s
+	return strings.ReplaceAll(s, "|", "/")
 }
 
 // walletHeader is the X-Sub-Account value for a wallet ("" for the main account).

@@ -65,25 +65,25 @@ func TestConfirmEvent(t *testing.T) {
 	}{
 		{"liar on a pending charge", &Charge{ID: "tx-1", Amount: 2000, Status: api.StatusPending, Source: SourceCreated},
 			&api.Event{EventID: "e1", Kind: api.EventPaymentCompleted, TransactionID: "tx-1", Amount: 100, CounterpartName: "Liar"},
-			VerdictDisputed, "service says the transaction is pending", StatePending, "", "principal/tx-1"},
+			VerdictDisputed, "status|payment_completed|pending", StatePending, "", "principal/tx-1"},
 		{"true payment", &Charge{ID: "tx-2", Amount: 2000, Status: api.StatusPending, Source: SourceCreated},
 			&api.Event{EventID: "e2", Kind: api.EventPaymentCompleted, TransactionID: "tx-2", Amount: 2000, Split: []api.SplitItem{{SubAccount: "loja-a", Amount: 500}}},
 			VerdictConfirmed, "", StatePaid, "Maria", "principal/tx-2"},
 		{"amount differs", &Charge{ID: "tx-2b", Amount: 2000}, &api.Event{EventID: "e3", Kind: api.EventPaymentCompleted, TransactionID: "tx-2", Amount: 1000},
-			VerdictDisputed, "the event says R$ 10,00, the service R$ 20,00", "", "", "principal/tx-2"},
+			VerdictDisputed, "amount|1000|2000", "", "", "principal/tx-2"},
 		{"made-up transaction", nil, &api.Event{EventID: "e4", Kind: api.EventPaymentCompleted, TransactionID: "tx-made-up", Amount: 1000},
-			VerdictUnknown, "does not know transaction tx-made-up", "", "", "principal/tx-made-up"},
+			VerdictUnknown, "not-found|tx-made-up|principal", "", "", "principal/tx-made-up"},
 		{"read in the event's wallet", nil, &api.Event{EventID: "e5", Kind: api.EventPaymentCompleted, SubAccount: "loja-a", TransactionID: "tx-4", Amount: 3000},
 			VerdictConfirmed, "", StatePaid, "", "loja-a/tx-4"},
 		{"another wallet's event", nil, &api.Event{EventID: "e6", Kind: api.EventPaymentCompleted, SubAccount: "loja-b", TransactionID: "tx-4", Amount: 3000},
-			VerdictUnknown, "in wallet loja-b", "", "", "loja-b/tx-4"},
+			VerdictUnknown, "not-found|tx-4|loja-b", "", "", "loja-b/tx-4"},
 		{"by external reference", nil, &api.Event{EventID: "e7", Kind: api.EventPaymentCompleted, ExternalReference: "mesa-9", Amount: 2000},
 			VerdictConfirmed, "", StatePaid, "Maria", "principal/mesa-9"},
 		{"no transaction named", nil, &api.Event{EventID: "e8", Kind: api.EventPaymentCompleted, Amount: 2000},
-			VerdictUnknown, "names no transaction", "", "", ""},
+			VerdictUnknown, "no-transaction", "", "", ""},
 		{"expiry the service does not confirm", &Charge{ID: "tx-1", Amount: 2000, Status: api.StatusPending},
 			&api.Event{EventID: "e9", Kind: api.EventPaymentExpired, TransactionID: "tx-1"},
-			VerdictDisputed, "payment_expired, but the service says the transaction is pending", StatePending, "", "principal/tx-1"},
+			VerdictDisputed, "status|payment_expired|pending", StatePending, "", "principal/tx-1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -177,7 +177,7 @@ func TestConfirmEventVerdictPersists(t *testing.T) {
 	confirmT(t, s, r, &api.Event{EventID: "e-x", Kind: api.EventPaymentCompleted, TransactionID: "tx-none", Amount: 1000})
 	s.Close()
 	s2 := openT(t, dir, "p")
-	if en, ok := s2.Events().Get("e-x"); !ok || en.Verdict != VerdictUnknown || !strings.Contains(en.VerdictReason, "tx-none") {
+	if en, ok := s2.Events().Get("e-x"); !ok || en.Verdict != VerdictUnknown || en.VerdictReason != Reason(ReasonNotFound, "tx-none", "principal") {
 		t.Fatalf("after reopen: %+v", en)
 	}
 	if err := s2.SetEventVerdict("never-received", VerdictConfirmed, ""); !errors.Is(err, ErrUnknownEvent) {

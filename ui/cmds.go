@@ -503,7 +503,7 @@ func (m *Model) onConfirmed(msg eventConfirmedMsg) tea.Cmd {
 		return tea.Tick(time.Second<<msg.attempt, func(time.Time) tea.Msg { return retryConfirmMsg{gen: gen, ev: ev, attempt: n} })
 	}
 	if msg.conf.Verdict == state.VerdictDisputed {
-		m.setStatus(tr.F("A webhook disagrees with the service and was not applied: %s", msg.conf.Reason), statusWarn)
+		m.setStatus(tr.F("A webhook disagrees with the service and was not applied: %s", verdictReason(tr, msg.conf.Reason)), statusWarn)
 	}
 	if msg.conf.After.ID == "" {
 		return nil

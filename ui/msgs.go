@@ -14,7 +14,7 @@ const (
 	// inFlightMargin is how long after the last attempt's deadline the service may still act
 	// on a create it received (a submission is abandoned only after that).
 	inFlightMargin = 2 * time.Minute
-	persistTimout = 5 * time.Second
+	persistTimout  = 5 * time.Second
 )
 
 // statusKind colours the status line.

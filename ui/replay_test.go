@@ -35,14 +35,14 @@ type replayServer struct {
 	t  *testing.T
 	ts *httptest.Server
 
-	mu    sync.Mutex
-	paid  bool
+	mu   sync.Mutex
+	paid bool
 	// answerAmount, when set, is the amount POST /pix answers with (and its code carries),
 	// whatever was asked: a service that lies.
 	answerAmount api.Money
-	pix   []api.CreatePixRequest // bodies of POST /pix, in order
-	keys  []string               // their Idempotency-Keys
-	calls []string               // "METHOD path [X-Sub-Account]" of every request
+	pix          []api.CreatePixRequest // bodies of POST /pix, in order
+	keys         []string               // their Idempotency-Keys
+	calls        []string               // "METHOD path [X-Sub-Account]" of every request
 }
 
 func newReplayServer(t *testing.T) *replayServer {

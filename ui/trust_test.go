@@ -56,7 +56,7 @@ func TestFlowForgedWebhookDoesNotTurnPaid(t *testing.T) {
 	}
 	waitVerdict(t, s.Store, "evt-madeup", state.VerdictUnknown)
 	e, _ := s.Store.Events().Get("evt-liar")
-	if e.Verdict != state.VerdictDisputed || !strings.Contains(e.VerdictReason, "pending") {
+	if code, vals := state.ParseReason(e.VerdictReason); e.Verdict != state.VerdictDisputed || code != state.ReasonStatus || vals[1] != "pending" {
 		t.Errorf("liar verdict %q %q", e.Verdict, e.VerdictReason)
 	}
 	ch, _ := s.Store.Charge(id)
@@ -215,5 +215,30 @@ func TestRecoverKeepsUnconfirmedWhileInFlight(t *testing.T) {
 	now = start.Add(createTimeout + inFlightMargin + time.Second)
 	if got := run(); got.abandoned != 1 || got.pending != 0 || len(store2.PendingSubmissions()) != 0 {
 		t.Fatalf("past the window: %+v", got)
+	}
+}
+
+// TestVerdictReasonWording: every reason pixdash records is worded in the screen's language,
+// and a reason of another form is shown sanitized.
+func TestVerdictReasonWording(t *testing.T) {
+	cases := []struct {
+		reason, en, pt string
+	}{
+		{state.Reason(state.ReasonStatus, "payment_completed", "pending"), "payment_completed, but the service says the charge is pending", "payment_completed, mas o serviço diz que a cobrança está pendente"},
+		{state.Reason(state.ReasonAmount, "100", "1500"), "the event says R$ 1,00, the service R$ 15,00", "o evento diz R$ 1,00, o serviço R$ 15,00"},
+		{state.Reason(state.ReasonE2E), "the event's end-to-end id differs from the service's", "o e2eId do evento difere do serviço"},
+		{state.Reason(state.ReasonOtherTransaction), "the service answered for another transaction", "o serviço respondeu por outra transação"},
+		{state.Reason(state.ReasonNoTransaction), "the event names no transaction", "o evento não indica transação"},
+		{state.Reason(state.ReasonNotFound, "tx-9", "loja-a"), "the service does not know transaction tx-9 in wallet loja-a", "o serviço não conhece a transação tx-9 na carteira loja-a"},
+		{state.Reason(state.ReasonNotFound, "tx\x1b]2;x\x07", "loja"), "the service does not know transaction tx ]2;x  in wallet loja", "o serviço não conhece a transação tx ]2;x  na carteira loja"},
+		{"something \u202eelse", "something else", "something else"},
+	}
+	for _, tc := range cases {
+		if got := verdictReason(catalog{lang: LangEN}, tc.reason); got != tc.en {
+			t.Errorf("en %q: %q, want %q", tc.reason, got, tc.en)
+		}
+		if got := verdictReason(catalog{lang: LangPT}, tc.reason); got != tc.pt {
+			t.Errorf("pt %q: %q, want %q", tc.reason, got, tc.pt)
+		}
 	}
 }
