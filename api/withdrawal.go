@@ -185,7 +185,7 @@ func (c *Client) CreateWithdrawal(ctx context.Context, req *CreateWithdrawalRequ
 	return &out, nil
 }
 
-// RefundStatus values of POST /transactions/{id}/refund, in capitals as the service sends them.
+// RefundRequestStatus is the status of a refund request as POST /transactions/{id}/refund answers it, in capitals.
 type RefundRequestStatus string
 
 // Refund request statuses.
