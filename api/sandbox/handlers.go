@@ -457,24 +457,35 @@ func (s *Server) idemStore(ikey string, e *idemEntry) {
 	s.idemQ = append(s.idemQ, idemQItem{key: ikey, created: e.created})
 }
 
-func (s *Server) handleCreatePix(c *call) {
+// idempotentBody reads an idempotent create's body and, when it carries an Idempotency-Key
+// already used in scope, answers from the cache (or 422) and reports false; otherwise it
+// returns the body, the key, its cache key and the body's hash (all "" without a key).
+func (s *Server) idempotentBody(c *call, scope string) (body []byte, key, ikey, hash string, ok bool) {
 	key, hasKey, ok := c.idemKey()
 	if !ok {
-		return
+		return nil, "", "", "", false
 	}
-	body, ok := c.readBody()
+	if body, ok = c.readBody(); !ok {
+		return nil, "", "", "", false
+	}
+	if !hasKey {
+		return body, "", "", "", true
+	}
+	ikey, hash, answered := s.idemLookup(c, scope, key, body)
+	if answered {
+		return nil, "", "", "", false
+	}
+	return body, key, ikey, hash, true
+}
+
+func (s *Server) handleCreatePix(c *call) {
+	body, key, ikey, hash, ok := s.idempotentBody(c, "pix")
 	if !ok {
 		return
 	}
 	a := c.acct
 	w := c.wallet
-	ikey, hash := "", ""
-	if hasKey {
-		var answered bool
-		if ikey, hash, answered = s.idemLookup(c, "pix", key, body); answered {
-			return
-		}
-	}
+	hasKey := key != ""
 	p, ps := parsePix(body)
 	if len(ps) > 0 {
 		c.validation(ps)

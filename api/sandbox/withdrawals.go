@@ -292,21 +292,11 @@ func parseWithdrawal(body []byte) (*api.CreateWithdrawalRequest, []api.FieldProb
 // (netAmount mode: gross = net + fee), spendable balance, then the gross leaves the wallet at
 // once and the withdrawal answers 201 pending.
 func (s *Server) handleCreateWithdrawal(c *call) {
-	key, hasKey, ok := c.idemKey()
+	body, key, ikey, hash, ok := s.idempotentBody(c, "withdrawals")
 	if !ok {
 		return
 	}
-	body, ok := c.readBody()
-	if !ok {
-		return
-	}
-	ikey, hash := "", ""
-	if hasKey {
-		var answered bool
-		if ikey, hash, answered = s.idemLookup(c, "withdrawals", key, body); answered {
-			return
-		}
-	}
+	hasKey := key != ""
 	r, ps := parseWithdrawal(body)
 	if len(ps) > 0 {
 		c.validation(ps)
@@ -340,9 +330,6 @@ func (s *Server) handleCreateWithdrawal(c *call) {
 		c.badRequest(insufficientBalance(w, gross))
 		return
 	}
-	if !hasKey {
-		key = ""
-	}
 	wd := s.newWithdrawal(w, r, gross, net, projectID, key, now)
 	b, err := json.Marshal(wd.body())
 	if err != nil {
@@ -370,20 +357,11 @@ func withdrawalOf(c *call, id string) *withdrawal {
 
 // handleWithdrawalOutcome serves the control endpoints that force a withdrawal's outcome.
 func (s *Server) handleWithdrawalOutcome(c *call, verb string, apply func(wd *withdrawal, reason string, now time.Time) bool) {
-	var req struct {
-		Reason *string `json:"reason"`
-	}
-	if !c.decodeOptional(&req) {
+	reason, ok := c.optionalReason(maxWithdrawalText)
+	if !ok {
 		return
 	}
-	reason := ""
-	if req.Reason != nil {
-		reason = strings.TrimSpace(*req.Reason)
-		if utf8.RuneCountInString(reason) > maxWithdrawalText {
-			c.invalid("reason", "reason must be shorter than or equal to 255 characters")
-			return
-		}
-	}
+	reason = strings.TrimSpace(reason)
 	id := c.params[0]
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -428,19 +406,9 @@ type refundBody struct {
 // completed payment of the wallet, if the originator can pay it (amount + refund fee within its
 // spendable balance); answered PENDING, confirmed with refund_completed RefundConfirmDelay later.
 func (s *Server) handleRefundTransaction(c *call) {
-	var req struct {
-		Reason *string `json:"reason"`
-	}
-	if !c.decodeOptional(&req) {
+	reason, ok := c.optionalReason(api.MaxRefundReason)
+	if !ok {
 		return
-	}
-	reason := ""
-	if req.Reason != nil {
-		reason = *req.Reason
-		if utf8.RuneCountInString(reason) > api.MaxRefundReason {
-			c.invalid("reason", "reason must be shorter than or equal to 255 characters")
-			return
-		}
 	}
 	id := c.params[0]
 	s.mu.Lock()
@@ -473,4 +441,23 @@ func (s *Server) handleRefundTransaction(c *call) {
 	})
 	c.json(http.StatusCreated, refundBody{OriginalTransactionID: t.id, PspProvider: pspProvider,
 		PspRefundTransactionID: line.pspRefundID, Status: string(api.RefundRequestPending)})
+}
+
+// optionalReason reads an optional body {"reason"?} of at most maxLen characters; on a bad body
+// it answers 400 and reports false.
+func (c *call) optionalReason(maxLen int) (string, bool) {
+	var req struct {
+		Reason *string `json:"reason"`
+	}
+	if !c.decodeOptional(&req) {
+		return "", false
+	}
+	if req.Reason == nil {
+		return "", true
+	}
+	if utf8.RuneCountInString(*req.Reason) > maxLen {
+		c.invalid("reason", fmt.Sprintf("reason must be shorter than or equal to %d characters", maxLen))
+		return "", false
+	}
+	return *req.Reason, true
 }
