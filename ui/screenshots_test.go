@@ -41,6 +41,7 @@ func newShotRig(t *testing.T, o DemoOptions) *shotRig {
 	o.ServerOptions = append(o.ServerOptions, sandbox.WithClock(r.clock), sandbox.WithRand(20261121))
 	o.ClientOptions = append(o.ClientOptions, api.WithClock(now))
 	o.StoreOptions = append(o.StoreOptions, state.WithClock(now))
+	o.ReceiverOptions = append(o.ReceiverOptions, api.WithReceiverClock(now)) // the emulator dates its deliveries by this clock
 	s, _, err := DemoSession(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
