@@ -520,15 +520,11 @@ func (s *Server) handleCreatePix(c *call) {
 	if !s.checkSplit(c, p) {
 		return
 	}
-	projectID := ""
-	if p.ProjectID != "" {
-		pr := a.project(p.ProjectID)
-		if pr == nil {
-			c.notFound(resProject, p.ProjectID)
-			return
-		}
-		projectID = pr.id
-	} else if len(a.projects) == 1 {
+	projectID, ok := c.projectOf(a, p.ProjectID)
+	if !ok {
+		return
+	}
+	if p.ProjectID == "" && len(a.projects) == 1 {
 		projectID = a.projects[0].id
 	}
 	pspID, ok := s.route(c, p.PspCredentialID)

@@ -100,3 +100,17 @@ func (a *account) project(id string) *project {
 	}
 	return nil
 }
+
+// projectOf resolves a request's projectId among the account's projects: "" stays "", an
+// unknown id is answered 404 (resource Project) and reports false. s.mu is held.
+func (c *call) projectOf(a *account, id string) (string, bool) {
+	if id == "" {
+		return "", true
+	}
+	p := a.project(id)
+	if p == nil {
+		c.notFound(resProject, id)
+		return "", false
+	}
+	return p.id, true
+}

@@ -317,14 +317,9 @@ func (s *Server) handleCreateWithdrawal(c *call) {
 		c.validation([]api.FieldProblem{*p})
 		return
 	}
-	projectID := ""
-	if r.ProjectID != "" {
-		pr := a.project(r.ProjectID)
-		if pr == nil {
-			c.notFound(resProject, r.ProjectID)
-			return
-		}
-		projectID = pr.id
+	projectID, ok := c.projectOf(a, r.ProjectID)
+	if !ok {
+		return
 	}
 	if gross > spendable(w) {
 		c.badRequest(insufficientBalance(w, gross))
