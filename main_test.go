@@ -3,19 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +24,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"pixdash/api"
+	"pixdash/api/apitest"
 	"pixdash/api/sandbox"
 	"pixdash/config"
 	"pixdash/state"
@@ -398,6 +393,22 @@ func deliver(t *testing.T, client *http.Client, url, eventID string) int {
 	return resp.StatusCode
 }
 
+// openTwice opens profile p in two sessions over one state directory, as two windows do; the
+// caller closes them (the first usually mid-test).
+func openTwice(t *testing.T, p *config.Profile, stateDir string) (first, second *ui.Session) {
+	t.Helper()
+	first, err := openProfile(context.Background(), p, stateDir, slogDiscard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err = openProfile(context.Background(), p, stateDir, slogDiscard())
+	if err != nil {
+		first.Close()
+		t.Fatal(err)
+	}
+	return first, second
+}
+
 // TestReceiverTakeOver: a second session on a profile does not receive while the first does;
 // once the first closes (port and inbox released before Close returns), TakeOver starts the
 // receiver on the same address and deliveries land in its inbox.
@@ -406,15 +417,7 @@ func TestReceiverTakeOver(t *testing.T) {
 	listen := freePort(t)
 	p := takeOverProfile(t, dir, "http://127.0.0.1:9/v2", listen)
 	stateDir := filepath.Join(dir, "state")
-	first, err := openProfile(context.Background(), p, stateDir, slogDiscard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := openProfile(context.Background(), p, stateDir, slogDiscard())
-	if err != nil {
-		first.Close()
-		t.Fatal(err)
-	}
+	first, second := openTwice(t, p, stateDir)
 	t.Cleanup(second.Close)
 	if first.WebhookURL != "http://"+listen+api.WebhookPath || first.TakeOver != nil {
 		t.Fatalf("first session: url %q, TakeOver set %v", first.WebhookURL, first.TakeOver != nil)
@@ -515,15 +518,7 @@ func TestDashboardTakesReceiverOver(t *testing.T) {
 	listen := freePort(t)
 	p := takeOverProfile(t, dir, hs.URL+"/v2", listen)
 	stateDir := filepath.Join(dir, "state")
-	first, err := openProfile(context.Background(), p, stateDir, slogDiscard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := openProfile(context.Background(), p, stateDir, slogDiscard())
-	if err != nil {
-		first.Close()
-		t.Fatal(err)
-	}
+	first, second := openTwice(t, p, stateDir)
 	m := ui.New(ui.Options{Session: second, Bell: func() {}, Clipboard: func(string) {}})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	var screen bytes.Buffer
@@ -577,45 +572,6 @@ func TestDashboardTakesReceiverOver(t *testing.T) {
 	ln.Close()
 }
 
-// writeSelfSigned writes a self-signed certificate for 127.0.0.1 and its key under dir.
-func writeSelfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "pixdash main test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
-}
-
 // TestWebhookExposureAndTLS: a receiver beyond loopback over plain HTTP is warned about by config
 // check and in the dashboard's header; on loopback, or with tls_cert and tls_key, it is not, and
 // with them the receiver serves HTTPS, where a signed delivery lands.
@@ -625,7 +581,9 @@ func TestWebhookExposureAndTLS(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	dir := t.TempDir()
-	cert, key, pool := writeSelfSigned(t, dir)
+	cert, key, c := apitest.SelfSigned(t, dir)
+	pool := x509.NewCertPool()
+	pool.AddCert(c)
 	tlsLines := []string{`tls_cert = "` + cert + `"`, `tls_key = "` + key + `"`}
 	header := func(s *ui.Session) string {
 		m := ui.New(ui.Options{Session: s})

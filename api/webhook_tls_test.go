@@ -3,68 +3,25 @@ package api
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-)
 
-// selfSignedPair writes a self-signed certificate for 127.0.0.1 and its key (PEM) under dir
-// and returns their paths and the certificate.
-func selfSignedPair(t *testing.T, dir string) (certFile, keyFile string, cert *x509.Certificate) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "pixdash test receiver"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cert, err = x509.ParseCertificate(der); err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile, cert
-}
+	"pixdash/api/apitest"
+)
 
 // TestReceiverStartTLS: a signed delivery over HTTPS lands; TLS below 1.2 and plain HTTP do not.
 func TestReceiverStartTLS(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	certFile, keyFile, cert := selfSignedPair(t, t.TempDir())
+	certFile, keyFile, cert := apitest.SelfSigned(t, t.TempDir())
 	r := NewReceiver(testWebhookSecret, WithMaxConns(4))
 	url, err := r.StartTLS(ctx, "127.0.0.1:0", certFile, keyFile)
 	if err != nil {
@@ -133,8 +90,8 @@ func TestReceiverStartTLS(t *testing.T) {
 
 func TestReceiverStartTLSRefusesBadPair(t *testing.T) {
 	dir := t.TempDir()
-	certFile, _, _ := selfSignedPair(t, dir)
-	_, otherKey, _ := selfSignedPair(t, t.TempDir())
+	certFile, _, _ := apitest.SelfSigned(t, dir)
+	_, otherKey, _ := apitest.SelfSigned(t, t.TempDir())
 	r := NewReceiver(testWebhookSecret)
 	if _, err := r.StartTLS(t.Context(), "127.0.0.1:0", certFile, otherKey); err == nil {
 		t.Errorf("StartTLS accepted a key that does not match the certificate")

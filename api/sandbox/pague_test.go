@@ -529,18 +529,9 @@ func TestErrors_PagueDetails(t *testing.T) {
 }
 
 func TestRefund_Endpoint(t *testing.T) {
-	e := newEnv(t)
-	h := newHook(t)
-	e.register("mp_test_full", h, "")
-	ctl := NewControl(e.client("mp_test_full"))
-	c := e.client("mp_test_full")
-	ctx := context.Background()
 	// Funds beyond the charge: the refund costs the whole amount, while the charge left it net of the fee.
-	funds := e.createPix(map[string]any{"description": "Venda", "amount": 50}, nil)
-	if err := ctl.Pay(ctx, funds.ID, "", ""); err != nil {
-		t.Fatal(err)
-	}
-	h.nextEvent(t)
+	e, h, ctl, c := fundedEnv(t, 50)
+	ctx := context.Background()
 	pc := e.createPix(map[string]any{"description": "Venda", "amount": 100, "externalReference": "devolver-1"}, nil)
 
 	// A pending charge cannot be refunded.
@@ -646,24 +637,32 @@ func TestRefund_Endpoint(t *testing.T) {
 	})
 }
 
+// fundedEnv is the emulator with a webhook endpoint for mp_test_full, whose main wallet received
+// a paid charge of reais (less the fee); it returns the control and API clients of that credential.
+func fundedEnv(t *testing.T, reais int) (*env, *hook, *Control, *api.Client) {
+	t.Helper()
+	e := newEnv(t)
+	h := newHook(t)
+	e.register("mp_test_full", h, "")
+	c := e.client("mp_test_full")
+	ctl := NewControl(c)
+	funds := e.createPix(map[string]any{"description": "Venda", "amount": reais}, nil)
+	if err := ctl.Pay(context.Background(), funds.ID, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	h.nextEvent(t)
+	return e, h, ctl, c
+}
+
 func withdrawalReq(amount, net *api.Money) *api.CreateWithdrawalRequest {
 	return &api.CreateWithdrawalRequest{PixKey: "loja@example.com", PixKeyType: api.PixKeyEmail, HolderName: "Padaria Pao Quente Ltda",
 		HolderDocument: "11222333000181", HolderDocumentType: api.DocumentCNPJ, Amount: amount, NetAmount: net, ExternalReference: "saque-2026-11-23"}
 }
 
 func TestWithdrawals_Endpoint(t *testing.T) {
-	e := newEnv(t)
-	h := newHook(t)
-	e.register("mp_test_full", h, "")
-	ctl := NewControl(e.client("mp_test_full"))
-	c := e.client("mp_test_full")
-	ctx := context.Background()
 	// Fund the main wallet: 500.00 - 0.99.
-	pc := e.createPix(map[string]any{"description": "Venda", "amount": 500}, nil)
-	if err := ctl.Pay(ctx, pc.ID, "", ""); err != nil {
-		t.Fatal(err)
-	}
-	h.nextEvent(t)
+	e, h, ctl, c := fundedEnv(t, 500)
+	ctx := context.Background()
 	if err := ctl.SetWithdrawalFee(ctx, 150); err != nil {
 		t.Fatal(err)
 	}
