@@ -45,6 +45,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runSandbox(args[1:], stdout, stderr)
 		case "config":
 			return runConfig(args[1:], stdout, stderr)
+		case "events":
+			return runEvents(args[1:], stdout, stderr)
 		case "version", "--version":
 			fmt.Fprintf(stdout, "pixdash %s\n", api.Version)
 			return 0
@@ -64,6 +66,8 @@ Usage:
   pixdash sandbox [--addr 127.0.0.1:8080] [--fixture FILE] [--print-fixture]
   pixdash config init [--config FILE]                 write a commented example config (mode 0600)
   pixdash config check [--config FILE]                validate every profile and try to sign in
+  pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]
+                                                      remove the profile's webhook events received before that day
   pixdash version
 
 With no config file, the dashboard starts in demo mode against the built-in sandbox emulator.
@@ -178,16 +182,13 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 	s := &ui.Session{
 		Profile: p.Name, Env: p.Environment, ReadOnly: p.ReadOnly, Client: client,
 		Wallet: p.SubAccount, PixFee: p.PixFee, HasPixFee: p.HasPixFee,
-		DefaultDescription: p.DefaultDescription,
+		DefaultDescription: p.DefaultDescription, EventRetentionDays: p.EventRetentionDays,
 	}
-	store, err := state.Open(stateDir, p.Name)
-	var corrupt *state.CorruptError
-	switch {
-	case errors.As(err, &corrupt):
-		s.Notice = corrupt.Error()
-	case err != nil:
+	store, err := state.Open(ctx, stateDir, p.Name, state.WithLocation(time.Local))
+	if err != nil {
 		return nil, err
 	}
+	s.Imported = store.Imported()
 	s.Store = store
 	s.Close = func() { _ = store.Close() }
 	if isLoopbackURL(p.BaseURL) && p.Environment == api.Sandbox {
@@ -204,13 +205,13 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		if p.Webhook.PlainBeyondLoopback() {
 			s.WebhookExposed = p.Webhook.Listen
 		}
-		pr := newProfileReceiver(stateDir, p, wsecret, logger)
+		pr := newProfileReceiver(store, p, wsecret, logger)
 		// The receiver stops (port and inbox released) before the store closes.
 		s.Close = func() { pr.close(); _ = store.Close() }
 		r, err := pr.start(rctx)
 		switch {
-		case errors.Is(err, state.ErrInboxBusy):
-			// Its events reach this window through the shared state files; when it quits, this
+		case errors.Is(err, state.ErrReceiverBusy):
+			// Its events reach this window through the shared database; when it quits, this
 			// window takes the receiver over (the dashboard calls TakeOver every few seconds).
 			s.Notice = strings.TrimSpace(s.Notice + " Another pixdash receives this profile's webhooks; this window shows the events it saves, and takes over when that one quits.")
 			s.ReceiverElsewhere = true
@@ -219,7 +220,7 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 			s.Close()
 			return nil, err
 		default:
-			s.Inbox, s.ReceiverStats, s.WebhookURL = r.Inbox, r.Stats, r.URL
+			s.Intake, s.ReceiverStats, s.WebhookURL = r.Intake, r.Stats, r.URL
 			if r.Notice != "" {
 				s.Notice = strings.TrimSpace(s.Notice + " " + r.Notice)
 			}
@@ -236,31 +237,31 @@ const listenRetryFor = 5 * time.Second
 // inbox lock while it listens, and close releases both. start may be called again (the session
 // takes the receiver over when another window lets go), never after close.
 type profileReceiver struct {
-	dir, profile string
-	webhook      *config.Webhook
-	secret       api.Secret
-	logger       *slog.Logger
+	store   *state.Store
+	profile string
+	webhook *config.Webhook
+	secret  api.Secret
+	logger  *slog.Logger
 
 	life context.Context // the receiver's lifetime; cancelled by close
 	stop context.CancelFunc
 
 	mu     sync.Mutex
 	closed bool
-	inbox  *state.Inbox
+	intake *state.Intake
 	served chan struct{} // closed when Serve returned
 }
 
-func newProfileReceiver(dir string, p *config.Profile, secret api.Secret, logger *slog.Logger) *profileReceiver {
+func newProfileReceiver(store *state.Store, p *config.Profile, secret api.Secret, logger *slog.Logger) *profileReceiver {
 	life, stop := context.WithCancel(context.Background())
-	return &profileReceiver{dir: dir, profile: p.Name, webhook: p.Webhook, secret: secret, logger: logger, life: life, stop: stop}
+	return &profileReceiver{store: store, profile: p.Name, webhook: p.Webhook, secret: secret, logger: logger, life: life, stop: stop}
 }
 
-// start takes the profile's inbox lock and serves the receiver on the profile's listen address
-// (HTTPS with tls_cert and tls_key), retrying the listen for listenRetryFor while the address is
-// in use. It returns an error matching state.ErrInboxBusy while another pixdash holds the inbox;
-// on any other failure it releases the lock again. Verified events wait in the inbox until the
-// dashboard applies them; duplicates across restarts are dropped by the store, which keeps every
-// applied eventId.
+// start takes the profile's receiver lock and serves the receiver on the profile's listen
+// address (HTTPS with tls_cert and tls_key), retrying the listen for listenRetryFor while the
+// address is in use. It returns an error matching state.ErrReceiverBusy while another pixdash
+// receives; on any other failure it releases the lock again. A delivery is answered 200 once
+// its row is committed to the profile's database; a copy of a known eventId is only counted.
 func (r *profileReceiver) start(ctx context.Context) (*ui.Receiving, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -270,7 +271,7 @@ func (r *profileReceiver) start(ctx context.Context) (*ui.Receiving, error) {
 	switch {
 	case r.closed:
 		return nil, errors.New("webhook receiver: the session is closed")
-	case r.inbox != nil:
+	case r.intake != nil:
 		return nil, errors.New("webhook receiver: already receiving")
 	}
 	var tlsConf *tls.Config
@@ -281,21 +282,16 @@ func (r *profileReceiver) start(ctx context.Context) (*ui.Receiving, error) {
 		}
 		tlsConf = c
 	}
-	inbox, err := state.OpenInbox(r.dir, r.profile)
-	var damaged *state.CorruptError
-	notice := ""
-	switch {
-	case errors.As(err, &damaged):
-		notice = damaged.Error()
-	case err != nil:
+	intake, err := r.store.OpenIntake()
+	if err != nil {
 		return nil, err
 	}
 	ln, err := listenRetrying(ctx, r.webhook.Listen, listenRetryFor)
 	if err != nil {
-		_ = inbox.Close()
+		_ = intake.Close()
 		return nil, fmt.Errorf("webhook receiver: %w", err)
 	}
-	recv := api.NewReceiver(r.secret, receiverOptions(r.webhook, api.WithSink(inbox), api.WithServerLog(r.logger))...)
+	recv := api.NewReceiver(r.secret, receiverOptions(r.webhook, api.WithSink(intake), api.WithServerLog(r.logger))...)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -309,17 +305,18 @@ func (r *profileReceiver) start(ctx context.Context) (*ui.Receiving, error) {
 			r.logger.Error("webhook receiver stopped", "profile", r.profile, "err", err)
 		}
 	}()
-	r.inbox, r.served = inbox, served
+	r.intake, r.served = intake, served
 	scheme := "http"
 	if tlsConf != nil {
 		scheme = "https"
 	}
 	r.logger.Info("webhook receiver started", "profile", r.profile, "addr", ln.Addr().String(), "tls", tlsConf != nil)
-	return &ui.Receiving{Inbox: inbox, Stats: recv.Stats, URL: scheme + "://" + ln.Addr().String() + api.WebhookPath, Notice: notice}, nil
+	return &ui.Receiving{Intake: intake, Stats: recv.Stats, URL: scheme + "://" + ln.Addr().String() + api.WebhookPath}, nil
 }
 
-// close stops the receiver: the listener closes at once, deliveries in flight get up to 5 s, then
-// the inbox is written, fsynced and unlocked, so another window can take over.
+// close stops the receiver: the listener closes at once, deliveries in flight get up to 5 s
+// (each is committed or refused), then the receiver lock is released so another window can
+// take over.
 func (r *profileReceiver) close() {
 	r.stop()
 	r.mu.Lock()
@@ -328,8 +325,8 @@ func (r *profileReceiver) close() {
 	if r.served != nil {
 		<-r.served
 	}
-	if r.inbox != nil {
-		_ = r.inbox.Close()
+	if r.intake != nil {
+		_ = r.intake.Close()
 	}
 }
 
@@ -536,4 +533,59 @@ func checkProfile(p *config.Profile) error {
 		return fmt.Errorf("sign in: %w", err)
 	}
 	return nil
+}
+
+// runEvents runs "pixdash events prune": it removes a profile's webhook events received before
+// a day (local time) from its database; charges are kept.
+func runEvents(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "prune" {
+		fmt.Fprintln(stderr, "usage: pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]")
+		return 2
+	}
+	fs := flag.NewFlagSet("pixdash events prune", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgFlag := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/pixdash/config.toml, or $PIXDASH_CONFIG)")
+	profile := fs.String("profile", "", "profile whose events to remove (default $PIXDASH_PROFILE, then default_profile)")
+	beforeFlag := fs.String("before", "", "remove the events received before this day, YYYY-MM-DD (local time)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "pixdash events prune: unexpected %q\n", fs.Arg(0))
+		return 2
+	}
+	before, err := time.ParseInLocation("2006-01-02", *beforeFlag, time.Local)
+	if err != nil {
+		fmt.Fprintln(stderr, "pixdash events prune: --before must be a day like 2025-01-31")
+		return 2
+	}
+	path, _ := config.Locate(*cfgFlag, os.Getenv)
+	cfg, err := config.Load(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "pixdash: %v\n", err)
+		return 1
+	}
+	name := *profile
+	if name == "" {
+		name = os.Getenv("PIXDASH_PROFILE")
+	}
+	p, err := cfg.Profile(name)
+	if err != nil {
+		fmt.Fprintf(stderr, "pixdash: %v\n", err)
+		return 1
+	}
+	ctx := context.Background()
+	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name)
+	if err != nil {
+		fmt.Fprintf(stderr, "pixdash: profile %s: %v\n", p.Name, err)
+		return 1
+	}
+	defer store.Close()
+	n, err := store.PruneEvents(ctx, before)
+	if err != nil {
+		fmt.Fprintf(stderr, "pixdash: profile %s: %v\n", p.Name, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Removed %d events received before %s from profile %s; charges are kept.\n", n, before.Format("2006-01-02"), p.Name)
+	return 0
 }

@@ -169,10 +169,10 @@ secret_env = "PIXDASH_TEST_WEBHOOK_SECRET"
 	wait("PAGO")
 	// The webhook arrives signed with the known secret and is applied.
 	deadline := time.Now().Add(10 * time.Second)
-	for sess.Store.Events().Total() == 0 && time.Now().Before(deadline) {
+	for eventTotal(t, sess.Store) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if sess.Store.Events().Total() == 0 {
+	if eventTotal(t, sess.Store) == 0 {
 		t.Fatal("no webhook event was applied")
 	}
 	// An error a merchant can hit, through the same client: a lookup that fails.
@@ -410,8 +410,8 @@ func openTwice(t *testing.T, p *config.Profile, stateDir string) (first, second 
 }
 
 // TestReceiverTakeOver: a second session on a profile does not receive while the first does;
-// once the first closes (port and inbox released before Close returns), TakeOver starts the
-// receiver on the same address and deliveries land in its inbox.
+// once the first closes (port and receiver lock released before Close returns), TakeOver starts
+// the receiver on the same address and deliveries land in its store.
 func TestReceiverTakeOver(t *testing.T) {
 	dir := t.TempDir()
 	listen := freePort(t)
@@ -422,20 +422,20 @@ func TestReceiverTakeOver(t *testing.T) {
 	if first.WebhookURL != "http://"+listen+api.WebhookPath || first.TakeOver != nil {
 		t.Fatalf("first session: url %q, TakeOver set %v", first.WebhookURL, first.TakeOver != nil)
 	}
-	if !second.ReceiverElsewhere || second.TakeOver == nil || second.Inbox != nil || second.WebhookURL != "" {
-		t.Fatalf("second session: elsewhere %v, TakeOver set %v, inbox %v, url %q", second.ReceiverElsewhere, second.TakeOver != nil, second.Inbox, second.WebhookURL)
+	if !second.ReceiverElsewhere || second.TakeOver == nil || second.Intake != nil || second.WebhookURL != "" {
+		t.Fatalf("second session: elsewhere %v, TakeOver set %v, intake %v, url %q", second.ReceiverElsewhere, second.TakeOver != nil, second.Intake, second.WebhookURL)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if r, err := second.TakeOver(ctx); !errors.Is(err, state.ErrInboxBusy) || r != nil {
-		t.Fatalf("TakeOver while the first receives: %v, %v; want ErrInboxBusy", r, err)
+	if r, err := second.TakeOver(ctx); !errors.Is(err, state.ErrReceiverBusy) || r != nil {
+		t.Fatalf("TakeOver while the first receives: %v, %v; want ErrReceiverBusy", r, err)
 	}
 	if code := deliver(t, http.DefaultClient, first.WebhookURL, "evt-first"); code != http.StatusOK {
 		t.Fatalf("delivery to the first session: %d", code)
 	}
 
 	first.Close()
-	// Released by the time Close returns: the address can be bound and the inbox locked again.
+	// Released by the time Close returns: the address can be bound and the receiver locked again.
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		t.Fatalf("the port is still held after Close: %v", err)
@@ -450,7 +450,7 @@ func TestReceiverTakeOver(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("TakeOver took %s", d)
 	}
-	if r.URL != "http://"+listen+api.WebhookPath || r.Inbox == nil || r.Stats == nil {
+	if r.URL != "http://"+listen+api.WebhookPath || r.Intake == nil || r.Stats == nil {
 		t.Fatalf("receiving = %+v", r)
 	}
 	if code := deliver(t, http.DefaultClient, r.URL, "evt-second"); code != http.StatusOK {
@@ -458,6 +458,13 @@ func TestReceiverTakeOver(t *testing.T) {
 	}
 	if st := r.Stats(); st.Accepted != 1 {
 		t.Errorf("receiver stats after one delivery: %+v", st)
+	}
+	// A 200 means committed: both deliveries are in the profile's database, which the second
+	// session reads (the first one's through the shared file).
+	for _, id := range []string{"evt-first", "evt-second"} {
+		if _, ok, err := second.Store.Event(ctx, id); err != nil || !ok {
+			t.Errorf("%s answered 200 but is not in the store (found %v, %v)", id, ok, err)
+		}
 	}
 	// A second try does not start a second receiver.
 	if _, err := second.TakeOver(ctx); err == nil {
@@ -486,7 +493,7 @@ func TestReceiverTakeOverWaitsForThePort(t *testing.T) {
 	}
 	s.Close()
 
-	// Held for good: the start gives up (ctx) and the inbox is unlocked again.
+	// Held for good: the start gives up (ctx) and the receiver lock is released again.
 	held2, err := net.Listen("tcp", listen)
 	if err != nil {
 		t.Fatal(err)
@@ -494,14 +501,21 @@ func TestReceiverTakeOverWaitsForThePort(t *testing.T) {
 	defer held2.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
 	defer cancel()
-	pr := newProfileReceiver(stateDir, p, "whsec-takeover-test", slogDiscard())
+	store, err := state.Open(ctx, stateDir, p.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	pr := newProfileReceiver(store, p, "whsec-takeover-test", slogDiscard())
 	defer pr.close()
-	if _, err := pr.start(ctx); err == nil || errors.Is(err, state.ErrInboxBusy) {
+	if _, err := pr.start(ctx); err == nil || errors.Is(err, state.ErrReceiverBusy) {
 		t.Fatalf("start on a held port: %v", err)
 	}
-	in, err := state.OpenInbox(stateDir, p.Name)
+	// The lock is per open file: a second intake (even in this process) gets it only if the
+	// failed start released it.
+	in, err := store.OpenIntake()
 	if err != nil {
-		t.Fatalf("the inbox stayed locked after a failed start: %v", err)
+		t.Fatalf("the receiver lock stayed held after a failed start: %v", err)
 	}
 	in.Close()
 }
@@ -536,7 +550,7 @@ func TestDashboardTakesReceiverOver(t *testing.T) {
 	}
 	tm.Type("5")
 	wait(5*time.Second, "Another pixdash receives this profile's webhooks")
-	time.Sleep(2500 * time.Millisecond) // at least one try finds the inbox busy
+	time.Sleep(2500 * time.Millisecond) // at least one try finds the receiver busy
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { screen.Write(b); return true })
 	if bytes.Contains(screen.Bytes(), []byte("Receiving at")) {
 		t.Fatal("the second window took the receiver while the first still had it")
@@ -553,7 +567,9 @@ func TestDashboardTakesReceiverOver(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if _, ok := second.Store.Events().Get("evt-taken-over"); ok {
+		if _, ok, err := second.Store.Event(context.Background(), "evt-taken-over"); err != nil {
+			t.Fatal(err)
+		} else if ok {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -650,5 +666,78 @@ func TestWebhookExposureAndTLS(t *testing.T) {
 				t.Errorf("receiver stats: %+v", st)
 			}
 		})
+	}
+}
+
+// eventTotal is how many distinct webhook events the store holds.
+func eventTotal(t *testing.T, s *state.Store) int {
+	t.Helper()
+	page, err := s.EventWindow(context.Background(), state.EventQuery{}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page.Total
+}
+
+// pixdash events prune removes a profile's events received before a day and keeps the rest;
+// a bad day or a missing subcommand is a usage error that touches nothing.
+func TestEventsPrune(t *testing.T) {
+	cfgDir, stateDir := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	t.Setenv("XDG_STATE_HOME", stateDir)
+	t.Setenv("PIXDASH_CONFIG", "")
+	cfg := filepath.Join(cfgDir, "pixdash", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	body := "[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	day := func(s string) time.Time {
+		d, err := time.ParseInLocation("2006-01-02", s, time.Local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, e := range []struct{ id, at string }{{"old", "2025-01-10"}, {"new", "2025-03-01"}} {
+		at := day(e.at).Add(12 * time.Hour)
+		s, err := state.Open(ctx, filepath.Join(stateDir, "pixdash"), "loja", state.WithClock(func() time.Time { return at }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := api.DecodeEvent([]byte(`{"event":"refund_completed","eventId":"` + e.id + `","data":{"id":"r"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ApplyEvent(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		_ = s.Close()
+	}
+	for _, bad := range [][]string{{"events"}, {"events", "prune"}, {"events", "prune", "--before", "10/01/2025"}} {
+		var out, errb strings.Builder
+		if code := run(bad, &out, &errb); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (%s)", bad, code, errb.String())
+		}
+	}
+	var out, errb strings.Builder
+	if code := run([]string{"events", "prune", "--before", "2025-02-01", "--profile", "loja"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "Removed 1 events received before 2025-02-01 from profile loja") {
+		t.Errorf("output %q", out.String())
+	}
+	s, err := state.Open(ctx, filepath.Join(stateDir, "pixdash"), "loja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for id, want := range map[string]bool{"old": false, "new": true} {
+		if _, ok, err := s.Event(ctx, id); ok != want || err != nil {
+			t.Errorf("event %s kept = %t, want %t (%v)", id, ok, want, err)
+		}
 	}
 }

@@ -15,8 +15,8 @@ type EventSink interface {
 	Accept(raw []byte) error
 }
 
-// ErrSinkFull reports an EventSink that cannot take more events now.
-var ErrSinkFull = errors.New("event buffer full, retry later")
+// ErrSinkFull reports an EventSink that cannot take more events now (its buffer or the disk is full).
+var ErrSinkFull = errors.New("cannot take more events now, retry later")
 
 // EventQueue is an in-memory EventSink that decodes each event and hands it on through a
 // buffered channel; it refuses events (ErrSinkFull) while the channel is full.

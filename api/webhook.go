@@ -370,7 +370,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case errors.Is(err, ErrSinkFull):
 		r.overflow.Add(1)
 		w.Header().Set("Retry-After", "2")
-		http.Error(w, "event buffer full, retry later", http.StatusServiceUnavailable)
+		http.Error(w, "cannot take the event now (buffer or disk full), retry later", http.StatusServiceUnavailable)
 	case errors.Is(err, ErrEventInvalid):
 		r.malformed.Add(1)
 		http.Error(w, err.Error(), http.StatusBadRequest)

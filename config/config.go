@@ -82,6 +82,9 @@ type Profile struct {
 	// DefaultDescription is default_description: the description a new charge starts with.
 	// Parse sets DefaultDescription when the key is absent; "" (built in code) means the same.
 	DefaultDescription string
+	// EventRetentionDays is event_retention_days: webhook events older than this many days are
+	// removed from the profile's local history when the dashboard opens it; 0 keeps every event.
+	EventRetentionDays int
 	Webhook            *Webhook // nil when the profile has no webhook table
 
 	secret secretSource // exactly one of client_secret_env, client_secret_cmd, client_secret
@@ -392,7 +395,7 @@ func topKeys() []string {
 }
 
 func profileKeys() []string {
-	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "default_description", "read_only", "webhook"}
+	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "default_description", "read_only", "event_retention_days", "webhook"}
 }
 
 func webhookKeys() []string {
@@ -713,6 +716,17 @@ func (d *decoder) profile(n node) *Profile {
 		case "read_only":
 			if b, ok := d.boolean(k); ok {
 				p.ReadOnly = b
+			}
+		case "event_retention_days":
+			switch v := d.value(k).(type) {
+			case int64:
+				if v < 0 || v > 36500 {
+					d.add(k, "%d is outside 0 (keep every event) to 36500 days", v)
+					continue
+				}
+				p.EventRetentionDays = int(v)
+			default:
+				d.add(k, "must be a whole number of days (0 keeps every event), not %s", d.typeName(k))
 			}
 		case "webhook":
 			w, cmd := d.webhook(k)

@@ -210,6 +210,19 @@ func TestProfileKeys(t *testing.T) {
 			}
 		}},
 		{name: "read_only string", lines: []string{`read_only = "yes"`}, wantErr: "must be true or false, not a string", wantKey: "profiles.shop.read_only"},
+		// event_retention_days
+		{name: "event_retention_days", lines: []string{`event_retention_days = 90`}, check: func(t *testing.T, p *Profile) {
+			if p.EventRetentionDays != 90 {
+				t.Errorf("EventRetentionDays = %d, want 90", p.EventRetentionDays)
+			}
+		}},
+		{name: "event_retention_days default keeps everything", lines: nil, check: func(t *testing.T, p *Profile) {
+			if p.EventRetentionDays != 0 {
+				t.Errorf("EventRetentionDays = %d, want 0", p.EventRetentionDays)
+			}
+		}},
+		{name: "event_retention_days negative", lines: []string{`event_retention_days = -1`}, wantErr: "is outside 0 (keep every event) to 36500 days", wantKey: "profiles.shop.event_retention_days"},
+		{name: "event_retention_days string", lines: []string{`event_retention_days = "90d"`}, wantErr: "must be a whole number of days", wantKey: "profiles.shop.event_retention_days"},
 
 		// default_description
 		{name: "default_description absent is Venda", lines: nil, check: wantDescription("Venda")},

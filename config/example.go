@@ -60,6 +60,12 @@ default_description = "Venda"
 # Optional: true hides every action that creates or moves money. Default false.
 read_only = false
 
+# Optional: webhook events older than this many days are removed from this
+# profile's local history when the dashboard opens it (charges are always
+# kept). Default 0: keep every event. Prune by date any time with
+# pixdash events prune --before 2025-01-01 --profile sandbox
+event_retention_days = 0
+
 # Optional: local receiver for the service's signed webhooks.
 [profiles.sandbox.webhook]
 # host:port to listen on. Default "127.0.0.1:0" (loopback, any free port).

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strconv"
 	"strings"
@@ -80,13 +81,13 @@ func (s *Store) ConfirmEvent(ctx context.Context, r TransactionReader, e *api.Ev
 	}
 	if id == "" {
 		out.Verdict, out.Reason = VerdictUnknown, Reason(ReasonNoTransaction)
-		return out, s.SetEventVerdict(e.EventID, out.Verdict, out.Reason)
+		return out, s.SetEventVerdict(ctx, e.EventID, out.Verdict, out.Reason)
 	}
 	tx, err := r.GetTransaction(ctx, id, api.WithSubAccount(walletHeader(wallet)))
 	switch {
 	case errors.Is(err, api.ErrNotFound):
 		out.Verdict, out.Reason = VerdictUnknown, Reason(ReasonNotFound, id, wallet)
-		return out, s.SetEventVerdict(e.EventID, out.Verdict, out.Reason)
+		return out, s.SetEventVerdict(ctx, e.EventID, out.Verdict, out.Reason)
 	case err != nil:
 		return out, err
 	}
@@ -96,25 +97,34 @@ func (s *Store) ConfirmEvent(ctx context.Context, r TransactionReader, e *api.Ev
 	}
 	var before Charge
 	var tracked bool
-	err = s.write(func() (*batch, error) {
-		c, ok := s.m.charges.Get(tx.ID)
+	err = s.write(ctx, func(dbtx *sql.Tx) (func(), error) {
+		c, ok, err := getChargeTx(dbtx, tx.ID)
+		if err != nil {
+			return nil, err
+		}
 		before, tracked = c, ok
+		if !ok && out.Verdict != VerdictConfirmed {
+			return nil, setVerdictTx(dbtx, e.EventID, out.Verdict, out.Reason)
+		}
 		if !ok {
-			if out.Verdict != VerdictConfirmed {
-				return nil, nil
-			}
 			c = Charge{ID: tx.ID, Wallet: wallet, Source: SourceEvent}
 		}
 		c.ApplyTransaction(tx)
 		if out.Verdict == VerdictConfirmed {
 			c.applyConfirmed(e)
 		}
-		merged, changed := s.m.putCharge(c)
+		merged, changed, err := s.putChargeTx(dbtx, c)
+		if err != nil {
+			return nil, err
+		}
 		out.After = merged
+		if err := setVerdictTx(dbtx, e.EventID, out.Verdict, out.Reason); err != nil {
+			return nil, err
+		}
 		if !changed {
 			return nil, nil
 		}
-		return s.commitLocked(recCharge, s.now(), merged)
+		return func() { s.cacheCharge(merged) }, nil
 	})
 	if err != nil {
 		return out, err
@@ -122,7 +132,7 @@ func (s *Store) ConfirmEvent(ctx context.Context, r TransactionReader, e *api.Ev
 	if tracked {
 		out.Before = before
 	}
-	return out, s.SetEventVerdict(e.EventID, out.Verdict, out.Reason)
+	return out, nil
 }
 
 // expectedStatus is the transaction status a payment event claims.

@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"pixdash/api"
 )
 
-// fakeReader answers GET /transactions/{id} from a map; the key is "wallet/id".
+// fakeReader answers GET /transactions/{id} from a map; the key is "wallet/id". It is safe for
+// concurrent use.
 type fakeReader struct {
 	txs   map[string]*api.Transaction
 	err   error
+	mu    sync.Mutex
 	calls []string
 }
 
@@ -23,7 +26,9 @@ func (f *fakeReader) GetTransaction(_ context.Context, id string, opts ...api.Re
 		o(&ro)
 	}
 	wallet := NormalizeWallet(ro.SubAccount)
+	f.mu.Lock()
 	f.calls = append(f.calls, wallet+"/"+id)
+	f.mu.Unlock()
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -33,16 +38,38 @@ func (f *fakeReader) GetTransaction(_ context.Context, id string, opts ...api.Re
 	return nil, &api.Error{HTTPStatus: 404, Kind: api.KindNotFound, Message: "Transaction not found"}
 }
 
+// confirmT records e (as a received payload) and reads it back through r.
 func confirmT(t *testing.T, s *Store, r TransactionReader, e *api.Event) Confirmation {
 	t.Helper()
-	if _, err := s.ApplyEvent(e); err != nil {
+	e = rawEvent(t, e)
+	if _, err := s.ApplyEvent(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.ConfirmEvent(context.Background(), r, e)
+	c, err := s.ConfirmEvent(ctx, r, e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// chargeT reads a charge, failing the test on a read error.
+func chargeT(t *testing.T, s *Store, id string) (Charge, bool) {
+	t.Helper()
+	c, ok, err := s.Charge(ctx, id)
+	if err != nil {
+		t.Fatalf("Charge(%s): %v", id, err)
+	}
+	return c, ok
+}
+
+// eventT reads an event, failing the test on a read error.
+func eventT(t *testing.T, s *Store, id string) (EventEntry, bool) {
+	t.Helper()
+	e, ok, err := s.Event(ctx, id)
+	if err != nil {
+		t.Fatalf("Event(%s): %v", id, err)
+	}
+	return e, ok
 }
 
 // TestConfirmEvent: a signed event alone changes nothing; the service's answer decides (issue 12,
@@ -52,7 +79,7 @@ func TestConfirmEvent(t *testing.T) {
 	pending := &api.Transaction{ID: "tx-1", Status: api.StatusPending, Amount: 2000}
 	paid := &api.Transaction{ID: "tx-2", Status: api.StatusCompleted, Amount: 2000, PaidAt: &paidAt, E2EID: "E2", CounterpartName: "Maria"}
 	subPaid := &api.Transaction{ID: "tx-4", Status: api.StatusCompleted, Amount: 3000, PaidAt: &paidAt}
-	r := &fakeReader{txs: map[string]*api.Transaction{"principal/tx-1": pending, "principal/tx-2": paid, "loja-a/tx-4": subPaid, "principal/mesa-9": paid}}
+	txs := map[string]*api.Transaction{"principal/tx-1": pending, "principal/tx-2": paid, "loja-a/tx-4": subPaid, "principal/mesa-9": paid}
 	cases := []struct {
 		name        string
 		tracked     *Charge
@@ -88,9 +115,10 @@ func TestConfirmEvent(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := OpenMemory()
-			r.calls = nil
+			defer s.Close()
+			r := &fakeReader{txs: txs}
 			if tc.tracked != nil {
-				if _, err := s.UpsertCharge(*tc.tracked); err != nil {
+				if _, err := s.UpsertCharge(ctx, *tc.tracked); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -101,15 +129,15 @@ func TestConfirmEvent(t *testing.T) {
 			if got := strings.Join(r.calls, ","); got != tc.wantRequest {
 				t.Errorf("read %q, want %q", got, tc.wantRequest)
 			}
-			e, _ := s.Events().Get(tc.ev.EventID)
+			e, _ := eventT(t, s, tc.ev.EventID)
 			if e.Verdict != tc.verdict || e.VerdictReason != c.Reason {
-				t.Errorf("logged verdict %q %q", e.Verdict, e.VerdictReason)
+				t.Errorf("stored verdict %q %q", e.Verdict, e.VerdictReason)
 			}
 			id := tc.ev.TransactionID
 			if id == "" && c.After.ID != "" {
 				id = c.After.ID
 			}
-			ch, ok := s.Charge(id)
+			ch, ok := chargeT(t, s, id)
 			switch {
 			case tc.wantState == "" && ok && tc.tracked == nil:
 				t.Errorf("an event the service did not confirm added %+v", ch)
@@ -122,6 +150,9 @@ func TestConfirmEvent(t *testing.T) {
 			if ch.PayerName == "Liar" {
 				t.Error("the event's payer name was applied")
 			}
+			if tc.tracked != nil && tc.tracked.ID == id && c.Before.ID != id {
+				t.Errorf("Before = %+v, want the tracked charge", c.Before)
+			}
 		})
 	}
 }
@@ -129,58 +160,163 @@ func TestConfirmEvent(t *testing.T) {
 // The split that was distributed and an expiry are taken from a confirmed event only.
 func TestConfirmEventKeepsWhatOnlyTheEventTells(t *testing.T) {
 	s := OpenMemory()
+	defer s.Close()
 	paid := &api.Transaction{ID: "tx-2", Status: api.StatusCompleted, Amount: 2000}
 	gone := &api.Transaction{ID: "tx-3", Status: api.StatusCancelled, Amount: 2000}
 	r := &fakeReader{txs: map[string]*api.Transaction{"principal/tx-2": paid, "principal/tx-3": gone}}
 	for _, id := range []string{"tx-2", "tx-3"} {
-		if _, err := s.UpsertCharge(Charge{ID: id, Amount: 2000, Status: api.StatusPending, Source: SourceCreated}); err != nil {
+		if _, err := s.UpsertCharge(ctx, Charge{ID: id, Amount: 2000, Status: api.StatusPending, Source: SourceCreated}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	confirmT(t, s, r, &api.Event{EventID: "e1", Kind: api.EventPaymentCompleted, TransactionID: "tx-2", Split: []api.SplitItem{{SubAccount: "loja-a", Amount: 500}}})
 	confirmT(t, s, r, &api.Event{EventID: "e2", Kind: api.EventPaymentExpired, TransactionID: "tx-3"})
-	if c, _ := s.Charge("tx-2"); !c.HasDistributed || len(c.SplitDistributed) != 1 {
+	if c, _ := chargeT(t, s, "tx-2"); !c.HasDistributed || len(c.SplitDistributed) != 1 {
 		t.Errorf("split distributed not kept: %+v", c)
 	}
-	if c, _ := s.Charge("tx-3"); c.State() != StateExpired {
+	if c, _ := chargeT(t, s, "tx-3"); c.State() != StateExpired {
 		t.Errorf("tx-3 is %s, want expired", c.State())
+	}
+	if n := s.PendingCount(); n != 0 {
+		t.Errorf("%d charges still polled after the service ended both", n)
 	}
 }
 
 // A failure to read back leaves the event unchecked, to be tried again; nothing changes.
 func TestConfirmEventNetworkFailure(t *testing.T) {
 	s := OpenMemory()
-	if _, err := s.UpsertCharge(Charge{ID: "tx-1", Amount: 2000, Status: api.StatusPending}); err != nil {
+	defer s.Close()
+	if _, err := s.UpsertCharge(ctx, Charge{ID: "tx-1", Amount: 2000, Status: api.StatusPending}); err != nil {
 		t.Fatal(err)
 	}
-	e := &api.Event{EventID: "e1", Kind: api.EventPaymentCompleted, TransactionID: "tx-1", Amount: 2000}
-	if _, err := s.ApplyEvent(e); err != nil {
+	e := rawEvent(t, &api.Event{EventID: "e1", Kind: api.EventPaymentCompleted, TransactionID: "tx-1", Amount: 2000})
+	if _, err := s.ApplyEvent(ctx, e); err != nil {
 		t.Fatal(err)
 	}
+	v := s.Version()
 	down := errors.New("dial tcp: connection refused")
-	if _, err := s.ConfirmEvent(context.Background(), &fakeReader{err: down}, e); !errors.Is(err, down) {
+	if _, err := s.ConfirmEvent(ctx, &fakeReader{err: down}, e); !errors.Is(err, down) {
 		t.Fatalf("err = %v", err)
 	}
-	if en, _ := s.Events().Get("e1"); en.Verdict != VerdictUnchecked {
+	if en, _ := eventT(t, s, "e1"); en.Verdict != VerdictUnchecked {
 		t.Errorf("verdict %q after a failed read", en.Verdict)
 	}
-	if c, _ := s.Charge("tx-1"); c.State() != StatePending {
+	if un, err := s.UncheckedPayments(ctx, 10); err != nil || len(un) != 1 || un[0].Event.EventID != "e1" {
+		t.Errorf("unchecked payments %v %v, want e1 to try again", un, err)
+	}
+	if c, _ := chargeT(t, s, "tx-1"); c.State() != StatePending {
 		t.Errorf("charge is %s", c.State())
+	}
+	if s.Version() != v {
+		t.Error("a failed read back changed the store")
 	}
 }
 
-// Verdicts survive a reopen of the journal.
+// Verdicts survive a reopen; a verdict for an event never received is refused.
 func TestConfirmEventVerdictPersists(t *testing.T) {
 	dir := t.TempDir()
 	s := openT(t, dir, "p")
-	r := &fakeReader{txs: map[string]*api.Transaction{}}
-	confirmT(t, s, r, &api.Event{EventID: "e-x", Kind: api.EventPaymentCompleted, TransactionID: "tx-none", Amount: 1000})
+	confirmT(t, s, &fakeReader{}, &api.Event{EventID: "e-x", Kind: api.EventPaymentCompleted, TransactionID: "tx-none", Amount: 1000})
 	s.Close()
 	s2 := openT(t, dir, "p")
-	if en, ok := s2.Events().Get("e-x"); !ok || en.Verdict != VerdictUnknown || en.VerdictReason != Reason(ReasonNotFound, "tx-none", "principal") {
+	if en, ok := eventT(t, s2, "e-x"); !ok || en.Verdict != VerdictUnknown || en.VerdictReason != Reason(ReasonNotFound, "tx-none", "principal") {
 		t.Fatalf("after reopen: %+v", en)
 	}
-	if err := s2.SetEventVerdict("never-received", VerdictConfirmed, ""); !errors.Is(err, ErrUnknownEvent) {
+	if _, ok := chargeT(t, s2, "tx-none"); ok {
+		t.Fatal("an unknown transaction was tracked")
+	}
+	if err := s2.SetEventVerdict(ctx, "never-received", VerdictConfirmed, ""); !errors.Is(err, ErrUnknownEvent) {
 		t.Fatalf("verdict for an unknown event: %v", err)
 	}
+	if un, _ := s2.UncheckedPayments(ctx, 10); len(un) != 0 {
+		t.Fatalf("a checked event is still unchecked: %v", un)
+	}
+}
+
+// An event alone never changes a charge (a webhook is a hint); the service's answer does, and
+// a charge that ends leaves the poll schedule.
+func TestConfirmEventLeavesChargeToTheService(t *testing.T) {
+	s := OpenMemory()
+	defer s.Close()
+	c, err := s.UpsertCharge(ctx, Charge{ID: "ch-1", Amount: 101, Status: api.StatusPending, CreatedAt: at(1), UpdatedAt: at(1), Source: SourceCreated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := rawEvent(t, &api.Event{EventID: "x", Kind: api.EventPaymentExpired, CreatedAt: at(900), TransactionID: c.ID})
+	if first, err := s.ApplyEvent(ctx, e); err != nil || !first {
+		t.Fatal(first, err)
+	}
+	if got, _ := chargeT(t, s, c.ID); got.State() != StatePending || s.PendingCount() != 1 {
+		t.Fatalf("the event alone changed the charge: %+v", got)
+	}
+	r := &fakeReader{txs: map[string]*api.Transaction{"principal/" + c.ID: {ID: c.ID, Status: api.StatusCancelled, Amount: c.Amount, UpdatedAt: tp(at(900))}}}
+	cf, err := s.ConfirmEvent(ctx, r, e)
+	if err != nil || cf.Verdict != VerdictConfirmed || cf.Before.State() != StatePending || cf.After.State() != StateExpired {
+		t.Fatalf("confirmation %+v %v", cf, err)
+	}
+	if got, _ := chargeT(t, s, c.ID); got.State() != StateExpired || s.PendingCount() != 0 {
+		t.Fatalf("%+v, %d pending", got, s.PendingCount())
+	}
+	if p, _ := s.Peek(c.ID); p.State() != StateExpired {
+		t.Fatalf("Peek shows %s", p.State())
+	}
+	if p, err := s.EventWindow(ctx, EventQuery{}, 0, 5); err != nil || len(p.Entries) != 1 || p.Entries[0].Charge == nil || p.Entries[0].Charge.State() != StateExpired {
+		t.Fatalf("the events view does not show the charge the event names: %+v %v", p, err)
+	}
+	// Events that are not about payments are left unchecked and read nothing.
+	other := rawEvent(t, &api.Event{EventID: "w", Kind: api.EventWithdrawalCompleted, TransactionID: c.ID})
+	if cf, err := s.ConfirmEvent(ctx, r, other); err != nil || cf.Verdict != VerdictUnchecked || len(r.calls) != 1 {
+		t.Fatalf("a withdrawal was read back: %+v %v %v", cf, err, r.calls)
+	}
+}
+
+// An event naming its charge by externalReference only is matched, in its wallet, to the
+// newest tracked charge with that reference; only the service's answer pays it.
+func TestConfirmEventByExternalReference(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, dir, "p")
+	created := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)
+	for _, c := range []Charge{
+		{ID: "tx-old", Wallet: "loja-a", ExternalReference: "mesa-4", Amount: 1000, Status: api.StatusPending, CreatedAt: created.Add(-time.Hour)},
+		{ID: "tx-new", Wallet: "loja-a", ExternalReference: "mesa-4", Amount: 3000, Status: api.StatusPending, CreatedAt: created},
+		{ID: "tx-other", Wallet: "loja-b", ExternalReference: "mesa-4", Amount: 3000, Status: api.StatusPending, CreatedAt: created.Add(time.Minute)},
+	} {
+		if _, err := s.UpsertCharge(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := api.DecodeEvent([]byte(`{"event":"payment_completed","eventId":"e-ref","timestamp":"2026-11-23T14:05:00Z","subAccount":"loja-a",` +
+		`"data":{"externalReference":"mesa-4","status":"completed","amount":30,"paidAt":"2026-11-23T14:04:59Z"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyEvent(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	en, _ := eventT(t, s, "e-ref")
+	if en.Event.TransactionID != "tx-new" {
+		t.Fatalf("the event was matched to %q, want tx-new", en.Event.TransactionID)
+	}
+	if c, _ := chargeT(t, s, "tx-new"); c.State() != StatePending {
+		t.Fatalf("the event alone paid tx-new")
+	}
+	// The dashboard confirms the stored entry, which names the matched charge.
+	r := &fakeReader{txs: map[string]*api.Transaction{"loja-a/tx-new": {ID: "tx-new", Status: api.StatusCompleted, Amount: 3000, UpdatedAt: &created}}}
+	if c, err := s.ConfirmEvent(ctx, r, en.Event); err != nil || c.Verdict != VerdictConfirmed {
+		t.Fatalf("confirm: %+v %v", c, err)
+	}
+	check := func(s *Store) {
+		t.Helper()
+		if c, _ := chargeT(t, s, "tx-new"); c.State() != StatePaid {
+			t.Errorf("tx-new is %s, want paid", c.State())
+		}
+		for _, id := range []string{"tx-old", "tx-other"} {
+			if c, _ := chargeT(t, s, id); c.State() == StatePaid {
+				t.Errorf("%s was paid by another charge's event", id)
+			}
+		}
+	}
+	check(s)
+	s.Close()
+	check(openT(t, dir, "p"))
 }

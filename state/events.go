@@ -1,8 +1,13 @@
 package state
 
 import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
-	"sync"
+	"strings"
 	"time"
 
 	"pixdash/api"
@@ -10,7 +15,10 @@ import (
 
 // EventEntry is one distinct webhook event (by eventId) as the dashboard received it.
 type EventEntry struct {
-	// Event is the decoded payload, Raw included; it is shared and must not be modified.
+	// Seq is the event's place in arrival order (larger is newer).
+	Seq int64
+	// Event is the decoded payload, Raw included; it is shared and must not be modified. When
+	// the stored payload no longer decodes (Damaged), it holds the id and kind only.
 	Event *api.Event
 	// ReceivedAt is when the first copy arrived.
 	ReceivedAt time.Time
@@ -18,9 +26,12 @@ type EventEntry struct {
 	Count int
 	// Verdict is what the service answered when the event was read back against it.
 	Verdict Verdict
-	// VerdictReason says why, for a disputed or unknown event (English; e.g. "the service
-	// says pending").
+	// VerdictReason says why, for a disputed or unknown event (see Reason and ParseReason).
 	VerdictReason string
+	// Damaged reports a stored payload that no longer decodes.
+	Damaged bool
+	// Charge is the tracked charge the event names, as EventWindow read it; nil when none.
+	Charge *Charge
 }
 
 // Verdict is the outcome of reading a payment event's transaction back from the service. A
@@ -40,204 +51,323 @@ const (
 	VerdictUnknown Verdict = "unknown"
 )
 
-// setVerdict records the verdict of a known event; it reports whether the id was known.
-func (l *EventLog) setVerdict(id string, v Verdict, reason string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	i, ok := l.byID[id]
-	if ok {
-		l.entries[i].Verdict, l.entries[i].VerdictReason = v, reason
-		l.version++
+// ErrUnknownEvent reports an eventId the store never received.
+var ErrUnknownEvent = errors.New("no such event")
+
+// MaxEventBytes is the largest payload the store keeps; the receiver's body limit is lower.
+const MaxEventBytes = 1 << 20
+
+// insertEventTx records one event; it reports whether its eventId was new (a copy of a known
+// one only counts). An event that names its charge only by externalReference gets the id of
+// the newest tracked charge with that reference in its wallet.
+func insertEventTx(tx *sql.Tx, e *api.Event, receivedAt time.Time) (bool, error) {
+	raw := e.Raw
+	if len(raw) == 0 {
+		return false, fmt.Errorf("%w: event %s has no payload", api.ErrEventInvalid, e.EventID)
 	}
-	return ok
-}
-
-// EventLog keeps webhook events deduplicated by eventId, newest first, with a kind and wallet filter.
-// It is safe for concurrent use. Changes made directly here are not persisted (use Store.ApplyEvent).
-type EventLog struct {
-	mu      sync.RWMutex
-	entries []EventEntry   // in arrival order
-	byID    map[string]int // eventId -> index in entries
-	view    []int32        // indices of entries passing the filter, arrival order; used only when filtered
-	kind    api.EventKind
-	wallet  string
-	wallets map[string]int // wallet -> number of events
-	version uint64
-}
-
-// NewEventLog returns an empty log.
-func NewEventLog() *EventLog {
-	return &EventLog{byID: map[string]int{}, wallets: map[string]int{}}
-}
-
-// Apply records e, received now-ish (its own createdAt is used as the receipt time); it reports
-// whether this is the first copy of its eventId. Use ApplyAt to give the receipt time.
-func (l *EventLog) Apply(e *api.Event) (first bool) { return l.ApplyAt(e, e.CreatedAt) }
-
-// ApplyAt records e received at receivedAt; it reports whether this is the first copy of its eventId.
-func (l *EventLog) ApplyAt(e *api.Event, receivedAt time.Time) (first bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.applyLocked(e, receivedAt, 1)
-}
-
-func (l *EventLog) applyLocked(e *api.Event, receivedAt time.Time, count int) bool {
-	l.version++
-	if i, ok := l.byID[e.EventID]; ok {
-		l.entries[i].Count += count
-		return false
+	if len(raw) > MaxEventBytes {
+		return false, fmt.Errorf("%w: event %s is larger than %d bytes", api.ErrEventInvalid, e.EventID, MaxEventBytes)
 	}
-	i := len(l.entries)
-	l.entries = append(l.entries, EventEntry{Event: e, ReceivedAt: receivedAt, Count: count})
-	l.byID[e.EventID] = i
-	l.wallets[e.Wallet()]++
-	if l.filtered() && l.matches(e) {
-		l.view = append(l.view, int32(i))
-	}
-	return true
-}
-
-// countDuplicate adds a copy of a known eventId; it reports whether the id was known.
-func (l *EventLog) countDuplicate(id string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	i, ok := l.byID[id]
-	if ok {
-		l.entries[i].Count++
-		l.version++
-	}
-	return ok
-}
-
-// Seen returns how many copies of the event id arrived (0 when never).
-func (l *EventLog) Seen(id string) int {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if i, ok := l.byID[id]; ok {
-		return l.entries[i].Count
-	}
-	return 0
-}
-
-// Get returns the event with the given eventId.
-func (l *EventLog) Get(id string) (EventEntry, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if i, ok := l.byID[id]; ok {
-		return l.entries[i], true
-	}
-	return EventEntry{}, false
-}
-
-func (l *EventLog) filtered() bool { return l.kind != "" || l.wallet != "" }
-
-func (l *EventLog) matches(e *api.Event) bool {
-	return (l.kind == "" || e.Kind == l.kind) && (l.wallet == "" || e.Wallet() == l.wallet)
-}
-
-// SetFilter shows only events of kind (all when "") for wallet (all when ""; "principal" for the main account).
-func (l *EventLog) SetFilter(kind api.EventKind, wallet string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if kind == l.kind && wallet == l.wallet {
-		return
-	}
-	l.kind, l.wallet = kind, wallet
-	l.version++
-	l.view = nil
-	if !l.filtered() {
-		return
-	}
-	for i := range l.entries {
-		if l.matches(l.entries[i].Event) {
-			l.view = append(l.view, int32(i))
+	wallet := NormalizeWallet(e.Wallet())
+	txID := e.TransactionID
+	if txID == "" && e.Kind.IsPayment() && e.ExternalReference != "" {
+		err := tx.QueryRow(`SELECT id FROM charges WHERE external_reference = ? AND wallet = ? ORDER BY seq DESC LIMIT 1`, e.ExternalReference, wallet).Scan(&txID)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return false, err
 		}
 	}
-}
-
-// Filter returns the current kind and wallet filter.
-func (l *EventLog) Filter() (api.EventKind, string) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.kind, l.wallet
-}
-
-// Len returns how many events the filter shows.
-func (l *EventLog) Len() int {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.filtered() {
-		return len(l.view)
+	payment := 0
+	if e.Kind.IsPayment() {
+		payment = 1
 	}
-	return len(l.entries)
+	res, err := tx.Exec(`INSERT INTO events(event_id, kind, wallet, transaction_id, received_at, payment, raw) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`,
+		e.EventID, string(e.Kind), wallet, txID, receivedAt.UnixMilli(), payment, raw)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return true, nil
+	}
+	_, err = tx.Exec(`UPDATE events SET copies = copies + 1 WHERE event_id = ?`, e.EventID)
+	return false, err
 }
 
-// Total returns how many distinct events were received, ignoring the filter.
-func (l *EventLog) Total() int {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return len(l.entries)
-}
-
-// At returns the i-th event of the filtered view, newest first; false when out of range.
-func (l *EventLog) At(i int) (EventEntry, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.atLocked(i)
-}
-
-func (l *EventLog) atLocked(i int) (EventEntry, bool) {
-	if l.filtered() {
-		if i < 0 || i >= len(l.view) {
-			return EventEntry{}, false
+// ApplyEvents records a batch of verified webhook events in one commit; first[i] reports
+// whether es[i]'s eventId was new (a later copy of an id is counted, see EventEntry.Count). No
+// charge changes: a webhook is a hint, and ConfirmEvent applies what the service answers for
+// it. Each event's Raw must be the payload DecodeEvent validated: it is stored as is. A nil,
+// id-less or payload-less event refuses the whole batch before anything is written.
+func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool, err error) {
+	for _, e := range es {
+		if e == nil || e.EventID == "" || len(e.Raw) == 0 {
+			return nil, fmt.Errorf("state: %w", api.ErrEventInvalid)
 		}
-		return l.entries[l.view[len(l.view)-1-i]], true
 	}
-	if i < 0 || i >= len(l.entries) {
-		return EventEntry{}, false
+	if len(es) == 0 {
+		return nil, nil
 	}
-	return l.entries[len(l.entries)-1-i], true
+	first = make([]bool, len(es))
+	now := s.now()
+	err = s.write(ctx, func(tx *sql.Tx) (func(), error) {
+		for i, e := range es {
+			f, err := insertEventTx(tx, e, now)
+			if err != nil {
+				return nil, err
+			}
+			first[i] = f
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return first, nil
 }
 
-// Window returns up to n events of the filtered view from position start (newest first) and the Version they belong to.
-func (l *EventLog) Window(start, n int) ([]EventEntry, uint64) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
+// ApplyEvent records one event as ApplyEvents does.
+func (s *Store) ApplyEvent(ctx context.Context, e *api.Event) (bool, error) {
+	f, err := s.ApplyEvents(ctx, []*api.Event{e})
+	if err != nil {
+		return false, err
+	}
+	return f[0], nil
+}
+
+// SetEventVerdict records what the service answered when the event eventID was read back
+// against it. An unknown eventID is ErrUnknownEvent.
+func (s *Store) SetEventVerdict(ctx context.Context, eventID string, v Verdict, reason string) error {
+	return s.write(ctx, func(tx *sql.Tx) (func(), error) {
+		return nil, setVerdictTx(tx, eventID, v, reason)
+	})
+}
+
+func setVerdictTx(tx *sql.Tx, eventID string, v Verdict, reason string) error {
+	res, err := tx.Exec(`UPDATE events SET verdict = ?, verdict_reason = ? WHERE event_id = ?`, string(v), reason, eventID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: %q", ErrUnknownEvent, eventID)
+	}
+	return nil
+}
+
+// EventQuery selects events for the events view.
+type EventQuery struct {
+	// Kind keeps one kind ("" for all).
+	Kind api.EventKind
+	// Wallet keeps one wallet ("" for all).
+	Wallet string
+}
+
+// EventPage is a window of the events a query selects, newest first.
+type EventPage struct {
+	Query EventQuery
+	// Offset is the position of Entries[0] in the whole selection.
+	Offset  int
+	Entries []EventEntry
+	// Total is how many events the query selects.
+	Total int
+	// Version is the store's Version when the page was read.
+	Version uint64
+}
+
+const eventCols = `seq, event_id, kind, transaction_id, received_at, copies, verdict, verdict_reason, raw`
+
+// scanEvents reads rows of eventCols.
+func scanEvents(rows *sql.Rows) ([]EventEntry, error) {
+	defer rows.Close()
 	var out []EventEntry
-	for i := max(start, 0); len(out) < n; i++ {
-		e, ok := l.atLocked(i)
-		if !ok {
-			break
+	for rows.Next() {
+		var (
+			e                 EventEntry
+			id, kind, txID, r string
+			received          int64
+			raw               []byte
+		)
+		if err := rows.Scan(&e.Seq, &id, &kind, &txID, &received, &e.Count, (*string)(&e.Verdict), &r, &raw); err != nil {
+			return nil, classify(err)
 		}
+		e.VerdictReason = r
+		e.ReceivedAt = unixMilli(received)
+		ev, err := api.DecodeEvent(raw)
+		if err != nil || ev.EventID != id {
+			ev, e.Damaged = &api.Event{EventID: id, Kind: api.EventKind(kind)}, true
+		}
+		if ev.TransactionID == "" {
+			ev.TransactionID = txID
+		}
+		e.Event = ev
 		out = append(out, e)
 	}
-	return out, l.version
+	return out, classify(rows.Err())
 }
 
-// Wallets returns the wallets events arrived for, sorted.
-func (l *EventLog) Wallets() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make([]string, 0, len(l.wallets))
-	for w := range l.wallets {
-		out = append(out, w)
+func (q EventQuery) where() (string, []any) {
+	var conds []string
+	var args []any
+	if q.Wallet != "" {
+		conds, args = append(conds, "wallet = ?"), append(args, q.Wallet)
 	}
-	slices.Sort(out)
-	return out
-}
-
-// Version changes whenever events, counts or the filter change.
-func (l *EventLog) Version() uint64 {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.version
-}
-
-// each calls f for every event in arrival order, under the read lock.
-func (l *EventLog) each(f func(e *EventEntry)) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	for i := range l.entries {
-		f(&l.entries[i])
+	if q.Kind != "" {
+		conds, args = append(conds, "kind = ?"), append(args, string(q.Kind))
 	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// EventWindow reads up to limit events of q, newest first, starting at offset.
+func (s *Store) EventWindow(ctx context.Context, q EventQuery, offset, limit int) (EventPage, error) {
+	page := EventPage{Query: q, Offset: offset, Version: s.Version()}
+	where, args := q.where()
+	if err := s.rdb.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM event_counts`+where, args...).Scan(&page.Total); err != nil {
+		return page, classify(err)
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events`+where+` ORDER BY seq DESC LIMIT ? OFFSET ?`, append(args, limit, max(offset, 0))...)
+	if err != nil {
+		return page, classify(err)
+	}
+	if page.Entries, err = scanEvents(rows); err != nil {
+		return page, err
+	}
+	return page, s.attachCharges(ctx, page.Entries)
+}
+
+// attachCharges sets each entry's Charge to the tracked charge its event names.
+func (s *Store) attachCharges(ctx context.Context, es []EventEntry) error {
+	ids := make([]string, 0, len(es))
+	for _, e := range es {
+		if e.Event.TransactionID != "" {
+			ids = append(ids, e.Event.TransactionID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	list, err := json.Marshal(ids) // one parameter, however long the window
+	if err != nil {
+		return err
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM charges WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return classify(err)
+	}
+	cs, err := scanCharges(rows)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]*Charge, len(cs))
+	for i := range cs {
+		byID[cs[i].ID] = &cs[i]
+	}
+	for i := range es {
+		es[i].Charge = byID[es[i].Event.TransactionID]
+	}
+	return nil
+}
+
+// EventFacets is what the events view's filters and header need besides a window.
+type EventFacets struct {
+	// Kinds and Wallets are those events arrived with, sorted.
+	Kinds   []api.EventKind
+	Wallets []string
+	// Total is how many events the store holds; LastAt is when the newest arrived.
+	Total  int
+	LastAt time.Time
+}
+
+// Facets reads the kinds and wallets present, the total and the newest arrival.
+func (s *Store) Facets(ctx context.Context) (EventFacets, error) {
+	var f EventFacets
+	rows, err := s.rdb.QueryContext(ctx, `SELECT wallet, kind, n FROM event_counts WHERE n > 0 ORDER BY kind, wallet`)
+	if err != nil {
+		return f, classify(err)
+	}
+	defer rows.Close()
+	kinds, wallets := map[api.EventKind]bool{}, map[string]bool{}
+	for rows.Next() {
+		var w, k string
+		var n int
+		if err := rows.Scan(&w, &k, &n); err != nil {
+			return f, classify(err)
+		}
+		f.Total += n
+		if !kinds[api.EventKind(k)] {
+			kinds[api.EventKind(k)] = true
+			f.Kinds = append(f.Kinds, api.EventKind(k))
+		}
+		wallets[w] = true
+	}
+	if err := rows.Err(); err != nil {
+		return f, classify(err)
+	}
+	for w := range wallets {
+		f.Wallets = append(f.Wallets, w)
+	}
+	slices.Sort(f.Wallets)
+	var last sql.NullInt64
+	if err := s.rdb.QueryRowContext(ctx, `SELECT received_at FROM events ORDER BY seq DESC LIMIT 1`).Scan(&last); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return f, classify(err)
+	}
+	if last.Valid {
+		f.LastAt = unixMilli(last.Int64)
+	}
+	return f, nil
+}
+
+// Event reads one event by its eventId.
+func (s *Store) Event(ctx context.Context, id string) (EventEntry, bool, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE event_id = ?`, id)
+	if err != nil {
+		return EventEntry{}, false, classify(err)
+	}
+	es, err := scanEvents(rows)
+	if err != nil || len(es) == 0 {
+		return EventEntry{}, false, err
+	}
+	return es[0], true, nil
+}
+
+// EventsAfter reads up to max events that arrived after the one at seq, oldest first: the
+// dashboard's feed of new events (from this process's receiver or another's).
+func (s *Store) EventsAfter(ctx context.Context, seq int64, max int) ([]EventEntry, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, max)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return scanEvents(rows)
+}
+
+// LastEventSeq is the Seq of the newest event (0 when none).
+func (s *Store) LastEventSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM events`).Scan(&seq)
+	return seq, classify(err)
+}
+
+// UncheckedPayments reads up to max payment events not read back yet, newest first.
+func (s *Store) UncheckedPayments(ctx context.Context, max int) ([]EventEntry, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE verdict = '' AND payment = 1 ORDER BY seq DESC LIMIT ?`, max)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return scanEvents(rows)
+}
+
+// PruneEvents deletes the events received before the given time and reports how many; charges
+// keep their state (they never depend on an event). A pruned event re-sent later is recorded
+// again as new, and read back against the service again.
+func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) (func(), error) {
+		res, err := tx.Exec(`DELETE FROM events WHERE received_at < ?`, before.UnixMilli())
+		if err != nil {
+			return nil, err
+		}
+		n, _ = res.RowsAffected()
+		return nil, nil
+	})
+	return int(n), err
 }

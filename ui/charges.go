@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -13,10 +14,13 @@ import (
 )
 
 // openChargeMsg asks the root to open a charge's QR or result screen.
-type openChargeMsg struct{ id string }
+type openChargeMsg struct {
+	charge state.Charge // as the caller knows it; the screen follows the store's newer copies
+}
 
-// chargesView lists tracked charges, newest first; only visible rows are rendered, and rows are
-// cached until their charge, the width or the second shown in a countdown changes.
+// chargesView lists tracked charges, newest first, for the active wallet. It holds a window of
+// rows around the cursor, read from the store by commands (see listWindow); rows are cached
+// until their charge, the width or the second shown in a countdown changes.
 type chargesView struct {
 	c        *common
 	store    *state.Store
@@ -27,6 +31,7 @@ type chargesView struct {
 	filter   textinput.Model
 	filterOn bool
 	status   state.StatusFilter
+	win      listWindow[state.ChargeQuery, state.Charge]
 	cache    map[string]cachedRow
 	layout   chargeLayout
 }
@@ -42,12 +47,20 @@ type chargeLayout struct {
 	showRef, showCreated                             bool
 }
 
+// chargesOwner addresses the charges list's reads.
+const chargesOwner = "charges"
+
+// chargePage is a read of the charges list.
+type chargePage = windowLoadedMsg[state.ChargeQuery, state.Charge]
+
 func newChargesView(c *common, store *state.Store) *chargesView {
 	ti := textinput.New()
 	ti.Prompt = "/ "
-	ti.Placeholder = c.tr.T("filter: id, description, reference, wallet, amount")
+	ti.Placeholder = c.tr.T("filter: id, description, reference, wallet, amount, date")
 	ti.CharLimit = 100
-	return &chargesView{c: c, store: store, filter: ti, cache: map[string]cachedRow{}}
+	v := &chargesView{c: c, store: store, filter: ti, cache: map[string]cachedRow{}}
+	v.win.setQuery(v.query())
+	return v
 }
 
 func (v *chargesView) setSize(w, h int) {
@@ -68,40 +81,64 @@ func (v *chargesView) setSize(w, h int) {
 	}
 	l.desc = rest
 	v.layout = l
+	v.scroll()
 }
 
 // capturesText reports whether the filter input has the keyboard.
 func (v *chargesView) capturesText() bool { return v.filterOn }
 
-// refresh re-applies the filter after data changed and keeps the cursor in range.
-func (v *chargesView) refresh() {
-	n := v.store.Charges().Len()
-	if v.cursor >= n {
-		v.cursor = n - 1
-	}
-	if v.cursor < 0 {
-		v.cursor = 0
+// query is what the list shows: the active wallet, the status filter and the filter text.
+func (v *chargesView) query() state.ChargeQuery {
+	return state.ChargeQuery{Wallet: v.c.app.wallet, Status: v.status, Text: v.filter.Value()}
+}
+
+// readCharges reads a window of the charges list from the store.
+func readCharges(store *state.Store) windowRead[state.ChargeQuery, state.Charge] {
+	return func(ctx context.Context, q state.ChargeQuery, offset, limit int) ([]state.Charge, int, bool, error) {
+		p, err := store.ChargeWindow(ctx, q, offset, limit)
+		return p.Charges, p.Total, p.Capped, err
 	}
 }
 
-func (v *chargesView) applyFilter() {
-	v.store.Charges().SetFilter(v.filter.Value(), v.status)
+// load asks for the rows on screen when they are not loaded and current.
+func (v *chargesView) load() tea.Cmd {
+	return v.win.need(chargesOwner, v.c.app.gen, v.offset, v.rows(), readCharges(v.store))
+}
+
+// requery shows the list for the current wallet and filters, from the top.
+func (v *chargesView) requery() tea.Cmd {
+	v.win.setQuery(v.query())
 	v.cursor, v.offset = 0, 0
+	return v.load()
+}
+
+// scroll keeps the cursor in the list and on screen.
+func (v *chargesView) scroll() {
+	n := v.win.len()
+	v.cursor = max(min(v.cursor, n-1), 0)
+	rows := v.rows()
+	if v.cursor < v.offset {
+		v.offset = v.cursor
+	}
+	if v.cursor >= v.offset+rows {
+		v.offset = v.cursor - rows + 1
+	}
+	v.offset = max(min(v.offset, n-rows), 0)
 }
 
 // selected returns the charge under the cursor.
-func (v *chargesView) selected() (state.Charge, bool) {
-	return v.store.Charges().At(v.cursor)
-}
+func (v *chargesView) selected() (state.Charge, bool) { return v.win.at(v.cursor) }
 
 // title names the view in the tab strip.
 func (v *chargesView) title() string { return v.c.tr.T("Charges") }
 
-// activate scopes the list to the active wallet.
+// activate scopes the list to the active wallet and reads it.
 func (v *chargesView) activate() tea.Cmd {
-	v.store.Charges().SetWallet(v.c.app.wallet)
-	v.refresh()
-	return nil
+	if v.win.query != v.query() {
+		return v.requery()
+	}
+	v.win.invalidate()
+	return v.load()
 }
 
 func (v *chargesView) fullHelp() []key.Binding {
@@ -114,8 +151,22 @@ func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyMsg:
 		return v.updateKey(msg)
 	case walletChangedMsg:
-		v.store.Charges().SetWallet(msg.wallet)
-		v.cursor, v.offset = 0, 0
+		return v.requery()
+	case storeChangedMsg:
+		v.win.invalidate()
+		return v.load()
+	case chargePage:
+		if msg.owner != chargesOwner || msg.gen != v.c.app.gen {
+			return nil
+		}
+		v.win.apply(msg)
+		if msg.err != nil {
+			return func() tea.Msg {
+				return statusMsg{text: v.c.tr.F("Could not read the charges: %v", msg.err), kind: statusError}
+			}
+		}
+		v.scroll()
+		return v.load()
 	}
 	return nil
 }
@@ -128,8 +179,7 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 			v.filterOn = false
 			v.filter.Blur()
 			v.filter.SetValue("")
-			v.applyFilter()
-			return nil
+			return v.requery()
 		case "enter":
 			v.filterOn = false
 			v.filter.Blur()
@@ -139,11 +189,11 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		before := v.filter.Value()
 		v.filter, cmd = v.filter.Update(km)
 		if v.filter.Value() != before {
-			v.applyFilter()
+			return tea.Batch(cmd, v.requery())
 		}
 		return cmd
 	}
-	n := v.store.Charges().Len()
+	n := v.win.len()
 	page := v.rows()
 	switch c, nav := k.navigate(km, v.cursor, n, page); {
 	case nav:
@@ -153,16 +203,16 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		return v.filter.Focus()
 	case key.Matches(km, k.StatusFilter):
 		v.status = v.status.Next()
-		v.applyFilter()
+		return v.requery()
 	case key.Matches(km, k.Back):
 		if v.filter.Value() != "" || v.status != state.FilterAll {
 			v.filter.SetValue("")
 			v.status = state.FilterAll
-			v.applyFilter()
+			return v.requery()
 		}
 	case key.Matches(km, k.Enter):
 		if ch, ok := v.selected(); ok {
-			return func() tea.Msg { return openChargeMsg{id: ch.ID} }
+			return func() tea.Msg { return openChargeMsg{charge: ch} }
 		}
 	case key.Matches(km, k.Refresh):
 		if ch, ok := v.selected(); ok {
@@ -173,13 +223,8 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 			return func() tea.Msg { return inspectMsg{query: ch.ID, wallet: ch.Wallet} }
 		}
 	}
-	if v.cursor >= n {
-		v.cursor = n - 1
-	}
-	if v.cursor < 0 {
-		v.cursor = 0
-	}
-	return nil
+	v.scroll()
+	return v.load()
 }
 
 // refreshChargeMsg asks the root to read a charge now.
@@ -194,28 +239,12 @@ func (v *chargesView) shortHelp() []key.Binding {
 }
 
 // rows is how many list rows fit.
-func (v *chargesView) rows() int {
-	r := v.height - 3
-	if r < 1 {
-		r = 1
-	}
-	return r
-}
+func (v *chargesView) rows() int { return max(v.height-3, 1) }
 
 func (v *chargesView) view(w, h int) string {
 	st, tr := v.c.st, v.c.tr
-	cs := v.store.Charges()
-	n := cs.Len()
+	n := v.win.len()
 	rows := v.rows()
-	if v.cursor < v.offset {
-		v.offset = v.cursor
-	}
-	if v.cursor >= v.offset+rows {
-		v.offset = v.cursor - rows + 1
-	}
-	if v.offset > n-rows {
-		v.offset = max(n-rows, 0)
-	}
 	var b strings.Builder
 	b.Grow((rows + 3) * (w + 16))
 	// Line 1: filter state and counts.
@@ -224,19 +253,32 @@ func (v *chargesView) view(w, h int) string {
 	case v.filterOn:
 		top = v.filter.View()
 	default:
-		top = st.Bold.Render(tr.F("%d charges", n)) + st.Muted.Render(" · "+tr.F("wallet %s", v.c.app.wallet))
+		count := tr.F("%d charges", n)
+		if v.win.capped {
+			count = tr.F("%d+ charges", n)
+		}
+		top = st.Bold.Render(count) + st.Muted.Render(" · "+tr.F("wallet %s", sanitize(v.c.app.wallet)))
 		if q := v.filter.Value(); q != "" {
 			top += st.Muted.Render("  /" + sanitize(q))
 		}
 		if s := v.status; s != state.FilterAll {
 			top += st.Muted.Render("  "+tr.T("status")+": ") + st.stateStyle(state.ChargeState(s)).Render(tr.T(string(s)))
 		}
+		if !v.win.shown && v.win.inflight {
+			top += st.Muted.Render("  " + tr.T("reading…"))
+		}
 	}
 	b.WriteString(truncateWidth(top, w))
 	b.WriteByte('\n')
 	b.WriteString(st.ColHeader.Render(truncateWidth(v.headerRow(), w)))
 	b.WriteByte('\n')
-	if n == 0 {
+	switch {
+	case v.win.err != nil && !v.win.shown:
+		b.WriteString(st.Err.Render(truncateWidth(tr.F("Could not read the charges: %v", v.win.err), w)))
+		return b.String()
+	case !v.win.shown:
+		return b.String()
+	case n == 0:
 		msg := tr.T("No charges yet. Press n to create one.")
 		if v.filter.Value() != "" || v.status != state.FilterAll {
 			msg = tr.T("No charge matches the filter. esc clears it.")
@@ -245,15 +287,18 @@ func (v *chargesView) view(w, h int) string {
 		return b.String()
 	}
 	now := v.c.now()
-	win, _ := cs.Window(v.offset, rows)
-	for i := range win {
-		ch := &win[i]
-		if v.offset+i == v.cursor {
-			b.WriteString(st.Selected.Render(padRight(v.plainRow(ch, now), w)))
-		} else {
-			b.WriteString(v.row(ch, now))
+	last := min(v.offset+rows, n)
+	for i := v.offset; i < last; i++ {
+		ch, ok := v.win.shownAt(i)
+		switch {
+		case !ok:
+			b.WriteString(st.Muted.Render("…"))
+		case i == v.cursor:
+			b.WriteString(st.Selected.Render(padRight(v.plainRow(&ch, now), w)))
+		default:
+			b.WriteString(v.row(&ch, now))
 		}
-		if i < len(win)-1 {
+		if i < last-1 {
 			b.WriteByte('\n')
 		}
 	}

@@ -165,7 +165,7 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 		// for a while after its reply was lost.
 		sub := state.Submission{Key: d.Key, Wallet: d.Wallet, Request: d.Req, CreatedAt: start,
 			InFlightUntil: start.Add(createTimeout + inFlightMargin)}
-		if err := store.BeginSubmission(sub); err != nil {
+		if err := store.BeginSubmission(ctx, sub); err != nil {
 			return chargeCreatedMsg{tag: t, draft: d, err: err}
 		}
 		req := d.Req
@@ -174,7 +174,7 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 			var ae *api.Error
 			if errors.As(err, &ae) && ae.HTTPStatus < 500 && ae.HTTPStatus != 429 {
 				// A refusal: nothing was created.
-				_ = store.AbandonSubmission(d.Key)
+				_ = store.AbandonSubmission(ctx, d.Key)
 				return chargeCreatedMsg{tag: t, draft: d, err: err}
 			}
 			return chargeCreatedMsg{tag: t, draft: d, err: err, unconfirmed: true}
@@ -186,7 +186,7 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 			// The charge exists on the service, so it is tracked, but never shown to a customer.
 			ch.Mismatch = strings.Join(mismatch.Problems, "; ")
 		}
-		saved, err := store.CompleteSubmission(d.Key, ch)
+		saved, err := store.CompleteSubmission(ctx, d.Key, ch)
 		if err != nil {
 			return chargeCreatedMsg{tag: t, draft: d, charge: &ch, err: err}
 		}
@@ -213,8 +213,7 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	switch {
 	case msg.charge != nil:
 		m.form = nil
-		m.charges.refresh()
-		m.openQR(msg.charge.ID)
+		m.openQR(*msg.charge)
 		switch {
 		case msg.charge.Mismatch != "":
 			m.setStatus(tr.F("The service's reply differs from the charge you asked for: %s. Do not show it to the customer.", msg.charge.Mismatch), statusError)
@@ -250,11 +249,15 @@ func (m *Model) recoverSubmissions() tea.Cmd {
 	return withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
 		var out recoveredMsg
 		out.gen = gen
-		for _, sub := range store.PendingSubmissions() {
+		subs, err := store.PendingSubmissions(ctx)
+		if err != nil {
+			out.err = err
+		}
+		for _, sub := range subs {
 			tx, err := c.GetTransaction(ctx, sub.Key, api.WithSubAccount(walletHeader(sub.Wallet)))
 			switch {
 			case err == nil:
-				ch, err := store.ResolveSubmission(sub.Key, tx)
+				ch, err := store.ResolveSubmission(ctx, sub.Key, tx)
 				if err != nil {
 					out.err = err
 				}
@@ -264,7 +267,7 @@ func (m *Model) recoverSubmissions() tea.Cmd {
 				out.pending++
 			case errors.Is(err, api.ErrNotFound):
 				// No attempt can land any more: the request never reached the service.
-				_ = store.AbandonSubmission(sub.Key)
+				_ = store.AbandonSubmission(ctx, sub.Key)
 				out.abandoned++
 			default:
 				out.pending++
@@ -280,7 +283,6 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 		return nil
 	}
 	tr := m.c.tr
-	m.charges.refresh()
 	// One line says all of it; the most pressing part decides its tone.
 	var parts []string
 	level := statusOK
@@ -311,17 +313,18 @@ func (m *Model) schedulePolls(now time.Time) tea.Cmd {
 	if m.qr != nil {
 		focused = m.qr.id
 	}
-	due := m.app.sess.Store.Charges().DuePolls(now, focused, maxPollsPerTick)
+	store := m.app.sess.Store
+	due := store.DuePolls(now, focused, maxPollsPerTick)
 	var cmds []tea.Cmd
 	for _, id := range due {
 		if m.polling[id] {
 			continue
 		}
-		ch, ok := m.app.sess.Store.Charges().Get(id)
+		ch, ok := store.Peek(id)
 		if !ok {
 			continue
 		}
-		m.app.sess.Store.Charges().MarkPolled(id, now)
+		store.MarkPolled(id, now)
 		cmds = append(cmds, m.pollNow(id, ch.Wallet))
 	}
 	return tea.Batch(cmds...)
@@ -337,8 +340,8 @@ func (m *Model) pollNow(id, wallet string) tea.Cmd {
 		if err != nil {
 			return txMsg{gen: gen, id: id, wallet: wallet, err: err}
 		}
-		before, _ := store.Charge(id)
-		after, _, err := store.ApplyTransaction(tx)
+		before, _, _ := store.Charge(ctx, id)
+		after, _, err := store.ApplyTransaction(ctx, tx)
 		return txMsg{gen: gen, id: id, wallet: wallet, tx: tx, before: before, after: after, err: err}
 	})
 }
@@ -363,7 +366,9 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 
 // onChargeChanged reacts to a status change of a tracked charge (the QR screen rings on payment).
 func (m *Model) onChargeChanged(before, after state.Charge) tea.Cmd {
-	m.charges.refresh()
+	if m.qr != nil && m.qr.id == after.ID {
+		m.qr.ch = after
+	}
 	if before.State() == after.State() {
 		return nil
 	}
@@ -381,61 +386,63 @@ func (m *Model) bell() tea.Cmd {
 	return func() tea.Msg { ring(); return nil }
 }
 
-// maxEventBatch bounds how many webhook events one eventsMsg carries (one store commit each).
-const maxEventBatch = 4096
+// maxEventBatch bounds how many webhook events one eventsMsg carries.
+const maxEventBatch = 1024
 
-// eventsMsg is a batch of webhook events applied to the store together; the root handles each
-// item as an eventMsg.
+// eventsMsg is a batch of webhook events that reached the store (from this window's receiver
+// or another's) since the last one; the root handles each item as an eventMsg.
 type eventsMsg struct {
 	gen   uint64
 	items []eventMsg
+	// last is the Seq of the newest event seen; the next wait reads after it.
+	last int64
+	err  error
 }
 
-// waitEvent waits until the session's inbox holds verified webhook events, applies up to
-// maxEventBatch of them to the store in one commit, acknowledges them to the inbox and returns
-// them as one eventsMsg; it is re-armed after each batch.
+// waitEvent waits until events newer than the last one seen are in the store and returns up to
+// maxEventBatch of them; it is re-armed after each batch. At the start of a session it first
+// reads where the events end: older ones are history, shown by the events view.
 func (m *Model) waitEvent() tea.Cmd {
-	in, gen, store, done := m.app.sess.Inbox, m.app.gen, m.app.sess.Store, m.app.done
-	if in == nil {
-		return nil
-	}
+	gen, store, done, after := m.app.gen, m.app.sess.Store, m.app.done, m.app.eventSeq
 	return func() tea.Msg {
-		select {
-		case <-done:
-			return nil
-		case <-in.Ready():
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		if after < 0 {
+			last, err := store.LastEventSeq(ctx)
+			if err != nil {
+				return eventsMsg{gen: gen, last: after, err: err}
+			}
+			after = last
 		}
-		b, err := in.Next(maxEventBatch)
-		if err != nil {
-			return eventsMsg{gen: gen, items: []eventMsg{{gen: gen, err: err}}}
-		}
-		msg := eventsMsg{gen: gen}
-		if evs, _ := store.InboxEvents(b); len(evs) > 0 {
-			msg = applyEventBatch(gen, store, evs)
-		}
-		if len(msg.items) == 0 || msg.items[0].err == nil {
-			// Applied (or nothing to apply): the inbox may forget them. After a store error they
-			// stay and are applied again with the next batch.
-			if err := in.Done(b); err != nil {
-				msg.items = append(msg.items, eventMsg{gen: gen, err: err})
+		for {
+			changed := store.Changed()
+			es, err := store.EventsAfter(ctx, after, maxEventBatch)
+			switch {
+			case ctx.Err() != nil:
+				return nil
+			case err != nil:
+				return eventsMsg{gen: gen, last: after, err: err}
+			case len(es) > 0:
+				msg := eventsMsg{gen: gen, last: es[len(es)-1].Seq, items: make([]eventMsg, len(es))}
+				for i := range es {
+					msg.items[i] = eventMsg{gen: gen, ev: es[i].Event, first: true}
+				}
+				return msg
+			}
+			select {
+			case <-done:
+				return nil
+			case <-changed:
 			}
 		}
-		return msg
 	}
-}
-
-// applyEventBatch records events in the store in one call and describes each as an eventMsg.
-// No charge changes here: a webhook is a hint, read back by confirmEvent.
-func applyEventBatch(gen uint64, store *state.Store, batch []*api.Event) eventsMsg {
-	items := make([]eventMsg, len(batch))
-	first, err := store.ApplyEvents(batch)
-	for i, ev := range batch {
-		items[i] = eventMsg{gen: gen, ev: ev, err: err}
-		if err == nil {
-			items[i].first = first[i]
-		}
-	}
-	return eventsMsg{gen: gen, items: items}
 }
 
 // eventConfirmedMsg is the service's answer to a payment event read back (state.ConfirmEvent).
@@ -473,17 +480,35 @@ func (m *Model) confirmEvent(ev *api.Event, attempt int) tea.Cmd {
 
 // confirmUnchecked reads back the newest payment events left unchecked (e.g. by a restart).
 func (m *Model) confirmUnchecked() tea.Cmd {
-	var cmds []tea.Cmd
-	for start := 0; len(cmds) < maxStartupConfirms; start += 256 {
-		page, _ := m.app.sess.Store.Events().Window(start, 256)
-		for _, e := range page {
-			if e.Verdict == state.VerdictUnchecked && e.Event.Kind.IsPayment() && len(cmds) < maxStartupConfirms {
-				cmds = append(cmds, m.confirmEvent(e.Event, 0))
-			}
+	gen, store := m.app.gen, m.app.sess.Store
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		es, err := store.UncheckedPayments(ctx, maxStartupConfirms)
+		msg := uncheckedMsg{gen: gen, err: err}
+		for _, e := range es {
+			msg.events = append(msg.events, e.Event)
 		}
-		if len(page) < 256 {
-			break
-		}
+		return msg
+	})
+}
+
+// uncheckedMsg lists payment events to read back.
+type uncheckedMsg struct {
+	gen    uint64
+	events []*api.Event
+	err    error
+}
+
+func (m *Model) onUnchecked(msg uncheckedMsg) tea.Cmd {
+	if msg.gen != m.app.gen {
+		return nil
+	}
+	if msg.err != nil {
+		m.setStatus(m.c.tr.F("Could not read the saved events: %v", msg.err), statusError)
+		return nil
+	}
+	cmds := make([]tea.Cmd, 0, len(msg.events))
+	for _, ev := range msg.events {
+		cmds = append(cmds, m.confirmEvent(ev, 0))
 	}
 	return tea.Batch(cmds...)
 }
@@ -511,35 +536,20 @@ func (m *Model) onConfirmed(msg eventConfirmedMsg) tea.Cmd {
 	return m.onChargeChanged(msg.conf.Before, msg.conf.After)
 }
 
-func (m *Model) onEvent(msg eventMsg) tea.Cmd {
-	if msg.gen != m.app.gen {
-		return nil
-	}
-	if msg.err != nil {
-		m.setStatus(m.c.tr.F("Could not save an event: %v", msg.err), statusError)
-	}
-	var cmd tea.Cmd
-	if msg.first && msg.ev != nil && msg.ev.Kind.IsPayment() {
-		cmd = m.confirmEvent(msg.ev, 0)
-	}
-	// The views see the event too (the events feed, blocks on balance_block_*).
-	return tea.Batch(cmd, m.broadcast(msg), m.waitEvent())
-}
-
-// onEvents handles a batch as onEvent handles each of its events, refreshing the charges once
-// and re-arming the wait once.
+// onEvents reads back each new payment event, lets the views see every event (the events
+// feed, blocks on balance_block_*) and waits for the next ones.
 func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	if msg.gen != m.app.gen {
 		return nil
 	}
+	m.app.eventSeq = msg.last
+	if msg.err != nil {
+		m.setStatus(m.c.tr.F("Could not read the saved events: %v", msg.err), statusError)
+		return tea.Tick(time.Second, func(time.Time) tea.Msg { return rewaitEventsMsg{gen: msg.gen} })
+	}
 	var cmds []tea.Cmd
-	reported := false
 	for _, it := range msg.items {
-		if it.err != nil && !reported {
-			m.setStatus(m.c.tr.F("Could not save an event: %v", it.err), statusError)
-			reported = true // the whole batch failed with the same error
-		}
-		if it.first && it.ev != nil && it.ev.Kind.IsPayment() {
+		if it.ev != nil && it.ev.Kind.IsPayment() {
 			cmds = append(cmds, m.confirmEvent(it.ev, 0))
 		}
 		cmds = append(cmds, m.broadcast(it))
@@ -547,3 +557,6 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	cmds = append(cmds, m.waitEvent())
 	return tea.Batch(cmds...)
 }
+
+// rewaitEventsMsg re-arms the event feed after a failed read.
+type rewaitEventsMsg struct{ gen uint64 }

@@ -74,12 +74,17 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		_ = wl.Close()
 		return fail(fmt.Errorf("demo: register the webhook receiver: %w", err))
 	}
-	inbox := state.MemoryInbox()
+	store := state.OpenMemory(o.StoreOptions...)
+	intake, err := store.OpenIntake()
+	if err != nil {
+		_ = wl.Close()
+		_ = store.Close()
+		return fail(err)
+	}
 	// The same receiver settings as a profile that leaves signature_header and tolerance unset.
-	ropts := append([]api.ReceiverOption{api.WithSink(inbox), api.WithTolerance(api.DefaultWebhookTolerance)}, o.ReceiverOptions...)
+	ropts := append([]api.ReceiverOption{api.WithSink(intake), api.WithTolerance(api.DefaultWebhookTolerance)}, o.ReceiverOptions...)
 	recv := api.NewReceiver(whSecret, ropts...)
 	go func() { _ = recv.Serve(life, wl) }()
-	store := state.OpenMemory(o.StoreOptions...)
 	// Track the fixture's seeded charges so a fresh dashboard has history to show.
 	for _, ref := range srv.Charges(id) {
 		tx, err := client.GetTransaction(ctx, ref.ID, api.WithSubAccount(walletHeader(ref.Wallet)))
@@ -89,7 +94,7 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		if err != nil {
 			return fail(fmt.Errorf("demo: read seeded charge %s: %w", ref.ID, err))
 		}
-		if _, err := store.TrackTransaction(tx, ref.Wallet); err != nil {
+		if _, err := store.TrackTransaction(ctx, tx, ref.Wallet); err != nil {
 			return fail(err)
 		}
 	}
@@ -100,7 +105,7 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		Client:        client,
 		Store:         store,
 		Sandbox:       ctl,
-		Inbox:         inbox,
+		Intake:        intake,
 		ReceiverStats: recv.Stats,
 		WebhookURL:    "http://" + wl.Addr().String() + api.WebhookPath,
 		PixFee:        99,
@@ -111,7 +116,7 @@ func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server,
 		Close: func() {
 			cancel()
 			srv.Close()
-			_ = inbox.Close()
+			_ = intake.Close()
 			_ = store.Close()
 		},
 	}

@@ -70,7 +70,10 @@ func TestEventsPayloadMasksDocumentsUntilV(t *testing.T) {
 		m, v := eventsModel(t, s, size[0], size[1])
 		deliver(t, m, decoded(t, docEvent))
 		list := m.View()
-		press(m, "enter")
+		if !strings.Contains(list, "R$ 89,90") || !strings.Contains(list, "payment_completed") {
+			t.Fatalf("%dx%d: the event is not listed:\n%s", size[0], size[1], list)
+		}
+		press(t, m, "enter")
 		if v.detail == nil {
 			t.Fatal("enter did not open the payload")
 		}
@@ -96,7 +99,7 @@ func TestEventsPayloadMasksDocumentsUntilV(t *testing.T) {
 		if !strings.Contains(m.View(), "v reveals documents") {
 			t.Errorf("%dx%d: no hint that v reveals:\n%s", size[0], size[1], m.View())
 		}
-		press(m, "v")
+		press(t, m, "v")
 		m.View()
 		revealed := full()
 		for _, want := range []string{`"counterpartDocument": "52998224725"`, `"document": "529.982.247-25"`, `"document": "11222333000181"`, `"note": "pago por 52998224725"`} {
@@ -107,13 +110,13 @@ func TestEventsPayloadMasksDocumentsUntilV(t *testing.T) {
 		if !strings.Contains(m.View(), "v hides documents") {
 			t.Errorf("%dx%d: no hint that v hides:\n%s", size[0], size[1], m.View())
 		}
-		press(m, "v")
+		press(t, m, "v")
 		m.View()
 		if strings.Contains(full(), "52998224725") {
 			t.Errorf("%dx%d: a second v did not mask again", size[0], size[1])
 		}
 		// Leaving the payload forgets the reveal.
-		press(m, "v", "esc", "enter")
+		press(t, m, "v", "esc", "enter")
 		m.View()
 		if strings.Contains(full(), "52998224725") {
 			t.Errorf("%dx%d: the next payload opened revealed", size[0], size[1])
@@ -127,14 +130,14 @@ func TestEventsPayloadMasksLikeTheInspector(t *testing.T) {
 	goldenCharges(t, s)
 	m, v := eventsModel(t, s, 120, 40)
 	deliver(t, m, decoded(t, docEvent))
-	press(m, "enter")
+	press(t, m, "enter")
 	m.View()
 	payload := strings.Join(v.detail.lines, "\n")
 
 	tx := goldenFailedTx()
 	tx.CounterpartDocument = "52998224725"
 	tx.Metadata = map[string]any{"cpf": "52998224725", "obs": "cliente 52998224725", "pedido": "0999", "cliente": map[string]any{"documento": "abc", "id": 7}}
-	showLookup(m, "PED-0999", "principal", tx, state.Charge{}, false, nil)
+	showLookup(t, m, "PED-0999", "principal", tx, state.Charge{}, false, nil)
 	inspector := m.View()
 	want := maskDocument("52998224725")
 	if !strings.Contains(payload, `"counterpartDocument": "`+want+`"`) || !strings.Contains(inspector, want+" (v reveals)") {
@@ -148,7 +151,7 @@ func TestEventsPayloadMasksLikeTheInspector(t *testing.T) {
 	if strings.Contains(inspector, "52998224725") {
 		t.Errorf("the inspector shows a document before v:\n%s", inspector)
 	}
-	press(m, "v")
+	press(t, m, "v")
 	if out := m.View(); !strings.Contains(out, "cpf = 52998224725") || !strings.Contains(out, "529.982.247-25 (v hides)") {
 		t.Errorf("v did not reveal the inspector's documents:\n%s", out)
 	}

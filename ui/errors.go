@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"pixdash/api"
+	"pixdash/state"
 )
 
 // describeErr turns an error into one line: what failed, the cause, the service's trace id, and
@@ -68,6 +69,16 @@ func transportHint(tr catalog, err error) string {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return tr.T("cancelled")
+	case errors.Is(err, state.ErrDiskFull):
+		return tr.T("this computer's disk is full: free some space; nothing was saved (and nothing was sent)")
+	case errors.Is(err, state.ErrNoAccess):
+		return tr.T("the local database cannot be written (permissions or a read-only disk); check $XDG_STATE_HOME/pixdash")
+	case errors.Is(err, state.ErrIO):
+		return tr.T("the disk failed to read or write the local database; check the disk")
+	case errors.Is(err, state.ErrDamaged):
+		return tr.T("the local database is damaged; quit, keep a copy of $XDG_STATE_HOME/pixdash and report it")
+	case errors.Is(err, state.ErrBusy):
+		return tr.T("another pixdash window kept the local database busy; try again")
 	case errors.As(err, &dnsErr):
 		cause = tr.F("cannot resolve %s; check base_url and this machine's network or DNS", dnsErr.Name)
 	case errors.Is(err, syscall.ECONNREFUSED):

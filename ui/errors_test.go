@@ -86,7 +86,9 @@ func TestErrorPathsSaySpecificallyWhatToDo(t *testing.T) {
 			return failingCall(t, "https://api.example.com/v2", api.WithHTTPClient(dnsFail))
 		}, []string{"cannot resolve api.example.com", "DNS"}},
 		{"TLS certificate not trusted", func(t *testing.T) error {
-			return failingCall(t, "https://"+strings.TrimPrefix(tlsSrv.URL, "https://")+"/v2")
+			// The handshake's refusal must come before the sign-in times out, also on a loaded
+			// machine under -race (300 ms is not always enough there).
+			return failingCall(t, "https://"+strings.TrimPrefix(tlsSrv.URL, "https://")+"/v2", api.WithAuthTimeout(1500*time.Millisecond))
 		}, []string{"TLS", "certificate"}},
 		{"500 with trace id", func(t *testing.T) error {
 			return failingCall(t, serve(t, func(w http.ResponseWriter, _ *http.Request) {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -44,12 +45,27 @@ type eventsView struct {
 	cursor, offset int
 	cache          map[string]eventRowCache
 
-	// kinds are the kinds present in the log; kindsOf is how many distinct events they were
-	// collected from (compared with the log's total to know when they must be collected again).
-	kinds   map[api.EventKind]struct{}
-	kindsOf int
+	// filter is the kind and wallet shown; win holds the rows around the cursor.
+	filter state.EventQuery
+	win    listWindow[state.EventQuery, state.EventEntry]
+	// facets are the kinds and wallets present, the total and the last arrival, as last read.
+	facets    state.EventFacets
+	facetsErr error
 
 	detail *eventDetail
+}
+
+// eventsOwner addresses the events list's reads.
+const eventsOwner = "events"
+
+// eventPage is a read of the events list.
+type eventPage = windowLoadedMsg[state.EventQuery, state.EventEntry]
+
+// facetsMsg is a read of the events' kinds, wallets, total and last arrival.
+type facetsMsg struct {
+	gen    uint64
+	facets state.EventFacets
+	err    error
 }
 
 // eventLayout holds column widths for the current width.
@@ -99,11 +115,64 @@ func (v *eventsView) title() string { return v.c.tr.T("Events") }
 
 func (v *eventsView) capturesText() bool { return false }
 
-// log is the session's event log.
-func (v *eventsView) log() *state.EventLog { return v.c.app.sess.Store.Events() }
-
 // receiving reports whether the session has a webhook receiver.
-func (v *eventsView) receiving() bool { return v.c.app.sess.Inbox != nil }
+func (v *eventsView) receiving() bool { return v.c.app.sess.Intake != nil }
+
+// readEvents reads a window of the events list from the store.
+func readEvents(store *state.Store) windowRead[state.EventQuery, state.EventEntry] {
+	return func(ctx context.Context, q state.EventQuery, offset, limit int) ([]state.EventEntry, int, bool, error) {
+		p, err := store.EventWindow(ctx, q, offset, limit)
+		return p.Entries, p.Total, false, err
+	}
+}
+
+// load asks for the rows on screen when they are not loaded and current.
+func (v *eventsView) load() tea.Cmd {
+	return v.win.need(eventsOwner, v.c.app.gen, v.offset, v.visibleRows(), readEvents(v.c.app.sess.Store))
+}
+
+// loadFacets reads the kinds, wallets, total and last arrival.
+func (v *eventsView) loadFacets() tea.Cmd {
+	gen, store := v.c.app.gen, v.c.app.sess.Store
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		f, err := store.Facets(ctx)
+		return facetsMsg{gen: gen, facets: f, err: err}
+	})
+}
+
+// setFilter shows another kind and wallet, from the top.
+func (v *eventsView) setFilter(q state.EventQuery) tea.Cmd {
+	v.filter = q
+	v.win.setQuery(q)
+	v.cursor, v.offset = 0, 0
+	return v.load()
+}
+
+// chargeOf is the tracked charge an event names: the store's memory copy when it has one
+// (the freshest), else the one read with the event's row.
+func (v *eventsView) chargeOf(e *state.EventEntry) (state.Charge, bool) {
+	id := e.Event.TransactionID
+	if id == "" {
+		return state.Charge{}, false
+	}
+	if c, ok := v.c.app.sess.Store.Peek(id); ok {
+		return c, true
+	}
+	if e.Charge != nil {
+		return *e.Charge, true
+	}
+	return state.Charge{}, false
+}
+
+// current is the entry with the detail's id as the window holds it now (its verdict arrives after the event).
+func (v *eventsView) current(d *eventDetail) state.EventEntry {
+	for i := range v.win.items {
+		if v.win.items[i].Event.EventID == d.id {
+			return v.win.items[i]
+		}
+	}
+	return d.entry
+}
 
 func (v *eventsView) setSize(w, h int) {
 	if w != v.width {
@@ -111,6 +180,7 @@ func (v *eventsView) setSize(w, h int) {
 	}
 	v.width, v.height = w, h
 	v.layout = eventLayoutFor(w)
+	v.scroll()
 }
 
 func eventLayoutFor(w int) eventLayout {
@@ -145,14 +215,22 @@ func (v *eventsView) visibleRows() int {
 }
 
 func (v *eventsView) activate() tea.Cmd {
-	v.clamp()
-	return nil
+	v.win.invalidate()
+	return tea.Batch(v.load(), v.loadFacets())
 }
 
-func (v *eventsView) clamp() {
-	n := v.log().Len()
-	v.cursor = min(v.cursor, n-1)
-	v.cursor = max(v.cursor, 0)
+// scroll keeps the cursor in the list and on screen.
+func (v *eventsView) scroll() {
+	n := v.win.len()
+	v.cursor = max(min(v.cursor, n-1), 0)
+	rows := v.visibleRows()
+	if v.cursor < v.offset {
+		v.offset = v.cursor
+	}
+	if v.cursor >= v.offset+rows {
+		v.offset = v.cursor - rows + 1
+	}
+	v.offset = max(min(v.offset, n-rows), 0)
 }
 
 func (v *eventsView) shortHelp() []key.Binding {
@@ -179,58 +257,69 @@ func (v *eventsView) update(msg tea.Msg) tea.Cmd {
 		if msg.gen != v.c.app.gen || msg.ev == nil || !msg.first {
 			return nil
 		}
-		if v.kinds != nil {
-			v.kinds[msg.ev.Kind] = struct{}{}
-			v.kindsOf++
-		}
 		// Keep the selected event under the cursor when the list grows above it; at the top,
 		// the cursor follows the newest event.
 		if v.cursor > 0 && v.matches(msg.ev) {
 			v.cursor++
 			v.offset++
 		}
+	case storeChangedMsg:
+		v.win.invalidate()
+		return tea.Batch(v.load(), v.loadFacets())
+	case eventPage:
+		if msg.owner != eventsOwner || msg.gen != v.c.app.gen {
+			return nil
+		}
+		v.win.apply(msg)
+		if msg.err != nil {
+			return func() tea.Msg {
+				return statusMsg{text: v.c.tr.F("Could not read the events: %v", msg.err), kind: statusError}
+			}
+		}
+		v.scroll()
+		return v.load()
+	case facetsMsg:
+		if msg.gen == v.c.app.gen {
+			v.facetsErr = msg.err
+			if msg.err == nil {
+				v.facets = msg.facets
+			}
+		}
 	}
 	return nil
 }
 
-// matches reports whether ev passes the log's filter.
+// matches reports whether ev passes the view's filter.
 func (v *eventsView) matches(ev *api.Event) bool {
-	kind, wallet := v.log().Filter()
-	return (kind == "" || ev.Kind == kind) && (wallet == "" || ev.Wallet() == wallet)
+	return (v.filter.Kind == "" || ev.Kind == v.filter.Kind) && (v.filter.Wallet == "" || state.NormalizeWallet(ev.Wallet()) == v.filter.Wallet)
 }
 
 func (v *eventsView) listKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys
-	lg := v.log()
-	n := lg.Len()
+	n := v.win.len()
 	page := v.visibleRows()
 	switch c, nav := k.navigate(km, v.cursor, n, page); {
 	case nav:
 		v.cursor = c
 	case key.Matches(km, k.Enter):
-		if e, ok := lg.At(v.cursor); ok {
+		if e, ok := v.win.at(v.cursor); ok {
 			v.detail = &eventDetail{id: e.Event.EventID, entry: e}
 		}
 	case key.Matches(km, k.KindFilter):
-		kind, wallet := lg.Filter()
-		lg.SetFilter(nextOf(v.presentKinds(), kind), wallet)
-		v.cursor, v.offset = 0, 0
+		return v.setFilter(state.EventQuery{Kind: nextOf(v.presentKinds(), v.filter.Kind), Wallet: v.filter.Wallet})
 	case key.Matches(km, k.WalletFilter):
-		kind, wallet := lg.Filter()
-		lg.SetFilter(kind, nextOf(lg.Wallets(), wallet))
-		v.cursor, v.offset = 0, 0
+		return v.setFilter(state.EventQuery{Kind: v.filter.Kind, Wallet: nextOf(v.facets.Wallets, v.filter.Wallet)})
 	case key.Matches(km, k.Back):
-		if kind, wallet := lg.Filter(); kind != "" || wallet != "" {
-			lg.SetFilter("", "")
-			v.cursor, v.offset = 0, 0
+		if v.filter != (state.EventQuery{}) {
+			return v.setFilter(state.EventQuery{})
 		}
 	case key.Matches(km, k.Inspect):
-		if e, ok := lg.At(v.cursor); ok {
+		if e, ok := v.win.at(v.cursor); ok {
 			return inspectEvent(e.Event)
 		}
 	}
-	v.clamp()
-	return nil
+	v.scroll()
+	return v.load()
 }
 
 // inspectEvent opens the event's transaction in the inspector.
@@ -257,34 +346,19 @@ func nextOf[T ~string](list []T, cur T) T {
 	return list[i+1]
 }
 
-// presentKinds returns the kinds in the log: the spec's in its order, then unknown ones sorted.
-// They are collected from the whole log only when events arrived that the view did not see.
+// presentKinds returns the kinds events arrived with: the spec's in its order, then unknown ones sorted.
 func (v *eventsView) presentKinds() []api.EventKind {
-	lg := v.log()
-	if v.kinds == nil || v.kindsOf != lg.Total() {
-		v.kinds = map[api.EventKind]struct{}{}
-		kind, wallet := lg.Filter()
-		if kind != "" || wallet != "" {
-			lg.SetFilter("", "")
-			defer lg.SetFilter(kind, wallet)
-		}
-		total := lg.Total()
-		const chunk = 1024
-		for start := 0; start < total; start += chunk {
-			win, _ := lg.Window(start, chunk)
-			for i := range win {
-				v.kinds[win[i].Event.Kind] = struct{}{}
-			}
-		}
-		v.kindsOf = total
+	have := make(map[api.EventKind]bool, len(v.facets.Kinds))
+	for _, k := range v.facets.Kinds {
+		have[k] = true
 	}
 	var out, unknown []api.EventKind
 	for _, k := range api.EventKinds {
-		if _, ok := v.kinds[k]; ok {
+		if have[k] {
 			out = append(out, k)
 		}
 	}
-	for k := range v.kinds {
+	for _, k := range v.facets.Kinds {
 		if !k.Known() {
 			unknown = append(unknown, k)
 		}
@@ -321,21 +395,12 @@ func (v *eventsView) view(w, h int) string {
 	if v.detail != nil {
 		return v.detailView(w, h)
 	}
-	lg := v.log()
-	if !v.receiving() && !v.c.app.sess.ReceiverElsewhere && lg.Total() == 0 {
+	if !v.receiving() && !v.c.app.sess.ReceiverElsewhere && v.facets.Total == 0 {
 		return v.setupView(w, h)
 	}
 	st := v.c.st
-	n := lg.Len()
+	n := v.win.len()
 	rows := v.visibleRows()
-	v.clamp()
-	if v.cursor < v.offset {
-		v.offset = v.cursor
-	}
-	if v.cursor >= v.offset+rows {
-		v.offset = v.cursor - rows + 1
-	}
-	v.offset = max(min(v.offset, n-rows), 0)
 
 	var b strings.Builder
 	b.Grow((h + 1) * (w + 16))
@@ -345,25 +410,38 @@ func (v *eventsView) view(w, h int) string {
 	b.WriteByte('\n')
 	b.WriteString(st.ColHeader.Render(truncateWidth(v.headerRow(), w)))
 	b.WriteByte('\n')
+	if !v.win.shown {
+		if v.win.err != nil {
+			b.WriteString(st.Err.Render(truncateWidth(v.c.tr.F("Could not read the events: %v", v.win.err), w)))
+		}
+		return b.String()
+	}
 	if n == 0 {
 		b.WriteString(v.emptyText(w))
 		return b.String()
 	}
 	now := v.c.now().In(v.c.loc)
-	win, _ := lg.Window(v.offset, rows)
-	for i := range win {
-		e := &win[i]
-		if v.offset+i == v.cursor {
-			for j, l := range v.plainLines(e, now) {
+	last := min(v.offset+rows, n)
+	for i := v.offset; i < last; i++ {
+		e, ok := v.win.shownAt(i)
+		if !ok {
+			b.WriteString(st.Muted.Render("…"))
+			if i < last-1 {
+				b.WriteString(strings.Repeat("\n", v.rowLines()))
+			}
+			continue
+		}
+		if i == v.cursor {
+			for j, l := range v.plainLines(&e, now) {
 				if j > 0 {
 					b.WriteByte('\n')
 				}
 				b.WriteString(st.Selected.Render(padRight(l, w)))
 			}
 		} else {
-			b.WriteString(v.row(e, now))
+			b.WriteString(v.row(&e, now))
 		}
-		if i < len(win)-1 {
+		if i < last-1 {
 			b.WriteByte('\n')
 		}
 	}
@@ -373,10 +451,9 @@ func (v *eventsView) view(w, h int) string {
 // topLine is the count and filter on the left and the receiver's counters on the right.
 func (v *eventsView) topLine(w, shown int) string {
 	st, tr := v.c.st, v.c.tr
-	lg := v.log()
-	total := lg.Total()
+	total := v.facets.Total
 	left := st.Bold.Render(tr.F("%d events", total))
-	kind, wallet := lg.Filter()
+	kind, wallet := v.filter.Kind, v.filter.Wallet
 	if kind != "" || wallet != "" {
 		left = st.Bold.Render(tr.F("%d of %d events", shown, total))
 	}
@@ -454,20 +531,18 @@ func (v *eventsView) receiverLine(w int) string {
 	if sess.WebhookURL != "" {
 		s = tr.F("Receiving at %s", sess.WebhookURL)
 	}
-	lg := v.log()
-	if kind, wallet := lg.Filter(); kind != "" || wallet != "" {
+	if v.filter != (state.EventQuery{}) {
 		return st.Muted.Render(truncateWidth(s, w))
 	}
-	if e, ok := lg.At(0); ok && !e.ReceivedAt.IsZero() {
-		s += " · " + tr.F("last event %s ago", humanDuration(v.c.now().Sub(e.ReceivedAt)))
+	if at := v.facets.LastAt; !at.IsZero() {
+		s += " · " + tr.F("last event %s ago", humanDuration(v.c.now().Sub(at)))
 	}
 	return st.Muted.Render(truncateWidth(s, w))
 }
 
 func (v *eventsView) emptyText(w int) string {
 	st, tr := v.c.st, v.c.tr
-	kind, wallet := v.log().Filter()
-	if kind != "" || wallet != "" {
+	if v.filter != (state.EventQuery{}) {
 		return st.Muted.Render(truncateWidth(tr.T("No event matches the filter. t and W change it; esc clears it."), w))
 	}
 	lines := []string{tr.T("No events yet. They appear here as soon as the service delivers them.")}
@@ -498,7 +573,7 @@ func (v *eventsView) headerRow() string {
 // row renders one event, from the cache when nothing it shows has changed.
 func (v *eventsView) row(e *state.EventEntry, now time.Time) string {
 	id := e.Event.EventID
-	ver := v.chargeVersion(e.Event)
+	ver := v.chargeVersion(e)
 	today := sameDay(e.ReceivedAt.In(v.c.loc), now)
 	if c, ok := v.cache[id]; ok && c.count == e.Count && c.width == v.width && c.chargeVer == ver && c.today == today &&
 		c.verdict == e.Verdict && c.reason == e.VerdictReason {
@@ -606,7 +681,7 @@ func (v *eventsView) cellsOf(e *state.EventEntry, now time.Time) eventCells {
 	}
 	c.summary = ""
 	if room > 0 {
-		c.summary = truncateWidth(sanitize(maskDocumentsIn(v.summary(ev))), room)
+		c.summary = truncateWidth(sanitize(maskDocumentsIn(v.summary(e))), room)
 	}
 	return c
 }
@@ -633,11 +708,11 @@ func shortID(id string) string { return truncateWidth(id, evChargeW) }
 
 // chargeVersion changes when the tracked charge a payment row reads (requested split, refund
 // progress) changes: its update time, and the number of requested legs (set at creation).
-func (v *eventsView) chargeVersion(ev *api.Event) int64 {
-	if !ev.Kind.IsPayment() || ev.TransactionID == "" {
+func (v *eventsView) chargeVersion(e *state.EventEntry) int64 {
+	if ev := e.Event; !ev.Kind.IsPayment() || ev.TransactionID == "" {
 		return 0
 	}
-	ch, ok := v.c.app.sess.Store.Charge(ev.TransactionID)
+	ch, ok := v.chargeOf(e)
 	if !ok {
 		return -1
 	}
@@ -664,7 +739,8 @@ func (v *eventsView) kindStyle(k api.EventKind) lipgloss.Style {
 }
 
 // summary is the one-line gist of an event, in the merchant's language.
-func (v *eventsView) summary(ev *api.Event) string {
+func (v *eventsView) summary(e *state.EventEntry) string {
+	ev := e.Event
 	tr := v.c.tr
 	var parts []string
 	add := func(s string) {
@@ -674,7 +750,7 @@ func (v *eventsView) summary(ev *api.Event) string {
 	}
 	switch ev.Kind {
 	case api.EventPaymentCompleted:
-		ch, _ := v.c.app.sess.Store.Charge(ev.TransactionID)
+		ch, _ := v.chargeOf(e)
 		add(splitGist(tr, ch.SplitRequested, ev.Split))
 		if ev.CounterpartName != "" {
 			add(tr.F("payer %s", ev.CounterpartName))
@@ -690,7 +766,7 @@ func (v *eventsView) summary(ev *api.Event) string {
 				add(tr.F("blocked: %s", bd.Reason))
 			}
 			add(refundGist(tr, bd.Refund))
-			if now := v.currentRefund(ev); now != "" {
+			if now := v.currentRefund(e); now != "" {
 				add(tr.F("now %s", tr.T(now)))
 			}
 		} else {
@@ -719,8 +795,9 @@ func (v *eventsView) summary(ev *api.Event) string {
 }
 
 // currentRefund is the tracked charge's refund status when it moved on since the event was sent.
-func (v *eventsView) currentRefund(ev *api.Event) string {
-	ch, ok := v.c.app.sess.Store.Charge(ev.TransactionID)
+func (v *eventsView) currentRefund(e *state.EventEntry) string {
+	ev := e.Event
+	ch, ok := v.chargeOf(e)
 	if !ok || ch.BlockedDeposit == nil || ch.BlockedDeposit.Refund == nil {
 		return ""
 	}
@@ -868,11 +945,8 @@ func (v *eventsView) detailView(w, h int) string {
 	st, tr := v.c.st, v.c.tr
 	d := v.detail
 	// The entry as the log holds it now: its verdict arrives after the event.
-	e := d.entry
-	if cur, ok := v.log().Get(d.id); ok {
-		e = cur
-	}
-	if ver := v.chargeVersion(e.Event); d.width != w || d.ver != ver || d.verdict != e.Verdict || d.reason != e.VerdictReason || d.lines == nil {
+	e := v.current(d)
+	if ver := v.chargeVersion(&e); d.width != w || d.ver != ver || d.verdict != e.Verdict || d.reason != e.VerdictReason || d.lines == nil {
 		d.width, d.ver, d.verdict, d.reason = w, ver, e.Verdict, e.VerdictReason
 		d.lines, d.masked = v.detailLines(e, w, d.reveal)
 	}
@@ -880,7 +954,7 @@ func (v *eventsView) detailView(w, h int) string {
 	d.scroll = max(min(d.scroll, len(d.lines)-body), 0)
 	ev := e.Event
 	title := v.kindStyle(ev.Kind).Render(sanitize(string(ev.Kind))) + "  " + st.Bold.Render(sanitize(ev.EventID))
-	if n := v.log().Seen(ev.EventID); n > 1 {
+	if n := e.Count; n > 1 {
 		title += "  " + st.Accent.Render(fmt.Sprintf("×%d", n))
 	}
 	var b strings.Builder
@@ -939,7 +1013,7 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 		field(tr.T("amount"), ev.Amount.BRL())
 	}
 	if ev.Kind.Known() {
-		sum := v.summary(ev)
+		sum := v.summary(&e)
 		if !reveal {
 			sum = maskDocumentsIn(sum)
 		}
@@ -947,7 +1021,7 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 	}
 	switch ev.Kind {
 	case api.EventPaymentCompleted:
-		ch, _ := v.c.app.sess.Store.Charge(ev.TransactionID)
+		ch, _ := v.chargeOf(&e)
 		for _, l := range splitLegLines(tr, ch.SplitRequested, ev.Split) {
 			add("  " + l)
 		}
@@ -964,7 +1038,7 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 			for _, l := range refundLines(tr, st, cleanRefund(bd.Refund), loc) {
 				add("  " + l)
 			}
-			if now := v.currentRefund(ev); now != "" {
+			if now := v.currentRefund(&e); now != "" {
 				add("  " + tr.F("now %s (read from the transaction)", tr.T(now)))
 			}
 		}

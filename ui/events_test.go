@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,14 +30,20 @@ type evClock struct{ t time.Time }
 func (c *evClock) now() time.Time { return c.t }
 
 // evSession is a golden session (its client is never called) whose store stamps events with clk;
-// with a receiver it has an event channel, fixed receiver counters and a fixed URL.
+// with a receiver it has an intake, fixed receiver counters and a fixed URL.
 func evSession(t testing.TB, receiver bool, stats api.ReceiverStats) (*Session, *evClock) {
 	t.Helper()
 	s := goldenSession(t, api.Sandbox)
 	clk := &evClock{t: goldenNow}
-	s.Store = state.OpenMemory(state.WithClock(clk.now))
+	s.Store = state.OpenMemory(state.WithClock(clk.now), state.WithLocation(time.UTC))
+	t.Cleanup(func() { _ = s.Store.Close() })
 	if receiver {
-		s.Inbox = state.MemoryInbox()
+		in, err := s.Store.OpenIntake()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = in.Close() })
+		s.Intake = in
 		s.ReceiverStats = func() api.ReceiverStats { return stats }
 		s.WebhookURL = "http://127.0.0.1:8787/webhook"
 	}
@@ -83,7 +90,7 @@ func applyFixture(t testing.TB, s *Session, clk *evClock) {
 	goldenCharges(t, s)
 	for _, r := range evFixture(t) {
 		clk.t = goldenNow.Add(-r.ago)
-		if _, err := s.Store.ApplyEvent(r.ev); err != nil {
+		if _, err := s.Store.ApplyEvent(context.Background(), r.ev); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,21 +101,41 @@ func applyFixture(t testing.TB, s *Session, clk *evClock) {
 func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *eventsView) {
 	t.Helper()
 	m := goldenModel(t, s, w, h)
-	m.Update(runeKey("5"))
+	send(t, m, runeKey("5"))
 	if m.view != viewEvents {
 		t.Fatalf("5 did not open the events view")
 	}
 	return m, m.panes[viewEvents].(*eventsView)
 }
 
-// deliver applies ev to the store as the root's event command does and hands the result to the model.
+// deliver records ev in the store as the receiver's intake does, then runs what the dashboard
+// runs on it: the event feed (waitEvent, which reports an eventId the first time only) and the
+// store-change notice that makes the views read again.
 func deliver(t testing.TB, m *Model, ev *api.Event) {
 	t.Helper()
-	first, err := m.app.sess.Store.ApplyEvent(ev)
+	store := m.app.sess.Store
+	if m.app.eventSeq < 0 {
+		// What the feed reads first when the session starts: where the history ends.
+		last, err := store.LastEventSeq(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.app.eventSeq = last
+	}
+	first, err := store.ApplyEvent(context.Background(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Update(eventMsg{gen: m.app.gen, ev: ev, first: first})
+	if first {
+		// The feed has something to return now, so its command does not wait.
+		msg := runLeaf(t, m.waitEvent())
+		em, ok := msg.(eventsMsg)
+		if !ok || em.err != nil || len(em.items) == 0 || em.items[len(em.items)-1].ev.EventID != ev.EventID {
+			t.Fatalf("the event feed returned %#v for new event %s", msg, ev.EventID)
+		}
+		send(t, m, em)
+	}
+	storeChanged(t, m)
 }
 
 func keyMsg(k string) tea.KeyMsg {
@@ -121,9 +148,11 @@ func keyMsg(k string) tea.KeyMsg {
 	return runeKey(k)
 }
 
-func press(m *Model, keys ...string) {
+// press sends keys to the model one by one, letting each key's reads finish (see settle).
+func press(t testing.TB, m *Model, keys ...string) {
+	t.Helper()
 	for _, k := range keys {
-		m.Update(keyMsg(k))
+		send(t, m, keyMsg(k))
 	}
 }
 
@@ -148,7 +177,7 @@ func TestGoldenEvents(t *testing.T) {
 					applyFixture(t, s, clk)
 				}
 				m, _ := eventsModel(t, s, size[0], size[1])
-				press(m, tc.keys...)
+				press(t, m, tc.keys...)
 				teatest.RequireEqualOutput(t, []byte(m.View()))
 			})
 		}
@@ -160,11 +189,11 @@ func TestEventsSummaries(t *testing.T) {
 	goldenCharges(t, s)
 	// A charge whose blocked-deposit refund was confirmed after the event was sent.
 	e2e := "D1"
-	if _, err := s.Store.UpsertCharge(state.Charge{ID: "ch-refunded", Amount: 100, Status: api.StatusFailed, UpdatedAt: goldenNow,
+	if _, err := s.Store.UpsertCharge(context.Background(), state.Charge{ID: "ch-refunded", Amount: 100, Status: api.StatusFailed, UpdatedAt: goldenNow,
 		BlockedDeposit: &api.BlockedDeposit{Reason: api.ReasonCNPJPayerNotAllowed, Refund: &api.Refund{Status: api.RefundConfirmed, E2EID: &e2e}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Store.UpsertCharge(state.Charge{ID: "ch-split", Amount: 10000, Status: api.StatusPending, UpdatedAt: goldenNow,
+	if _, err := s.Store.UpsertCharge(context.Background(), state.Charge{ID: "ch-split", Amount: 10000, Status: api.StatusPending, UpdatedAt: goldenNow,
 		SplitRequested: []api.SplitItem{{SubAccount: "a", Amount: 3000}, {SubAccount: "b", Amount: 2000}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +230,21 @@ func TestEventsSummaries(t *testing.T) {
 		{"unknown kind, as it came", `{"eventId":"17", "event":"pix_new",  "x":[1, 2]}`, `{"eventId":"17","event":"pix_new","x":[1,2]}`},
 	}
 	for _, c := range cases {
-		if got := v.summary(decoded(t, c.payload)); got != c.want {
+		// The entry as the view gets it: read back from the store with its tracked charge.
+		ev := decoded(t, c.payload)
+		if _, err := s.Store.ApplyEvent(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+		var entry *state.EventEntry
+		for _, e := range eventPageOf(t, s.Store, state.EventQuery{}).Entries {
+			if e.Event.EventID == ev.EventID {
+				entry = &e
+			}
+		}
+		if entry == nil {
+			t.Fatalf("%s: event %s not stored", c.name, ev.EventID)
+		}
+		if got := v.summary(entry); got != c.want {
 			t.Errorf("%s: summary = %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -257,12 +300,12 @@ func TestEventsDuplicateShownOnceWithCount(t *testing.T) {
 	if !strings.Contains(out, "×2") || !strings.Contains(out, "1 events") {
 		t.Errorf("the duplicate is not counted:\n%s", out)
 	}
-	if n := s.Store.Events().Seen("evt-dup"); n != 2 {
-		t.Errorf("Seen = %d, want 2", n)
+	if e, ok := eventByID(t, s.Store, "evt-dup"); !ok || e.Count != 2 {
+		t.Errorf("stored count = %d (found %v), want 2", e.Count, ok)
 	}
 	// The row is cached and re-rendered when the count changes, not before.
 	cached := v.cache["evt-dup"]
-	press(m, "j") // nothing below: the cursor stays, the row stays cached
+	press(t, m, "j") // nothing below: the cursor stays, the row stays cached
 	m.View()
 	if v.cache["evt-dup"] != cached {
 		t.Errorf("row rebuilt though nothing changed")
@@ -273,7 +316,7 @@ func TestEventsEnterShowsPrettyPayload(t *testing.T) {
 	s, clk := evSession(t, true, api.ReceiverStats{})
 	applyFixture(t, s, clk)
 	m, v := eventsModel(t, s, 120, 40)
-	press(m, "j", "j", "j", "j", "j", "j", "enter") // evt-0003, payment_failed
+	press(t, m, "j", "j", "j", "j", "j", "j", "enter") // evt-0003, payment_failed
 	if v.detail == nil || v.detail.id != "evt-0003" {
 		t.Fatalf("enter opened %+v", v.detail)
 	}
@@ -292,11 +335,11 @@ func TestEventsEnterShowsPrettyPayload(t *testing.T) {
 		}
 	}
 	// It scrolls: the last line of the payload comes into view at the bottom.
-	press(m, "G")
+	press(t, m, "G")
 	if out := m.View(); !strings.Contains(out, "\n}\n") {
 		t.Errorf("G did not scroll to the end:\n%s", out)
 	}
-	press(m, "esc")
+	press(t, m, "esc")
 	if v.detail != nil || !strings.Contains(m.View(), "SUMMARY") {
 		t.Errorf("esc did not go back to the list")
 	}
@@ -309,7 +352,7 @@ func TestEventsDecodeProblemIsMarked(t *testing.T) {
 	if out := m.View(); !strings.Contains(out, "⚠ net") {
 		t.Errorf("row without the warning marker:\n%s", out)
 	}
-	press(m, "enter")
+	press(t, m, "enter")
 	out := m.View()
 	if !strings.Contains(out, "Some fields could not be read and were left empty:") || !strings.Contains(out, "createdAt") || !strings.Contains(out, `"amount": "1.005"`) {
 		t.Errorf("payload pane does not explain the problem:\n%s", out)
@@ -326,13 +369,12 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	s, clk := evSession(t, true, api.ReceiverStats{})
 	applyFixture(t, s, clk)
 	m, v := eventsModel(t, s, 120, 40)
-	lg := s.Store.Events()
 	// t cycles through the kinds present, in the spec's order, unknown ones last, then all.
 	want := []api.EventKind{api.EventPaymentCompleted, api.EventPaymentExpired, api.EventPaymentFailed, api.EventRefundCompleted,
 		api.EventWithdrawalCompleted, api.EventWithdrawalFailed, api.EventBalanceBlockCreated, api.EventBalanceBlockApproved, "pix_refund_partial", ""}
 	for _, k := range want {
-		press(m, "t")
-		if got, _ := lg.Filter(); got != k {
+		press(t, m, "t")
+		if got := v.filter.Kind; got != k {
 			t.Fatalf("kind filter = %q, want %q", got, k)
 		}
 		if k == "" {
@@ -341,8 +383,8 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 		if h := headerOf(m); !strings.Contains(h, "1 of 9 events") || !strings.Contains(h, "kind: "+string(k)) {
 			t.Errorf("header with kind %s: %q", k, h)
 		}
-		if e, ok := lg.At(0); !ok || e.Event.Kind != k || lg.Len() != 1 {
-			t.Errorf("kind %s shows %d events", k, lg.Len())
+		if e, ok := v.win.at(0); !ok || e.Event.Kind != k || v.win.len() != 1 {
+			t.Errorf("kind %s shows %d events", k, v.win.len())
 		}
 	}
 	if h := headerOf(m); !strings.HasPrefix(h, "9 events") {
@@ -350,40 +392,45 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	}
 	// W cycles through the wallets events came for.
 	for _, w := range []string{"loja-norte", "loja-sul", "principal", ""} {
-		press(m, "W")
-		if _, got := lg.Filter(); got != w {
+		press(t, m, "W")
+		if got := v.filter.Wallet; got != w {
 			t.Fatalf("wallet filter = %q, want %q", got, w)
 		}
 	}
-	press(m, "W", "W") // loja-sul
+	press(t, m, "W", "W") // loja-sul
 	if h := headerOf(m); !strings.Contains(h, "4 of 9 events") || !strings.Contains(h, "wallet: loja-sul") {
 		t.Errorf("wallet loja-sul: %q", h)
 	}
-	press(m, "t", "t", "t", "t") // refund_completed in loja-sul
+	press(t, m, "t", "t", "t", "t") // refund_completed in loja-sul
 	if h := headerOf(m); !strings.Contains(h, "1 of 9 events") {
 		t.Errorf("kind and wallet: %q", h)
 	}
-	press(m, "t", "t", "t") // balance_block_created: in loja-sul
+	press(t, m, "t", "t", "t") // balance_block_created: in loja-sul
 	out := m.View()
 	if !strings.Contains(out, "balance_block_created") || strings.Contains(out, "withdrawal") {
 		t.Errorf("filtered list:\n%s", out)
 	}
-	press(m, "t") // balance_block_approved
-	press(m, "esc")
-	if k, w := lg.Filter(); k != "" || w != "" || v.cursor != 0 {
+	press(t, m, "t") // balance_block_approved
+	press(t, m, "esc")
+	if k, w := v.filter.Kind, v.filter.Wallet; k != "" || w != "" || v.cursor != 0 {
 		t.Errorf("esc left filter %q/%q", k, w)
 	}
-	// A kind that arrived without the view seeing it (e.g. saved by another session) joins the cycle.
-	if _, err := s.Store.ApplyEvent(decoded(t, `{"eventId":"evt-x","event":"withdrawal_reversed"}`)); err != nil {
+	// A kind that arrived without the view seeing the event (saved by another window's
+	// receiver: only the store-change notice comes) joins the cycle.
+	if _, err := s.Store.ApplyEvent(context.Background(), decoded(t, `{"eventId":"evt-x","event":"withdrawal_reversed"}`)); err != nil {
 		t.Fatal(err)
 	}
-	press(m, "t", "t", "t", "t", "t", "t", "t")
-	if k, _ := lg.Filter(); k != api.EventWithdrawalReversed {
+	storeChanged(t, m)
+	press(t, m, "t", "t", "t", "t", "t", "t", "t")
+	if k := v.filter.Kind; k != api.EventWithdrawalReversed {
 		t.Errorf("seventh kind = %q, want withdrawal_reversed", k)
 	}
-	press(m, "esc")
+	if h := headerOf(m); !strings.Contains(h, "1 of 10 events") {
+		t.Errorf("header with the new kind: %q", h)
+	}
+	press(t, m, "esc")
 	// With no match, the view says how to change the filter.
-	lg.SetFilter(api.EventPaymentCompleted, "loja-norte")
+	settle(t, m, v.setFilter(state.EventQuery{Kind: api.EventPaymentCompleted, Wallet: "loja-norte"}))
 	if out := m.View(); !strings.Contains(out, "No event matches the filter.") {
 		t.Errorf("empty filter:\n%s", out)
 	}
@@ -395,26 +442,25 @@ func TestEventsSelectionStaysWhenEventsArrive(t *testing.T) {
 	for i := range 5 {
 		deliver(t, m, decoded(t, fmt.Sprintf(`{"eventId":"e%d","event":"refund_completed"}`, i)))
 	}
-	lg := s.Store.Events()
 	// At the top, the cursor follows the newest event.
-	if e, _ := lg.At(v.cursor); e.Event.EventID != "e4" {
+	if e, _ := v.win.at(v.cursor); e.Event.EventID != "e4" {
 		t.Fatalf("top selection = %s", e.Event.EventID)
 	}
-	press(m, "j", "j")
-	sel, _ := lg.At(v.cursor)
+	press(t, m, "j", "j")
+	sel, _ := v.win.at(v.cursor)
 	deliver(t, m, decoded(t, `{"eventId":"e5","event":"refund_completed"}`))
 	deliver(t, m, decoded(t, `{"eventId":"e2","event":"refund_completed"}`)) // a duplicate adds no row
-	m.Update(eventMsg{gen: m.app.gen + 1, ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`), first: true})
+	send(t, m, eventMsg{gen: m.app.gen + 1, ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`), first: true})
 	m.View()
-	if e, _ := lg.At(v.cursor); e.Event.EventID != sel.Event.EventID {
+	if e, ok := v.win.at(v.cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("selection moved from %s to %s", sel.Event.EventID, e.Event.EventID)
 	}
 	// An event the filter hides does not move it either.
-	lg.SetFilter(api.EventRefundCompleted, "")
+	settle(t, m, v.setFilter(state.EventQuery{Kind: api.EventRefundCompleted}))
 	v.cursor = 1
-	sel, _ = lg.At(v.cursor)
+	sel, _ = v.win.at(v.cursor)
 	deliver(t, m, decoded(t, `{"eventId":"w1","event":"withdrawal_failed"}`))
-	if e, _ := lg.At(v.cursor); e.Event.EventID != sel.Event.EventID {
+	if e, ok := v.win.at(v.cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("hidden event moved the selection from %s to %s", sel.Event.EventID, e.Event.EventID)
 	}
 }
@@ -440,17 +486,19 @@ func TestEventsInspectOpensTheCharge(t *testing.T) {
 // Only the visible rows are built, whatever the number of events.
 func TestEventsRendersOnlyVisibleRows(t *testing.T) {
 	s, _ := evSession(t, true, api.ReceiverStats{})
-	for i := range 5000 {
-		if _, err := s.Store.ApplyEvent(&api.Event{EventID: fmt.Sprintf("e%05d", i), Kind: api.EventRefundCompleted, Amount: api.Money(i + 1)}); err != nil {
-			t.Fatal(err)
-		}
+	evs := make([]*api.Event, 5000)
+	for i := range evs {
+		evs[i] = decoded(t, fmt.Sprintf(`{"eventId":"e%05d","event":"refund_completed","amount":%d.%02d}`, i, (i+1)/100, (i+1)%100))
+	}
+	if _, err := s.Store.ApplyEvents(context.Background(), evs); err != nil {
+		t.Fatal(err)
 	}
 	m, v := eventsModel(t, s, 120, 40)
 	m.View()
 	if n, rows := len(v.cache), v.visibleRows(); n > rows {
 		t.Errorf("%d rows built for %d visible", n, rows)
 	}
-	press(m, "G")
+	press(t, m, "G")
 	if out := m.View(); !strings.Contains(out, "R$ 0,01") {
 		t.Errorf("G did not reach the oldest event")
 	}
@@ -464,7 +512,7 @@ func TestEventsFitEverySize(t *testing.T) {
 	s, clk := evSession(t, true, api.ReceiverStats{Rejected: 123456, Duplicates: 99, Malformed: 7, TooLarge: 3, Overflow: 1})
 	applyFixture(t, s, clk)
 	s.WebhookURL = "http://[2001:db8::1]:65535/webhook/with/a/very/long/path/that/does/not/fit/anywhere/at/all"
-	s.Store.Events().SetFilter("pix_refund_partial_with_a_long_kind_name", "a-very-long-sub-account-reference-name")
+	long := state.EventQuery{Kind: "pix_refund_partial_with_a_long_kind_name", Wallet: "a-very-long-sub-account-reference-name"}
 	noRecv, _ := evSession(t, false, api.ReceiverStats{})
 	noRecv.Profile = strings.Repeat("perfil-", 20)
 	check := func(name string, out string, w, h int) {
@@ -481,19 +529,23 @@ func TestEventsFitEverySize(t *testing.T) {
 	}
 	for _, w := range []int{40, 70, 78, 80, 99, 106, 107, 108, 118, 120, 200} {
 		for _, h := range []int{18, 20, 23, 36} {
-			_, v := eventsModel(t, s, 120, 40)
+			m, v := eventsModel(t, s, 120, 40)
 			v.setSize(w, h)
+			settle(t, m, v.setFilter(long))
 			check("filtered empty", v.view(w, h), w, h)
-			s.Store.Events().SetFilter("", "")
+			settle(t, m, v.setFilter(state.EventQuery{}))
 			check("list", v.view(w, h), w, h)
 			v.cursor = 3
+			settle(t, m, v.load())
 			check("list, selected", v.view(w, h), w, h)
-			v.update(keyMsg("enter"))
+			settle(t, m, v.update(keyMsg("enter")))
+			if v.detail == nil {
+				t.Fatalf("enter on row 3 at %dx%d opened nothing", w, h)
+			}
 			check("payload", v.view(w, h), w, h)
-			v.update(keyMsg("G"))
+			settle(t, m, v.update(keyMsg("G")))
 			check("payload, end", v.view(w, h), w, h)
-			v.update(keyMsg("esc"))
-			s.Store.Events().SetFilter("pix_refund_partial_with_a_long_kind_name", "a-very-long-sub-account-reference-name")
+			settle(t, m, v.update(keyMsg("esc")))
 			_, nv := eventsModel(t, noRecv, 120, 40)
 			check("setup", nv.view(w, h), w, h)
 		}
@@ -505,7 +557,7 @@ func TestEventsPortugueseHeader(t *testing.T) {
 	applyFixture(t, s, clk)
 	m := New(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	press(m, "5")
+	press(t, m, "5")
 	out := m.View()
 	for _, want := range []string{"9 eventos", "rejeitados 1", "RESUMO", "pagador CNPJ bloqueado · devolução"} {
 		if !strings.Contains(out, want) {
@@ -534,7 +586,7 @@ func TestEventsStaleCounter(t *testing.T) {
 			s.WebhookTolerance = tc.tolerance
 			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-			press(m, "5")
+			press(t, m, "5")
 			top := strings.Split(m.panes[viewEvents].view(120, 36), "\n")[0]
 			if tc.want == "" {
 				if strings.Contains(top, "refused") || strings.Contains(top, "timestamp") {
@@ -572,7 +624,7 @@ func TestShortDuration(t *testing.T) {
 // counts and their decode problems.
 func TestEventsPersistAcrossRestart(t *testing.T) {
 	dir := t.TempDir()
-	store, err := state.Open(dir, "loja")
+	store, err := state.Open(context.Background(), dir, "loja")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,7 +637,7 @@ func TestEventsPersistAcrossRestart(t *testing.T) {
 	if err := store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := state.Open(dir, "loja")
+	again, err := state.Open(context.Background(), dir, "loja")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -630,7 +682,7 @@ func TestEventsFlowPaymentArrivesLiveAndUpdatesCharges(t *testing.T) {
 	}
 	f.waitFor("R$ 7,77", shortID(pix.ID), "2 events")
 	// The event updated the charges view at once (the charge was not even tracked before).
-	ch, ok := s.Store.Charge(pix.ID)
+	ch, ok := chargeByID(t, s.Store, pix.ID)
 	if !ok || ch.State() != state.StatePaid || ch.Source != state.SourceEvent {
 		t.Fatalf("charge after the event: %+v (tracked %t)", ch, ok)
 	}
@@ -681,7 +733,7 @@ func TestEventsFlowForgedWebhookCountedNotShown(t *testing.T) {
 		}
 	}
 	f.waitFor("rejected 2", "0 events")
-	if _, ok := s.Store.Events().Get("evt-forged-1"); ok || s.Store.Events().Total() != 0 {
+	if _, ok := eventByID(t, s.Store, "evt-forged-1"); ok || eventsTotal(t, s.Store) != 0 {
 		t.Fatalf("a forged event reached the store")
 	}
 	if err := f.tm.Quit(); err != nil {
@@ -710,24 +762,28 @@ func FuzzEventsView(f *testing.F) {
 			return
 		}
 		s, _ := evSession(t, true, api.ReceiverStats{})
-		if _, err := s.Store.UpsertCharge(state.Charge{ID: "t", Amount: 100, Status: api.StatusPending,
+		if _, err := s.Store.UpsertCharge(context.Background(), state.Charge{ID: "t", Amount: 100, Status: api.StatusPending,
 			SplitRequested: []api.SplitItem{{SubAccount: "\x1b[1m", Amount: 100}}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Store.ApplyEvent(ev); err != nil {
+		if _, err := s.Store.ApplyEvent(context.Background(), ev); err != nil {
 			t.Fatal(err)
 		}
-		_, v := eventsModel(t, s, 120, 40)
+		m, v := eventsModel(t, s, 120, 40)
 		w, h := 78+int(wide)%123, 20
 		v.setSize(w, h)
+		settle(t, m, v.load())
 		frames := []string{v.view(w, h)}
-		v.update(keyMsg("t"))
-		v.update(keyMsg("W"))
+		settle(t, m, v.update(keyMsg("t")))
+		settle(t, m, v.update(keyMsg("W")))
 		frames = append(frames, v.view(w, h))
-		v.update(keyMsg("esc"))
-		v.update(keyMsg("enter"))
+		settle(t, m, v.update(keyMsg("esc")))
+		settle(t, m, v.update(keyMsg("enter")))
+		if v.detail == nil {
+			t.Fatal("enter opened no payload pane")
+		}
 		frames = append(frames, v.view(w, h))
-		v.update(keyMsg("G"))
+		settle(t, m, v.update(keyMsg("G")))
 		frames = append(frames, v.view(w, h))
 		for i, fr := range frames {
 			lines := strings.Split(fr, "\n")
@@ -746,4 +802,120 @@ func FuzzEventsView(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The feed of new events (waitEvent) starts where the stored history ends, reports each eventId
+// once (a copy is only counted), in arrival order, at most maxEventBatch at a time, and ends
+// with the session.
+func TestEventFeedReportsNewEventsOnce(t *testing.T) {
+	s, _ := evSession(t, true, api.ReceiverStats{})
+	if _, err := s.Store.ApplyEvent(context.Background(), decoded(t, `{"eventId":"evt-old","event":"refund_completed","amount":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := eventsModel(t, s, 120, 40)
+	wait := func(within time.Duration) (eventsMsg, bool) {
+		t.Helper()
+		got, feed := make(chan tea.Msg, 1), m.waitEvent()
+		go func() { got <- feed() }()
+		select {
+		case msg := <-got:
+			em, ok := msg.(eventsMsg)
+			if !ok || em.err != nil || em.gen != m.app.gen {
+				t.Fatalf("the feed returned %#v", msg)
+			}
+			return em, true
+		case <-time.After(within):
+			return eventsMsg{}, false
+		}
+	}
+	ids := func(em eventsMsg) []string {
+		var out []string
+		for _, it := range em.items {
+			if !it.first || it.ev == nil {
+				t.Fatalf("feed item %+v", it)
+			}
+			out = append(out, it.ev.EventID)
+		}
+		return out
+	}
+	accept := func(raw string) {
+		t.Helper()
+		if err := s.Intake.Accept([]byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// At the start of a session what is stored is history: the first wait reports only what
+	// arrives after it began (the events are accepted until one is reported, whenever the
+	// feed's start read lands).
+	if m.app.eventSeq >= 0 {
+		t.Fatalf("the feed already started at %d", m.app.eventSeq)
+	}
+	got, feed := make(chan tea.Msg, 1), m.waitEvent()
+	go func() { got <- feed() }()
+	var first eventsMsg
+	for i := 0; ; i++ {
+		if i == 100 {
+			t.Fatal("the feed never reported a new event")
+		}
+		accept(fmt.Sprintf(`{"eventId":"evt-new-%d","event":"refund_completed","amount":2}`, i))
+		select {
+		case msg := <-got:
+			first = msg.(eventsMsg)
+		case <-time.After(100 * time.Millisecond):
+			continue
+		}
+		break
+	}
+	if got := ids(first); len(got) == 0 || slices.Contains(got, "evt-old") {
+		t.Fatalf("first report %v", got)
+	}
+	send(t, m, first)
+	last, _ := eventByID(t, s.Store, first.items[len(first.items)-1].ev.EventID)
+	if m.app.eventSeq != last.Seq || first.last != last.Seq {
+		t.Fatalf("feed position %d (message %d), want %d", m.app.eventSeq, first.last, last.Seq)
+	}
+	// A copy of a known eventId is counted, not reported; the next new one is.
+	accept(fmt.Sprintf(`{"eventId":%q,"event":"refund_completed","amount":2}`, first.items[0].ev.EventID))
+	accept(`{"eventId":"evt-a","event":"refund_completed","amount":3}`)
+	accept(`{"eventId":"evt-b","event":"payment_failed","amount":4}`)
+	em, ok := wait(10 * time.Second)
+	if !ok || fmt.Sprint(ids(em)) != "[evt-a evt-b]" {
+		t.Fatalf("after a copy and two new events: %v (%v)", ids(em), ok)
+	}
+	send(t, m, em)
+	// A flood comes in batches.
+	flood := make([]*api.Event, maxEventBatch+6)
+	for i := range flood {
+		flood[i] = decoded(t, fmt.Sprintf(`{"eventId":"evt-flood-%04d","event":"refund_completed","amount":1}`, i))
+	}
+	if _, err := s.Store.ApplyEvents(context.Background(), flood); err != nil {
+		t.Fatal(err)
+	}
+	em, _ = wait(10 * time.Second)
+	if n := len(em.items); n != maxEventBatch || em.items[0].ev.EventID != "evt-flood-0000" {
+		t.Fatalf("first batch of the flood: %d items from %v", n, em.items[0].ev.EventID)
+	}
+	send(t, m, em)
+	em, _ = wait(10 * time.Second)
+	if got := ids(em); len(got) != 6 || got[5] != fmt.Sprintf("evt-flood-%04d", maxEventBatch+5) {
+		t.Fatalf("rest of the flood: %v", got)
+	}
+	send(t, m, em)
+	// Nothing new: the feed waits; closing the session ends the wait without a message.
+	done, feed := make(chan tea.Msg, 1), m.waitEvent()
+	go func() { done <- feed() }()
+	select {
+	case msg := <-done:
+		t.Fatalf("the feed reported %#v with nothing new", msg)
+	case <-time.After(200 * time.Millisecond):
+	}
+	m.closeSession()
+	select {
+	case msg := <-done:
+		if msg != nil {
+			t.Fatalf("the feed of a closed session returned %#v", msg)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the feed outlived its session")
+	}
 }

@@ -30,6 +30,7 @@ var fuzzKeys = []tea.KeyMsg{
 // fuzzReplies are replies a command could bring back, good and bad.
 func fuzzReplies(m *Model) []tea.Msg {
 	t := m.tagNow()
+	failed, _ := m.app.sess.Store.Peek("3f6c1a2e-0000-4000-8000-000000000003") // written by goldenCharges, so in memory
 	boom := &api.Error{HTTPStatus: 500, Kind: "InternalError", Message: "An unexpected error occurred", TraceID: "t-1"}
 	return []tea.Msg{
 		ErrorMsg{Err: errors.New("network down"), What: "x"},
@@ -45,15 +46,17 @@ func fuzzReplies(m *Model) []tea.Msg {
 		txMsg{gen: m.app.gen + 1, id: "stale"},
 		chargeSubmitMsg{draft: chargeDraft{Key: "k-fuzz-00001", Req: api.CreatePixRequest{Amount: 100}}},
 		confirmedMsg{yes: false},
-		openChargeMsg{id: "3f6c1a2e-0000-4000-8000-000000000003"},
-		openChargeMsg{id: "no-such-charge"},
+		openChargeMsg{charge: failed},
+		openChargeMsg{},
+		storeChangedMsg{gen: m.app.gen},
 		recoveredMsg{gen: m.app.gen, pending: 2, err: boom},
 		copiedMsg{},
 		simulatedMsg{err: boom},
 	}
 }
 
-// feed drives the model with events chosen by data and checks every frame.
+// feed drives the model with events chosen by data and checks every frame; the store reads the
+// views ask for are run (see settle), the service's replies come from fuzzReplies.
 func feed(t *testing.T, m *Model, data []byte) {
 	t.Helper()
 	replies := fuzzReplies(m)
@@ -62,13 +65,13 @@ func feed(t *testing.T, m *Model, data []byte) {
 		b := data[i]
 		switch {
 		case b < 200:
-			m.Update(fuzzKeys[int(b)%len(fuzzKeys)])
+			send(t, m, fuzzKeys[int(b)%len(fuzzKeys)])
 		case b < 230 && i+2 < len(data):
 			w, h = int(data[i+1])%260, int(data[i+2])%90
 			i += 2
-			m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+			send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 		default:
-			m.Update(replies[int(b)%len(replies)])
+			send(t, m, replies[int(b)%len(replies)])
 		}
 		view := m.View()
 		if w >= minWidth && h >= minHeight {

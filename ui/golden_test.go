@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -34,12 +35,9 @@ func goldenSession(t testing.TB, env api.Environment) *Session {
 	if env == api.Production {
 		id = "mp_live_golden"
 	}
-	c, err := api.NewClient("http://127.0.0.1:9/v2", id, "unused")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := state.OpenMemory(state.WithClock(func() time.Time { return goldenNow }))
-	return &Session{Profile: "loja-centro", Env: env, Client: c, Store: store}
+	store := state.OpenMemory(state.WithClock(func() time.Time { return goldenNow }), state.WithLocation(time.UTC))
+	t.Cleanup(func() { _ = store.Close() })
+	return &Session{Profile: "loja-centro", Env: env, Client: deadClient(t, id), Store: store}
 }
 
 // goldenCharges fills the store with a fixed mix of charges.
@@ -65,17 +63,30 @@ func goldenCharges(t testing.TB, s *Session) {
 	}
 	for _, ch := range rows {
 		ch.UpdatedAt = ch.CreatedAt
-		if _, err := s.Store.UpsertCharge(ch); err != nil {
+		if _, err := s.Store.UpsertCharge(context.Background(), ch); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
+// goldenModel is a dashboard at the given size on its first view, with that view's reads done
+// (as the runtime runs Init's activate before the first frames).
 func goldenModel(t testing.TB, s *Session, w, h int) *Model {
 	t.Helper()
 	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
-	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	settle(t, m, m.activePane().activate())
 	return m
+}
+
+// openQRByID opens the QR screen of a tracked charge, as enter on its row does.
+func openQRByID(t testing.TB, m *Model, id string) {
+	t.Helper()
+	ch, ok := chargeByID(t, m.app.sess.Store, id)
+	if !ok {
+		t.Fatalf("charge %s is not tracked", id)
+	}
+	m.openQR(ch)
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}}
@@ -91,11 +102,11 @@ func TestGoldenViews(t *testing.T) {
 		{"charges_empty", api.Sandbox, false, nil},
 		{"charges_full", api.Sandbox, true, nil},
 		{"charges_filtered_none", api.Sandbox, true, func(t *testing.T, m *Model) {
-			m.Update(runeKey("/"))
+			send(t, m, runeKey("/"))
 			for _, r := range "zzz" {
-				m.Update(runeKey(string(r)))
+				send(t, m, runeKey(string(r)))
 			}
-			m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+			send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
 		}},
 		{"help", api.Sandbox, true, func(t *testing.T, m *Model) { m.Update(runeKey("?")) }},
 		{"new_charge_errors", api.Sandbox, false, func(t *testing.T, m *Model) {
@@ -107,10 +118,10 @@ func TestGoldenViews(t *testing.T) {
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 			m.Update(statusMsg{text: m.c.tr.T("Fix the highlighted fields; nothing was sent."), kind: statusError})
 		}},
-		{"qr_pending", api.Sandbox, true, func(t *testing.T, m *Model) { m.openQR("3f6c1a2e-0000-4000-8000-000000000001") }},
-		{"qr_paid", api.Sandbox, true, func(t *testing.T, m *Model) { m.openQR("3f6c1a2e-0000-4000-8000-000000000002") }},
-		{"qr_failed", api.Sandbox, true, func(t *testing.T, m *Model) { m.openQR("3f6c1a2e-0000-4000-8000-000000000003") }},
-		{"qr_expired", api.Sandbox, true, func(t *testing.T, m *Model) { m.openQR("3f6c1a2e-0000-4000-8000-000000000004") }},
+		{"qr_pending", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000001") }},
+		{"qr_paid", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000002") }},
+		{"qr_failed", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000003") }},
+		{"qr_expired", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000004") }},
 		{"production_confirm", api.Production, true, func(t *testing.T, m *Model) {
 			m.Update(chargeSubmitMsg{draft: chargeDraft{Key: "k-golden-0001", Req: api.CreatePixRequest{Amount: 1234}}})
 		}},

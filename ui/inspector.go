@@ -101,13 +101,26 @@ func (v *inspectorView) capturesText() bool { return v.input.Focused() }
 
 // activate loads the lookup history and, with nothing on screen, puts the cursor in the input.
 // activate loads the history; the input waits for / (or enter), so the view keys keep working.
-func (v *inspectorView) activate() tea.Cmd {
-	v.loadHistory()
-	return nil
+func (v *inspectorView) activate() tea.Cmd { return v.loadHistory() }
+
+// historyMsg is the lookup history as read from the store.
+type historyMsg struct {
+	gen     uint64
+	lookups []state.Lookup
+	err     error
 }
 
-func (v *inspectorView) loadHistory() {
-	v.history = v.c.app.sess.Store.RecentLookups()
+// loadHistory reads the lookup history.
+func (v *inspectorView) loadHistory() tea.Cmd {
+	gen, store := v.c.app.gen, v.c.app.sess.Store
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		ls, err := store.RecentLookups(ctx)
+		return historyMsg{gen: gen, lookups: ls, err: err}
+	})
+}
+
+func (v *inspectorView) setHistory(ls []state.Lookup) {
+	v.history = ls
 	if v.histCur >= len(v.history) {
 		v.histCur = len(v.history) - 1
 	}
@@ -167,6 +180,10 @@ func (v *inspectorView) update(msg tea.Msg) tea.Cmd {
 		return v.lookup(q, msg.wallet, true)
 	case lookupMsg:
 		return v.onLookup(msg)
+	case historyMsg:
+		if msg.gen == v.c.app.gen && msg.err == nil {
+			v.setHistory(msg.lookups)
+		}
 	case walletChangedMsg:
 		// A lookup made for the previous wallet is dropped; what is on screen stays, labelled with its wallet.
 		if v.loading {
@@ -234,7 +251,7 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 			v.res, v.notFound, v.errText = nil, false, ""
 			v.offset, v.reveal = 0, false
 			v.input.SetValue("")
-			v.loadHistory()
+			return v.loadHistory()
 		}
 		return nil
 	case key.Matches(km, k.Refresh):
@@ -334,14 +351,14 @@ func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 		tx, err := client.GetTransaction(ctx, query, api.WithSubAccount(walletHeader(wallet)))
 		out.tx, out.err = tx, err
 		if err == nil {
-			out.charge, out.tracked = store.Charge(tx.ID)
+			out.charge, out.tracked, _ = store.Charge(ctx, tx.ID)
 		}
 		if record && (err == nil || isTxNotFound(err)) {
 			l := state.Lookup{Query: query, Wallet: wallet, Found: err == nil}
 			if tx != nil {
 				l.TxID = tx.ID
 			}
-			out.saveErr = store.AddLookup(l)
+			out.saveErr = store.AddLookup(ctx, l)
 		}
 		return out
 	})
@@ -358,11 +375,10 @@ func (v *inspectorView) onLookup(msg lookupMsg) tea.Cmd {
 		return nil
 	}
 	v.loading = false
-	v.loadHistory()
-	var cmd tea.Cmd
+	cmd := v.loadHistory()
 	if msg.saveErr != nil {
 		text := v.c.tr.F("Could not save the lookup history: %v", msg.saveErr)
-		cmd = func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
+		cmd = tea.Batch(cmd, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} })
 	}
 	if msg.err != nil {
 		v.failQuery, v.failWallet = msg.query, msg.wallet
@@ -398,12 +414,13 @@ func (v *inspectorView) openQR() tea.Cmd {
 		return func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
 	}
 	store, tx, wallet := v.c.app.sess.Store, v.res.tx, v.res.wallet
-	return func() tea.Msg {
-		if _, err := store.TrackTransaction(tx, wallet); err != nil {
+	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		ch, err := store.TrackTransaction(ctx, tx, wallet)
+		if err != nil {
 			return statusMsg{text: tr.F("Could not track the charge: %v", err), kind: statusError}
 		}
-		return openChargeMsg{id: tx.ID}
-	}
+		return openChargeMsg{charge: ch}
+	})
 }
 
 // matchedBy says which of the three lookups found the transaction.

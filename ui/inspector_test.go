@@ -65,10 +65,11 @@ func goldenSplitTx() (*api.Transaction, state.Charge) {
 }
 
 // showLookup drives the inspector as the charges view would, then answers the lookup with tx.
-func showLookup(m *Model, query, wallet string, tx *api.Transaction, ch state.Charge, tracked bool, err error) {
-	m.Update(inspectMsg{query: query, wallet: wallet})
+func showLookup(t testing.TB, m *Model, query, wallet string, tx *api.Transaction, ch state.Charge, tracked bool, err error) {
+	t.Helper()
+	send(t, m, inspectMsg{query: query, wallet: wallet})
 	v := inspectorOf(m)
-	m.Update(lookupMsg{tag: m.app.tag(), seq: v.seq, query: query, wallet: wallet, tx: tx, charge: ch, tracked: tracked, err: err})
+	send(t, m, lookupMsg{tag: m.app.tag(), seq: v.seq, query: query, wallet: wallet, tx: tx, charge: ch, tracked: tracked, err: err})
 }
 
 func TestGoldenInspector(t *testing.T) {
@@ -76,40 +77,40 @@ func TestGoldenInspector(t *testing.T) {
 		name string
 		do   func(t *testing.T, m *Model)
 	}{
-		{"empty", func(t *testing.T, m *Model) { m.Update(runeKey("2")) }},
+		{"empty", func(t *testing.T, m *Model) { send(t, m, runeKey("2")) }},
 		{"history", func(t *testing.T, m *Model) {
 			for i, l := range []state.Lookup{
 				{Query: "PED-0999", Wallet: "principal", Found: true, TxID: "3f6c1a2e-0000-4000-8000-000000000003", At: goldenNow.Add(-3 * time.Hour)},
 				{Query: "nao-existe", Wallet: "loja-sul", At: goldenNow.Add(-40 * time.Minute)},
 				{Query: "3f6c1a2e-0000-4000-8000-000000000001", Wallet: "principal", Found: true, TxID: "3f6c1a2e-0000-4000-8000-000000000001", At: goldenNow.Add(-2 * time.Minute)},
 			} {
-				if err := m.app.sess.Store.AddLookup(l); err != nil {
+				if err := m.app.sess.Store.AddLookup(context.Background(), l); err != nil {
 					t.Fatal(i, err)
 				}
 			}
-			m.Update(runeKey("2"))
-			m.Update(tea.KeyMsg{Type: tea.KeyDown})
+			send(t, m, runeKey("2"))
+			send(t, m, tea.KeyMsg{Type: tea.KeyDown})
 		}},
 		{"failed_blocked", func(t *testing.T, m *Model) {
 			tx := goldenFailedTx()
-			showLookup(m, "PED-0999", "principal", tx, state.Charge{}, false, nil)
+			showLookup(t, m, "PED-0999", "principal", tx, state.Charge{}, false, nil)
 		}},
 		{"failed_blocked_scrolled", func(t *testing.T, m *Model) {
-			showLookup(m, "PED-0999", "principal", goldenFailedTx(), state.Charge{}, false, nil)
+			showLookup(t, m, "PED-0999", "principal", goldenFailedTx(), state.Charge{}, false, nil)
 			m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
 			m.Update(runeKey("v"))
 		}},
 		{"internal_transfer", func(t *testing.T, m *Model) {
 			tx := goldenTransferTx()
-			showLookup(m, tx.ID, "loja-centro", tx, state.Charge{}, false, nil)
+			showLookup(t, m, tx.ID, "loja-centro", tx, state.Charge{}, false, nil)
 		}},
 		{"split", func(t *testing.T, m *Model) {
 			tx, ch := goldenSplitTx()
-			showLookup(m, "pixdash-0123456789abcdef0123456789abcdef", "loja-sul", tx, ch, true, nil)
+			showLookup(t, m, "pixdash-0123456789abcdef0123456789abcdef", "loja-sul", tx, ch, true, nil)
 			m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 		}},
 		{"not_found", func(t *testing.T, m *Model) {
-			showLookup(m, "nao-existe-0001", "principal", nil, state.Charge{}, false,
+			showLookup(t, m, "nao-existe-0001", "principal", nil, state.Charge{}, false,
 				&api.Error{HTTPStatus: 404, Kind: "NotFound", Message: "Transaction nao-existe-0001 not found", TraceID: "t-404"})
 		}},
 	}
@@ -160,7 +161,7 @@ func TestInspectorFocusAndCapturesText(t *testing.T) {
 		t.Fatal("view keys do not work once the input is left")
 	}
 	// With a result on screen the view opens without grabbing the keyboard.
-	showLookup(m, "PED-0999", "principal", goldenFailedTx(), state.Charge{}, false, nil)
+	showLookup(t, m, "PED-0999", "principal", goldenFailedTx(), state.Charge{}, false, nil)
 	m.Update(runeKey("1"))
 	m.Update(runeKey("2"))
 	if v.capturesText() {
@@ -218,7 +219,7 @@ func TestInspectorDocumentMaskedUntilRevealed(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	tx := goldenFailedTx()
 	tx.CounterpartDocument = "52998224725"
-	showLookup(m, tx.ID, "principal", tx, state.Charge{}, false, nil)
+	showLookup(t, m, tx.ID, "principal", tx, state.Charge{}, false, nil)
 	if out := m.View(); strings.Contains(out, "529.982.247-25") || strings.Contains(out, "52998224725") || !strings.Contains(out, "***.982.247-**") {
 		t.Fatalf("document not masked by default:\n%s", out)
 	}
@@ -234,7 +235,7 @@ func TestInspectorDocumentMaskedUntilRevealed(t *testing.T) {
 	other := goldenFailedTx()
 	other.ID = "another"
 	m.Update(runeKey("v"))
-	showLookup(m, other.ID, "principal", other, state.Charge{}, false, nil)
+	showLookup(t, m, other.ID, "principal", other, state.Charge{}, false, nil)
 	if out := m.View(); strings.Contains(out, "11.222.333/0001-81") {
 		t.Fatal("the reveal carried over to another transaction")
 	}
@@ -266,7 +267,7 @@ func TestInspectorRefreshesOnEventsAboutItsTransaction(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	v := inspectorOf(m)
 	tx := goldenTransferTx()
-	showLookup(m, "ref", "loja-centro", tx, state.Charge{}, false, nil)
+	showLookup(t, m, "ref", "loja-centro", tx, state.Charge{}, false, nil)
 	if cmd := v.update(eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: "other"}}); cmd != nil || v.loading {
 		t.Fatal("an event about another transaction refreshed the inspector")
 	}
@@ -285,12 +286,12 @@ func TestInspectorRefreshesOnEventsAboutItsTransaction(t *testing.T) {
 func TestInspectorErrorsOtherThanNotFound(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	subNotFound := &api.Error{HTTPStatus: 404, Kind: "NotFound", Code: api.CodeSubAccountNotFound, Message: "SUB_ACCOUNT_NOT_FOUND: no such sub-account", TraceID: "t-9"}
-	showLookup(m, "x", "fantasma", nil, state.Charge{}, false, subNotFound)
+	showLookup(t, m, "x", "fantasma", nil, state.Charge{}, false, subNotFound)
 	out := m.View()
 	if strings.Contains(out, "Nothing matched") || !strings.Contains(out, "SUB_ACCOUNT_NOT_FOUND") || !strings.Contains(out, "t-9") || !strings.Contains(out, "wallet list (w)") {
 		t.Fatalf("a wallet error was not explained as one:\n%s", out)
 	}
-	showLookup(m, "x", "principal", nil, state.Charge{}, false, &api.Error{HTTPStatus: 500, Kind: "InternalError", Message: "boom", TraceID: "t-500"})
+	showLookup(t, m, "x", "principal", nil, state.Charge{}, false, &api.Error{HTTPStatus: 500, Kind: "InternalError", Message: "boom", TraceID: "t-500"})
 	if out := m.View(); !strings.Contains(out, "look up transaction: boom [trace t-500]") || !strings.Contains(out, "r retries") {
 		t.Fatalf("a server error is not shown with its trace and hint:\n%s", out)
 	}
@@ -347,7 +348,10 @@ func TestFlowInspectorLookupByEachKey(t *testing.T) {
 	f.waitFor("insp-ref-0001")
 	f.keys("/", key, "enter")
 	f.waitFor("wallet principal · matched by idempotency key", "R$ 43,21", "Consulta tripla", pix.ID)
-	got := s.Store.RecentLookups()
+	got, err := s.Store.RecentLookups(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(got) != 3 || got[0].Query != key || got[1].Query != "insp-ref-0001" || got[2].Query != pix.ID {
 		t.Fatalf("history = %+v", got)
 	}
@@ -370,8 +374,8 @@ func TestFlowInspectorNotFound(t *testing.T) {
 	f.keys("2", "/", "nao-existe-0001", "enter")
 	f.waitFor("Nothing matched “nao-existe-0001” in wallet principal.",
 		"It is not a transaction id, an external reference nor an idempotency key of this wallet.", "switch with w")
-	if got := s.Store.RecentLookups(); len(got) != 1 || got[0].Found {
-		t.Fatalf("history = %+v", got)
+	if got, err := s.Store.RecentLookups(context.Background()); err != nil || len(got) != 1 || got[0].Found {
+		t.Fatalf("history = %+v (%v)", got, err)
 	}
 	// The same query finds nothing in another wallet either, and says which one it looked in.
 	f.keys("esc")
@@ -406,7 +410,7 @@ func TestFlowInspectorQRKeyOpensQRScreen(t *testing.T) {
 	f.waitFor("○ pending", "Q shows the QR")
 	f.keys("Q")
 	f.waitFor("Pague com PIX", "QR pelo inspetor")
-	ch, ok := s.Store.Charge(pix.ID)
+	ch, ok := chargeByID(t, s.Store, pix.ID)
 	if !ok || ch.PixCopyPaste != pix.PixCopyPaste || ch.Wallet != api.WalletPrincipal {
 		t.Fatalf("the charge was not tracked before its QR opened: %+v", ch)
 	}

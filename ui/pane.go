@@ -18,6 +18,8 @@ type appState struct {
 	done chan struct{}
 	// subAccounts is the account's sub-account list as last loaded by the wallets view (nil until then).
 	subAccounts []api.SubAccount
+	// eventSeq is the Seq of the newest event the dashboard has seen (-1 until read).
+	eventSeq int64
 }
 
 // tag marks a command made now, so its reply can be dropped if the session or wallet changed.

@@ -39,6 +39,7 @@ type qrView struct {
 	ctl     *sandbox.Control
 	env     api.Environment
 	id      string
+	ch      state.Charge // the charge as last known (the store's memory copy wins when newer)
 	pollErr string
 	copyFn  func(string)
 	// cache of the validated, rendered code for one (code, amount, size)
@@ -47,13 +48,21 @@ type qrView struct {
 	codeErr  error
 }
 
-func (m *Model) openQR(id string) {
-	m.qr = &qrView{c: m.c, store: m.app.sess.Store, ctl: m.app.sess.Sandbox, env: m.app.sess.Env, id: id, copyFn: m.opts.Clipboard}
+// openQR opens the QR (or result) screen of a charge as the caller knows it.
+func (m *Model) openQR(ch state.Charge) {
+	m.qr = &qrView{c: m.c, store: m.app.sess.Store, ctl: m.app.sess.Sandbox, env: m.app.sess.Env, id: ch.ID, ch: ch, copyFn: m.opts.Clipboard}
 }
 
 func (v *qrView) onTick(time.Time) {}
 
-func (v *qrView) charge() (state.Charge, bool) { return v.store.Charges().Get(v.id) }
+// charge is the charge on screen: the store's memory copy (pending charges and recent writes,
+// no database read while drawing), else the one the screen was opened with.
+func (v *qrView) charge() (state.Charge, bool) {
+	if c, ok := v.store.Peek(v.id); ok {
+		return c, true
+	}
+	return v.ch, v.ch.ID != ""
+}
 
 func (v *qrView) update(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys

@@ -23,18 +23,19 @@ func trackedCharge(t *testing.T, s *Session, amount api.Money) state.Charge {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := s.Store.UpsertCharge(state.ChargeFromPix(pix, &req, api.WalletPrincipal, key))
+	ch, err := s.Store.UpsertCharge(context.Background(), state.ChargeFromPix(pix, &req, api.WalletPrincipal, key))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ch
 }
 
-// qrScreen renders the QR screen of a charge at a terminal size, without colours.
-func qrScreen(s *Session, id string, w, h int) string {
+// qrScreen renders the QR screen of a tracked charge at a terminal size, without colours.
+func qrScreen(t testing.TB, s *Session, id string, w, h int) string {
+	t.Helper()
 	m := New(Options{Session: s, Now: func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	m.openQR(id)
+	openQRByID(t, m, id)
 	return ansi.Strip(m.View())
 }
 
@@ -74,13 +75,13 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 	// The smallest terminal, height first, where the screen shows a QR.
 	smallW, smallH := 0, 0
 	for h := minHeight; h <= 60; h++ {
-		if qrFromScreen(qrScreen(s, ch.ID, 200, h)) != nil {
+		if qrFromScreen(qrScreen(t, s, ch.ID, 200, h)) != nil {
 			smallH = h
 			break
 		}
 	}
 	for w := minWidth; w <= 200 && smallH > 0; w++ {
-		if qrFromScreen(qrScreen(s, ch.ID, w, smallH)) != nil {
+		if qrFromScreen(qrScreen(t, s, ch.ID, w, smallH)) != nil {
 			smallW = w
 			break
 		}
@@ -90,7 +91,7 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 	}
 	t.Logf("smallest terminal showing the QR: %dx%d", smallW, smallH)
 	for _, size := range [][2]int{{120, 40}, {smallW, smallH}} {
-		screen := qrScreen(s, ch.ID, size[0], size[1])
+		screen := qrScreen(t, s, ch.ID, size[0], size[1])
 		qr := qrFromScreen(screen)
 		if qr == nil {
 			t.Fatalf("%dx%d: no QR on screen:\n%s", size[0], size[1], screen)
@@ -104,7 +105,7 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 		}
 	}
 	// One row less than the smallest: no QR, but the screen says how large it must be and shows the code.
-	screen := qrScreen(s, ch.ID, smallW, smallH-1)
+	screen := qrScreen(t, s, ch.ID, smallW, smallH-1)
 	if qrFromScreen(screen) != nil {
 		t.Fatalf("%dx%d should not fit a QR", smallW, smallH-1)
 	}
@@ -114,10 +115,10 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 	} else if _, err := fmt.Sscanf(screen[i:], "Aumente o terminal para pelo menos %dx%d", &needW, &needH); err != nil {
 		t.Fatal(err)
 	}
-	if qrFromScreen(qrScreen(s, ch.ID, needW, needH)) == nil {
+	if qrFromScreen(qrScreen(t, s, ch.ID, needW, needH)) == nil {
 		t.Fatalf("the hint promises a QR at %dx%d but none is shown", needW, needH)
 	}
-	if qrFromScreen(qrScreen(s, ch.ID, needW, needH-1)) != nil && qrFromScreen(qrScreen(s, ch.ID, needW-1, needH)) != nil {
+	if qrFromScreen(qrScreen(t, s, ch.ID, needW, needH-1)) != nil && qrFromScreen(qrScreen(t, s, ch.ID, needW-1, needH)) != nil {
 		t.Fatalf("the hint %dx%d is larger than needed", needW, needH)
 	}
 	if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), ch.PixCopyPaste[:40]) {
@@ -140,10 +141,10 @@ func TestQRScreenRefusesACorruptedCode(t *testing.T) {
 			bad := ch
 			mutate(&bad)
 			bad.UpdatedAt = bad.UpdatedAt.Add(time.Second)
-			if _, err := s.Store.UpsertCharge(bad); err != nil {
+			if _, err := s.Store.UpsertCharge(context.Background(), bad); err != nil {
 				t.Fatal(err)
 			}
-			screen := qrScreen(s, ch.ID, 120, 40)
+			screen := qrScreen(t, s, ch.ID, 120, 40)
 			if qrFromScreen(screen) != nil {
 				t.Fatalf("a QR was drawn for a bad code:\n%s", screen)
 			}

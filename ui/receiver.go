@@ -14,14 +14,14 @@ import (
 
 // Receiving is what a session receives webhooks with once it took the profile's receiver over.
 type Receiving struct {
-	// Inbox holds the verified events until they are applied (the profile's inbox, now locked
-	// by this session).
-	Inbox *state.Inbox
+	// Intake records the verified events in the session's store (this session now holds the
+	// profile's receiver lock).
+	Intake *state.Intake
 	// Stats reports the receiver's counters.
 	Stats func() api.ReceiverStats
 	// URL is where the receiver listens, e.g. "http://127.0.0.1:8787/webhook".
 	URL string
-	// Notice is a warning to show (e.g. a damaged inbox moved aside); "" when none.
+	// Notice is a warning to show; "" when none.
 	Notice string
 }
 
@@ -53,7 +53,7 @@ type takeOverMsg struct {
 // the root's clock tick; the try itself (file lock, listen) runs in the returned command.
 func (m *Model) takeOverTick(now time.Time) tea.Cmd {
 	s := m.app.sess
-	if s == nil || !s.ReceiverElsewhere || s.TakeOver == nil || s.Inbox != nil {
+	if s == nil || !s.ReceiverElsewhere || s.TakeOver == nil || s.Intake != nil {
 		return nil
 	}
 	if m.takeOver.gen != m.app.gen {
@@ -84,7 +84,7 @@ func (m *Model) takeOverTick(now time.Time) tea.Cmd {
 }
 
 // onTakeOver applies a try's outcome: on success the session receives from now on (the events
-// view says where) and the inbox is read; while the other window still receives nothing
+// view says where); while the other window still receives nothing
 // changes; another failure is shown once and tried again later.
 func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
 	if msg.gen != m.app.gen || m.takeOver.gen != msg.gen {
@@ -97,7 +97,7 @@ func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
 	switch {
 	case msg.err == nil:
 		s := m.app.sess
-		s.Inbox, s.ReceiverStats, s.WebhookURL = msg.recv.Inbox, msg.recv.Stats, msg.recv.URL
+		s.Intake, s.ReceiverStats, s.WebhookURL = msg.recv.Intake, msg.recv.Stats, msg.recv.URL
 		s.ReceiverElsewhere = false
 		m.takeOver.lastErr = ""
 		if msg.recv.Notice != "" {
@@ -105,8 +105,8 @@ func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
 		} else {
 			m.setStatus(tr.T("This window now receives the profile's webhooks"), statusOK)
 		}
-		return m.waitEvent()
-	case errors.Is(msg.err, state.ErrInboxBusy):
+		return nil
+	case errors.Is(msg.err, state.ErrReceiverBusy):
 		return nil
 	}
 	if text := msg.err.Error(); text != m.takeOver.lastErr {

@@ -63,28 +63,31 @@ func TestHeaderWarnsAboutPlainWebhookListener(t *testing.T) {
 }
 
 // TestTakeOverTriesFromCommandsAndSwitchesTheReceiver: the take-over is tried from a command
-// every takeOverEvery (never inside Update), a busy inbox changes nothing, another failure is
+// every takeOverEvery (never inside Update), a busy receiver changes nothing, another failure is
 // shown once, and success makes the session receive: the events view says where, the status
-// says so, and the inbox is read.
+// says so, and what the new intake records reaches the view.
 func TestTakeOverTriesFromCommandsAndSwitchesTheReceiver(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	s.ReceiverElsewhere = true
 	var calls atomic.Int32
 	var outcome atomic.Value // error, or nil for success
-	outcome.Store(errBox{state.ErrInboxBusy})
-	inbox := state.MemoryInbox()
-	t.Cleanup(func() { _ = inbox.Close() })
+	outcome.Store(errBox{state.ErrReceiverBusy})
+	intake, err := s.Store.OpenIntake()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = intake.Close() })
 	s.TakeOver = func(ctx context.Context) (*Receiving, error) {
 		calls.Add(1)
 		if err := outcome.Load().(errBox).err; err != nil {
 			return nil, err
 		}
-		return &Receiving{Inbox: inbox, Stats: func() api.ReceiverStats { return api.ReceiverStats{} }, URL: "http://127.0.0.1:8787/webhook"}, nil
+		return &Receiving{Intake: intake, Stats: func() api.ReceiverStats { return api.ReceiverStats{} }, URL: "http://127.0.0.1:8787/webhook"}, nil
 	}
 	clock := goldenNow
 	m := New(Options{Session: s, Now: func() time.Time { return clock }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m.Update(runeKey("5"))
+	send(t, m, runeKey("5"))
 	if v := m.View(); !strings.Contains(v, "Another pixdash receives this profile's webhooks") {
 		t.Fatalf("events view before the take-over:\n%s", v)
 	}
@@ -115,8 +118,8 @@ func TestTakeOverTriesFromCommandsAndSwitchesTheReceiver(t *testing.T) {
 		t.Fatal("a second try started while one is under way")
 	}
 	m.Update(msg)
-	if s.Inbox != nil || !s.ReceiverElsewhere || strings.Contains(m.View(), "Receiving at") {
-		t.Fatal("a busy inbox changed the session")
+	if s.Intake != nil || !s.ReceiverElsewhere || strings.Contains(m.View(), "Receiving at") {
+		t.Fatal("a busy receiver changed the session")
 	}
 	if m.takeOverTick(t0.Add(takeOverEvery+takeOverEvery/2)) != nil {
 		t.Fatal("tried again before takeOverEvery passed")
@@ -138,19 +141,28 @@ func TestTakeOverTriesFromCommandsAndSwitchesTheReceiver(t *testing.T) {
 	stale := try(t0.Add(4 * takeOverEvery))
 	stale.gen--
 	m.Update(stale)
-	if s.Inbox != nil {
+	if s.Intake != nil {
 		t.Fatal("a stale reply was applied")
 	}
 	m.takeOver.trying = false
 
-	_, cmd := m.Update(try(t0.Add(5 * takeOverEvery)))
-	if s.Inbox != inbox || s.ReceiverElsewhere || s.WebhookURL != "http://127.0.0.1:8787/webhook" {
-		t.Fatalf("session after the take-over: inbox %v, elsewhere %v, url %q", s.Inbox, s.ReceiverElsewhere, s.WebhookURL)
+	send(t, m, try(t0.Add(5*takeOverEvery)))
+	if s.Intake != intake || s.ReceiverElsewhere || s.WebhookURL != "http://127.0.0.1:8787/webhook" {
+		t.Fatalf("session after the take-over: intake %v, elsewhere %v, url %q", s.Intake, s.ReceiverElsewhere, s.WebhookURL)
 	}
-	if cmd == nil {
-		t.Fatal("the inbox is not read after the take-over")
+	// What the new receiver records is in the store when Accept returns, and on screen once the
+	// dashboard hears of the change.
+	if err := s.Intake.Accept([]byte(`{"eventId":"evt-after-takeover","event":"refund_completed","amount":4.56}`)); err != nil {
+		t.Fatal(err)
 	}
+	if _, ok := eventByID(t, s.Store, "evt-after-takeover"); !ok {
+		t.Fatal("the intake's event is not in the store")
+	}
+	storeChanged(t, m)
 	v := m.View()
+	if !strings.Contains(v, "R$ 4,56") || !strings.Contains(v, "1 events") {
+		t.Errorf("the event received after the take-over is not listed:\n%s", v)
+	}
 	for _, want := range []string{"Receiving at http://127.0.0.1:8787/webhook", "This window now receives the profile's webhooks"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view does not say %q:\n%s", want, v)

@@ -198,21 +198,24 @@ func replaySession(t *testing.T, r *replayServer) (*Session, api.Secret) {
 		t.Fatal(err)
 	}
 	secret := api.Secret("whsec_replay_0123456789")
-	inbox := state.MemoryInbox()
-	recv := api.NewReceiver(secret, api.WithSink(inbox), api.WithTolerance(api.DefaultWebhookTolerance))
+	store := state.OpenMemory()
+	intake, err := store.OpenIntake()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := api.NewReceiver(secret, api.WithSink(intake), api.WithTolerance(api.DefaultWebhookTolerance))
 	ctx, cancel := context.WithCancel(context.Background())
 	u, err := recv.Start(ctx, "127.0.0.1:0")
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	store := state.OpenMemory()
 	s := &Session{
 		Profile: "pague", Env: api.Sandbox, Client: client, Store: store,
-		Inbox: inbox, ReceiverStats: recv.Stats, WebhookURL: u,
+		Intake: intake, ReceiverStats: recv.Stats, WebhookURL: u,
 		WebhookTolerance: api.DefaultWebhookTolerance, DefaultDescription: "Venda",
 		PixFee: 99, HasPixFee: true,
-		Close: func() { cancel(); _ = inbox.Close(); _ = store.Close() },
+		Close: func() { cancel(); _ = intake.Close(); _ = store.Close() },
 	}
 	t.Cleanup(s.Close)
 	return s, secret
@@ -368,11 +371,11 @@ func TestReplayFlowWalletsSplitChargeWebhook(t *testing.T) {
 	}
 	f.waitFor("1 refused: timestamp outside ±5m")
 
-	ch, ok := s.Store.Charge(replayChargeID)
+	ch, ok := chargeByID(t, s.Store, replayChargeID)
 	if !ok || ch.State() != state.StatePaid || ch.Amount != 1234 || ch.Description != "Venda" {
 		t.Fatalf("tracked charge = %+v (tracked %t)", ch, ok)
 	}
-	if n := s.Store.Events().Total(); n != 1 {
+	if n := eventsTotal(t, s.Store); n != 1 {
 		t.Fatalf("%d events kept, want 1", n)
 	}
 	pix, keys, calls := r.requests()

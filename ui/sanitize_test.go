@@ -182,11 +182,11 @@ func evilSession(t *testing.T) (*Session, *evClock) {
 	}
 	for _, ch := range charges {
 		ch.UpdatedAt = ch.CreatedAt
-		if _, err := s.Store.UpsertCharge(ch); err != nil {
+		if _, err := s.Store.UpsertCharge(context.Background(), ch); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Store.AddLookup(state.Lookup{Query: evil("query"), Wallet: evil("wallet"), Found: true, TxID: "evil-paid", At: goldenNow.Add(-time.Minute)}); err != nil {
+	if err := s.Store.AddLookup(context.Background(), state.Lookup{Query: evil("query"), Wallet: evil("wallet"), Found: true, TxID: "evil-paid", At: goldenNow.Add(-time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 	j := func(label string) string { b, _ := json.Marshal(evil(label)); return string(b) } // C0 escaped, C1 and bidi raw
@@ -205,15 +205,15 @@ func evilSession(t *testing.T) (*Session, *evClock) {
 	}
 	for i, p := range payloads {
 		clk.t = goldenNow.Add(time.Duration(i-len(payloads)) * time.Minute)
-		if _, err := s.Store.ApplyEvent(decoded(t, p)); err != nil {
+		if _, err := s.Store.ApplyEvent(context.Background(), decoded(t, p)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	clk.t = goldenNow
-	if err := s.Store.SetEventVerdict(strings.ToValidUTF8(evil("evt-1"), "\ufffd"), state.VerdictDisputed, evil("the service says pending")); err != nil {
+	if err := s.Store.SetEventVerdict(context.Background(), strings.ToValidUTF8(evil("evt-1"), "\ufffd"), state.VerdictDisputed, evil("the service says pending")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Store.SetEventVerdict("evt-9\u202e", state.VerdictUnknown, evil("the service does not know it")); err != nil {
+	if err := s.Store.SetEventVerdict(context.Background(), "evt-9\u202e", state.VerdictUnknown, evil("the service does not know it")); err != nil {
 		t.Fatal(err)
 	}
 	return s, clk
@@ -247,12 +247,13 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	open := func(context.Context, string) (*Session, error) { return nil, errors.New(evil("open")) }
 	m := New(Options{Session: s, Lang: lang, CustomerLang: lang, Now: func() time.Time { return goldenNow }, Location: time.UTC,
 		Profiles: profiles, OpenProfile: open})
-	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	settle(t, m, m.activePane().activate())
 	frames := map[string]string{}
 	shot := func(name string) { frames[name] = m.View() }
 	keys := func(ks ...string) {
 		for _, k := range ks {
-			m.Update(keyMsg(k))
+			send(t, m, keyMsg(k))
 		}
 	}
 
@@ -268,7 +269,11 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 
 	// The customer screens: pending (valid code and refused code), paid, failed, unknown status.
 	for _, id := range []string{"evil-pending", "evil-badcode", "evil-paid", "evil-failed", "evil-status"} {
-		m.Update(openChargeMsg{id: id})
+		ch, ok := chargeByID(t, s.Store, id)
+		if !ok {
+			t.Fatalf("%s is not tracked", id)
+		}
+		m.Update(openChargeMsg{charge: ch})
 		m.Update(txMsg{gen: m.app.gen, id: id, err: evilError()})
 		shot("qr_" + id)
 		keys("esc")
@@ -278,7 +283,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	keys("2")
 	shot("inspector_history")
 	iv := m.panes[viewInspector].(*inspectorView)
-	ch, _ := s.Store.Charge("evil-pending")
+	ch, _ := chargeByID(t, s.Store, "evil-pending")
 	m.Update(lookupMsg{tag: m.app.tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), tx: evilTx(), charge: ch, tracked: true})
 	shot("inspector_tx")
 	keys("v")
@@ -342,7 +347,10 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	shot("events_filtered")
 	keys("esc")
 	ev := m.panes[viewEvents].(*eventsView)
-	for i := range ev.log().Len() {
+	if ev.win.len() != 9 {
+		t.Fatalf("the events view lists %d events, want the 9 stored", ev.win.len())
+	}
+	for i := range ev.win.len() {
 		ev.cursor = i
 		keys("enter")
 		shot(fmt.Sprintf("event_%d_payload", i))

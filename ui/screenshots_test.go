@@ -80,17 +80,16 @@ func (r *shotRig) scene(w, h int, steps func(f *flow)) string {
 	return final.View()
 }
 
-// chargeNamed finds the tracked charge with a description.
+// chargeNamed finds the tracked charge with a description (the newest, in any wallet).
 func (r *shotRig) chargeNamed(desc string) state.Charge {
-	cs := r.sess.Store.Charges()
-	for i := 0; i < cs.Len(); i++ {
-		if ch, ok := cs.At(i); ok && ch.Description == desc {
+	cs := allCharges(r.t, r.sess.Store, state.ChargeQuery{})
+	for _, ch := range cs {
+		if ch.Description == desc {
 			return ch
 		}
 	}
 	var have []string
-	for i := 0; i < cs.Len(); i++ {
-		ch, _ := cs.At(i)
+	for _, ch := range cs {
 		have = append(have, ch.Description)
 	}
 	r.t.Fatalf("no charge %q among %q", desc, have)
@@ -128,19 +127,19 @@ func TestScreenshots(t *testing.T) {
 		f.keys("loja-praia", "tab", "8,00")
 		f.waitFor("exceeds the net")
 	}))
-	var qrID string
+	var qr state.Charge
 	write("03-qr", r.scene(w, h, func(f *flow) {
 		f.newCharge("12,34", "Café e pão de queijo")
 		f.waitFor("Pague com PIX")
 	}))
 	if ch := r.chargeNamed("Café e pão de queijo"); ch.ID != "" {
-		qrID = ch.ID
+		qr = ch
 		if err := os.WriteFile(filepath.Join(dir, "qr.code.txt"), []byte(ch.PixCopyPaste), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	qrScene := func(f *flow) {
-		f.tm.Send(openChargeMsg{id: qrID})
+		f.tm.Send(openChargeMsg{charge: qr}) // as enter on its row does
 		f.waitFor("Pague com PIX")
 	}
 	lipgloss.SetHasDarkBackground(false)

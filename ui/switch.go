@@ -84,7 +84,7 @@ func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
 		env, kind = tr.T("PRODUCTION"), statusWarn
 	}
 	m.setStatus(tr.F("Switched to profile %s (%s).", msg.name, env), kind)
-	return tea.Batch(m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked(), m.activePane().activate())
+	return tea.Batch(m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked(), m.waitChange(), m.activePane().activate(), m.pruneEvents())
 }
 
 // closeSession stops the commands that wait on the current session.

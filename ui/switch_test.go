@@ -71,7 +71,7 @@ func TestRepliesForAnOldSessionOrWalletAreDropped(t *testing.T) {
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
 	old := m.tagNow()
-	m.Update(switchWalletMsg{wallet: "loja-sul"})
+	send(t, m, switchWalletMsg{wallet: "loja-sul"})
 	if m.app.wallet != "loja-sul" {
 		t.Fatalf("wallet = %q", m.app.wallet)
 	}
@@ -90,7 +90,7 @@ func TestRepliesForAnOldSessionOrWalletAreDropped(t *testing.T) {
 	}
 	// The charges view now lists only the new wallet's charges.
 	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEsc}); cmd != nil {
-		m.Update(cmd())
+		send(t, m, cmd())
 	}
 	if v := m.View(); strings.Contains(v, "Café e pão de queijo") || !strings.Contains(v, "Bolo de fubá") {
 		t.Fatalf("charges view not scoped to loja-sul:\n%s", v)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -36,39 +37,39 @@ func TestFlowForgedWebhookDoesNotTurnPaid(t *testing.T) {
 	f.waitFor("Pague com PIX", "Aguardando pagamento")
 	var id string
 	for i := 0; id == "" && i < 100; i++ {
-		if ch, ok := s.Store.Charges().At(0); ok && ch.Description == "Cafe" {
-			id = ch.ID
+		if cs := allCharges(t, s.Store, state.ChargeQuery{}); len(cs) > 0 && cs[0].Description == "Cafe" {
+			id = cs[0].ID
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	if id == "" {
 		t.Fatal("the charge was not tracked")
 	}
-	before := s.Store.Charges().Total()
-	// Signed deliveries the receiver took (the inbox is what the receiver writes to once the
-	// HMAC checked out).
-	if err := s.Inbox.Accept(paymentEnvelope("evt-liar", "payment_completed", id, 100, "Liar")); err != nil {
+	before := len(allCharges(t, s.Store, state.ChargeQuery{}))
+	// Signed deliveries the receiver took (the intake is what the receiver hands an event to
+	// once the HMAC checked out).
+	if err := s.Intake.Accept(paymentEnvelope("evt-liar", "payment_completed", id, 100, "Liar")); err != nil {
 		t.Fatal(err)
 	}
 	waitVerdict(t, s.Store, "evt-liar", state.VerdictDisputed)
-	if err := s.Inbox.Accept(paymentEnvelope("evt-madeup", "payment_completed", "00000000-dead-4bee-8000-000000000000", 1000, "Liar")); err != nil {
+	if err := s.Intake.Accept(paymentEnvelope("evt-madeup", "payment_completed", "00000000-dead-4bee-8000-000000000000", 1000, "Liar")); err != nil {
 		t.Fatal(err)
 	}
 	waitVerdict(t, s.Store, "evt-madeup", state.VerdictUnknown)
-	e, _ := s.Store.Events().Get("evt-liar")
+	e, _ := eventByID(t, s.Store, "evt-liar")
 	if code, vals := state.ParseReason(e.VerdictReason); e.Verdict != state.VerdictDisputed || code != state.ReasonStatus || vals[1] != "pending" {
 		t.Errorf("liar verdict %q %q", e.Verdict, e.VerdictReason)
 	}
-	ch, _ := s.Store.Charge(id)
+	ch, _ := chargeByID(t, s.Store, id)
 	if ch.State() != state.StatePending || ch.PayerName != "" || f.bellCount() != 0 {
 		t.Fatalf("a forged event changed the charge: %+v, bells %d", ch, f.bellCount())
 	}
-	if n := s.Store.Charges().Total(); n != before {
+	if n := len(allCharges(t, s.Store, state.ChargeQuery{})); n != before {
 		t.Fatalf("an event for a made-up transaction added %d charge(s)", n-before)
 	}
 	f.keys("$")
 	f.waitFor("PAGO", "Maria da Silva")
-	if ch, _ := s.Store.Charge(id); ch.State() != state.StatePaid || ch.PayerName != "Maria da Silva" || ch.Amount != 2000 {
+	if ch, _ := chargeByID(t, s.Store, id); ch.State() != state.StatePaid || ch.PayerName != "Maria da Silva" || ch.Amount != 2000 {
 		t.Fatalf("after the real payment: %+v", ch)
 	}
 }
@@ -77,12 +78,12 @@ func waitVerdict(t *testing.T, store *state.Store, eventID string, want state.Ve
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if e, ok := store.Events().Get(eventID); ok && e.Verdict == want {
+		if e, ok := eventByID(t, store, eventID); ok && e.Verdict == want {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	e, _ := store.Events().Get(eventID)
+	e, _ := eventByID(t, store, eventID)
 	t.Fatalf("%s verdict %q, want %q", eventID, e.Verdict, want)
 }
 
@@ -100,7 +101,7 @@ func TestFlowReplyDifferentFromRequestIsNotShown(t *testing.T) {
 	f.waitFor("New charge")
 	f.keys("12,34", "ctrl+s")
 	f.waitFor("differs from what was asked", "amount is R$ 99,99, R$ 12,34 was requested")
-	ch, ok := s.Store.Charge(replayChargeID)
+	ch, ok := chargeByID(t, s.Store, replayChargeID)
 	if !ok || ch.Mismatch == "" {
 		t.Fatalf("charge %+v tracked %v", ch, ok)
 	}
@@ -174,12 +175,20 @@ func TestRecoverKeepsUnconfirmedWhileInFlight(t *testing.T) {
 	now := start.Add(48 * time.Second)
 	sub := state.Submission{Key: key, Request: api.CreatePixRequest{Amount: 5000, Description: "Venda"}, CreatedAt: start,
 		InFlightUntil: start.Add(createTimeout + inFlightMargin)}
-	if err := store.BeginSubmission(sub); err != nil {
+	if err := store.BeginSubmission(context.Background(), sub); err != nil {
 		t.Fatal(err)
 	}
 	m := New(Options{Session: &Session{Profile: "late", Env: api.Sandbox, Client: client, Store: store, Close: func() {}},
 		Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return now }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	pending := func(s *state.Store) int {
+		t.Helper()
+		subs, err := s.PendingSubmissions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(subs)
+	}
 	run := func() recoveredMsg {
 		t.Helper()
 		msg, ok := m.recoverSubmissions()().(recoveredMsg)
@@ -190,8 +199,8 @@ func TestRecoverKeepsUnconfirmedWhileInFlight(t *testing.T) {
 		return msg
 	}
 	// 48 s after the first attempt: 404, but an attempt may still land.
-	if got := run(); got.pending != 1 || got.abandoned != 0 || len(store.PendingSubmissions()) != 1 {
-		t.Fatalf("at 48 s: %+v, pending %d", got, len(store.PendingSubmissions()))
+	if got := run(); got.pending != 1 || got.abandoned != 0 || pending(store) != 1 {
+		t.Fatalf("at 48 s: %+v, pending %d", got, pending(store))
 	}
 	if !strings.Contains(m.View(), "not confirmed yet") {
 		t.Errorf("the merchant is not told: %s", m.View())
@@ -199,7 +208,7 @@ func TestRecoverKeepsUnconfirmedWhileInFlight(t *testing.T) {
 	// The service created it at 50 s: the next lookup finds it.
 	x.landed.Store(true)
 	now = start.Add(60 * time.Second)
-	if got := run(); len(got.resolved) != 1 || got.resolved[0].ID != "late-charge-1" || len(store.PendingSubmissions()) != 0 {
+	if got := run(); len(got.resolved) != 1 || got.resolved[0].ID != "late-charge-1" || pending(store) != 0 {
 		t.Fatalf("after landing: %+v", got)
 	}
 	// Another submission whose window has passed is abandoned on a 404.
@@ -208,12 +217,12 @@ func TestRecoverKeepsUnconfirmedWhileInFlight(t *testing.T) {
 		InFlightUntil: start.Add(createTimeout + inFlightMargin)}
 	store2 := state.OpenMemory()
 	t.Cleanup(func() { _ = store2.Close() })
-	if err := store2.BeginSubmission(old); err != nil {
+	if err := store2.BeginSubmission(context.Background(), old); err != nil {
 		t.Fatal(err)
 	}
 	m.app.sess.Store = store2
 	now = start.Add(createTimeout + inFlightMargin + time.Second)
-	if got := run(); got.abandoned != 1 || got.pending != 0 || len(store2.PendingSubmissions()) != 0 {
+	if got := run(); got.abandoned != 1 || got.pending != 0 || pending(store2) != 0 {
 		t.Fatalf("past the window: %+v", got)
 	}
 }

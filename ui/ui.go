@@ -33,17 +33,17 @@ type Session struct {
 	Store    *state.Store
 	// Sandbox is set when the server is the sandbox emulator: it lets `$` simulate a payment.
 	Sandbox *sandbox.Control
-	// Inbox holds verified webhook events until they are applied to Store; nil when the
-	// profile has no receiver.
-	Inbox *state.Inbox
+	// Intake is where this window's webhook receiver records events (into Store); nil when the
+	// profile has no receiver or another window receives its webhooks.
+	Intake *state.Intake
 	// ReceiverElsewhere reports that the profile's webhooks are received by another pixdash
-	// (its events reach this session through the shared state files).
+	// (its events reach this session through the shared database).
 	ReceiverElsewhere bool
 	// ReceiverStats reports the receiver's counters; nil without a receiver.
 	ReceiverStats func() api.ReceiverStats
 	// TakeOver, set while ReceiverElsewhere, tries to become the profile's webhook receiver (the
 	// other window quit): it starts the receiver and returns what it receives with, or an error
-	// matching state.ErrInboxBusy while the other window still receives. It may block (file
+	// matching state.ErrReceiverBusy while the other window still receives. It may block (file
 	// lock, listen); the dashboard calls it from a command every few seconds.
 	TakeOver func(ctx context.Context) (*Receiving, error)
 	// WebhookExposed is the receiver's listen address when it listens beyond loopback over plain
@@ -63,6 +63,10 @@ type Session struct {
 	// DefaultDescription is the description a new charge starts with (the profile's
 	// default_description; DefaultDescription when blank).
 	DefaultDescription string
+	// Imported is what opening the store imported from an older pixdash's journal; nil when nothing.
+	Imported *state.ImportReport
+	// EventRetentionDays removes events older than this many days when the session opens (0 keeps all).
+	EventRetentionDays int
 	// Close releases the session's resources (receiver, emulator); may be nil.
 	Close func()
 }
@@ -151,14 +155,41 @@ type Model struct {
 	takeOver    takeOverState
 }
 
-// storeRefreshEvery is how often the dashboard reads what another instance on the same profile wrote.
-const storeRefreshEvery = 5 * time.Second
+// storeRefreshEvery is how often the dashboard checks whether another window on the same
+// profile wrote to the database (a cheap check when nothing changed).
+const storeRefreshEvery = time.Second
 
-// storeRefreshedMsg reports a re-read of the profile's state file.
+// storeRefreshedMsg reports a check of the profile's database for other windows' writes.
 type storeRefreshedMsg struct {
 	gen     uint64
 	changed bool
 	err     error
+}
+
+// storeChangedMsg says the store changed (a write of this window or, seen by Refresh, of
+// another): the lists read their window again.
+type storeChangedMsg struct{ gen uint64 }
+
+// storeChangeCoalesce is how long the dashboard lets store changes gather before the lists
+// read again: under a flood of webhooks they read a few times a second, not once per commit.
+const storeChangeCoalesce = 100 * time.Millisecond
+
+// waitChange waits for the next change of the session's store; it is re-armed after each.
+func (m *Model) waitChange() tea.Cmd {
+	gen, store, done := m.app.gen, m.app.sess.Store, m.app.done
+	return func() tea.Msg {
+		select {
+		case <-done:
+			return nil
+		case <-store.Changed():
+		}
+		select {
+		case <-done:
+			return nil
+		case <-time.After(storeChangeCoalesce):
+		}
+		return storeChangedMsg{gen: gen}
+	}
 }
 
 // connState is what the header says about the link to the service.
@@ -211,10 +242,15 @@ func (m *Model) setSession(s *Session) {
 	m.panes = m.newPanes()
 	m.form, m.qr, m.confirm, m.picker = nil, nil, nil, nil
 	m.polling = map[string]bool{}
+	m.app.eventSeq = -1
 	m.conn = connState{}
 	m.view = viewCharges
-	if s.Notice != "" {
-		m.setStatus(s.Notice, statusWarn)
+	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + s.Notice); {
+	case notice == "":
+	case s.Notice == "" && s.Imported != nil && s.Imported.Damaged == 0:
+		m.setStatus(notice, statusInfo)
+	default:
+		m.setStatus(notice, statusWarn)
 	}
 	m.resize()
 }
@@ -243,7 +279,7 @@ func (m *Model) Close() {
 
 // Init starts the clock, authentication, pending-submission recovery and the event feed.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tick(), m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked())
+	return tea.Batch(tick(), m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked(), m.waitChange(), m.activePane().activate(), m.pruneEvents())
 }
 
 func (m *Model) tagNow() tag { return m.app.tag() }
@@ -268,6 +304,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.c.width, m.c.height = msg.Width, msg.Height
 		m.resize()
+		// A taller list shows rows its window may not hold (the first read can even land
+		// before the first size is known): read them.
+		switch p := m.activePane().(type) {
+		case *chargesView:
+			return m, p.load()
+		case *eventsView:
+			return m, p.load()
+		}
 		return m, nil
 	case tea.KeyMsg:
 		return m, m.handleKey(msg)
@@ -304,8 +348,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case txMsg:
 		return m, m.onTx(msg)
-	case eventMsg:
-		return m, m.onEvent(msg)
+	case uncheckedMsg:
+		return m, m.onUnchecked(msg)
+	case prunedMsg:
+		m.onPruned(msg)
+		return m, nil
+	case rewaitEventsMsg:
+		if msg.gen != m.app.gen {
+			return m, nil
+		}
+		return m, m.waitEvent()
+	case storeChangedMsg:
+		if msg.gen != m.app.gen {
+			return m, nil
+		}
+		return m, tea.Batch(m.broadcast(msg), m.waitChange())
 	case eventsMsg:
 		return m, m.onEvents(msg)
 	case eventConfirmedMsg:
@@ -330,8 +387,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case recoveredMsg:
 		return m, m.onRecovered(msg)
 	case openChargeMsg:
-		m.openQR(msg.id)
-		if ch, ok := m.app.sess.Store.Charge(msg.id); ok && !ch.Final() {
+		if msg.charge.ID == "" {
+			return m, nil
+		}
+		m.openQR(msg.charge)
+		if ch, ok := m.qr.charge(); ok && !ch.Final() {
 			return m, m.pollNow(ch.ID, ch.Wallet)
 		}
 		return m, nil
@@ -354,9 +414,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			if msg.err != nil {
 				m.setStatus(m.c.tr.F("Local state: %v", msg.err), statusWarn)
 			}
-			if msg.changed {
-				m.charges.refresh()
-			}
+
 		}
 		return m, nil
 	case closePickerMsg:
@@ -523,10 +581,10 @@ func (m *Model) onTick(now time.Time) tea.Cmd {
 	if st := m.app.sess.Store; st.Persistent() && now.Sub(m.lastRefresh) >= storeRefreshEvery {
 		m.lastRefresh = now
 		gen := m.app.gen
-		cmds = append(cmds, func() tea.Msg {
-			changed, err := st.Refresh()
+		cmds = append(cmds, withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+			changed, err := st.Refresh(ctx)
 			return storeRefreshedMsg{gen: gen, changed: changed, err: err}
-		})
+		}))
 	}
 	if m.qr != nil {
 		m.qr.onTick(now)

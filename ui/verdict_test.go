@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func verdictSession(t testing.TB) *Session {
 	evs := verdictEvents(t)
 	for i, ev := range evs {
 		clk.t = goldenNow.Add(time.Duration(i-len(evs)) * time.Minute)
-		if _, err := s.Store.ApplyEvent(ev); err != nil {
+		if _, err := s.Store.ApplyEvent(context.Background(), ev); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,7 +49,7 @@ func verdictSession(t testing.TB) *Session {
 		"evt-liar":  {state.VerdictDisputed, "the service says pending"},
 		"evt-ghost": {state.VerdictUnknown, "the service does not know transaction made-up-0001 in wallet principal"},
 	} {
-		if err := s.Store.SetEventVerdict(id, v.v, v.reason); err != nil {
+		if err := s.Store.SetEventVerdict(context.Background(), id, v.v, v.reason); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,7 +89,7 @@ func TestEventsShowVerdicts(t *testing.T) {
 			s := verdictSession(t)
 			m := New(Options{Session: s, Lang: c.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: c.w, Height: c.h})
-			press(m, "5")
+			press(t, m, "5")
 			out := m.View()
 			for id, want := range map[string]string{"evt-ok": c.confirmed, "evt-liar": c.disputed, "evt-ghost": c.unknown, "evt-new": c.checking} {
 				short := map[string]string{"evt-ok": "R$ 89,90", "evt-liar": "R$ 1,00", "evt-ghost": "made-up-", "evt-new": "payment_failed"}[id]
@@ -102,7 +103,7 @@ func TestEventsShowVerdicts(t *testing.T) {
 				t.Errorf("the refund row carries a verdict mark: %q", row)
 			}
 			// The detail says it in full. evt-liar is the fourth newest.
-			press(m, "j", "j", "j", "enter")
+			press(t, m, "j", "j", "j", "enter")
 			if d := m.View(); !strings.Contains(d, c.detail) {
 				t.Errorf("the disputed event's detail lacks %q:\n%s", c.detail, d)
 			}
@@ -119,28 +120,30 @@ func TestEventsVerdictArrivesWhileShown(t *testing.T) {
 	if row := rowOf(m.View(), "R$ 1,00"); !strings.Contains(row, "… ") || strings.Contains(row, "disputed") {
 		t.Fatalf("an unchecked payment row: %q", row)
 	}
-	press(m, "enter")
+	press(t, m, "enter")
 	if out := m.View(); !strings.Contains(out, "service check: checking…") {
 		t.Fatalf("the detail does not say it is being checked:\n%s", out)
 	}
 	// The service's answer arrives while the detail is open, then after it is closed: both
 	// the detail and the cached row show it.
-	if err := s.Store.SetEventVerdict(ev.EventID, state.VerdictDisputed, "the event says R$ 1,00, the service R$ 12,34"); err != nil {
+	if err := s.Store.SetEventVerdict(context.Background(), ev.EventID, state.VerdictDisputed, "the event says R$ 1,00, the service R$ 12,34"); err != nil {
 		t.Fatal(err)
 	}
+	storeChanged(t, m)
 	if out := m.View(); !strings.Contains(out, "✗ disputed: the event says R$ 1,00, the service R$ 12,34 · not applied") {
 		t.Errorf("the open detail did not take the verdict:\n%s", out)
 	}
-	press(m, "esc")
+	press(t, m, "esc")
 	if v.detail != nil {
 		t.Fatal("esc did not close the detail")
 	}
 	if row := rowOf(m.View(), "R$ 1,00"); !strings.Contains(row, "✗ disputed: the event says R$ 1,00") {
 		t.Errorf("the row kept its old verdict: %q", row)
 	}
-	if err := s.Store.SetEventVerdict(ev.EventID, state.VerdictConfirmed, ""); err != nil {
+	if err := s.Store.SetEventVerdict(context.Background(), ev.EventID, state.VerdictConfirmed, ""); err != nil {
 		t.Fatal(err)
 	}
+	storeChanged(t, m)
 	if row := rowOf(m.View(), "R$ 1,00"); !strings.Contains(row, "✓ ") || strings.Contains(row, "disputed") {
 		t.Errorf("the cached row did not follow the new verdict: %q", row)
 	}
@@ -193,7 +196,7 @@ func TestGoldenEventsDisputed(t *testing.T) {
 		for _, size := range goldenSizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
 				m, _ := eventsModel(t, verdictSession(t), size[0], size[1])
-				press(m, tc.keys...)
+				press(t, m, tc.keys...)
 				teatest.RequireEqualOutput(t, []byte(m.View()))
 			})
 		}

@@ -1,0 +1,373 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// The schema, one numbered file per version, applied in order; PRAGMA user_version is the
+// number of the last one applied.
+//
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// cacheKiB is each connection's page cache. Memory stays flat whatever the history holds: one
+// writer and up to maxReaders readers, each with this cache.
+const (
+	cacheKiB   = 8 << 10
+	maxReaders = 4
+)
+
+// dsn is the connection string of a database file. synchronous=FULL: in WAL mode a commit
+// returns only after the WAL is fsynced, so an acknowledged write survives a crash of the
+// machine, not only of pixdash (NORMAL would lose the last commits on a power cut). busy_timeout
+// lets a second pixdash on the same profile wait for the other's write instead of failing;
+// _txlock=immediate takes the write lock at BEGIN, so a transaction that reads then writes
+// never fails midway because another process wrote in between.
+func dsn(file string, readOnly bool) string {
+	q := url.Values{}
+	for _, p := range []string{
+		"busy_timeout(10000)",
+		"journal_mode(WAL)",
+		"synchronous(FULL)",
+		"foreign_keys(1)",
+		"cache_size(-" + strconv.Itoa(cacheKiB) + ")",
+		"mmap_size(0)",
+		"temp_store(MEMORY)",
+	} {
+		q.Add("_pragma", p)
+	}
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	}
+	q.Set("_txlock", "immediate")
+	return "file:" + (&url.URL{Path: file}).EscapedPath() + "?" + q.Encode()
+}
+
+// memorySeq names in-memory databases apart.
+var memorySeq atomic.Uint64
+
+// memoryDSN is a private in-memory database (demo mode); it lives as long as its one connection.
+func memoryDSN() string {
+	return fmt.Sprintf("file:pixdash-memory-%d?mode=memory&_pragma=foreign_keys(1)&_txlock=immediate", memorySeq.Add(1))
+}
+
+// openDB opens the writer and the reader pool of a database file, or one connection to a new
+// in-memory database (file ""), which serves both.
+func openDB(ctx context.Context, file string) (w, r *sql.DB, err error) {
+	if file == "" {
+		w, err = sql.Open("sqlite", memoryDSN())
+		if err != nil {
+			return nil, nil, err
+		}
+		w.SetMaxOpenConns(1)
+		w.SetMaxIdleConns(1)
+		w.SetConnMaxLifetime(0)
+		w.SetConnMaxIdleTime(0)
+		if err := migrate(ctx, w); err != nil {
+			_ = w.Close()
+			return nil, nil, err
+		}
+		return w, w, nil
+	}
+	w, err = sql.Open("sqlite", dsn(file, false))
+	if err != nil {
+		return nil, nil, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, w); err != nil {
+		_ = w.Close()
+		return nil, nil, err
+	}
+	r, err = sql.Open("sqlite", dsn(file, true))
+	if err != nil {
+		_ = w.Close()
+		return nil, nil, err
+	}
+	r.SetMaxOpenConns(maxReaders)
+	r.SetMaxIdleConns(maxReaders)
+	return w, r, nil
+}
+
+// SchemaVersion is the schema version this build writes (the number of its last migration).
+func SchemaVersion() int { return len(migrationFiles()) }
+
+func migrationFiles() []string {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		panic(err) // the pattern is constant
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ErrNewerSchema is returned by Open for a database written by a newer pixdash.
+var ErrNewerSchema = errors.New("the state database was written by a newer pixdash; update pixdash to open it")
+
+// migrate applies the migrations the database lacks, each in its own transaction.
+func migrate(ctx context.Context, db *sql.DB) error {
+	files := migrationFiles()
+	var have int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
+		return err
+	}
+	if have > len(files) {
+		return fmt.Errorf("%w (schema %d, this build knows %d)", ErrNewerSchema, have, len(files))
+	}
+	for i := have; i < len(files); i++ {
+		body, err := migrations.ReadFile(files[i])
+		if err != nil {
+			return err
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		// Another process may have migrated between the check and BEGIN IMMEDIATE.
+		var now int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&now); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		if now > i {
+			_ = tx.Rollback()
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("migration %s: %w", path.Base(files[i]), err)
+		}
+		if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(i+1)); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrDiskFull reports a write refused because the disk (or the database's size limit) is full;
+// nothing of that write was kept. Writes work again once there is room.
+var ErrDiskFull = errors.New("the disk is full: free some space; nothing was saved")
+
+// classify turns SQLite's errors into ones a person can act on.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_FULL:
+			return fmt.Errorf("%w (%v)", ErrDiskFull, err)
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return fmt.Errorf("%w (%v)", ErrBusy, err)
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("%w (%v)", ErrDamaged, err)
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN:
+			return fmt.Errorf("%w (%v)", ErrNoAccess, err)
+		case sqlite3.SQLITE_IOERR:
+			return fmt.Errorf("%w (%v)", ErrIO, err)
+		}
+	}
+	return err
+}
+
+// Errors of the database, each naming its cause.
+var (
+	ErrBusy     = errors.New("another pixdash kept the state database busy too long; try again")
+	ErrDamaged  = errors.New("the state database is damaged")
+	ErrNoAccess = errors.New("the state database cannot be written (permissions or a read-only disk)")
+	ErrIO       = errors.New("the disk failed to read or write the state database")
+)
+
+// job is one write: run inside the writer's transaction (in a savepoint of its own, so its
+// failure leaves the others' writes alone); after runs once the transaction committed.
+type job struct {
+	ctx   context.Context
+	run   func(tx *sql.Tx) (after func(), err error)
+	after func()
+	err   error
+	done  chan struct{}
+}
+
+// writer commits jobs: all the jobs queued while a commit is under way go into the next
+// transaction (group commit), so concurrent writers share one fsync.
+type writer struct {
+	db      *sql.DB
+	mu      sync.Mutex
+	queue   []*job
+	closed  bool
+	wake    chan struct{}
+	stopped chan struct{}
+	// committed is called after each commit that changed something, before the jobs are answered.
+	committed func()
+}
+
+func newWriter(db *sql.DB, committed func()) *writer {
+	w := &writer{db: db, wake: make(chan struct{}, 1), stopped: make(chan struct{}), committed: committed}
+	go w.loop()
+	return w
+}
+
+// do runs f in a write transaction and returns once it is committed (nil) or refused.
+func (w *writer) do(ctx context.Context, f func(tx *sql.Tx) (after func(), err error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := &job{ctx: ctx, run: f, done: make(chan struct{})}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	w.queue = append(w.queue, j)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	// Once queued, the job is waited for even when ctx ends: the caller must know whether it
+	// was committed.
+	<-j.done
+	return j.err
+}
+
+// maxJobsPerCommit bounds one transaction, so a flood of writes still commits regularly.
+const maxJobsPerCommit = 2048
+
+func (w *writer) loop() {
+	defer close(w.stopped)
+	for {
+		w.mu.Lock()
+		for len(w.queue) == 0 {
+			if w.closed {
+				w.mu.Unlock()
+				return
+			}
+			w.mu.Unlock()
+			<-w.wake
+			w.mu.Lock()
+		}
+		n := min(len(w.queue), maxJobsPerCommit)
+		jobs := slices.Clone(w.queue[:n])
+		w.queue = slices.Delete(w.queue, 0, n)
+		w.mu.Unlock()
+		w.commit(jobs)
+	}
+}
+
+func (w *writer) commit(jobs []*job) {
+	finish := func(err error) {
+		for _, j := range jobs {
+			if j.err == nil {
+				j.err = err
+			}
+			close(j.done)
+		}
+	}
+	tx, err := w.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		finish(classify(err))
+		return
+	}
+	ran := 0
+	for i, j := range jobs {
+		if err := j.ctx.Err(); err != nil {
+			j.err = err
+			continue
+		}
+		sp := "j" + strconv.Itoa(i)
+		if _, err := tx.Exec("SAVEPOINT " + sp); err != nil {
+			_ = tx.Rollback()
+			finish(classify(err))
+			return
+		}
+		after, err := j.run(tx)
+		if err != nil {
+			j.err = classify(err)
+			if _, rerr := tx.Exec("ROLLBACK TO " + sp + "; RELEASE " + sp); rerr != nil {
+				_ = tx.Rollback()
+				finish(classify(rerr))
+				return
+			}
+			continue
+		}
+		if _, err := tx.Exec("RELEASE " + sp); err != nil {
+			_ = tx.Rollback()
+			finish(classify(err))
+			return
+		}
+		j.after = after
+		ran++
+	}
+	if err := tx.Commit(); err != nil {
+		for _, j := range jobs {
+			j.after = nil
+		}
+		_ = tx.Rollback()
+		finish(classify(err))
+		return
+	}
+	for _, j := range jobs {
+		if j.err == nil && j.after != nil {
+			j.after()
+		}
+	}
+	if ran > 0 && w.committed != nil {
+		w.committed()
+	}
+	finish(nil)
+}
+
+// close refuses new jobs, commits the queued ones and waits for the loop to end.
+func (w *writer) close() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	<-w.stopped
+}
+
+// likeEscape escapes s for LIKE ... ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// setMaxPages caps the database at n pages (as a full disk would: writes that need more fail
+// with SQLITE_FULL) or lifts the cap (n <= 0). For tests.
+func (s *Store) setMaxPages(ctx context.Context, n int) error {
+	if n <= 0 {
+		n = 1 << 30
+	}
+	_, err := s.wdb.ExecContext(ctx, "PRAGMA max_page_count = "+strconv.Itoa(n))
+	return err
+}
+
+// pageCount is the database's size in pages. For tests.
+func (s *Store) pageCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.wdb.QueryRowContext(ctx, "PRAGMA page_count").Scan(&n)
+	return n, err
+}

@@ -1,0 +1,155 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ChargeQuery selects charges for the charges list.
+type ChargeQuery struct {
+	// Wallet keeps one wallet ("principal" or a sub-account reference; "" for all).
+	Wallet string
+	// Status keeps one display state (FilterAll for all).
+	Status StatusFilter
+	// Text keeps charges whose id, description, reference, wallet, amount, status, payer, date
+	// ("dd/mm/yyyy hh:mm" as the list shows it) or e2eId contains it, ignoring case.
+	Text string
+}
+
+// ChargePage is a window of the charges a query selects, newest first.
+type ChargePage struct {
+	Query ChargeQuery
+	// Offset is the position of Charges[0] in the whole selection.
+	Offset  int
+	Charges []Charge
+	// Total is how many charges the query selects; with Capped, at least that many (a text
+	// filter counts its matches up to MaxCountedMatches).
+	Total  int
+	Capped bool
+	// Version is the store's Version when the page was read.
+	Version uint64
+}
+
+// MaxCountedMatches is how many matches of a text filter are counted exactly.
+const MaxCountedMatches = 1000
+
+// smallSlice is the size under which a state (or wallet) slice is walked through its index,
+// checking the text, rather than streaming the text's matches and checking the state: each
+// costs a few microseconds a row, so the smaller side should drive.
+const smallSlice = 3000
+
+// ChargeWindow reads up to limit charges of q, newest first, starting at offset, and counts
+// the selection. A keystroke in the filter costs one call: at a million charges a few
+// milliseconds (see README, Performance).
+func (s *Store) ChargeWindow(ctx context.Context, q ChargeQuery, offset, limit int) (ChargePage, error) {
+	page := ChargePage{Query: q, Offset: max(offset, 0), Version: s.Version()}
+	text := strings.ToLower(strings.TrimSpace(q.Text))
+	exact, err := s.countSlice(ctx, q.Wallet, q.Status)
+	if err != nil {
+		return page, err
+	}
+	if text == "" {
+		page.Total = exact
+	}
+	// The trigram index finds a substring of 3 or more characters; shorter ones are checked
+	// row by row (they match most rows, so the first page fills fast).
+	// The full-text query language ends a string at a NUL: such a text is checked row by row.
+	useFTS := text != "" && utf8.RuneCountInString(text) >= 3 && exact > smallSlice && !strings.ContainsRune(text, 0)
+	var conds []string
+	var args []any
+	if q.Wallet != "" {
+		conds, args = append(conds, "c.wallet = ?"), append(args, q.Wallet)
+	}
+	if q.Status != FilterAll {
+		conds, args = append(conds, "c.state = ?"), append(args, string(q.Status))
+	}
+	from := `charges c`
+	order := `c.seq DESC`
+	if useFTS {
+		from = `charges_fts f CROSS JOIN charges c ON c.seq = f.rowid`
+		conds = append([]string{"charges_fts MATCH ?"}, conds...)
+		args = append([]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}, args...)
+		order = `f.rowid DESC`
+	} else if text != "" {
+		conds, args = append(conds, "instr(c.hay, ?) > 0"), append(args, text)
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT c.doc FROM `+from+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, page.Offset)...)
+	if err != nil {
+		return page, classify(err)
+	}
+	if page.Charges, err = scanCharges(rows); err != nil {
+		return page, err
+	}
+	if text != "" {
+		var n int
+		err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+from+where+` LIMIT ?)`, append(args, MaxCountedMatches+1)...).Scan(&n)
+		if err != nil {
+			return page, classify(err)
+		}
+		page.Total, page.Capped = min(n, MaxCountedMatches), n > MaxCountedMatches
+		if page.Capped && len(page.Charges) > 0 && page.Offset+len(page.Charges) > page.Total {
+			page.Total = page.Offset + len(page.Charges)
+		}
+	}
+	return page, nil
+}
+
+// countSlice counts the charges of a wallet and state ("" and FilterAll for all), exactly.
+func (s *Store) countSlice(ctx context.Context, wallet string, status StatusFilter) (int, error) {
+	var n int
+	err := s.rdb.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM charge_counts WHERE (?1 = '' OR wallet = ?1) AND (?2 = '' OR state = ?2)`, wallet, string(status)).Scan(&n)
+	return n, classify(err)
+}
+
+// StateCount is how many charges are in one display state, and their sum in centavos.
+type StateCount struct {
+	N      int
+	Amount int64
+}
+
+// Counts returns the number and sum of the charges of a wallet ("" for all) per display state.
+func (s *Store) Counts(ctx context.Context, wallet string) (map[ChargeState]StateCount, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT state, sum(n), sum(amount) FROM charge_counts WHERE (?1 = '' OR wallet = ?1) GROUP BY state`, wallet)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	out := make(map[ChargeState]StateCount)
+	for rows.Next() {
+		var st string
+		var c StateCount
+		if err := rows.Scan(&st, &c.N, &c.Amount); err != nil {
+			return nil, classify(err)
+		}
+		if c.N > 0 {
+			out[ChargeState(st)] = c
+		}
+	}
+	return out, classify(rows.Err())
+}
+
+// scanCharges decodes rows of one doc column.
+func scanCharges(rows *sql.Rows) ([]Charge, error) {
+	defer rows.Close()
+	var out []Charge
+	for rows.Next() {
+		var doc []byte
+		if err := rows.Scan(&doc); err != nil {
+			return nil, classify(err)
+		}
+		var c Charge
+		if err := json.Unmarshal(doc, &c); err != nil {
+			return nil, fmt.Errorf("%w: a charge: %v", ErrDamaged, err)
+		}
+		out = append(out, c)
+	}
+	return out, classify(rows.Err())
+}

@@ -1,0 +1,192 @@
+package ui
+
+import (
+	"context"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// The views read the store in commands (list windows, event facets, the lookup history) and
+// take the answers as messages. Tests that drive a model or a view directly run those commands
+// with settle, as the Bubble Tea runtime would, so that what they check is what the screen
+// shows once the reads are back.
+
+// waitingCmds name the commands settle never runs: they wait for time or for the next change
+// (clock ticks, cursor blinks, the store-change and event feeds) and would block the test. A
+// test sends what they would bring itself (see storeChanged and deliver).
+var waitingCmds = []string{
+	"bubbletea.Tick.", "bubbletea.Every.", "BlinkCmd", ".waitChange.", ".waitEvent.",
+}
+
+// settleLeafTimeout bounds one command settle runs; a slower one is a command that waits and
+// belongs in waitingCmds (or a store read that hangs).
+const settleLeafTimeout = 10 * time.Second
+
+// storeReply reports whether msg is a view's answer from the store, the messages settle hands
+// back. Other commands (calls to the service) still run, but their replies are dropped, as
+// tests that drive a model directly always did: a test sends such replies itself.
+func storeReply(msg tea.Msg) bool {
+	switch msg.(type) {
+	case chargePage, eventPage, facetsMsg, historyMsg:
+		return true
+	}
+	return false
+}
+
+// cmdName is the function a command runs, e.g. "pixdash/ui.(*Model).waitChange.func1".
+func cmdName(c tea.Cmd) string {
+	if f := runtime.FuncForPC(reflect.ValueOf(c).Pointer()); f != nil {
+		return f.Name()
+	}
+	return "?"
+}
+
+func waiting(c tea.Cmd) bool {
+	name := cmdName(c)
+	for _, w := range waitingCmds {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// runLeaf runs one command, failing the test if it does not return in time.
+func runLeaf(t testing.TB, c tea.Cmd) tea.Msg {
+	t.Helper()
+	done := make(chan tea.Msg, 1)
+	go func() { done <- c() }()
+	select {
+	case msg := <-done:
+		return msg
+	case <-time.After(settleLeafTimeout):
+		t.Fatalf("settle: command %s did not return within %s", cmdName(c), settleLeafTimeout)
+		return nil
+	}
+}
+
+// settleWith runs cmd (batches and sequences included, in order), hands each store reply to
+// update and runs what update returns in turn, until nothing is left.
+func settleWith(t testing.TB, update func(tea.Msg) tea.Cmd, cmd tea.Cmd) {
+	t.Helper()
+	cmdType := reflect.TypeOf(tea.Cmd(nil))
+	queue := []tea.Cmd{cmd}
+	for n := 0; len(queue) > 0; n++ {
+		if n > 100000 {
+			t.Fatal("settle: the commands never end")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil || waiting(c) {
+			continue
+		}
+		msg := runLeaf(t, c)
+		if msg == nil {
+			continue
+		}
+		if b, ok := msg.(tea.BatchMsg); ok {
+			queue = append(queue, b...)
+			continue
+		}
+		// tea.Sequence's message is an unexported []tea.Cmd.
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == cmdType {
+			for i := range v.Len() {
+				queue = append(queue, v.Index(i).Interface().(tea.Cmd))
+			}
+			continue
+		}
+		if storeReply(msg) {
+			queue = append(queue, update(msg))
+		}
+	}
+}
+
+// settle runs cmd for m: see settleWith.
+func settle(t testing.TB, m *Model, cmd tea.Cmd) {
+	t.Helper()
+	settleWith(t, func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }, cmd)
+}
+
+// send hands msg to m and settles what it returns.
+func send(t testing.TB, m *Model, msg tea.Msg) {
+	t.Helper()
+	_, cmd := m.Update(msg)
+	settle(t, m, cmd)
+}
+
+// storeChanged tells m that its store changed, as the root's waitChange does, and lets the
+// views read again.
+func storeChanged(t testing.TB, m *Model) {
+	t.Helper()
+	send(t, m, storeChangedMsg{gen: m.app.gen})
+}
+
+// ---- reading the store in tests ----
+
+// allCharges reads every charge q selects, newest first.
+func allCharges(t testing.TB, s *state.Store, q state.ChargeQuery) []state.Charge {
+	t.Helper()
+	p, err := s.ChargeWindow(context.Background(), q, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Charges) != p.Total {
+		t.Fatalf("ChargeWindow(%+v) read %d charges of a total of %d", q, len(p.Charges), p.Total)
+	}
+	return p.Charges
+}
+
+// chargeByID reads one tracked charge.
+func chargeByID(t testing.TB, s *state.Store, id string) (state.Charge, bool) {
+	t.Helper()
+	c, ok, err := s.Charge(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, ok
+}
+
+// eventPageOf reads the events q selects, newest first.
+func eventPageOf(t testing.TB, s *state.Store, q state.EventQuery) state.EventPage {
+	t.Helper()
+	p, err := s.EventWindow(context.Background(), q, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// eventByID reads one event as the store keeps it.
+func eventByID(t testing.TB, s *state.Store, id string) (state.EventEntry, bool) {
+	t.Helper()
+	e, ok, err := s.Event(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, ok
+}
+
+// eventsTotal is how many distinct events the store holds.
+func eventsTotal(t testing.TB, s *state.Store) int {
+	t.Helper()
+	return eventPageOf(t, s, state.EventQuery{}).Total
+}
+
+// deadClient is a client for an address nothing listens on that fails at once (no retries):
+// golden sessions never reach a service, and what settle runs of such calls returns quickly.
+func deadClient(t testing.TB, clientID string) *api.Client {
+	t.Helper()
+	c, err := api.NewClient("http://127.0.0.1:9/v2", clientID, "unused", api.WithRetry(api.RetryPolicy{MaxAttempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// listWindow is the part of a long list (charges, events) a view holds: the rows around the
+// cursor for one query, read from the store by a command, never the whole history. At most one
+// read runs at a time; a change asked for meanwhile (a keystroke, new data) is read right after.
+type listWindow[Q comparable, T any] struct {
+	query  Q
+	offset int // position of items[0]
+	items  []T
+	total  int
+	capped bool // total is a lower bound
+	loaded bool // items belong to query
+	shown  bool // items were read (for an earlier query when !loaded): drawn until the new ones come
+	err    error
+
+	inflight bool
+	again    bool   // read again once the read in flight returns
+	req      uint64 // id of the newest read asked for
+}
+
+// windowLoadedMsg is one read's answer, addressed by owner and request id.
+type windowLoadedMsg[Q comparable, T any] struct {
+	owner  string
+	gen    uint64
+	req    uint64
+	query  Q
+	offset int
+	items  []T
+	total  int
+	capped bool
+	err    error
+}
+
+// windowRead reads a window of a query: items from offset, at most limit, and the total.
+type windowRead[Q comparable, T any] func(ctx context.Context, q Q, offset, limit int) (items []T, total int, capped bool, err error)
+
+// windowReadTimeout bounds one read of the store.
+const windowReadTimeout = 10 * time.Second
+
+// at returns the row at position i when it is loaded for the current query.
+func (w *listWindow[Q, T]) at(i int) (T, bool) {
+	var zero T
+	if !w.loaded || i < w.offset || i >= w.offset+len(w.items) {
+		return zero, false
+	}
+	return w.items[i-w.offset], true
+}
+
+// shownAt returns the row at position i as drawn: while the rows of a new query are read,
+// the previous query's stay on screen (for a few milliseconds) instead of a blank list.
+func (w *listWindow[Q, T]) shownAt(i int) (T, bool) {
+	var zero T
+	if !w.shown || i < w.offset || i >= w.offset+len(w.items) {
+		return zero, false
+	}
+	return w.items[i-w.offset], true
+}
+
+// setQuery switches to another query; its rows are read by the next need.
+func (w *listWindow[Q, T]) setQuery(q Q) {
+	if q != w.query {
+		w.query, w.loaded = q, false
+	}
+}
+
+// invalidate marks the rows as out of date (the store changed): they are read again.
+func (w *listWindow[Q, T]) invalidate() { w.again = true }
+
+// need returns the command that reads the rows from first to first+rows (with as many again
+// above and below, so that scrolling seldom waits), or nil when they are loaded and current
+// or a read is already under way (it is then repeated when it returns).
+func (w *listWindow[Q, T]) need(owner string, gen uint64, first, rows int, read windowRead[Q, T]) tea.Cmd {
+	end := min(first+rows, w.total)
+	covered := w.loaded && first >= w.offset && end <= w.offset+len(w.items)
+	if covered && !w.again {
+		return nil
+	}
+	if w.inflight {
+		w.again = true
+		return nil
+	}
+	w.inflight, w.again = true, false
+	w.req++
+	req, q := w.req, w.query
+	offset := max(first-rows, 0)
+	limit := rows * 3
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), windowReadTimeout)
+		defer cancel()
+		items, total, capped, err := read(ctx, q, offset, limit)
+		return windowLoadedMsg[Q, T]{owner: owner, gen: gen, req: req, query: q, offset: offset, items: items, total: total, capped: capped, err: err}
+	}
+}
+
+// apply takes a read's answer; call need afterwards, which reads again when something changed meanwhile.
+func (w *listWindow[Q, T]) apply(msg windowLoadedMsg[Q, T]) {
+	if msg.req != w.req {
+		return
+	}
+	w.inflight = false
+	w.err = msg.err
+	if msg.err != nil {
+		return
+	}
+	if msg.query != w.query {
+		w.again = true
+		return
+	}
+	w.offset, w.items, w.total, w.capped, w.loaded, w.shown = msg.offset, msg.items, msg.total, msg.capped, true, true
+}
+
+// len is the number of rows the query selects, as last read.
+func (w *listWindow[Q, T]) len() int {
+	if !w.shown {
+		return 0
+	}
+	return w.total
+}
