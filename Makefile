@@ -10,7 +10,7 @@ SHOTS_TMP := $(CURDIR)/.tools/shots
 FREEZE_FLAGS := --window=false --padding 24 --margin 0 --font.size 14 --line-height 1.2 --border.radius 8
 FUZZTIME  ?= 30s # at least 10s: FuzzOpenJournal fsyncs on every input and times out under a shorter budget
 
-.PHONY: all build run test bench lint fuzz screenshots clean tools
+.PHONY: all build run test bench scale lint fuzz screenshots clean tools
 
 all: build
 
@@ -26,9 +26,15 @@ test:
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
 
-## bench: the performance targets (charges view, filter, events view, webhook receiver)
+## bench: the performance targets (charges view, filter, events view, webhook receiver); the state
+## benchmarks build a 100k-charge history once under $TMPDIR/pixdash-bench (a few minutes the first time)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 20m ./ui/ ./state/ ./api/ | tee bench.out
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 40m ./ui/ ./state/ ./api/ | tee bench.out
+
+## scale: the issue's targets at 1M charges + 100k events, the dashboard run under a pseudo-terminal
+## (needs script(1)); the profile is built once under ${PIXDASH_SCALE_DIR:-/tmp/pixdash-scale}
+scale:
+	PIXDASH_SCALE=1 $(GO) test -run '^TestScale$$' -count=1 -v -timeout 60m ./state/
 
 ## fuzz: run every fuzz target for FUZZTIME each
 fuzz:
