@@ -122,6 +122,7 @@ func (p PollPolicy) interval(n int) time.Duration {
 // pollEntry is a pending charge with its poll state.
 type pollEntry struct {
 	c          Charge
+	putAt      uint64 // the set's stamp when the charge was last put
 	heapIdx    int
 	last       time.Time
 	polls      int
@@ -132,7 +133,12 @@ type pollEntry struct {
 // pollSet is the poll schedule of the charges that are not final: the only charges the store
 // keeps in memory (charges end within their expiry, so they are few whatever the history).
 type pollSet struct {
-	mu     sync.Mutex
+	mu   sync.Mutex
+	puts uint64 // stamps puts, so a reload does not undo a newer write
+	// loads counts reloads under way; while there are, gone keeps when each charge left the
+	// set (turned final), so a reload read before does not bring it back.
+	loads  int
+	gone   map[string]uint64
 	policy PollPolicy
 	byID   map[string]*pollEntry
 	heap   pollHeap
@@ -150,19 +156,23 @@ func (p *pollSet) put(c Charge) {
 }
 
 func (p *pollSet) putLocked(c Charge) {
+	p.puts++
 	e, ok := p.byID[c.ID]
 	if c.Final() {
 		if ok {
 			heap.Remove(&p.heap, e.heapIdx)
 			delete(p.byID, c.ID)
 		}
+		if p.loads > 0 {
+			p.gone[c.ID] = p.puts
+		}
 		return
 	}
 	if ok {
-		e.c = c // keeps its schedule
+		e.c, e.putAt = c, p.puts // keeps its schedule
 		return
 	}
-	e = &pollEntry{c: c, last: c.UpdatedAt}
+	e = &pollEntry{c: c, last: c.UpdatedAt, putAt: p.puts}
 	if e.last.IsZero() {
 		e.last = c.CreatedAt
 	}
@@ -171,8 +181,31 @@ func (p *pollSet) putLocked(c Charge) {
 	heap.Push(&p.heap, e)
 }
 
-// reset replaces the set by cs, keeping the schedule of charges already in it.
-func (p *pollSet) reset(cs []Charge) {
+// stamp begins a reload: it returns the current put stamp, taken before reading the charges
+// for reset (which ends the reload).
+func (p *pollSet) stamp() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.loads == 0 {
+		p.gone = make(map[string]uint64)
+	}
+	p.loads++
+	return p.puts
+}
+
+// abort ends a reload that failed, leaving the set as it is.
+func (p *pollSet) abort() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.loads--; p.loads == 0 {
+		p.gone = nil
+	}
+}
+
+// reset replaces the set by cs, read from the database after stamp since, keeping the
+// schedule of charges already in it; a charge put after since is newer than cs and stays as
+// it is.
+func (p *pollSet) reset(cs []Charge, since uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	keep := make(map[string]bool, len(cs))
@@ -180,13 +213,19 @@ func (p *pollSet) reset(cs []Charge) {
 		keep[c.ID] = true
 	}
 	for id, e := range p.byID {
-		if !keep[id] {
+		if !keep[id] && e.putAt <= since {
 			heap.Remove(&p.heap, e.heapIdx)
 			delete(p.byID, id)
 		}
 	}
 	for _, c := range cs {
+		if e, ok := p.byID[c.ID]; ok && e.putAt > since || p.gone[c.ID] > since {
+			continue
+		}
 		p.putLocked(c)
+	}
+	if p.loads--; p.loads == 0 {
+		p.gone = nil
 	}
 }
 

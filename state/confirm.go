@@ -104,7 +104,7 @@ func (s *Store) ConfirmEvent(ctx context.Context, r TransactionReader, e *api.Ev
 		}
 		before, tracked = c, ok
 		if !ok && out.Verdict != VerdictConfirmed {
-			return nil, setVerdictTx(dbtx, e.EventID, out.Verdict, out.Reason)
+			return func() { s.mark(changeEvents) }, setVerdictTx(dbtx, e.EventID, out.Verdict, out.Reason)
 		}
 		if !ok {
 			c = Charge{ID: tx.ID, Wallet: wallet, Source: SourceEvent}
@@ -122,9 +122,9 @@ func (s *Store) ConfirmEvent(ctx context.Context, r TransactionReader, e *api.Ev
 			return nil, err
 		}
 		if !changed {
-			return nil, nil
+			return func() { s.mark(changeEvents) }, nil
 		}
-		return func() { s.cacheCharge(merged) }, nil
+		return func() { s.mark(changeEvents); s.cacheCharge(merged) }, nil
 	})
 	if err != nil {
 		return out, err

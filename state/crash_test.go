@@ -410,6 +410,7 @@ func TestCrashSafety(t *testing.T) {
 		if err != nil {
 			t.Fatalf("iteration %d: reopening after the crash: %v", it, err)
 		}
+		<-s.Ready()
 		l.check(t, s, fmt.Sprintf("iteration %d", it))
 		if it == iters-1 {
 			checkIntegrity(t, s)

@@ -199,8 +199,9 @@ var (
 	ErrIO       = errors.New("the disk failed to read or write the state database")
 )
 
-// job is one write: run inside the writer's transaction (in a savepoint of its own, so its
-// failure leaves the others' writes alone); after runs once the transaction committed.
+// job is one write: run inside the writer's transaction (it may run again, in a new one, when
+// another job of its group failed: it must set its results, not add to them); after runs once
+// the transaction committed.
 type job struct {
 	ctx   context.Context
 	run   func(tx *sql.Tx) (after func(), err error)
@@ -275,67 +276,85 @@ func (w *writer) loop() {
 	}
 }
 
+// commit runs jobs in one transaction. No savepoints: when a job fails, the transaction is
+// rolled back and the others run again without it (a savepoint spanning many statements makes
+// SQLite's statement journal grow with each, and a failure is rare). A failure of the
+// database itself (disk full, I/O, busy, damage) fails every job of the group.
 func (w *writer) commit(jobs []*job) {
-	finish := func(err error) {
+	for len(jobs) > 0 {
+		live := jobs[:0:0]
 		for _, j := range jobs {
-			if j.err == nil {
+			if err := j.ctx.Err(); err != nil {
 				j.err = err
+				close(j.done)
+				continue
 			}
-			close(j.done)
+			live = append(live, j)
+		}
+		jobs = live
+		if len(jobs) == 0 {
+			return
+		}
+		bad, err := w.try(jobs)
+		switch {
+		case err == nil:
+			for _, j := range jobs {
+				if j.after != nil {
+					j.after()
+				}
+			}
+			if w.committed != nil {
+				w.committed()
+			}
+			for _, j := range jobs {
+				close(j.done)
+			}
+			return
+		case bad < 0 || systemic(err):
+			for _, j := range jobs {
+				j.err = err
+				close(j.done)
+			}
+			return
+		default:
+			jobs[bad].err = err
+			close(jobs[bad].done)
+			jobs = slices.Delete(jobs, bad, bad+1)
 		}
 	}
+}
+
+// try runs jobs in one transaction and commits it; on failure it returns the index of the job
+// that failed (-1 when BEGIN or COMMIT did) and the error.
+func (w *writer) try(jobs []*job) (int, error) {
 	tx, err := w.db.BeginTx(context.Background(), nil)
 	if err != nil {
-		finish(classify(err))
-		return
+		return -1, classify(err)
 	}
-	ran := 0
 	for i, j := range jobs {
-		if err := j.ctx.Err(); err != nil {
-			j.err = err
-			continue
-		}
-		sp := "j" + strconv.Itoa(i)
-		if _, err := tx.Exec("SAVEPOINT " + sp); err != nil {
-			_ = tx.Rollback()
-			finish(classify(err))
-			return
-		}
+		j.after = nil
 		after, err := j.run(tx)
 		if err != nil {
-			j.err = classify(err)
-			if _, rerr := tx.Exec("ROLLBACK TO " + sp + "; RELEASE " + sp); rerr != nil {
-				_ = tx.Rollback()
-				finish(classify(rerr))
-				return
-			}
-			continue
-		}
-		if _, err := tx.Exec("RELEASE " + sp); err != nil {
 			_ = tx.Rollback()
-			finish(classify(err))
-			return
+			return i, classify(err)
 		}
 		j.after = after
-		ran++
 	}
 	if err := tx.Commit(); err != nil {
-		for _, j := range jobs {
-			j.after = nil
-		}
 		_ = tx.Rollback()
-		finish(classify(err))
-		return
+		return -1, classify(err)
 	}
-	for _, j := range jobs {
-		if j.err == nil && j.after != nil {
-			j.after()
+	return -1, nil
+}
+
+// systemic reports a failure of the database rather than of one write.
+func systemic(err error) bool {
+	for _, e := range []error{ErrDiskFull, ErrIO, ErrBusy, ErrNoAccess, ErrDamaged} {
+		if errors.Is(err, e) {
+			return true
 		}
 	}
-	if ran > 0 && w.committed != nil {
-		w.committed()
-	}
-	finish(nil)
+	return false
 }
 
 // close refuses new jobs, commits the queued ones and waits for the loop to end.

@@ -60,7 +60,7 @@ const MaxEventBytes = 1 << 20
 // insertEventTx records one event; it reports whether its eventId was new (a copy of a known
 // one only counts). An event that names its charge only by externalReference gets the id of
 // the newest tracked charge with that reference in its wallet.
-func insertEventTx(tx *sql.Tx, e *api.Event, receivedAt time.Time) (bool, error) {
+func (s *Store) insertEventTx(tx *sql.Tx, e *api.Event, receivedAt time.Time) (bool, error) {
 	raw := e.Raw
 	if len(raw) == 0 {
 		return false, fmt.Errorf("%w: event %s has no payload", api.ErrEventInvalid, e.EventID)
@@ -80,16 +80,37 @@ func insertEventTx(tx *sql.Tx, e *api.Event, receivedAt time.Time) (bool, error)
 	if e.Kind.IsPayment() {
 		payment = 1
 	}
-	res, err := tx.Exec(`INSERT INTO events(event_id, kind, wallet, transaction_id, received_at, payment, raw) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`,
-		e.EventID, string(e.Kind), wallet, txID, receivedAt.UnixMilli(), payment, raw)
+	res, err := tx.Stmt(s.stmts.insertEvent).Exec(e.EventID, string(e.Kind), wallet, txID, receivedAt.UnixMilli(), payment, raw)
 	if err != nil {
 		return false, err
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
 		return true, nil
 	}
-	_, err = tx.Exec(`UPDATE events SET copies = copies + 1 WHERE event_id = ?`, e.EventID)
+	_, err = tx.Stmt(s.stmts.copyEvent).Exec(e.EventID)
 	return false, err
+}
+
+// statements are the writer's prepared statements for what a webhook flood repeats.
+type statements struct {
+	insertEvent, copyEvent *sql.Stmt
+}
+
+func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
+	var err error
+	if st.insertEvent, err = db.PrepareContext(ctx, `INSERT INTO events(event_id, kind, wallet, transaction_id, received_at, payment, raw) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`); err != nil {
+		return err
+	}
+	st.copyEvent, err = db.PrepareContext(ctx, `UPDATE events SET copies = copies + 1 WHERE event_id = ?`)
+	return err
+}
+
+func (st *statements) close() {
+	for _, s := range []*sql.Stmt{st.insertEvent, st.copyEvent} {
+		if s != nil {
+			_ = s.Close()
+		}
+	}
 }
 
 // ApplyEvents records a batch of verified webhook events in one commit; first[i] reports
@@ -110,13 +131,13 @@ func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool,
 	now := s.now()
 	err = s.write(ctx, func(tx *sql.Tx) (func(), error) {
 		for i, e := range es {
-			f, err := insertEventTx(tx, e, now)
+			f, err := s.insertEventTx(tx, e, now)
 			if err != nil {
 				return nil, err
 			}
 			first[i] = f
 		}
-		return nil, nil
+		return func() { s.mark(changeEvents) }, nil
 	})
 	if err != nil {
 		return nil, err
@@ -137,7 +158,7 @@ func (s *Store) ApplyEvent(ctx context.Context, e *api.Event) (bool, error) {
 // against it. An unknown eventID is ErrUnknownEvent.
 func (s *Store) SetEventVerdict(ctx context.Context, eventID string, v Verdict, reason string) error {
 	return s.write(ctx, func(tx *sql.Tx) (func(), error) {
-		return nil, setVerdictTx(tx, eventID, v, reason)
+		return func() { s.mark(changeEvents) }, setVerdictTx(tx, eventID, v, reason)
 	})
 }
 
@@ -168,7 +189,7 @@ type EventPage struct {
 	Entries []EventEntry
 	// Total is how many events the query selects.
 	Total int
-	// Version is the store's Version when the page was read.
+	// Version is the store's events counter (Versions) when the page was read.
 	Version uint64
 }
 
@@ -220,7 +241,8 @@ func (q EventQuery) where() (string, []any) {
 
 // EventWindow reads up to limit events of q, newest first, starting at offset.
 func (s *Store) EventWindow(ctx context.Context, q EventQuery, offset, limit int) (EventPage, error) {
-	page := EventPage{Query: q, Offset: offset, Version: s.Version()}
+	_, ev := s.Versions()
+	page := EventPage{Query: q, Offset: offset, Version: ev}
 	where, args := q.where()
 	if err := s.rdb.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM event_counts`+where, args...).Scan(&page.Total); err != nil {
 		return page, classify(err)
@@ -367,7 +389,7 @@ func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int, error) 
 			return nil, err
 		}
 		n, _ = res.RowsAffected()
-		return nil, nil
+		return func() { s.mark(changeEvents) }, nil
 	})
 	return int(n), err
 }

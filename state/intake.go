@@ -20,16 +20,27 @@ var ErrReceiverBusy = errors.New("another pixdash is receiving this profile's we
 var ErrIntakeClosed = errors.New("webhook intake is closed")
 
 // Intake is the webhook receiver's sink (an api.EventSink): Accept returns once the event's row
-// is committed, so the receiver answers 200 only for what a crash cannot lose. Concurrent
-// deliveries share one commit. A copy of a known eventId is counted, not stored again. While
-// the disk is full Accept refuses with an error wrapping api.ErrSinkFull (the receiver answers
-// 503 and the sender retries); intake resumes by itself once there is room.
+// is committed, so the receiver answers 200 only for what a crash cannot lose. The deliveries
+// that arrive while a commit is under way are written together by the next one (one
+// transaction, one fsync). A copy of a known eventId is counted, not stored again. While the
+// disk is full Accept refuses with an error wrapping api.ErrSinkFull (the receiver answers 503
+// and the sender retries); intake resumes by itself once there is room.
 type Intake struct {
-	s        *Store
-	lock     *os.File // held while receiving; nil in memory
-	closed   atomic.Bool
+	s      *Store
+	lock   *os.File // held while receiving; nil in memory
+	closed atomic.Bool
+
 	mu       sync.Mutex
+	queue    []*delivery
+	writing  bool // a batch is being committed
 	accepted int
+}
+
+// delivery is one verified event waiting for its commit.
+type delivery struct {
+	ev   *api.Event
+	err  error
+	done chan struct{}
 }
 
 // OpenIntake makes this process the receiver of the profile's webhooks: it takes the profile's
@@ -72,19 +83,58 @@ func (in *Intake) accept(raw []byte, ev *api.Event) error {
 	if ev == nil || ev.EventID == "" {
 		return fmt.Errorf("%w: no eventId", api.ErrEventInvalid)
 	}
-	e := *ev
-	e.Raw = raw // the receiver reuses its buffer after the call; the writer copies it before then
-	_, err := in.s.ApplyEvents(context.Background(), []*api.Event{&e})
-	switch {
-	case errors.Is(err, ErrDiskFull), errors.Is(err, ErrBusy):
-		return fmt.Errorf("%w: %w", api.ErrSinkFull, err)
-	case err != nil:
-		return err
+	if len(raw) > MaxEventBytes {
+		return fmt.Errorf("%w: larger than %d bytes", api.ErrEventInvalid, MaxEventBytes)
 	}
+	e := *ev
+	e.Raw = raw // the receiver reuses its buffer after the call, which returns after the commit
+	d := &delivery{ev: &e, done: make(chan struct{})}
 	in.mu.Lock()
-	in.accepted++
+	in.queue = append(in.queue, d)
+	lead := !in.writing
+	in.writing = true
 	in.mu.Unlock()
+	if lead {
+		go in.writeBatches()
+	}
+	<-d.done
+	switch {
+	case errors.Is(d.err, ErrDiskFull), errors.Is(d.err, ErrBusy):
+		return fmt.Errorf("%w: %w", api.ErrSinkFull, d.err)
+	case d.err != nil:
+		return d.err
+	}
 	return nil
+}
+
+// writeBatches commits the queued deliveries, batch after batch, until none is left; the first
+// delivery that finds no batch under way starts it, so no goroutine idles between floods.
+func (in *Intake) writeBatches() {
+	for {
+		in.mu.Lock()
+		batch := in.queue
+		in.queue = nil
+		if len(batch) == 0 {
+			in.writing = false
+			in.mu.Unlock()
+			return
+		}
+		in.mu.Unlock()
+		evs := make([]*api.Event, len(batch))
+		for i, d := range batch {
+			evs[i] = d.ev
+		}
+		_, err := in.s.ApplyEvents(context.Background(), evs)
+		in.mu.Lock()
+		if err == nil {
+			in.accepted += len(batch)
+		}
+		in.mu.Unlock()
+		for _, d := range batch {
+			d.err = err
+			close(d.done)
+		}
+	}
 }
 
 // Accepted is how many events Accept recorded.

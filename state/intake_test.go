@@ -25,6 +25,7 @@ func openT(t testing.TB, dir, profile string, opts ...Option) *Store {
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
+	<-s.Ready() // the pending charges are loaded in the background
 	return s
 }
 

@@ -802,7 +802,7 @@ func (imp *legacyImport) applyEvent(e *api.Event, at time.Time, n int, legacy bo
 			return err
 		}
 	}
-	first, err := insertEventTx(imp.tx, e, at)
+	first, err := imp.s.insertEventTx(imp.tx, e, at)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -30,7 +31,7 @@ type ChargePage struct {
 	// filter counts its matches up to MaxCountedMatches).
 	Total  int
 	Capped bool
-	// Version is the store's Version when the page was read.
+	// Version is the store's charges counter (Versions) when the page was read.
 	Version uint64
 }
 
@@ -46,7 +47,8 @@ const smallSlice = 3000
 // the selection. A keystroke in the filter costs one call: at a million charges a few
 // milliseconds (see README, Performance).
 func (s *Store) ChargeWindow(ctx context.Context, q ChargeQuery, offset, limit int) (ChargePage, error) {
-	page := ChargePage{Query: q, Offset: max(offset, 0), Version: s.Version()}
+	cv, _ := s.Versions()
+	page := ChargePage{Query: q, Offset: max(offset, 0), Version: cv}
 	text := strings.ToLower(strings.TrimSpace(q.Text))
 	exact, err := s.countSlice(ctx, q.Wallet, q.Status)
 	if err != nil {
@@ -81,14 +83,31 @@ func (s *Store) ChargeWindow(ctx context.Context, q ChargeQuery, offset, limit i
 	if len(conds) > 0 {
 		where = " WHERE " + strings.Join(conds, " AND ")
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT c.doc FROM `+from+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, page.Offset)...)
+	// A window in the older half of an exact list is read from the other end: OFFSET walks
+	// the index, and the bottom of a million charges is one key (G) away.
+	reverse := text == "" && page.Offset > exact/2
+	qOffset, qLimit := page.Offset, limit
+	if reverse {
+		qOffset = max(exact-page.Offset-limit, 0)
+		qLimit = max(min(limit, exact-page.Offset), 0)
+		order = `c.seq ASC`
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT c.doc FROM `+from+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, qLimit, qOffset)...)
 	if err != nil {
 		return page, classify(err)
 	}
 	if page.Charges, err = scanCharges(rows); err != nil {
 		return page, err
 	}
-	if text != "" {
+	if reverse {
+		slices.Reverse(page.Charges)
+	}
+	switch {
+	case text != "" && !useFTS && exact > smallSlice:
+		// A text of one or two characters is checked row by row: counting its matches would
+		// read the rows again, so the list says only that there are more than it holds.
+		page.Total, page.Capped = page.Offset+len(page.Charges), len(page.Charges) == limit
+	case text != "":
 		var n int
 		err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+from+where+` LIMIT ?)`, append(args, MaxCountedMatches+1)...).Scan(&n)
 		if err != nil {

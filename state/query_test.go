@@ -438,7 +438,10 @@ func TestChargeFilterCappedCount(t *testing.T) {
 		{ChargeQuery{Text: "fill-0"}, 1990, 20, 20, 2010, true, fmt.Sprintf("fill-%05d", fillerCount-1991), "full text, deep window"},
 		{ChargeQuery{Text: "fill-0"}, fillerCount - 10, 20, 10, fillerCount, true, "fill-00009", "full text, last window"},
 		{ChargeQuery{Text: "fill-0"}, fillerCount + 10, 20, 0, 1000, true, "", "full text, past the end"},
-		{ChargeQuery{Text: "fi"}, 0, 5, 5, 1000, true, fmt.Sprintf("fill-%05d", fillerCount-1), "row by row"},
+		// One or two characters on a large list are checked row by row and not counted: the
+		// total is what the window holds, "and more".
+		{ChargeQuery{Text: "fi"}, 0, 5, 5, 5, true, fmt.Sprintf("fill-%05d", fillerCount-1), "row by row"},
+		{ChargeQuery{Text: "fi"}, fillerCount - 2, 5, 2, fillerCount, false, "fill-00001", "row by row, last window"},
 		{ChargeQuery{Text: "fill-0", Wallet: "loja-b"}, 0, 5, 5, fillerCount / 4, false, fmt.Sprintf("fill-%05d", fillerCount-1), "row by row, wallet, under the cap"},
 		{ChargeQuery{Text: "fill-00", Status: FilterPaid}, 0, 5, 0, 0, false, "", "row by row, no match"},
 		{ChargeQuery{}, 0, 5, 5, fillerCount + len(probeCharges()), false, "7f3a-UUID", "no text: exact"},
@@ -452,6 +455,25 @@ func TestChargeFilterCappedCount(t *testing.T) {
 		if len(p.Charges) != tt.rows || p.Total != tt.total || p.Capped != tt.capped || first != tt.first {
 			t.Errorf("%s: %+v at %d: %d rows from %q, total %d capped %v; want %d rows from %q, total %d capped %v",
 				tt.fullTextOrRows, tt.q, tt.offset, len(p.Charges), first, p.Total, p.Capped, tt.rows, tt.first, tt.total, tt.capped)
+		}
+	}
+}
+
+// A window in the older half is read from the other end and holds the same rows, in the same
+// order, as the list read from the top.
+func TestChargeWindowFromTheOtherEnd(t *testing.T) {
+	s := bigStoreT(t)
+	for _, q := range []ChargeQuery{{}, {Wallet: "loja-b"}, {Status: FilterFailed}} {
+		all := windowT(t, s, q, 0, 1_000_000)
+		if len(all.Charges) != all.Total || all.Total < 10 {
+			t.Fatalf("%+v: %d rows of %d", q, len(all.Charges), all.Total)
+		}
+		for _, off := range []int{all.Total/2 + 1, all.Total - 7, all.Total - 1, all.Total + 3} {
+			p := windowT(t, s, q, off, 7)
+			want := chargeIDs(all.Charges[min(off, all.Total):min(off+7, all.Total)])
+			if got := chargeIDs(p.Charges); !slices.Equal(got, want) || p.Total != all.Total {
+				t.Errorf("%+v at %d: %v (total %d), want %v (total %d)", q, off, got, p.Total, want, all.Total)
+			}
 		}
 	}
 }

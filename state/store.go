@@ -52,6 +52,7 @@ type Store struct {
 	loc     *time.Location
 
 	wdb, rdb *sql.DB
+	stmts    statements
 	w        *writer
 	polls    *pollSet
 	recent   recentCache
@@ -59,9 +60,12 @@ type Store struct {
 	feeMu sync.Mutex
 	fee   *LearnedFee
 
-	version atomic.Uint64
-	chMu    sync.Mutex
-	changed chan struct{} // closed (and replaced) after each change
+	version    atomic.Uint64
+	chargesVer atomic.Uint64
+	eventsVer  atomic.Uint64
+	marks      atomic.Uint32 // what the commit under way changed (change bits)
+	chMu       sync.Mutex
+	changed    chan struct{} // closed (and replaced) after each change
 
 	refreshMu      sync.Mutex
 	refreshConn    *sql.Conn // holds PRAGMA data_version's connection
@@ -69,6 +73,9 @@ type Store struct {
 	chargesVersion int64
 
 	imported *ImportReport
+	ready    chan struct{} // closed once the pending charges are loaded
+	loadErr  atomic.Pointer[error]
+	loading  atomic.Bool // the background load was started
 	closed   atomic.Bool
 }
 
@@ -113,6 +120,9 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 // OpenMemory returns a store that keeps nothing on disk (demo mode).
 func OpenMemory(opts ...Option) *Store {
 	s, err := open(context.Background(), "", "", opts)
+	if err == nil {
+		err = s.load(context.Background())
+	}
 	if err != nil {
 		panic(fmt.Sprintf("state: in-memory database: %v", err)) // only a broken build fails here
 	}
@@ -129,17 +139,30 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 		return nil, classify(err)
 	}
 	s := &Store{profile: profile, file: file, now: o.now, loc: o.loc, wdb: wdb, rdb: rdb,
-		polls: newPollSet(o.poll), changed: make(chan struct{})}
+		polls: newPollSet(o.poll), changed: make(chan struct{}), ready: make(chan struct{})}
 	s.recent.init()
+	if err := s.stmts.prepare(ctx, wdb); err != nil {
+		_ = wdb.Close()
+		if rdb != wdb {
+			_ = rdb.Close()
+		}
+		return nil, classify(err)
+	}
 	s.w = newWriter(wdb, s.bump)
 	return s, nil
 }
 
 // load reads what the store keeps in memory: the pending charges (for polling) and the fee.
 func (s *Store) load(ctx context.Context) error {
-	if err := s.loadPending(ctx); err != nil {
-		return err
-	}
+	// The pending charges are read in the background: the first frame does not wait for them
+	// (at a million charges there may be tens of thousands); polling starts once they are in.
+	s.loading.Store(true)
+	go func() {
+		defer close(s.ready)
+		if err := s.loadPending(context.Background()); err != nil {
+			s.loadErr.Store(&err)
+		}
+	}()
 	f, ok, err := s.readFee(ctx)
 	if err != nil {
 		return err
@@ -158,6 +181,18 @@ func (s *Store) load(ctx context.Context) error {
 	}
 	s.refreshConn = conn
 	s.dataVersion, _ = s.readDataVersion(ctx)
+	return nil
+}
+
+// Ready is closed once the pending charges are loaded into the poll schedule (soon after Open);
+// LoadErr then says whether that failed.
+func (s *Store) Ready() <-chan struct{} { return s.ready }
+
+// LoadErr is the failure of the background load of the pending charges, or nil.
+func (s *Store) LoadErr() error {
+	if p := s.loadErr.Load(); p != nil {
+		return *p
+	}
 	return nil
 }
 
@@ -182,6 +217,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.w.close()
+	if s.loading.Load() {
+		<-s.ready // the background load uses the readers
+	}
+	s.stmts.close()
 	var errs []error
 	if s.refreshConn != nil {
 		errs = append(errs, s.refreshConn.Close())
@@ -197,6 +236,21 @@ func (s *Store) Close() error {
 // one of another process seen by Refresh).
 func (s *Store) Version() uint64 { return s.version.Load() }
 
+// Versions are the change counters of the charges and of the events: a list reads again only
+// when its own counter moved (a flood of webhooks does not re-read the charges).
+func (s *Store) Versions() (charges, events uint64) { return s.chargesVer.Load(), s.eventsVer.Load() }
+
+// change says what a write changed.
+type change uint32
+
+const (
+	changeCharges change = 1 << iota
+	changeEvents
+)
+
+// mark records what the commit under way changes; the writer announces it once committed.
+func (s *Store) mark(c change) { s.marks.Or(uint32(c)) }
+
 // Changed returns a channel closed at the next change.
 func (s *Store) Changed() <-chan struct{} {
 	s.chMu.Lock()
@@ -204,8 +258,18 @@ func (s *Store) Changed() <-chan struct{} {
 	return s.changed
 }
 
-// bump announces a change.
+// bump announces what the commits since the last call changed (nothing when nothing was marked).
 func (s *Store) bump() {
+	m := change(s.marks.Swap(0))
+	if m == 0 {
+		return
+	}
+	if m&changeCharges != 0 {
+		s.chargesVer.Add(1)
+	}
+	if m&changeEvents != 0 {
+		s.eventsVer.Add(1)
+	}
 	s.version.Add(1)
 	s.chMu.Lock()
 	close(s.changed)
@@ -248,6 +312,9 @@ func (s *Store) Refresh(ctx context.Context) (bool, error) {
 		if err := s.loadPending(ctx); err != nil {
 			return false, err
 		}
+		s.mark(changeCharges)
+	} else {
+		s.mark(changeEvents) // events, verdicts, or something no list shows
 	}
 	if f, ok, err := s.readFee(ctx); err == nil && ok {
 		s.feeMu.Lock()
@@ -266,27 +333,35 @@ func (s *Store) readDataVersion(ctx context.Context) (int64, error) {
 
 // loadPending reads every charge that is not final into the poll schedule.
 func (s *Store) loadPending(ctx context.Context) error {
+	since := s.polls.stamp()
+	cs, err := s.readPending(ctx)
+	if err != nil {
+		s.polls.abort()
+		return err
+	}
+	s.polls.reset(cs, since)
+	return nil
+}
+
+// readPending reads every charge that is not final.
+func (s *Store) readPending(ctx context.Context) ([]Charge, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM charges WHERE state IN ('pending', 'unknown')`)
 	if err != nil {
-		return classify(err)
+		return nil, classify(err)
 	}
 	defer rows.Close()
 	var cs []Charge
 	for rows.Next() {
 		var doc []byte
 		if err := rows.Scan(&doc); err != nil {
-			return classify(err)
+			return nil, classify(err)
 		}
 		var c Charge
 		if json.Unmarshal(doc, &c) == nil && !c.Final() {
 			cs = append(cs, c)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return classify(err)
-	}
-	s.polls.reset(cs)
-	return nil
+	return cs, classify(rows.Err())
 }
 
 // ---- charges ----
@@ -415,10 +490,12 @@ func (s *Store) changeCharge(ctx context.Context, id string, f func(c Charge, ok
 	return out, tracked, err
 }
 
-// cacheCharge keeps a committed charge where Peek and the poll schedule find it.
+// cacheCharge keeps a committed charge where Peek and the poll schedule find it, and marks the
+// charges as changed.
 func (s *Store) cacheCharge(c Charge) {
 	s.polls.put(c)
 	s.recent.put(c)
+	s.mark(changeCharges)
 }
 
 // UpsertCharge merges c into the tracked charge with its ID (adding it when unknown) and persists the result.

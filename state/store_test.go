@@ -2,8 +2,11 @@ package state
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -81,6 +84,10 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	<-s.Ready()
+	if err := s.LoadErr(); err != nil {
+		t.Fatal(err)
+	}
 	ep, err := s.EventWindow(ctx, EventQuery{}, 0, 10)
 	if err != nil || ep.Total != 1 || ep.Entries[0].Count != 2 || ep.Entries[0].Event.TransactionID != "tx-1" {
 		t.Fatalf("events = %+v %v", ep, err)
@@ -150,5 +157,48 @@ func TestStoreChargeMovesToItsCreationTime(t *testing.T) {
 	p, err := s.ChargeWindow(ctx, ChargeQuery{Text: "late"}, 0, 10)
 	if err != nil || p.Total != 1 {
 		t.Fatalf("filter = %+v %v", p, err)
+	}
+}
+
+// A database of an older schema is brought up to date, keeping its rows; one of a newer
+// pixdash is refused with a message that says so.
+func TestStoreMigrations(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, DBFileName("p"))
+	db, err := sql.Open("sqlite", dsn(file, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := migrations.ReadFile(migrationFiles()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(string(first) + "; PRAGMA user_version = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO charges(seq, id, wallet, state, amount, created_at, updated_at, hay, doc) VALUES (1, 'old', 'principal', 'paid', 500, 0, 0, 'old', '{"id":"old","amount":500,"status":"completed"}')`); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+	s, err := Open(ctx, dir, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok, err := s.Charge(ctx, "old"); !ok || err != nil || c.Status != api.StatusCompleted {
+		t.Errorf("charge after migration = %+v %t %v", c, ok, err)
+	}
+	var v, idx int
+	if err := s.wdb.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() || v < 2 {
+		t.Errorf("user_version = %d (%v), want %d", v, err, SchemaVersion())
+	}
+	if err := s.wdb.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'events_tx'`).Scan(&idx); err != nil || idx != 0 {
+		t.Errorf("events_tx still there (%d, %v)", idx, err)
+	}
+	if _, err := s.wdb.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	if _, err := Open(ctx, dir, "p"); !errors.Is(err, ErrNewerSchema) {
+		t.Errorf("newer schema: %v", err)
 	}
 }

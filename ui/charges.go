@@ -153,6 +153,9 @@ func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 	case walletChangedMsg:
 		return v.requery()
 	case storeChangedMsg:
+		if !msg.charges {
+			return nil // events only: the list shows none
+		}
 		v.win.invalidate()
 		return v.load()
 	case chargePage:

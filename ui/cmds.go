@@ -441,9 +441,18 @@ func (m *Model) waitEvent() tea.Cmd {
 				return nil
 			case <-changed:
 			}
+			// Let a flood gather: one message for many events, not one per commit.
+			select {
+			case <-done:
+				return nil
+			case <-time.After(eventFeedCoalesce):
+			}
 		}
 	}
 }
+
+// eventFeedCoalesce is how long the event feed lets new events gather before it reads them.
+const eventFeedCoalesce = 25 * time.Millisecond
 
 // eventConfirmedMsg is the service's answer to a payment event read back (state.ConfirmEvent).
 type eventConfirmedMsg struct {
@@ -467,6 +476,43 @@ const maxConfirmAttempts = 5
 
 // maxStartupConfirms bounds how many unchecked payment events are read back at start.
 const maxStartupConfirms = 20
+
+// Read-backs of payment events: at most maxConfirming at a time, the others wait in a queue
+// of at most maxConfirmQueue (a flood of webhooks does not become a flood of requests; events
+// beyond it stay unchecked in the store, and their charges are still polled).
+const (
+	maxConfirming   = 4
+	maxConfirmQueue = 512
+)
+
+// pendingConfirm is a read-back waiting for a slot.
+type pendingConfirm struct {
+	ev      *api.Event
+	attempt int
+}
+
+// queueConfirm reads a payment event back now if a slot is free, else queues it.
+func (m *Model) queueConfirm(ev *api.Event, attempt int) tea.Cmd {
+	if m.confirming < maxConfirming {
+		m.confirming++
+		return m.confirmEvent(ev, attempt)
+	}
+	if len(m.confirmQ) < maxConfirmQueue {
+		m.confirmQ = append(m.confirmQ, pendingConfirm{ev: ev, attempt: attempt})
+	}
+	return nil
+}
+
+// confirmDone frees a slot and starts the next queued read-back.
+func (m *Model) confirmDone() tea.Cmd {
+	m.confirming = max(m.confirming-1, 0)
+	if len(m.confirmQ) == 0 {
+		return nil
+	}
+	p := m.confirmQ[0]
+	m.confirmQ = m.confirmQ[1:]
+	return m.queueConfirm(p.ev, p.attempt)
+}
 
 // confirmEvent reads a payment event's transaction back from the service: PAGO, "paid" and the
 // bell come from that answer, never from the event.
@@ -508,7 +554,7 @@ func (m *Model) onUnchecked(msg uncheckedMsg) tea.Cmd {
 	}
 	cmds := make([]tea.Cmd, 0, len(msg.events))
 	for _, ev := range msg.events {
-		cmds = append(cmds, m.confirmEvent(ev, 0))
+		cmds = append(cmds, m.queueConfirm(ev, 0))
 	}
 	return tea.Batch(cmds...)
 }
@@ -517,6 +563,11 @@ func (m *Model) onConfirmed(msg eventConfirmedMsg) tea.Cmd {
 	if msg.gen != m.app.gen {
 		return nil
 	}
+	next := m.confirmDone()
+	return tea.Batch(next, m.afterConfirm(msg))
+}
+
+func (m *Model) afterConfirm(msg eventConfirmedMsg) tea.Cmd {
 	tr := m.c.tr
 	m.noteResult(msg.err)
 	if msg.err != nil {
@@ -550,7 +601,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, it := range msg.items {
 		if it.ev != nil && it.ev.Kind.IsPayment() {
-			cmds = append(cmds, m.confirmEvent(it.ev, 0))
+			cmds = append(cmds, m.queueConfirm(it.ev, 0))
 		}
 		cmds = append(cmds, m.broadcast(it))
 	}

@@ -264,7 +264,10 @@ func (v *eventsView) update(msg tea.Msg) tea.Cmd {
 			v.offset++
 		}
 	case storeChangedMsg:
-		v.win.invalidate()
+		v.win.invalidate() // rows show their charge's state too
+		if !msg.events {
+			return v.load()
+		}
 		return tea.Batch(v.load(), v.loadFacets())
 	case eventPage:
 		if msg.owner != eventsOwner || msg.gen != v.c.app.gen {

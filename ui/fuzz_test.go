@@ -48,7 +48,7 @@ func fuzzReplies(m *Model) []tea.Msg {
 		confirmedMsg{yes: false},
 		openChargeMsg{charge: failed},
 		openChargeMsg{},
-		storeChangedMsg{gen: m.app.gen},
+		storeChangedMsg{gen: m.app.gen, charges: true, events: true},
 		recoveredMsg{gen: m.app.gen, pending: 2, err: boom},
 		copiedMsg{},
 		simulatedMsg{err: boom},

@@ -20,6 +20,8 @@ type appState struct {
 	subAccounts []api.SubAccount
 	// eventSeq is the Seq of the newest event the dashboard has seen (-1 until read).
 	eventSeq int64
+	// seenCharges and seenEvents are the store's change counters the views last read at.
+	seenCharges, seenEvents uint64
 }
 
 // tag marks a command made now, so its reply can be dropped if the session or wallet changed.

@@ -126,7 +126,7 @@ func send(t testing.TB, m *Model, msg tea.Msg) {
 // views read again.
 func storeChanged(t testing.TB, m *Model) {
 	t.Helper()
-	send(t, m, storeChangedMsg{gen: m.app.gen})
+	send(t, m, storeChangedMsg{gen: m.app.gen, charges: true, events: true})
 }
 
 // ---- reading the store in tests ----

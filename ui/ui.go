@@ -153,6 +153,10 @@ type Model struct {
 	lastTick    time.Time
 	lastRefresh time.Time
 	takeOver    takeOverState
+
+	// Read-backs of payment events in flight, and those waiting (see queueConfirm).
+	confirming int
+	confirmQ   []pendingConfirm
 }
 
 // storeRefreshEvery is how often the dashboard checks whether another window on the same
@@ -167,8 +171,12 @@ type storeRefreshedMsg struct {
 }
 
 // storeChangedMsg says the store changed (a write of this window or, seen by Refresh, of
-// another): the lists read their window again.
-type storeChangedMsg struct{ gen uint64 }
+// another): the active list reads its window again when what it shows changed.
+type storeChangedMsg struct {
+	gen                   uint64
+	chargesVer, eventsVer uint64
+	charges, events       bool // which changed
+}
 
 // storeChangeCoalesce is how long the dashboard lets store changes gather before the lists
 // read again: under a flood of webhooks they read a few times a second, not once per commit.
@@ -177,18 +185,23 @@ const storeChangeCoalesce = 100 * time.Millisecond
 // waitChange waits for the next change of the session's store; it is re-armed after each.
 func (m *Model) waitChange() tea.Cmd {
 	gen, store, done := m.app.gen, m.app.sess.Store, m.app.done
+	c0, e0 := m.app.seenCharges, m.app.seenEvents
 	return func() tea.Msg {
-		select {
-		case <-done:
-			return nil
-		case <-store.Changed():
+		changed := store.Changed()
+		if c, e := store.Versions(); c == c0 && e == e0 {
+			select {
+			case <-done:
+				return nil
+			case <-changed:
+			}
 		}
 		select {
 		case <-done:
 			return nil
 		case <-time.After(storeChangeCoalesce):
 		}
-		return storeChangedMsg{gen: gen}
+		c1, e1 := store.Versions()
+		return storeChangedMsg{gen: gen, chargesVer: c1, eventsVer: e1, charges: c1 != c0, events: e1 != e0}
 	}
 }
 
@@ -242,7 +255,9 @@ func (m *Model) setSession(s *Session) {
 	m.panes = m.newPanes()
 	m.form, m.qr, m.confirm, m.picker = nil, nil, nil, nil
 	m.polling = map[string]bool{}
+	m.confirming, m.confirmQ = 0, nil
 	m.app.eventSeq = -1
+	m.app.seenCharges, m.app.seenEvents = s.Store.Versions()
 	m.conn = connState{}
 	m.view = viewCharges
 	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + s.Notice); {
@@ -362,7 +377,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen != m.app.gen {
 			return m, nil
 		}
-		return m, tea.Batch(m.broadcast(msg), m.waitChange())
+		m.app.seenCharges, m.app.seenEvents = msg.chargesVer, msg.eventsVer
+		// Only the view on screen reads again; the others read when shown (activate).
+		return m, tea.Batch(m.activePane().update(msg), m.waitChange())
 	case eventsMsg:
 		return m, m.onEvents(msg)
 	case eventConfirmedMsg:
@@ -371,7 +388,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen != m.app.gen {
 			return m, nil
 		}
-		return m, m.confirmEvent(msg.ev, msg.attempt)
+		return m, m.queueConfirm(msg.ev, msg.attempt)
 	case persistMsg:
 		if msg.err != nil {
 			m.setStatus(m.c.tr.F("Could not save local state: %v", msg.err), statusError)

@@ -21,8 +21,9 @@ type listWindow[Q comparable, T any] struct {
 	err    error
 
 	inflight bool
-	again    bool   // read again once the read in flight returns
-	req      uint64 // id of the newest read asked for
+	again    bool               // read again once the read in flight returns
+	req      uint64             // id of the newest read asked for
+	cancel   context.CancelFunc // stops the read in flight
 }
 
 // windowLoadedMsg is one read's answer, addressed by owner and request id.
@@ -65,8 +66,16 @@ func (w *listWindow[Q, T]) shownAt(i int) (T, bool) {
 
 // setQuery switches to another query; its rows are read by the next need.
 func (w *listWindow[Q, T]) setQuery(q Q) {
-	if q != w.query {
-		w.query, w.loaded = q, false
+	if q == w.query {
+		return
+	}
+	w.query, w.loaded = q, false
+	if w.inflight {
+		// A keystroke makes the read under way useless: stop it (a long scan of a rare text
+		// must not delay the next one); its answer, if any, is dropped by its request id.
+		w.cancel()
+		w.inflight, w.again = false, false
+		w.req++
 	}
 }
 
@@ -78,6 +87,9 @@ func (w *listWindow[Q, T]) invalidate() { w.again = true }
 // or a read is already under way (it is then repeated when it returns).
 func (w *listWindow[Q, T]) need(owner string, gen uint64, first, rows int, read windowRead[Q, T]) tea.Cmd {
 	end := min(first+rows, w.total)
+	if w.capped {
+		end = first + rows // there are more rows than counted: read on as the cursor nears them
+	}
 	covered := w.loaded && first >= w.offset && end <= w.offset+len(w.items)
 	if covered && !w.again {
 		return nil
@@ -89,10 +101,10 @@ func (w *listWindow[Q, T]) need(owner string, gen uint64, first, rows int, read 
 	w.inflight, w.again = true, false
 	w.req++
 	req, q := w.req, w.query
-	offset := max(first-rows, 0)
-	limit := rows * 3
+	offset, limit := max(first-rows, 0), rows*3
+	ctx, cancel := context.WithTimeout(context.Background(), windowReadTimeout)
+	w.cancel = cancel
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), windowReadTimeout)
 		defer cancel()
 		items, total, capped, err := read(ctx, q, offset, limit)
 		return windowLoadedMsg[Q, T]{owner: owner, gen: gen, req: req, query: q, offset: offset, items: items, total: total, capped: capped, err: err}

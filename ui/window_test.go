@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"pixdash/api"
+)
+
+// A list whose total is only "at least" (a short filter text) reads on as the cursor nears the
+// end of what it holds, and stops once a read comes back short; a new query stops the read
+// under way.
+func TestListWindowReadsOnPastACappedTotal(t *testing.T) {
+	const n = 1000 // rows that really match
+	var reads []int
+	read := func(_ context.Context, _ string, offset, limit int) ([]int, int, bool, error) {
+		reads = append(reads, offset)
+		var items []int
+		for i := offset; i < min(offset+limit, n); i++ {
+			items = append(items, i)
+		}
+		return items, offset + len(items), len(items) == limit, nil
+	}
+	var w listWindow[string, int]
+	w.setQuery("e")
+	step := func(first, rows int) {
+		t.Helper()
+		if cmd := w.need("o", 1, first, rows, read); cmd != nil {
+			w.apply(cmd().(windowLoadedMsg[string, int]))
+		}
+	}
+	const rows = 10
+	step(0, rows)
+	if w.len() != 30 || !w.capped {
+		t.Fatalf("first window: total %d capped %v", w.len(), w.capped)
+	}
+	for first := 0; first+rows <= n; first += rows {
+		step(first, rows)
+		for i := first; i < first+rows; i++ {
+			if v, ok := w.at(i); !ok || v != i {
+				t.Fatalf("row %d not held (%d, %v) after reads at %v", i, v, ok, reads)
+			}
+		}
+	}
+	if w.capped || w.len() != n {
+		t.Fatalf("at the end: total %d capped %v", w.len(), w.capped)
+	}
+	before := len(reads)
+	step(n-rows, rows)
+	if len(reads) != before {
+		t.Fatalf("read again at the end: %v", reads[before:])
+	}
+	// A new query stops the read under way.
+	w.invalidate()
+	cmd := w.need("o", 1, n-rows, rows, func(ctx context.Context, q string, offset, limit int) ([]int, int, bool, error) {
+		return nil, 0, false, ctx.Err()
+	})
+	if cmd == nil {
+		t.Fatal("no read after invalidate")
+	}
+	w.setQuery("ex")
+	if w.inflight {
+		t.Fatal("a new query left the old read in flight")
+	}
+	msg := cmd().(windowLoadedMsg[string, int])
+	if msg.err == nil {
+		t.Fatal("the old read was not cancelled")
+	}
+	w.apply(msg) // its answer is dropped
+	if w.loaded || w.err != nil {
+		t.Fatalf("a cancelled read of the old query was applied: loaded %v err %v", w.loaded, w.err)
+	}
+}
+
+// A flood of payment events becomes at most maxConfirming read-backs at a time; the others
+// wait their turn, and the queue is bounded.
+func TestPaymentReadBacksAreBounded(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	m := New(Options{Session: s, Lang: LangEN, Now: func() time.Time { return goldenNow }})
+	var items []eventMsg
+	for i := range maxConfirmQueue + 20 {
+		ev := &api.Event{EventID: fmt.Sprintf("e%d", i), Kind: api.EventPaymentCompleted, TransactionID: "tx"}
+		items = append(items, eventMsg{gen: m.app.gen, ev: ev, first: true})
+	}
+	m.onEvents(eventsMsg{gen: m.app.gen, items: items, last: 1})
+	if m.confirming != maxConfirming || len(m.confirmQ) != maxConfirmQueue {
+		t.Fatalf("%d in flight, %d queued; want %d and %d", m.confirming, len(m.confirmQ), maxConfirming, maxConfirmQueue)
+	}
+	first := m.confirmQ[0].ev.EventID
+	if cmd := m.onConfirmed(eventConfirmedMsg{gen: m.app.gen, ev: items[0].ev}); cmd == nil {
+		t.Fatal("a finished read-back did not start the next")
+	}
+	if m.confirming != maxConfirming || len(m.confirmQ) != maxConfirmQueue-1 || m.confirmQ[0].ev.EventID == first {
+		t.Fatalf("after one: %d in flight, %d queued", m.confirming, len(m.confirmQ))
+	}
+	// A reply of a replaced session frees nothing.
+	m.onConfirmed(eventConfirmedMsg{gen: m.app.gen + 1, ev: items[1].ev})
+	if m.confirming != maxConfirming {
+		t.Fatalf("a stale reply changed the slots: %d", m.confirming)
+	}
+}
