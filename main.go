@@ -129,11 +129,7 @@ func runDashboard(args []string, stderr io.Writer) int {
 		sess = s
 	} else {
 		opts.Lang, opts.CustomerLang = ui.ParseLang(cfg.Language), ui.ParseLang(cfg.CustomerLanguage)
-		name := *profile
-		if name == "" {
-			name = os.Getenv("PIXDASH_PROFILE")
-		}
-		p, err := cfg.Profile(name)
+		p, err := chosenProfile(cfg, *profile)
 		if err != nil {
 			fmt.Fprintf(stderr, "pixdash: %v\n", err)
 			return 1
@@ -565,11 +561,7 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pixdash: %v\n", err)
 		return 1
 	}
-	name := *profile
-	if name == "" {
-		name = os.Getenv("PIXDASH_PROFILE")
-	}
-	p, err := cfg.Profile(name)
+	p, err := chosenProfile(cfg, *profile)
 	if err != nil {
 		fmt.Fprintf(stderr, "pixdash: %v\n", err)
 		return 1
@@ -588,4 +580,13 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Removed %d events received before %s from profile %s; charges are kept.\n", n, before.Format("2006-01-02"), p.Name)
 	return 0
+}
+
+// chosenProfile is the profile --profile names, else $PIXDASH_PROFILE, else the config's default.
+func chosenProfile(cfg *config.Config, flagValue string) (*config.Profile, error) {
+	name := flagValue
+	if name == "" {
+		name = os.Getenv("PIXDASH_PROFILE")
+	}
+	return cfg.Profile(name)
 }

@@ -57,32 +57,8 @@ func (s *Store) ChargeWindow(ctx context.Context, q ChargeQuery, offset, limit i
 	if text == "" {
 		page.Total = exact
 	}
-	// The trigram index finds a substring of 3 or more characters; shorter ones are checked
-	// row by row (they match most rows, so the first page fills fast).
-	// The full-text query language ends a string at a NUL: such a text is checked row by row.
-	useFTS := text != "" && utf8.RuneCountInString(text) >= 3 && exact > smallSlice && !strings.ContainsRune(text, 0)
-	var conds []string
-	var args []any
-	if q.Wallet != "" {
-		conds, args = append(conds, "c.wallet = ?"), append(args, q.Wallet)
-	}
-	if q.Status != FilterAll {
-		conds, args = append(conds, "c.state = ?"), append(args, string(q.Status))
-	}
-	from := `charges c`
-	order := `c.seq DESC`
-	if useFTS {
-		from = `charges_fts f CROSS JOIN charges c ON c.seq = f.rowid`
-		conds = append([]string{"charges_fts MATCH ?"}, conds...)
-		args = append([]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}, args...)
-		order = `f.rowid DESC`
-	} else if text != "" {
-		conds, args = append(conds, "instr(c.hay, ?) > 0"), append(args, text)
-	}
-	where := ""
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	}
+	plan := planCharges(q, text, exact)
+	useFTS, from, where, order, args := plan.fts, plan.from, plan.where, plan.order, plan.args
 	// A window in the older half of an exact list is read from the other end: OFFSET walks
 	// the index, and the bottom of a million charges is one key (G) away.
 	reverse := text == "" && page.Offset > exact/2
@@ -119,6 +95,42 @@ func (s *Store) ChargeWindow(ctx context.Context, q ChargeQuery, offset, limit i
 		}
 	}
 	return page, nil
+}
+
+// chargePlan is how ChargeWindow selects a query's charges: the FROM, WHERE and ORDER BY
+// parts and their arguments.
+type chargePlan struct {
+	fts                bool
+	from, where, order string
+	args               []any
+}
+
+// planCharges builds the selection of q (text lowercased) on a slice of exact charges.
+func planCharges(q ChargeQuery, text string, exact int) chargePlan {
+	// The trigram index finds a substring of 3 or more characters; shorter ones are checked
+	// row by row (they match most rows, so the first page fills fast), as are small slices.
+	// The full-text query language ends a string at a NUL: such a text is checked row by row.
+	p := chargePlan{from: `charges c`, order: `c.seq DESC`}
+	p.fts = text != "" && utf8.RuneCountInString(text) >= 3 && exact > smallSlice && !strings.ContainsRune(text, 0)
+	var conds []string
+	if q.Wallet != "" {
+		conds, p.args = append(conds, "c.wallet = ?"), append(p.args, q.Wallet)
+	}
+	if q.Status != FilterAll {
+		conds, p.args = append(conds, "c.state = ?"), append(p.args, string(q.Status))
+	}
+	if p.fts {
+		p.from = `charges_fts f CROSS JOIN charges c ON c.seq = f.rowid`
+		conds = append([]string{"charges_fts MATCH ?"}, conds...)
+		p.args = append([]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}, p.args...)
+		p.order = `f.rowid DESC`
+	} else if text != "" {
+		conds, p.args = append(conds, "instr(c.hay, ?) > 0"), append(p.args, text)
+	}
+	if len(conds) > 0 {
+		p.where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	return p
 }
 
 // countSlice counts the charges of a wallet and state ("" and FilterAll for all), exactly.

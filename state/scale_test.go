@@ -1114,28 +1114,8 @@ func explainChargeWindow(t *testing.T, rep *scaleReport, s *Store, q ChargeQuery
 	if err != nil {
 		t.Fatal(err)
 	}
-	useFTS := text != "" && utf8.RuneCountInString(text) >= 3 && exact > smallSlice
-	var conds []string
-	var args []any
-	if q.Wallet != "" {
-		conds, args = append(conds, "c.wallet = ?"), append(args, q.Wallet)
-	}
-	if q.Status != FilterAll {
-		conds, args = append(conds, "c.state = ?"), append(args, string(q.Status))
-	}
-	from, order := `charges c`, `c.seq DESC`
-	if useFTS {
-		from = `charges_fts f CROSS JOIN charges c ON c.seq = f.rowid`
-		conds = append([]string{"charges_fts MATCH ?"}, conds...)
-		args = append([]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}, args...)
-		order = `f.rowid DESC`
-	} else if text != "" {
-		conds, args = append(conds, "instr(c.hay, ?) > 0"), append(args, text)
-	}
-	where := ""
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	}
+	plan := planCharges(q, text, exact)
+	from, where, order, args := plan.from, plan.where, plan.order, plan.args
 	stmts := []struct {
 		name, sql string
 		args      []any

@@ -159,17 +159,10 @@ func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 		v.win.invalidate()
 		return v.load()
 	case chargePage:
-		if msg.owner != chargesOwner || msg.gen != v.c.app.gen {
-			return nil
-		}
-		v.win.apply(msg)
-		if msg.err != nil {
-			return func() tea.Msg {
-				return statusMsg{text: v.c.tr.F("Could not read the charges: %v", msg.err), kind: statusError}
-			}
-		}
-		v.scroll()
-		return v.load()
+		cmd, _ := v.win.reply(msg, chargesOwner, v.c.app.gen, func(err error) string {
+			return v.c.tr.F("Could not read the charges: %v", err)
+		}, v.scroll, v.load)
+		return cmd
 	}
 	return nil
 }

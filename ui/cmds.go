@@ -436,18 +436,21 @@ func (m *Model) waitEvent() tea.Cmd {
 				}
 				return msg
 			}
-			select {
-			case <-done:
-				return nil
-			case <-changed:
-			}
 			// Let a flood gather: one message for many events, not one per commit.
-			select {
-			case <-done:
+			if !waitFor(done, changed) || !waitFor(done, time.After(eventFeedCoalesce)) {
 				return nil
-			case <-time.After(eventFeedCoalesce):
 			}
 		}
+	}
+}
+
+// waitFor waits until ch delivers, or reports false when done closes first.
+func waitFor[T any](done <-chan struct{}, ch <-chan T) bool {
+	select {
+	case <-done:
+		return false
+	case <-ch:
+		return true
 	}
 }
 

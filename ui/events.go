@@ -270,17 +270,10 @@ func (v *eventsView) update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(v.load(), v.loadFacets())
 	case eventPage:
-		if msg.owner != eventsOwner || msg.gen != v.c.app.gen {
-			return nil
-		}
-		v.win.apply(msg)
-		if msg.err != nil {
-			return func() tea.Msg {
-				return statusMsg{text: v.c.tr.F("Could not read the events: %v", msg.err), kind: statusError}
-			}
-		}
-		v.scroll()
-		return v.load()
+		cmd, _ := v.win.reply(msg, eventsOwner, v.c.app.gen, func(err error) string {
+			return v.c.tr.F("Could not read the events: %v", err)
+		}, v.scroll, v.load)
+		return cmd
 	case facetsMsg:
 		if msg.gen == v.c.app.gen {
 			v.facetsErr = msg.err

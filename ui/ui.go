@@ -188,17 +188,11 @@ func (m *Model) waitChange() tea.Cmd {
 	c0, e0 := m.app.seenCharges, m.app.seenEvents
 	return func() tea.Msg {
 		changed := store.Changed()
-		if c, e := store.Versions(); c == c0 && e == e0 {
-			select {
-			case <-done:
-				return nil
-			case <-changed:
-			}
-		}
-		select {
-		case <-done:
+		if c, e := store.Versions(); c == c0 && e == e0 && !waitFor(done, changed) {
 			return nil
-		case <-time.After(storeChangeCoalesce):
+		}
+		if !waitFor(done, time.After(storeChangeCoalesce)) {
+			return nil
 		}
 		c1, e1 := store.Versions()
 		return storeChangedMsg{gen: gen, chargesVer: c1, eventsVer: e1, charges: c1 != c0, events: e1 != e0}

@@ -128,6 +128,22 @@ func (w *listWindow[Q, T]) apply(msg windowLoadedMsg[Q, T]) {
 	w.offset, w.items, w.total, w.capped, w.loaded, w.shown = msg.offset, msg.items, msg.total, msg.capped, true, true
 }
 
+// reply takes a read's answer addressed to owner for session gen (false: not this window's)
+// and returns the command that reads on, with a status saying why when the read failed
+// (failed words it).
+func (w *listWindow[Q, T]) reply(msg windowLoadedMsg[Q, T], owner string, gen uint64, failed func(error) string, scroll func(), next func() tea.Cmd) (tea.Cmd, bool) {
+	if msg.owner != owner || msg.gen != gen {
+		return nil, false
+	}
+	w.apply(msg)
+	if msg.err != nil {
+		text := failed(msg.err)
+		return func() tea.Msg { return statusMsg{text: text, kind: statusError} }, true
+	}
+	scroll()
+	return next(), true
+}
+
 // len is the number of rows the query selects, as last read.
 func (w *listWindow[Q, T]) len() int {
 	if !w.shown {
