@@ -435,15 +435,6 @@ func openGen(tb testing.TB, charges, events int) *Store {
 	return s
 }
 
-// openGenCopy opens a copy of the generated history of the given size (built once and cached
-// in benchDir) as profile "bench" in a temporary directory removed when tb ends.
-func openGenCopy(tb testing.TB, charges, events int) *Store {
-	tb.Helper()
-	s := openCopyIn(tb, tb.TempDir(), charges, events)
-	tb.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
 // openCopyIn copies the generated history of the given size to dir as profile "bench" and opens
 // it; the caller closes it.
 func openCopyIn(tb testing.TB, dir string, charges, events int) *Store {

@@ -11,7 +11,6 @@ import (
 	"path"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -177,15 +176,15 @@ func classify(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_FULL:
-			return fmt.Errorf("%w (%v)", ErrDiskFull, err)
+			return fmt.Errorf("%w (%w)", ErrDiskFull, err)
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("%w (%v)", ErrBusy, err)
+			return fmt.Errorf("%w (%w)", ErrBusy, err)
 		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-			return fmt.Errorf("%w (%v)", ErrDamaged, err)
+			return fmt.Errorf("%w (%w)", ErrDamaged, err)
 		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN:
-			return fmt.Errorf("%w (%v)", ErrNoAccess, err)
+			return fmt.Errorf("%w (%w)", ErrNoAccess, err)
 		case sqlite3.SQLITE_IOERR:
-			return fmt.Errorf("%w (%v)", ErrIO, err)
+			return fmt.Errorf("%w (%w)", ErrIO, err)
 		}
 	}
 	return err
@@ -367,11 +366,6 @@ func (w *writer) close() {
 	default:
 	}
 	<-w.stopped
-}
-
-// likeEscape escapes s for LIKE ... ESCAPE '\'.
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // setMaxPages caps the database at n pages (as a full disk would: writes that need more fail

@@ -137,6 +137,9 @@ func (in *Intake) writeBatches() {
 	}
 }
 
+// String names the intake's store; printing an Intake never walks its internals.
+func (in *Intake) String() string { return "state.Intake(" + in.s.String() + ")" }
+
 // Accepted is how many events Accept recorded.
 func (in *Intake) Accepted() int {
 	in.mu.Lock()

@@ -140,23 +140,23 @@ func (s *Store) countSlice(ctx context.Context, wallet string, status StatusFilt
 	return n, classify(err)
 }
 
-// StateCount is how many charges are in one display state, and their sum in centavos.
-type StateCount struct {
+// Count is how many charges are in one display state, and their sum in centavos.
+type Count struct {
 	N      int
 	Amount int64
 }
 
 // Counts returns the number and sum of the charges of a wallet ("" for all) per display state.
-func (s *Store) Counts(ctx context.Context, wallet string) (map[ChargeState]StateCount, error) {
+func (s *Store) Counts(ctx context.Context, wallet string) (map[ChargeState]Count, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT state, sum(n), sum(amount) FROM charge_counts WHERE (?1 = '' OR wallet = ?1) GROUP BY state`, wallet)
 	if err != nil {
 		return nil, classify(err)
 	}
 	defer rows.Close()
-	out := make(map[ChargeState]StateCount)
+	out := make(map[ChargeState]Count)
 	for rows.Next() {
 		var st string
-		var c StateCount
+		var c Count
 		if err := rows.Scan(&st, &c.N, &c.Amount); err != nil {
 			return nil, classify(err)
 		}
@@ -178,7 +178,7 @@ func scanCharges(rows *sql.Rows) ([]Charge, error) {
 		}
 		var c Charge
 		if err := json.Unmarshal(doc, &c); err != nil {
-			return nil, fmt.Errorf("%w: a charge: %v", ErrDamaged, err)
+			return nil, fmt.Errorf("%w: a charge: %w", ErrDamaged, err)
 		}
 		out = append(out, c)
 	}

@@ -182,7 +182,7 @@ func TestChargeWindowQueries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := map[ChargeState]StateCount{}
+			ref := map[ChargeState]Count{}
 			for _, tc := range all {
 				if wallet == "" || tc.c.Wallet == wallet {
 					sc := ref[tc.c.State()]

@@ -208,11 +208,9 @@ func loadAvg() string {
 // buildPixdash builds the dashboard binary from the module root.
 func buildPixdash(t *testing.T) string {
 	t.Helper()
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		if gobin, err = exec.LookPath("go"); err != nil {
-			t.Fatalf("no go tool to build the dashboard: %v", err)
-		}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go tool to build the dashboard: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "pixdash")
 	cmd := exec.Command(gobin, "build", "-o", bin, ".")

@@ -157,7 +157,8 @@ func (s *Store) load(ctx context.Context) error {
 	// The pending charges are read in the background: the first frame does not wait for them
 	// (at a million charges there may be tens of thousands); polling starts once they are in.
 	s.loading.Store(true)
-	go func() {
+	// Detached from ctx on purpose: Open's context bounds the open, not this load.
+	go func() { //nolint:gosec // G118: see above
 		defer close(s.ready)
 		if err := s.loadPending(context.Background()); err != nil {
 			s.loadErr.Store(&err)
@@ -194,6 +195,14 @@ func (s *Store) LoadErr() error {
 		return *p
 	}
 	return nil
+}
+
+// String names the store's profile and file; printing a Store never walks its internals.
+func (s *Store) String() string {
+	if s.file == "" {
+		return "state.Store(memory)"
+	}
+	return "state.Store(" + s.profile + ", " + s.file + ")"
 }
 
 // Profile is the profile the store belongs to ("" in memory).
@@ -398,7 +407,7 @@ func getChargeTx(tx *sql.Tx, id string) (Charge, bool, error) {
 	}
 	var c Charge
 	if err := json.Unmarshal(doc, &c); err != nil {
-		return Charge{}, false, fmt.Errorf("%w: charge %s: %v", ErrDamaged, id, err)
+		return Charge{}, false, fmt.Errorf("%w: charge %s: %w", ErrDamaged, id, err)
 	}
 	return c, true, nil
 }
@@ -544,7 +553,7 @@ func (s *Store) Charge(ctx context.Context, id string) (Charge, bool, error) {
 	}
 	var c Charge
 	if err := json.Unmarshal(doc, &c); err != nil {
-		return Charge{}, false, fmt.Errorf("%w: charge %s: %v", ErrDamaged, id, err)
+		return Charge{}, false, fmt.Errorf("%w: charge %s: %w", ErrDamaged, id, err)
 	}
 	s.recent.put(c)
 	return c, true, nil
@@ -647,7 +656,7 @@ func (s *Store) PendingSubmissions(ctx context.Context) ([]Submission, error) {
 		}
 		sub, err := decodeSubmission(doc)
 		if err != nil {
-			return nil, fmt.Errorf("%w: submission %s: %v", ErrDamaged, key, err)
+			return nil, fmt.Errorf("%w: submission %s: %w", ErrDamaged, key, err)
 		}
 		out = append(out, sub)
 	}
@@ -666,7 +675,7 @@ func (s *Store) Submission(ctx context.Context, key string) (Submission, bool, e
 	}
 	sub, err := decodeSubmission(doc)
 	if err != nil {
-		return Submission{}, false, fmt.Errorf("%w: submission %s: %v", ErrDamaged, key, err)
+		return Submission{}, false, fmt.Errorf("%w: submission %s: %w", ErrDamaged, key, err)
 	}
 	return sub, true, nil
 }
@@ -725,7 +734,7 @@ func (s *Store) readFee(ctx context.Context) (LearnedFee, bool, error) {
 	}
 	var f LearnedFee
 	if err := json.Unmarshal(doc, &f); err != nil {
-		return LearnedFee{}, false, fmt.Errorf("%w: learned fee: %v", ErrDamaged, err)
+		return LearnedFee{}, false, fmt.Errorf("%w: learned fee: %w", ErrDamaged, err)
 	}
 	return f, true, nil
 }
