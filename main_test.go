@@ -375,6 +375,10 @@ secret_env = "PIXDASH_TEST_WEBHOOK_SECRET"
 }
 
 // deliver posts a signed payment event to url with client and returns the status code.
+// noKeepAlive sends each delivery on its own connection: a kept-alive one to a receiver that
+// closed (a take-over) would be dead, and a POST is not retried on a stale connection.
+var noKeepAlive = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 func deliver(t *testing.T, client *http.Client, url, eventID string) int {
 	t.Helper()
 	body := []byte(`{"event":"payment_completed","eventId":"` + eventID + `","timestamp":"` + time.Now().UTC().Format(time.RFC3339) + `","data":{"id":"tx-takeover","status":"completed","amount":12.34}}`)
@@ -430,7 +434,7 @@ func TestReceiverTakeOver(t *testing.T) {
 	if r, err := second.TakeOver(ctx); !errors.Is(err, state.ErrReceiverBusy) || r != nil {
 		t.Fatalf("TakeOver while the first receives: %v, %v; want ErrReceiverBusy", r, err)
 	}
-	if code := deliver(t, http.DefaultClient, first.WebhookURL, "evt-first"); code != http.StatusOK {
+	if code := deliver(t, noKeepAlive, first.WebhookURL, "evt-first"); code != http.StatusOK {
 		t.Fatalf("delivery to the first session: %d", code)
 	}
 
@@ -453,7 +457,7 @@ func TestReceiverTakeOver(t *testing.T) {
 	if r.URL != "http://"+listen+api.WebhookPath || r.Intake == nil || r.Stats == nil {
 		t.Fatalf("receiving = %+v", r)
 	}
-	if code := deliver(t, http.DefaultClient, r.URL, "evt-second"); code != http.StatusOK {
+	if code := deliver(t, noKeepAlive, r.URL, "evt-second"); code != http.StatusOK {
 		t.Fatalf("delivery after the take-over: %d", code)
 	}
 	if st := r.Stats(); st.Accepted != 1 {
@@ -488,7 +492,7 @@ func TestReceiverTakeOverWaitsForThePort(t *testing.T) {
 	if err != nil {
 		t.Fatalf("open while the port is held for 700 ms: %v", err)
 	}
-	if code := deliver(t, http.DefaultClient, s.WebhookURL, "evt-after-wait"); code != http.StatusOK {
+	if code := deliver(t, noKeepAlive, s.WebhookURL, "evt-after-wait"); code != http.StatusOK {
 		t.Fatalf("delivery: %d", code)
 	}
 	s.Close()
@@ -562,7 +566,7 @@ func TestDashboardTakesReceiverOver(t *testing.T) {
 	wait(8*time.Second, "Receiving at http://"+listen+api.WebhookPath, "This window now receives the profile's webhooks")
 	t.Logf("taken over %s after the first window closed", time.Since(closed).Round(time.Millisecond))
 
-	if code := deliver(t, http.DefaultClient, "http://"+listen+api.WebhookPath, "evt-taken-over"); code != http.StatusOK {
+	if code := deliver(t, noKeepAlive, "http://"+listen+api.WebhookPath, "evt-taken-over"); code != http.StatusOK {
 		t.Fatalf("delivery after the take-over: %d", code)
 	}
 	deadline := time.Now().Add(5 * time.Second)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/api"
+	"pixdash/state"
 )
 
 // fastRetry keeps retries quick in tests.
@@ -169,6 +171,28 @@ func TestServiceTextNamesTheCode(t *testing.T) {
 	for _, tc := range cases {
 		if got := serviceText(tc.err); got != tc.want {
 			t.Errorf("serviceText(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
+
+// A failure of the local database names its cause, never the network's.
+func TestLocalStateErrorsNameTheirCause(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("state: %w (database or disk is full)", state.ErrDiskFull), "disk is full: free some space; nothing was saved (and nothing was sent)"},
+		{fmt.Errorf("state: %w", state.ErrNoAccess), "cannot be written (permissions or a read-only disk)"},
+		{fmt.Errorf("state: %w", state.ErrIO), "disk failed to read or write the local database"},
+		{fmt.Errorf("state: %w", state.ErrDamaged), "local database is damaged"},
+		{fmt.Errorf("state: %w", state.ErrBusy), "kept the local database busy"},
+	} {
+		got := describeErr(catalog{lang: LangEN}, "create charge", tc.err)
+		if !strings.Contains(got, tc.want) || strings.Contains(got, "connection") {
+			t.Errorf("%v: %q, want %q and no word of the connection", tc.err, got, tc.want)
+		}
+		if pt := describeErr(catalog{lang: LangPT}, "criar cobrança", tc.err); pt == got {
+			t.Errorf("%v: not translated: %q", tc.err, pt)
 		}
 	}
 }
