@@ -391,41 +391,32 @@ func (p *ptyProc) mark() int {
 // waitText waits until text appears in the output after offset from and returns when the read
 // that completed it returned.
 func (p *ptyProc) waitText(from int, text string, timeout time.Duration) (time.Time, bool) {
+	return p.waitRead(timeout, func() int {
+		if i := bytes.Index(p.out[min(from, len(p.out)):], []byte(text)); i >= 0 {
+			return from + i + len(text)
+		}
+		return -1
+	})
+}
+
+// waitAny waits for the first read that returned output after offset from.
+func (p *ptyProc) waitAny(from int, timeout time.Duration) (time.Time, bool) {
+	return p.waitRead(timeout, func() int { return from + 1 })
+}
+
+// waitRead waits until the output reaches the offset need returns (-1: not yet; called with
+// p.mu held) and returns when the read that reached it returned.
+func (p *ptyProc) waitRead(timeout time.Duration, need func() int) (time.Time, bool) {
 	deadline := time.After(timeout)
 	for {
 		p.mu.Lock()
-		if i := bytes.Index(p.out[min(from, len(p.out)):], []byte(text)); i >= 0 {
-			end := from + i + len(text)
+		if end := need(); end >= 0 {
 			for k, e := range p.ends {
 				if e >= end {
 					at := p.ats[k]
 					p.mu.Unlock()
 					return at, true
 				}
-			}
-		}
-		wake := p.wake
-		p.mu.Unlock()
-		select {
-		case <-wake:
-		case <-p.done:
-			return time.Time{}, false
-		case <-deadline:
-			return time.Time{}, false
-		}
-	}
-}
-
-// waitAny waits for the first read that returned output after offset from.
-func (p *ptyProc) waitAny(from int, timeout time.Duration) (time.Time, bool) {
-	deadline := time.After(timeout)
-	for {
-		p.mu.Lock()
-		for k, e := range p.ends {
-			if e > from {
-				at := p.ats[k]
-				p.mu.Unlock()
-				return at, true
 			}
 		}
 		wake := p.wake

@@ -114,16 +114,7 @@ func (v *chargesView) requery() tea.Cmd {
 
 // scroll keeps the cursor in the list and on screen.
 func (v *chargesView) scroll() {
-	n := v.win.len()
-	v.cursor = max(min(v.cursor, n-1), 0)
-	rows := v.rows()
-	if v.cursor < v.offset {
-		v.offset = v.cursor
-	}
-	if v.cursor >= v.offset+rows {
-		v.offset = v.cursor - rows + 1
-	}
-	v.offset = max(min(v.offset, n-rows), 0)
+	v.cursor, v.offset = scrollTo(v.cursor, v.offset, v.win.len(), v.rows())
 }
 
 // selected returns the charge under the cursor.

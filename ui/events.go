@@ -221,16 +221,7 @@ func (v *eventsView) activate() tea.Cmd {
 
 // scroll keeps the cursor in the list and on screen.
 func (v *eventsView) scroll() {
-	n := v.win.len()
-	v.cursor = max(min(v.cursor, n-1), 0)
-	rows := v.visibleRows()
-	if v.cursor < v.offset {
-		v.offset = v.cursor
-	}
-	if v.cursor >= v.offset+rows {
-		v.offset = v.cursor - rows + 1
-	}
-	v.offset = max(min(v.offset, n-rows), 0)
+	v.cursor, v.offset = scrollTo(v.cursor, v.offset, v.win.len(), v.visibleRows())
 }
 
 func (v *eventsView) shortHelp() []key.Binding {

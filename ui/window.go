@@ -144,6 +144,19 @@ func (w *listWindow[Q, T]) reply(msg windowLoadedMsg[Q, T], owner string, gen ui
 	return next(), true
 }
 
+// scrollTo keeps a cursor within n rows and on a screen of rows lines starting at offset;
+// it returns the cursor and offset to use.
+func scrollTo(cursor, offset, n, rows int) (int, int) {
+	cursor = max(min(cursor, n-1), 0)
+	if cursor < offset {
+		offset = cursor
+	}
+	if cursor >= offset+rows {
+		offset = cursor - rows + 1
+	}
+	return cursor, max(min(offset, n-rows), 0)
+}
+
 // len is the number of rows the query selects, as last read.
 func (w *listWindow[Q, T]) len() int {
 	if !w.shown {
