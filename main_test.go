@@ -524,17 +524,24 @@ func TestReceiverTakeOverWaitsForThePort(t *testing.T) {
 	in.Close()
 }
 
-// TestDashboardTakesReceiverOver: two dashboards on one profile; when the receiving one closes,
-// the other takes the receiver over within seconds (its Events view says where it receives),
-// and a signed delivery to the profile's address is answered 200 and reaches its store.
-func TestDashboardTakesReceiverOver(t *testing.T) {
+// emulatorURL serves the emulator with secretFixture for the test and returns its base URL.
+func emulatorURL(t *testing.T) string {
+	t.Helper()
 	srv := sandbox.New(secretFixture(t))
 	t.Cleanup(srv.Close)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
+	return hs.URL + "/v2"
+}
+
+// TestDashboardTakesReceiverOver: two dashboards on one profile; when the receiving one closes,
+// the other takes the receiver over within seconds (its Events view says where it receives),
+// and a signed delivery to the profile's address is answered 200 and reaches its store.
+func TestDashboardTakesReceiverOver(t *testing.T) {
+	base := emulatorURL(t)
 	dir := t.TempDir()
 	listen := freePort(t)
-	p := takeOverProfile(t, dir, hs.URL+"/v2", listen)
+	p := takeOverProfile(t, dir, base, listen)
 	stateDir := filepath.Join(dir, "state")
 	first, second := openTwice(t, p, stateDir)
 	m := ui.New(ui.Options{Session: second, Bell: func() {}, Clipboard: func(string) {}})
@@ -596,10 +603,7 @@ func TestDashboardTakesReceiverOver(t *testing.T) {
 // check and in the dashboard's header; on loopback, or with tls_cert and tls_key, it is not, and
 // with them the receiver serves HTTPS, where a signed delivery lands.
 func TestWebhookExposureAndTLS(t *testing.T) {
-	srv := sandbox.New(secretFixture(t))
-	t.Cleanup(srv.Close)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
+	base := emulatorURL(t)
 	dir := t.TempDir()
 	cert, key, c := apitest.SelfSigned(t, dir)
 	pool := x509.NewCertPool()
@@ -625,7 +629,7 @@ func TestWebhookExposureAndTLS(t *testing.T) {
 				extra = tlsLines
 			}
 			sub := t.TempDir()
-			p := takeOverProfile(t, sub, hs.URL+"/v2", tt.listen, extra...)
+			p := takeOverProfile(t, sub, base, tt.listen, extra...)
 			s, err := openProfile(context.Background(), p, filepath.Join(sub, "state"), slogDiscard())
 			if err != nil {
 				t.Fatal(err)
@@ -641,7 +645,7 @@ func TestWebhookExposureAndTLS(t *testing.T) {
 
 			// config check says the same, as file:line: key: message.
 			cfgPath := filepath.Join(sub, "config.toml")
-			doc := "[profiles.loja]\nbase_url = \"" + hs.URL + "/v2\"\nclient_id = \"" + ui.DemoClientID + "\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n[profiles.loja.webhook]\nlisten = \"" + tt.listen + "\"\nsecret_env = \"PIXDASH_TEST_WEBHOOK_SECRET\"\n" + strings.Join(extra, "\n") + "\n"
+			doc := "[profiles.loja]\nbase_url = \"" + base + "\"\nclient_id = \"" + ui.DemoClientID + "\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n[profiles.loja.webhook]\nlisten = \"" + tt.listen + "\"\nsecret_env = \"PIXDASH_TEST_WEBHOOK_SECRET\"\n" + strings.Join(extra, "\n") + "\n"
 			if err := os.WriteFile(cfgPath, []byte(doc), 0o600); err != nil {
 				t.Fatal(err)
 			}
