@@ -681,8 +681,15 @@ func TestEventsFlowPaymentArrivesLiveAndUpdatesCharges(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitFor("R$ 7,77", shortID(pix.ID), "2 events")
-	// The event updated the charges view at once (the charge was not even tracked before).
-	ch, ok := chargeByID(t, s.Store, pix.ID)
+	// The event is read back from the service and the charge tracked as paid (the charge was
+	// not even tracked before); the read-back runs after the row appears, so wait for it.
+	var ch state.Charge
+	var ok bool
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ch, ok = chargeByID(t, s.Store, pix.ID); ok && ch.State() == state.StatePaid {
+			break
+		}
+	}
 	if !ok || ch.State() != state.StatePaid || ch.Source != state.SourceEvent {
 		t.Fatalf("charge after the event: %+v (tracked %t)", ch, ok)
 	}
