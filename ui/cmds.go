@@ -614,3 +614,81 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 
 // rewaitEventsMsg re-arms the event feed after a failed read.
 type rewaitEventsMsg struct{ gen uint64 }
+
+// updateWorkflow handles the replies of the workflow commands (charges, polls, events,
+// profiles); ok is false for any other message.
+func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
+	switch msg := msg.(type) {
+	case authMsg:
+		return m.onAuth(msg), true
+	case chargeSubmitMsg:
+		return m.onSubmit(msg.draft), true
+	case sendChargeMsg:
+		return m.sendCharge(msg.draft), true
+	case chargeCreatedMsg:
+		return m.onCreated(msg), true
+	case txMsg:
+		return m.onTx(msg), true
+	case uncheckedMsg:
+		return m.onUnchecked(msg), true
+	case prunedMsg:
+		m.onPruned(msg)
+		return nil, true
+	case rewaitEventsMsg:
+		if msg.gen != m.app.gen {
+			return nil, true
+		}
+		return m.waitEvent(), true
+	case storeChangedMsg:
+		if msg.gen != m.app.gen {
+			return nil, true
+		}
+		m.app.seenCharges, m.app.seenEvents = msg.chargesVer, msg.eventsVer
+		// Only the view on screen reads again; the others read when shown (activate).
+		return tea.Batch(m.activePane().update(msg), m.waitChange()), true
+	case eventsMsg:
+		return m.onEvents(msg), true
+	case eventConfirmedMsg:
+		return m.onConfirmed(msg), true
+	case retryConfirmMsg:
+		if msg.gen != m.app.gen {
+			return nil, true
+		}
+		return m.queueConfirm(msg.ev, msg.attempt), true
+	case persistMsg:
+		if msg.err != nil {
+			m.setStatus(m.c.tr.F("Could not save local state: %v", msg.err), statusError)
+		}
+		return nil, true
+	case simulatedMsg:
+		if msg.err != nil {
+			m.setStatus(m.describeError(m.c.tr.T("simulate payment"), msg.err), statusError)
+			return nil, true
+		}
+		m.setStatus(m.c.tr.T("Payment simulated; waiting for the service to confirm…"), statusInfo)
+		return m.pollNow(msg.id, msg.wallet), true
+	case recoveredMsg:
+		return m.onRecovered(msg), true
+	case refreshChargeMsg:
+		m.setStatus(m.c.tr.T("Refreshing…"), statusInfo)
+		return m.pollNow(msg.id, msg.wallet), true
+	case resolveMsg, retryRecoverMsg:
+		return m.recoverSubmissions(), true
+	case storeRefreshedMsg:
+		if msg.gen == m.app.gen {
+			if msg.err != nil {
+				m.setStatus(m.c.tr.F("Local state: %v", msg.err), statusWarn)
+			}
+
+		}
+		return nil, true
+	case profileOpenedMsg:
+		return m.onProfileOpened(msg), true
+	case takeOverMsg:
+		return m.onTakeOver(msg), true
+	case switchProfileMsg:
+		return m.switchProfile(msg.name), true
+	default:
+		return nil, false
+	}
+}

@@ -332,10 +332,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case ErrorMsg:
 		m.setStatus(m.describeError(msg.What, msg.Err), statusError)
 		return m, nil
-	case authMsg:
-		return m, m.onAuth(msg)
-	case chargeSubmitMsg:
-		return m, m.onSubmit(msg.draft)
 	case confirmedMsg:
 		m.confirm = nil
 		if msg.yes {
@@ -343,10 +339,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.setStatus(m.c.tr.T("Cancelled; nothing was sent."), statusInfo)
 		return m, nil
-	case sendChargeMsg:
-		return m, m.sendCharge(msg.draft)
-	case chargeCreatedMsg:
-		return m, m.onCreated(msg)
 	case formCancelMsg:
 		m.form = nil
 		return m, m.activePane().activate()
@@ -355,48 +347,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.form.setProjects(msg.items, msg.err)
 		}
 		return m, nil
-	case txMsg:
-		return m, m.onTx(msg)
-	case uncheckedMsg:
-		return m, m.onUnchecked(msg)
-	case prunedMsg:
-		m.onPruned(msg)
-		return m, nil
-	case rewaitEventsMsg:
-		if msg.gen != m.app.gen {
-			return m, nil
-		}
-		return m, m.waitEvent()
-	case storeChangedMsg:
-		if msg.gen != m.app.gen {
-			return m, nil
-		}
-		m.app.seenCharges, m.app.seenEvents = msg.chargesVer, msg.eventsVer
-		// Only the view on screen reads again; the others read when shown (activate).
-		return m, tea.Batch(m.activePane().update(msg), m.waitChange())
-	case eventsMsg:
-		return m, m.onEvents(msg)
-	case eventConfirmedMsg:
-		return m, m.onConfirmed(msg)
-	case retryConfirmMsg:
-		if msg.gen != m.app.gen {
-			return m, nil
-		}
-		return m, m.queueConfirm(msg.ev, msg.attempt)
-	case persistMsg:
-		if msg.err != nil {
-			m.setStatus(m.c.tr.F("Could not save local state: %v", msg.err), statusError)
-		}
-		return m, nil
-	case simulatedMsg:
-		if msg.err != nil {
-			m.setStatus(m.describeError(m.c.tr.T("simulate payment"), msg.err), statusError)
-			return m, nil
-		}
-		m.setStatus(m.c.tr.T("Payment simulated; waiting for the service to confirm…"), statusInfo)
-		return m, m.pollNow(msg.id, msg.wallet)
-	case recoveredMsg:
-		return m, m.onRecovered(msg)
 	case openChargeMsg:
 		if msg.charge.ID == "" {
 			return m, nil
@@ -406,11 +356,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.pollNow(ch.ID, ch.Wallet)
 		}
 		return m, nil
-	case refreshChargeMsg:
-		m.setStatus(m.c.tr.T("Refreshing…"), statusInfo)
-		return m, m.pollNow(msg.id, msg.wallet)
-	case resolveMsg, retryRecoverMsg:
-		return m, m.recoverSubmissions()
 	case copiedMsg:
 		m.setStatus(m.c.tr.T("PIX code copied to the clipboard (OSC 52)."), statusOK)
 		return m, nil
@@ -420,23 +365,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.activePane().update(msg)
 	case switchWalletMsg:
 		return m, m.setWallet(msg.wallet)
-	case storeRefreshedMsg:
-		if msg.gen == m.app.gen {
-			if msg.err != nil {
-				m.setStatus(m.c.tr.F("Local state: %v", msg.err), statusWarn)
-			}
-
-		}
-		return m, nil
 	case closePickerMsg:
 		m.picker = nil
 		return m, m.activePane().activate()
-	case profileOpenedMsg:
-		return m, m.onProfileOpened(msg)
-	case takeOverMsg:
-		return m, m.onTakeOver(msg)
-	case switchProfileMsg:
-		return m, m.switchProfile(msg.name)
+	}
+	if cmd, ok := m.updateWorkflow(msg); ok {
+		return m, cmd
 	}
 	cmd := m.broadcast(msg)
 	m.refreshPicker()
