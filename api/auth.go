@@ -30,6 +30,13 @@ func (c *Client) Authenticate(ctx context.Context) error {
 // TokenExpiry returns the current token's expiry and whether a token is cached.
 func (c *Client) TokenExpiry() (time.Time, bool) { return c.tokens.expiryTime() }
 
+// TokenState returns the access token's state: expiry, an exchange in flight, the last failure.
+func (c *Client) TokenState() TokenState { return c.tokens.state() }
+
+// Close stops the background renewal of the access token. The client still works afterwards,
+// exchanging a token when a call needs one. Call it when the client is no longer used.
+func (c *Client) Close() { c.tokens.close() }
+
 // fetchToken exchanges the credential for an access token (POST /auth) and returns it with its lifetime.
 func (c *Client) fetchToken(ctx context.Context) (Secret, time.Duration, error) {
 	body, err := json.Marshal(struct { //nolint:gosec // G117: POST /auth must send the secret; marshalled once, never logged
@@ -107,10 +114,20 @@ func validHeaderToken(s string) bool {
 	return true
 }
 
-// tokenSource caches an access token and refreshes it before it expires, one refresh at a time.
+// Background retries of a failed token exchange wait retryFirst, doubling up to retryMax.
+const (
+	retryFirst = time.Second
+	retryMax   = time.Minute
+)
+
+// tokenSource caches an access token and renews it in the background refreshEarly before it
+// expires, so a call never waits for an exchange while the service can be reached. Concurrent
+// callers share one exchange. A failed exchange is retried in the background; while the service
+// refuses the credential, each call tries again and returns the refusal.
 type tokenSource struct {
 	fetch   func(ctx context.Context) (Secret, time.Duration, error)
 	now     func() time.Time
+	after   func(d time.Duration, f func()) (stop func() bool)
 	timeout time.Duration
 	log     *slog.Logger
 
@@ -119,6 +136,16 @@ type tokenSource struct {
 	expiry    time.Time
 	refreshAt time.Time
 	pending   *tokenCall
+	// lastErr is the last exchange's error (nil after a success), failedAt when it happened,
+	// failures how many exchanges in a row failed.
+	lastErr  error
+	failedAt time.Time
+	failures int
+	// stop cancels the scheduled background exchange; timerGen tells a stale timer from the current one.
+	stop     func() bool
+	nextTry  time.Time
+	timerGen uint64
+	closed   bool
 }
 
 // tokenCall is a refresh in flight; done is closed when tok and err are set.
@@ -128,16 +155,51 @@ type tokenCall struct {
 	err  error
 }
 
+// TokenState is what the client knows of its access token, for display.
+type TokenState struct {
+	// Expiry is when the cached token expires (zero when none is cached).
+	Expiry time.Time
+	// Cached reports whether a token is cached; it may have expired (see Valid).
+	Cached bool
+	// Refreshing reports an exchange (POST /auth) in flight.
+	Refreshing bool
+	// LastError is the last exchange's error, nil once one succeeds.
+	LastError error
+	// FailedAt is when LastError happened.
+	FailedAt time.Time
+	// Rejected reports that LastError is the service refusing the credential (400, 401, 403),
+	// not a failure to reach it.
+	Rejected bool
+	// NextTry is when the background exchange runs next (zero when none is scheduled).
+	NextTry time.Time
+}
+
+// Valid reports whether a token is cached and has not expired at now.
+func (s TokenState) Valid(now time.Time) bool { return s.Cached && now.Before(s.Expiry) }
+
 // String keeps the token out of any printing.
 func (s *tokenSource) String() string { return "api.tokenSource{" + redacted + "}" }
 
-// token returns a valid token, refreshing it (or joining the refresh in flight) when needed.
+// rejected reports whether err is the service refusing the credential, which trying again
+// later will not fix.
+func rejected(err error) bool {
+	var ae *Error
+	return errors.As(err, &ae) && (ae.HTTPStatus == http.StatusBadRequest || ae.HTTPStatus == http.StatusUnauthorized ||
+		ae.HTTPStatus == http.StatusForbidden)
+}
+
+// token returns a valid token: the cached one while it has not expired (a renewal due meanwhile
+// runs in the background), else the result of an exchange, joined if one is in flight.
 func (s *tokenSource) token(ctx context.Context) (Secret, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
 	s.mu.Lock()
-	if s.tok != "" && s.now().Before(s.refreshAt) {
+	now := s.now()
+	if s.tok != "" && now.Before(s.expiry) && !rejected(s.lastErr) {
+		if !now.Before(s.refreshAt) && s.lastErr == nil {
+			s.startLocked() // the timer is late (a suspended machine): renew now, without waiting
+		}
 		t := s.tok
 		s.mu.Unlock()
 		return t, nil
@@ -175,6 +237,26 @@ func (s *tokenSource) expiryTime() (time.Time, bool) {
 	return s.expiry, s.tok != ""
 }
 
+// state reports the token's state.
+func (s *tokenSource) state() TokenState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := TokenState{Expiry: s.expiry, Cached: s.tok != "", Refreshing: s.pending != nil,
+		LastError: s.lastErr, FailedAt: s.failedAt, Rejected: rejected(s.lastErr)}
+	if s.stop != nil && s.pending == nil {
+		st.NextTry = s.nextTry
+	}
+	return st
+}
+
+// close stops the background renewal; later calls still get tokens, exchanged when needed.
+func (s *tokenSource) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	s.cancelTimerLocked()
+}
+
 // startLocked returns the refresh in flight or starts one. The refresh is shared, so it runs
 // detached from every caller's context (neither one caller's cancellation nor its values, such
 // as an httptrace hook, reach it) under its own timeout.
@@ -182,10 +264,56 @@ func (s *tokenSource) startLocked() *tokenCall {
 	if s.pending != nil {
 		return s.pending
 	}
+	s.cancelTimerLocked()
 	call := &tokenCall{done: make(chan struct{})}
 	s.pending = call
 	go s.run(call)
 	return call
+}
+
+// scheduleLocked runs an exchange in the background after d (at once when d <= 0).
+func (s *tokenSource) scheduleLocked(d time.Duration) {
+	s.cancelTimerLocked()
+	if s.closed {
+		return
+	}
+	d = max(d, 0)
+	s.timerGen++
+	gen := s.timerGen
+	s.nextTry = s.now().Add(d)
+	after := s.after
+	if after == nil {
+		after = afterFunc
+	}
+	s.stop = after(d, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if gen != s.timerGen || s.closed {
+			return
+		}
+		s.stop = nil
+		s.startLocked()
+	})
+}
+
+func (s *tokenSource) cancelTimerLocked() {
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
+	s.timerGen++
+}
+
+// afterFunc runs f in its own goroutine after d; stop cancels it (see time.AfterFunc).
+func afterFunc(d time.Duration, f func()) (stop func() bool) { return time.AfterFunc(d, f).Stop }
+
+// retryDelay is the wait before background retry n (1, 2, ...).
+func retryDelay(n int) time.Duration {
+	d := retryFirst
+	for i := 1; i < n && d < retryMax; i++ {
+		d *= 2
+	}
+	return min(d, retryMax)
 }
 
 func (s *tokenSource) run(call *tokenCall) {
@@ -202,11 +330,27 @@ func (s *tokenSource) run(call *tokenCall) {
 			early = life / 2
 		}
 		s.refreshAt = s.expiry.Add(-early)
-		s.log.Debug("api: access token obtained", slog.Duration("expires_in", life))
+		s.lastErr, s.failedAt, s.failures = nil, time.Time{}, 0
+		s.scheduleLocked(s.refreshAt.Sub(s.now()))
+		s.log.Debug("api: access token obtained", slog.String("expires_in", life.String()),
+			slog.String("renewal_in", s.refreshAt.Sub(s.now()).String()))
 	} else {
-		s.log.Warn("api: authentication failed", slog.String("error", err.Error()))
+		err = fmt.Errorf("authenticating: %w", err)
+		s.lastErr, s.failedAt = err, s.now()
+		s.failures++
+		if rejected(err) {
+			// The credential was refused: the next call asks again (and reports it); repeating
+			// the exchange in the background would not change the answer.
+			s.cancelTimerLocked()
+			s.log.Warn("api: authentication refused", slog.String("error", err.Error()))
+		} else {
+			d := retryDelay(s.failures)
+			s.scheduleLocked(d)
+			s.log.Warn("api: authentication failed; retrying in the background", slog.String("error", err.Error()),
+				slog.String("retry_in", d.String()))
+		}
 		// Marked permanent: the retry loop does not repeat a failed exchange.
-		err = &permanentError{err: fmt.Errorf("authenticating: %w", err), unsent: true}
+		err = &permanentError{err: err, unsent: true}
 	}
 	s.pending = nil
 	call.tok, call.err = tok, err

@@ -56,6 +56,85 @@ func TestAuthRequestShape(t *testing.T) {
 	}
 }
 
+// ftClock is the fake service's clock with timers: Advance moves both and runs the timers that
+// came due, each in its own goroutine as time.AfterFunc does.
+type ftClock struct {
+	*ctClock
+	mu     sync.Mutex
+	timers []*ftTimer
+}
+
+type ftTimer struct {
+	at   time.Time
+	f    func()
+	done bool // fired or stopped
+}
+
+func (c *ftClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &ftTimer{at: c.Now().Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !t.done
+		t.done = true
+		return was
+	}
+}
+
+func (c *ftClock) Advance(d time.Duration) {
+	c.ctClock.Advance(d)
+	now := c.Now()
+	c.mu.Lock()
+	var due []*ftTimer
+	live := c.timers[:0]
+	for _, t := range c.timers {
+		switch {
+		case t.done:
+		case !t.at.After(now):
+			t.done = true
+			due = append(due, t)
+		default:
+			live = append(live, t)
+		}
+	}
+	c.timers = live
+	c.mu.Unlock()
+	for _, t := range due {
+		go t.f()
+	}
+}
+
+// armed returns when the earliest live timer fires (false when none is set).
+func (c *ftClock) armed() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var at time.Time
+	for _, t := range c.timers {
+		if !t.done && (at.IsZero() || t.at.Before(at)) {
+			at = t.at
+		}
+	}
+	return at, !at.IsZero()
+}
+
+// neverFires is a timer that does not fire: the renewal then depends on calls alone.
+func neverFires(time.Duration, func()) func() bool { return func() bool { return true } }
+
+// ctRenewingClient is a client of s whose background renewal runs on the fake clock.
+func ctRenewingClient(t *testing.T, s *ctServer, opts ...Option) (*Client, *ftClock) {
+	t.Helper()
+	ft := &ftClock{ctClock: s.clock}
+	c := ctNewClient(t, s, opts...)
+	c.tokens.after = ft.AfterFunc
+	t.Cleanup(c.Close)
+	return c, ft
+}
+
+func ctAuthCalls(s *ctServer) int { a, _, _ := s.counts(); return a }
+
 // TestTokenOneAuthPerLifetime: 200 concurrent calls in each of three token lifetimes make exactly
 // one POST /auth per lifetime, and no call meets a 401.
 func TestTokenOneAuthPerLifetime(t *testing.T) {
@@ -66,13 +145,14 @@ func TestTokenOneAuthPerLifetime(t *testing.T) {
 	}
 	transport := &http.Transport{MaxIdleConnsPerHost: 256}
 	defer transport.CloseIdleConnections()
-	c := ctNewClient(t, s, WithHTTPClient(&http.Client{Transport: transport}))
+	c, ft := ctRenewingClient(t, s, WithHTTPClient(&http.Client{Transport: transport}))
 	ctx := ctCtx(t)
 	start := s.clock.Now()
 	for wave := 0; wave < 3; wave++ {
 		if wave > 0 {
-			// Past the refresh point (30 s before expiry) but before the old token expires.
-			s.clock.Advance(280 * time.Second)
+			// Past the renewal point (30 s before expiry) but before the old token expires:
+			// the renewal runs in the background while the calls go on with the old token.
+			ft.Advance(280 * time.Second)
 		}
 		var wg sync.WaitGroup
 		var failed atomic.Int32
@@ -90,57 +170,314 @@ func TestTokenOneAuthPerLifetime(t *testing.T) {
 		}
 		close(gate)
 		wg.Wait()
+		want := start.Add(time.Duration(wave)*280*time.Second + 300*time.Second)
+		ctEventually(t, "the renewal", func() bool { exp, ok := c.TokenExpiry(); return ok && exp.Equal(want) })
 		auth, reqs, unauth := s.counts()
 		if auth != wave+1 || failed.Load() != 0 || unauth != 0 || reqs != 200*(wave+1) {
 			t.Fatalf("after wave %d: auth calls %d (want %d), failed %d, 401s %d, requests %d", wave, auth, wave+1, failed.Load(), unauth, reqs)
 		}
-		exp, ok := c.TokenExpiry()
-		want := start.Add(time.Duration(wave)*280*time.Second + 300*time.Second)
-		if !ok || !exp.Equal(want) {
-			t.Errorf("wave %d: TokenExpiry = %v, %v; want %v", wave, exp, ok, want)
-		}
 	}
 }
 
-func TestTokenRefreshSchedule(t *testing.T) {
+// TestTokenRenewedBeforeExpiry is defect 5: with no call at all, the token is replaced 30 s
+// before it expires (half its life when shorter), so an idle dashboard never holds an expired one.
+func TestTokenRenewedBeforeExpiry(t *testing.T) {
 	cases := []struct {
-		name          string
-		lifetime      int
-		stillCachedAt time.Duration
-		refreshedAt   time.Duration
+		name     string
+		lifetime int
+		renewAt  time.Duration
 	}{
-		{"300s refreshes 30s early", 300, 269 * time.Second, 270 * time.Second},
-		{"60s refreshes 30s early", 60, 29 * time.Second, 30 * time.Second},
-		{"20s refreshes at half-life", 20, 9 * time.Second, 10 * time.Second},
-		{"1s refreshes at half-life", 1, 499 * time.Millisecond, 500 * time.Millisecond},
+		{"300s renews 30s early", 300, 270 * time.Second},
+		{"60s renews 30s early", 60, 30 * time.Second},
+		{"20s renews at half-life", 20, 10 * time.Second},
+		{"1s renews at half-life", 1, 500 * time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newCtServer(t, nil)
 			s.lifetime = tc.lifetime
-			c := ctNewClient(t, s)
+			c, ft := ctRenewingClient(t, s)
 			ctx := ctCtx(t)
-			t0 := s.clock.Now()
 			if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
 				t.Fatal(err)
 			}
-			if exp, _ := c.TokenExpiry(); !exp.Equal(t0.Add(time.Duration(tc.lifetime) * time.Second)) {
-				t.Errorf("expiry = %v", exp)
+			life := time.Duration(tc.lifetime) * time.Second
+			for n := 1; n <= 3; n++ {
+				t0 := s.clock.Now()
+				if at, ok := ft.armed(); !ok || !at.Equal(t0.Add(tc.renewAt)) {
+					t.Fatalf("renewal %d armed for %v (%v), want %v", n, at, ok, t0.Add(tc.renewAt))
+				}
+				ft.Advance(tc.renewAt - time.Millisecond)
+				if got := ctAuthCalls(s); got != n {
+					t.Fatalf("renewed too early: %d auth calls, want %d", got, n)
+				}
+				ft.Advance(time.Millisecond)
+				ctEventually(t, "the background renewal", func() bool { return ctAuthCalls(s) == n+1 })
+				ctEventually(t, "the new expiry", func() bool {
+					exp, _ := c.TokenExpiry()
+					return exp.Equal(s.clock.Now().Add(life))
+				})
+				if st := c.TokenState(); !st.Valid(s.clock.Now()) || st.LastError != nil {
+					t.Fatalf("state after renewal %d: %+v", n, st)
+				}
 			}
-			s.clock.Advance(tc.stillCachedAt)
-			_ = c.Do(ctx, "GET", "/ping", nil, nil)
-			if auth, _, _ := s.counts(); auth != 1 {
-				t.Errorf("refreshed too early: %d auth calls", auth)
-			}
-			s.clock.Advance(tc.refreshedAt - tc.stillCachedAt)
 			if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
 				t.Fatal(err)
 			}
-			if auth, _, unauth := s.counts(); auth != 2 || unauth != 0 {
-				t.Errorf("at the refresh point: %d auth calls, %d 401s", auth, unauth)
+			if got := s.lastReq().Header.Get("Authorization"); !strings.Contains(got, ctTokenMark+"4-") {
+				t.Errorf("call uses %q, want the fourth token", got)
+			}
+			if _, _, unauth := s.counts(); unauth != 0 {
+				t.Errorf("%d calls met a 401", unauth)
 			}
 		})
 	}
+}
+
+// TestNoCallWaitsForTheRenewal: while the renewal is in flight (the service slow to answer
+// POST /auth), calls go on at once with the token that is still valid.
+func TestNoCallWaitsForTheRenewal(t *testing.T) {
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+	s := newCtServer(t, nil)
+	c, ft := ctRenewingClient(t, s)
+	ctx := ctCtx(t)
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.authFn = func(w http.ResponseWriter, r *http.Request) bool {
+		<-release
+		return false
+	}
+	s.mu.Unlock()
+	ft.Advance(280 * time.Second)
+	ctEventually(t, "the renewal to start", func() bool { return ctAuthCalls(s) == 2 })
+	if !c.TokenState().Refreshing {
+		t.Errorf("state does not show the renewal in flight")
+	}
+	for i := 0; i < 20; i++ {
+		callCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := c.Do(callCtx, "GET", "/ping", nil, nil)
+		cancel()
+		if err != nil {
+			t.Fatalf("call %d during the renewal: %v", i, err)
+		}
+	}
+	if got := s.lastReq().Header.Get("Authorization"); !strings.Contains(got, ctTokenMark+"1-") {
+		t.Errorf("during the renewal the call used %q, want the old token", got)
+	}
+	releaseOnce.Do(func() { close(release) })
+	ctEventually(t, "the renewal to finish", func() bool { return !c.TokenState().Refreshing })
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.lastReq().Header.Get("Authorization"); !strings.Contains(got, ctTokenMark+"2-") {
+		t.Errorf("after the renewal the call used %q, want the new token", got)
+	}
+	if a := ctAuthCalls(s); a != 2 {
+		t.Errorf("auth calls = %d, want 2", a)
+	}
+}
+
+// TestLateTimerRenewsOnTheNextCall: when the timer did not fire (a suspended machine), the first
+// call past the renewal point starts it and does not wait for it.
+func TestLateTimerRenewsOnTheNextCall(t *testing.T) {
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+	s := newCtServer(t, nil)
+	c := ctNewClient(t, s)
+	c.tokens.after = neverFires
+	ctx := ctCtx(t)
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.authFn = func(w http.ResponseWriter, r *http.Request) bool {
+		<-release
+		return false
+	}
+	s.mu.Unlock()
+	s.clock.Advance(269 * time.Second)
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil || ctAuthCalls(s) != 1 {
+		t.Fatalf("before the renewal point: %v, %d auth calls", err, ctAuthCalls(s))
+	}
+	s.clock.Advance(time.Second)
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatalf("the call past the renewal point waited or failed: %v", err)
+	}
+	ctEventually(t, "the renewal the call started", func() bool { return ctAuthCalls(s) == 2 })
+	releaseOnce.Do(func() { close(release) })
+	ctEventually(t, "the new token", func() bool {
+		exp, _ := c.TokenExpiry()
+		return exp.Equal(s.clock.Now().Add(300 * time.Second))
+	})
+}
+
+// TestExpiredTokenSharedExchange: past expiry (no renewal ran) 100 concurrent callers wait on
+// one exchange.
+func TestExpiredTokenSharedExchange(t *testing.T) {
+	s := newCtServer(t, nil)
+	s.authFn = func(w http.ResponseWriter, r *http.Request) bool {
+		time.Sleep(5 * time.Millisecond)
+		return false
+	}
+	c, ft := ctRenewingClient(t, s)
+	ctx := ctCtx(t)
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.Close() // no background renewal from here on
+	ft.Advance(301 * time.Second)
+	if _, ok := ft.armed(); ok {
+		t.Fatal("a timer is still armed after Close")
+	}
+	if a := ctAuthCalls(s); a != 1 {
+		t.Fatalf("renewed after Close: %d auth calls", a)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 100; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if auth, _, unauth := s.counts(); auth != 2 || unauth != 0 {
+		t.Errorf("auth calls %d, 401s %d; want 2 and 0", auth, unauth)
+	}
+}
+
+// TestFailedRenewalRetried: a renewal the service cannot answer (503) is retried in the
+// background, 1 s then 2 s later, while calls go on with the valid token; the state says so.
+func TestFailedRenewalRetried(t *testing.T) {
+	s := newCtServer(t, nil)
+	c, ft := ctRenewingClient(t, s)
+	ctx := ctCtx(t)
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var down atomic.Int32
+	down.Store(2)
+	s.mu.Lock()
+	s.authFn = func(w http.ResponseWriter, r *http.Request) bool {
+		if down.Add(-1) >= 0 {
+			ctJSON(w, 503, map[string]any{"statusCode": 503, "error": "ServiceUnavailable", "message": "try later"})
+			return true
+		}
+		return false
+	}
+	s.mu.Unlock()
+	ft.Advance(270 * time.Second)
+	ctEventually(t, "the failed renewal", func() bool { return c.TokenState().LastError != nil && !c.TokenState().Refreshing })
+	st := c.TokenState()
+	if st.Rejected || !st.Valid(s.clock.Now()) || !st.NextTry.Equal(s.clock.Now().Add(time.Second)) || !strings.Contains(st.LastError.Error(), "503") {
+		t.Fatalf("state after a failed renewal: %+v", st)
+	}
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatalf("a call with the still-valid token failed: %v", err)
+	}
+	if a := ctAuthCalls(s); a != 2 {
+		t.Fatalf("the call started an exchange of its own: %d auth calls", a)
+	}
+	ft.Advance(time.Second)
+	ctEventually(t, "the first retry", func() bool { return ctAuthCalls(s) == 3 && !c.TokenState().Refreshing })
+	if st := c.TokenState(); !st.NextTry.Equal(s.clock.Now().Add(2 * time.Second)) {
+		t.Fatalf("second retry at %v, want 2 s later", st.NextTry)
+	}
+	ft.Advance(2 * time.Second)
+	ctEventually(t, "the second retry", func() bool { return ctAuthCalls(s) == 4 && c.TokenState().LastError == nil })
+	if exp, _ := c.TokenExpiry(); !exp.Equal(s.clock.Now().Add(300 * time.Second)) {
+		t.Errorf("expiry after the retry = %v", exp)
+	}
+}
+
+// TestFailedRenewalReportedAtExpiry: when the service stays unreachable until the token expires,
+// the next call makes the exchange itself and returns its error, the normal way.
+func TestFailedRenewalReportedAtExpiry(t *testing.T) {
+	s := newCtServer(t, nil)
+	c, ft := ctRenewingClient(t, s)
+	ctx := ctCtx(t)
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.authFn = func(w http.ResponseWriter, r *http.Request) bool {
+		ctJSON(w, 502, map[string]any{"statusCode": 502, "error": "BadGateway", "message": "upstream down"})
+		return true
+	}
+	s.mu.Unlock()
+	ft.Advance(270 * time.Second)
+	ctEventually(t, "the failed renewal", func() bool { return c.TokenState().LastError != nil && !c.TokenState().Refreshing })
+	s.clock.Advance(31 * time.Second) // past expiry, before the background retries catch up
+	before := ctAuthCalls(s)
+	err := c.Do(ctx, "GET", "/ping", nil, nil)
+	var ae *Error
+	if !errors.As(err, &ae) || ae.HTTPStatus != 502 || ae.Path != "/auth" || !strings.Contains(err.Error(), "authenticating") {
+		t.Fatalf("err = %v, want the exchange's 502", err)
+	}
+	if a := ctAuthCalls(s); a != before+1 {
+		t.Errorf("auth calls %d, want %d: the call tries once", a, before+1)
+	}
+	if _, reqs, _ := s.counts(); reqs != 1 {
+		t.Errorf("the call was sent with an expired token: %d requests", reqs)
+	}
+}
+
+// TestRefusedRenewalReportedByTheNextCall: when the service refuses the credential at renewal
+// (revoked), it is not retried in the background; the next call asks again and returns the
+// refusal although the old token has not expired, and the state says the credential is refused.
+func TestRefusedRenewalReportedByTheNextCall(t *testing.T) {
+	s := newCtServer(t, nil)
+	c, ft := ctRenewingClient(t, s)
+	ctx := ctCtx(t)
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var refuse atomic.Bool
+	refuse.Store(true)
+	s.mu.Lock()
+	s.authFn = func(w http.ResponseWriter, r *http.Request) bool {
+		if refuse.Load() {
+			ctJSON(w, 401, map[string]any{"error": "Unauthorized", "message": "Invalid credentials"})
+			return true
+		}
+		return false
+	}
+	s.mu.Unlock()
+	ft.Advance(270 * time.Second)
+	ctEventually(t, "the refused renewal", func() bool { return c.TokenState().Rejected && !c.TokenState().Refreshing })
+	if _, ok := ft.armed(); ok {
+		t.Errorf("a refused credential is retried in the background")
+	}
+	if st := c.TokenState(); !st.Valid(s.clock.Now()) || !st.NextTry.IsZero() {
+		t.Errorf("state = %+v", st)
+	}
+	err := c.Do(ctx, "GET", "/ping", nil, nil)
+	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "authenticating") {
+		t.Fatalf("err = %v, want the refusal", err)
+	}
+	if auth, reqs, _ := s.counts(); auth != 3 || reqs != 1 {
+		t.Errorf("auth calls %d, requests %d; want 3 (the renewal, the call's) and 1", auth, reqs)
+	}
+	refuse.Store(false)
+	if err := c.Do(ctx, "GET", "/ping", nil, nil); err != nil {
+		t.Fatalf("after the credential is accepted again: %v", err)
+	}
+	if st := c.TokenState(); st.LastError != nil || st.Rejected {
+		t.Errorf("state after recovery = %+v", st)
+	}
+	if _, ok := ft.armed(); !ok {
+		t.Errorf("no renewal armed after recovery")
+	}
+}
+
+func TestTokenRefreshSchedule(t *testing.T) {
 	// expires_in missing or absurd: the spec's 300 s is assumed.
 	s := newCtServer(t, nil)
 	s.authFn = func(w http.ResponseWriter, r *http.Request) bool {
@@ -306,7 +643,7 @@ func TestTokenSourceSingleFlight(t *testing.T) {
 			<-release
 			return ctTokenMark + "sf", 300 * time.Second, nil
 		},
-		now: clock.Now, timeout: time.Second, log: slog.New(slog.DiscardHandler),
+		now: clock.Now, after: neverFires, timeout: time.Second, log: slog.New(slog.DiscardHandler),
 	}
 	var wg sync.WaitGroup
 	var entered sync.WaitGroup

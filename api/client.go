@@ -144,7 +144,7 @@ func NewClient(baseURL, clientID string, secret Secret, opts ...Option) (*Client
 	hc.CheckRedirect = refuseRedirect
 	c.hc = &hc
 	c.retry = c.retry.normalized()
-	c.tokens = &tokenSource{fetch: c.fetchToken, now: c.now, timeout: c.authTimeout, log: c.log}
+	c.tokens = &tokenSource{fetch: c.fetchToken, now: c.now, after: afterFunc, timeout: c.authTimeout, log: c.log}
 	baseRT := c.hc.Transport
 	if baseRT == nil {
 		baseRT = http.DefaultTransport

@@ -29,6 +29,8 @@ type SplitProblem struct {
 	Ref string
 	// Figures of the sum rule.
 	Sum, Net, Gross, Fee Money
+	// Over is, for the sum rule, the first leg at which the running sum passes the net.
+	Over int
 }
 
 // SplitOriginator describes who creates the charge: "" or "principal" for the main account.
@@ -95,11 +97,21 @@ func CheckSplit(legs []SplitItem, originator SplitOriginator, gross, fee Money, 
 	if len(legs) > 0 {
 		sum, net := SplitSum(legs), SplitNet(gross, fee)
 		if sum > net {
-			ps = append(ps, SplitProblem{Rule: SplitSumExceedsNet, Index: -1, Sum: sum, Net: net, Gross: gross, Fee: fee})
+			ps = append(ps, SplitProblem{Rule: SplitSumExceedsNet, Index: -1, Sum: sum, Net: net, Gross: gross, Fee: fee, Over: overLeg(legs, net)})
 		}
 	}
 	sortProblems(ps)
 	return ps
+}
+
+// overLeg returns the first leg at which the running sum of legs passes net (the last leg when none does).
+func overLeg(legs []SplitItem, net Money) int {
+	for i := range legs {
+		if SplitSum(legs[:i+1]) > net {
+			return i
+		}
+	}
+	return len(legs) - 1
 }
 
 func sortProblems(ps []SplitProblem) {
@@ -177,4 +189,123 @@ func SettleSplit(legs []SplitItem, net Money) []Settlement {
 		left -= pay
 	}
 	return out
+}
+
+// DistributeSplit is what the service distributes when a charge with legs settles with net to
+// share: the legs served in order (SettleSplit), each with the amount actually paid, legs paid
+// nothing left out. It is the payment_completed event's split.
+func DistributeSplit(legs []SplitItem, net Money) []SplitItem {
+	var out []SplitItem
+	for _, s := range SettleSplit(legs, net) {
+		if s.Paid > 0 {
+			out = append(out, SplitItem{SubAccount: s.Leg.SubAccount, Amount: s.Paid})
+		}
+	}
+	return out
+}
+
+// SplitOutcome says how one destination fared: what it was asked to get against what it got.
+type SplitOutcome int
+
+// Outcomes of a split leg.
+const (
+	SplitNotReported  SplitOutcome = iota // the distribution is not known yet (no payment_completed)
+	SplitPaidInFull                       // received exactly what was requested
+	SplitReduced                          // received less than requested (spec rule 7)
+	SplitNotPaid                          // requested, received nothing
+	SplitOverpaid                         // received more than requested
+	SplitNotRequested                     // received without being requested
+)
+
+// SplitLeg is one destination of a split: what the charge requested and what was distributed.
+type SplitLeg struct {
+	SubAccount  string
+	Requested   Money // 0 for a destination that was not requested
+	Distributed Money // 0 while not reported
+	Outcome     SplitOutcome
+}
+
+// SplitReconciliation compares the split a charge requested with what the service distributed.
+type SplitReconciliation struct {
+	// Legs are the requested legs in the order sent, then destinations paid without being requested.
+	Legs []SplitLeg
+	// Requested and Distributed are the sums of each side.
+	Requested, Distributed Money
+	// Reported is whether the distribution is known (payment_completed arrived).
+	Reported bool
+	// Counts of legs by outcome.
+	Reduced, NotPaid, Overpaid, NotRequested int
+}
+
+// None reports whether there is no split at all: nothing requested, nothing distributed.
+func (r SplitReconciliation) None() bool { return len(r.Legs) == 0 }
+
+// AsRequested reports whether the distribution is known and every leg got exactly what it asked.
+func (r SplitReconciliation) AsRequested() bool {
+	return r.Reported && r.Reduced+r.NotPaid+r.Overpaid+r.NotRequested == 0
+}
+
+// ReconcileSplit matches the split requested at creation with the one payment_completed reported
+// as distributed (reported false: not known yet, distributed is ignored). Amounts paid to the same
+// destination are added up, and a destination's money is given to its requested legs in order.
+func ReconcileSplit(requested, distributed []SplitItem, reported bool) SplitReconciliation {
+	r := SplitReconciliation{Reported: reported, Requested: SplitSum(requested)}
+	paid := map[string]Money{}
+	var order []string // destinations paid, in the order first seen
+	if reported {
+		r.Distributed = SplitSum(distributed)
+		for _, d := range distributed {
+			if _, ok := paid[d.SubAccount]; !ok {
+				order = append(order, d.SubAccount)
+			}
+			paid[d.SubAccount] += d.Amount
+		}
+	}
+	last := map[string]int{} // each requested destination's last leg
+	for _, q := range requested {
+		leg := SplitLeg{SubAccount: q.SubAccount, Requested: q.Amount}
+		if reported {
+			got := min(max(paid[q.SubAccount], 0), max(q.Amount, 0))
+			paid[q.SubAccount] -= got
+			leg.Distributed = got
+		}
+		last[q.SubAccount] = len(r.Legs)
+		r.Legs = append(r.Legs, leg)
+	}
+	if reported {
+		for _, dest := range order {
+			left := paid[dest]
+			if left == 0 {
+				continue
+			}
+			if i, ok := last[dest]; ok {
+				r.Legs[i].Distributed += left
+				continue
+			}
+			r.Legs = append(r.Legs, SplitLeg{SubAccount: dest, Distributed: left})
+		}
+	}
+	for i := range r.Legs {
+		l := &r.Legs[i]
+		_, wasRequested := last[l.SubAccount]
+		switch {
+		case !reported:
+			l.Outcome = SplitNotReported
+		case !wasRequested:
+			l.Outcome = SplitNotRequested
+			r.NotRequested++
+		case l.Distributed == l.Requested:
+			l.Outcome = SplitPaidInFull
+		case l.Distributed <= 0:
+			l.Outcome = SplitNotPaid
+			r.NotPaid++
+		case l.Distributed < l.Requested:
+			l.Outcome = SplitReduced
+			r.Reduced++
+		default:
+			l.Outcome = SplitOverpaid
+			r.Overpaid++
+		}
+	}
+	return r
 }

@@ -199,3 +199,128 @@ func TestSettleSplit(t *testing.T) {
 		})
 	}
 }
+
+func TestSumRuleNamesTheLegThatPassesTheNet(t *testing.T) {
+	cases := []struct {
+		legs []SplitItem
+		net  Money
+		over int
+	}{
+		{ctLegs("a=500", "b=402"), 901, 1},
+		{ctLegs("a=1000", "b=1"), 901, 0},
+		{ctLegs("a=300", "b=300", "c=302", "d=1"), 901, 2},
+		{ctLegs("a=-100", "b=950", "c=100"), 901, 2}, // the running sum, not each leg, decides
+	}
+	for _, tc := range cases {
+		ps := CheckSplit(tc.legs, "", tc.net+99, 99, nil)
+		var found bool
+		for _, p := range ps {
+			if p.Rule == SplitSumExceedsNet {
+				found = true
+				if p.Over != tc.over || p.Index != -1 {
+					t.Errorf("%v: Over = %d, Index = %d; want %d, -1", tc.legs, p.Over, p.Index, tc.over)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%v: no sum problem in %v", tc.legs, ps)
+		}
+	}
+}
+
+func TestDistributeSplit(t *testing.T) {
+	cases := []struct {
+		name string
+		legs []SplitItem
+		net  Money
+		want []SplitItem
+	}{
+		{"all paid", ctLegs("a=300", "b=200"), 901, ctLegs("a=300", "b=200")},
+		{"last reduced", ctLegs("a=500", "b=500"), 901, ctLegs("a=500", "b=401")},
+		{"unpaid legs left out", ctLegs("a=901", "b=100", "c=5"), 901, ctLegs("a=901")},
+		{"nothing to share", ctLegs("a=1"), 0, nil},
+		{"no legs", nil, 901, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := DistributeSplit(tc.legs, tc.net)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("DistributeSplit = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func ctLegsOf(r SplitReconciliation) string {
+	var out []string
+	for _, l := range r.Legs {
+		out = append(out, fmt.Sprintf("%s:%d/%d:%d", l.SubAccount, l.Distributed, l.Requested, l.Outcome))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestReconcileSplit(t *testing.T) {
+	cases := []struct {
+		name               string
+		requested, paid    []SplitItem
+		reported           bool
+		legs               string // "dest:distributed/requested:outcome ..."
+		none, asRequested  bool
+		reduced, notPaid   int
+		overpaid, notAsked int
+		sumAsked, sumPaid  Money
+	}{
+		{name: "no split, not reported", none: true},
+		{name: "no split, paid", reported: true, none: true, asRequested: true},
+		{name: "requested, not reported yet", requested: ctLegs("a=300", "b=200"),
+			legs: "a:0/300:0 b:0/200:0", sumAsked: 500},
+		{name: "not reported ignores what is passed", requested: ctLegs("a=300"), paid: ctLegs("a=300"),
+			legs: "a:0/300:0", sumAsked: 300},
+		{name: "as requested", requested: ctLegs("a=300", "b=200"), paid: ctLegs("a=300", "b=200"), reported: true,
+			legs: "a:300/300:1 b:200/200:1", asRequested: true, sumAsked: 500, sumPaid: 500},
+		{name: "reduced and dropped", requested: ctLegs("a=500", "b=500", "c=10"), paid: ctLegs("a=500", "b=401"), reported: true,
+			legs: "a:500/500:1 b:401/500:2 c:0/10:3", reduced: 1, notPaid: 1, sumAsked: 1010, sumPaid: 901},
+		{name: "nothing distributed", requested: ctLegs("a=300"), reported: true,
+			legs: "a:0/300:3", notPaid: 1, sumAsked: 300},
+		{name: "paid without being requested", paid: ctLegs("x=50"), reported: true,
+			legs: "x:50/0:5", notAsked: 1, sumPaid: 50},
+		{name: "overpaid", requested: ctLegs("a=300"), paid: ctLegs("a=350"), reported: true,
+			legs: "a:350/300:4", overpaid: 1, sumAsked: 300, sumPaid: 350},
+		{name: "the same destination paid in two items", requested: ctLegs("a=300", "b=100"), paid: ctLegs("a=200", "b=100", "a=100"), reported: true,
+			legs: "a:300/300:1 b:100/100:1", asRequested: true, sumAsked: 400, sumPaid: 400},
+		{name: "order of the distribution does not matter", requested: ctLegs("a=300", "b=100"), paid: ctLegs("b=100", "a=300"), reported: true,
+			legs: "a:300/300:1 b:100/100:1", asRequested: true, sumAsked: 400, sumPaid: 400},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ReconcileSplit(tc.requested, tc.paid, tc.reported)
+			if got := ctLegsOf(r); got != tc.legs {
+				t.Errorf("legs = %q, want %q", got, tc.legs)
+			}
+			if r.None() != tc.none || r.AsRequested() != tc.asRequested || r.Reported != tc.reported {
+				t.Errorf("None %v AsRequested %v Reported %v", r.None(), r.AsRequested(), r.Reported)
+			}
+			if r.Reduced != tc.reduced || r.NotPaid != tc.notPaid || r.Overpaid != tc.overpaid || r.NotRequested != tc.notAsked {
+				t.Errorf("counts reduced %d notPaid %d overpaid %d notRequested %d", r.Reduced, r.NotPaid, r.Overpaid, r.NotRequested)
+			}
+			if r.Requested != tc.sumAsked || r.Distributed != tc.sumPaid {
+				t.Errorf("sums %d/%d, want %d/%d", r.Distributed, r.Requested, tc.sumPaid, tc.sumAsked)
+			}
+		})
+	}
+}
+
+// TestReconcileWhatTheEmulatorDistributes: whatever the fee, the split the service settles
+// reconciles with the requested one leg by leg, with nothing paid beyond the net.
+func TestReconcileWhatTheEmulatorDistributes(t *testing.T) {
+	legs := ctLegs("a=400", "b=300", "c=200")
+	for net := Money(-10); net <= 1000; net += 7 {
+		r := ReconcileSplit(legs, DistributeSplit(legs, net), true)
+		if len(r.Legs) != len(legs) || r.Overpaid+r.NotRequested != 0 || r.Distributed > max(net, 0) {
+			t.Fatalf("net %d: %s", net, ctLegsOf(r))
+		}
+		if net >= 900 && !r.AsRequested() {
+			t.Fatalf("net %d: not as requested: %s", net, ctLegsOf(r))
+		}
+	}
+}

@@ -57,7 +57,9 @@ pix_fee = "0.99"
 # Up to 255 characters, not blank. Default "Venda".
 default_description = "Venda"
 
-# Optional: true hides every action that creates or moves money. Default false.
+# Optional: true makes pixdash refuse to create charges and sub-accounts (it
+# says so when you try); nothing is hidden: every view and the webhook receiver
+# work as usual. Default false.
 read_only = false
 
 # Optional: webhook events older than this many days are removed from this

@@ -134,7 +134,7 @@ func (s *Server) authenticate(c *call, rt *route) bool {
 	if ref == "" || ref == api.WalletPrincipal {
 		return true
 	}
-	if !api.SubAccountRefPattern.MatchString(ref) {
+	if api.ValidateWallet(ref) != nil {
 		c.badRequest("X-Sub-Account must be 'principal' or match the pattern ^[a-z0-9][a-z0-9_-]{1,31}$")
 		return false
 	}
@@ -732,7 +732,7 @@ func (s *Server) handleCreateSubAccount(c *call) {
 			map[string]any{"code": api.CodeSubAccountInvalidReference, "field": "reference", "value": ref})
 		return
 	}
-	if !api.SubAccountRefPattern.MatchString(ref) {
+	if api.ValidateSubAccountRef(ref) != nil {
 		c.invalid(api.FieldReference, "reference must match the pattern ^[a-z0-9][a-z0-9_-]{1,31}$ (2 to 32 characters)")
 		return
 	}

@@ -417,25 +417,22 @@ func (s *Server) settle(t *tx, payerName, payerDoc string, now time.Time) {
 		s.addLine(w, api.TypeFee, -fee, "Taxa PIX da cobrança "+t.id, t.id, now)
 	}
 	var distributed []api.SplitItem
-	for _, st := range api.SettleSplit(t.split, t.amount-fee) {
-		if st.Paid <= 0 {
-			continue
-		}
-		dest := a.wallets[st.Leg.SubAccount]
-		if st.Leg.SubAccount == api.WalletPrincipal {
+	for _, leg := range api.DistributeSplit(t.split, api.SplitNet(t.amount, fee)) {
+		dest := a.wallets[leg.SubAccount]
+		if leg.SubAccount == api.WalletPrincipal {
 			dest = a.main()
 		}
 		if dest == nil {
 			// The destination vanished after validation (not possible today): keep the money.
 			continue
 		}
-		out := "Split enviado para " + st.Leg.SubAccount
+		out := "Split enviado para " + leg.SubAccount
 		if dest.ref == "" {
 			out = "Split enviado para a conta principal"
 		}
-		s.addLine(w, api.TypeInternalTransfer, -st.Paid, out, t.id, now)
-		s.addLine(dest, api.TypeInternalTransfer, st.Paid, "Split recebido do pagamento "+t.id, t.id, now)
-		distributed = append(distributed, api.SplitItem{SubAccount: st.Leg.SubAccount, Amount: st.Paid})
+		s.addLine(w, api.TypeInternalTransfer, -leg.Amount, out, t.id, now)
+		s.addLine(dest, api.TypeInternalTransfer, leg.Amount, "Split recebido do pagamento "+t.id, t.id, now)
+		distributed = append(distributed, leg)
 	}
 	d := chargeData(t, fee)
 	d.Split = distributed
