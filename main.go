@@ -1,16 +1,17 @@
 // Command pixdash is a terminal dashboard for merchants of a PIX payment API.
 //
-//	pixdash [--config FILE] [--profile NAME] [--demo]   the dashboard
+//	pixdash [--config FILE] [--profile NAME] [--demo] [--lang LANG] [--debug]   the dashboard
 //	pixdash sandbox [--addr ADDR] [--fixture FILE] [--print-fixture]
 //	pixdash config init | check [--config FILE]
+//	pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]
 //	pixdash version
+//
+// Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command line.
 package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,16 +21,17 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
 
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/config"
 	"pixdash/state"
+	"pixdash/state/workflow"
 	"pixdash/ui"
 )
 
@@ -37,67 +39,166 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run dispatches the subcommand and returns the exit code.
-func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "sandbox":
-			return runSandbox(args[1:], stdout, stderr)
-		case "config":
-			return runConfig(args[1:], stdout, stderr)
-		case "events":
-			return runEvents(args[1:], stdout, stderr)
-		case "version", "--version":
-			fmt.Fprintf(stdout, "pixdash %s\n", api.Version)
-			return 0
-		case "help", "-h", "--help":
-			usage(stdout)
-			return 0
-		}
-	}
-	return runDashboard(args, stderr)
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // something failed while running
+	exitUsage   = 2 // the command line is wrong
+)
+
+// exitError ends a command with code; err, when not nil, is printed first.
+type exitError struct {
+	code int
+	err  error
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `pixdash: a terminal dashboard for PIX charges.
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
 
-Usage:
-  pixdash [--config FILE] [--profile NAME] [--demo]   open the dashboard
-  pixdash sandbox [--addr 127.0.0.1:8080] [--fixture FILE] [--print-fixture]
-  pixdash config init [--config FILE]                 write a commented example config (mode 0600)
-  pixdash config check [--config FILE]                validate every profile and try to sign in
-  pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]
-                                                      remove the profile's webhook events received before that day
-  pixdash version
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError is a mistake on the command line (exit 2).
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// run parses args, runs the command they name and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return exitOK
+	}
+	code, msg := exitFailure, err
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code, msg = ee.code, ee.err
+	}
+	if msg != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), msg)
+	}
+	if code == exitUsage {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return code
+}
+
+// noArgs refuses positional words: every command takes flags only.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.HasAvailableSubCommands() {
+		return usageError("unknown command %q", args[0])
+	}
+	return usageError("unexpected argument %q", args[0])
+}
+
+// configFlagHelp describes --config wherever it appears.
+const configFlagHelp = "config file (default $XDG_CONFIG_HOME/pixdash/config.toml, or $PIXDASH_CONFIG)"
+
+// newRootCmd builds the command tree; the dashboard is the root command.
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o dashboardFlags
+	root := &cobra.Command{
+		Use:   "pixdash",
+		Short: "A terminal dashboard for PIX charges",
+		Long: `pixdash: a terminal dashboard for PIX charges.
 
 With no config file, the dashboard starts in demo mode against the built-in sandbox emulator.
-Secrets are never read from flags: use client_secret_env or client_secret_cmd in the config.
-`)
+Secrets are never read from flags: use client_secret_env or client_secret_cmd in the config.`,
+		Version:       api.Version,
+		Args:          noArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDashboard(cmd.Context(), o, stderr)
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetVersionTemplate("pixdash {{.Version}}\n")
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })
+	f := root.Flags()
+	f.StringVar(&o.config, "config", "", configFlagHelp)
+	f.StringVar(&o.profile, "profile", "", "profile to open (default $PIXDASH_PROFILE, then default_profile); needs a config file")
+	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, nothing kept")
+	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language)`)
+	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
+	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newVersionCmd(stdout))
+	return root
 }
 
-func runDashboard(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("pixdash", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfgFlag := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/pixdash/config.toml, or $PIXDASH_CONFIG)")
-	profile := fs.String("profile", "", "profile to open (default $PIXDASH_PROFILE, then default_profile)")
-	demo := fs.Bool("demo", false, "force demo mode: the built-in sandbox emulator, nothing kept")
-	debug := fs.Bool("debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
-	if err := fs.Parse(args); err != nil {
-		return 2
+func newVersionCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print pixdash's version",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintf(stdout, "pixdash %s\n", api.Version)
+			return nil
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "pixdash: unknown command %q (try pixdash help)\n", fs.Arg(0))
-		return 2
+}
+
+// dashboardFlags are the root command's flags.
+type dashboardFlags struct {
+	config, profile, lang string
+	demo, debug           bool
+}
+
+func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error {
+	if o.demo && o.profile != "" {
+		return usageError("--demo and --profile exclude each other: demo mode uses no profile")
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	var lang ui.Lang
+	if o.lang != "" {
+		l, ok := parseLang(o.lang)
+		if !ok {
+			return usageError(`--lang %q: say "en" or "pt-BR"`, o.lang)
+		}
+		lang = l
+	}
+	ctx, cancel := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer cancel()
 
+	path, explicit := config.Locate(o.config, os.Getenv)
+	var cfg *config.Config
+	if !o.demo {
+		c, err := config.Load(path)
+		switch {
+		case err == nil:
+			cfg = c
+		case errors.Is(err, os.ErrNotExist) && o.profile != "":
+			return usageError("--profile %s: there is no config file at %s to define it (pixdash config init writes one; without --profile the dashboard starts in demo mode)", o.profile, path)
+		case errors.Is(err, os.ErrNotExist) && !explicit:
+			// No config: demo mode.
+		default:
+			return &exitError{code: exitFailure, err: err}
+		}
+	}
+	var p *config.Profile
+	if cfg != nil {
+		var err error
+		if p, err = chosenProfile(cfg, o.profile); err != nil {
+			if o.profile != "" {
+				return usageError("--profile: %v", err)
+			}
+			return &exitError{code: exitFailure, err: err}
+		}
+	}
+
 	logger := slog.New(slog.DiscardHandler)
-	if *debug {
+	if o.debug {
 		l, closeLog, path, err := openDebugLog(config.StateDir(os.Getenv))
 		if err != nil {
-			fmt.Fprintf(stderr, "pixdash: --debug: %v\n", err)
-			return 1
+			return &exitError{code: exitFailure, err: fmt.Errorf("--debug: %w", err)}
 		}
 		defer closeLog()
 		// Text from the service, webhooks and the config reaches the log: sanitized like the screen.
@@ -105,45 +206,23 @@ func runDashboard(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pixdash: debug log at %s\n", path)
 	}
 	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT, Logger: logger}
-	var sess *ui.Session
-	path, explicit := config.Locate(*cfgFlag, os.Getenv)
-	cfg, err := config.Load(path)
-	switch {
-	case *demo:
-		cfg = nil
-	case err != nil && errors.Is(err, os.ErrNotExist) && !explicit:
-		cfg = nil
-	case err != nil:
-		fmt.Fprintf(stderr, "pixdash: %v\n", err)
-		return 1
-	}
 	if cfg == nil {
-		s, _, err := ui.DemoSession(ctx, ui.DemoOptions{
-			ClientOptions: []api.Option{api.WithLogger(logger)},
-			ServerOptions: []sandbox.Option{sandbox.WithLogger(logger)},
-		})
+		s, err := openDemo(ctx, logger)
 		if err != nil {
-			fmt.Fprintf(stderr, "pixdash: %v\n", err)
-			return 1
+			return &exitError{code: exitFailure, err: err}
 		}
-		sess = s
+		opts.Session = s
 	} else {
 		opts.Lang, opts.CustomerLang = ui.ParseLang(cfg.Language), ui.ParseLang(cfg.CustomerLanguage)
-		p, err := chosenProfile(cfg, *profile)
-		if err != nil {
-			fmt.Fprintf(stderr, "pixdash: %v\n", err)
-			return 1
-		}
 		s, err := openProfile(ctx, p, config.StateDir(os.Getenv), logger)
 		if err != nil {
-			fmt.Fprintf(stderr, "pixdash: profile %s: %v\n", p.Name, err)
-			return 1
+			return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 		}
-		sess = s
+		opts.Session = s
 		for _, q := range cfg.Profiles {
 			opts.Profiles = append(opts.Profiles, ui.ProfileInfo{Name: q.Name, Env: q.Environment})
 		}
-		opts.OpenProfile = func(ctx context.Context, name string) (*ui.Session, error) {
+		opts.OpenProfile = func(ctx context.Context, name string) (*workflow.Session, error) {
 			q, err := cfg.Profile(name)
 			if err != nil {
 				return nil, err
@@ -151,19 +230,62 @@ func runDashboard(args []string, stderr io.Writer) int {
 			return openProfile(ctx, q, config.StateDir(os.Getenv), logger)
 		}
 	}
-	opts.Session = sess
+	if lang != "" {
+		opts.Lang = lang
+	}
 	m := ui.New(opts)
-	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
 	m.Close()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		fmt.Fprintf(stderr, "pixdash: %v\n", err)
-		return 1
+		return &exitError{code: exitFailure, err: err}
 	}
-	return 0
+	return nil
 }
 
-// openProfile resolves the profile's secrets and builds its session: client, state, receiver.
-func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger *slog.Logger) (*ui.Session, error) {
+// parseLang reads --lang.
+func parseLang(s string) (ui.Lang, bool) {
+	switch strings.ToLower(strings.ReplaceAll(s, "_", "-")) {
+	case "en":
+		return ui.LangEN, true
+	case "pt-br", "pt":
+		return ui.LangPT, true
+	}
+	return "", false
+}
+
+// openDemo starts the emulator in-process and opens demo mode's session on it: the demo
+// credential, a memory store, a registered webhook receiver and the fixture's charges.
+func openDemo(ctx context.Context, logger *slog.Logger) (*workflow.Session, error) {
+	d, err := sandbox.StartDemo(ctx, sandbox.DemoOptions{
+		ServerOptions: []sandbox.Option{sandbox.WithLogger(logger)},
+		ClientOptions: []api.Option{api.WithLogger(logger)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return workflow.Open(ctx, demoParams(d, logger))
+}
+
+// demoParams is the session of demo mode on an emulator d: what a sandbox profile without
+// default_description, signature_header or tolerance would say. Closing it stops d.
+func demoParams(d *sandbox.Demo, logger *slog.Logger) workflow.Params {
+	track := make([]workflow.TrackRef, len(d.Seeded))
+	for i, ref := range d.Seeded {
+		track[i] = workflow.TrackRef(ref)
+	}
+	return workflow.Params{
+		Profile: "demo", Env: d.Env, Demo: true,
+		Client: d.Client, Simulator: d.Control,
+		PixFee: d.PixFee, HasPixFee: d.HasPixFee,
+		DefaultDescription: workflow.DefaultDescription,
+		Webhook: &workflow.Webhook{Listener: d.WebhookListener, Secret: d.WebhookSecret,
+			Tolerance: api.DefaultWebhookTolerance},
+		Track: track, Logger: logger, Release: d.Close,
+	}
+}
+
+// openProfile resolves the profile's secrets and opens its session: client, state, receiver.
+func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger *slog.Logger) (*workflow.Session, error) {
 	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	secret, err := p.ClientSecret(rctx)
@@ -175,191 +297,28 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		return nil, err
 	}
 	logger.Info("profile opened", "profile", p.Name, "environment", p.Environment, "client", client)
-	s := &ui.Session{
-		Profile: p.Name, Env: p.Environment, ReadOnly: p.ReadOnly, Client: client,
+	params := workflow.Params{
+		Profile: p.Name, Env: p.Environment, ReadOnly: p.ReadOnly,
 		Wallet: p.SubAccount, PixFee: p.PixFee, HasPixFee: p.HasPixFee,
 		DefaultDescription: p.DefaultDescription, EventRetentionDays: p.EventRetentionDays,
+		Client: client, StateDir: stateDir, StoreOptions: []state.Option{state.WithLocation(time.Local)},
+		Logger: logger,
 	}
-	store, err := state.Open(ctx, stateDir, p.Name, state.WithLocation(time.Local))
-	if err != nil {
-		return nil, err
-	}
-	s.Imported = store.Imported()
-	s.Store = store
-	s.Close = func() { _ = store.Close() }
 	if isLoopbackURL(p.BaseURL) && p.Environment == api.Sandbox {
 		// A local sandbox server is the emulator (pixdash sandbox): `$` can simulate payments.
-		s.Sandbox = sandbox.NewControl(client)
+		params.Simulator = sandbox.NewControl(client)
 	}
-	if p.Webhook.Enabled() {
-		wsecret, err := p.Webhook.Secret(rctx)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		s.WebhookTolerance = p.Webhook.Tolerance
-		if p.Webhook.PlainBeyondLoopback() {
-			s.WebhookExposed = p.Webhook.Listen
-		}
-		pr := newProfileReceiver(store, p, wsecret, logger)
-		// The receiver stops (port and inbox released) before the store closes.
-		s.Close = func() { pr.close(); _ = store.Close() }
-		r, err := pr.start(rctx)
-		switch {
-		case errors.Is(err, state.ErrReceiverBusy):
-			// Its events reach this window through the shared database; when it quits, this
-			// window takes the receiver over (the dashboard calls TakeOver every few seconds).
-			s.Notice = strings.TrimSpace(s.Notice + " Another pixdash receives this profile's webhooks; this window shows the events it saves, and takes over when that one quits.")
-			s.ReceiverElsewhere = true
-			s.TakeOver = pr.start
-		case err != nil:
-			s.Close()
-			return nil, err
-		default:
-			s.Intake, s.ReceiverStats, s.WebhookURL = r.Intake, r.Stats, r.URL
-			if r.Notice != "" {
-				s.Notice = strings.TrimSpace(s.Notice + " " + r.Notice)
-			}
-		}
-	}
-	return s, nil
-}
-
-// listenRetryFor is how long the receiver retries its listen address while it is in use: the
-// window that held the profile's inbox may not have released the port yet.
-const listenRetryFor = 5 * time.Second
-
-// profileReceiver runs one profile's webhook receiver for one session: it holds the profile's
-// inbox lock while it listens, and close releases both. start may be called again (the session
-// takes the receiver over when another window lets go), never after close.
-type profileReceiver struct {
-	store   *state.Store
-	profile string
-	webhook *config.Webhook
-	secret  api.Secret
-	logger  *slog.Logger
-
-	life context.Context // the receiver's lifetime; cancelled by close
-	stop context.CancelFunc
-
-	mu     sync.Mutex
-	closed bool
-	intake *state.Intake
-	served chan struct{} // closed when Serve returned
-}
-
-func newProfileReceiver(store *state.Store, p *config.Profile, secret api.Secret, logger *slog.Logger) *profileReceiver {
-	life, stop := context.WithCancel(context.Background())
-	return &profileReceiver{store: store, profile: p.Name, webhook: p.Webhook, secret: secret, logger: logger, life: life, stop: stop}
-}
-
-// start takes the profile's receiver lock and serves the receiver on the profile's listen
-// address (HTTPS with tls_cert and tls_key), retrying the listen for listenRetryFor while the
-// address is in use. It returns an error matching state.ErrReceiverBusy while another pixdash
-// receives; on any other failure it releases the lock again. A delivery is answered 200 once
-// its row is committed to the profile's database; a copy of a known eventId is only counted.
-func (r *profileReceiver) start(ctx context.Context) (*ui.Receiving, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(r.life, cancel)() // close interrupts a start under way
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch {
-	case r.closed:
-		return nil, errors.New("webhook receiver: the session is closed")
-	case r.intake != nil:
-		return nil, errors.New("webhook receiver: already receiving")
-	}
-	var tlsConf *tls.Config
-	if r.webhook.TLS() {
-		c, err := api.WebhookTLSConfig(r.webhook.TLSCert, r.webhook.TLSKey)
+	if w := p.Webhook; w.Enabled() {
+		wsecret, err := w.Secret(rctx)
 		if err != nil {
 			return nil, err
 		}
-		tlsConf = c
-	}
-	intake, err := r.store.OpenIntake()
-	if err != nil {
-		return nil, err
-	}
-	ln, err := listenRetrying(ctx, r.webhook.Listen, listenRetryFor)
-	if err != nil {
-		_ = intake.Close()
-		return nil, fmt.Errorf("webhook receiver: %w", err)
-	}
-	recv := api.NewReceiver(r.secret, receiverOptions(r.webhook, api.WithSink(intake), api.WithServerLog(r.logger))...)
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		var err error
-		if tlsConf != nil {
-			err = recv.ServeTLS(r.life, ln, tlsConf)
-		} else {
-			err = recv.Serve(r.life, ln)
-		}
-		if err != nil {
-			r.logger.Error("webhook receiver stopped", "profile", r.profile, "err", err)
-		}
-	}()
-	r.intake, r.served = intake, served
-	scheme := "http"
-	if tlsConf != nil {
-		scheme = "https"
-	}
-	r.logger.Info("webhook receiver started", "profile", r.profile, "addr", ln.Addr().String(), "tls", tlsConf != nil)
-	return &ui.Receiving{Intake: intake, Stats: recv.Stats, URL: scheme + "://" + ln.Addr().String() + api.WebhookPath}, nil
-}
-
-// close stops the receiver: the listener closes at once, deliveries in flight get up to 5 s
-// (each is committed or refused), then the receiver lock is released so another window can
-// take over.
-func (r *profileReceiver) close() {
-	r.stop()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closed = true
-	if r.served != nil {
-		<-r.served
-	}
-	if r.intake != nil {
-		_ = r.intake.Close()
-	}
-}
-
-// listenRetrying listens on addr, trying again while the address is in use, until patience runs
-// out or ctx is done.
-func listenRetrying(ctx context.Context, addr string, patience time.Duration) (net.Listener, error) {
-	var lc net.ListenConfig
-	deadline := time.Now().Add(patience)
-	for {
-		ln, err := lc.Listen(ctx, "tcp", addr)
-		if err == nil || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
-			return ln, err
-		}
-		t := time.NewTimer(200 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, err
-		case <-t.C:
+		params.Webhook = &workflow.Webhook{
+			Listen: w.Listen, Secret: wsecret, TLSCert: w.TLSCert, TLSKey: w.TLSKey,
+			SignatureHeader: w.SignatureHeader, Tolerance: w.Tolerance, Exposed: w.PlainBeyondLoopback(),
 		}
 	}
-}
-
-// receiverOptions are the receiver settings of a profile's webhook table: the extra signature
-// header it names, if any, and its timestamp tolerance (the receiver's default when unset).
-func receiverOptions(w *config.Webhook, extra ...api.ReceiverOption) []api.ReceiverOption {
-	opts := append([]api.ReceiverOption(nil), extra...)
-	if w == nil {
-		return opts
-	}
-	if w.SignatureHeader != "" {
-		opts = append(opts, api.WithSignatureHeader(w.SignatureHeader))
-	}
-	if w.Tolerance > 0 {
-		opts = append(opts, api.WithTolerance(w.Tolerance))
-	}
-	return opts
+	return workflow.Open(ctx, params)
 }
 
 // openDebugLog opens (appending, mode 0600) the debug log under the state directory. Secrets are
@@ -394,36 +353,46 @@ func isLoopbackURL(raw string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func runSandbox(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("pixdash sandbox", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	fixture := fs.String("fixture", "", "fixture file (TOML); default: the built-in demo fixture")
-	printFx := fs.Bool("print-fixture", false, "print the built-in default fixture and exit")
-	if err := fs.Parse(args); err != nil {
-		return 2
+func newSandboxCmd(stdout, stderr io.Writer) *cobra.Command {
+	var addr, fixture string
+	var printFx bool
+	cmd := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Serve the sandbox emulator of the payment API",
+		Long: `Serve the stateful emulator of the payment API on a local address, with the demo
+credentials of its fixture (printed at start). Ctrl+C stops it.`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return runSandbox(addr, fixture, printFx, stdout, stderr)
+		},
 	}
-	if *printFx {
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	f.StringVar(&fixture, "fixture", "", "fixture file (TOML); default: the built-in demo fixture")
+	f.BoolVar(&printFx, "print-fixture", false, "print the built-in default fixture and exit")
+	return cmd
+}
+
+func runSandbox(addr, fixture string, printFx bool, stdout, _ io.Writer) error {
+	if printFx {
 		_, _ = stdout.Write(sandbox.DefaultFixtureTOML())
-		return 0
+		return nil
 	}
 	fx := sandbox.DefaultFixture()
-	if *fixture != "" {
-		data, err := os.ReadFile(*fixture)
+	if fixture != "" {
+		data, err := os.ReadFile(fixture)
 		if err != nil {
-			fmt.Fprintf(stderr, "pixdash sandbox: %v\n", err)
-			return 1
+			return &exitError{code: exitFailure, err: err}
 		}
 		if fx, err = sandbox.ParseFixture(data); err != nil {
-			fmt.Fprintf(stderr, "pixdash sandbox: %s: %v\n", *fixture, err)
-			return 1
+			return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", fixture, err)}
 		}
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	srv := sandbox.New(fx)
 	defer srv.Close()
-	err := sandbox.ListenAndServe(ctx, *addr, srv, func(base string) {
+	err := sandbox.ListenAndServe(ctx, addr, srv, func(base string) {
 		fmt.Fprintf(stdout, "pixdash sandbox emulator serving %s (Ctrl+C stops)\n\nDemo credentials:\n", base)
 		for _, a := range fx.Accounts {
 			for _, c := range a.Credentials {
@@ -433,10 +402,9 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 		}
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "pixdash sandbox: %v\n", err)
-		return 1
+		return &exitError{code: exitFailure, err: err}
 	}
-	return 0
+	return nil
 }
 
 func credentialNote(env string, c sandbox.CredentialFixture) string {
@@ -455,31 +423,45 @@ func credentialNote(env string, c sandbox.CredentialFixture) string {
 	return note
 }
 
-func runConfig(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "pixdash config: say init or check")
-		return 2
+func newConfigCmd(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Write or check the config file",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return usageError("say init or check")
+		},
 	}
-	fs := flag.NewFlagSet("pixdash config "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfgFlag := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/pixdash/config.toml, or $PIXDASH_CONFIG)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+	var initPath, checkPath string
+	initCmd := &cobra.Command{
+		Use:   "init",
+		Short: "Write a commented example config (mode 0600)",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			path, _ := config.Locate(initPath, os.Getenv)
+			if err := config.WriteExample(path); err != nil {
+				return &exitError{code: exitFailure, err: err}
+			}
+			fmt.Fprintf(stdout, "wrote %s (mode 0600); edit it, then run: pixdash config check\n", path)
+			return nil
+		},
 	}
-	path, _ := config.Locate(*cfgFlag, os.Getenv)
-	switch args[0] {
-	case "init":
-		if err := config.WriteExample(path); err != nil {
-			fmt.Fprintf(stderr, "pixdash config init: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "wrote %s (mode 0600); edit it, then run: pixdash config check\n", path)
-		return 0
-	case "check":
-		return checkConfig(path, stdout, stderr)
+	initCmd.Flags().StringVar(&initPath, "config", "", configFlagHelp)
+	checkCmd := &cobra.Command{
+		Use:   "check",
+		Short: "Validate every profile and try to sign in",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			path, _ := config.Locate(checkPath, os.Getenv)
+			if code := checkConfig(path, stdout, stderr); code != exitOK {
+				return &exitError{code: code}
+			}
+			return nil
+		},
 	}
-	fmt.Fprintf(stderr, "pixdash config: unknown subcommand %q (init or check)\n", args[0])
-	return 2
+	checkCmd.Flags().StringVar(&checkPath, "config", "", configFlagHelp)
+	cmd.AddCommand(initCmd, checkCmd)
+	return cmd
 }
 
 // checkConfig validates the file, resolves every profile's secrets (never printing them) and tries POST /auth.
@@ -487,7 +469,7 @@ func checkConfig(path string, stdout, stderr io.Writer) int {
 	cfg, err := config.Load(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
-		return 1
+		return exitFailure
 	}
 	fmt.Fprintf(stdout, "%s: %d profile(s)\n", path, len(cfg.Profiles))
 	failed := 0
@@ -504,9 +486,9 @@ func checkConfig(path string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "warning: %v\n", w)
 	}
 	if failed > 0 {
-		return 1
+		return exitFailure
 	}
-	return 0
+	return exitOK
 }
 
 func checkProfile(p *config.Profile) error {
@@ -531,62 +513,70 @@ func checkProfile(p *config.Profile) error {
 	return nil
 }
 
-// runEvents runs "pixdash events prune": it removes a profile's webhook events received before
-// a day (local time) from its database; charges are kept.
-func runEvents(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "prune" {
-		fmt.Fprintln(stderr, "usage: pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]")
-		return 2
+func newEventsCmd(stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "events",
+		Short: "Manage the profile's stored webhook events",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return usageError("say prune")
+		},
 	}
-	fs := flag.NewFlagSet("pixdash events prune", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfgFlag := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/pixdash/config.toml, or $PIXDASH_CONFIG)")
-	profile := fs.String("profile", "", "profile whose events to remove (default $PIXDASH_PROFILE, then default_profile)")
-	beforeFlag := fs.String("before", "", "remove the events received before this day, YYYY-MM-DD (local time)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+	var cfgPath, profile, before string
+	prune := &cobra.Command{
+		Use:   "prune --before YYYY-MM-DD",
+		Short: "Remove the profile's webhook events received before a day; charges are kept",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return runPrune(cfgPath, profile, before, stdout)
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "pixdash events prune: unexpected %q\n", fs.Arg(0))
-		return 2
-	}
-	before, err := time.ParseInLocation("2006-01-02", *beforeFlag, time.Local)
+	f := prune.Flags()
+	f.StringVar(&before, "before", "", "remove the events received before this day, YYYY-MM-DD (local time)")
+	f.StringVar(&profile, "profile", "", "profile whose events to remove (default $PIXDASH_PROFILE, then default_profile)")
+	f.StringVar(&cfgPath, "config", "", configFlagHelp)
+	cmd.AddCommand(prune)
+	return cmd
+}
+
+// runPrune removes a profile's webhook events received before a day (local time) from its
+// database; charges are kept.
+func runPrune(cfgPath, profile, beforeFlag string, stdout io.Writer) error {
+	before, err := time.ParseInLocation("2006-01-02", beforeFlag, time.Local)
 	if err != nil {
-		fmt.Fprintln(stderr, "pixdash events prune: --before must be a day like 2025-01-31")
-		return 2
+		return usageError("--before must be a day like 2025-01-31")
 	}
-	path, _ := config.Locate(*cfgFlag, os.Getenv)
+	path, _ := config.Locate(cfgPath, os.Getenv)
 	cfg, err := config.Load(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "pixdash: %v\n", err)
-		return 1
+		return &exitError{code: exitFailure, err: err}
 	}
-	p, err := chosenProfile(cfg, *profile)
+	p, err := chosenProfile(cfg, profile)
 	if err != nil {
-		fmt.Fprintf(stderr, "pixdash: %v\n", err)
-		return 1
+		if profile != "" {
+			return usageError("--profile: %v", err)
+		}
+		return &exitError{code: exitFailure, err: err}
 	}
 	ctx := context.Background()
 	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name)
 	if err != nil {
-		fmt.Fprintf(stderr, "pixdash: profile %s: %v\n", p.Name, err)
-		return 1
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 	}
 	defer store.Close()
 	n, err := store.PruneEvents(ctx, before)
 	if err != nil {
-		fmt.Fprintf(stderr, "pixdash: profile %s: %v\n", p.Name, err)
-		return 1
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 	}
 	fmt.Fprintf(stdout, "Removed %d events received before %s from profile %s; charges are kept.\n", n, before.Format("2006-01-02"), p.Name)
-	return 0
+	return nil
 }
 
 // chosenProfile is the profile --profile names, else $PIXDASH_PROFILE, else the config's default.
 func chosenProfile(cfg *config.Config, flagValue string) (*config.Profile, error) {
 	name := flagValue
 	if name == "" {
-		name = os.Getenv("PIXDASH_PROFILE")
+		name = os.Getenv(config.EnvProfile)
 	}
 	return cfg.Profile(name)
 }

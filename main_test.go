@@ -8,13 +8,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +33,7 @@ import (
 	"pixdash/api/sandbox"
 	"pixdash/config"
 	"pixdash/state"
+	"pixdash/state/workflow"
 	"pixdash/ui"
 )
 
@@ -74,7 +80,7 @@ func secretFixture(t *testing.T) *sandbox.Fixture {
 	fx := sandbox.DefaultFixture()
 	for i := range fx.Accounts {
 		for j := range fx.Accounts[i].Credentials {
-			if fx.Accounts[i].Credentials[j].ClientID == ui.DemoClientID {
+			if fx.Accounts[i].Credentials[j].ClientID == sandbox.DemoClientID {
 				fx.Accounts[i].Credentials[j].ClientSecret = knownClientSecret
 			}
 		}
@@ -102,7 +108,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	// Register the receiver's address with the emulator to learn the endpoint's signing secret.
 	listen := freePort(t)
-	ctlClient, err := api.NewClient(base, ui.DemoClientID, knownClientSecret)
+	ctlClient, err := api.NewClient(base, sandbox.DemoClientID, knownClientSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +124,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	cfgText := `default_profile = "shop"
 [profiles.shop]
 base_url = "` + base + `"
-client_id = "` + ui.DemoClientID + `"
+client_id = "` + sandbox.DemoClientID + `"
 client_secret = "` + knownClientSecret + `"
 [profiles.shop.webhook]
 listen = "` + listen + `"
@@ -335,19 +341,6 @@ tolerance = "90s"
 	}
 }
 
-// TestReceiverOptionsDefaults: a profile without the webhook keys gets the receiver's defaults.
-func TestReceiverOptionsDefaults(t *testing.T) {
-	if n := len(receiverOptions(nil)); n != 0 {
-		t.Fatalf("%d options without a webhook table", n)
-	}
-	if n := len(receiverOptions(&config.Webhook{Listen: "127.0.0.1:0"})); n != 0 {
-		t.Fatalf("%d options for an empty webhook table", n)
-	}
-	if n := len(receiverOptions(&config.Webhook{SignatureHeader: "X-A", Tolerance: time.Minute}, api.WithSink(nil))); n != 3 {
-		t.Fatalf("%d options, want 3", n)
-	}
-}
-
 func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // takeOverProfile is a profile on the emulator at base whose receiver listens on listen.
@@ -357,7 +350,7 @@ func takeOverProfile(t *testing.T, dir, base, listen string, extra ...string) *c
 	t.Setenv("PIXDASH_TEST_WEBHOOK_SECRET", "whsec-takeover-test")
 	cfgText := `[profiles.loja]
 base_url = "` + base + `"
-client_id = "` + ui.DemoClientID + `"
+client_id = "` + sandbox.DemoClientID + `"
 client_secret_env = "PIXDASH_TEST_CLIENT_SECRET"
 [profiles.loja.webhook]
 listen = "` + listen + `"
@@ -399,7 +392,7 @@ func deliver(t *testing.T, client *http.Client, url, eventID string) int {
 
 // openTwice opens profile p in two sessions over one state directory, as two windows do; the
 // caller closes them (the first usually mid-test).
-func openTwice(t *testing.T, p *config.Profile, stateDir string) (first, second *ui.Session) {
+func openTwice(t *testing.T, p *config.Profile, stateDir string) (first, second *workflow.Session) {
 	t.Helper()
 	first, err := openProfile(context.Background(), p, stateDir, slogDiscard())
 	if err != nil {
@@ -474,54 +467,6 @@ func TestReceiverTakeOver(t *testing.T) {
 	if _, err := second.TakeOver(ctx); err == nil {
 		t.Errorf("TakeOver while already receiving succeeded")
 	}
-}
-
-// TestReceiverTakeOverWaitsForThePort: a take-over that gets the lock while the address is still
-// held retries the listen instead of failing, and releases the lock when it gives up.
-func TestReceiverTakeOverWaitsForThePort(t *testing.T) {
-	dir := t.TempDir()
-	listen := freePort(t)
-	p := takeOverProfile(t, dir, "http://127.0.0.1:9/v2", listen)
-	stateDir := filepath.Join(dir, "state")
-	held, err := net.Listen("tcp", listen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.AfterFunc(700*time.Millisecond, func() { held.Close() })
-	s, err := openProfile(context.Background(), p, stateDir, slogDiscard())
-	if err != nil {
-		t.Fatalf("open while the port is held for 700 ms: %v", err)
-	}
-	if code := deliver(t, noKeepAlive, s.WebhookURL, "evt-after-wait"); code != http.StatusOK {
-		t.Fatalf("delivery: %d", code)
-	}
-	s.Close()
-
-	// Held for good: the start gives up (ctx) and the receiver lock is released again.
-	held2, err := net.Listen("tcp", listen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held2.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
-	defer cancel()
-	store, err := state.Open(ctx, stateDir, p.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	pr := newProfileReceiver(store, p, "whsec-takeover-test", slogDiscard())
-	defer pr.close()
-	if _, err := pr.start(ctx); err == nil || errors.Is(err, state.ErrReceiverBusy) {
-		t.Fatalf("start on a held port: %v", err)
-	}
-	// The lock is per open file: a second intake (even in this process) gets it only if the
-	// failed start released it.
-	in, err := store.OpenIntake()
-	if err != nil {
-		t.Fatalf("the receiver lock stayed held after a failed start: %v", err)
-	}
-	in.Close()
 }
 
 // emulatorURL serves the emulator with secretFixture for the test and returns its base URL.
@@ -609,7 +554,7 @@ func TestWebhookExposureAndTLS(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(c)
 	tlsLines := []string{`tls_cert = "` + cert + `"`, `tls_key = "` + key + `"`}
-	header := func(s *ui.Session) string {
+	header := func(s *workflow.Session) string {
 		m := ui.New(ui.Options{Session: s})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		line, _, _ := strings.Cut(m.View(), "\n")
@@ -645,7 +590,7 @@ func TestWebhookExposureAndTLS(t *testing.T) {
 
 			// config check says the same, as file:line: key: message.
 			cfgPath := filepath.Join(sub, "config.toml")
-			doc := "[profiles.loja]\nbase_url = \"" + base + "\"\nclient_id = \"" + ui.DemoClientID + "\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n[profiles.loja.webhook]\nlisten = \"" + tt.listen + "\"\nsecret_env = \"PIXDASH_TEST_WEBHOOK_SECRET\"\n" + strings.Join(extra, "\n") + "\n"
+			doc := "[profiles.loja]\nbase_url = \"" + base + "\"\nclient_id = \"" + sandbox.DemoClientID + "\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n[profiles.loja.webhook]\nlisten = \"" + tt.listen + "\"\nsecret_env = \"PIXDASH_TEST_WEBHOOK_SECRET\"\n" + strings.Join(extra, "\n") + "\n"
 			if err := os.WriteFile(cfgPath, []byte(doc), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -748,4 +693,186 @@ func TestEventsPrune(t *testing.T) {
 			t.Errorf("event %s kept = %t, want %t (%v)", id, ok, want, err)
 		}
 	}
+}
+
+// noConfig points every config and state path at empty directories: no config file exists.
+func noConfig(t *testing.T) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("PIXDASH_CONFIG", "")
+	t.Setenv("PIXDASH_PROFILE", "")
+}
+
+// The command line: help for every command exits 0, a mistake exits 2 with a message, and
+// none of these start the dashboard.
+func TestCommandLine(t *testing.T) {
+	noConfig(t)
+	withConfig := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(withConfig, []byte("[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		// out and errOut must contain each of these.
+		out, errOut []string
+	}{
+		{args: []string{"--help"}, out: []string{"demo mode", "--profile", "--config", "--demo", "--lang", "--debug", "sandbox", "config", "events", "version"}},
+		{args: []string{"-h"}, out: []string{"--debug"}},
+		{args: []string{"help"}, out: []string{"--debug"}},
+		{args: []string{"config", "--help"}, out: []string{"init", "check"}},
+		{args: []string{"config", "init", "--help"}, out: []string{"--config"}},
+		{args: []string{"config", "check", "--help"}, out: []string{"--config"}},
+		{args: []string{"sandbox", "--help"}, out: []string{"--addr", "--fixture", "--print-fixture"}},
+		{args: []string{"events", "--help"}, out: []string{"prune"}},
+		{args: []string{"events", "prune", "--help"}, out: []string{"--before", "--profile", "--config"}},
+		{args: []string{"help", "config"}, out: []string{"init", "check"}},
+		{args: []string{"version"}, out: []string{"pixdash " + api.Version}},
+		{args: []string{"--version"}, out: []string{"pixdash " + api.Version}},
+		{args: []string{"sandbox", "--print-fixture"}, out: []string{"[[accounts]]"}},
+
+		{args: []string{"sandbox", "extra"}, code: 2, errOut: []string{`unexpected argument "extra"`, "pixdash sandbox --help"}},
+		{args: []string{"version", "extra"}, code: 2, errOut: []string{`"extra"`}},
+		{args: []string{"config", "init", "extra"}, code: 2, errOut: []string{`"extra"`}},
+		{args: []string{"nope"}, code: 2, errOut: []string{`unknown command "nope"`}},
+		{args: []string{"config"}, code: 2, errOut: []string{"init or check"}},
+		{args: []string{"config", "nope"}, code: 2, errOut: []string{`unknown command "nope"`}},
+		{args: []string{"--nope"}, code: 2, errOut: []string{"unknown flag: --nope"}},
+		{args: []string{"sandbox", "--nope"}, code: 2, errOut: []string{"unknown flag: --nope"}},
+		{args: []string{"--profile", "nope"}, code: 2, errOut: []string{"--profile nope", "no config file", "pixdash config init"}},
+		{args: []string{"--profile", "nope", "--config", withConfig}, code: 2, errOut: []string{`no profile "nope"`, "available: loja"}},
+		{args: []string{"--demo", "--profile", "loja"}, code: 2, errOut: []string{"--demo and --profile"}},
+		{args: []string{"--lang", "fr"}, code: 2, errOut: []string{`--lang "fr"`}},
+		{args: []string{"--config", filepath.Join(t.TempDir(), "missing.toml")}, code: 1, errOut: []string{"missing.toml"}},
+		{args: []string{"config", "check"}, code: 1, errOut: []string{"config.toml"}},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut strings.Builder
+			code := run(tc.args, &out, &errOut)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out.String(), errOut.String())
+			}
+			for _, w := range tc.out {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out.String())
+				}
+			}
+			for _, w := range tc.errOut {
+				if !strings.Contains(errOut.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut.String())
+				}
+			}
+			if tc.code == 0 && errOut.Len() > 0 {
+				t.Errorf("stderr on success: %s", errOut.String())
+			}
+		})
+	}
+}
+
+// TestArchitecture: the packages import one way (main → ui → state → api, main → config,
+// api/sandbox → api); ui does not reach the emulator, state and its workflows know nothing of
+// a terminal, and api knows nothing of the dashboard. Only non-test files count: tests may
+// drive the emulator.
+func TestArchitecture(t *testing.T) {
+	imports, err := packageImports(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range []string{"pixdash", "pixdash/ui", "pixdash/state", "pixdash/state/workflow", "pixdash/api", "pixdash/api/sandbox", "pixdash/config"} {
+		if _, ok := imports[pkg]; !ok {
+			t.Fatalf("package %s not found: the test would check nothing (found %v)", pkg, slices.Collect(maps.Keys(imports)))
+		}
+	}
+	for _, v := range architectureViolations(imports) {
+		t.Error(v)
+	}
+	// The rules catch what they forbid.
+	bad := map[string][]string{
+		"pixdash/ui":             {"pixdash/api/sandbox"},
+		"pixdash/state/workflow": {"github.com/charmbracelet/bubbletea", "pixdash/api/sandbox", "pixdash/ui"},
+		"pixdash/state":          {"github.com/charmbracelet/lipgloss"},
+		"pixdash/api":            {"pixdash/state"},
+		"pixdash/api/sandbox":    {"pixdash/ui"},
+	}
+	if got := architectureViolations(bad); len(got) != 7 {
+		t.Errorf("%d violations found in a tree with 7:\n%s", len(got), strings.Join(got, "\n"))
+	}
+}
+
+// architectureRules say which imports a package (and the packages under it) may not use.
+var architectureRules = []struct {
+	pkg       string
+	forbidden []string
+}{
+	{"pixdash/ui", []string{"pixdash/api/sandbox", "pixdash/config"}},
+	{"pixdash/state", []string{"github.com/charmbracelet/", "pixdash/api/sandbox", "pixdash/ui", "pixdash/config"}},
+	{"pixdash/api", []string{"pixdash/state", "pixdash/ui", "pixdash/config", "github.com/charmbracelet/"}},
+	{"pixdash/config", []string{"pixdash/state", "pixdash/ui", "github.com/charmbracelet/"}},
+}
+
+// architectureViolations lists the imports the rules forbid, as "pkg imports path".
+func architectureViolations(imports map[string][]string) []string {
+	var out []string
+	for pkg, paths := range imports {
+		for _, r := range architectureRules {
+			if pkg != r.pkg && !strings.HasPrefix(pkg, r.pkg+"/") {
+				continue
+			}
+			for _, path := range paths {
+				for _, f := range r.forbidden {
+					// "a/b" forbids a/b and the packages under it; "a/" everything under a.
+					if path == f || strings.HasPrefix(path, strings.TrimSuffix(f, "/")+"/") {
+						out = append(out, pkg+" imports "+path)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// packageImports reads the imports of every package's non-test Go files under root, keyed by
+// import path (module pixdash).
+func packageImports(root string) (map[string][]string, error) {
+	out := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "screenshots") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := "pixdash"
+		if dir := filepath.ToSlash(filepath.Dir(path)); dir != "." {
+			pkg += "/" + dir
+		}
+		for _, imp := range f.Imports {
+			p, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(out[pkg], p) {
+				out[pkg] = append(out[pkg], p)
+			}
+		}
+		if _, ok := out[pkg]; !ok {
+			out[pkg] = nil
+		}
+		return nil
+	})
+	return out, err
 }

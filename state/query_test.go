@@ -562,9 +562,8 @@ func TestChargeFilterDateInLocation(t *testing.T) {
 }
 
 func TestDuePolls(t *testing.T) {
-	pol := DefaultPollPolicy()
 	newStore := func(t *testing.T) *Store {
-		s := OpenMemory(WithPollPolicy(pol))
+		s := OpenMemory() // polls on DefaultPollPolicy
 		t.Cleanup(func() { s.Close() })
 		for i, st := range []api.TxStatus{api.StatusPending, api.StatusPending, api.StatusPending, api.StatusCompleted, api.StatusCancelled} {
 			if _, err := s.UpsertCharge(ctx, Charge{ID: fmt.Sprintf("c%d", i), Status: st, CreatedAt: at(0), UpdatedAt: at(0)}); err != nil {

@@ -25,16 +25,12 @@ var ErrClosed = errors.New("state store is closed")
 type Option func(*options)
 
 type options struct {
-	now  func() time.Time
-	poll PollPolicy
-	loc  *time.Location
+	now func() time.Time
+	loc *time.Location
 }
 
 // WithClock sets the clock used to timestamp what the store records (default time.Now).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
-
-// WithPollPolicy sets the polling intervals of pending charges (default DefaultPollPolicy).
-func WithPollPolicy(p PollPolicy) Option { return func(o *options) { o.poll = p } }
 
 // WithLocation sets the time zone of the dates the list filter matches (default time.Local):
 // the one the dashboard shows them in.
@@ -130,7 +126,7 @@ func OpenMemory(opts ...Option) *Store {
 }
 
 func open(ctx context.Context, file, profile string, opts []Option) (*Store, error) {
-	o := options{now: time.Now, poll: DefaultPollPolicy(), loc: time.Local}
+	o := options{now: time.Now, loc: time.Local}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -139,7 +135,7 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 		return nil, classify(err)
 	}
 	s := &Store{profile: profile, file: file, now: o.now, loc: o.loc, wdb: wdb, rdb: rdb,
-		polls: newPollSet(o.poll), changed: make(chan struct{}), ready: make(chan struct{})}
+		polls: newPollSet(DefaultPollPolicy()), changed: make(chan struct{}), ready: make(chan struct{})}
 	s.recent.init()
 	if err := s.stmts.prepare(ctx, wdb); err != nil {
 		_ = wdb.Close()

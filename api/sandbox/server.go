@@ -77,15 +77,6 @@ func WithRand(seed uint64) Option {
 	return func(s *Server) { s.seed, s.seeded = seed, true }
 }
 
-// WithWebhookTimeout sets the per-attempt timeout of webhook deliveries (default 5 s).
-func WithWebhookTimeout(d time.Duration) Option {
-	return func(s *Server) {
-		if d > 0 {
-			s.hookTimeout = d
-		}
-	}
-}
-
 // Server is the stateful emulator of the payment service; it is an http.Handler serving Prefix.
 type Server struct {
 	clock       Clock

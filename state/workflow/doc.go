@@ -1,0 +1,14 @@
+// Package workflow holds the merchant's workflows on top of the service's client and the local
+// store, with no user interface: creating a charge with its Idempotency-Key and recovering the
+// submissions left unconfirmed, polling a charge, the feed of webhook events and the read-back
+// of payment events, pruning old events, and opening a session (client, store, receiver,
+// payment simulator) for a profile or for demo mode.
+//
+// Every workflow takes a context.Context and returns a plain result; the dashboard wraps them
+// in Bubble Tea commands, and a command-line interface or a multi-counter hub can call them
+// as they are. The service and the store are reached through small interfaces declared here
+// (ChargeAPI, SubmissionStore, EventFeed…), which *api.Client and *state.Store satisfy.
+//
+// Nothing here assumes a terminal, and nothing imports the emulator (api/sandbox): the
+// payment simulator is an interface (PaymentSimulator) that the caller wires.
+package workflow
