@@ -61,6 +61,7 @@ screenshots: $(FREEZE)
 	rm -rf $(SHOTS_TMP) && mkdir -p $(SHOTS_TMP)
 	PIXDASH_SCREENSHOTS=$(SHOTS_TMP) $(GO) test -count=1 -run '^TestScreenshots$$' ./ui/
 	cp $(SHOTS_TMP)/qr.code.txt screenshots/qr.code.txt
+	cp $(SHOTS_TMP)/qr-80x24.code.txt screenshots/qr-80x24.code.txt
 	cd $(SHOTS_TMP) && for f in *.ansi; do \
 	  n=$${f%.ansi}; bg="#171717"; case $$n in *-light) bg="#FAFAFA";; esac; \
 	  $(FREEZE) $$f --language ansi -o $(CURDIR)/screenshots/$$n.png --background "$$bg" $(FREEZE_FLAGS) >/dev/null || exit 1; \

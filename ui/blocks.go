@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
 )
@@ -22,11 +21,11 @@ const blocksRefreshEvery = 30 * time.Second
 var blockFilters = append([]api.BlockStatus{""}, api.BlockStatuses...)
 
 // blocksView lists the active wallet's balance blocks (GET /balance-blocks) with a status filter,
-// the sum of amounts per status and the selected block's details.
+// what the open and the resolved blocks add up to, and the selected block's details.
 type blocksView struct {
-	c      *common
-	width  int
-	height int
+	list[string, api.BalanceBlock, api.BalanceBlock]
+	c             *common
+	width, height int // the view's; the list has the lines between the totals and the details
 
 	filter int // index in blockFilters
 	// seq numbers loads; a reply for an older one (other filter, superseded) is dropped.
@@ -37,21 +36,17 @@ type blocksView struct {
 	loaded   bool
 	loadedAt time.Time
 	shown    api.BlockStatus // the filter the items were loaded with
-	items    []api.BalanceBlock
+	items    sliceRows[api.BalanceBlock]
 	total    int
 	sums     []blockSum
 	errText  string
 
-	cursor, offset int
-
-	// Periodic refresh: one tick in flight at most (tickSeq names it); seen is set when the view
-	// is drawn, and a tick that finds it unset stops the cycle (the view is no longer on screen).
+	// Periodic refresh while the view has the screen: one timer in flight at most (tickSeq
+	// names it). focused is set by focus and cleared by blur; a tick that finds it cleared
+	// stops the cycle, and the next focus starts it again.
 	ticking bool
 	tickSeq uint64
-	seen    bool
-	// needTick is set when the view is drawn with the cycle stopped (shown again without activate,
-	// e.g. after the QR screen closed over it); the next message it gets re-arms the cycle.
-	needTick bool
+	focused bool
 }
 
 // blockSum is the count and exact sum of the listed blocks in one status.
@@ -76,24 +71,46 @@ type blocksTickMsg struct {
 	seq uint64
 }
 
-func newBlocksView(c *common) *blocksView { return &blocksView{c: c} }
+func newBlocksView(c *common) *blocksView {
+	v := &blocksView{c: c}
+	v.list = newList[string, api.BalanceBlock](&v.items, func(b *api.BalanceBlock) string { return b.ID })
+	tr := c.tr
+	v.setColumns([]column{
+		{title: tr.T("STATUS"), width: 20, wide: 22, widePriority: 6}, // "○ aguardando resposta"
+		{title: tr.T("TYPE"), width: 14, priority: 8},
+		{title: tr.T("REFERENCE"), width: 19, priority: 9},
+		{title: tr.T("AMOUNT"), width: 13, right: true},
+		{title: tr.T("CREATED"), width: 11, priority: 6},
+		{title: tr.T("TRANSACTION"), width: 36, priority: 3},
+		{title: "E2EID", width: 32, priority: 2},
+		{title: tr.T("REASON"), width: 9, priority: 7, wide: 28, widePriority: 5, fill: 3},
+		{title: tr.T("RESOLUTION"), width: 20, priority: 4, fill: 2},
+	})
+	return v
+}
 
 // title names the view in the tab strip.
 func (v *blocksView) title() string { return v.c.tr.T("Blocks") }
 
-func (v *blocksView) setSize(w, h int) { v.width, v.height = w, h }
+func (v *blocksView) setSize(w, h int) {
+	v.width, v.height = w, h
+	v.place()
+}
 
 func (v *blocksView) capturesText() bool { return false }
 
-// activate loads the list and starts the periodic refresh.
-func (v *blocksView) activate() tea.Cmd {
-	v.seen = true
+// focus loads the list and starts the periodic refresh.
+func (v *blocksView) focus() tea.Cmd {
+	v.focused = true
 	cmds := []tea.Cmd{v.load(false)}
 	if !v.ticking {
 		cmds = append(cmds, v.scheduleTick())
 	}
 	return tea.Batch(cmds...)
 }
+
+// blur lets the refresh cycle stop at its next tick; the rows stay for when the view comes back.
+func (v *blocksView) blur() { v.focused = false }
 
 func (v *blocksView) filterStatus() api.BlockStatus { return blockFilters[v.filter] }
 
@@ -120,28 +137,21 @@ func (v *blocksView) scheduleTick() tea.Cmd {
 	return tea.Tick(blocksRefreshEvery, func(time.Time) tea.Msg { return blocksTickMsg{gen: gen, seq: seq} })
 }
 
-func (v *blocksView) shortHelp() []key.Binding {
+// ShortHelp lists the keys the footer shows.
+func (v *blocksView) ShortHelp() []key.Binding {
 	k := v.c.keys
 	return []key.Binding{k.OpenTx, k.StatusFilter, k.Refresh}
 }
 
-func (v *blocksView) fullHelp() []key.Binding {
+// FullHelp lists the view's keys for the help screen.
+func (v *blocksView) FullHelp() [][]key.Binding {
 	k := v.c.keys
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.OpenTx, k.StatusFilter, k.Refresh}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.OpenTx, k.StatusFilter, k.Refresh}}
 }
 
 func (v *blocksView) update(msg tea.Msg) tea.Cmd {
 	cmd := v.handle(msg)
-	if v.needTick {
-		v.needTick = false
-		if !v.ticking {
-			cmds := []tea.Cmd{cmd, v.scheduleTick()}
-			if v.loaded && v.c.now().Sub(v.loadedAt) >= blocksRefreshEvery {
-				cmds = append(cmds, v.load(false))
-			}
-			cmd = tea.Batch(cmds...)
-		}
-	}
+	v.place()
 	return cmd
 }
 
@@ -155,12 +165,11 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 		if msg.gen != v.c.app.gen || msg.seq != v.tickSeq || !v.ticking {
 			return nil
 		}
-		if !v.seen {
-			// Not drawn since the last tick: the view is hidden; activate restarts the cycle.
+		if !v.focused {
+			// The view left the screen: the cycle stops; focus starts it again.
 			v.ticking = false
 			return nil
 		}
-		v.seen = false
 		return tea.Batch(v.load(false), v.scheduleTick())
 	case eventMsg:
 		if msg.gen == v.c.app.gen && msg.first && msg.ev != nil && msg.ev.Kind.IsBalanceBlock() &&
@@ -172,7 +181,7 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 		used := v.loaded || v.loading || v.ticking
 		v.items, v.sums, v.total = nil, nil, 0
 		v.loaded, v.errText = false, ""
-		v.cursor, v.offset = 0, 0
+		v.top()
 		v.loading = false
 		if used {
 			return v.load(true)
@@ -183,13 +192,11 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 
 func (v *blocksView) key(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys
-	n := len(v.items)
-	switch c, nav := k.navigate(km, v.cursor, n, max(v.rows(v.height)-1, 1)); {
-	case nav:
-		v.cursor = c
+	switch {
+	case v.navigate(km, k):
 	case key.Matches(km, k.StatusFilter):
 		v.filter = (v.filter + 1) % len(blockFilters)
-		v.cursor, v.offset = 0, 0
+		v.top()
 		return v.load(true)
 	case key.Matches(km, k.Refresh):
 		return v.load(true)
@@ -199,26 +206,10 @@ func (v *blocksView) key(km tea.KeyMsg) tea.Cmd {
 			return func() tea.Msg { return q }
 		}
 	}
-	v.clampCursor()
 	return nil
 }
 
-func (v *blocksView) clampCursor() {
-	if v.cursor >= len(v.items) {
-		v.cursor = len(v.items) - 1
-	}
-	if v.cursor < 0 {
-		v.cursor = 0
-	}
-}
-
-func (v *blocksView) selected() (api.BalanceBlock, bool) {
-	if v.cursor < 0 || v.cursor >= len(v.items) {
-		return api.BalanceBlock{}, false
-	}
-	return v.items[v.cursor], true
-}
-
+// onBlocks takes a list: the cursor stays on its block when the filter is the same.
 func (v *blocksView) onBlocks(msg blocksMsg) {
 	if v.c.app.stale(msg.tag) || msg.seq != v.seq {
 		return
@@ -228,9 +219,9 @@ func (v *blocksView) onBlocks(msg blocksMsg) {
 		v.errText = describeErr(v.c.tr, v.c.tr.T("load balance blocks"), msg.err)
 		return
 	}
-	var keep string
-	if b, ok := v.selected(); ok && v.shown == msg.status {
-		keep = b.ID
+	restore := v.hold()
+	if v.shown != msg.status {
+		restore = v.top
 	}
 	v.errText = ""
 	v.loaded, v.loadedAt, v.shown = true, v.c.now(), msg.status
@@ -239,14 +230,8 @@ func (v *blocksView) onBlocks(msg blocksMsg) {
 		v.items, v.total = msg.list.Items, msg.list.Total
 	}
 	v.sums = sumBlocks(v.items)
-	v.cursor = 0
-	for i, b := range v.items {
-		if keep != "" && b.ID == keep {
-			v.cursor = i
-			break
-		}
-	}
-	v.clampCursor()
+	v.place()
+	restore()
 }
 
 // sumBlocks counts and adds the blocks per status: the spec's statuses in order, then any other as it came.
@@ -276,23 +261,6 @@ func sumBlocks(items []api.BalanceBlock) []blockSum {
 	return out
 }
 
-// blockStyle colours a block status with a symbol, so colour is never the only signal.
-func blockStyle(st *styles, s api.BlockStatus) (lipgloss.Style, string) {
-	switch s {
-	case api.BlockAwaitingResponse:
-		return st.Warn, "○"
-	case api.BlockDefended:
-		return st.Accent, "◎"
-	case api.BlockApproved:
-		// Approved: the blocked money went back to the payer.
-		return st.Err, "↩"
-	case api.BlockRejected:
-		// Rejected: the money is released to the merchant.
-		return st.OK, "✓"
-	}
-	return st.Muted, "?"
-}
-
 // blockMeaning says what a block status means for the merchant's money.
 func blockMeaning(tr catalog, s api.BlockStatus) string {
 	switch s {
@@ -308,90 +276,93 @@ func blockMeaning(tr catalog, s api.BlockStatus) string {
 	return tr.T("status not in the spec")
 }
 
-// blockLayout holds the column widths of the list for one width (0: column hidden).
-type blockLayout struct {
-	status, typ, ref, amount, created, tx, e2e, reason, resolution int
-}
+// open reports whether a block still holds the merchant's money: awaiting a response or defended.
+func open(s api.BlockStatus) bool { return s == api.BlockAwaitingResponse || s == api.BlockDefended }
 
-func blocksLayout(w int) blockLayout {
-	l := blockLayout{status: 20, typ: 14, ref: 19, amount: 13}
-	rest := w - (l.status + 1 + l.typ + 1 + l.ref + 1 + l.amount)
-	if rest >= 12+16 {
-		l.created = 11
-		rest -= 12
-	}
-	if rest >= 1+36+1+32+2*17 {
-		l.tx, l.e2e = 36, 32
-		rest -= 1 + 36 + 1 + 32
-	}
-	switch {
-	case rest >= 40:
-		l.reason = (rest - 2) * 3 / 5
-		l.resolution = rest - 2 - l.reason
-	case rest >= 9:
-		l.reason = rest - 1
-	}
-	return l
-}
+// resolved reports whether a block was decided: approved (the money went back to the payer) or
+// rejected (it came back to the merchant).
+func resolved(s api.BlockStatus) bool { return s == api.BlockApproved || s == api.BlockRejected }
 
-// detailHeight is the panel with the selected block's details under the list.
+// blocksDetailHeight is the panel with the selected block's details under the list.
 const blocksDetailHeight = 6
 
-// rows is how many list rows fit in a body of height h.
-func (v *blocksView) rows(h int) int {
-	r := h - 3 - len(v.sumLines(v.width))
-	if r-blocksDetailHeight >= 3 {
-		r -= blocksDetailHeight
-	}
-	if v.errText != "" {
-		r--
-	}
-	return max(r, 1)
+// blocksFrame is how the body is shared: the totals, the error, whether the detail panel fits,
+// and the lines left for the rows. update and view use the same one.
+type blocksFrame struct {
+	sums, errs []string
+	rows       int
+	detail     bool
 }
 
-// sumLines is the total and the per-status counts and sums, wrapped to w.
+// frame shares the view's lines between totals, error, column header, rows and details.
+func (v *blocksView) frame() blocksFrame {
+	w, h := v.width, v.height
+	f := blocksFrame{sums: v.sumLines(w)}
+	if v.errText != "" {
+		f.errs = v.errLines(w, 2)
+	}
+	above := 2 + len(f.sums) + len(f.errs) // the count line and the column header
+	f.rows = h - above - blocksDetailHeight
+	f.detail = f.rows >= 3
+	if !f.detail {
+		f.rows = h - above
+	}
+	f.rows = max(f.rows, 1)
+	return f
+}
+
+// place gives the list the lines the frame leaves it (after every change of size or data).
+func (v *blocksView) place() { v.resize(v.width, v.frame().rows) }
+
+// sumLines are the totals: what the open blocks hold (only they are blocked), what the resolved
+// ones added up to, and the count and sum of each status, wrapped to w.
 func (v *blocksView) sumLines(w int) []string {
 	st, tr := v.c.st, v.c.tr
 	if !v.loaded {
 		return nil
 	}
-	var all api.Money
-	var segs []string
+	var openSum, doneSum api.Money
+	var openN, doneN int
+	var openSegs, doneSegs, otherSegs []string
 	for _, s := range v.sums {
-		all += s.sum
+		switch {
+		case open(s.status):
+			openSum, openN = openSum+s.sum, openN+s.count
+		case resolved(s.status):
+			doneSum, doneN = doneSum+s.sum, doneN+s.count
+		}
 		if v.shown != "" && s.status != v.shown && s.count == 0 {
 			continue
 		}
-		sty, sym := blockStyle(st, s.status)
-		segs = append(segs, sty.Render(sym+" "+sanitize(string(s.status)))+" "+st.Value.Render(fmt.Sprintf("%d · %s", s.count, s.sum.BRL())))
-	}
-	segs = append([]string{st.Label.Render(tr.T("total ")) + st.Bold.Render(all.BRL())}, segs...)
-	var out []string
-	line := ""
-	for _, s := range segs {
+		sty, sym := st.status(s.status)
+		seg := sty.Render(sym+" "+tr.Enum(s.status)) + " " + st.Value.Render(fmt.Sprintf("%d · %s", s.count, s.sum.BRL()))
 		switch {
-		case line == "":
-			line = s
-		case lipgloss.Width(line)+3+lipgloss.Width(s) <= w:
-			line += st.Muted.Render(" │ ") + s
+		case open(s.status):
+			openSegs = append(openSegs, seg)
+		case resolved(s.status):
+			doneSegs = append(doneSegs, seg)
 		default:
-			out = append(out, truncateWidth(line, w))
-			line = s
+			otherSegs = append(otherSegs, seg)
 		}
 	}
-	if line != "" {
-		out = append(out, truncateWidth(line, w))
+	// The open blocks on their line(s), the resolved ones (and statuses the spec does not name)
+	// on theirs.
+	var openLine, doneLine []string
+	if len(openSegs) > 0 {
+		openLine = append([]string{st.Label.Render(tr.T("open, blocked: ")) + st.Bold.Render(openSum.BRL()) + st.Muted.Render(fmt.Sprintf(" (%d)", openN))}, openSegs...)
 	}
-	return out
+	if len(doneSegs) > 0 {
+		doneLine = append([]string{st.Label.Render(tr.T("resolved: ")) + st.Value.Render(doneSum.BRL()) + st.Muted.Render(fmt.Sprintf(" (%d)", doneN))}, doneSegs...)
+	}
+	doneLine = append(doneLine, otherSegs...)
+	sep := st.Muted.Render(" │ ")
+	return append(packSegments(openLine, sep, w, len(openLine)), packSegments(doneLine, sep, w, len(doneLine))...)
 }
 
-func (v *blocksView) view(w, h int) string {
+func (v *blocksView) view() string {
+	w, h := v.width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
-	}
-	v.seen = true
-	if !v.ticking {
-		v.needTick = true
 	}
 	st, tr := v.c.st, v.c.tr
 	lines := make([]string, 0, h)
@@ -401,7 +372,7 @@ func (v *blocksView) view(w, h int) string {
 	case !v.loaded || v.shown != v.filterStatus():
 		count = tr.T("Balance blocks")
 	case v.total != len(v.items):
-		count = tr.F("%d of %d blocks", len(v.items), v.total)
+		count = tr.N(v.total, "%d of %d block", "%d of %d blocks", len(v.items), v.total)
 	case len(v.items) == 1:
 		count = tr.T("1 block")
 	default:
@@ -409,7 +380,7 @@ func (v *blocksView) view(w, h int) string {
 	}
 	filter := tr.T("all")
 	if f := v.filterStatus(); f != "" {
-		filter = string(f)
+		filter = tr.Enum(f)
 	}
 	left := st.Bold.Render(count) + st.Muted.Render(" · "+tr.F("wallet %s", v.c.app.wallet)+" · "+tr.T("status")+": ") + st.Value.Render(filter)
 	var right string
@@ -438,43 +409,25 @@ func (v *blocksView) view(w, h int) string {
 		}
 		return fitLines(lines, h)
 	}
-	lines = append(lines, v.sumLines(w)...)
-	if v.errText != "" {
-		lines = append(lines, v.errLines(w, 2)...)
-	}
+	f := v.frame()
+	lines = append(lines, f.sums...)
+	lines = append(lines, f.errs...)
 	if len(v.items) == 0 {
 		msg := tr.F("No balance blocks in wallet %s.", v.c.app.wallet)
 		if v.shown != "" {
-			msg = tr.F("No blocks with status %s in wallet %s. f changes the filter.", string(v.shown), v.c.app.wallet)
+			msg = tr.F("No blocks with status %s in wallet %s. f changes the filter.", tr.Enum(v.shown), v.c.app.wallet)
 		}
 		lines = append(lines, "", st.Muted.Render(truncateWidth(msg, w)))
 		return fitLines(lines, h)
 	}
-	l := blocksLayout(w)
-	lines = append(lines, st.ColHeader.Render(truncateWidth(v.headerRow(l), w)))
-	rows := max(h-len(lines)-blocksDetailHeight, 1)
-	showDetail := rows >= 3
-	if !showDetail {
-		rows = max(h-len(lines), 1)
-	}
-	if v.cursor < v.offset {
-		v.offset = v.cursor
-	}
-	if v.cursor >= v.offset+rows {
-		v.offset = v.cursor - rows + 1
-	}
-	if v.offset > len(v.items)-rows {
-		v.offset = max(len(v.items)-rows, 0)
-	}
-	for i := v.offset; i < len(v.items) && i < v.offset+rows; i++ {
-		b := &v.items[i]
-		if i == v.cursor {
-			lines = append(lines, st.Selected.Render(padRight(v.plainRow(b, l), w)))
-		} else {
-			lines = append(lines, truncateWidth(v.row(b, l), w))
-		}
-	}
-	if showDetail {
+	lines = append(lines, v.header(st))
+	var b strings.Builder
+	v.draw(&b, st, rowPainter[api.BalanceBlock, api.BalanceBlock]{
+		cells: func(b *api.BalanceBlock, _ bool) []cell { return v.cells(b) },
+		stamp: func(b *api.BalanceBlock) api.BalanceBlock { return *b },
+	})
+	lines = append(lines, strings.Split(b.String(), "\n")...)
+	if f.detail {
 		for len(lines) < h-blocksDetailHeight {
 			lines = append(lines, "")
 		}
@@ -487,16 +440,9 @@ func (v *blocksView) view(w, h int) string {
 
 // errLines is the last error wrapped to w, in at most n lines.
 func (v *blocksView) errLines(w, n int) []string {
-	var out []string
-	for _, l := range strings.Split(ansi.Wrap(v.errText, w, ""), "\n") {
-		if len(out) == n {
-			out[n-1] = truncateWidth(out[n-1]+"…", w)
-			break
-		}
-		out = append(out, l)
-	}
+	out := wrapLines(v.errText, w, n)
 	for i := range out {
-		out[i] = v.c.st.Err.Render(truncateWidth(out[i], w))
+		out[i] = v.c.st.Err.Render(out[i])
 	}
 	return out
 }
@@ -509,56 +455,22 @@ func fitLines(lines []string, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (v *blocksView) headerRow(l blockLayout) string {
+// cells are a block's columns: status, type, reference, amount, creation, transaction, e2eId,
+// reason and resolution.
+func (v *blocksView) cells(b *api.BalanceBlock) []cell {
 	tr := v.c.tr
-	s := padRight(tr.T("STATUS"), l.status) + " " + padRight(tr.T("TYPE"), l.typ) + " " + padRight(tr.T("REFERENCE"), l.ref) + " " + padLeft(tr.T("AMOUNT"), l.amount)
-	if l.created > 0 {
-		s += " " + padRight(tr.T("CREATED"), l.created)
+	sty, sym := v.c.st.status(b.Status)
+	return []cell{
+		{text: sym + " " + orDash(tr.Enum(b.Status)), style: sty},
+		{text: orDash(tr.Enum(blockType(b.BlockType)))},
+		{text: orDash(sanitize(b.ReferenceNumber))},
+		{text: b.Amount.BRL()},
+		{text: b.CreatedAt.In(v.c.loc).Format("02/01 15:04")},
+		{text: orDash(sanitize(b.TransactionID))},
+		{text: orDash(sanitize(b.E2EID))},
+		{text: orDash(sanitize(b.Reason))},
+		{text: v.resolution(b)},
 	}
-	if l.tx > 0 {
-		s += " " + padRight(tr.T("TRANSACTION"), l.tx) + " " + padRight("E2EID", l.e2e)
-	}
-	if l.reason > 0 {
-		s += " " + padRight(tr.T("REASON"), l.reason)
-	}
-	if l.resolution > 0 {
-		s += " " + padRight(tr.T("RESOLUTION"), l.resolution)
-	}
-	return s
-}
-
-// cells renders a row as its status cell and the rest, so the status can be coloured.
-func (v *blocksView) cells(b *api.BalanceBlock, l blockLayout) (string, string) {
-	_, sym := blockStyle(v.c.st, b.Status)
-	status := padRight(sym+" "+orDash(sanitize(string(b.Status))), l.status)
-	var s strings.Builder
-	s.WriteString(" " + padRight(orDash(sanitize(b.BlockType)), l.typ))
-	s.WriteString(" " + padRight(orDash(sanitize(b.ReferenceNumber)), l.ref))
-	s.WriteString(" " + padLeft(b.Amount.BRL(), l.amount))
-	if l.created > 0 {
-		s.WriteString(" " + padRight(b.CreatedAt.In(v.c.loc).Format("02/01 15:04"), l.created))
-	}
-	if l.tx > 0 {
-		s.WriteString(" " + padRight(orDash(sanitize(b.TransactionID)), l.tx) + " " + padRight(orDash(sanitize(b.E2EID)), l.e2e))
-	}
-	if l.reason > 0 {
-		s.WriteString(" " + padRight(orDash(sanitize(b.Reason)), l.reason))
-	}
-	if l.resolution > 0 {
-		s.WriteString(" " + padRight(v.resolution(b), l.resolution))
-	}
-	return status, s.String()
-}
-
-func (v *blocksView) row(b *api.BalanceBlock, l blockLayout) string {
-	sty, _ := blockStyle(v.c.st, b.Status)
-	status, rest := v.cells(b, l)
-	return sty.Render(status) + rest
-}
-
-func (v *blocksView) plainRow(b *api.BalanceBlock, l blockLayout) string {
-	status, rest := v.cells(b, l)
-	return status + rest
 }
 
 // resolution is the resolution reason and when it was resolved, or a dash.
@@ -578,8 +490,8 @@ func (v *blocksView) resolution(b *api.BalanceBlock) string {
 func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	st, tr := v.c.st, v.c.tr
 	const lw = 14
-	sty, sym := blockStyle(st, b.Status)
-	title := " " + orDash(sanitize(b.ReferenceNumber)) + " · " + orDash(sanitize(b.BlockType)) + " · " + b.Amount.BRL() + " "
+	sty, sym := st.status(b.Status)
+	title := " " + orDash(sanitize(b.ReferenceNumber)) + " · " + orDash(tr.Enum(blockType(b.BlockType))) + " · " + b.Amount.BRL() + " "
 	rule := st.Rule.Render("──") + st.Bold.Render(truncateWidth(title, max(w-4, 1)))
 	if fill := w - lipgloss.Width(rule); fill > 0 {
 		rule += st.Rule.Render(strings.Repeat("─", fill))
@@ -598,7 +510,7 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	if b.ResolvedAt != nil {
 		dates += " · " + tr.F("resolved %s", b.ResolvedAt.In(v.c.loc).Format("02/01/2006 15:04:05 MST"))
 	}
-	res := sty.Render(sym+" "+orDash(sanitize(string(b.Status)))) + st.Muted.Render(" · "+blockMeaning(tr, b.Status))
+	res := sty.Render(sym+" "+orDash(tr.Enum(b.Status))) + st.Muted.Render(" · "+blockMeaning(tr, b.Status))
 	if b.ResolutionReason != "" {
 		res = st.Value.Render(sanitize(b.ResolutionReason)) + st.Muted.Render(" · ") + res
 	}

@@ -18,33 +18,26 @@ type openChargeMsg struct {
 	charge state.Charge // as the caller knows it; the screen follows the store's newer copies
 }
 
-// chargesView lists tracked charges, newest first, for the active wallet. It holds a window of
-// rows around the cursor, read from the store by commands (see listWindow); rows are cached
-// until their charge, the width or the second shown in a countdown changes.
+// chargesView lists tracked charges, newest first, for the active wallet. Its list holds a
+// window of rows around the cursor, read from the store by commands (see listWindow); rows are
+// cached until their charge, the width or the second shown in a countdown changes.
 type chargesView struct {
-	c        *common
-	store    *state.Store
-	cursor   int
-	offset   int
-	width    int
-	height   int
-	filter   textinput.Model
-	filterOn bool
-	status   state.StatusFilter
-	win      listWindow[state.ChargeQuery, state.Charge]
-	cache    map[string]cachedRow
-	layout   chargeLayout
+	list[string, chargeStamp, state.Charge]
+	c             *common
+	store         *state.Store
+	width, height int // the view's; the list has the lines under the two header lines
+	filter        textinput.Model
+	filterOn      bool
+	status        state.StatusFilter
+	win           listWindow[state.ChargeQuery, state.Charge]
+	focused       bool // on screen with the keyboard (between focus and blur)
 }
 
-type cachedRow struct {
-	stamp string
-	text  string
-}
-
-// chargeLayout holds column widths for the current width.
-type chargeLayout struct {
-	status, amount, desc, ref, wallet, created, when int
-	showRef, showCreated                             bool
+// chargeStamp is what a charge's row shows besides the width: it is drawn again when it changes.
+type chargeStamp struct {
+	updated int64
+	state   state.ChargeState
+	when    string
 }
 
 // chargesOwner addresses the charges list's reads.
@@ -58,30 +51,26 @@ func newChargesView(c *common, store *state.Store) *chargesView {
 	ti.Prompt = "/ "
 	ti.Placeholder = c.tr.T("filter: id, description, reference, wallet, amount, date")
 	ti.CharLimit = 100
-	v := &chargesView{c: c, store: store, filter: ti, cache: map[string]cachedRow{}}
+	v := &chargesView{c: c, store: store, filter: ti}
+	v.list = newList[string, chargeStamp](&v.win, func(ch *state.Charge) string { return ch.ID })
+	tr := c.tr
+	v.setColumns([]column{
+		{title: tr.T("STATUS"), width: 12},
+		{title: tr.T("AMOUNT"), width: 14, right: true},
+		{title: tr.T("DESCRIPTION"), width: 8, fill: 1, wide: 32, widePriority: 5, gap: 1},
+		{title: tr.T("REFERENCE"), width: 16, priority: 4},
+		{title: tr.T("WALLET"), width: 12, priority: 6},
+		{title: tr.T("CREATED"), width: 12, priority: 3},
+		{title: tr.T("EXPIRES/PAID"), width: 13, priority: 7},
+	})
 	v.win.setQuery(v.query())
 	return v
 }
 
 func (v *chargesView) setSize(w, h int) {
-	if w != v.width {
-		v.cache = map[string]cachedRow{}
-	}
 	v.width, v.height = w, h
 	v.filter.Width = w - 4
-	l := chargeLayout{status: 12, amount: 14, wallet: 12, when: 13}
-	rest := w - l.status - l.amount - l.wallet - l.when - 5
-	if rest >= 60 {
-		l.showRef, l.showCreated = true, true
-		l.ref, l.created = 16, 12
-		rest -= l.ref + l.created + 2
-	}
-	if rest < 8 {
-		rest = 8
-	}
-	l.desc = rest
-	v.layout = l
-	v.scroll()
+	v.resize(w, h-3)
 }
 
 // capturesText reports whether the filter input has the keyboard.
@@ -102,29 +91,23 @@ func readCharges(store *state.Store) windowRead[state.ChargeQuery, state.Charge]
 
 // load asks for the rows on screen when they are not loaded and current.
 func (v *chargesView) load() tea.Cmd {
-	return v.win.need(chargesOwner, v.c.app.gen, v.offset, v.rows(), readCharges(v.store))
+	return v.win.need(chargesOwner, v.c.app.gen, v.offset, v.visible(), readCharges(v.store))
 }
 
 // requery shows the list for the current wallet and filters, from the top.
 func (v *chargesView) requery() tea.Cmd {
 	v.win.setQuery(v.query())
-	v.cursor, v.offset = 0, 0
+	v.top()
 	return v.load()
 }
-
-// scroll keeps the cursor in the list and on screen.
-func (v *chargesView) scroll() {
-	v.cursor, v.offset = scrollTo(v.cursor, v.offset, v.win.len(), v.rows())
-}
-
-// selected returns the charge under the cursor.
-func (v *chargesView) selected() (state.Charge, bool) { return v.win.at(v.cursor) }
 
 // title names the view in the tab strip.
 func (v *chargesView) title() string { return v.c.tr.T("Charges") }
 
-// activate scopes the list to the active wallet and reads it.
-func (v *chargesView) activate() tea.Cmd {
+// focus scopes the list to the active wallet and reads it. Once that read is in, while the
+// list is on screen, its highlight stays on its charge when newer ones arrive above it (defect 3).
+func (v *chargesView) focus() tea.Cmd {
+	v.focused = true
 	if v.win.query != v.query() {
 		return v.requery()
 	}
@@ -132,9 +115,15 @@ func (v *chargesView) activate() tea.Cmd {
 	return v.load()
 }
 
-func (v *chargesView) fullHelp() []key.Binding {
+// blur keeps the rows as they are. Off screen (under the new-charge form or the QR screen, or
+// behind another view), a cursor on the first row stays there as charges arrive: coming back,
+// the merchant finds the newest charge, the one they may just have made, highlighted.
+func (v *chargesView) blur() { v.focused, v.stickTop = false, true }
+
+// FullHelp lists the view's keys for the help screen.
+func (v *chargesView) FullHelp() [][]key.Binding {
 	k := v.c.keys
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh}}
 }
 
 func (v *chargesView) update(msg tea.Msg) tea.Cmd {
@@ -152,7 +141,8 @@ func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 	case chargePage:
 		cmd, _ := v.win.reply(msg, chargesOwner, v.c.app.gen, func(err error) string {
 			return v.c.tr.F("Could not read the charges: %v", err)
-		}, v.scroll, v.load)
+		}, v.hold, v.load)
+		v.stickTop = !v.focused // the first read after focus still came from off screen
 		return cmd
 	}
 	return nil
@@ -180,11 +170,8 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		}
 		return cmd
 	}
-	n := v.win.len()
-	page := v.rows()
-	switch c, nav := k.navigate(km, v.cursor, n, page); {
-	case nav:
-		v.cursor = c
+	switch {
+	case v.navigate(km, k):
 	case key.Matches(km, k.Filter):
 		v.filterOn = true
 		return v.filter.Focus()
@@ -210,14 +197,14 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 			return func() tea.Msg { return inspectMsg{query: ch.ID, wallet: ch.Wallet} }
 		}
 	}
-	v.scroll()
 	return v.load()
 }
 
 // refreshChargeMsg asks the root to read a charge now.
 type refreshChargeMsg struct{ id, wallet string }
 
-func (v *chargesView) shortHelp() []key.Binding {
+// ShortHelp lists the keys the footer shows.
+func (v *chargesView) ShortHelp() []key.Binding {
 	k := v.c.keys
 	if v.filterOn {
 		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("keep filter"))), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", v.c.tr.T("clear filter")))}
@@ -225,22 +212,19 @@ func (v *chargesView) shortHelp() []key.Binding {
 	return []key.Binding{k.Enter, k.Inspect, k.Filter, k.StatusFilter}
 }
 
-// rows is how many list rows fit.
-func (v *chargesView) rows() int { return max(v.height-3, 1) }
-
-func (v *chargesView) view(w, h int) string {
+func (v *chargesView) view() string {
+	w := v.width
 	st, tr := v.c.st, v.c.tr
 	n := v.win.len()
-	rows := v.rows()
 	var b strings.Builder
-	b.Grow((rows + 3) * (w + 16))
+	b.Grow((v.visible() + 3) * (w + 16))
 	// Line 1: filter state and counts.
 	var top string
 	switch {
 	case v.filterOn:
 		top = v.filter.View()
 	default:
-		count := tr.F("%d charges", n)
+		count := tr.N(n, "%d charge", "%d charges")
 		if v.win.capped {
 			count = tr.F("%d+ charges", n)
 		}
@@ -257,7 +241,7 @@ func (v *chargesView) view(w, h int) string {
 	}
 	b.WriteString(truncateWidth(top, w))
 	b.WriteByte('\n')
-	b.WriteString(st.ColHeader.Render(truncateWidth(v.headerRow(), w)))
+	b.WriteString(v.header(st))
 	b.WriteByte('\n')
 	switch {
 	case v.win.err != nil && !v.win.shown:
@@ -274,94 +258,37 @@ func (v *chargesView) view(w, h int) string {
 		return b.String()
 	}
 	now := v.c.now()
-	last := min(v.offset+rows, n)
-	for i := v.offset; i < last; i++ {
-		ch, ok := v.win.shownAt(i)
-		switch {
-		case !ok:
-			b.WriteString(st.Muted.Render("…"))
-		case i == v.cursor:
-			b.WriteString(st.Selected.Render(padRight(v.plainRow(&ch, now), w)))
-		default:
-			b.WriteString(v.row(&ch, now))
-		}
-		if i < last-1 {
-			b.WriteByte('\n')
-		}
-	}
+	v.draw(&b, st, rowPainter[chargeStamp, state.Charge]{
+		cells: func(ch *state.Charge, _ bool) []cell { return v.cells(ch, now) },
+		stamp: func(ch *state.Charge) chargeStamp {
+			return chargeStamp{updated: ch.UpdatedAt.UnixNano(), state: ch.State(), when: v.whenText(ch, now)}
+		},
+	})
 	return b.String()
 }
 
-func (v *chargesView) headerRow() string {
-	tr, l := v.c.tr, v.layout
-	s := padRight(tr.T("STATUS"), l.status) + " " + padLeft(tr.T("AMOUNT"), l.amount) + "  " + padRight(tr.T("DESCRIPTION"), l.desc) + " "
-	if l.showRef {
-		s += padRight(tr.T("REFERENCE"), l.ref) + " "
-	}
-	s += padRight(tr.T("WALLET"), l.wallet) + " "
-	if l.showCreated {
-		s += padRight(tr.T("CREATED"), l.created) + " "
-	}
-	return s + padRight(tr.T("EXPIRES/PAID"), l.when)
-}
-
-// rowStamp changes whenever anything the row shows changes.
-func (v *chargesView) rowStamp(ch *state.Charge, when string) string {
-	return ch.UpdatedAt.Format(time.RFC3339Nano) + string(ch.State()) + when
-}
-
-// row renders one charge, from the cache when nothing it shows has changed.
-func (v *chargesView) row(ch *state.Charge, now time.Time) string {
-	when := v.whenText(ch, now)
-	stamp := v.rowStamp(ch, when)
-	if c, ok := v.cache[ch.ID]; ok && c.stamp == stamp {
-		return c.text
-	}
-	st := v.c.st
-	status, rest := v.cells(ch, when)
-	text := st.stateStyle(ch.State()).Render(status) + rest
-	if len(v.cache) > 4096 {
-		v.cache = map[string]cachedRow{}
-	}
-	v.cache[ch.ID] = cachedRow{stamp: stamp, text: text}
-	return text
-}
-
-// plainRow is the row without colours, for the highlighted line.
-func (v *chargesView) plainRow(ch *state.Charge, now time.Time) string {
-	status, rest := v.cells(ch, v.whenText(ch, now))
-	return status + rest
-}
-
-func (v *chargesView) cells(ch *state.Charge, when string) (string, string) {
-	tr, l := v.c.tr, v.layout
-	status := padRight(stateSymbol(ch.State())+" "+tr.T(string(ch.State())), l.status)
-	var b strings.Builder
-	b.WriteByte(' ')
-	b.WriteString(padLeft(ch.Amount.BRL(), l.amount))
-	b.WriteString("  ")
+// cells are a charge's columns: state, amount, description, reference, wallet, creation and
+// the expiry countdown or payment time.
+func (v *chargesView) cells(ch *state.Charge, now time.Time) []cell {
+	tr := v.c.tr
+	sty, sym := v.c.st.status(ch.State())
 	desc := ch.Description
 	if desc == "" {
 		desc = "—"
-	}
-	b.WriteString(padRight(sanitize(desc), l.desc))
-	b.WriteByte(' ')
-	if l.showRef {
-		b.WriteString(padRight(sanitize(ch.ExternalReference), l.ref))
-		b.WriteByte(' ')
 	}
 	wallet := ch.Wallet
 	if wallet == "" {
 		wallet = api.WalletPrincipal
 	}
-	b.WriteString(padRight(sanitize(wallet), l.wallet))
-	b.WriteByte(' ')
-	if l.showCreated {
-		b.WriteString(padRight(ch.CreatedAt.In(v.c.loc).Format("02/01 15:04"), l.created))
-		b.WriteByte(' ')
+	return []cell{
+		{text: sym + " " + tr.T(string(ch.State())), style: sty},
+		{text: ch.Amount.BRL()},
+		{text: sanitize(desc)},
+		{text: sanitize(ch.ExternalReference)},
+		{text: sanitize(wallet)},
+		{text: ch.CreatedAt.In(v.c.loc).Format("02/01 15:04")},
+		{text: v.whenText(ch, now)},
 	}
-	b.WriteString(padRight(when, l.when))
-	return status, b.String()
 }
 
 // whenText is the expiry countdown for pending charges, or when the charge was paid.

@@ -68,13 +68,13 @@ func TestChargesReadTheRowsAResizeUncovers(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	manyCharges(t, s, api.WalletPrincipal, 100)
 	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
-	settle(t, m, m.activePane().activate()) // Init's read, before any size
+	settle(t, m, m.focusActive()) // Init's read, before any size
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
-	checkFullList(t, m.View(), 0, m.charges.rows())
+	checkFullList(t, m.View(), 0, m.charges.visible())
 	send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	checkFullList(t, m.View(), 0, m.charges.rows())
+	checkFullList(t, m.View(), 0, m.charges.visible())
 	send(t, m, tea.WindowSizeMsg{Width: 200, Height: 90})
-	checkFullList(t, m.View(), 0, m.charges.rows())
+	checkFullList(t, m.View(), 0, m.charges.visible())
 }
 
 // The events view reads the rows a resize uncovers too.
@@ -94,7 +94,7 @@ func TestEventsReadTheRowsAResizeUncovers(t *testing.T) {
 		t.Fatalf("rows left unread after the resize:\n%s", out)
 	}
 	// The newest first, down to the last row that fits.
-	for i := range v.visibleRows() {
+	for i := range v.visible() {
 		if want := fmt.Sprintf("R$ %d,00", 100-i); !strings.Contains(out, want) {
 			t.Fatalf("row %d (%s) is not drawn:\n%s", i, want, out)
 		}
@@ -108,7 +108,7 @@ func TestChargesListPagesThroughTheStore(t *testing.T) {
 	manyCharges(t, s, api.WalletPrincipal, 500)
 	manyCharges(t, s, "loja-sul", 7)
 	m := goldenModel(t, s, 120, 40)
-	rows := m.charges.rows()
+	rows := m.charges.visible()
 	out := m.View()
 	if !strings.Contains(out, "500 charges · wallet principal") || strings.Contains(out, "loja-sul-") {
 		t.Fatalf("not the principal's 500 charges:\n%s", out)
@@ -153,7 +153,7 @@ func TestChargesFilterMatchesTheDate(t *testing.T) {
 	}
 	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
 	out := m.View()
-	if rows := listRows(t, out); len(rows) != 1 || !strings.Contains(rows[0], "Encomenda de festa") || !strings.Contains(out, "1 charges") {
+	if rows := listRows(t, out); len(rows) != 1 || !strings.Contains(rows[0], "Encomenda de festa") || !strings.Contains(out, "1 charge ·") {
 		t.Fatalf("filter by date:\n%s", out)
 	}
 	send(t, m, tea.KeyMsg{Type: tea.KeyEsc})
@@ -181,7 +181,12 @@ func TestChargesListFollowsStoreChanges(t *testing.T) {
 	if rows := listRows(t, out); len(rows) != 4 || !strings.Contains(rows[0], "Chegou agora") || !strings.Contains(out, "4 charges") {
 		t.Fatalf("after the store-change notice:\n%s", out)
 	}
-	// Enter opens the charge as the list read it.
+	// The highlight stayed on the charge it was on (now the second row); one up is the new
+	// charge, and enter opens it as the list read it.
+	if sel, _ := m.charges.selected(); sel.ID != "3f6c1a2e-0000-4000-8000-000000000001" || m.charges.cursor != 1 {
+		t.Fatalf("the highlight moved to %s (row %d)", sel.ID, m.charges.cursor)
+	}
+	send(t, m, tea.KeyMsg{Type: tea.KeyUp})
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 	if cmd == nil {
 		t.Fatal("enter did nothing")
@@ -211,5 +216,79 @@ func TestChargesFilterCountIsCapped(t *testing.T) {
 	send(t, m, runeKey("G"))
 	if ch, ok := m.charges.selected(); !ok || !strings.HasPrefix(ch.Description, "Pedido") {
 		t.Fatalf("G on a capped list selected %+v (%v)", ch, ok)
+	}
+}
+
+// Defect 3: the highlight follows the charge, not the row index, when a newer charge arrives
+// above it: enter and i then still open the charge the merchant was on.
+func TestChargesCursorFollowsTheChargeWhenOneArrivesAbove(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	manyCharges(t, s, api.WalletPrincipal, 10)
+	m := goldenModel(t, s, 120, 40)
+	for range 3 {
+		send(t, m, tea.KeyMsg{Type: tea.KeyDown})
+	}
+	want, ok := m.charges.selected()
+	if !ok || want.Description != "Pedido 0003" {
+		t.Fatalf("row 3 holds %+v (%v)", want, ok)
+	}
+	newer := state.Charge{ID: "principal-new", Amount: 999, Description: "Chegou agora", Status: api.StatusPending,
+		Wallet: api.WalletPrincipal, CreatedAt: goldenNow.Add(time.Minute), UpdatedAt: goldenNow.Add(time.Minute), ExpiresAt: goldenNow.Add(time.Hour)}
+	if _, err := s.Store.UpsertCharge(context.Background(), newer); err != nil {
+		t.Fatal(err)
+	}
+	storeChanged(t, m)
+	out := m.View()
+	if rows := listRows(t, out); len(rows) != 11 || !strings.Contains(rows[0], "Chegou agora") {
+		t.Fatalf("the new charge is not listed first:\n%s", out)
+	}
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if cmd == nil {
+		t.Fatal("enter did nothing")
+	}
+	if msg, ok := cmd().(openChargeMsg); !ok || msg.charge.ID != want.ID {
+		t.Fatalf("enter opened %q, want %q (the highlighted charge before the new one came)", msg.charge.ID, want.ID)
+	}
+	_, cmd = m.Update(runeKey("i"))
+	if msg, ok := cmd().(inspectMsg); !ok || msg.query != want.ID {
+		t.Fatalf("i inspected %+v, want %s", msg, want.ID)
+	}
+	// The highlight is on that charge's line, the fifth on screen now.
+	if m.charges.cursor != 4 || !strings.Contains(listRows(t, out)[4], "Pedido 0003") {
+		t.Fatalf("the highlight is on row %d:\n%s", m.charges.cursor, out)
+	}
+	// Where the merchant moves it, it goes from there.
+	send(t, m, tea.KeyMsg{Type: tea.KeyDown})
+	if sel, _ := m.charges.selected(); sel.Description != "Pedido 0004" {
+		t.Fatalf("down from Pedido 0003 selected %s", sel.Description)
+	}
+}
+
+// Off screen (under the form or the QR screen, behind another view), a highlight on the first row
+// stays there as charges arrive: coming back from creating a charge, the merchant finds it
+// highlighted. On screen, it stays on its charge.
+func TestChargesTopStaysOnTheNewestWhileOffScreen(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	manyCharges(t, s, api.WalletPrincipal, 5)
+	m := goldenModel(t, s, 120, 40)
+	add := func(id string, at time.Duration) {
+		t.Helper()
+		ch := state.Charge{ID: id, Amount: 700, Description: id, Status: api.StatusPending, Wallet: api.WalletPrincipal,
+			CreatedAt: goldenNow.Add(at), UpdatedAt: goldenNow.Add(at), ExpiresAt: goldenNow.Add(time.Hour)}
+		if _, err := s.Store.UpsertCharge(context.Background(), ch); err != nil {
+			t.Fatal(err)
+		}
+		storeChanged(t, m)
+	}
+	send(t, m, runeKey("3")) // another view
+	add("made-elsewhere", time.Minute)
+	send(t, m, runeKey("1"))
+	if sel, _ := m.charges.selected(); sel.ID != "made-elsewhere" || m.charges.cursor != 0 {
+		t.Fatalf("coming back, the highlight is on %s (row %d)", sel.ID, m.charges.cursor)
+	}
+	// On screen, the same arrival leaves the highlight on its charge.
+	add("arrived-on-screen", 2*time.Minute)
+	if sel, _ := m.charges.selected(); sel.ID != "made-elsewhere" || m.charges.cursor != 1 {
+		t.Fatalf("on screen, the highlight moved to %s (row %d)", sel.ID, m.charges.cursor)
 	}
 }

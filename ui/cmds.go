@@ -2,9 +2,7 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/state/workflow"
 )
 
 // Poll pacing: the charge on screen every 2 s, others backing off, at most this many calls a second.
@@ -46,12 +45,13 @@ type txMsg struct {
 	err           error
 }
 
+// eventMsg is one webhook event of an eventsMsg, handed to the views.
 type eventMsg struct {
 	gen uint64
 	ev  *api.Event
-	// first is false for a duplicate eventId.
+	// first is false for a duplicate eventId. The feed reads the store, which keeps one row per
+	// eventId, so it always sets it.
 	first bool
-	err   error
 }
 
 type persistMsg struct{ err error }
@@ -70,13 +70,11 @@ type recoveredMsg struct {
 	err                error
 }
 
-type copiedMsg struct{}
-
 // authCmd fetches the first token so the header can show it and bad credentials surface at once.
 func (m *Model) authCmd() tea.Cmd {
 	gen, c := m.app.gen, m.app.sess.Client
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		return authMsg{gen: gen, err: c.Authenticate(ctx)}
+	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		return authMsg{gen: gen, err: workflow.Authenticate(ctx, c)}
 	})
 }
 
@@ -91,47 +89,20 @@ func (m *Model) onAuth(msg authMsg) tea.Cmd {
 	return nil
 }
 
-// noteResult updates the connection state from a call's outcome.
-func (m *Model) noteResult(err error) {
-	m.conn.known = true
-	if err == nil {
-		m.conn.ok = true
-		m.conn.lastOK = m.c.now()
-		return
-	}
-	var ae *api.Error
-	if errors.As(err, &ae) {
-		// The service answered: the link works even if the request was refused.
-		m.conn.ok = true
-		m.conn.lastOK = m.c.now()
-		return
-	}
-	m.conn.ok = false
-	m.conn.lastErr = err.Error()
-}
+// noteResult updates the header's light from a call's outcome.
+func (m *Model) noteResult(err error) { m.link.note(err, m.c.now()) }
 
+// loadProjects lists the active wallet's projects for the new-charge form.
 func (m *Model) loadProjects() tea.Cmd {
 	t, c := m.tagNow(), m.app.sess.Client
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		// Every page: the service may page by fewer than the limit asked.
-		items, err := c.ListAllProjects(ctx, api.WithSubAccount(walletHeader(t.wallet)))
-		if err != nil {
-			return projectsMsg{tag: t, err: err}
-		}
-		slices.SortStableFunc(items, func(a, b api.Project) int {
-			return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
-		})
-		return projectsMsg{tag: t, items: items}
+	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		items, err := workflow.LoadProjects(ctx, c, t.wallet)
+		return projectsMsg{tag: t, items: items, err: err}
 	})
 }
 
-// walletHeader maps the active wallet to the X-Sub-Account value ("" for the main account).
-func walletHeader(w string) string {
-	if w == api.WalletPrincipal {
-		return ""
-	}
-	return w
-}
+// walletHeader maps a wallet to its X-Sub-Account value ("" for the main account).
+func walletHeader(w string) string { return workflow.SubAccountHeader(w) }
 
 // onSubmit checks read-only and production, then sends.
 func (m *Model) onSubmit(d chargeDraft) tea.Cmd {
@@ -142,8 +113,7 @@ func (m *Model) onSubmit(d chargeDraft) tea.Cmd {
 	}
 	if m.app.sess.Env == api.Production {
 		then := func() tea.Msg { return sendChargeMsg{draft: d} }
-		m.confirm = newConfirm(m.c, tr.F("Create %s in PRODUCTION? (y/N)", d.Req.Amount.BRL()), then)
-		return nil
+		return m.push(newConfirm(m.c, tr.F("Create %s in PRODUCTION? (y/N)", d.Req.Amount.BRL()), then))
 	}
 	return m.sendCharge(d)
 }
@@ -153,58 +123,24 @@ type sendChargeMsg struct{ draft chargeDraft }
 
 // sendCharge records the submission, then creates the charge with its key; retries reuse the key.
 func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
-	if m.form != nil {
-		m.form.sending = true
+	if f, ok := m.chargeForm(); ok {
+		f.sending = true
 	}
 	m.setStatus(m.c.tr.F("Creating %s…", d.Req.Amount.BRL()), statusInfo)
-	t, c, store := m.tagNow(), m.app.sess.Client, m.app.sess.Store
-	now := m.c.now
-	return withTimeout(createTimeout, func(ctx context.Context) tea.Msg {
-		start := now()
-		// No attempt starts after createTimeout; one already received may still be acted on
-		// for a while after its reply was lost.
-		sub := state.Submission{Key: d.Key, Wallet: d.Wallet, Request: d.Req, CreatedAt: start,
-			InFlightUntil: start.Add(createTimeout + inFlightMargin)}
-		if err := store.BeginSubmission(ctx, sub); err != nil {
-			return chargeCreatedMsg{tag: t, draft: d, err: err}
-		}
-		req := d.Req
-		pix, err := c.CreatePix(ctx, &req, api.WithIdempotencyKey(d.Key), api.WithSubAccount(walletHeader(d.Wallet)))
-		if err != nil {
-			var ae *api.Error
-			if errors.As(err, &ae) && ae.HTTPStatus < 500 && ae.HTTPStatus != 429 {
-				// A refusal: nothing was created.
-				_ = store.AbandonSubmission(ctx, d.Key)
-				return chargeCreatedMsg{tag: t, draft: d, err: err}
-			}
-			return chargeCreatedMsg{tag: t, draft: d, err: err, unconfirmed: true}
-		}
-		ch := state.ChargeFromPix(pix, &req, d.Wallet, d.Key)
-		ch.CreatedAt = orNow(ch.CreatedAt, now)
-		var mismatch *api.ChargeMismatchError
-		if errors.As(api.VerifyCharge(&req, pix), &mismatch) {
-			// The charge exists on the service, so it is tracked, but never shown to a customer.
-			ch.Mismatch = strings.Join(mismatch.Problems, "; ")
-		}
-		saved, err := store.CompleteSubmission(ctx, d.Key, ch)
-		if err != nil {
-			return chargeCreatedMsg{tag: t, draft: d, charge: &ch, err: err}
-		}
-		return chargeCreatedMsg{tag: t, draft: d, charge: &saved}
+	t, c, store, now := m.tagNow(), m.app.sess.Client, m.app.sess.Store, m.c.now
+	// The end of the session cancels it, leaving the submission pending: it is looked up by its
+	// key when the profile opens again.
+	return m.app.withTimeout(createTimeout, func(ctx context.Context) tea.Msg {
+		r := workflow.CreateCharge(ctx, c, store, workflow.Draft(d), now)
+		return chargeCreatedMsg{tag: t, draft: d, charge: r.Charge, err: r.Err, unconfirmed: r.Unconfirmed}
 	})
-}
-
-func orNow(t time.Time, now func() time.Time) time.Time {
-	if t.IsZero() {
-		return now()
-	}
-	return t
 }
 
 func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	tr := m.c.tr
-	if m.form != nil && m.form.key == msg.draft.Key {
-		m.form.sending = false
+	form, formOpen := m.chargeForm()
+	if formOpen && form.key == msg.draft.Key {
+		form.sending = false
 	}
 	if msg.tag.gen != m.app.gen {
 		return nil
@@ -212,8 +148,11 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	m.noteResult(msg.err)
 	switch {
 	case msg.charge != nil:
-		m.form = nil
-		m.openQR(*msg.charge)
+		var cmds []tea.Cmd
+		if formOpen {
+			cmds = append(cmds, m.closeOverlay(form))
+		}
+		cmds = append(cmds, m.openQR(*msg.charge))
 		switch {
 		case msg.charge.Mismatch != "":
 			m.setStatus(tr.F("The service's reply differs from the charge you asked for: %s. Do not show it to the customer.", msg.charge.Mismatch), statusError)
@@ -222,14 +161,14 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 		default:
 			m.setStatus(tr.F("Charge %s created.", msg.charge.Amount.BRL()), statusOK)
 		}
-		return nil
+		return tea.Batch(cmds...)
 	case msg.unconfirmed:
 		m.setStatus(m.describeError(tr.T("create charge"), msg.err)+" · "+tr.T("not confirmed: pixdash will look it up by its key before anything is sent again"), statusWarn)
 		return m.resolveLater(msg.draft.Key)
 	default:
 		var cmd tea.Cmd
-		if m.form != nil {
-			cmd = m.form.serverError(msg.err)
+		if formOpen {
+			cmd = form.serverError(msg.err)
 		}
 		m.setStatus(m.describeError(tr.T("create charge"), msg.err), statusError)
 		return cmd
@@ -246,35 +185,9 @@ type resolveMsg struct{ key string }
 // recoverSubmissions resolves submissions left unconfirmed by a crash or restart: GET by idempotency key.
 func (m *Model) recoverSubmissions() tea.Cmd {
 	gen, c, store, now := m.app.gen, m.app.sess.Client, m.app.sess.Store, m.c.now
-	return withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
-		var out recoveredMsg
-		out.gen = gen
-		subs, err := store.PendingSubmissions(ctx)
-		if err != nil {
-			out.err = err
-		}
-		for _, sub := range subs {
-			tx, err := c.GetTransaction(ctx, sub.Key, api.WithSubAccount(walletHeader(sub.Wallet)))
-			switch {
-			case err == nil:
-				ch, err := store.ResolveSubmission(ctx, sub.Key, tx)
-				if err != nil {
-					out.err = err
-				}
-				out.resolved = append(out.resolved, ch)
-			case errors.Is(err, api.ErrNotFound) && sub.InFlight(now()):
-				// Not there yet, but an attempt may still land: unconfirmed, looked up again.
-				out.pending++
-			case errors.Is(err, api.ErrNotFound):
-				// No attempt can land any more: the request never reached the service.
-				_ = store.AbandonSubmission(ctx, sub.Key)
-				out.abandoned++
-			default:
-				out.pending++
-				out.err = err
-			}
-		}
-		return out
+	return m.app.withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
+		r := workflow.RecoverSubmissions(ctx, c, store, now)
+		return recoveredMsg{gen: gen, resolved: r.Resolved, pending: r.Pending, abandoned: r.Abandoned, err: r.Err}
 	})
 }
 
@@ -300,7 +213,9 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 		cmd = tea.Tick(10*time.Second, func(time.Time) tea.Msg { return retryRecoverMsg{gen: msg.gen} })
 	}
 	if len(parts) > 0 {
-		m.setStatus(strings.Join(parts, " "), level)
+		m.setOwnedStatus(ownerRecover, strings.Join(parts, " "), level)
+	} else {
+		m.clearStatus(ownerRecover) // an earlier "not confirmed yet" is over
 	}
 	return cmd
 }
@@ -310,8 +225,8 @@ type retryRecoverMsg struct{ gen uint64 }
 // schedulePolls asks for the charges that are due, within the per-second cap.
 func (m *Model) schedulePolls(now time.Time) tea.Cmd {
 	focused := ""
-	if m.qr != nil {
-		focused = m.qr.id
+	if qr, ok := m.qrScreen(); ok {
+		focused = qr.id
 	}
 	store := m.app.sess.Store
 	due := store.DuePolls(now, focused, maxPollsPerTick)
@@ -333,16 +248,10 @@ func (m *Model) schedulePolls(now time.Time) tea.Cmd {
 // pollNow reads one transaction.
 func (m *Model) pollNow(id, wallet string) tea.Cmd {
 	m.polling[id] = true
-	gen, c := m.app.gen, m.app.sess.Client
-	store := m.app.sess.Store
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		tx, err := c.GetTransaction(ctx, id, api.WithSubAccount(walletHeader(wallet)))
-		if err != nil {
-			return txMsg{gen: gen, id: id, wallet: wallet, err: err}
-		}
-		before, _, _ := store.Charge(ctx, id)
-		after, _, err := store.ApplyTransaction(ctx, tx)
-		return txMsg{gen: gen, id: id, wallet: wallet, tx: tx, before: before, after: after, err: err}
+	gen, c, store := m.app.gen, m.app.sess.Client, m.app.sess.Store
+	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		r := workflow.PollCharge(ctx, c, store, id, wallet)
+		return txMsg{gen: gen, id: id, wallet: wallet, tx: r.Tx, before: r.Before, after: r.After, err: r.Err}
 	})
 }
 
@@ -353,26 +262,31 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 	delete(m.polling, msg.id)
 	m.noteResult(msg.err)
 	if msg.err != nil {
-		if m.qr != nil && m.qr.id == msg.id {
-			m.qr.pollErr = m.describeError(m.c.tr.T("refresh"), msg.err)
+		if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
+			qr.pollErr = m.describeError(m.c.tr.T("refresh"), msg.err)
 		}
 		return nil
 	}
-	if m.qr != nil && m.qr.id == msg.id {
-		m.qr.pollErr = ""
+	if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
+		qr.pollErr = ""
 	}
 	return m.onChargeChanged(msg.before, msg.after)
 }
 
 // onChargeChanged reacts to a status change of a tracked charge (the QR screen rings on payment).
 func (m *Model) onChargeChanged(before, after state.Charge) tea.Cmd {
-	if m.qr != nil && m.qr.id == after.ID {
-		m.qr.ch = after
+	qr, onScreen := m.qrScreen()
+	onScreen = onScreen && qr.id == after.ID
+	if onScreen {
+		qr.ch = after
 	}
 	if before.State() == after.State() {
 		return nil
 	}
-	if m.qr != nil && m.qr.id == after.ID && after.State() == state.StatePaid {
+	if after.Final() {
+		m.clearStatus(chargeOwner(after.ID)) // e.g. "payment simulated; waiting…"
+	}
+	if onScreen && after.State() == state.StatePaid {
 		return m.bell()
 	}
 	return nil
@@ -403,44 +317,17 @@ type eventsMsg struct {
 // maxEventBatch of them; it is re-armed after each batch. At the start of a session it first
 // reads where the events end: older ones are history, shown by the events view.
 func (m *Model) waitEvent() tea.Cmd {
-	gen, store, done, after := m.app.gen, m.app.sess.Store, m.app.done, m.app.eventSeq
+	gen, store, life, after := m.app.gen, m.app.sess.Store, m.app.ctx, m.app.eventSeq
 	return func() tea.Msg {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			select {
-			case <-done:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		if after < 0 {
-			last, err := store.LastEventSeq(ctx)
-			if err != nil {
-				return eventsMsg{gen: gen, last: after, err: err}
-			}
-			after = last
+		b, ok := workflow.WaitEvents(life, store, after, maxEventBatch)
+		if !ok {
+			return nil // the session ended
 		}
-		for {
-			changed := store.Changed()
-			es, err := store.EventsAfter(ctx, after, maxEventBatch)
-			switch {
-			case ctx.Err() != nil:
-				return nil
-			case err != nil:
-				return eventsMsg{gen: gen, last: after, err: err}
-			case len(es) > 0:
-				msg := eventsMsg{gen: gen, last: es[len(es)-1].Seq, items: make([]eventMsg, len(es))}
-				for i := range es {
-					msg.items[i] = eventMsg{gen: gen, ev: es[i].Event, first: true}
-				}
-				return msg
-			}
-			// Let a flood gather: one message for many events, not one per commit.
-			if !waitFor(done, changed) || !waitFor(done, time.After(eventFeedCoalesce)) {
-				return nil
-			}
+		msg := eventsMsg{gen: gen, last: b.Last, err: b.Err, items: make([]eventMsg, len(b.Events))}
+		for i, ev := range b.Events {
+			msg.items[i] = eventMsg{gen: gen, ev: ev, first: true}
 		}
+		return msg
 	}
 }
 
@@ -453,9 +340,6 @@ func waitFor[T any](done <-chan struct{}, ch <-chan T) bool {
 		return true
 	}
 }
-
-// eventFeedCoalesce is how long the event feed lets new events gather before it reads them.
-const eventFeedCoalesce = 25 * time.Millisecond
 
 // eventConfirmedMsg is the service's answer to a payment event read back (state.ConfirmEvent).
 type eventConfirmedMsg struct {
@@ -521,8 +405,8 @@ func (m *Model) confirmDone() tea.Cmd {
 // bell come from that answer, never from the event.
 func (m *Model) confirmEvent(ev *api.Event, attempt int) tea.Cmd {
 	gen, c, store := m.app.gen, m.app.sess.Client, m.app.sess.Store
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		conf, err := store.ConfirmEvent(ctx, c, ev)
+	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		conf, err := workflow.ConfirmPayment(ctx, c, store, ev)
 		return eventConfirmedMsg{gen: gen, ev: ev, conf: conf, attempt: attempt, err: err}
 	})
 }
@@ -530,13 +414,9 @@ func (m *Model) confirmEvent(ev *api.Event, attempt int) tea.Cmd {
 // confirmUnchecked reads back the newest payment events left unchecked (e.g. by a restart).
 func (m *Model) confirmUnchecked() tea.Cmd {
 	gen, store := m.app.gen, m.app.sess.Store
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		es, err := store.UncheckedPayments(ctx, maxStartupConfirms)
-		msg := uncheckedMsg{gen: gen, err: err}
-		for _, e := range es {
-			msg.events = append(msg.events, e.Event)
-		}
-		return msg
+	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		events, err := workflow.UncheckedPayments(ctx, store, maxStartupConfirms)
+		return uncheckedMsg{gen: gen, events: events, err: err}
 	})
 }
 
@@ -606,7 +486,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		if it.ev != nil && it.ev.Kind.IsPayment() {
 			cmds = append(cmds, m.queueConfirm(it.ev, 0))
 		}
-		cmds = append(cmds, m.broadcast(it))
+		cmds = append(cmds, m.notify(it))
 	}
 	cmds = append(cmds, m.waitEvent())
 	return tea.Batch(cmds...)
@@ -665,7 +545,7 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			m.setStatus(m.describeError(m.c.tr.T("simulate payment"), msg.err), statusError)
 			return nil, true
 		}
-		m.setStatus(m.c.tr.T("Payment simulated; waiting for the service to confirm…"), statusInfo)
+		m.setOwnedStatus(chargeOwner(msg.id), m.c.tr.T("Payment simulated; waiting for the service to confirm…"), statusInfo)
 		return m.pollNow(msg.id, msg.wallet), true
 	case recoveredMsg:
 		return m.onRecovered(msg), true
@@ -686,6 +566,8 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		return m.onProfileOpened(msg), true
 	case takeOverMsg:
 		return m.onTakeOver(msg), true
+	case openProfileMsg:
+		return m.openProfileCmd(msg.name), true
 	case switchProfileMsg:
 		return m.switchProfile(msg.name), true
 	default:

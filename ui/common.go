@@ -21,13 +21,6 @@ type common struct {
 	newKey        func() string  // mints Idempotency-Keys
 }
 
-// ErrorMsg carries a failure from a command to the status line.
-type ErrorMsg struct {
-	Err error
-	// What names the action that failed ("create charge", "load wallets").
-	What string
-}
-
 // truncateWidth cuts s to at most w cells, with an ellipsis when cut.
 func truncateWidth(s string, w int) string {
 	if w <= 0 {

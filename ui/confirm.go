@@ -4,35 +4,85 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// confirmedMsg closes a confirmation; then runs only on yes.
-type confirmedMsg struct {
-	yes  bool
-	then tea.Cmd
-}
+// confirmMaxWidth is the widest a question runs before it wraps.
+const confirmMaxWidth = 60
 
-// confirmDialog asks a yes/no question; anything but y is no.
+// confirmDialog asks a yes/no question; anything but y is no. It closes on the first key:
+// yes runs then, no says what did not happen (cancelled).
 type confirmDialog struct {
-	c        *common
+	closer
+	c *common
+	// cancelled is the status line's message on no ("" says nothing).
+	cancelled string
+	// onYes runs on yes, in the update that answers (e.g. the form below closes at once).
+	onYes    func()
 	question string
 	then     tea.Cmd
+	width    int
+	height   int
 }
 
+// newConfirm asks before a write: no says that nothing was sent.
 func newConfirm(c *common, question string, then tea.Cmd) *confirmDialog {
+	return &confirmDialog{c: c, question: question, then: then, cancelled: c.tr.T("Cancelled; nothing was sent.")}
+}
+
+// newQuietConfirm asks before something that sends nothing (quitting, discarding a form): no
+// just closes the question. A component that shows it over its own view answers it with answer.
+func newQuietConfirm(c *common, question string, then tea.Cmd) *confirmDialog {
 	return &confirmDialog{c: c, question: question, then: then}
 }
 
-func (d *confirmDialog) update(km tea.KeyMsg) tea.Cmd {
-	yes := key.Matches(km, d.c.keys.Yes)
-	then := d.then
-	return func() tea.Msg { return confirmedMsg{yes: yes, then: then} }
+func (d *confirmDialog) layer() layer     { return layerFloat }
+func (d *confirmDialog) setSize(w, h int) { d.width, d.height = w, h }
+func (d *confirmDialog) focus() tea.Cmd   { return nil }
+func (d *confirmDialog) blur()            {}
+
+// ShortHelp lists the two answers.
+func (d *confirmDialog) ShortHelp() []key.Binding { return []key.Binding{d.c.keys.Yes, d.c.keys.No} }
+
+// FullHelp lists the two answers.
+func (d *confirmDialog) FullHelp() [][]key.Binding { return [][]key.Binding{d.ShortHelp()} }
+
+// update answers on the first key: y is yes, anything else no.
+func (d *confirmDialog) update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	if d.answer(km) {
+		if d.onYes != nil {
+			d.onYes()
+		}
+		return d.then
+	}
+	if d.cancelled == "" {
+		return nil
+	}
+	text := d.cancelled
+	return func() tea.Msg { return statusMsg{text: text, kind: statusInfo} }
+}
+
+// answer closes the question with the key that answers it and reports whether it was yes (y);
+// a component that shows the question itself (over its own view) calls it instead of update.
+func (d *confirmDialog) answer(km tea.KeyMsg) bool {
+	d.close()
+	return key.Matches(km, d.c.keys.Yes)
 }
 
 // overlay draws the question in a red box over the body.
-func (d *confirmDialog) overlay(_ string, w, h int) string {
+func (d *confirmDialog) view() string {
+	w, h := d.width, d.height
 	st := d.c.st
-	box := st.ConfirmBox.Render(st.Confirm.Render(d.question) + "\n\n" +
+	// A long question wraps inside the box (border and padding take 6 cells).
+	q := ansi.Wrap(d.question, max(min(w-6, confirmMaxWidth), 20), "")
+	box := st.ConfirmBox.Render(st.Confirm.Render(q) + "\n\n" +
 		st.Muted.Render(d.c.tr.T("y confirms · any other key cancels")))
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
 }
+
+// capturesText: a confirmation takes every key as its answer (? included).
+func (d *confirmDialog) capturesText() bool { return true }

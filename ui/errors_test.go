@@ -146,7 +146,7 @@ func TestErrorPathsSaySpecificallyWhatToDo(t *testing.T) {
 			}
 			// The dashboard keeps running and shows it.
 			m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
-			m.Update(ErrorMsg{Err: tc.err(t), What: "load"})
+			m.Update(statusMsg{text: m.describeError("load", tc.err(t)), kind: statusError})
 			if v := m.View(); !strings.Contains(v, "load:") {
 				t.Fatalf("the status line does not show the error:\n%s", v)
 			}

@@ -18,32 +18,40 @@ import (
 	"pixdash/state"
 )
 
-// Layout of the events list.
+// Columns of the events list.
 const (
 	evTimeW   = 11 // "15:04:05" today, "02/01 15:04" before
 	evKindW   = 22 // the longest kind of the spec: balance_block_approved
 	evAmountW = 13
 	evChargeW = 9 // a transaction id shortened to 8 characters and "…"
 	evCountW  = 4 // "×2" … "×999"
-	// evVerdictW is the verdict column: the symbol of a payment event's read-back and a space.
+	// evVerdictW is the verdict mark at the start of the summary: a symbol and a space.
 	evVerdictW = 2
-	// evMinSummary is the narrowest summary column kept on the row; narrower screens put the
-	// summary on a second line under the row.
+	// evMinSummary is the narrowest summary kept on the row; narrower screens put the summary
+	// on a second line under the row.
 	evMinSummary = 30
-	// evCacheMax bounds the row cache; it is emptied when it grows past this.
-	evCacheMax = 4096
+)
+
+// The events list's columns, by position.
+const (
+	evColTime = iota
+	evColKind
+	evColWallet
+	evColAmount
+	evColCharge
+	evColCount
+	evColSummary
 )
 
 // eventsView is the live feed of verified webhook events, newest first, read from the store's
 // event log (deduplicated by eventId: a re-sent event is one row with its count). Only the
-// visible rows are built, and each is cached until its count, the width, its charge or its day
-// changes. `enter` opens the payload as received, pretty-printed.
+// visible rows are built, and each is cached until its count, the width, its charge, its
+// verdict or its day changes. At the top, the cursor stays on the newest event as events
+// arrive; elsewhere it stays on its event. `enter` opens the payload as received, pretty-printed.
 type eventsView struct {
-	c              *common
-	width, height  int
-	layout         eventLayout
-	cursor, offset int
-	cache          map[string]eventRowCache
+	list[string, eventStamp, state.EventEntry]
+	c             *common
+	width, height int // the view's; the list has the lines under the three header lines
 
 	// filter is the kind and wallet shown; win holds the rows around the cursor.
 	filter state.EventQuery
@@ -68,35 +76,59 @@ type facetsMsg struct {
 	err    error
 }
 
-// eventLayout holds column widths for the current width.
+// eventColumns are the events list's columns. The summary takes the room first; narrower than
+// evMinSummary, it goes under the row, and the wallet widens into the room it leaves.
+func eventColumns(tr catalog) []column {
+	return []column{
+		evColTime:    {title: tr.T("TIME"), width: evTimeW},
+		evColKind:    {title: tr.T("KIND"), width: evKindW},
+		evColWallet:  {title: tr.T("WALLET"), width: 12, priority: 6, wide: 16, widePriority: 1},
+		evColAmount:  {title: tr.T("AMOUNT"), width: evAmountW, right: true},
+		evColCharge:  {title: tr.T("CHARGE"), width: evChargeW, priority: 5},
+		evColCount:   {title: "", width: evCountW, priority: 4},
+		evColSummary: {title: tr.T("SUMMARY"), width: evMinSummary, wide: evMinSummary + 10, widePriority: 2, fill: 1, priority: 3, below: true},
+	}
+}
+
+// eventLayout is how an events row is laid out at one width.
 type eventLayout struct {
-	wallet, summary int
-	// twoLines puts the summary on a second line under each row (narrow screens).
+	// twoLines puts the summary on a second line under the row.
 	twoLines bool
-	// narrow is set when even the first line does not fit (below the dashboard's minimum): rows are cut.
-	narrow bool
-	// verdict shows the verdict symbol before the summary; it is the first column dropped when the
-	// one-line summary gets too narrow, and below the dashboard's minimum.
+	// verdict starts the summary with the verdict's mark. Beside the row, the mark is the first
+	// thing dropped when the summary gets narrower than evMinSummary with it; under the row it
+	// stays, unless even the columns that never drop do not fit (below the dashboard's minimum).
 	verdict bool
 }
 
-// eventRowCache is a rendered row and what it was rendered from.
-type eventRowCache struct {
+// eventLayoutFor is the events row's layout at width w.
+func eventLayoutFor(w int) eventLayout {
+	return eventLayoutOf(layoutColumns(eventColumns(catalog{}), w))
+}
+
+// eventLayoutOf is the events row's layout for a placement of its columns.
+func eventLayoutOf(l layout) eventLayout {
+	if l.below == evColSummary {
+		return eventLayout{twoLines: true, verdict: !l.overflow}
+	}
+	return eventLayout{verdict: l.widths[evColSummary] >= evMinSummary+evVerdictW}
+}
+
+// eventStamp is what an event's row shows besides the width: it is drawn again when it changes.
+type eventStamp struct {
 	count     int
-	width     int
 	chargeVer int64
 	today     bool
 	verdict   state.Verdict
 	reason    string
-	text      string
 }
 
 // eventDetail is the payload pane of one event.
 type eventDetail struct {
-	id    string
+	id string
+	// entry is the event as the window last read it (its verdict arrives after it).
 	entry state.EventEntry
-	// lines are built for width, the charge version ver (a refund confirmed since shows), the
-	// verdict and whether documents are revealed.
+	// lines are built (by update, never by view) for width, the charge version ver (a refund
+	// confirmed since shows), the verdict and whether documents are revealed.
 	width   int
 	ver     int64
 	verdict state.Verdict
@@ -108,7 +140,11 @@ type eventDetail struct {
 }
 
 func newEventsView(c *common) *eventsView {
-	return &eventsView{c: c, cache: map[string]eventRowCache{}}
+	v := &eventsView{c: c}
+	v.list = newList[string, eventStamp](&v.win, func(e *state.EventEntry) string { return e.Event.EventID })
+	v.stickTop = true
+	v.setColumns(eventColumns(c.tr))
+	return v
 }
 
 func (v *eventsView) title() string { return v.c.tr.T("Events") }
@@ -128,7 +164,7 @@ func readEvents(store *state.Store) windowRead[state.EventQuery, state.EventEntr
 
 // load asks for the rows on screen when they are not loaded and current.
 func (v *eventsView) load() tea.Cmd {
-	return v.win.need(eventsOwner, v.c.app.gen, v.offset, v.visibleRows(), readEvents(v.c.app.sess.Store))
+	return v.win.need(eventsOwner, v.c.app.gen, v.offset, v.visible(), readEvents(v.c.app.sess.Store))
 }
 
 // loadFacets reads the kinds, wallets, total and last arrival.
@@ -144,24 +180,17 @@ func (v *eventsView) loadFacets() tea.Cmd {
 func (v *eventsView) setFilter(q state.EventQuery) tea.Cmd {
 	v.filter = q
 	v.win.setQuery(q)
-	v.cursor, v.offset = 0, 0
+	v.top()
 	return v.load()
 }
 
-// chargeOf is the tracked charge an event names: the store's memory copy when it has one
-// (the freshest), else the one read with the event's row.
+// chargeOf is the tracked charge an event names, as the window read it with the event (the
+// window is read again whenever the store's charges change).
 func (v *eventsView) chargeOf(e *state.EventEntry) (state.Charge, bool) {
-	id := e.Event.TransactionID
-	if id == "" {
+	if e.Event.TransactionID == "" || e.Charge == nil {
 		return state.Charge{}, false
 	}
-	if c, ok := v.c.app.sess.Store.Peek(id); ok {
-		return c, true
-	}
-	if e.Charge != nil {
-		return *e.Charge, true
-	}
-	return state.Charge{}, false
+	return *e.Charge, true
 }
 
 // current is the entry with the detail's id as the window holds it now (its verdict arrives after the event).
@@ -175,56 +204,21 @@ func (v *eventsView) current(d *eventDetail) state.EventEntry {
 }
 
 func (v *eventsView) setSize(w, h int) {
-	if w != v.width {
-		v.cache = map[string]eventRowCache{}
-	}
 	v.width, v.height = w, h
-	v.layout = eventLayoutFor(w)
-	v.scroll()
+	v.resize(w, h-3)
+	v.syncDetail()
 }
 
-func eventLayoutFor(w int) eventLayout {
-	fixed := evTimeW + evKindW + evAmountW + evChargeW + evCountW + 6 // six separating spaces
-	l := eventLayout{wallet: 12}
-	l.summary = w - fixed - l.wallet
-	if l.summary >= evMinSummary+evVerdictW {
-		l.verdict = true
-		l.summary -= evVerdictW
-	}
-	if l.summary < evMinSummary {
-		l.twoLines = true
-		l.wallet = min(max(w-(fixed-1), 8), 16) // no summary column, one space fewer
-		l.summary = max(w-evTimeW-1, 1)
-		l.narrow = fixed-1+l.wallet > w
-		l.verdict = !l.narrow
-	}
-	return l
-}
-
-// rowLines is how many screen lines one event takes.
-func (v *eventsView) rowLines() int {
-	if v.layout.twoLines {
-		return 2
-	}
-	return 1
-}
-
-// visibleRows is how many events fit under the header lines.
-func (v *eventsView) visibleRows() int {
-	return max((v.height-3)/v.rowLines(), 1)
-}
-
-func (v *eventsView) activate() tea.Cmd {
+func (v *eventsView) focus() tea.Cmd {
 	v.win.invalidate()
 	return tea.Batch(v.load(), v.loadFacets())
 }
 
-// scroll keeps the cursor in the list and on screen.
-func (v *eventsView) scroll() {
-	v.cursor, v.offset = scrollTo(v.cursor, v.offset, v.win.len(), v.visibleRows())
-}
+// blur keeps the view as it is: it shows the same rows when it comes back.
+func (v *eventsView) blur() {}
 
-func (v *eventsView) shortHelp() []key.Binding {
+// ShortHelp lists the keys the footer shows.
+func (v *eventsView) ShortHelp() []key.Binding {
 	k := v.c.keys
 	if v.detail != nil {
 		return []key.Binding{k.Up, k.Down, k.PageDown, k.Reveal, k.Back}
@@ -232,28 +226,25 @@ func (v *eventsView) shortHelp() []key.Binding {
 	return []key.Binding{k.Enter, k.KindFilter, k.WalletFilter}
 }
 
-func (v *eventsView) fullHelp() []key.Binding {
+// FullHelp lists the view's keys for the help screen.
+func (v *eventsView) FullHelp() [][]key.Binding {
 	k := v.c.keys
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.KindFilter, k.WalletFilter, k.Inspect, k.Reveal, k.Back}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.KindFilter, k.WalletFilter, k.Inspect, k.Reveal, k.Back}}
 }
 
 func (v *eventsView) update(msg tea.Msg) tea.Cmd {
+	cmd := v.handle(msg)
+	v.syncDetail()
+	return cmd
+}
+
+func (v *eventsView) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if v.detail != nil {
 			return v.detailKey(msg)
 		}
 		return v.listKey(msg)
-	case eventMsg:
-		if msg.gen != v.c.app.gen || msg.ev == nil || !msg.first {
-			return nil
-		}
-		// Keep the selected event under the cursor when the list grows above it; at the top,
-		// the cursor follows the newest event.
-		if v.cursor > 0 && v.matches(msg.ev) {
-			v.cursor++
-			v.offset++
-		}
 	case storeChangedMsg:
 		v.win.invalidate() // rows show their charge's state too
 		if !msg.events {
@@ -261,9 +252,10 @@ func (v *eventsView) update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(v.load(), v.loadFacets())
 	case eventPage:
+		// The cursor stays on its event as new ones arrive above it (see list.hold).
 		cmd, _ := v.win.reply(msg, eventsOwner, v.c.app.gen, func(err error) string {
 			return v.c.tr.F("Could not read the events: %v", err)
-		}, v.scroll, v.load)
+		}, v.hold, v.load)
 		return cmd
 	case facetsMsg:
 		if msg.gen == v.c.app.gen {
@@ -276,20 +268,12 @@ func (v *eventsView) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// matches reports whether ev passes the view's filter.
-func (v *eventsView) matches(ev *api.Event) bool {
-	return (v.filter.Kind == "" || ev.Kind == v.filter.Kind) && (v.filter.Wallet == "" || state.NormalizeWallet(ev.Wallet()) == v.filter.Wallet)
-}
-
 func (v *eventsView) listKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys
-	n := v.win.len()
-	page := v.visibleRows()
-	switch c, nav := k.navigate(km, v.cursor, n, page); {
-	case nav:
-		v.cursor = c
+	switch {
+	case v.navigate(km, k):
 	case key.Matches(km, k.Enter):
-		if e, ok := v.win.at(v.cursor); ok {
+		if e, ok := v.selected(); ok {
 			v.detail = &eventDetail{id: e.Event.EventID, entry: e}
 		}
 	case key.Matches(km, k.KindFilter):
@@ -301,11 +285,10 @@ func (v *eventsView) listKey(km tea.KeyMsg) tea.Cmd {
 			return v.setFilter(state.EventQuery{})
 		}
 	case key.Matches(km, k.Inspect):
-		if e, ok := v.win.at(v.cursor); ok {
+		if e, ok := v.selected(); ok {
 			return inspectEvent(e.Event)
 		}
 	}
-	v.scroll()
 	return v.load()
 }
 
@@ -357,28 +340,42 @@ func (v *eventsView) presentKinds() []api.EventKind {
 func (v *eventsView) detailKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys
 	d := v.detail
-	page := max(v.height-2, 1)
-	switch c, nav := k.navigate(km, d.scroll, len(d.lines)+1, page); {
+	switch c, nav := k.navigate(km, d.scroll, len(d.lines)+1, v.detailBody()); {
 	case key.Matches(km, k.Back):
 		v.detail = nil
-		return nil
 	case nav:
 		d.scroll = c
 	case key.Matches(km, k.Inspect):
 		return inspectEvent(d.entry.Event)
 	case key.Matches(km, k.Reveal):
 		d.reveal = !d.reveal
-		d.lines = nil // rebuilt, and the scroll clamped, by the next View
-		return nil
+		d.lines = nil // rebuilt, and the scroll kept in range, by syncDetail
 	}
-	d.scroll = max(min(d.scroll, len(d.lines)-page), 0)
 	return nil
 }
 
-func (v *eventsView) view(w, h int) string {
-	if w != v.width || h != v.height {
-		v.setSize(w, h)
+// detailBody is how many payload lines fit under the detail's title, above its position line.
+func (v *eventsView) detailBody() int { return max(v.height-2, 1) }
+
+// syncDetail builds the open detail's lines again when what they show changed (the width, the
+// event's verdict or charge, the reveal), and keeps its scroll in range. update and setSize
+// call it, so view only draws.
+func (v *eventsView) syncDetail() {
+	d := v.detail
+	if d == nil {
+		return
 	}
+	d.entry = v.current(d)
+	e := d.entry
+	if ver := v.chargeVersion(&e); d.width != v.width || d.ver != ver || d.verdict != e.Verdict || d.reason != e.VerdictReason || d.lines == nil {
+		d.width, d.ver, d.verdict, d.reason = v.width, ver, e.Verdict, e.VerdictReason
+		d.lines, d.masked = v.detailLines(e, v.width, d.reveal)
+	}
+	d.scroll = max(min(d.scroll, len(d.lines)-v.detailBody()), 0)
+}
+
+func (v *eventsView) view() string {
+	w, h := v.width, v.height
 	if v.detail != nil {
 		return v.detailView(w, h)
 	}
@@ -387,7 +384,6 @@ func (v *eventsView) view(w, h int) string {
 	}
 	st := v.c.st
 	n := v.win.len()
-	rows := v.visibleRows()
 
 	var b strings.Builder
 	b.Grow((h + 1) * (w + 16))
@@ -395,7 +391,7 @@ func (v *eventsView) view(w, h int) string {
 	b.WriteByte('\n')
 	b.WriteString(v.receiverLine(w))
 	b.WriteByte('\n')
-	b.WriteString(st.ColHeader.Render(truncateWidth(v.headerRow(), w)))
+	b.WriteString(v.header(st))
 	b.WriteByte('\n')
 	if !v.win.shown {
 		if v.win.err != nil {
@@ -408,30 +404,13 @@ func (v *eventsView) view(w, h int) string {
 		return b.String()
 	}
 	now := v.c.now().In(v.c.loc)
-	last := min(v.offset+rows, n)
-	for i := v.offset; i < last; i++ {
-		e, ok := v.win.shownAt(i)
-		if !ok {
-			b.WriteString(st.Muted.Render("…"))
-			if i < last-1 {
-				b.WriteString(strings.Repeat("\n", v.rowLines()))
-			}
-			continue
-		}
-		if i == v.cursor {
-			for j, l := range v.plainLines(&e, now) {
-				if j > 0 {
-					b.WriteByte('\n')
-				}
-				b.WriteString(st.Selected.Render(padRight(l, w)))
-			}
-		} else {
-			b.WriteString(v.row(&e, now))
-		}
-		if i < last-1 {
-			b.WriteByte('\n')
-		}
-	}
+	v.draw(&b, st, rowPainter[eventStamp, state.EventEntry]{
+		cells: func(e *state.EventEntry, _ bool) []cell { return v.cells(e, now) },
+		stamp: func(e *state.EventEntry) eventStamp {
+			return eventStamp{count: e.Count, chargeVer: v.chargeVersion(e), today: sameDay(e.ReceivedAt.In(v.c.loc), now),
+				verdict: e.Verdict, reason: e.VerdictReason}
+		},
+	})
 	return b.String()
 }
 
@@ -439,10 +418,10 @@ func (v *eventsView) view(w, h int) string {
 func (v *eventsView) topLine(w, shown int) string {
 	st, tr := v.c.st, v.c.tr
 	total := v.facets.Total
-	left := st.Bold.Render(tr.F("%d events", total))
+	left := st.Bold.Render(tr.N(total, "%d event", "%d events"))
 	kind, wallet := v.filter.Kind, v.filter.Wallet
 	if kind != "" || wallet != "" {
-		left = st.Bold.Render(tr.F("%d of %d events", shown, total))
+		left = st.Bold.Render(tr.N(total, "%d of %d event", "%d of %d events", shown, total))
 	}
 	if kind != "" {
 		left += st.Muted.Render(" · "+tr.T("kind")+": ") + v.kindStyle(kind).Render(sanitize(string(kind)))
@@ -468,7 +447,7 @@ func (v *eventsView) statsText() string {
 	parts := []string{rej.Render(tr.F("rejected %d", s.Rejected))}
 	if s.Stale > 0 {
 		// Signed, but dated outside the receiver's window: refused (400) and not applied.
-		parts = append(parts, st.Err.Render(tr.F("%d refused: timestamp outside ±%s", s.Stale, shortDuration(v.c.app.sess.tolerance()))))
+		parts = append(parts, st.Err.Render(tr.F("%d refused: timestamp outside ±%s", s.Stale, shortDuration(v.c.app.sess.Tolerance()))))
 	}
 	for _, c := range []struct {
 		n   uint64
@@ -543,90 +522,11 @@ func (v *eventsView) emptyText(w int) string {
 	return strings.Join(out, "\n")
 }
 
-func (v *eventsView) headerRow() string {
-	tr, l := v.c.tr, v.layout
-	s := padRight(tr.T("TIME"), evTimeW) + " " + padRight(tr.T("KIND"), evKindW) + " " + padRight(tr.T("WALLET"), l.wallet) + " " +
-		padLeft(tr.T("AMOUNT"), evAmountW) + " " + padRight(tr.T("CHARGE"), evChargeW)
-	if !l.twoLines {
-		s += " " + spaces(evCountW) + " "
-		if l.verdict {
-			s += spaces(evVerdictW)
-		}
-		s += tr.T("SUMMARY")
-	}
-	return s
-}
-
-// row renders one event, from the cache when nothing it shows has changed.
-func (v *eventsView) row(e *state.EventEntry, now time.Time) string {
-	id := e.Event.EventID
-	ver := v.chargeVersion(e)
-	today := sameDay(e.ReceivedAt.In(v.c.loc), now)
-	if c, ok := v.cache[id]; ok && c.count == e.Count && c.width == v.width && c.chargeVer == ver && c.today == today &&
-		c.verdict == e.Verdict && c.reason == e.VerdictReason {
-		return c.text
-	}
-	st := v.c.st
-	cl := v.cellsOf(e, now)
-	line1 := cl.time + " " + v.kindStyle(e.Event.Kind).Render(cl.kind) + cl.middle + " " + st.Accent.Render(cl.count)
-	vstyle := v.verdictStyle(e.Verdict)
-	summary := vstyle.Render(cl.claim) + cl.summary
-	if cl.warn != "" {
-		summary = st.Warn.Render(cl.warn) + summary
-	}
-	summary = vstyle.Render(cl.verdict) + summary
-	var text string
-	if v.layout.twoLines {
-		text = line1 + "\n" + spaces(evTimeW+1) + st.Subtle.Render("↳ ") + summary
-	} else {
-		text = line1 + " " + summary
-	}
-	if v.layout.narrow {
-		text = fitBlock(text, v.width, v.rowLines())
-	}
-	if len(v.cache) >= evCacheMax {
-		v.cache = map[string]eventRowCache{}
-	}
-	v.cache[id] = eventRowCache{count: e.Count, width: v.width, chargeVer: ver, today: today, verdict: e.Verdict, reason: e.VerdictReason, text: text}
-	return text
-}
-
-// plainLines is the row without colours, for the highlighted row.
-func (v *eventsView) plainLines(e *state.EventEntry, now time.Time) []string {
-	cl := v.cellsOf(e, now)
-	line1 := cl.time + " " + cl.kind + cl.middle + " " + cl.count
-	summary := cl.verdict + cl.warn + cl.claim + cl.summary
-	out := []string{line1 + " " + summary}
-	if v.layout.twoLines {
-		out = []string{line1, spaces(evTimeW+1) + "↳ " + summary}
-	}
-	if v.layout.narrow {
-		for i := range out {
-			out[i] = truncateWidth(out[i], v.width)
-		}
-	}
-	return out
-}
-
-// eventCells are the padded texts of a row.
-type eventCells struct {
-	time, kind string
-	// middle is wallet, amount and charge, each after a space.
-	middle string
-	count  string // "×N" for a re-sent event, padded to the count column
-	warn   string // "⚠ " when some field could not be decoded
-	// verdict is the verdict symbol and a space (empty when the column is dropped or the event
-	// is not read back); claim says a disputed or unknown event was not applied.
-	verdict, claim string
-	// summary is cut to the summary column (what is left after the verdict, warning and claim).
-	summary string
-}
-
-func (v *eventsView) cellsOf(e *state.EventEntry, now time.Time) eventCells {
-	ev, l := e.Event, v.layout
-	var c eventCells
-	c.time = padRight(eventTime(e.ReceivedAt.In(v.c.loc), now), evTimeW)
-	c.kind = padRight(sanitize(string(ev.Kind)), evKindW)
+// cells are an event's columns: when it arrived, its kind, wallet, amount, charge, how many
+// copies came, and its summary (the verdict's mark, a decoding warning and what a disputed or
+// unknown event claims come first).
+func (v *eventsView) cells(e *state.EventEntry, now time.Time) []cell {
+	st, ev, l := v.c.st, e.Event, v.layout
 	amount := "—"
 	if ev.Amount != 0 {
 		amount = ev.Amount.BRL()
@@ -635,42 +535,56 @@ func (v *eventsView) cellsOf(e *state.EventEntry, now time.Time) eventCells {
 	if charge == "" {
 		charge = "—"
 	}
-	c.middle = " " + padRight(sanitize(ev.Wallet()), l.wallet) + " " + padLeft(amount, evAmountW) + " " + padRight(sanitize(charge), evChargeW)
-	c.count = spaces(evCountW)
+	count := ""
 	if e.Count > 1 {
-		c.count = padRight(fmt.Sprintf("×%d", e.Count), evCountW)
+		count = fmt.Sprintf("×%d", e.Count)
 	}
-	room := l.summary
-	if l.twoLines {
-		room -= 2 // "↳ "
+	kind := v.kindStyle(ev.Kind)
+	// The summary: verdict mark, warning, claim, then the gist in the room left.
+	below := l.below == evColSummary
+	room := l.cellWidth(evColSummary)
+	vstyle, sym := st.status(e.Verdict)
+	verdict := ""
+	switch {
+	case !eventLayoutOf(l).verdict:
+	case e.Verdict != state.VerdictUnchecked || ev.Kind.IsPayment():
+		verdict = sym + " "
+	case !below:
+		verdict = spaces(evVerdictW) // the summaries of the rows start in one column
 	}
+	room -= lipgloss.Width(verdict)
+	warn := ""
 	if ev.DecodeErr != "" {
-		c.warn = "⚠ "
+		warn = "⚠ "
 		room -= 2
 	}
-	if l.verdict {
-		if sym := verdictSymbol(e); sym != "" {
-			c.verdict = sym + " "
-			if l.twoLines {
-				room -= evVerdictW
-			}
-		} else if !l.twoLines {
-			c.verdict = spaces(evVerdictW)
-		}
-	}
-	if claim := v.verdictClaim(e); claim != "" {
-		c.claim = truncateWidth(claim, max(room, 1))
-		room -= lipgloss.Width(c.claim)
+	claim := ""
+	if c := v.verdictClaim(e); c != "" {
+		claim = truncateWidth(c, max(room, 1))
+		room -= lipgloss.Width(claim)
 		if room > 3 {
-			c.claim += " · "
+			claim += " · "
 			room -= 3
 		}
 	}
-	c.summary = ""
+	gist := ""
 	if room > 0 {
-		c.summary = truncateWidth(sanitize(maskDocumentsIn(v.summary(e))), room)
+		gist = truncateWidth(sanitize(maskDocumentsIn(v.summary(e))), room)
 	}
-	return c
+	styled := vstyle.Render(verdict)
+	if warn != "" {
+		styled += st.Warn.Render(warn)
+	}
+	styled += vstyle.Render(claim) + gist
+	return []cell{
+		evColTime:    {text: eventTime(e.ReceivedAt.In(v.c.loc), now)},
+		evColKind:    {text: sanitize(string(ev.Kind)), style: &kind},
+		evColWallet:  {text: sanitize(ev.Wallet())},
+		evColAmount:  {text: amount},
+		evColCharge:  {text: sanitize(charge)},
+		evColCount:   {text: count, style: &st.Accent},
+		evColSummary: {text: verdict + warn + claim + gist, styled: styled},
+	}
 }
 
 // eventTime shows a time of day for today's events and the date before.
@@ -774,7 +688,7 @@ func (v *eventsView) summary(e *state.EventEntry) string {
 		}
 		add(ev.E2EID)
 	case api.EventWithdrawalFailed, api.EventWithdrawalReversed:
-		add(orText(ev.FailureReason, tr.T(string(ev.Status))))
+		add(orText(ev.FailureReason, tr.Enum(api.WithdrawalStatus(ev.Status))))
 	default:
 		add(compactJSON(ev))
 	}
@@ -822,17 +736,17 @@ func splitGist(tr catalog, requested, distributed []api.SplitItem) string {
 	case len(requested) == 0 && len(distributed) == 0:
 		return tr.T("no split")
 	case len(requested) == 0:
-		return tr.F("split distributed: %d leg(s), %s", len(distributed), splitSum(distributed).BRL())
+		return tr.N(len(distributed), "split distributed: %d leg, %s", "split distributed: %d legs, %s", len(distributed), splitSum(distributed).BRL())
 	}
 	reduced, dropped := splitShortfall(requested, distributed)
 	got, asked := splitSum(distributed).BRL(), splitSum(requested).BRL()
 	switch {
 	case reduced == 0 && dropped == 0:
-		return tr.F("split as requested: %d leg(s), %s", len(requested), asked)
+		return tr.N(len(requested), "split as requested: %d leg, %s", "split as requested: %d legs, %s", len(requested), asked)
 	case dropped == 0:
-		return tr.F("split %s of %s requested: %d leg(s) reduced", got, asked, reduced)
+		return tr.N(reduced, "split %s of %s requested: %d leg reduced", "split %s of %s requested: %d legs reduced", got, asked, reduced)
 	case reduced == 0:
-		return tr.F("split %s of %s requested: %d leg(s) dropped", got, asked, dropped)
+		return tr.N(dropped, "split %s of %s requested: %d leg dropped", "split %s of %s requested: %d legs dropped", got, asked, dropped)
 	}
 	return tr.F("split %s of %s requested: %d reduced, %d dropped", got, asked, reduced, dropped)
 }
@@ -872,20 +786,20 @@ func refundGist(tr catalog, r *api.Refund) string {
 	if r == nil {
 		return tr.T("refund not started")
 	}
-	return tr.F("refund %s", tr.T(string(r.Status)))
+	return tr.F("refund %s", tr.Enum(r.Status))
 }
 
 // blockGist is a balance block's type, amount, status and reference.
 func blockGist(tr catalog, ev *api.Event) string {
 	bb := ev.BalanceBlock
 	if bb == nil {
-		return tr.F("block %s", orText(string(ev.Status), "—"))
+		return tr.F("block %s", orText(tr.Enum(api.BlockStatus(ev.Status)), "—"))
 	}
 	amount := bb.Amount
 	if amount == 0 {
 		amount = ev.Amount
 	}
-	s := tr.F("%s block %s · %s", orText(bb.BlockType, "?"), amount.BRL(), tr.T(string(bb.Status)))
+	s := tr.F("%s block %s · %s", orText(tr.Enum(blockType(bb.BlockType)), "?"), amount.BRL(), tr.Enum(bb.Status))
 	if bb.ReferenceNumber != "" {
 		s += " · " + bb.ReferenceNumber
 	}
@@ -930,15 +844,10 @@ func (v *eventsView) setupView(w, h int) string {
 // detailView is the selected event's facts and its payload, scrollable.
 func (v *eventsView) detailView(w, h int) string {
 	st, tr := v.c.st, v.c.tr
-	d := v.detail
-	// The entry as the log holds it now: its verdict arrives after the event.
-	e := v.current(d)
-	if ver := v.chargeVersion(&e); d.width != w || d.ver != ver || d.verdict != e.Verdict || d.reason != e.VerdictReason || d.lines == nil {
-		d.width, d.ver, d.verdict, d.reason = w, ver, e.Verdict, e.VerdictReason
-		d.lines, d.masked = v.detailLines(e, w, d.reveal)
-	}
+	d := v.detail // its lines and scroll are kept current by syncDetail
+	e := d.entry
 	body := max(h-2, 1)
-	d.scroll = max(min(d.scroll, len(d.lines)-body), 0)
+	first := max(min(d.scroll, len(d.lines)), 0)
 	ev := e.Event
 	title := v.kindStyle(ev.Kind).Render(sanitize(string(ev.Kind))) + "  " + st.Bold.Render(sanitize(ev.EventID))
 	if n := e.Count; n > 1 {
@@ -946,16 +855,16 @@ func (v *eventsView) detailView(w, h int) string {
 	}
 	var b strings.Builder
 	b.WriteString(spread(title, st.Muted.Render(tr.T("esc back")), w))
-	end := min(d.scroll+body, len(d.lines))
-	for _, l := range d.lines[d.scroll:end] {
+	end := min(first+body, len(d.lines))
+	for _, l := range d.lines[first:end] {
 		b.WriteByte('\n')
 		b.WriteString(l)
 	}
-	for i := end - d.scroll; i < body; i++ {
+	for i := end - first; i < body; i++ {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	pos := tr.F("lines %d–%d of %d", min(d.scroll+1, len(d.lines)), end, len(d.lines)) + " · ↑/↓ pgup/pgdn"
+	pos := tr.F("lines %d–%d of %d", min(first+1, len(d.lines)), end, len(d.lines)) + " · ↑/↓ pgup/pgdn"
 	switch {
 	case d.reveal:
 		pos += " · " + tr.T("v hides documents")

@@ -203,15 +203,15 @@ func TestEventsSummaries(t *testing.T) {
 	}{
 		{"paid, no split", `{"eventId":"1","event":"payment_completed","transactionId":"nope","counterpartName":"Ana"}`, "no split · payer Ana"},
 		{"paid, split as requested", `{"eventId":"2","event":"payment_completed","transactionId":"ch-split","split":[{"subAccount":"a","amount":30},{"subAccount":"b","amount":20}]}`,
-			"split as requested: 2 leg(s), R$ 50,00"},
+			"split as requested: 2 legs, R$ 50,00"},
 		{"paid, a leg reduced", `{"eventId":"3","event":"payment_completed","transactionId":"ch-split","split":[{"subAccount":"a","amount":30},{"subAccount":"b","amount":5}],"feeAmount":0.99}`,
-			"split R$ 35,00 of R$ 50,00 requested: 1 leg(s) reduced · fee R$ 0,99"},
+			"split R$ 35,00 of R$ 50,00 requested: 1 leg reduced · fee R$ 0,99"},
 		{"paid, a leg dropped", `{"eventId":"4","event":"payment_completed","transactionId":"ch-split","split":[{"subAccount":"a","amount":30}]}`,
-			"split R$ 30,00 of R$ 50,00 requested: 1 leg(s) dropped"},
+			"split R$ 30,00 of R$ 50,00 requested: 1 leg dropped"},
 		{"paid, reduced and dropped", `{"eventId":"5","event":"payment_completed","transactionId":"ch-split","split":[{"subAccount":"a","amount":1}]}`,
 			"split R$ 1,00 of R$ 50,00 requested: 1 reduced, 1 dropped"},
 		{"paid, split of an untracked charge", `{"eventId":"6","event":"payment_completed","transactionId":"nope","split":[{"subAccount":"a","amount":1.5}]}`,
-			"split distributed: 1 leg(s), R$ 1,50"},
+			"split distributed: 1 leg, R$ 1,50"},
 		{"failed, CNPJ, refund pending", `{"eventId":"7","event":"payment_failed","transactionId":"nope","blockedDeposit":{"reason":"cnpj_payer_not_allowed","refund":{"status":"pending"}}}`,
 			"CNPJ payer blocked · refund pending"},
 		{"failed, refund confirmed since", `{"eventId":"8","event":"payment_failed","transactionId":"ch-refunded","blockedDeposit":{"reason":"cnpj_payer_not_allowed","refund":{"status":"pending"}}}`,
@@ -224,7 +224,7 @@ func TestEventsSummaries(t *testing.T) {
 			"net R$ 10,00 · fee R$ 0,50 · cost to you R$ 10,50"},
 		{"block", `{"eventId":"13","event":"balance_block_rejected","balanceBlock":{"blockType":"JUDICIAL","amount":12.34,"status":"rejected","referenceNumber":"JUD-1"}}`,
 			"JUDICIAL block R$ 12,34 · rejected · JUD-1"},
-		{"block without its object", `{"eventId":"14","event":"balance_block_created","status":"awaiting_response"}`, "block awaiting_response"},
+		{"block without its object", `{"eventId":"14","event":"balance_block_created","status":"awaiting_response"}`, "block awaiting response"},
 		{"withdrawal completed", `{"eventId":"15","event":"withdrawal_completed","counterpartName":"Conta X","e2eId":"E1"}`, "to Conta X · E1"},
 		{"withdrawal reversed", `{"eventId":"16","event":"withdrawal_reversed","failureReason":"devolvido","status":"failed"}`, "devolvido"},
 		{"unknown kind, as it came", `{"eventId":"17", "event":"pix_new",  "x":[1, 2]}`, `{"eventId":"17","event":"pix_new","x":[1,2]}`},
@@ -297,7 +297,7 @@ func TestEventsDuplicateShownOnceWithCount(t *testing.T) {
 	if n := strings.Count(out, "R$ 3,21"); n != 1 {
 		t.Errorf("the event is shown %d times, want once:\n%s", n, out)
 	}
-	if !strings.Contains(out, "×2") || !strings.Contains(out, "1 events") {
+	if !strings.Contains(out, "×2") || !strings.Contains(out, "1 event ") {
 		t.Errorf("the duplicate is not counted:\n%s", out)
 	}
 	if e, ok := eventByID(t, s.Store, "evt-dup"); !ok || e.Count != 2 {
@@ -495,14 +495,14 @@ func TestEventsRendersOnlyVisibleRows(t *testing.T) {
 	}
 	m, v := eventsModel(t, s, 120, 40)
 	m.View()
-	if n, rows := len(v.cache), v.visibleRows(); n > rows {
+	if n, rows := len(v.cache), v.visible(); n > rows {
 		t.Errorf("%d rows built for %d visible", n, rows)
 	}
 	press(t, m, "G")
 	if out := m.View(); !strings.Contains(out, "R$ 0,01") {
 		t.Errorf("G did not reach the oldest event")
 	}
-	if n := len(v.cache); n > 2*v.visibleRows() {
+	if n := len(v.cache); n > 2*v.visible() {
 		t.Errorf("%d rows built after two screens", n)
 	}
 }
@@ -532,22 +532,22 @@ func TestEventsFitEverySize(t *testing.T) {
 			m, v := eventsModel(t, s, 120, 40)
 			v.setSize(w, h)
 			settle(t, m, v.setFilter(long))
-			check("filtered empty", v.view(w, h), w, h)
+			check("filtered empty", viewAt(v, w, h), w, h)
 			settle(t, m, v.setFilter(state.EventQuery{}))
-			check("list", v.view(w, h), w, h)
+			check("list", viewAt(v, w, h), w, h)
 			v.cursor = 3
 			settle(t, m, v.load())
-			check("list, selected", v.view(w, h), w, h)
+			check("list, selected", viewAt(v, w, h), w, h)
 			settle(t, m, v.update(keyMsg("enter")))
 			if v.detail == nil {
 				t.Fatalf("enter on row 3 at %dx%d opened nothing", w, h)
 			}
-			check("payload", v.view(w, h), w, h)
+			check("payload", viewAt(v, w, h), w, h)
 			settle(t, m, v.update(keyMsg("G")))
-			check("payload, end", v.view(w, h), w, h)
+			check("payload, end", viewAt(v, w, h), w, h)
 			settle(t, m, v.update(keyMsg("esc")))
 			_, nv := eventsModel(t, noRecv, 120, 40)
-			check("setup", nv.view(w, h), w, h)
+			check("setup", viewAt(nv, w, h), w, h)
 		}
 	}
 }
@@ -587,7 +587,7 @@ func TestEventsStaleCounter(t *testing.T) {
 			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			press(t, m, "5")
-			top := strings.Split(m.panes[viewEvents].view(120, 36), "\n")[0]
+			top := strings.Split(viewAt(m.panes[viewEvents], 120, 36), "\n")[0]
 			if tc.want == "" {
 				if strings.Contains(top, "refused") || strings.Contains(top, "timestamp") {
 					t.Fatalf("a zero stale counter is shown: %q", top)
@@ -646,7 +646,7 @@ func TestEventsPersistAcrossRestart(t *testing.T) {
 	s2.Store = again
 	m2, _ := eventsModel(t, s2, 120, 40)
 	out := m2.View()
-	for _, want := range []string{"1 events", "refund_completed", "×2", "⚠ net R$ 4,00"} {
+	for _, want := range []string{"1 event ", "refund_completed", "×2", "⚠ net R$ 4,00"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("after restart the view lacks %q:\n%s", want, out)
 		}
@@ -677,7 +677,7 @@ func TestEventsFlowPaymentArrivesLiveAndUpdatesCharges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Sandbox.Pay(ctx, pix.ID, demoPayerName, demoPayerCPF); err != nil {
+	if err := s.Simulator.Pay(ctx, pix.ID, demoPayerName, demoPayerCPF); err != nil {
 		t.Fatal(err)
 	}
 	f.waitFor("R$ 7,77", shortID(pix.ID), "2 events")
@@ -780,18 +780,18 @@ func FuzzEventsView(f *testing.F) {
 		w, h := 78+int(wide)%123, 20
 		v.setSize(w, h)
 		settle(t, m, v.load())
-		frames := []string{v.view(w, h)}
+		frames := []string{viewAt(v, w, h)}
 		settle(t, m, v.update(keyMsg("t")))
 		settle(t, m, v.update(keyMsg("W")))
-		frames = append(frames, v.view(w, h))
+		frames = append(frames, viewAt(v, w, h))
 		settle(t, m, v.update(keyMsg("esc")))
 		settle(t, m, v.update(keyMsg("enter")))
 		if v.detail == nil {
 			t.Fatal("enter opened no payload pane")
 		}
-		frames = append(frames, v.view(w, h))
+		frames = append(frames, viewAt(v, w, h))
 		settle(t, m, v.update(keyMsg("G")))
-		frames = append(frames, v.view(w, h))
+		frames = append(frames, viewAt(v, w, h))
 		for i, fr := range frames {
 			lines := strings.Split(fr, "\n")
 			if len(lines) > h {

@@ -3,6 +3,9 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,9 +19,67 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/state/workflow"
 )
 
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+// The session types are the workflow's; the tests keep their short names.
+type (
+	Session   = workflow.Session
+	Receiving = workflow.Receiving
+)
+
+// DefaultDescription is the description a new charge starts with when the session names none.
+const DefaultDescription = workflow.DefaultDescription
+
+// The built-in fixture's demo credential, the one demo mode signs in with.
+const (
+	DemoClientID = sandbox.DemoClientID
+	demoSecret   = sandbox.DemoSecret
+)
+
+// DemoOptions tunes the in-process emulator and the session of a demo (tests pass a fake clock
+// or another credential).
+type DemoOptions struct {
+	// ClientID and Secret pick another fixture credential (default: the demo full-access one).
+	ClientID      string
+	Secret        api.Secret
+	Fixture       *sandbox.Fixture
+	ServerOptions []sandbox.Option
+	ClientOptions []api.Option
+	StoreOptions  []state.Option
+	// ReceiverOptions are added after the receiver's defaults (those of a profile with no
+	// signature_header or tolerance: api.DefaultWebhookTolerance), e.g. a test clock.
+	ReceiverOptions []api.ReceiverOption
+}
+
+// DemoSession builds the session of demo mode as main does: the emulator in-process
+// (sandbox.StartDemo) and a session on it with a memory store (workflow.Open), tracking the
+// fixture's charges. Closing the session stops the emulator.
+func DemoSession(ctx context.Context, o DemoOptions) (*Session, *sandbox.Server, error) {
+	d, err := sandbox.StartDemo(ctx, sandbox.DemoOptions{ClientID: o.ClientID, Secret: o.Secret, Fixture: o.Fixture,
+		ServerOptions: o.ServerOptions, ClientOptions: o.ClientOptions})
+	if err != nil {
+		return nil, nil, err
+	}
+	track := make([]workflow.TrackRef, len(d.Seeded))
+	for i, ref := range d.Seeded {
+		track[i] = workflow.TrackRef(ref)
+	}
+	s, err := workflow.Open(ctx, workflow.Params{
+		Profile: "demo", Env: d.Env, Demo: true, Client: d.Client, Simulator: d.Control,
+		PixFee: d.PixFee, HasPixFee: d.HasPixFee, DefaultDescription: workflow.DefaultDescription,
+		StoreOptions: o.StoreOptions,
+		Webhook: &workflow.Webhook{Listener: d.WebhookListener, Secret: d.WebhookSecret,
+			Tolerance: api.DefaultWebhookTolerance, Options: o.ReceiverOptions},
+		Track: track, Release: d.Close,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, d.Server, nil
+}
 
 // demo starts the in-process emulator and a session against it, closed when the test ends.
 func demo(t *testing.T, o DemoOptions) (*Session, *sandbox.Server) {
@@ -231,7 +292,7 @@ func TestFlowRestartRestoresTrackedCharges(t *testing.T) {
 	f.newCharge("21,00", "persist me")
 	f.waitFor("Pague com PIX")
 	f.keys("esc")
-	f.waitFor("1 charges")
+	f.waitFor("1 charge · wallet")
 	if err := f.tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +309,7 @@ func TestFlowRestartRestoresTrackedCharges(t *testing.T) {
 	s2, _ := demo(t, DemoOptions{})
 	s2.Store = again
 	f2 := startFlow(t, s2, 120, 40)
-	f2.waitFor("1 charges", "persist me", "R$ 21,00")
+	f2.waitFor("1 charge · wallet", "persist me", "R$ 21,00")
 }
 
 func TestFlowInterruptedSubmissionResolvesToOneCharge(t *testing.T) {
@@ -284,5 +345,61 @@ func TestFlowInterruptedSubmissionResolvesToOneCharge(t *testing.T) {
 	}
 	if cs := allCharges(t, store, state.ChargeQuery{}); len(cs) != 1 || cs[0].Amount != 3300 || cs[0].IdempotencyKey != key {
 		t.Fatalf("tracked %+v, want the one charge of key %s", cs, key)
+	}
+}
+
+// Switching profile cancels what the old session had in flight: a call that hangs on the old
+// service ends at once with the switch, not at its timeout, and its reply is dropped.
+func TestSwitchCancelsTheOldSessionsCalls(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select { // never answers while the test runs
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) }) // before srv.Close: the client's own token exchange is not the session's
+	client, err := api.NewClient(srv.URL+"/v2", "mp_test_hung", "unused", api.WithRetry(api.RetryPolicy{MaxAttempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := goldenSession(t, api.Sandbox)
+	old.Client = client
+	m := New(Options{Session: old, Lang: LangEN, Now: func() time.Time { return goldenNow }})
+	started := time.Now()
+	replies := make(chan tea.Msg, 2)
+	for _, cmd := range []tea.Cmd{m.pollNow("tx-hung", api.WalletPrincipal), m.authCmd()} {
+		go func() { replies <- cmd() }()
+	}
+	select {
+	case msg := <-replies:
+		t.Fatalf("a call to the hung service returned %#v", msg)
+	case <-time.After(200 * time.Millisecond):
+	}
+	m.Update(profileOpenedMsg{name: "outra", sess: goldenSession(t, api.Sandbox)})
+	for range 2 {
+		select {
+		case msg := <-replies:
+			var err error
+			switch msg := msg.(type) {
+			case txMsg:
+				err = msg.err
+			case authMsg:
+				err = msg.err
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("reply %#v, want a cancelled call", msg)
+			}
+			// The new session drops it.
+			if _, cmd := m.Update(msg); cmd != nil {
+				t.Errorf("the old session's reply reached the new one")
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a call of the old session outlived the switch")
+		}
+	}
+	if d := time.Since(started); d > callTimeout/2 {
+		t.Fatalf("the calls ended after %s", d)
 	}
 }

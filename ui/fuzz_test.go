@@ -33,8 +33,8 @@ func fuzzReplies(m *Model) []tea.Msg {
 	failed, _ := m.app.sess.Store.Peek("3f6c1a2e-0000-4000-8000-000000000003") // written by goldenCharges, so in memory
 	boom := &api.Error{HTTPStatus: 500, Kind: "InternalError", Message: "An unexpected error occurred", TraceID: "t-1"}
 	return []tea.Msg{
-		ErrorMsg{Err: errors.New("network down"), What: "x"},
-		ErrorMsg{Err: boom, What: "y"},
+		simulatedMsg{id: "x", err: errors.New("network down")},
+		simulatedMsg{id: "y", err: boom},
 		statusMsg{text: strings.Repeat("long status ", 40), kind: statusError},
 		authMsg{gen: m.app.gen, err: boom},
 		authMsg{gen: m.app.gen},
@@ -45,12 +45,10 @@ func fuzzReplies(m *Model) []tea.Msg {
 		txMsg{gen: m.app.gen, id: "3f6c1a2e-0000-4000-8000-000000000001", err: boom},
 		txMsg{gen: m.app.gen + 1, id: "stale"},
 		chargeSubmitMsg{draft: chargeDraft{Key: "k-fuzz-00001", Req: api.CreatePixRequest{Amount: 100}}},
-		confirmedMsg{yes: false},
 		openChargeMsg{charge: failed},
 		openChargeMsg{},
 		storeChangedMsg{gen: m.app.gen, charges: true, events: true},
 		recoveredMsg{gen: m.app.gen, pending: 2, err: boom},
-		copiedMsg{},
 		simulatedMsg{err: boom},
 	}
 }

@@ -75,7 +75,7 @@ func goldenModel(t testing.TB, s *Session, w, h int) *Model {
 	t.Helper()
 	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
-	settle(t, m, m.activePane().activate())
+	settle(t, m, m.focusActive())
 	return m
 }
 
@@ -111,7 +111,7 @@ func TestGoldenViews(t *testing.T) {
 		{"help", api.Sandbox, true, func(t *testing.T, m *Model) { m.Update(runeKey("?")) }},
 		{"new_charge_errors", api.Sandbox, false, func(t *testing.T, m *Model) {
 			m.Update(runeKey("n"))
-			m.form.key = "pixdash-golden-key-0001"
+			formOf(m).key = "pixdash-golden-key-0001"
 			for _, r := range "0,5" {
 				m.Update(runeKey(string(r)))
 			}

@@ -1,6 +1,10 @@
 package ui
 
-import "fmt"
+import (
+	"fmt"
+
+	"pixdash/api"
+)
 
 // Lang is a user-interface language.
 type Lang string
@@ -37,7 +41,7 @@ func (c catalog) T(msg string) string {
 }
 
 // ptBRTables are the pt-BR catalogs: the shell's and one per view.
-var ptBRTables = []map[string]string{ptBR, ptBRInspector, ptBRWallets, ptBRSplit, ptBRBlocks, ptBREvents}
+var ptBRTables = []map[string]string{ptBR, ptBRInspector, ptBRWallets, ptBRSplit, ptBRBlocks, ptBREvents, ptBRRoot, ptBRQR}
 
 // ptBRHas reports whether msg has a pt-BR translation.
 func ptBRHas(msg string) bool {
@@ -53,4 +57,83 @@ func ptBRHas(msg string) bool {
 // text from outside (wallet names, service messages).
 func (c catalog) F(format string, args ...any) string {
 	return sanitize(fmt.Sprintf(c.T(format), args...))
+}
+
+// N formats a count with its noun in the catalog's language: one when n is 1, other otherwise.
+// Both are format strings; args default to n alone ("%d charge", "%d charges"), and are given
+// when the format names more than one figure ("%d of %d event", "%d of %d events", shown, n).
+func (c catalog) N(n int, one, other string, args ...any) string {
+	if len(args) == 0 {
+		args = []any{n}
+	}
+	if n == 1 {
+		return c.F(one, args...)
+	}
+	return c.F(other, args...)
+}
+
+// blockType is a balance block's blockType, typed so Enum can tell it from other text.
+type blockType string
+
+// enumEN are the English labels of the API's enum values; ptBRAPI has the pt-BR ones.
+var enumEN = map[any]string{
+	api.StatusPending:   "pending",
+	api.StatusCompleted: "completed",
+	api.StatusFailed:    "failed",
+	api.StatusCancelled: "cancelled",
+
+	api.TypePayment:            "payment",
+	api.TypeFee:                "fee",
+	api.TypeRefund:             "refund",
+	api.TypeChargeback:         "chargeback",
+	api.TypeWithdrawal:         "withdrawal",
+	api.TypeAdjustment:         "adjustment",
+	api.TypeReferralCommission: "referral commission",
+	api.TypeInternalTransfer:   "internal transfer",
+
+	api.MethodPix:        "PIX",
+	api.MethodCreditCard: "credit card",
+	api.MethodBoleto:     "boleto",
+
+	api.RefundPending:   "pending",
+	api.RefundConfirmed: "confirmed",
+	api.RefundFailed:    "failed",
+
+	api.BlockAwaitingResponse: "awaiting response",
+	api.BlockDefended:         "defended",
+	api.BlockApproved:         "approved",
+	api.BlockRejected:         "rejected",
+
+	blockType(api.BlockTypeMED):            "MED",
+	blockType(api.BlockTypeJudicial):       "judicial",
+	blockType(api.BlockTypeAdministrative): "administrative",
+
+	api.SubAccountApproved:  "approved",
+	api.SubAccountActive:    "active",
+	api.SubAccountSuspended: "suspended",
+
+	api.RefundRequestPending:   "pending",
+	api.RefundRequestConfirmed: "confirmed",
+	api.RefundRequestError:     "error",
+
+	api.WithdrawalPending:    "pending",
+	api.WithdrawalProcessing: "processing",
+	api.WithdrawalCompleted:  "completed",
+	api.WithdrawalFailed:     "failed",
+	api.WithdrawalReversed:   "reversed",
+}
+
+// Enum returns the label of an API enum value (a transaction's status, type or payment method,
+// a refund's, block's, sub-account's or withdrawal's status, a block's type) in the catalog's
+// language. A value the spec does not name is shown as it came, sanitized; "" stays "".
+func (c catalog) Enum(v any) string {
+	if c.lang == LangPT {
+		if s, ok := ptBRAPI[v]; ok {
+			return s
+		}
+	}
+	if s, ok := enumEN[v]; ok {
+		return s
+	}
+	return sanitize(fmt.Sprint(v))
 }

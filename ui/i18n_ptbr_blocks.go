@@ -2,7 +2,10 @@ package ui
 
 // ptBRBlocks holds the pt-BR messages of the blocks view.
 var ptBRBlocks = map[string]string{
+	"open, blocked: ": "em aberto, bloqueado: ",
+	"resolved: ":      "resolvidos: ",
 	"%d blocks":       "%d bloqueios",
+	"%d of %d block":  "%d de %d bloqueio",
 	"%d of %d blocks": "%d de %d bloqueios",
 	"1 block":         "1 bloqueio",
 	"Balance blocks":  "Bloqueios de saldo",

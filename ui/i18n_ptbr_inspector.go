@@ -2,7 +2,16 @@ package ui
 
 // ptBRInspector holds the pt-BR messages of the inspector view.
 var ptBRInspector = map[string]string{
-	"%d key(s)":                             "%d chave(s)",
+	"%d key":                 "%d chave",
+	"%d keys":                "%d chaves",
+	"%d on this transaction": "%d nesta transação",
+	"%d refund of %s, from the refund_completed events received":         "%d devolução de %s, pelos eventos refund_completed recebidos",
+	"%d refunds of %s in all, from the refund_completed events received": "%d devoluções, %s no total, pelos eventos refund_completed recebidos",
+	"Requested: unknown here (this pixdash did not create the charge).":  "Solicitado: desconhecido aqui (a cobrança não foi criada por este pixdash).",
+	"Refunds":                               "Devoluções",
+	"could not read the events: %v":         "não foi possível ler os eventos: %v",
+	"fee %s":                                "taxa %s",
+	"more than requested":                   "mais que o solicitado",
 	"(kept by pixdash)":                     "(guardada pelo pixdash)",
 	"(not in the spec)":                     "(fora da especificação)",
 	"(v hides)":                             "(v oculta)",

@@ -48,7 +48,7 @@ var ptBRSplit = map[string]string{
 	"amount too large":                                               "valor grande demais",
 	"not an amount: use digits and a decimal comma, e.g. 1.234,56":   "não é um valor: use dígitos e vírgula decimal, p. ex. 1.234,56",
 	// totals and summary
-	"1 leg":                     "1 parcela",
+	"%d leg":                    "%d parcela",
 	"%d legs":                   "%d parcelas",
 	"%s · fee unknown":          "%s · taxa desconhecida",
 	"%s of %s net":              "%s de %s líquido",
@@ -84,5 +84,6 @@ var ptBRSplit = map[string]string{
 	"FEE %s":                       "TAXA %s",
 	"dropped":                      "não paga",
 	"reduced":                      "reduzida",
+	"… %d more leg":                "… mais %d parcela",
 	"… %d more legs":               "… mais %d parcelas",
 }

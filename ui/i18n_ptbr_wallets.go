@@ -2,6 +2,7 @@ package ui
 
 // ptBRWallets holds the pt-BR messages of the wallets view.
 var ptBRWallets = map[string]string{
+	"%d wallet":                        "%d carteira",
 	"%d wallets":                       "%d carteiras",
 	"%d-%d of %d":                      "%d-%d de %d",
 	"%s is already the active wallet.": "%s já é a carteira ativa.",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -47,18 +48,35 @@ type inspectorView struct {
 	notFound              bool
 	errText               string
 
-	reveal  bool
-	offset  int
+	reveal bool
+	// vp scrolls the detail of the result; its content is set in update (View renders a copy
+	// with the same lines drawn at the current time).
+	vp      viewport.Model
 	history []state.Lookup
 	histCur int
 }
 
-// inspectResult is a transaction found by a lookup, with the tracked charge it belongs to (if any).
+// inspectorRefundScan bounds how many of the wallet's newest refund_completed events a lookup
+// reads to find the transaction's refunds.
+const inspectorRefundScan = 500
+
+// inspectResult is a transaction found by a lookup, with the tracked charge it belongs to (if
+// any), the balance blocks the service lists for it and the refunds its webhooks reported.
 type inspectResult struct {
 	query, wallet string
 	tx            *api.Transaction
 	charge        state.Charge
 	tracked       bool
+	txRelated
+}
+
+// txRelated is what a lookup gathers about a payment beyond its transaction: its balance blocks
+// (GET /balance-blocks) and its refunds (refund_completed events received).
+type txRelated struct {
+	blocks     []api.BalanceBlock
+	blocksErr  error
+	refunds    []*api.Event
+	refundsErr error
 }
 
 // lookupMsg is the reply of a lookup.
@@ -69,6 +87,7 @@ type lookupMsg struct {
 	tx            *api.Transaction
 	charge        state.Charge
 	tracked       bool
+	related       txRelated
 	err           error
 	saveErr       error
 }
@@ -85,7 +104,9 @@ func newInspectorView(c *common) *inspectorView {
 		"  " + tr.T("Refund e2eId"), tr.T("Customer id"), tr.T("Project id"), tr.T("Description")} {
 		lw = max(lw, lipgloss.Width(l)+1)
 	}
-	return &inspectorView{c: c, input: ti, labelW: min(lw, inspectorLabelMax)}
+	vp := viewport.New(0, 0)
+	vp.KeyMap = viewport.KeyMap{} // the view's own keys scroll it
+	return &inspectorView{c: c, input: ti, labelW: min(lw, inspectorLabelMax), vp: vp}
 }
 
 // title names the view in the tab strip.
@@ -94,6 +115,28 @@ func (v *inspectorView) title() string { return v.c.tr.T("Inspector") }
 func (v *inspectorView) setSize(w, h int) {
 	v.width, v.height = w, h
 	v.input.Width = max(w-lipgloss.Width(v.input.Prompt)-2, 1)
+	v.vp.Width, v.vp.Height = max(w, 0), max(h-2, 1)
+	v.syncDetail()
+}
+
+// syncDetail puts the result's detail, at the current width, in the viewport.
+func (v *inspectorView) syncDetail() {
+	if v.res == nil {
+		v.vp.SetContent("")
+		v.vp.GotoTop()
+		return
+	}
+	v.vp.SetContent(v.detailContent(v.width))
+	v.vp.SetYOffset(v.vp.YOffset) // clamp to the new length
+}
+
+// detailContent is the result's detail as the viewport's text, each line cut to w.
+func (v *inspectorView) detailContent(w int) string {
+	lines := v.detailLines(v.res, w)
+	for i, l := range lines {
+		lines[i] = truncateWidth(l, w)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // capturesText reports whether the lookup input has the keyboard.
@@ -101,7 +144,10 @@ func (v *inspectorView) capturesText() bool { return v.input.Focused() }
 
 // activate loads the lookup history and, with nothing on screen, puts the cursor in the input.
 // activate loads the history; the input waits for / (or enter), so the view keys keep working.
-func (v *inspectorView) activate() tea.Cmd { return v.loadHistory() }
+func (v *inspectorView) focus() tea.Cmd { return v.loadHistory() }
+
+// blur keeps the view as it is: it shows the same rows when it comes back.
+func (v *inspectorView) blur() {}
 
 // historyMsg is the lookup history as read from the store.
 type historyMsg struct {
@@ -131,7 +177,7 @@ func (v *inspectorView) setHistory(ls []state.Lookup) {
 
 func (v *inspectorView) failed() bool { return v.notFound || v.errText != "" }
 
-func (v *inspectorView) shortHelp() []key.Binding {
+func (v *inspectorView) ShortHelp() []key.Binding {
 	k, tr := v.c.keys, v.c.tr
 	if v.input.Focused() {
 		return []key.Binding{
@@ -157,10 +203,10 @@ func (v *inspectorView) shortHelp() []key.Binding {
 	return append(bs, k.Refresh, k.PageDown)
 }
 
-func (v *inspectorView) fullHelp() []key.Binding {
+func (v *inspectorView) FullHelp() [][]key.Binding {
 	k := v.c.keys
 	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("look up")))
-	return []key.Binding{k.Lookup, enter, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Reveal, k.QR, k.Refresh, k.Back}
+	return [][]key.Binding{{k.Lookup, enter, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Reveal, k.QR, k.Refresh, k.Back}}
 }
 
 func (v *inspectorView) update(msg tea.Msg) tea.Cmd {
@@ -226,10 +272,12 @@ func (v *inspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
 		if km.Type == tea.KeyUp {
 			d = -1
 		}
-		if v.res != nil {
-			v.offset += d
-			v.clampOffset()
-		} else {
+		switch {
+		case v.res != nil && d < 0:
+			v.vp.ScrollUp(1)
+		case v.res != nil:
+			v.vp.ScrollDown(1)
+		default:
 			v.moveHistory(d)
 		}
 		return nil
@@ -249,7 +297,8 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 	case key.Matches(km, k.Back):
 		if v.res != nil || v.failed() {
 			v.res, v.notFound, v.errText = nil, false, ""
-			v.offset, v.reveal = 0, false
+			v.reveal = false
+			v.syncDetail()
 			v.input.SetValue("")
 			return v.loadHistory()
 		}
@@ -282,42 +331,29 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
-	page := max(v.pageRows()-1, 1)
-	switch c, nav := k.navigate(km, v.offset, v.detailCount()+1, page); {
-	case nav:
-		v.offset = c
+	switch {
+	case key.Matches(km, k.Up):
+		v.vp.ScrollUp(1)
+	case key.Matches(km, k.Down):
+		v.vp.ScrollDown(1)
+	case key.Matches(km, k.PageUp):
+		v.vp.ScrollUp(max(v.vp.Height-1, 1)) // a page keeps one line of the last one
+	case key.Matches(km, k.PageDown):
+		v.vp.ScrollDown(max(v.vp.Height-1, 1))
+	case key.Matches(km, k.Top):
+		v.vp.GotoTop()
+	case key.Matches(km, k.Bottom):
+		v.vp.GotoBottom()
 	case key.Matches(km, k.Reveal):
 		v.reveal = !v.reveal
+		v.syncDetail()
 	case key.Matches(km, k.QR):
 		return v.openQR()
 	case key.Matches(km, k.Enter):
 		v.input.SetValue("")
 		return v.input.Focus()
 	}
-	v.clampOffset()
 	return nil
-}
-
-// pageRows is how many detail lines fit under the input and the header line.
-func (v *inspectorView) pageRows() int { return max(v.height-2, 1) }
-
-// detailCount is how many lines the detail of the result has at the current width.
-func (v *inspectorView) detailCount() int {
-	if v.res == nil {
-		return 0
-	}
-	return len(v.detailLines(v.res, v.width))
-}
-
-func (v *inspectorView) clampOffset() { v.clampOffsetTo(v.detailCount(), v.pageRows()) }
-
-func (v *inspectorView) clampOffsetTo(rows, page int) {
-	if v.offset > rows-page {
-		v.offset = rows - page
-	}
-	if v.offset < 0 {
-		v.offset = 0
-	}
 }
 
 func (v *inspectorView) moveHistory(d int) {
@@ -352,6 +388,7 @@ func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 		out.tx, out.err = tx, err
 		if err == nil {
 			out.charge, out.tracked, _ = store.Charge(ctx, tx.ID)
+			out.related = lookupRelated(ctx, client, store, tx, wallet)
 		}
 		if record && (err == nil || isTxNotFound(err)) {
 			l := state.Lookup{Query: query, Wallet: wallet, Found: err == nil}
@@ -362,6 +399,37 @@ func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 		}
 		return out
 	})
+}
+
+// lookupRelated reads what belongs to a payment that left pending: the balance blocks the service
+// lists for it in wallet, and the refund_completed events received for it (among the wallet's
+// newest inspectorRefundScan). Other transactions have neither.
+func lookupRelated(ctx context.Context, client *api.Client, store *state.Store, tx *api.Transaction, wallet string) txRelated {
+	var r txRelated
+	if tx.Status == api.StatusPending || (tx.Type != api.TypePayment && tx.Type != "") {
+		return r
+	}
+	list, err := client.ListBalanceBlocks(ctx, "", api.WithSubAccount(walletHeader(wallet)))
+	if err != nil {
+		r.blocksErr = err
+	} else {
+		for _, b := range list.Items {
+			if b.TransactionID == tx.ID {
+				r.blocks = append(r.blocks, b)
+			}
+		}
+	}
+	page, err := store.EventWindow(ctx, state.EventQuery{Wallet: state.NormalizeWallet(wallet), Kind: api.EventRefundCompleted}, 0, inspectorRefundScan)
+	if err != nil {
+		r.refundsErr = err
+		return r
+	}
+	for _, e := range page.Entries {
+		if e.Event != nil && !e.Damaged && e.Event.TransactionID == tx.ID {
+			r.refunds = append(r.refunds, e.Event)
+		}
+	}
+	return r
 }
 
 // isTxNotFound reports a 404 about the transaction itself (not about the wallet in X-Sub-Account).
@@ -388,15 +456,17 @@ func (v *inspectorView) onLookup(msg lookupMsg) tea.Cmd {
 			v.errText = describeErr(v.c.tr, v.c.tr.T("look up transaction"), msg.err)
 		}
 		v.res = nil
-		v.offset = 0
+		v.syncDetail()
 		return cmd
 	}
 	same := v.res != nil && v.res.tx.ID == msg.tx.ID
-	v.res = &inspectResult{query: msg.query, wallet: msg.wallet, tx: msg.tx, charge: msg.charge, tracked: msg.tracked}
+	v.res = &inspectResult{query: msg.query, wallet: msg.wallet, tx: msg.tx, charge: msg.charge, tracked: msg.tracked, txRelated: msg.related}
 	v.notFound, v.errText = false, ""
 	if !same {
-		v.offset, v.reveal = 0, false
+		v.reveal = false
+		v.vp.GotoTop()
 	}
+	v.syncDetail()
 	return cmd
 }
 
@@ -435,7 +505,8 @@ func (v *inspectorView) matchedBy(r *inspectResult) string {
 	return tr.T("matched by idempotency key")
 }
 
-func (v *inspectorView) view(w, h int) string {
+func (v *inspectorView) view() string {
+	w, h := v.width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
 	}
@@ -448,29 +519,30 @@ func (v *inspectorView) view(w, h int) string {
 	body := h - 2
 	switch {
 	case v.res != nil:
-		detail := v.detailLines(v.res, w)
-		v.clampOffsetTo(len(detail), body)
+		// A copy of the viewport gets the detail drawn now (countdowns move); update set the
+		// same lines, so the scroll position holds.
+		vp := v.vp
+		vp.Width, vp.Height = w, body
+		vp.SetContent(v.detailContent(w))
 		head := st.Bold.Render(tr.T("Transaction")) +
 			st.Muted.Render(" · "+tr.F("wallet %s", v.res.wallet)+" · "+v.matchedBy(v.res))
 		if v.loading {
 			head += st.Muted.Render(" · " + tr.T("refreshing…"))
 		}
 		right := ""
-		if len(detail) > body {
-			pos := fmt.Sprintf("%d–%d/%d", v.offset+1, min(v.offset+body, len(detail)), len(detail))
-			if v.offset > 0 {
+		if n := vp.TotalLineCount(); n > body {
+			top := vp.YOffset
+			pos := fmt.Sprintf("%d–%d/%d", top+1, min(top+body, n), n)
+			if !vp.AtTop() {
 				pos = "↑ " + pos
 			}
-			if v.offset+body < len(detail) {
+			if !vp.AtBottom() {
 				pos += " ↓"
 			}
 			right = st.Muted.Render(pos)
 		}
 		lines = append(lines, spread(head, right, w))
-		end := min(v.offset+body, len(detail))
-		for _, l := range detail[v.offset:end] {
-			lines = append(lines, truncateWidth(l, w))
-		}
+		lines = append(lines, strings.Split(vp.View(), "\n")...)
 	case v.loading:
 		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("Looking up “%s” in wallet %s…", sanitize(v.pendingQuery), v.pendingWallet), w)))
 		lines = append(lines, v.historyLines(w, body)...)
@@ -625,14 +697,14 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 
 	text("Id", tx.ID)
 	sty, sym := txStatusStyle(st, tx.Status)
-	status := sty.Render(sym + " " + sanitize(string(tx.Status)))
+	status := sty.Render(sym + " " + tr.Enum(tx.Status))
 	if tx.Status == "" {
 		status = dash
 	} else if !tx.Status.Known() {
 		status += st.Muted.Render(" " + tr.T("(not in the spec)"))
 	}
 	field(tr.T("Status"), status)
-	field(tr.T("Type"), unknown(tx.Type.Known(), string(tx.Type)))
+	field(tr.T("Type"), unknown(tx.Type.Known(), tr.Enum(tx.Type)))
 	if tx.Type == api.TypeInternalTransfer {
 		switch {
 		case tx.Amount < 0:
@@ -643,7 +715,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 			field(tr.T("Direction"), dash)
 		}
 	}
-	field(tr.T("Payment method"), unknown(tx.PaymentMethod.Known(), string(tx.PaymentMethod)))
+	field(tr.T("Payment method"), unknown(tx.PaymentMethod.Known(), tr.Enum(tx.PaymentMethod)))
 	field(tr.T("Amount"), st.Bold.Render(tx.Amount.BRL()))
 	text(tr.T("Currency"), tx.Currency)
 	wrapped(tr.T("Description"), tx.Description, st.Value)
@@ -694,7 +766,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		if rf := bd.Refund; rf != nil {
 			rs := dash
 			if rf.Status != "" {
-				rs = refundStyle(st, rf.Status).Render(sanitize(string(rf.Status)))
+				rs = refundStyle(st, rf.Status).Render(tr.Enum(rf.Status))
 				if !rf.Status.Known() {
 					rs += st.Muted.Render(" " + tr.T("(not in the spec)"))
 				}
@@ -720,7 +792,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		field(tr.T("Metadata"), st.Muted.Render(tr.F("%d key(s)", len(keys))))
+		field(tr.T("Metadata"), st.Muted.Render(tr.N(len(keys), "%d key", "%d keys")))
 		for _, k := range keys {
 			val := metaValue(tx.Metadata[k])
 			_, isText := tx.Metadata[k].(string)
@@ -749,59 +821,131 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		}
 	}
 	out = append(out, v.splitDetail(r, w)...)
+	out = append(out, v.refundDetail(r, w)...)
+	out = append(out, v.blockDetail(r, w)...)
 	return out
 }
 
-// splitDetail shows a tracked charge's accepted split beside what payment_completed distributed.
+// splitDetail shows a tracked charge's accepted split beside what payment_completed distributed
+// (api.ReconcileSplit); nothing at all for a charge without a split or not tracked.
 func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 	st, tr := v.c.st, v.c.tr
 	ch := r.charge
-	if !r.tracked || (len(ch.SplitRequested) == 0 && !ch.HasDistributed) {
+	if !r.tracked {
 		return nil
 	}
+	rec := api.ReconcileSplit(ch.SplitRequested, ch.SplitDistributed, ch.HasDistributed)
+	if rec.None() {
+		return nil
+	}
+	// A charge pixdash did not create may have had a split it never saw: what was requested is
+	// unknown, not "nothing".
+	requestUnknown := len(ch.SplitRequested) == 0 && ch.Source != state.SourceCreated
 	const destW, amtW = 20, 14
 	out := []string{"", st.Bold.Render(tr.T("Split")) + st.Muted.Render(" · "+tr.T("requested at creation, distributed on payment"))}
 	out = append(out, st.ColHeader.Render(truncateWidth("  "+padRight(tr.T("DESTINATION"), destW)+" "+padLeft(tr.T("REQUESTED"), amtW)+" "+padLeft(tr.T("DISTRIBUTED"), amtW), w)))
-	paid := map[string]api.Money{}
-	for _, d := range ch.SplitDistributed {
-		paid[d.SubAccount] += d.Amount
-	}
-	seen := map[string]bool{}
 	dash := "—"
-	row := func(dest, req, got string, note string) {
-		line := "  " + padRight("→ "+sanitize(dest), destW) + " " + padLeft(req, amtW) + " " + padLeft(got, amtW)
+	for _, l := range rec.Legs {
+		req, got, note := l.Requested.BRL(), l.Distributed.BRL(), ""
+		switch l.Outcome {
+		case api.SplitNotReported:
+			got = dash
+		case api.SplitReduced:
+			note = tr.T("reduced")
+		case api.SplitNotPaid:
+			note = tr.T("not paid")
+		case api.SplitOverpaid:
+			note = tr.T("more than requested")
+		case api.SplitNotRequested:
+			req, note = dash, tr.T("not requested")
+			if requestUnknown {
+				req, note = "?", ""
+			}
+		}
+		line := "  " + padRight("→ "+sanitize(l.SubAccount), destW) + " " + padLeft(req, amtW) + " " + padLeft(got, amtW)
 		if note != "" {
 			line += "  " + st.Warn.Render(note)
 		}
 		out = append(out, line)
 	}
-	for _, leg := range ch.SplitRequested {
-		seen[leg.SubAccount] = true
-		if !ch.HasDistributed {
-			row(leg.SubAccount, leg.Amount.BRL(), dash, "")
-			continue
-		}
-		got := paid[leg.SubAccount]
-		note := ""
-		switch {
-		case got == 0:
-			note = tr.T("not paid")
-		case got < leg.Amount:
-			note = tr.T("reduced")
-		}
-		row(leg.SubAccount, leg.Amount.BRL(), got.BRL(), note)
-	}
-	for _, d := range ch.SplitDistributed {
-		if !seen[d.SubAccount] {
-			seen[d.SubAccount] = true
-			row(d.SubAccount, dash, paid[d.SubAccount].BRL(), tr.T("not requested"))
-		}
-	}
 	switch {
-	case !ch.HasDistributed:
+	case requestUnknown:
+		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Requested: unknown here (this pixdash did not create the charge)."), w)))
+	case !rec.Reported:
 		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Distributed: not reported yet (it arrives with payment_completed)."), w)))
-	case len(ch.SplitDistributed) == 0:
+	case rec.Distributed == 0:
 		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Nothing was distributed."), w)))
+	}
+	return out
+}
+
+// refundDetail lists the refunds of the transaction that refund_completed webhooks reported.
+func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
+	st, tr := v.c.st, v.c.tr
+	if r.refundsErr != nil {
+		return []string{"", st.Bold.Render(tr.T("Refunds")) + st.Muted.Render(truncateWidth(" · "+tr.F("could not read the events: %v", r.refundsErr), max(w-12, 0)))}
+	}
+	if len(r.refunds) == 0 {
+		return nil
+	}
+	var total api.Money
+	for _, e := range r.refunds {
+		total += e.Amount
+	}
+	out := []string{"", st.Bold.Render(tr.T("Refunds")) + st.Muted.Render(truncateWidth(" · "+
+		tr.N(len(r.refunds), "%d refund of %s, from the refund_completed events received", "%d refunds of %s in all, from the refund_completed events received", len(r.refunds), total.BRL()), max(w-12, 0)))}
+	for _, e := range r.refunds {
+		parts := []string{st.Bold.Render(e.Amount.BRL())}
+		if e.FeeAmount != 0 {
+			parts = append(parts, tr.F("fee %s", e.FeeAmount.BRL()))
+		}
+		if e.Status != "" {
+			parts = append(parts, tr.Enum(e.Status))
+		}
+		if !e.CreatedAt.IsZero() {
+			parts = append(parts, e.CreatedAt.In(v.c.loc).Format("02/01/2006 15:04:05"))
+		}
+		out = append(out, truncateWidth("  ↩ "+strings.Join(parts, st.Muted.Render(" · ")), w))
+		if e.E2EID != "" {
+			out = append(out, truncateWidth("    "+st.Label.Render("e2eId ")+st.Value.Render(sanitize(e.E2EID)), w))
+		}
+	}
+	return out
+}
+
+// blockDetail lists the balance blocks the service holds on the transaction.
+func (v *inspectorView) blockDetail(r *inspectResult, w int) []string {
+	st, tr := v.c.st, v.c.tr
+	if r.blocksErr != nil {
+		return []string{"", st.Bold.Render(tr.T("Balance blocks")) + st.Muted.Render(truncateWidth(" · "+describeErr(tr, tr.T("load balance blocks"), r.blocksErr), max(w-20, 0)))}
+	}
+	if len(r.blocks) == 0 {
+		return nil
+	}
+	out := []string{"", st.Bold.Render(tr.T("Balance blocks")) + st.Muted.Render(" · "+tr.F("%d on this transaction", len(r.blocks)))}
+	for _, b := range r.blocks {
+		sty, sym := st.status(b.Status)
+		parts := []string{sty.Render(sym + " " + orDash(tr.Enum(b.Status))), orDash(tr.Enum(blockType(b.BlockType))), st.Bold.Render(b.Amount.BRL())}
+		if b.ReferenceNumber != "" {
+			parts = append(parts, sanitize(b.ReferenceNumber))
+		}
+		if !b.CreatedAt.IsZero() {
+			parts = append(parts, b.CreatedAt.In(v.c.loc).Format("02/01/2006 15:04"))
+		}
+		out = append(out, truncateWidth("  "+strings.Join(parts, st.Muted.Render(" · ")), w))
+		if b.Reason != "" {
+			out = append(out, truncateWidth("    "+st.Label.Render(tr.T("Reason")+" ")+st.Value.Render(sanitize(b.Reason)), w))
+		}
+		if b.ResolvedAt != nil || b.ResolutionReason != "" {
+			res := blockMeaning(tr, b.Status)
+			if b.ResolvedAt != nil {
+				res = tr.F("resolved %s", b.ResolvedAt.In(v.c.loc).Format("02/01/2006 15:04")) + " · " + res
+			}
+			if b.ResolutionReason != "" {
+				res += " · " + sanitize(b.ResolutionReason)
+			}
+			out = append(out, truncateWidth("    "+st.Muted.Render(res), w))
+		}
 	}
 	return out
 }

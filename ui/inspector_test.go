@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"pixdash/api"
+	"pixdash/api/sandbox"
 	"pixdash/state"
 )
 
@@ -388,7 +389,7 @@ func TestFlowInspectorNotFound(t *testing.T) {
 func TestFlowInspectorRevealDocumentAfterPayment(t *testing.T) {
 	s, _ := demo(t, DemoOptions{})
 	pix := createTestCharge(t, s, 1500, "Doc oculto", "", "pixdash-flow-inspector-key-0002")
-	if err := s.Sandbox.Pay(context.Background(), pix.ID, "Fulano de Tal", "52998224725"); err != nil {
+	if err := s.Simulator.Pay(context.Background(), pix.ID, "Fulano de Tal", "52998224725"); err != nil {
 		t.Fatal(err)
 	}
 	f := startFlow(t, s, 120, 40)
@@ -425,4 +426,195 @@ func TestFlowChargesInspectKeyOpensInspector(t *testing.T) {
 	f.waitFor("Via lista")
 	f.keys("i")
 	f.waitFor("wallet principal · matched by id", "R$ 7,77", "Via lista", "Idempotency key")
+}
+
+// TestInspectorSplitOnlyWhenThereIsOne is defect 11: a charge without a split says nothing about
+// splits; one with a split reconciles each leg (api.ReconcileSplit).
+func TestInspectorSplitOnlyWhenThereIsOne(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
+	v := inspectorOf(m)
+	tx, _ := goldenSplitTx()
+	legs := []api.SplitItem{{SubAccount: "principal", Amount: 1000}, {SubAccount: "parceiro_entregas", Amount: 8000}}
+	cases := []struct {
+		name    string
+		ch      state.Charge
+		tracked bool
+		want    []string
+		notWant []string
+	}{
+		{"paid without a split", state.Charge{ID: tx.ID, HasDistributed: true}, true, nil,
+			[]string{"Split", "distributed", "Nothing was distributed"}},
+		{"pending without a split", state.Charge{ID: tx.ID}, true, nil, []string{"Split", "not reported yet"}},
+		{"not tracked", state.Charge{}, false, nil, []string{"Split"}},
+		{"requested, not reported yet", state.Charge{ID: tx.ID, SplitRequested: legs}, true,
+			[]string{"Split · requested at creation", "→ parceiro_entregas        R$ 80,00              —", "Distributed: not reported yet"},
+			[]string{"not paid", "Nothing was distributed"}},
+		{"requested, nothing distributed", state.Charge{ID: tx.ID, SplitRequested: legs, HasDistributed: true}, true,
+			[]string{"R$ 10,00        R$ 0,00  not paid", "R$ 80,00        R$ 0,00  not paid", "Nothing was distributed."}, nil},
+		{"reduced", state.Charge{ID: tx.ID, SplitRequested: legs, HasDistributed: true,
+			SplitDistributed: []api.SplitItem{{SubAccount: "principal", Amount: 1000}, {SubAccount: "parceiro_entregas", Amount: 7891}}}, true,
+			[]string{"→ principal                R$ 10,00       R$ 10,00\n", "R$ 80,00       R$ 78,91  reduced"}, []string{"Nothing was distributed", "not paid"}},
+		{"distributed without a request", state.Charge{ID: tx.ID, HasDistributed: true, Source: state.SourceCreated,
+			SplitDistributed: []api.SplitItem{{SubAccount: "loja-centro", Amount: 500}}}, true,
+			[]string{"→ loja-centro                     —        R$ 5,00  not requested"}, []string{"unknown here"}},
+		{"distributed, request unknown (created elsewhere)", state.Charge{ID: tx.ID, HasDistributed: true, Source: state.SourceEvent,
+			SplitDistributed: []api.SplitItem{{SubAccount: "loja-centro", Amount: 500}}}, true,
+			[]string{"→ loja-centro                     ?        R$ 5,00\n", "Requested: unknown here (this pixdash did not create the charge)."},
+			[]string{"not requested"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx, charge: tc.ch, tracked: tc.tracked}, 120), "\n")
+			for _, s := range tc.want {
+				if !strings.Contains(out, s) {
+					t.Errorf("missing %q in:\n%s", s, out)
+				}
+			}
+			for _, s := range tc.notWant {
+				if strings.Contains(out, s) {
+					t.Errorf("unexpected %q in:\n%s", s, out)
+				}
+			}
+		})
+	}
+}
+
+// TestInspectorRefundsAndBlocks: the refunds its events reported and the blocks the service holds
+// are drawn under the transaction, each with its figures; a failed read says so.
+func TestInspectorRefundsAndBlocks(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
+	v := inspectorOf(m)
+	tx, _ := goldenSplitTx()
+	resolved := goldenNow.Add(-10 * time.Minute)
+	rel := txRelated{
+		refunds: []*api.Event{
+			{Kind: api.EventRefundCompleted, ID: "r1", TransactionID: tx.ID, Amount: 2000, FeeAmount: 50, Status: api.StatusCompleted,
+				E2EID: "D99990001202611211400refund0002", CreatedAt: goldenNow.Add(-20 * time.Minute)},
+			{Kind: api.EventRefundCompleted, ID: "r2", TransactionID: tx.ID, Amount: 990, Status: api.StatusCompleted, CreatedAt: goldenNow.Add(-5 * time.Minute)},
+		},
+		blocks: []api.BalanceBlock{
+			{ID: "b1", TransactionID: tx.ID, Amount: 4250, Status: api.BlockAwaitingResponse, BlockType: api.BlockTypeMED,
+				ReferenceNumber: "MED-2026-0001", Reason: "Pagador alega golpe", CreatedAt: goldenNow.Add(-30 * time.Minute)},
+			{ID: "b2", TransactionID: tx.ID, Amount: 1000, Status: api.BlockRejected, BlockType: api.BlockTypeJudicial,
+				CreatedAt: goldenNow.Add(-40 * time.Minute), ResolvedAt: &resolved, ResolutionReason: "Defesa aceita"},
+		},
+	}
+	out := strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx, txRelated: rel}, 120), "\n")
+	for _, s := range []string{
+		"Refunds · 2 refunds of R$ 29,90 in all, from the refund_completed events received",
+		"↩ R$ 20,00 · fee R$ 0,50 · completed · 21/11/2026 14:10:00", "e2eId D99990001202611211400refund0002",
+		"↩ R$ 9,90 · completed · 21/11/2026 14:25:00",
+		"Balance blocks · 2 on this transaction",
+		"○ awaiting response · MED · R$ 42,50 · MED-2026-0001 · 21/11/2026 14:00", "Reason Pagador alega golpe",
+		"judicial · R$ 10,00 · 21/11/2026 13:50", "resolved 21/11/2026 14:20 · rejected: the amount is back in your available balance · Defesa aceita",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("missing %q in:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "awaiting_response") || strings.Contains(out, " med ") {
+		t.Errorf("raw enum values drawn:\n%s", out)
+	}
+	rel = txRelated{blocksErr: &api.Error{HTTPStatus: 403, Kind: "Forbidden", Message: "Missing permission BALANCE_BLOCK:READ"}, refundsErr: fmt.Errorf("database is locked")}
+	out = strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx, txRelated: rel}, 120), "\n")
+	if !strings.Contains(out, "Refunds · could not read the events: database is locked") || !strings.Contains(out, "Balance blocks · ") ||
+		!strings.Contains(out, "BALANCE_BLOCK:READ") {
+		t.Errorf("read failures not shown:\n%s", out)
+	}
+	// Nothing related: no section at all.
+	out = strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx}, 120), "\n")
+	if strings.Contains(out, "Refunds") || strings.Contains(out, "Balance blocks") {
+		t.Errorf("empty sections drawn:\n%s", out)
+	}
+}
+
+// TestInspectorScrollsInAViewport: the detail scrolls by line, page, top and bottom; the header
+// says where; View changes nothing (twice the same, the position kept).
+func TestInspectorScrollsInAViewport(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 80, 24)
+	v := inspectorOf(m)
+	showLookup(t, m, "PED-0999", "principal", goldenFailedTx(), state.Charge{}, false, nil)
+	total := v.vp.TotalLineCount()
+	if total <= v.vp.Height {
+		t.Fatalf("the detail (%d lines) fits in %d rows: nothing to scroll", total, v.vp.Height)
+	}
+	top := m.View()
+	if !strings.Contains(top, fmt.Sprintf("1–%d/%d ↓", v.vp.Height, total)) || strings.Contains(top, "↑") {
+		t.Fatalf("position at the top not shown:\n%s", top)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyDown})
+	if v.vp.YOffset != 1 {
+		t.Fatalf("down scrolled to %d", v.vp.YOffset)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
+	if v.vp.YOffset != 1+v.vp.Height-1 && !v.vp.AtBottom() {
+		t.Fatalf("page down scrolled to %d", v.vp.YOffset)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
+	bottom := m.View()
+	if !v.vp.AtBottom() || !strings.Contains(bottom, fmt.Sprintf("↑ %d–%d/%d", total-v.vp.Height+1, total, total)) {
+		t.Fatalf("end did not reach the bottom (offset %d):\n%s", v.vp.YOffset, bottom)
+	}
+	if again := m.View(); again != bottom || !v.vp.AtBottom() {
+		t.Fatal("View changed the view")
+	}
+	// With the lookup input focused, ↑/↓ still scroll the result, from the bottom too.
+	m.Update(runeKey("/"))
+	if !v.capturesText() {
+		t.Fatal("/ did not focus the input")
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyUp})
+	if v.vp.AtBottom() || v.vp.YOffset != total-v.vp.Height-1 {
+		t.Fatalf("up in the input did not scroll up from the bottom: offset %d", v.vp.YOffset)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyDown})
+	if !v.vp.AtBottom() {
+		t.Fatalf("down in the input did not scroll down: offset %d", v.vp.YOffset)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	m.Update(tea.KeyMsg{Type: tea.KeyHome})
+	if v.vp.YOffset != 0 {
+		t.Fatalf("home scrolled to %d", v.vp.YOffset)
+	}
+	// A taller window holds it all: nothing to scroll, no position shown.
+	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 60})
+	if out := m.View(); v.vp.YOffset != 0 || strings.Contains(out, "↑") || strings.Contains(out, "↓") {
+		t.Fatalf("after growing, offset %d:\n%s", v.vp.YOffset, out)
+	}
+}
+
+// TestFlowInspectorShowsRefundsAndBlocks: a payment the emulator refunded in part and put under a
+// MED block shows both in the inspector.
+func TestFlowInspectorShowsRefundsAndBlocks(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	ctx := context.Background()
+	pix := createTestCharge(t, s, 5000, "Com estorno", "insp-refund-0001", "pixdash-flow-inspector-key-0004")
+	if err := s.Simulator.Pay(ctx, pix.ID, "Fulano de Tal", "52998224725"); err != nil {
+		t.Fatal(err)
+	}
+	ctl := sandbox.NewControl(s.Client)
+	part := api.Money(1250)
+	if err := ctl.Refund(ctx, pix.ID, &part); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctl.CreateBlock(ctx, sandbox.BlockRequest{TransactionID: pix.ID, Reason: "Pagador alega golpe"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		page, err := s.Store.EventWindow(ctx, state.EventQuery{Kind: api.EventRefundCompleted}, 0, 10)
+		if err == nil && page.Total > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the refund_completed event never reached the store (%v)", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("STATUS")
+	f.keys("2", "/", "insp-refund-0001", "enter")
+	f.waitFor("matched by external reference", "Refunds · 1 refund of R$ 12,50", "↩ R$ 12,50 · completed",
+		"Balance blocks · 1 on this transaction", "○ awaiting response · MED · R$ 50,00", "Reason Pagador alega golpe")
 }

@@ -5,15 +5,18 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/state/workflow"
 )
 
 // Timeouts for commands; no API call runs without one.
 const (
-	callTimeout   = 15 * time.Second
-	createTimeout = 45 * time.Second // retries with the same key fit inside
-	// inFlightMargin is how long after the last attempt's deadline the service may still act
-	// on a create it received (a submission is abandoned only after that).
-	inFlightMargin = 2 * time.Minute
+	callTimeout = 15 * time.Second
+	// createTimeout bounds a charge creation (retries with the same key fit inside), and
+	// inFlightMargin is how long after it the service may still act on a create it received
+	// (a submission is abandoned only after that): the workflow's rules.
+	createTimeout  = workflow.CreateTimeout
+	inFlightMargin = workflow.InFlightMargin
 	persistTimout  = 5 * time.Second
 )
 
@@ -27,10 +30,12 @@ const (
 	statusError
 )
 
-// statusMsg puts a message on the status line.
+// statusMsg puts a message on the status line; with an owner and no text it removes that
+// owner's message (its cause is gone).
 type statusMsg struct {
-	text string
-	kind statusKind
+	text  string
+	kind  statusKind
+	owner string
 }
 
 // tickMsg drives countdowns, token display and polling once a second.
@@ -47,7 +52,23 @@ type tag struct {
 	wallet string
 }
 
-// withTimeout runs fn with a bounded context inside a command.
+// withTimeout runs fn inside a command with a context bounded by d and by the session the
+// command was made for: replacing or closing that session cancels it. Every command that
+// calls the service or reads the store is made this way.
+func (a *appState) withTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd {
+	life := a.ctx
+	if life == nil {
+		life = context.Background()
+	}
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(life, d)
+		defer cancel()
+		return fn(ctx)
+	}
+}
+
+// withTimeout runs fn with a context bounded by d only, inside a command. It outlives a
+// profile switch: commands made for a session use c.app.withTimeout instead.
 func withTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), d)

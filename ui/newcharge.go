@@ -56,15 +56,13 @@ type chargeDraft struct {
 // chargeSubmitMsg asks the root to send a draft.
 type chargeSubmitMsg struct{ draft chargeDraft }
 
-// formCancelMsg closes the form.
-type formCancelMsg struct{}
-
 // chargeForm is the new-charge form.
 type chargeForm struct {
+	closer
 	c        *common
 	key      string // Idempotency-Key, minted when the form opens
 	wallet   string
-	focus    int
+	field    int // the focused field
 	inputs   [fieldCount]textinput.Model
 	meta     textarea.Model
 	preset   int
@@ -84,6 +82,8 @@ type chargeForm struct {
 	sb            *splitBuilder
 	splitOpen     bool
 	width, height int
+	// descInit is the description the form opened with (what "untouched" compares to).
+	descInit string
 }
 
 func newChargeForm(c *common, wallet, key string) *chargeForm {
@@ -114,13 +114,23 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 	f.meta.CharLimit = 2000
 	// The service requires a description: start with the profile's default, so an amount and
 	// ctrl+s are enough at the counter.
-	f.inputs[fDescription].SetValue(sanitize(c.app.sess.description())) // from the config
+	f.inputs[fDescription].SetValue(sanitize(c.app.sess.Description())) // from the config
 	f.inputs[fDescription].CursorEnd()
 	f.descDefault = true
-	f.focus = fieldCount // nothing is focused yet, so nothing counts as touched
+	f.descInit = f.inputs[fDescription].Value()
+	f.field = fieldCount // nothing is focused yet, so nothing counts as touched
 	f.setFocus(fAmount)
 	return f
 }
+
+// layer: the form takes the body's place; header, tabs and footer stay.
+func (f *chargeForm) layer() layer { return layerBody }
+
+// focus needs nothing: the project list is loaded by the root when the form opens.
+func (f *chargeForm) focus() tea.Cmd { return nil }
+
+// blur leaves the fields as they are.
+func (f *chargeForm) blur() {}
 
 func (f *chargeForm) setSize(w, h int) {
 	f.width, f.height = w, h
@@ -141,10 +151,10 @@ func (f *chargeForm) setSize(w, h int) {
 }
 
 func (f *chargeForm) setFocus(i int) {
-	if f.focus < fieldCount {
-		f.touched[f.focus] = true
+	if f.field < fieldCount {
+		f.touched[f.field] = true
 	}
-	f.focus = i
+	f.field = i
 	for j := range f.inputs {
 		if j == i && isTextField(j) {
 			f.inputs[j].Focus()
@@ -171,7 +181,7 @@ func isTextField(i int) bool {
 
 // capturesText reports whether printable keys belong to the focused field.
 func (f *chargeForm) capturesText() bool {
-	switch f.focus {
+	switch f.field {
 	case fProject, fSplit, fSubmit:
 		return false
 	case fExpiry:
@@ -207,20 +217,28 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(km, k.Back):
-		return func() tea.Msg { return formCancelMsg{} }
+		if !f.dirty() {
+			f.close()
+			return nil
+		}
+		// Something was typed: throwing it away takes a y.
+		q := newQuietConfirm(f.c, f.c.tr.T("Discard this charge? Nothing was sent. (y/N)"), nil)
+		q.onYes = f.close
+		f.ask(q)
+		return nil
 	case key.Matches(km, k.Submit):
 		return f.submit()
 	case key.Matches(km, k.NextField):
-		f.setFocus((f.focus + 1) % fieldCount)
+		f.setFocus((f.field + 1) % fieldCount)
 		return nil
 	case key.Matches(km, k.PrevField):
-		f.setFocus((f.focus + fieldCount - 1) % fieldCount)
+		f.setFocus((f.field + fieldCount - 1) % fieldCount)
 		return nil
 	case key.Matches(km, k.Split):
 		return f.openSplit()
 	}
 
-	switch f.focus {
+	switch f.field {
 	case fExpiry:
 		switch km.String() {
 		case "left":
@@ -259,16 +277,16 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	if km.String() == "enter" {
-		f.setFocus(f.focus + 1)
+		f.setFocus(f.field + 1)
 		return nil
 	}
-	if f.focus == fDescription {
+	if f.field == fDescription {
 		return f.editDescription(km)
 	}
-	if f.focus < fieldCount && f.capturesText() {
+	if f.field < fieldCount && f.capturesText() {
 		var cmd tea.Cmd
-		f.inputs[f.focus], cmd = f.inputs[f.focus].Update(km)
-		f.server[f.focus] = ""
+		f.inputs[f.field], cmd = f.inputs[f.field].Update(km)
+		f.server[f.field] = ""
 		f.validate()
 		return cmd
 	}
@@ -354,7 +372,7 @@ func (f *chargeForm) updateSplit(km tea.KeyMsg) tea.Cmd {
 }
 
 // shortHelp lists the keys that work now: the builder's while it is open, else the form's.
-func (f *chargeForm) shortHelp() []key.Binding {
+func (f *chargeForm) ShortHelp() []key.Binding {
 	k := f.c.keys
 	if f.splitOpen && f.sb != nil {
 		// The builder lists its own keys, wrapped, above the footer.
@@ -364,9 +382,9 @@ func (f *chargeForm) shortHelp() []key.Binding {
 }
 
 // fullHelp lists every key of the form and of its split builder.
-func (f *chargeForm) fullHelp() []key.Binding {
+func (f *chargeForm) FullHelp() [][]key.Binding {
 	k := f.c.keys
-	return []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back, k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PrevLeg, k.NextLeg, k.PickWallet}
+	return [][]key.Binding{{k.NextField, k.PrevField, k.Submit, k.Split, k.Back, k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PrevLeg, k.NextLeg, k.PickWallet}}
 }
 
 // splitCheck checks the builder's legs; false when the form has no split.
@@ -491,7 +509,7 @@ func (f *chargeForm) submit() tea.Cmd {
 				break
 			}
 		}
-		return func() tea.Msg { return statusMsg{text: text, kind: statusError} }
+		return func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: ownerForm} }
 	}
 	if f.sending {
 		return nil
@@ -509,9 +527,15 @@ func (f *chargeForm) fieldLabel(i int) string {
 	}[i]
 }
 
-func (f *chargeForm) view(w, h int) string {
+func (f *chargeForm) view() string {
+	return f.formView()
+}
+
+// formView is the form (or its split builder) without a question over it.
+func (f *chargeForm) formView() string {
+	w := f.width
 	if f.splitOpen && f.sb != nil {
-		return f.sb.view(w, h)
+		return f.sb.view()
 	}
 	st, tr := f.c.st, f.c.tr
 	var b strings.Builder
@@ -520,10 +544,13 @@ func (f *chargeForm) view(w, h int) string {
 		title += " · " + tr.F("wallet %s", sanitize(f.wallet))
 	}
 	b.WriteString(st.Bold.Render(title) + "\n")
-	const labelW = 14
+	labelW := 14 // the longest label and a space (pt-BR's "Nome do pagador" needs 16)
+	for i := range fieldCount {
+		labelW = max(labelW, lipgloss.Width(f.fieldLabel(i))+1)
+	}
 	for i := 0; i < fieldCount; i++ {
 		label := padRight(f.fieldLabel(i), labelW)
-		if i == f.focus {
+		if i == f.field {
 			label = st.FieldFocus.Render("› " + label)
 		} else {
 			label = st.FieldLabel.Render("  " + label)
@@ -561,7 +588,7 @@ func (f *chargeForm) view(w, h int) string {
 			}
 		case fSubmit:
 			btn := "[ " + tr.T("Create charge") + " ]"
-			if i == f.focus {
+			if i == f.field {
 				btn = st.FieldFocus.Render(btn)
 			}
 			b.WriteString("  " + spaces(labelW) + btn + "\n")
@@ -575,7 +602,7 @@ func (f *chargeForm) view(w, h int) string {
 				line += st.Muted.Render("  = " + amt.BRL())
 			}
 		}
-		if i == fDescription && f.descDefault && f.focus == fDescription {
+		if i == fDescription && f.descDefault && f.field == fDescription {
 			hint := tr.T("default · typing replaces it")
 			if room := w - lipgloss.Width(line) - 2; lipgloss.Width(hint) > room {
 				hint = tr.T("type to replace")
@@ -596,6 +623,11 @@ func (f *chargeForm) view(w, h int) string {
 			}
 		}
 		b.WriteString(line + "\n")
+		if i == fMetadata {
+			for _, l := range f.metadataNotes(w - labelW - 2) {
+				b.WriteString(spaces(labelW+2) + l + "\n")
+			}
+		}
 	}
 	b.WriteString(st.Muted.Render(tr.F("Idempotency-Key %s", f.key)))
 	return b.String()
@@ -640,4 +672,55 @@ func (f *chargeForm) serverError(err error) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// dirty reports whether anything was typed or chosen since the form opened (what esc and
+// quitting would throw away).
+func (f *chargeForm) dirty() bool {
+	for i := range f.inputs {
+		v := f.inputs[i].Value()
+		if i == fDescription {
+			if v != f.descInit {
+				return true
+			}
+			continue
+		}
+		if strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	return strings.TrimSpace(f.meta.Value()) != "" || f.preset != defaultExpiryPreset || f.project != 0 ||
+		(f.sb != nil && f.sb.hasLegs())
+}
+
+// quitQuestion is what quitting asks when the form holds something typed ("" when untouched,
+// or while the form already asks).
+func (f *chargeForm) quitQuestion() string {
+	if !f.dirty() || f.sending {
+		return ""
+	}
+	return f.c.tr.T("Quit and discard the charge being filled in? Nothing was sent. (y/N)")
+}
+
+// metadataNotes are the lines under the metadata field: how to write pairs (while it is
+// focused or empty of pairs) and the pairs that will be sent, as they will be sent.
+func (f *chargeForm) metadataNotes(w int) []string {
+	st, tr := f.c.st, f.c.tr
+	var out []string
+	pairs, err := parseMetadataPairs(tr, f.meta.Value())
+	if f.field == fMetadata {
+		hint := tr.T("e.g. mesa=4 garcom=João Silva · separate pairs with a space, ; or a new line · put a value with = in quotes")
+		for _, l := range wrapParts(strings.Split(hint, " · "), " · ", max(w, 20)) {
+			out = append(out, st.Muted.Render(l))
+		}
+	}
+	if err != nil || len(pairs) == 0 {
+		return out
+	}
+	shown := make([]string, len(pairs))
+	for i, p := range pairs {
+		shown[i] = p.String()
+	}
+	line := tr.N(len(pairs), "sends %d pair: %s", "sends %d pairs: %s", len(pairs), strings.Join(shown, " · "))
+	return append(out, st.Muted.Render(truncateWidth(line, max(w, 20))))
 }

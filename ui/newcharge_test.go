@@ -16,7 +16,7 @@ func formModel(t *testing.T, s *Session, lang Lang) *Model {
 	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(runeKey("n"))
-	if m.form == nil {
+	if formOf(m) == nil {
 		t.Fatal("n did not open the form")
 	}
 	return m
@@ -25,7 +25,7 @@ func formModel(t *testing.T, s *Session, lang Lang) *Model {
 // submitted runs ctrl+s and returns the draft sent to the root, or the status shown instead.
 func submitted(t *testing.T, m *Model) (*chargeDraft, string) {
 	t.Helper()
-	cmd := m.form.update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	cmd := formOf(m).update(tea.KeyMsg{Type: tea.KeyCtrlS})
 	if cmd == nil {
 		return nil, ""
 	}
@@ -52,7 +52,7 @@ func TestNewChargeDescriptionPrefilled(t *testing.T) {
 			s := goldenSession(t, api.Sandbox)
 			s.DefaultDescription = tc.sess
 			m := formModel(t, s, LangEN)
-			if got := m.form.inputs[fDescription].Value(); got != tc.want {
+			if got := formOf(m).inputs[fDescription].Value(); got != tc.want {
 				t.Fatalf("description starts as %q, want %q", got, tc.want)
 			}
 			// At the counter: an amount and ctrl+s.
@@ -79,7 +79,7 @@ func TestNewChargeTypingReplacesDefaultDescription(t *testing.T) {
 		t.Fatal("the focused default does not say typing replaces it")
 	}
 	walletsType(m, "Cafe")
-	if got := m.form.inputs[fDescription].Value(); got != "Cafe" {
+	if got := formOf(m).inputs[fDescription].Value(); got != "Cafe" {
 		t.Fatalf("description = %q, want Cafe", got)
 	}
 	walletsType(m, " com leite")
@@ -93,7 +93,7 @@ func TestNewChargeTypingReplacesDefaultDescription(t *testing.T) {
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 	walletsType(m, " 2")
-	if got := m.form.inputs[fDescription].Value(); got != "Venda 2" {
+	if got := formOf(m).inputs[fDescription].Value(); got != "Venda 2" {
 		t.Fatalf("description = %q, want Venda 2", got)
 	}
 }
@@ -111,11 +111,11 @@ func TestNewChargeClearedDescriptionIsRequired(t *testing.T) {
 			walletsType(m, "12,34")
 			m.Update(tea.KeyMsg{Type: tea.KeyTab})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
-			if got := m.form.inputs[fDescription].Value(); got != "" {
+			if got := formOf(m).inputs[fDescription].Value(); got != "" {
 				t.Fatalf("backspace on the default left %q", got)
 			}
 			// The message is next to the field at once, before leaving it.
-			line := formLine(t, m.View(), m.form.fieldLabel(fDescription))
+			line := formLine(t, m.View(), formOf(m).fieldLabel(fDescription))
 			if !strings.Contains(line, "✗ "+tc.want) {
 				t.Fatalf("description line = %q, want the message %q", line, tc.want)
 			}
@@ -123,8 +123,8 @@ func TestNewChargeClearedDescriptionIsRequired(t *testing.T) {
 			if d != nil {
 				t.Fatalf("a charge without a description was sent: %+v", d.Req)
 			}
-			if status == "" || m.form.focus != fDescription {
-				t.Fatalf("status %q, focus %d", status, m.form.focus)
+			if status == "" || formOf(m).field != fDescription {
+				t.Fatalf("status %q, focus %d", status, formOf(m).field)
 			}
 			// Spaces only are no description either.
 			walletsType(m, "   ")
@@ -143,8 +143,8 @@ func TestNewChargeDescriptionTooLong(t *testing.T) {
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 	walletsType(m, strings.Repeat("b", 6))
-	if !strings.Contains(m.form.errs[fDescription], "at most 255 characters (now 256)") {
-		t.Fatalf("message = %q", m.form.errs[fDescription])
+	if !strings.Contains(formOf(m).errs[fDescription], "at most 255 characters (now 256)") {
+		t.Fatalf("message = %q", formOf(m).errs[fDescription])
 	}
 	if d, _ := submitted(t, m); d != nil {
 		t.Fatal("a 256-character description was sent")
@@ -153,8 +153,8 @@ func TestNewChargeDescriptionTooLong(t *testing.T) {
 
 func TestNewChargeServerMessageIsSanitized(t *testing.T) {
 	m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
-	m.form.serverError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: "description \x1b[2Jbad\nvalue"})
-	m.form.tried = true
+	formOf(m).serverError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: "description \x1b[2Jbad\nvalue"})
+	formOf(m).tried = true
 	view := m.View()
 	if strings.ContainsAny(view, "\x1b\u009b") {
 		t.Fatalf("a control character from the service reached the screen: %q", view)

@@ -1,21 +1,24 @@
 package ui
 
 import (
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
+	"context"
 
 	"pixdash/api"
+	"pixdash/state/workflow"
 )
 
 // appState is the live context every view reads: the session, its generation and the active wallet.
 type appState struct {
-	sess *Session
+	sess *workflow.Session
 	// gen changes when the session changes (profile switch); replies tagged with an older one are dropped.
 	gen uint64
 	// wallet is the active wallet: "principal" or a sub-account reference.
 	wallet string
-	// done is closed when the session is replaced, releasing commands that wait on it.
-	done chan struct{}
+	// ctx lives as long as the session: replacing or closing the session cancels it, and with
+	// it every command still running for it (see withTimeout). done is ctx.Done().
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   <-chan struct{}
 	// subAccounts is the account's sub-account list as last loaded by the wallets view (nil until then).
 	subAccounts []api.SubAccount
 	// eventSeq is the Seq of the newest event the dashboard has seen (-1 until read).
@@ -32,21 +35,6 @@ func (a *appState) stale(t tag) bool { return t.gen != a.gen || t.wallet != a.wa
 
 // walletOpt is the X-Sub-Account option for the active wallet.
 func (a *appState) walletOpt() api.RequestOption { return api.WithSubAccount(walletHeader(a.wallet)) }
-
-// pane is one of the five main views (charges, inspector, wallets, blocks, events).
-type pane interface {
-	// activate runs when the view is shown, or when the session or wallet changed while it is shown.
-	activate() tea.Cmd
-	// update handles keys when the view is active, and every message that is not the root's.
-	update(msg tea.Msg) tea.Cmd
-	view(w, h int) string
-	setSize(w, h int)
-	// capturesText reports whether printable keys belong to a text field of the view.
-	capturesText() bool
-	shortHelp() []key.Binding
-	fullHelp() []key.Binding
-	title() string
-}
 
 // walletChangedMsg tells the views the active wallet changed; they drop data of the old one.
 type walletChangedMsg struct{ wallet string }

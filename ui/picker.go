@@ -24,6 +24,7 @@ const (
 )
 
 type picker struct {
+	closer
 	c       *common
 	kind    int
 	title   string
@@ -32,6 +33,8 @@ type picker struct {
 	loading bool
 	err     string
 	choose  func(value string) tea.Msg
+	width   int
+	height  int
 }
 
 func newPicker(c *common, title string, items []pickerItem, choose func(string) tea.Msg) *picker {
@@ -51,14 +54,23 @@ func (p *picker) setItems(items []pickerItem) {
 	}
 }
 
-// closePickerMsg closes the picker without choosing.
-type closePickerMsg struct{}
+func (p *picker) layer() layer              { return layerFloat }
+func (p *picker) setSize(w, h int)          { p.width, p.height = w, h }
+func (p *picker) focus() tea.Cmd            { return nil }
+func (p *picker) blur()                     {}
+func (p *picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
-func (p *picker) update(km tea.KeyMsg) tea.Cmd {
+// update moves the cursor and chooses; esc or q closes without choosing.
+func (p *picker) update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
 	k := p.c.keys
 	switch {
 	case key.Matches(km, k.Back), key.Matches(km, k.Quit):
-		return func() tea.Msg { return closePickerMsg{} }
+		p.close()
+		return nil
 	case key.Matches(km, k.Up):
 		if p.cursor > 0 {
 			p.cursor--
@@ -80,12 +92,13 @@ func (p *picker) update(km tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-func (p *picker) shortHelp() []key.Binding {
+func (p *picker) ShortHelp() []key.Binding {
 	k := p.c.keys
 	return []key.Binding{k.Up, k.Down, k.Enter, k.Back}
 }
 
-func (p *picker) overlay(w, h int) string {
+func (p *picker) view() string {
+	w, h := p.width, p.height
 	st, tr := p.c.st, p.c.tr
 	var b strings.Builder
 	b.WriteString(st.Brand.Render(sanitize(p.title)) + "\n\n")

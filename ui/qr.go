@@ -14,8 +14,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
-	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/state/workflow"
 )
 
 // Demo payers used by the sandbox simulation keys (valid check digits).
@@ -26,46 +26,218 @@ const (
 	demoPayerCNPJ = "11222333000181"
 )
 
-// Layout of the pending QR screen: the info panel beside the QR, or one summary row under it.
-const (
-	qrInfoWidth   = 34
-	qrStackedRows = 1
-)
-
 // qrView is the customer-facing screen: the QR while pending, then PAID, EXPIRED or FAILED.
+// The customer sees what is theirs (amount, description, merchant, expiry, the code); the
+// split, wallets and fees stay on the merchant's views (the inspector).
 type qrView struct {
+	closer
 	c       *common
 	store   *state.Store
-	ctl     *sandbox.Control
+	ctl     workflow.PaymentSimulator // nil unless the service is the sandbox emulator
 	env     api.Environment
 	id      string
 	ch      state.Charge // the charge as last known (the store's memory copy wins when newer)
 	pollErr string
 	copyFn  func(string)
-	// cache of the validated, rendered code for one (code, amount, size)
-	cacheKey string
-	render   qrRender
-	codeErr  error
+	width   int
+	height  int
+	// code is the charge's code, validated and encoded outside View (setSize, focus, update)
+	// for the code and amount in codeFor; View encodes a code that changed since on the fly.
+	code    qrCode
+	codeErr error
+	codeFor string
+	// notice is a short confirmation on the screen itself (the status line is hidden here),
+	// cleared by its own tick (noticeSeq tells the current one from older ones).
+	notice    string
+	noticeSeq int
+	// refresh is the screen's own tick: while a refused payment's refund to the payer is open,
+	// the screen asks the root to read the charge again (no webhook says when it settles).
+	refreshSeq   int
+	refreshEvery time.Duration
 }
 
 // openQR opens the QR (or result) screen of a charge as the caller knows it.
-func (m *Model) openQR(ch state.Charge) {
-	m.qr = &qrView{c: m.c, store: m.app.sess.Store, ctl: m.app.sess.Sandbox, env: m.app.sess.Env, id: ch.ID, ch: ch, copyFn: m.opts.Clipboard}
+func (m *Model) openQR(ch state.Charge) tea.Cmd {
+	var cmds []tea.Cmd
+	if old, ok := m.qrScreen(); ok {
+		cmds = append(cmds, m.closeOverlay(old))
+	}
+	return tea.Batch(append(cmds, m.push(&qrView{c: m.c, store: m.app.sess.Store, ctl: m.app.sess.Simulator, env: m.app.sess.Env, id: ch.ID, ch: ch, copyFn: m.opts.Clipboard}))...)
 }
 
-func (v *qrView) onTick(time.Time) {}
+// pollChargeMsg asks the root to read a charge from the service now, without a status line.
+type pollChargeMsg struct{ id, wallet string }
+
+// setSize gives the screen the whole terminal.
+func (v *qrView) setSize(w, h int) {
+	v.width, v.height = w, h
+	v.prepare()
+}
+
+// layer: the QR and result screens take the whole terminal (the customer looks at them).
+func (v *qrView) layer() layer { return layerScreen }
+
+// How long the copy confirmation stays, and how often a refused payment's open refund is read
+// again (doubling up to the cap while it stays open).
+const (
+	qrNoticeFor      = 3 * time.Second
+	qrRefreshFirst   = 2 * time.Second
+	qrRefreshLongest = time.Minute
+)
+
+// qrCopiedMsg says the screen's code was copied; qrNoticeDoneMsg ends the confirmation.
+type (
+	qrCopiedMsg     struct{ v *qrView }
+	qrNoticeDoneMsg struct {
+		v   *qrView
+		seq int
+	}
+	// qrRefreshMsg is the screen's own tick (see qrView.refreshSeq).
+	qrRefreshMsg struct {
+		v   *qrView
+		seq int
+	}
+)
+
+// focus polls the charge at once when it may still change, and starts the screen's tick.
+func (v *qrView) focus() tea.Cmd {
+	v.prepare()
+	v.notice = "" // a confirmation from before a dialog covered the screen is stale
+	ch, ok := v.charge()
+	if !ok {
+		return nil
+	}
+	var poll tea.Cmd
+	if !ch.Final() {
+		id, wallet := ch.ID, ch.Wallet
+		poll = func() tea.Msg { return pollChargeMsg{id: id, wallet: wallet} }
+	}
+	v.refreshSeq++
+	v.refreshEvery = qrRefreshFirst
+	return tea.Batch(poll, v.refreshTick())
+}
+
+// blur leaves the screen as it is.
+func (v *qrView) blur() {}
+
+// refreshTick schedules the screen's next tick.
+func (v *qrView) refreshTick() tea.Cmd {
+	seq, every := v.refreshSeq, v.refreshEvery
+	return tea.Tick(every, func(time.Time) tea.Msg { return qrRefreshMsg{v: v, seq: seq} })
+}
+
+// refundOpen reports whether a refused payment's refund to the payer may still change.
+func refundOpen(ch *state.Charge) bool {
+	bd := ch.BlockedDeposit
+	return ch.State() == state.StateFailed && bd != nil && (bd.Refund == nil || bd.Refund.Status == api.RefundPending)
+}
+
+// prepare validates and encodes the charge's code for View, when it changed.
+func (v *qrView) prepare() {
+	ch, ok := v.charge()
+	if !ok || ch.PixCopyPaste == "" {
+		return
+	}
+	if key := qrCodeKey(&ch); key != v.codeFor {
+		v.codeFor, v.codeErr, v.code = key, checkCode(&ch), newQRCode(ch.PixCopyPaste)
+	}
+}
+
+// qrCodeKey names what the prepared code depends on.
+func qrCodeKey(ch *state.Charge) string { return fmt.Sprintf("%d|%s", ch.Amount, ch.PixCopyPaste) }
+
+// prepared is the charge's validated, encoded code: the one prepare made, or made now.
+func (v *qrView) prepared(ch *state.Charge) (qrCode, error) {
+	if qrCodeKey(ch) == v.codeFor {
+		return v.code, v.codeErr
+	}
+	return newQRCode(ch.PixCopyPaste), checkCode(ch)
+}
+
+// quitKey is q as the screen offers it: on a pending QR it asks first.
+func (v *qrView) quitKey(ch *state.Charge) key.Binding {
+	k := v.c.keys.Quit
+	if ch != nil && v.pending(ch) {
+		k.SetHelp(k.Help().Key, v.c.tr.T("quit (asks first)"))
+	}
+	return k
+}
+
+// pending reports whether the customer may be paying ch from this screen right now.
+func (v *qrView) pending(ch *state.Charge) bool {
+	return ch.State() == state.StatePending && ch.Mismatch == "" && ch.PixCopyPaste != ""
+}
+
+// quitQuestion is what quitting asks while the customer may be paying (the root's quit guard
+// asks it on ctrl+c, the screen itself on q); "" once the charge is settled or while the
+// screen already asks it.
+func (v *qrView) quitQuestion() string {
+	ch, ok := v.charge()
+	if !ok || !v.pending(&ch) {
+		return ""
+	}
+	return v.c.tr.F("The charge of %s is waiting for payment and can still be paid after pixdash quits. Quit? (y/N)", ch.Amount.BRL())
+}
+
+// ShortHelp lists the screen's keys.
+func (v *qrView) ShortHelp() []key.Binding {
+	k := v.c.keys
+	var ch *state.Charge
+	if c, ok := v.charge(); ok {
+		ch = &c
+	}
+	return []key.Binding{k.Copy, k.SimulatePay, k.SimulateCNPJ, k.Expire, k.Back, v.quitKey(ch)}
+}
+
+// FullHelp lists the screen's keys.
+func (v *qrView) FullHelp() [][]key.Binding { return [][]key.Binding{v.ShortHelp()} }
 
 // charge is the charge on screen: the store's memory copy (pending charges and recent writes,
 // no database read while drawing), else the one the screen was opened with.
 func (v *qrView) charge() (state.Charge, bool) {
-	if c, ok := v.store.Peek(v.id); ok {
-		return c, true
+	if v.store != nil {
+		if c, ok := v.store.Peek(v.id); ok {
+			return c, true
+		}
 	}
 	return v.ch, v.ch.ID != ""
 }
 
-func (v *qrView) update(km tea.KeyMsg) tea.Cmd {
+func (v *qrView) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case qrCopiedMsg:
+		if msg.v != v {
+			return nil
+		}
+		v.noticeSeq++
+		v.notice = v.c.tr.T("PIX code copied")
+		seq := v.noticeSeq
+		return tea.Tick(qrNoticeFor, func(time.Time) tea.Msg { return qrNoticeDoneMsg{v: v, seq: seq} })
+	case qrNoticeDoneMsg:
+		if msg.v == v && msg.seq == v.noticeSeq {
+			v.notice = ""
+		}
+		return nil
+	case qrRefreshMsg:
+		return v.onRefresh(msg)
+	}
+	km, isKey := msg.(tea.KeyMsg)
+	if !isKey {
+		return nil
+	}
 	k := v.c.keys
+	switch {
+	case key.Matches(km, k.Back):
+		v.close()
+		return nil
+	case key.Matches(km, k.Quit):
+		// The customer may be scanning: q asks first (the charge stays payable after quitting).
+		if q := v.quitQuestion(); q != "" {
+			v.ask(newQuietConfirm(v.c, q, tea.Quit))
+			return nil
+		}
+		return tea.Quit
+	}
 	ch, ok := v.charge()
 	if !ok {
 		return nil
@@ -80,7 +252,7 @@ func (v *qrView) update(km tea.KeyMsg) tea.Cmd {
 		if cp == nil {
 			cp = func(s string) { _, _ = osc52.New(s).WriteTo(os.Stdout) }
 		}
-		return func() tea.Msg { cp(code); return copiedMsg{} }
+		return func() tea.Msg { cp(code); return qrCopiedMsg{v: v} }
 	case key.Matches(km, k.SimulatePay), key.Matches(km, k.SimulateCNPJ), key.Matches(km, k.Expire):
 		if v.ctl == nil {
 			return func() tea.Msg {
@@ -93,18 +265,43 @@ func (v *qrView) update(km tea.KeyMsg) tea.Cmd {
 		ctl, id, wallet := v.ctl, ch.ID, ch.Wallet
 		switch {
 		case key.Matches(km, k.SimulatePay):
-			return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+			return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 				return simulatedMsg{id: id, wallet: wallet, err: ctl.Pay(ctx, id, demoPayerName, demoPayerCPF)}
 			})
 		case key.Matches(km, k.SimulateCNPJ):
-			return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+			return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 				return simulatedMsg{id: id, wallet: wallet, err: ctl.Pay(ctx, id, demoCNPJName, demoPayerCNPJ)}
 			})
 		default:
-			return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+			return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 				return simulatedMsg{id: id, wallet: wallet, err: ctl.Expire(ctx, id)}
 			})
 		}
+	}
+	return nil
+}
+
+// onRefresh is the screen's tick: while the charge is pending it only waits (the root polls a
+// pending charge on screen); while a refused payment's refund to the payer is open it asks the
+// root to read the charge again, less often the longer it stays open. It ends when nothing on
+// the screen can change any more, or with the screen.
+func (v *qrView) onRefresh(msg qrRefreshMsg) tea.Cmd {
+	if msg.v != v || msg.seq != v.refreshSeq || v.done() {
+		return nil
+	}
+	v.prepare()
+	ch, ok := v.charge()
+	switch {
+	case !ok:
+		return nil
+	case refundOpen(&ch):
+		id, wallet := ch.ID, ch.Wallet
+		poll := func() tea.Msg { return pollChargeMsg{id: id, wallet: wallet} }
+		cmd := tea.Batch(poll, v.refreshTick())
+		v.refreshEvery = min(2*v.refreshEvery, qrRefreshLongest)
+		return cmd
+	case !ch.Final():
+		return v.refreshTick()
 	}
 	return nil
 }
@@ -118,35 +315,37 @@ func checkCode(ch *state.Charge) error {
 	return code.CheckAmount(ch.Amount)
 }
 
-func (v *qrView) view(w, h int) string {
+func (v *qrView) view() string {
+	w, h := v.width, v.height
 	st, cu := v.c.st, v.c.cust
 	ch, ok := v.charge()
 	if !ok {
 		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, st.Muted.Render(v.c.tr.T("This charge is no longer tracked. esc goes back.")))
 	}
-	top := v.topBar(&ch, w)
-	bottom := v.hints(&ch, w)
-	bodyH := h - 2
-	var body string
-	switch ch.State() {
-	case state.StatePaid:
-		body = v.resultView(&ch, st.PaidBanner, cu.T("PAID"), w, bodyH)
-	case state.StateFailed:
-		body = v.resultView(&ch, st.FailBanner, cu.T("FAILED"), w, bodyH)
-	case state.StateExpired:
-		body = v.resultView(&ch, st.ExpBanner, cu.T("EXPIRED"), w, bodyH)
-	case state.StateCancelled:
-		body = v.resultView(&ch, st.ExpBanner, cu.T("CANCELLED"), w, bodyH)
-	case state.StatePending:
-		if ch.Mismatch != "" {
+	var screen string
+	if ch.State() == state.StatePending && ch.Mismatch == "" {
+		screen = v.pendingScreen(&ch, w, h)
+	} else {
+		bottom := v.hints(&ch, w)
+		bodyH := h - 1 - lipgloss.Height(bottom)
+		var body string
+		switch ch.State() {
+		case state.StatePaid:
+			body = v.resultView(&ch, st.PaidBanner, cu.T("PAID"), w, bodyH)
+		case state.StateFailed:
+			body = v.resultView(&ch, st.FailBanner, cu.T("FAILED"), w, bodyH)
+		case state.StateExpired:
+			body = v.resultView(&ch, st.ExpBanner, cu.T("EXPIRED"), w, bodyH)
+		case state.StateCancelled:
+			body = v.resultView(&ch, st.ExpBanner, cu.T("CANCELLED"), w, bodyH)
+		case state.StatePending:
 			body = v.mismatchView(&ch, w)
-		} else {
-			body = v.pendingView(&ch, w, bodyH)
+		default:
+			body = v.resultView(&ch, st.ExpBanner, cu.T("UNKNOWN STATUS")+" "+sanitize(string(ch.Status)), w, bodyH)
 		}
-	default:
-		body = v.resultView(&ch, st.ExpBanner, cu.T("UNKNOWN STATUS")+" "+sanitize(string(ch.Status)), w, bodyH)
+		screen = v.topBar(&ch, w) + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
-	return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+	return screen
 }
 
 // mismatchView replaces the QR of a charge whose reply differs from the request: the merchant
@@ -163,20 +362,22 @@ func (v *qrView) mismatchView(ch *state.Charge, w int) string {
 	return lipgloss.Place(w, len(lines)+2, lipgloss.Center, lipgloss.Center, strings.Join(lines, "\n"))
 }
 
-func (v *qrView) topBar(ch *state.Charge, w int) string {
+// badge is the environment's label: SANDBOX, or PRODUCTION in red.
+func (v *qrView) badge() string {
 	st, tr := v.c.st, v.c.tr
-	badge := st.BadgeSand.Render(tr.T("SANDBOX"))
 	if v.env == api.Production {
-		badge = st.BadgeProd.Render(tr.T("PRODUCTION"))
+		return st.BadgeProd.Render(tr.T("PRODUCTION"))
 	}
-	wallet := ch.Wallet
-	if wallet == "" {
-		wallet = api.WalletPrincipal
-	}
-	return truncateWidth(badge+" "+st.Muted.Render(tr.F("charge %s · wallet %s", sanitize(ch.ID), sanitize(wallet))), w)
+	return st.BadgeSand.Render(tr.T("SANDBOX"))
 }
 
-func (v *qrView) hints(ch *state.Charge, w int) string {
+// topBar is the environment and the charge's id; the wallet is the merchant's business.
+func (v *qrView) topBar(ch *state.Charge, w int) string {
+	return truncateWidth(v.badge()+" "+v.c.st.Muted.Render(v.c.tr.F("charge %s", sanitize(ch.ID))), w)
+}
+
+// hintParts are the keys that work on the screen now, each drawn "key description".
+func (v *qrView) hintParts(ch *state.Charge) []string {
 	st, k := v.c.st, v.c.keys
 	var bs []key.Binding
 	if ch.State() == state.StatePending {
@@ -185,22 +386,63 @@ func (v *qrView) hints(ch *state.Charge, w int) string {
 			bs = append(bs, k.SimulatePay, k.SimulateCNPJ, k.Expire)
 		}
 	}
-	bs = append(bs, k.Back)
-	var parts []string
-	for _, b := range bs {
-		parts = append(parts, st.Key.Render(b.Help().Key)+" "+b.Help().Desc)
+	bs = append(bs, k.Back, v.quitKey(ch))
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = st.Key.Render(b.Help().Key) + " " + b.Help().Desc
 	}
-	line := strings.Join(parts, " · ")
-	if v.pollErr != "" {
-		line = st.StatusErr.Render(truncateWidth(sanitize(v.pollErr), w))
-	}
-	return truncateWidth(line, w)
+	return parts
 }
 
-// info is the amount, description, countdown and status beside or under the QR.
+// notes is what the screen says for a moment (the copy confirmation) or until the next read
+// (a failed refresh), most recent first; nil when there is nothing to say.
+func (v *qrView) notes(w int) []string {
+	st := v.c.st
+	var out []string
+	if v.notice != "" {
+		out = append(out, st.StatusOK.Render(truncateWidth("✓ "+v.notice, w)))
+	}
+	if v.pollErr != "" {
+		out = append(out, st.StatusErr.Render(truncateWidth(sanitize(v.pollErr), w)))
+	}
+	return out
+}
+
+// hints are the bottom lines: the keys, wrapped to w (one line on a wide terminal); a note,
+// when there is one, takes the first line's place (so the layout above never moves).
+func (v *qrView) hints(ch *state.Charge, w int) string {
+	lines := wrapParts(v.hintParts(ch), " · ", w)
+	if n := v.notes(w); len(n) > 0 {
+		lines[0] = n[0]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// countdown is the time left to pay, or the line saying the bank is being asked. It has a
+// colour of its own (not only bold) so light and dark terminals both show it clearly.
+func (v *qrView) countdown(ch *state.Charge) (string, bool) {
+	st, cu := v.c.st, v.c.cust
+	if ch.ExpiresAt.IsZero() {
+		return "", false
+	}
+	if left := ch.ExpiresAt.Sub(v.c.now()); left > 0 {
+		return st.Label.Render(cu.T("Expires in ")) + st.BigAmount.Render(humanDuration(left)), true
+	}
+	return st.Warn.Render(cu.T("Expired; confirming with the bank…")), true
+}
+
+// merchant is who receives the payment, as the code names it ("" when it does not).
+func merchant(ch *state.Charge) string {
+	code, err := api.ParseBRCode(ch.PixCopyPaste)
+	if err != nil {
+		return ""
+	}
+	return sanitize(code.MerchantName)
+}
+
+// info is the amount, description, merchant, countdown and status beside or under the QR.
 func (v *qrView) info(ch *state.Charge, w int) []string {
 	st, cu := v.c.st, v.c.cust
-	now := v.c.now()
 	lines := []string{st.Accent.Render(cu.T("Pay with PIX")), ""}
 	if big := bigAmount(ch.Amount, w); big != nil {
 		for _, l := range big {
@@ -212,76 +454,106 @@ func (v *qrView) info(ch *state.Charge, w int) []string {
 	if ch.Description != "" {
 		lines = append(lines, truncateWidth(sanitize(ch.Description), w))
 	}
+	if name := merchant(ch); name != "" {
+		lines = append(lines, truncateWidth(st.Label.Render(cu.T("Merchant: "))+name, w))
+	}
 	lines = append(lines, "")
-	if !ch.ExpiresAt.IsZero() {
-		left := ch.ExpiresAt.Sub(now)
-		if left > 0 {
-			lines = append(lines, st.Label.Render(cu.T("Expires in "))+st.Bold.Render(humanDuration(left)))
-		} else {
-			lines = append(lines, st.Warn.Render(cu.T("Expired; confirming with the bank…")))
-		}
+	if c, ok := v.countdown(ch); ok {
+		lines = append(lines, truncateWidth(c, w))
 	}
 	lines = append(lines, st.Warn.Render(stateSymbol(state.StatePending)+" "+cu.T("Waiting for payment")))
-	if len(ch.SplitRequested) > 0 {
-		lines = append(lines, "", st.Label.Render(v.c.tr.T("Split on payment:")))
-		for _, l := range ch.SplitRequested {
-			lines = append(lines, truncateWidth(fmt.Sprintf("  → %s %s", sanitize(l.SubAccount), l.Amount.BRL()), w))
+	return lines
+}
+
+// Layouts of the pending screen, from the roomiest: the QR beside the info panel and the code;
+// the QR over one summary row; on small terminals the QR the whole height with a narrow column
+// beside it (the top bar and the key line move into the column) or alone.
+const (
+	qrInfoWidth   = 34 // the info panel beside the QR
+	qrGap         = 4  // between the QR and the panel
+	qrStackedRows = 1  // the summary row under a stacked QR
+	qrColumnMin   = 24 // the narrowest column beside a full-height QR
+	qrColumnGap   = 2
+)
+
+// pendingScreen is the whole screen of a pending charge at w×h, in the roomiest layout that
+// shows the QR; below the smallest, the code and the size the terminal needs.
+func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
+	st, cu, tr := v.c.st, v.c.cust, v.c.tr
+	top, bottom := v.topBar(ch, w), v.hints(ch, w)
+	bodyH := h - 1 - lipgloss.Height(bottom)
+	code, codeErr := v.prepared(ch)
+	if codeErr != nil {
+		warn := st.StatusErr.Render("⚠ "+cu.T("The PIX code failed validation; the QR is not shown.")) + "\n" +
+			st.Err.Render(truncateWidth(sanitize(codeErr.Error()), w)) + "\n" + st.Muted.Render(tr.T("Do not ask the customer to pay this code. Refresh with r or create a new charge."))
+		return top + "\n" + fitBlock(strings.Join(v.info(ch, w), "\n")+"\n\n"+warn, w, bodyH) + "\n" + bottom
+	}
+	if r := code.render(w-qrInfoWidth-qrGap, bodyH); r.fits {
+		infoW := w - r.width - qrGap
+		right := strings.Join(v.info(ch, infoW), "\n") + "\n\n" + v.codeBlock(ch, infoW)
+		body := lipgloss.JoinHorizontal(lipgloss.Top, r.styled(st.QR), spaces(qrGap), right)
+		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+	}
+	if r := code.render(w, bodyH-qrStackedRows); r.fits {
+		summary := cu.T("Pay with PIX") + "  " + st.BigAmount.Render(ch.Amount.BRL())
+		if c, ok := v.countdown(ch); ok {
+			summary += "  " + c
 		}
+		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, r.styled(st.QR)) + "\n" +
+			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(summary, w))
+		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+	}
+	if r := code.render(w-qrColumnMin-qrColumnGap, h); r.fits {
+		colW := w - r.width - qrColumnGap
+		return fitBlock(lipgloss.JoinHorizontal(lipgloss.Top, r.styled(st.QR), spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
+	}
+	if r := code.render(w, h); r.fits {
+		return fitBlock(r.styled(st.QR), w, h)
+	}
+	// Too small for any QR: say how large the terminal must be (the smallest layout is the QR
+	// alone, and the dashboard needs minWidth×minHeight), and show the code to copy.
+	r := code.render(0, 0)
+	msg := st.Warn.Render(tr.F("The QR needs a %dx%d terminal (now %dx%d): enlarge the window or make the font smaller.",
+		max(r.needW, minWidth), max(r.needH, minHeight), w, h))
+	body := strings.Join(v.info(ch, w), "\n") + "\n\n" + ansi.Wrap(msg, w, "") + "\n\n" + v.codeBlock(ch, w)
+	return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+}
+
+// column is the narrow column beside a full-height QR: the environment, what the customer
+// pays, the countdown, then the merchant's keys, wrapped to w.
+func (v *qrView) column(ch *state.Charge, w, h int) string {
+	lines := []string{v.badge(), ""}
+	lines = append(lines, v.info(ch, w)...)
+	lines = append(lines, "")
+	lines = append(lines, v.notes(w)...)
+	lines = append(lines, wrapParts(v.hintParts(ch), " · ", w)...)
+	return fitBlock(strings.Join(lines, "\n"), w, h)
+}
+
+// wrapParts joins parts with sep into lines of at most w cells, breaking only between parts
+// (a part wider than w is cut).
+func wrapParts(parts []string, sep string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case lipgloss.Width(cur)+lipgloss.Width(sep)+lipgloss.Width(p) <= w:
+			cur += sep + p
+		default:
+			lines = append(lines, truncateWidth(cur, w))
+			cur = p
+		}
+	}
+	if cur != "" {
+		lines = append(lines, truncateWidth(cur, w))
 	}
 	return lines
 }
 
-func (v *qrView) pendingView(ch *state.Charge, w, h int) string {
-	st, cu, tr := v.c.st, v.c.cust, v.c.tr
-	key := fmt.Sprintf("%s|%d|%d|%d", ch.PixCopyPaste, ch.Amount, w, h)
-	if key != v.cacheKey {
-		v.cacheKey = key
-		v.codeErr = checkCode(ch)
-		v.render = qrRender{}
-		if v.codeErr == nil {
-			// Try beside the info panel first, then above it.
-			v.render = renderQR(ch.PixCopyPaste, w-qrInfoWidth, h)
-			if !v.render.fits {
-				v.render = renderQR(ch.PixCopyPaste, w, h-qrStackedRows)
-			}
-		}
-	}
-	codeLines := v.codeBlock(ch, w)
-	if v.codeErr != nil {
-		warn := st.StatusErr.Render("⚠ "+cu.T("The PIX code failed validation; the QR is not shown.")) + "\n" +
-			st.Err.Render(truncateWidth(sanitize(v.codeErr.Error()), w)) + "\n" + st.Muted.Render(tr.T("Do not ask the customer to pay this code. Refresh with r or create a new charge."))
-		return strings.Join(v.info(ch, w), "\n") + "\n\n" + warn
-	}
-	r := v.render
-	if !r.fits {
-		// The stacked layout is the smallest: the QR, the summary line, the top bar and the hints.
-		msg := st.Warn.Render(cu.F("Enlarge the terminal to at least %dx%d to show the QR code.", max(r.needW, minWidth), max(r.needH+qrStackedRows+2, minHeight)))
-		return strings.Join(v.info(ch, w), "\n") + "\n\n" + msg + "\n\n" + codeLines
-	}
-	qr := r.styled(st.QR)
-	info := v.info(ch, max(w-r.width-4, 20))
-	if r.width+qrInfoWidth <= w && r.height <= h {
-		right := strings.Join(info, "\n") + "\n\n" + v.codeBlockWidth(ch, w-r.width-4)
-		return lipgloss.JoinHorizontal(lipgloss.Top, qr, "    ", right)
-	}
-	// Stacked: QR centred, amount and countdown under it.
-	var b strings.Builder
-	b.WriteString(lipgloss.PlaceHorizontal(w, lipgloss.Center, qr))
-	b.WriteString("\n")
-	summary := cu.T("Pay with PIX") + "  " + st.BigAmount.Render(ch.Amount.BRL())
-	if !ch.ExpiresAt.IsZero() {
-		if left := ch.ExpiresAt.Sub(v.c.now()); left > 0 {
-			summary += "  " + st.Label.Render(cu.T("Expires in ")) + humanDuration(left)
-		}
-	}
-	b.WriteString(lipgloss.PlaceHorizontal(w, lipgloss.Center, summary))
-	return b.String()
-}
-
 // codeBlock shows the copy-and-paste code, wrapped to the width.
-func (v *qrView) codeBlock(ch *state.Charge, w int) string { return v.codeBlockWidth(ch, w) }
-
-func (v *qrView) codeBlockWidth(ch *state.Charge, w int) string {
+func (v *qrView) codeBlock(ch *state.Charge, w int) string {
 	st, cu := v.c.st, v.c.cust
 	if w < 10 {
 		w = 10
@@ -292,9 +564,11 @@ func (v *qrView) codeBlockWidth(ch *state.Charge, w int) string {
 	return b.String()
 }
 
-// resultView is the full-screen PAID / FAILED / EXPIRED state.
+// resultView is the full-screen PAID / FAILED / EXPIRED state: what the customer paid (or
+// why not, and the refund of their money); how a payment was split is the merchant's, in the
+// inspector.
 func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string, w, h int) string {
-	st, cu, tr := v.c.st, v.c.cust, v.c.tr
+	st, cu := v.c.st, v.c.cust
 	lines := []string{banner.Render(word), ""}
 	if big := bigAmount(ch.Amount, w); big != nil {
 		lines = append(lines, st.BigAmount.Render(strings.Join(big, "\n")))
@@ -302,7 +576,7 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 		lines = append(lines, st.BigAmount.Render(ch.Amount.BRL()))
 	}
 	if ch.Description != "" {
-		lines = append(lines, sanitize(ch.Description))
+		lines = append(lines, truncateWidth(sanitize(ch.Description), w))
 	}
 	switch ch.State() {
 	case state.StatePaid:
@@ -314,10 +588,6 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 		}
 		if ch.E2EID != "" {
 			lines = append(lines, st.Label.Render("e2eId: ")+sanitize(ch.E2EID))
-		}
-		if ch.HasDistributed && len(ch.SplitRequested) > 0 {
-			lines = append(lines, "", st.Label.Render(tr.T("Split distributed:")))
-			lines = append(lines, splitLines(ch.SplitRequested, ch.SplitDistributed)...)
 		}
 	case state.StateFailed:
 		if ch.FailureReason != "" {
@@ -334,24 +604,6 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
 }
 
-// splitLines shows each leg: requested and actually distributed.
-func splitLines(requested, distributed []api.SplitItem) []string {
-	paid := map[string]api.Money{}
-	for _, d := range distributed {
-		paid[d.SubAccount] = d.Amount
-	}
-	var out []string
-	for _, r := range requested {
-		got := paid[r.SubAccount]
-		line := fmt.Sprintf("→ %-14s %12s", sanitize(r.SubAccount), got.BRL())
-		if got != r.Amount {
-			line += fmt.Sprintf("  (requested %s)", r.Amount.BRL())
-		}
-		out = append(out, line)
-	}
-	return out
-}
-
 func blockReason(tr catalog, reason string) string {
 	if reason == api.ReasonCNPJPayerNotAllowed {
 		return tr.T("payments from companies (CNPJ) are not accepted by this account")
@@ -363,7 +615,7 @@ func refundLines(tr catalog, st *styles, r *api.Refund, loc *time.Location) []st
 	if r == nil {
 		return []string{st.Muted.Render(tr.T("Refund to the payer: not started"))}
 	}
-	s := tr.T("Refund to the payer: ") + sanitize(tr.T(string(r.Status)))
+	s := tr.T("Refund to the payer: ") + tr.Enum(r.Status)
 	out := []string{s}
 	if r.E2EID != nil && *r.E2EID != "" {
 		out = append(out, st.Label.Render(tr.T("refund e2eId: "))+sanitize(*r.E2EID))

@@ -17,7 +17,13 @@ import (
 // trackedCharge creates a charge on the emulator and tracks it in the session's store.
 func trackedCharge(t *testing.T, s *Session, amount api.Money) state.Charge {
 	t.Helper()
-	req := api.CreatePixRequest{Amount: amount, Description: "Pão de queijo"}
+	return trackedChargeDesc(t, s, amount, "Pão de queijo")
+}
+
+// trackedChargeDesc is trackedCharge with a description.
+func trackedChargeDesc(t *testing.T, s *Session, amount api.Money, desc string) state.Charge {
+	t.Helper()
+	req := api.CreatePixRequest{Amount: amount, Description: desc}
 	key := api.NewIdempotencyKey()
 	pix, err := s.Client.CreatePix(context.Background(), &req, api.WithIdempotencyKey(key))
 	if err != nil {
@@ -71,26 +77,10 @@ func qrFromScreen(screen string) []string {
 
 func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 	s, _ := demo(t, DemoOptions{})
-	ch := trackedCharge(t, s, 1234)
-	// The smallest terminal, height first, where the screen shows a QR.
-	smallW, smallH := 0, 0
-	for h := minHeight; h <= 60; h++ {
-		if qrFromScreen(qrScreen(t, s, ch.ID, 200, h)) != nil {
-			smallH = h
-			break
-		}
-	}
-	for w := minWidth; w <= 200 && smallH > 0; w++ {
-		if qrFromScreen(qrScreen(t, s, ch.ID, w, smallH)) != nil {
-			smallW = w
-			break
-		}
-	}
-	if smallH == 0 {
-		t.Fatal("no terminal up to 200x60 shows the QR")
-	}
-	t.Logf("smallest terminal showing the QR: %dx%d", smallW, smallH)
-	for _, size := range [][2]int{{120, 40}, {smallW, smallH}} {
+	// The emulator's code for a short description fits the dashboard's smallest terminal
+	// (whatever its random key and txid: see TestQRMatrixIsSmallerThanByteMode).
+	ch := trackedChargeDesc(t, s, 1234, "Café")
+	for _, size := range [][2]int{{120, 40}, {minWidth, minHeight}} {
 		screen := qrScreen(t, s, ch.ID, size[0], size[1])
 		qr := qrFromScreen(screen)
 		if qr == nil {
@@ -104,25 +94,47 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 			t.Fatalf("%dx%d: amount missing:\n%s", size[0], size[1], screen)
 		}
 	}
-	// One row less than the smallest: no QR, but the screen says how large it must be and shows the code.
-	screen := qrScreen(t, s, ch.ID, smallW, smallH-1)
-	if qrFromScreen(screen) != nil {
-		t.Fatalf("%dx%d should not fit a QR", smallW, smallH-1)
-	}
-	var needW, needH int
-	if i := strings.Index(screen, "Aumente o terminal para pelo menos "); i < 0 {
-		t.Fatalf("no size hint:\n%s", screen)
-	} else if _, err := fmt.Sscanf(screen[i:], "Aumente o terminal para pelo menos %dx%d", &needW, &needH); err != nil {
-		t.Fatal(err)
-	}
-	if qrFromScreen(qrScreen(t, s, ch.ID, needW, needH)) == nil {
-		t.Fatalf("the hint promises a QR at %dx%d but none is shown", needW, needH)
-	}
-	if qrFromScreen(qrScreen(t, s, ch.ID, needW, needH-1)) != nil && qrFromScreen(qrScreen(t, s, ch.ID, needW-1, needH)) != nil {
-		t.Fatalf("the hint %dx%d is larger than needed", needW, needH)
-	}
-	if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), ch.PixCopyPaste[:40]) {
-		t.Fatalf("too-small QR screen must ask for a larger terminal and show the code:\n%s", screen)
+}
+
+// A code too long for the terminal: the screen says how large the terminal must be (exactly),
+// and shows the code to copy instead.
+func TestQRScreenTooSmallSaysTheSize(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	ch := trackedChargeDesc(t, s, 1234, "Encomenda: bolo de chocolate com morangos, 2 kg, retirar sabado")
+	for _, lang := range []Lang{LangEN, LangPT} {
+		screenAt := func(w, h int) string {
+			m := New(Options{Session: s, Lang: lang, Now: func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }})
+			m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+			openQRByID(t, m, ch.ID)
+			return ansi.Strip(m.View())
+		}
+		screen := screenAt(minWidth, minHeight)
+		if qrFromScreen(screen) != nil {
+			t.Fatalf("a %d-character code fits %dx%d?\n%s", len(ch.PixCopyPaste), minWidth, minHeight, screen)
+		}
+		prefix := map[Lang]string{LangEN: "The QR needs a ", LangPT: "O QR precisa de um terminal de "}[lang]
+		flat := strings.Join(strings.Fields(screen), " ")
+		i := strings.Index(flat, prefix)
+		if i < 0 {
+			t.Fatalf("%s: no size hint:\n%s", lang, screen)
+		}
+		var needW, needH int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(flat[i+len(prefix):], "terminal de "), "%dx%d", &needW, &needH); err != nil {
+			t.Fatalf("%s: %v in %q", lang, err, flat[i:])
+		}
+		if qrFromScreen(screenAt(needW, needH)) == nil {
+			t.Fatalf("the hint promises a QR at %dx%d but none is shown", needW, needH)
+		}
+		// Each side is the smallest (or the dashboard's own minimum).
+		if needH > minHeight && qrFromScreen(screenAt(needW, needH-1)) != nil {
+			t.Fatalf("the hint %dx%d is taller than needed", needW, needH)
+		}
+		if needW > minWidth && qrFromScreen(screenAt(needW-1, needH)) != nil {
+			t.Fatalf("the hint %dx%d is wider than needed", needW, needH)
+		}
+		if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), ch.PixCopyPaste[:40]) {
+			t.Fatalf("a too-small QR screen must show the code:\n%s", screen)
+		}
 	}
 }
 

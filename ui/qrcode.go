@@ -6,9 +6,11 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/mdp/qrterminal/v3"
 	"rsc.io/qr"
+	"rsc.io/qr/coding"
 )
 
-// Half-block glyphs drawn in black (foreground) on white (background).
+// Half-block glyphs drawn in black (foreground) on white (background): one terminal cell holds
+// two modules, one above the other, so modules are square on a usual 1:2 cell.
 const (
 	qrBoth   = "█" // both modules dark
 	qrNone   = " " // both modules light
@@ -18,12 +20,14 @@ const (
 
 // qrAttempt is one rendering setting tried while stepping down to fit.
 type qrAttempt struct {
-	level qr.Level
-	quiet int
+	level coding.Level
+	quiet int // light modules around the code on every side
 }
 
-// qrAttempts go from the most robust to the most compact.
-var qrAttempts = []qrAttempt{{qr.M, 4}, {qr.M, 2}, {qr.L, 2}, {qr.L, 1}}
+// qrAttempts go from the most robust to the most compact. A screen has no smudges to correct,
+// so level L costs little; the quiet zone matters more to a phone's camera, and one module of
+// it still reads (the white of the code's cells stands out from any terminal background).
+var qrAttempts = []qrAttempt{{coding.M, 4}, {coding.M, 2}, {coding.L, 2}, {coding.L, 1}}
 
 // qrRender is a rendered code and what it needs on screen.
 type qrRender struct {
@@ -33,55 +37,346 @@ type qrRender struct {
 	fits    bool
 	needW   int // smallest size that would fit, when it does not
 	needH   int
-	level   qr.Level
+	level   coding.Level
+	version coding.Version
 	quietOK bool // quiet zone of at least 2 modules
 }
 
-// renderQR draws text as half blocks, stepping error correction and quiet zone down until it fits.
-func renderQR(text string, maxW, maxH int) qrRender {
-	var smallest qrRender
-	for i, a := range qrAttempts {
-		lines := qrLines(text, a)
-		if lines == nil {
-			return qrRender{}
-		}
-		r := qrRender{lines: lines, height: len(lines), width: lipgloss.Width(lines[0]), level: a.level, quietOK: a.quiet >= 2}
-		if r.width <= maxW && r.height <= maxH {
-			r.fits = true
-			return r
-		}
-		if i == len(qrAttempts)-1 {
-			smallest = r
-		}
-	}
-	smallest.fits = false
-	smallest.needW, smallest.needH = smallest.width, smallest.height
-	return smallest
+// qrCode is a text encoded once at each level renderQR may use: drawing it at a size is then
+// only a matter of choosing the level and quiet zone that fit (no encoding while drawing).
+// Each level has two encodings: qrterminal's (one mode for the whole text), drawn whenever it
+// fits, and the compact one (segments in the mode that costs least), which is often a version
+// smaller and is what lets a default 80x24 terminal show a code qrterminal's would not fit.
+type qrCode struct {
+	text    string
+	std     map[coding.Level]qrMat // qrterminal's
+	compact map[coding.Level]qrMat
+	ok      bool // the text fits a QR code
 }
 
-// qrLines renders with qrterminal; border-only half rows are turned light so no dark bar frames the code.
-func qrLines(text string, a qrAttempt) []string {
-	var b strings.Builder
-	qrterminal.GenerateWithConfig(text, qrterminal.Config{
-		Level:          a.level,
-		Writer:         &b,
-		HalfBlocks:     true,
-		BlackChar:      qrBoth,
-		WhiteChar:      qrNone,
-		BlackWhiteChar: qrTop,
-		WhiteBlackChar: qrBottom,
-		QuietZone:      a.quiet,
-	})
-	out := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	if len(out) == 0 || out[0] == "" {
-		return nil
-	}
-	for i, l := range out {
-		if l != "" && (strings.Trim(l, qrTop) == "" || strings.Trim(l, qrBottom) == "") {
-			out[i] = strings.Repeat(qrNone, lipgloss.Width(l))
+// qrMat is one level's matrix.
+type qrMat struct {
+	m [][]bool
+	v coding.Version
+}
+
+// newQRCode encodes text at the levels of qrAttempts.
+func newQRCode(text string) qrCode {
+	c := qrCode{text: text, std: map[coding.Level]qrMat{}, compact: map[coding.Level]qrMat{}, ok: true}
+	for _, a := range qrAttempts {
+		if _, done := c.compact[a.level]; done {
+			continue
+		}
+		m, v, ok := qrMatrix(text, a.level)
+		if !ok {
+			return qrCode{text: text}
+		}
+		c.compact[a.level] = qrMat{m: m, v: v}
+		c.std[a.level] = c.compact[a.level]
+		if sm, ok := qrterminalMatrix(text, a.level); ok {
+			c.std[a.level] = qrMat{m: sm, v: coding.Version((len(sm) - 17) / 4)}
 		}
 	}
-	return out
+	return c
+}
+
+// renderQR draws text as half blocks at the most robust setting that fits in maxW×maxH cells:
+// see qrCode.render.
+func renderQR(text string, maxW, maxH int) qrRender { return newQRCode(text).render(maxW, maxH) }
+
+// render draws the code at the most robust setting that fits in maxW×maxH cells, stepping error
+// correction and quiet zone down until it does. When none fits, the result is the most compact
+// rendering with fits false and needW×needH its size.
+func (c qrCode) render(maxW, maxH int) qrRender {
+	if !c.ok {
+		return qrRender{}
+	}
+	for _, a := range qrAttempts {
+		mat := c.std[a.level]
+		w, h := len(mat.m)+2*a.quiet, (len(mat.m)+2*a.quiet+1)/2
+		if w <= maxW && h <= maxH {
+			return qrRender{lines: qrHalfBlocks(mat.m, a.quiet), width: w, height: h, fits: true,
+				level: a.level, version: mat.v, quietOK: a.quiet >= 2}
+		}
+	}
+	var last qrRender
+	for _, a := range qrAttempts {
+		mat := c.compact[a.level]
+		w, h := len(mat.m)+2*a.quiet, (len(mat.m)+2*a.quiet+1)/2
+		last = qrRender{width: w, height: h, level: a.level, version: mat.v, quietOK: a.quiet >= 2}
+		if w <= maxW && h <= maxH {
+			last.lines = qrHalfBlocks(mat.m, a.quiet)
+			last.fits = true
+			return last
+		}
+	}
+	compact := qrAttempts[len(qrAttempts)-1]
+	last.lines = qrHalfBlocks(c.compact[compact.level].m, compact.quiet)
+	last.needW, last.needH = last.width, last.height
+	return last
+}
+
+// qrterminalMatrix encodes text with qrterminal at level l and reads its modules back from the
+// one-character-per-module drawing (a light border of one module on every side).
+func qrterminalMatrix(text string, l coding.Level) ([][]bool, bool) {
+	if _, err := qr.Encode(text, qr.Level(l)); err != nil {
+		return nil, false // too long for one mode (qrterminal would draw nothing)
+	}
+	var b strings.Builder
+	qrterminal.GenerateWithConfig(text, qrterminal.Config{Level: qr.Level(l), Writer: &b, BlackChar: "#", WhiteChar: ".", QuietZone: 1})
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) < 3 {
+		return nil, false
+	}
+	size := len(lines[0]) - 2
+	if size < 21 || len(lines) < size+1 {
+		return nil, false
+	}
+	m := make([][]bool, size)
+	for y := range m {
+		row := lines[y+1]
+		if len(row) < size+1 {
+			return nil, false
+		}
+		m[y] = make([]bool, size)
+		for x := range m[y] {
+			m[y][x] = row[x+1] == '#'
+		}
+	}
+	return m, true
+}
+
+// qrMatrix encodes text as the smallest QR code of level l: the text is cut into numeric,
+// alphanumeric and byte segments where that saves bits (a BR Code is mostly digits and
+// capitals, with a lowercase key or URL), in the smallest version that holds them, with the
+// mask the standard's penalty rules prefer. m[y][x] is true for a dark module.
+func qrMatrix(text string, l coding.Level) (m [][]bool, v coding.Version, ok bool) {
+	var segs [3][]coding.Encoding // by the size class of the version (character count widths)
+	for v = coding.MinVersion; v <= coding.MaxVersion; v++ {
+		class := sizeClass(v)
+		if segs[class] == nil {
+			segs[class] = qrSegments(text, class)
+		}
+		bits := 0
+		for _, s := range segs[class] {
+			bits += s.Bits(v)
+		}
+		if bits <= v.DataBytes(l)*8 {
+			break
+		}
+	}
+	if v > coding.MaxVersion {
+		return nil, 0, false
+	}
+	best := -1
+	for mask := coding.Mask(0); mask < 8; mask++ {
+		p, err := coding.NewPlan(v, l, mask)
+		if err != nil {
+			return nil, 0, false
+		}
+		c, err := p.Encode(segs[sizeClass(v)]...)
+		if err != nil {
+			return nil, 0, false
+		}
+		grid := make([][]bool, c.Size)
+		for y := range grid {
+			grid[y] = make([]bool, c.Size)
+			for x := range grid[y] {
+				grid[y][x] = c.Black(x, y)
+			}
+		}
+		if score := qrPenalty(grid); best < 0 || score < best {
+			best, m = score, grid
+		}
+	}
+	return m, v, true
+}
+
+// sizeClass groups versions by the width of their character counts: 1–9, 10–26, 27–40.
+func sizeClass(v coding.Version) int {
+	switch {
+	case v <= 9:
+		return 0
+	case v <= 26:
+		return 1
+	}
+	return 2
+}
+
+// QR segment modes, and what each costs in sixths of a bit: per character, and per segment
+// (the 4-bit mode plus the character count, whose width depends on the size class).
+const (
+	modeNum = iota
+	modeAlpha
+	modeByte
+)
+
+var (
+	qrCharCost  = [3]int{20, 33, 48} // 10/3, 11/2 and 8 bits
+	qrCountBits = [3][3]int{{10, 12, 14}, {9, 11, 13}, {8, 16, 16}}
+)
+
+const qrAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
+
+// qrSegments cuts text into the segments that take the fewest bits (a shortest path over the
+// bytes, each in the mode it is encoded in).
+func qrSegments(text string, class int) []coding.Encoding {
+	const inf = 1 << 60
+	n := len(text)
+	can := func(mode int, b byte) bool {
+		switch mode {
+		case modeNum:
+			return b >= '0' && b <= '9'
+		case modeAlpha:
+			return strings.IndexByte(qrAlphabet, b) >= 0
+		}
+		return true
+	}
+	// cost[i][m]: the fewest sixth-bits for text[:i] with text[i-1] in a segment of mode m.
+	cost := make([][3]int, n+1)
+	from := make([][3]int, n+1) // the mode of text[i-2]'s segment, -1 when text[i-1] starts the text
+	cost[0] = [3]int{0, 0, 0}
+	for i := 1; i <= n; i++ {
+		b := text[i-1]
+		for m := range 3 {
+			cost[i][m], from[i][m] = inf, -1
+			if !can(m, b) {
+				continue
+			}
+			open := (4 + qrCountBits[m][class]) * 6
+			if i == 1 {
+				cost[i][m] = open + qrCharCost[m]
+				continue
+			}
+			for p := range 3 {
+				c := cost[i-1][p] + qrCharCost[m]
+				if p != m {
+					c += open
+				}
+				if c < cost[i][m] {
+					cost[i][m], from[i][m] = c, p
+				}
+			}
+		}
+	}
+	// Walk back from the cheapest last mode.
+	mode := 0
+	for m := range 3 {
+		if cost[n][m] < cost[n][mode] {
+			mode = m
+		}
+	}
+	modes := make([]int, n)
+	for i := n; i >= 1; i-- {
+		modes[i-1] = mode
+		mode = from[i][mode]
+	}
+	var segs []coding.Encoding
+	for start := 0; start < n; {
+		end := start
+		for end < n && modes[end] == modes[start] {
+			end++
+		}
+		switch s := text[start:end]; modes[start] {
+		case modeNum:
+			segs = append(segs, coding.Num(s))
+		case modeAlpha:
+			segs = append(segs, coding.Alpha(s))
+		default:
+			segs = append(segs, coding.String(s))
+		}
+		start = end
+	}
+	return segs
+}
+
+// qrPenalty scores a matrix by the standard's four rules (lower reads better): runs of one
+// colour, 2×2 blocks, finder-like patterns and the balance of dark and light.
+func qrPenalty(m [][]bool) int {
+	n := len(m)
+	at := func(x, y int, transpose bool) bool {
+		if transpose {
+			return m[x][y]
+		}
+		return m[y][x]
+	}
+	score := 0
+	for _, tr := range []bool{false, true} {
+		for y := range n {
+			run := 1
+			for x := 1; x < n; x++ {
+				if at(x, y, tr) == at(x-1, y, tr) {
+					run++
+					continue
+				}
+				if run >= 5 {
+					score += 3 + run - 5
+				}
+				run = 1
+			}
+			if run >= 5 {
+				score += 3 + run - 5
+			}
+			// 1:1:3:1:1 with four light modules on one side.
+			for x := 0; x+11 <= n; x++ {
+				p := [11]bool{}
+				for i := range p {
+					p[i] = at(x+i, y, tr)
+				}
+				if p == [11]bool{true, false, true, true, true, false, true, false, false, false, false} ||
+					p == [11]bool{false, false, false, false, true, false, true, true, true, false, true} {
+					score += 40
+				}
+			}
+		}
+	}
+	dark := 0
+	for y := range n {
+		for x := range n {
+			if m[y][x] {
+				dark++
+			}
+			if x+1 < n && y+1 < n && m[y][x] == m[y][x+1] && m[y][x] == m[y+1][x] && m[y][x] == m[y+1][x+1] {
+				score += 3
+			}
+		}
+	}
+	pct := dark * 100 / (n * n)
+	dev := pct - 50
+	if dev < 0 {
+		dev = -dev
+	}
+	return score + dev/5*10
+}
+
+// qrHalfBlocks draws the matrix with a light quiet zone of quiet modules on every side, two
+// module rows per line; an odd last row is paired with a light one.
+func qrHalfBlocks(m [][]bool, quiet int) []string {
+	size := len(m) + 2*quiet
+	dark := func(x, y int) bool {
+		x, y = x-quiet, y-quiet
+		return y >= 0 && y < len(m) && x >= 0 && x < len(m)
+	}
+	lines := make([]string, 0, (size+1)/2)
+	for y := 0; y < size; y += 2 {
+		var b strings.Builder
+		for x := range size {
+			top := dark(x, y) && m[y-quiet][x-quiet]
+			bot := y+1 < size && dark(x, y+1) && m[y+1-quiet][x-quiet]
+			switch {
+			case top && bot:
+				b.WriteString(qrBoth)
+			case top:
+				b.WriteString(qrTop)
+			case bot:
+				b.WriteString(qrBottom)
+			default:
+				b.WriteString(qrNone)
+			}
+		}
+		lines = append(lines, b.String())
+	}
+	return lines
 }
 
 // styled paints the lines black on white.

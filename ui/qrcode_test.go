@@ -8,6 +8,7 @@ import (
 
 	"github.com/makiuchi-d/gozxing"
 	gzqr "github.com/makiuchi-d/gozxing/qrcode"
+	"rsc.io/qr/coding"
 )
 
 // decodeQRLines turns rendered half-block lines back into an image and decodes it.
@@ -84,4 +85,39 @@ func TestQRHasNoDarkBorderRows(t *testing.T) {
 	if strings.Trim(first, " ") != "" || strings.Trim(last, " ") != "" {
 		t.Fatalf("quiet zone rows must be light:\n%q\n%q", first, last)
 	}
+}
+
+// qrterminal draws the code whenever its encoding fits; the compact one steps in only when it
+// does not (a default 80x24 terminal).
+func TestQRUsesQrterminalWhenItFits(t *testing.T) {
+	code := goldenCode(t, 1234)
+	c := newQRCode(code)
+	big := c.render(116, 36)
+	std, ok := qrterminalMatrix(code, big.level)
+	if !big.fits || !ok {
+		t.Fatalf("fits %v, qrterminal %v", big.fits, ok)
+	}
+	if got := qrModules(big.lines); !sameModules(got, std, len(big.lines[0])) {
+		t.Fatal("at 116x36 the drawn code is not qrterminal's")
+	}
+	if c.compact[coding.L].v >= c.std[coding.L].v {
+		t.Skipf("this code is no smaller in compact form (v%d); nothing to compare", c.compact[coding.L].v)
+	}
+	small := c.render(len(c.compact[coding.L].m)+2, (len(c.compact[coding.L].m)+3)/2)
+	if !small.fits || small.version != c.compact[coding.L].v {
+		t.Fatalf("in the compact code's room: fits %v, version %d, want the compact v%d", small.fits, small.version, c.compact[coding.L].v)
+	}
+}
+
+// sameModules reports whether the drawn modules (quiet zone included) hold m at their centre.
+func sameModules(drawn, m [][]bool, width int) bool {
+	q := (width - len(m)) / 2
+	for y := range m {
+		for x := range m[y] {
+			if y+q >= len(drawn) || x+q >= len(drawn[y+q]) || drawn[y+q][x+q] != m[y][x] {
+				return false
+			}
+		}
+	}
+	return true
 }

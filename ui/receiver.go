@@ -8,22 +8,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"pixdash/api"
 	"pixdash/state"
+	"pixdash/state/workflow"
 )
-
-// Receiving is what a session receives webhooks with once it took the profile's receiver over.
-type Receiving struct {
-	// Intake records the verified events in the session's store (this session now holds the
-	// profile's receiver lock).
-	Intake *state.Intake
-	// Stats reports the receiver's counters.
-	Stats func() api.ReceiverStats
-	// URL is where the receiver listens, e.g. "http://127.0.0.1:8787/webhook".
-	URL string
-	// Notice is a warning to show; "" when none.
-	Notice string
-}
 
 // Taking the receiver over: how often a window whose profile's webhooks another pixdash
 // receives tries, and how long one try may take (the lock, then the listen while the other
@@ -44,7 +31,7 @@ type takeOverState struct {
 // takeOverMsg is the outcome of one try.
 type takeOverMsg struct {
 	gen  uint64
-	recv *Receiving
+	recv *workflow.Receiving
 	err  error
 }
 
@@ -63,24 +50,15 @@ func (m *Model) takeOverTick(now time.Time) tea.Cmd {
 		return nil
 	}
 	m.takeOver.trying = true
-	try, gen, done := s.TakeOver, m.app.gen, m.app.done
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), takeOverTimeout)
-		defer cancel()
-		// A replaced or closed session stops its try.
-		go func() {
-			select {
-			case <-done:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+	try, gen := s.TakeOver, m.app.gen
+	// A replaced or closed session stops its try.
+	return m.app.withTimeout(takeOverTimeout, func(ctx context.Context) tea.Msg {
 		r, err := try(ctx)
 		if err == nil && r == nil {
 			err = errors.New("no receiver was started")
 		}
 		return takeOverMsg{gen: gen, recv: r, err: err}
-	}
+	})
 }
 
 // onTakeOver applies a try's outcome: on success the session receives from now on (the events

@@ -160,7 +160,7 @@ func TestTakeOverTriesFromCommandsAndSwitchesTheReceiver(t *testing.T) {
 	}
 	storeChanged(t, m)
 	v := m.View()
-	if !strings.Contains(v, "R$ 4,56") || !strings.Contains(v, "1 events") {
+	if !strings.Contains(v, "R$ 4,56") || !strings.Contains(v, "1 event ") {
 		t.Errorf("the event received after the take-over is not listed:\n%s", v)
 	}
 	for _, want := range []string{"Receiving at http://127.0.0.1:8787/webhook", "This window now receives the profile's webhooks"} {

@@ -329,7 +329,7 @@ func TestReplayFlowWalletsSplitChargeWebhook(t *testing.T) {
 	f.tm.Send(splitKey(tea.KeyCtrlN))
 	f.keys("loja-velha")
 	f.waitFor("sub-account loja-velha is suspended: it cannot receive a split")
-	f.keys("esc", "esc")
+	f.keys("esc", "esc", "y") // the split builder, then the filled form (y discards it)
 	f.waitFor("STATUS")
 
 	// The projects of both pages are offered (GET /projects pages by two).
@@ -339,7 +339,7 @@ func TestReplayFlowWalletsSplitChargeWebhook(t *testing.T) {
 	f.waitFor("‹ default ›")
 	f.tm.Send(splitKey(tea.KeyLeft)) // the last project by name, from page 2
 	f.waitFor("‹ Eventos ›")
-	f.keys("esc")
+	f.keys("esc", "y") // a project was chosen: discarding the form takes a y
 	f.waitFor("STATUS")
 
 	// (c) At the counter: an amount and ctrl+s; the description is the profile's default.
@@ -362,7 +362,7 @@ func TestReplayFlowWalletsSplitChargeWebhook(t *testing.T) {
 	}
 	f.waitFor("paid", "R$ 12,34")
 	f.keys("5")
-	f.waitFor("payment_completed", "R$ 12,34", "payer Maria Pagadora", "1 events")
+	f.waitFor("payment_completed", "R$ 12,34", "payer Maria Pagadora", "1 event ")
 
 	// A delivery dated outside the tolerance is refused and counted, never shown.
 	stale := bytes.Replace(body, []byte("a0b78f10-c7f4-4f5d-98dd-3e36eafeb812"), []byte("a0b78f10-c7f4-4f5d-98dd-3e36eafeb999"), 1)

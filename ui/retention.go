@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/state"
+	"pixdash/state/workflow"
 )
 
 // pruneTimeout bounds the start-of-session removal of old events.
@@ -28,9 +29,9 @@ func (m *Model) pruneEvents() tea.Cmd {
 	if days <= 0 {
 		return nil
 	}
-	gen, store, before := m.app.gen, m.app.sess.Store, m.c.now().AddDate(0, 0, -days)
-	return withTimeout(pruneTimeout, func(ctx context.Context) tea.Msg {
-		n, err := store.PruneEvents(ctx, before)
+	gen, store, now := m.app.gen, m.app.sess.Store, m.c.now()
+	return m.app.withTimeout(pruneTimeout, func(ctx context.Context) tea.Msg {
+		n, err := workflow.PruneEvents(ctx, store, now, days)
 		return prunedMsg{gen: gen, days: days, n: n, err: err}
 	})
 }
@@ -39,9 +40,9 @@ func (m *Model) onPruned(msg prunedMsg) {
 	switch {
 	case msg.gen != m.app.gen:
 	case msg.err != nil:
-		m.setStatus(m.c.tr.F("Could not remove events older than %d days: %v", msg.days, msg.err), statusWarn)
+		m.setStatus(m.c.tr.F("Could not remove events older than %s: %v", m.c.tr.N(msg.days, "%d day", "%d days"), msg.err), statusWarn)
 	case msg.n > 0:
-		m.setStatus(m.c.tr.F("Removed %d events older than %d days (event_retention_days).", msg.n, msg.days), statusInfo)
+		m.setStatus(m.c.tr.N(msg.n, "Removed %d event older than %s (event_retention_days).", "Removed %d events older than %s (event_retention_days).", msg.n, m.c.tr.N(msg.days, "%d day", "%d days")), statusInfo)
 	}
 }
 
@@ -50,9 +51,9 @@ func importNotice(tr catalog, r *state.ImportReport) string {
 	if r == nil {
 		return ""
 	}
-	s := tr.F("Imported %d charges, %d events and %d pending charge creations from the old journal.", r.Charges, r.Events, r.Submissions)
+	s := tr.F("Imported %s, %s and %s from the old journal.", tr.N(r.Charges, "%d charge", "%d charges"), tr.N(r.Events, "%d event", "%d events"), tr.N(r.Submissions, "%d pending charge creation", "%d pending charge creations"))
 	if r.Damaged > 0 {
-		s += " " + tr.F("%d damaged records were skipped.", r.Damaged)
+		s += " " + tr.N(r.Damaged, "%d damaged record was skipped.", "%d damaged records were skipped.")
 	}
 	return s + " " + tr.F("The old files are kept in %s as %s.", sanitize(r.Dir), sanitize(strings.Join(r.Kept, ", ")))
 }

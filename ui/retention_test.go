@@ -17,8 +17,8 @@ func TestImportNoticeInBothLanguages(t *testing.T) {
 		lang Lang
 		want []string
 	}{
-		{LangEN, []string{"Imported 3 charges, 2 events and 1 pending charge creations", "4 damaged records were skipped", "kept in /st as loja.journal.imported"}},
-		{LangPT, []string{"3 cobranças, 2 eventos e 1 criações", "4 registros danificados foram ignorados", "ficam em /st como loja.journal.imported"}},
+		{LangEN, []string{"Imported 3 charges, 2 events and 1 pending charge creation from", "4 damaged records were skipped", "kept in /st as loja.journal.imported"}},
+		{LangPT, []string{"3 cobranças, 2 eventos e 1 criação de cobrança pendente", "4 registros danificados foram ignorados", "ficam em /st como loja.journal.imported"}},
 	} {
 		got := importNotice(catalog{lang: tc.lang}, r)
 		for _, w := range tc.want {
@@ -55,7 +55,7 @@ func TestRetentionPrunesOldEventsAtStart(t *testing.T) {
 		t.Fatal("no prune command with event_retention_days = 1")
 	}
 	m.Update(cmd())
-	if !strings.Contains(m.status.text, "Removed 1 events older than 1 days") {
+	if !strings.Contains(m.status.text, "Removed 1 event older than 1 day (event_retention_days)") {
 		t.Errorf("status = %q", m.status.text)
 	}
 	if _, ok, err := s.Store.Event(context.Background(), "old"); ok || err != nil {

@@ -248,7 +248,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	m := New(Options{Session: s, Lang: lang, CustomerLang: lang, Now: func() time.Time { return goldenNow }, Location: time.UTC,
 		Profiles: profiles, OpenProfile: open})
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
-	settle(t, m, m.activePane().activate())
+	settle(t, m, m.focusActive())
 	frames := map[string]string{}
 	shot := func(name string) { frames[name] = m.View() }
 	keys := func(ks ...string) {
@@ -259,9 +259,9 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 
 	// Charges list, the status line (notice, then a service error) and the help.
 	shot("charges")
-	m.Update(ErrorMsg{Err: evilError(), What: evil("what")})
+	m.Update(statusMsg{text: m.describeError(evil("what"), evilError()), kind: statusError})
 	shot("status_service_error")
-	m.Update(ErrorMsg{Err: errors.New(evil("transport")), What: "load"})
+	m.Update(statusMsg{text: m.describeError("load", errors.New(evil("transport"))), kind: statusError})
 	shot("status_transport_error")
 	keys("?")
 	shot("help")
@@ -320,7 +320,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	}
 	keys("w")
 	shot("wallet_picker")
-	m.Update(closePickerMsg{}) // what esc's command brings back
+	keys("esc")
 	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: evilError()})
 	shot("wallets_error")
 	keys("c")
@@ -368,26 +368,26 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyRight})
 	shot("form_project")
-	if m.form != nil {
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: m.form.key}, err: evilError()})
+	if formOf(m) != nil {
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: formOf(m).key}, err: evilError()})
 	}
 	shot("form_refused")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlP})
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlN})
 	m.Update(tea.KeyMsg{Type: tea.KeyRight})
 	shot("split_builder")
-	if m.form != nil {
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: m.form.key}, err: &api.Error{HTTPStatus: 400, Kind: api.KindBadRequest,
+	if formOf(m) != nil {
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: formOf(m).key}, err: &api.Error{HTTPStatus: 400, Kind: api.KindBadRequest,
 			Message: evil("split refused"), TraceID: evil("trace")}})
 	}
 	shot("split_refused")
 	keys("esc")
-	m.Update(formCancelMsg{})
+	keys("esc")
 
 	// The profile picker, and a profile that fails to open.
 	keys("P")
 	shot("profile_picker")
-	m.Update(closePickerMsg{})
+	keys("esc")
 	m.Update(profileOpenedMsg{name: evil("loja"), err: errors.New(evil("open"))})
 	shot("profile_failed")
 	return frames

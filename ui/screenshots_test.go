@@ -13,6 +13,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/makiuchi-d/gozxing"
 	gzqr "github.com/makiuchi-d/gozxing/qrcode"
@@ -64,11 +65,18 @@ func (r *shotRig) model() *Model {
 // scene runs a fresh dashboard, plays steps, quits and returns the final frame.
 func (r *shotRig) scene(w, h int, steps func(f *flow)) string {
 	r.t.Helper()
+	return r.sceneModel(w, h, steps).View()
+}
+
+// sceneModel runs a fresh dashboard, plays steps, quits and returns the final model (to draw
+// one frame in both themes).
+func (r *shotRig) sceneModel(w, h int, steps func(f *flow)) *Model {
+	r.t.Helper()
 	r.clock.Advance(time.Minute) // each scene a minute later, so charges keep a clear order
 	m := r.model()
 	tm := teatest.NewTestModel(r.t, m, teatest.WithInitialTermSize(w, h))
 	f := &flow{t: r.t, tm: tm, m: m, out: &screenLog{}}
-	f.waitFor("charges")
+	f.waitFor(" · wallet ") // the list has read its window ("11 charges · wallet principal")
 	if steps != nil {
 		steps(f)
 	}
@@ -76,8 +84,17 @@ func (r *shotRig) scene(w, h int, steps func(f *flow)) string {
 	if err := tm.Quit(); err != nil {
 		r.t.Fatal(err)
 	}
-	final := tm.FinalModel(r.t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
-	return final.View()
+	return tm.FinalModel(r.t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+}
+
+// lightFrame draws m as a light terminal shows it. A light terminal's default text is dark;
+// freeze's default is light grey, so it is set after every reset.
+func lightFrame(m *Model) string {
+	lipgloss.SetHasDarkBackground(false)
+	defer lipgloss.SetHasDarkBackground(true)
+	const darkText = "\x1b[38;2;26;26;26m"
+	light := m.View()
+	return darkText + strings.ReplaceAll(strings.ReplaceAll(light, "\x1b[0m", "\x1b[0m"+darkText), "\n", "\n"+darkText)
 }
 
 // chargeNamed finds the tracked charge with a description (the newest, in any wallet).
@@ -128,10 +145,17 @@ func TestScreenshots(t *testing.T) {
 		f.waitFor("exceeds the net")
 	}))
 	var qr state.Charge
-	write("03-qr", r.scene(w, h, func(f *flow) {
+	// The light screenshot is the same frame as the dark one (same clock, same countdown).
+	qrShot := r.sceneModel(w, h, func(f *flow) {
 		f.newCharge("12,34", "Café e pão de queijo")
 		f.waitFor("Pague com PIX")
-	}))
+	})
+	dark, light := qrShot.View(), lightFrame(qrShot)
+	if ansi.Strip(dark) != ansi.Strip(light) {
+		t.Fatalf("the light QR screenshot reads differently from the dark one:\n%s\n---\n%s", ansi.Strip(dark), ansi.Strip(light))
+	}
+	write("03-qr", dark)
+	write("03-qr-light", light)
 	if ch := r.chargeNamed("Café e pão de queijo"); ch.ID != "" {
 		qr = ch
 		if err := os.WriteFile(filepath.Join(dir, "qr.code.txt"), []byte(ch.PixCopyPaste), 0o644); err != nil {
@@ -142,13 +166,6 @@ func TestScreenshots(t *testing.T) {
 		f.tm.Send(openChargeMsg{charge: qr}) // as enter on its row does
 		f.waitFor("Pague com PIX")
 	}
-	lipgloss.SetHasDarkBackground(false)
-	// A light terminal's default text is dark; freeze's default is light grey, so set it after every reset.
-	const darkText = "\x1b[38;2;26;26;26m"
-	light := r.scene(w, h, qrScene)
-	light = darkText + strings.ReplaceAll(strings.ReplaceAll(light, "\x1b[0m", "\x1b[0m"+darkText), "\n", "\n"+darkText)
-	write("03-qr-light", light)
-	lipgloss.SetHasDarkBackground(true)
 	write("04-paid", r.scene(w, h, func(f *flow) {
 		qrScene(f)
 		f.keys("$")
@@ -181,6 +198,15 @@ func TestScreenshots(t *testing.T) {
 	}))
 	write("09-help", r.scene(w, h, func(f *flow) { f.keys("?"); f.waitFor("Keys") }))
 
+	// A default 80x24 terminal: the QR the whole height, the amount and the keys beside it.
+	write("11-qr-80x24", r.scene(80, 24, func(f *flow) {
+		f.newCharge("12,34", "Café")
+		f.waitFor("Pague com PIX")
+	}))
+	if err := os.WriteFile(filepath.Join(dir, "qr-80x24.code.txt"), []byte(r.chargeNamed("Café").PixCopyPaste), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	live := newShotRig(t, DemoOptions{ClientID: "mp_live_demo_full", Secret: "demo-live-secret"})
 	live.sess.Demo, live.sess.Profile = false, "loja-live"
 	write("10-production", live.scene(w, h, func(f *flow) {
@@ -189,16 +215,18 @@ func TestScreenshots(t *testing.T) {
 	}))
 }
 
-// TestScreenshotQRsDecode reads the QR back out of the committed screenshots (dark and light).
+// TestScreenshotQRsDecode reads the QR back out of the committed screenshots (dark, light and
+// the 80x24 terminal).
 func TestScreenshotQRsDecode(t *testing.T) {
-	want, err := os.ReadFile(filepath.Join("..", "screenshots", "qr.code.txt"))
-	if err != nil {
-		t.Skip("no screenshots yet (make screenshots)")
-	}
-	if _, err := api.ParseBRCode(string(want)); err != nil {
-		t.Fatalf("the recorded code is not a valid BR Code: %v", err)
-	}
-	for _, name := range []string{"03-qr.png", "03-qr-light.png"} {
+	codes := map[string]string{"03-qr.png": "qr.code.txt", "03-qr-light.png": "qr.code.txt", "11-qr-80x24.png": "qr-80x24.code.txt"}
+	for name, file := range codes {
+		want, err := os.ReadFile(filepath.Join("..", "screenshots", file))
+		if err != nil {
+			t.Skip("no screenshots yet (make screenshots)")
+		}
+		if _, err := api.ParseBRCode(string(want)); err != nil {
+			t.Fatalf("the recorded code is not a valid BR Code: %v", err)
+		}
 		f, err := os.Open(filepath.Join("..", "screenshots", name))
 		if err != nil {
 			t.Fatal(err)

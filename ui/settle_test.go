@@ -190,3 +190,24 @@ func deadClient(t testing.TB, clientID string) *api.Client {
 	}
 	return c
 }
+
+// viewAt renders a component at a size, as the root does after a resize.
+func viewAt(c interface {
+	setSize(w, h int)
+	view() string
+}, w, h int) string {
+	c.setSize(w, h)
+	return c.view()
+}
+
+// formOf is the open new-charge form, or nil.
+func formOf(m *Model) *chargeForm {
+	f, _ := m.chargeForm()
+	return f
+}
+
+// qrOf is the open QR or result screen, or nil.
+func qrOf(m *Model) *qrView {
+	q, _ := m.qrScreen()
+	return q
+}

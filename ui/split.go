@@ -197,8 +197,8 @@ func (b *splitBuilder) suggestions() []string {
 	}
 	var out []string
 	for _, s := range subs {
-		// A reference that sanitizing would change is not one the service accepts: never offered.
-		if s.Status.Usable() && s.Reference != b.origin && !used[s.Reference] && sanitize(s.Reference) == s.Reference {
+		// A reference that breaks the reference rule is not one the service accepts: never offered.
+		if s.Status.Usable() && s.Reference != b.origin && !used[s.Reference] && api.ValidateSubAccountRef(s.Reference) == nil {
 			out = append(out, s.Reference)
 		}
 	}
@@ -516,13 +516,7 @@ func (b *splitBuilder) check() splitCheck {
 				continue // the form asks for the amount; there is nothing to compare with yet
 			}
 			// The leg where the running sum passes the net is the one that breaks the ceiling.
-			leg := len(items) - 1
-			for i := range items {
-				if api.SplitSum(items[:i+1]) > p.Net {
-					leg = i
-					break
-				}
-			}
+			leg := p.Over
 			switch over := p.Sum - p.Net; {
 			case ck.feeSrc == feeUnknown:
 				add(leg, tr.F("the split (%s) exceeds the charge amount %s, before any fee", p.Sum.BRL(), p.Gross.BRL()), tr.T("sum exceeds the amount"))
@@ -573,10 +567,7 @@ func (b *splitBuilder) legErrorText(e state.LegError) string {
 func (b *splitBuilder) summary(ck splitCheck) string {
 	st, tr := b.c.st, b.c.tr
 	n := len(ck.items)
-	s := tr.T("1 leg")
-	if n != 1 {
-		s = tr.F("%d legs", n)
-	}
+	s := tr.N(n, "%d leg", "%d legs")
 	switch {
 	case !ck.grossKnown:
 		s += " · " + ck.sum.BRL()
@@ -601,9 +592,11 @@ func (b *splitBuilder) summary(ck splitCheck) string {
 
 // --- view ---
 
-func (b *splitBuilder) shortHelp() []key.Binding {
+// ShortHelp lists the builder's own keys, drawn above the footer; the footer has the form's
+// (submit, back), so they are not repeated here.
+func (b *splitBuilder) ShortHelp() []key.Binding {
 	k := b.c.keys
-	return []key.Binding{k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PickWallet, k.NextField, k.Submit, k.Back}
+	return []key.Binding{k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PickWallet, k.NextField}
 }
 
 func (b *splitBuilder) feeLabel(src feeSource) string {
@@ -795,7 +788,7 @@ func (b *splitBuilder) footerLines(w int) []string {
 		}
 	}
 	var parts []string
-	for _, kb := range b.shortHelp() {
+	for _, kb := range b.ShortHelp() {
 		h := kb.Help()
 		parts = append(parts, st.Key.Render(h.Key)+" "+st.Help.Render(h.Desc))
 	}
@@ -826,7 +819,8 @@ func (b *splitBuilder) footerLines(w int) []string {
 	return out
 }
 
-func (b *splitBuilder) view(w, h int) string {
+func (b *splitBuilder) view() string {
+	w, h := b.width, b.height
 	st, tr := b.c.st, b.c.tr
 	ck := b.check()
 	top := b.headerLines(ck, w)
@@ -888,9 +882,9 @@ func (b *splitBuilder) view(w, h int) string {
 		switch {
 		case len(show) <= avail:
 		case avail >= 4:
-			show = append(prev[:avail-1:avail-1], st.Muted.Render(tr.F("… %d more legs", len(prev)-(avail-1))))
+			show = append(prev[:avail-1:avail-1], st.Muted.Render(tr.N(len(prev)-(avail-1), "… %d more leg", "… %d more legs")))
 		case avail >= 2:
-			show = []string{prev[0], st.Muted.Render(tr.F("… %d more legs", len(prev)-2))}
+			show = []string{prev[0], st.Muted.Render(tr.N(len(prev)-2, "… %d more leg", "… %d more legs"))}
 		default:
 			show = prev[:1]
 		}

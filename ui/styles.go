@@ -3,6 +3,7 @@ package ui
 import (
 	"github.com/charmbracelet/lipgloss"
 
+	"pixdash/api"
 	"pixdash/state"
 )
 
@@ -115,32 +116,102 @@ func newStyles() *styles {
 	return s
 }
 
-// stateStyle picks the colour for a charge's display state.
-func (s *styles) stateStyle(cs state.ChargeState) lipgloss.Style {
-	switch cs {
-	case state.StatePaid:
-		return s.OK
-	case state.StatePending:
-		return s.Warn
-	case state.StateFailed:
-		return s.Err
-	}
-	return s.Muted
+// tone is what a status means for the merchant's money, and so its colour.
+type tone int
+
+const (
+	// toneOver: nothing more will happen and nothing was lost (expired, cancelled), or the
+	// status is not known.
+	toneOver tone = iota
+	// toneGood: the money is the merchant's, or all is well (paid, a block rejected, an active
+	// sub-account, a confirmed event).
+	toneGood
+	// toneWait: waiting for the payer, the service or the merchant (pending, a block awaiting
+	// response, an account pending documents).
+	toneWait
+	// toneSent: the merchant did their part and waits for a decision (a block defended).
+	toneSent
+	// toneBad: the money is lost or refused (failed, a block approved: returned to the payer,
+	// a disputed event, a suspended wallet).
+	toneBad
+)
+
+// statusLook is how a status is drawn: its tone and a symbol, so colour is never the only signal.
+type statusLook struct {
+	tone   tone
+	symbol string
 }
 
-// stateSymbol is a shape per state, so colour is never the only signal.
-func stateSymbol(cs state.ChargeState) string {
-	switch cs {
-	case state.StatePaid:
-		return "✓"
-	case state.StatePending:
-		return "○"
-	case state.StateFailed:
-		return "✗"
-	case state.StateExpired:
-		return "◌"
-	case state.StateCancelled:
-		return "⊘"
-	}
-	return "?"
+// statusLooks is the one table of statuses the dashboard draws: charge states, balance-block
+// statuses, event verdicts, sub-account and account statuses. Colours are from the merchant's
+// side: a block approved gave the money back to the payer (bad), one rejected returned it to
+// the merchant (good).
+var statusLooks = map[any]statusLook{
+	state.StatePaid:      {toneGood, "✓"},
+	state.StatePending:   {toneWait, "○"},
+	state.StateFailed:    {toneBad, "✗"},
+	state.StateExpired:   {toneOver, "◌"},
+	state.StateCancelled: {toneOver, "⊘"},
+	state.StateUnknown:   {toneOver, "?"},
+
+	api.BlockAwaitingResponse: {toneWait, "○"},
+	api.BlockDefended:         {toneSent, "◎"},
+	api.BlockApproved:         {toneBad, "↩"},
+	api.BlockRejected:         {toneGood, "✓"},
+
+	state.VerdictUnchecked: {toneOver, "…"},
+	state.VerdictConfirmed: {toneGood, "✓"},
+	state.VerdictDisputed:  {toneBad, "✗"},
+	state.VerdictUnknown:   {toneOver, "?"},
+
+	api.SubAccountApproved:  {toneGood, "✓"},
+	api.SubAccountActive:    {toneGood, "✓"},
+	api.SubAccountSuspended: {toneBad, "⊘"},
+
+	api.AccountApproved:        {toneGood, "✓"},
+	api.AccountPending:         {toneWait, "!"},
+	api.AccountPendingDocs:     {toneWait, "!"},
+	api.AccountPendingApproval: {toneWait, "!"},
+	api.AccountRejected:        {toneBad, "✗"},
+	api.AccountSuspended:       {toneBad, "⊘"},
 }
+
+// lookOf is the look of a status value: from the table, else "?" (muted; a warning for the
+// wallets' statuses, which decide whether a wallet can be used).
+func lookOf(v any) statusLook {
+	if l, ok := statusLooks[v]; ok {
+		return l
+	}
+	switch v.(type) {
+	case api.SubAccountStatus, api.AccountStatus:
+		return statusLook{toneWait, "?"}
+	}
+	return statusLook{toneOver, "?"}
+}
+
+// tone is the style of a tone.
+func (s *styles) tone(t tone) *lipgloss.Style {
+	switch t {
+	case toneGood:
+		return &s.OK
+	case toneWait:
+		return &s.Warn
+	case toneSent:
+		return &s.Accent
+	case toneBad:
+		return &s.Err
+	}
+	return &s.Muted
+}
+
+// status is the style and symbol of a status value (see statusLooks).
+func (s *styles) status(v any) (*lipgloss.Style, string) {
+	l := lookOf(v)
+	return s.tone(l.tone), l.symbol
+}
+
+// stateStyle picks the colour for a charge's display state.
+func (s *styles) stateStyle(cs state.ChargeState) lipgloss.Style { return *s.tone(lookOf(cs).tone) }
+
+// stateSymbol is a shape per charge state, so colour is never the only signal.
+func stateSymbol(cs state.ChargeState) string { return lookOf(cs).symbol }

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/api"
+	"pixdash/state/workflow"
 )
 
 // profileOpenTimeout bounds resolving secrets and starting a profile's receiver.
@@ -16,7 +17,7 @@ type switchProfileMsg struct{ name string }
 
 type profileOpenedMsg struct {
 	name string
-	sess *Session
+	sess *workflow.Session
 	err  error
 }
 
@@ -35,30 +36,38 @@ func (m *Model) openProfilePicker() tea.Cmd {
 		}
 		items = append(items, pickerItem{label: p.Name, value: p.Name, note: note, current: p.Name == m.app.sess.Profile})
 	}
-	m.picker = newPicker(m.c, tr.T("Switch profile"), items, func(v string) tea.Msg { return switchProfileMsg{name: v} })
-	m.picker.kind = pickerProfiles
-	return nil
+	p := newPicker(m.c, tr.T("Switch profile"), items, func(v string) tea.Msg { return switchProfileMsg{name: v} })
+	p.kind = pickerProfiles
+	return m.push(p)
 }
 
 // switchProfile asks for confirmation before entering production, then opens the profile.
 func (m *Model) switchProfile(name string) tea.Cmd {
-	m.picker = nil
-	if name == m.app.sess.Profile {
-		return nil
+	var closing tea.Cmd
+	if p, ok := m.openPicker(); ok {
+		closing = m.closeOverlay(p)
 	}
-	open := m.openProfileCmd(name)
+	if name == m.app.sess.Profile {
+		return closing
+	}
+	// The profile opens (and says so) only once it is confirmed.
+	open := func() tea.Msg { return openProfileMsg{name: name} }
 	for _, p := range m.opts.Profiles {
 		if p.Name == name && p.Env == api.Production {
-			m.confirm = newConfirm(m.c, m.c.tr.F("Switch to the PRODUCTION profile %s? (y/N)", name), open)
-			return nil
+			return tea.Batch(closing, m.push(newConfirm(m.c, m.c.tr.F("Switch to the PRODUCTION profile %s? (y/N)", name), open)))
 		}
 	}
-	return open
+	return tea.Batch(closing, open)
 }
 
+// openProfileMsg opens a profile the merchant chose (and confirmed, for production).
+type openProfileMsg struct{ name string }
+
+// openProfileCmd opens a profile in a command and says so.
 func (m *Model) openProfileCmd(name string) tea.Cmd {
 	m.setStatus(m.c.tr.F("Opening profile %s…", name), statusInfo)
 	open := m.opts.OpenProfile
+	// Not the current session's context: the new session outlives the one it replaces.
 	return withTimeout(profileOpenTimeout, func(ctx context.Context) tea.Msg {
 		s, err := open(ctx, name)
 		return profileOpenedMsg{name: name, sess: s, err: err}
@@ -84,14 +93,14 @@ func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
 		env, kind = tr.T("PRODUCTION"), statusWarn
 	}
 	m.setStatus(tr.F("Switched to profile %s (%s).", msg.name, env), kind)
-	return tea.Batch(m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked(), m.waitChange(), m.activePane().activate(), m.pruneEvents())
+	return tea.Batch(m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked(), m.waitChange(), m.activePane().focus(), m.pruneEvents())
 }
 
-// closeSession stops the commands that wait on the current session.
+// closeSession cancels the current session's context: the commands still running for it
+// (calls to the service, store reads, the event and change feeds) stop.
 func (m *Model) closeSession() {
-	if m.app.done != nil {
-		close(m.app.done)
-		m.app.done = nil
+	if m.app.cancel != nil {
+		m.app.cancel()
 	}
 }
 
@@ -99,13 +108,14 @@ func (m *Model) closeSession() {
 func (m *Model) openWalletPicker() tea.Cmd {
 	wv := m.wallets()
 	items, loaded := wv.pickerItems()
-	m.picker = newPicker(m.c, m.c.tr.T("Switch wallet"), items, func(v string) tea.Msg { return switchWalletMsg{wallet: v} })
-	m.picker.kind = pickerWallets
+	p := newPicker(m.c, m.c.tr.T("Switch wallet"), items, func(v string) tea.Msg { return switchWalletMsg{wallet: v} })
+	p.kind = pickerWallets
+	cmd := m.push(p)
 	if !loaded {
-		m.picker.loading = true
-		return wv.load()
+		p.loading = true
+		return tea.Batch(cmd, wv.load())
 	}
-	return nil
+	return cmd
 }
 
 // wallets is the wallet view, which also feeds the quick picker.
@@ -113,10 +123,10 @@ func (m *Model) wallets() *walletsView { return m.panes[viewWallets].(*walletsVi
 
 // refreshPicker updates an open wallet picker after the wallet list changed.
 func (m *Model) refreshPicker() {
-	if m.picker != nil && m.picker.kind == pickerWallets {
+	if p, ok := m.openPicker(); ok && p.kind == pickerWallets {
 		items, loaded := m.wallets().pickerItems()
-		m.picker.setItems(items)
-		m.picker.loading = !loaded
-		m.picker.err = m.wallets().loadErr()
+		p.setItems(items)
+		p.loading = !loaded
+		p.err = m.wallets().loadErr()
 	}
 }

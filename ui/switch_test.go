@@ -81,12 +81,12 @@ func TestRepliesForAnOldSessionOrWalletAreDropped(t *testing.T) {
 	// A projects reply for the old wallet does not reach a form opened in the new one.
 	m.Update(runeKey("n"))
 	m.Update(projectsMsg{tag: old, items: []api.Project{{ID: "00000000-0000-4000-8000-000000000001", Name: "Old wallet project"}}})
-	if !m.form.projLoad || len(m.form.projects) != 0 {
+	if !formOf(m).projLoad || len(formOf(m).projects) != 0 {
 		t.Fatal("a stale projects reply was applied to the form")
 	}
 	m.Update(projectsMsg{tag: m.tagNow(), items: []api.Project{{ID: "00000000-0000-4000-8000-000000000002", Name: "Loja Sul"}}})
-	if len(m.form.projects) != 1 || m.form.projects[0].Name != "Loja Sul" {
-		t.Fatalf("current reply not applied: %+v", m.form.projects)
+	if len(formOf(m).projects) != 1 || formOf(m).projects[0].Name != "Loja Sul" {
+		t.Fatalf("current reply not applied: %+v", formOf(m).projects)
 	}
 	// The charges view now lists only the new wallet's charges.
 	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEsc}); cmd != nil {

@@ -114,8 +114,8 @@ func TestFlowReplyDifferentFromRequestIsNotShown(t *testing.T) {
 		t.Fatalf("the customer screen is shown:\n%s", view)
 	}
 	copied := ""
-	fm.qr.copyFn = func(s string) { copied = s }
-	if cmd := fm.qr.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}}); cmd != nil {
+	qrOf(fm).copyFn = func(s string) { copied = s }
+	if cmd := qrOf(fm).update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}}); cmd != nil {
 		cmd()
 	}
 	if copied != "" {

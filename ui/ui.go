@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
-	"pixdash/api/sandbox"
-	"pixdash/state"
+	"pixdash/state/workflow"
 )
 
 // Minimum terminal size; below it the dashboard asks for a larger window.
@@ -22,74 +23,6 @@ const (
 	minWidth  = 80
 	minHeight = 24
 )
-
-// Session is everything the dashboard needs for one profile.
-type Session struct {
-	Profile  string
-	Env      api.Environment
-	Demo     bool
-	ReadOnly bool
-	Client   *api.Client
-	Store    *state.Store
-	// Sandbox is set when the server is the sandbox emulator: it lets `$` simulate a payment.
-	Sandbox *sandbox.Control
-	// Intake is where this window's webhook receiver records events (into Store); nil when the
-	// profile has no receiver or another window receives its webhooks.
-	Intake *state.Intake
-	// ReceiverElsewhere reports that the profile's webhooks are received by another pixdash
-	// (its events reach this session through the shared database).
-	ReceiverElsewhere bool
-	// ReceiverStats reports the receiver's counters; nil without a receiver.
-	ReceiverStats func() api.ReceiverStats
-	// TakeOver, set while ReceiverElsewhere, tries to become the profile's webhook receiver (the
-	// other window quit): it starts the receiver and returns what it receives with, or an error
-	// matching state.ErrReceiverBusy while the other window still receives. It may block (file
-	// lock, listen); the dashboard calls it from a command every few seconds.
-	TakeOver func(ctx context.Context) (*Receiving, error)
-	// WebhookExposed is the receiver's listen address when it listens beyond loopback over plain
-	// HTTP ("" otherwise); the header warns about it.
-	WebhookExposed string
-	// Wallet is the profile's default wallet ("" or "principal" for the main account).
-	Wallet    string
-	PixFee    api.Money
-	HasPixFee bool
-	// Notice is shown once at start (e.g. a corrupt state file moved aside).
-	Notice string
-	// WebhookURL is where the receiver listens ("" without one).
-	WebhookURL string
-	// WebhookTolerance is how far a delivery's timestamp may be from the clock before the
-	// receiver refuses it as stale (0: api.DefaultWebhookTolerance).
-	WebhookTolerance time.Duration
-	// DefaultDescription is the description a new charge starts with (the profile's
-	// default_description; DefaultDescription when blank).
-	DefaultDescription string
-	// Imported is what opening the store imported from an older pixdash's journal; nil when nothing.
-	Imported *state.ImportReport
-	// EventRetentionDays removes events older than this many days when the session opens (0 keeps all).
-	EventRetentionDays int
-	// Close releases the session's resources (receiver, emulator); may be nil.
-	Close func()
-}
-
-// DefaultDescription is the description a new charge starts with when the session names none;
-// the service refuses a charge without one.
-const DefaultDescription = "Venda"
-
-// description is the description new charges start with.
-func (s *Session) description() string {
-	if s == nil || strings.TrimSpace(s.DefaultDescription) == "" {
-		return DefaultDescription
-	}
-	return s.DefaultDescription
-}
-
-// tolerance is the receiver's timestamp window.
-func (s *Session) tolerance() time.Duration {
-	if s == nil || s.WebhookTolerance <= 0 {
-		return api.DefaultWebhookTolerance
-	}
-	return s.WebhookTolerance
-}
 
 // ProfileInfo names a configured profile for the profile switcher.
 type ProfileInfo struct {
@@ -99,10 +32,10 @@ type ProfileInfo struct {
 
 // Options configures the dashboard.
 type Options struct {
-	Session  *Session
+	Session  *workflow.Session
 	Profiles []ProfileInfo
 	// OpenProfile connects to another profile (nil disables switching).
-	OpenProfile  func(ctx context.Context, name string) (*Session, error)
+	OpenProfile  func(ctx context.Context, name string) (*workflow.Session, error)
 	Lang         Lang
 	CustomerLang Lang
 	// Now is the clock (time.Now when nil).
@@ -139,16 +72,16 @@ type Model struct {
 
 	panes   map[viewID]pane
 	charges *chargesView
-	form    *chargeForm
-	qr      *qrView
-	help    bool
-	confirm *confirmDialog
-	picker  *picker
+	// overlays are stacked over the views (form, QR screen, pickers, help, confirmations);
+	// the top one has the keyboard.
+	overlays overlayStack
+	// helpLine draws the footer's key list.
+	helpLine help.Model
 
 	status   statusMsg
 	statusAt time.Time
 
-	conn        connState
+	link        linkState
 	polling     map[string]bool
 	lastTick    time.Time
 	lastRefresh time.Time
@@ -199,14 +132,6 @@ func (m *Model) waitChange() tea.Cmd {
 	}
 }
 
-// connState is what the header says about the link to the service.
-type connState struct {
-	ok      bool
-	known   bool
-	lastOK  time.Time
-	lastErr string
-}
-
 // New builds the root model for a session.
 func New(o Options) *Model {
 	if o.Now == nil {
@@ -230,16 +155,20 @@ func New(o Options) *Model {
 	tr := catalog{lang: o.Lang}
 	app := &appState{}
 	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey}
-	m := &Model{c: c, opts: o, app: app, view: viewCharges, polling: map[string]bool{}}
+	m := &Model{c: c, opts: o, app: app, view: viewCharges, polling: map[string]bool{}, helpLine: newHelpLine(c.st)}
 	m.setSession(o.Session)
 	return m
 }
 
 // setSession makes s the active session: new generation, its default wallet, fresh views.
-func (m *Model) setSession(s *Session) {
+func (m *Model) setSession(s *workflow.Session) {
+	if m.app.cancel != nil {
+		m.app.cancel() // what the replaced session had in flight stops
+	}
 	m.app.sess = s
 	m.app.gen++
-	m.app.done = make(chan struct{})
+	m.app.ctx, m.app.cancel = context.WithCancel(context.Background())
+	m.app.done = m.app.ctx.Done()
 	m.app.subAccounts = nil
 	m.app.wallet = api.WalletPrincipal
 	if s.Wallet != "" {
@@ -247,12 +176,12 @@ func (m *Model) setSession(s *Session) {
 	}
 	m.charges = newChargesView(m.c, s.Store)
 	m.panes = m.newPanes()
-	m.form, m.qr, m.confirm, m.picker = nil, nil, nil, nil
+	m.overlays = nil
 	m.polling = map[string]bool{}
 	m.confirming, m.confirmQ = 0, nil
 	m.app.eventSeq = -1
 	m.app.seenCharges, m.app.seenEvents = s.Store.Versions()
-	m.conn = connState{}
+	m.link = linkState{}
 	m.view = viewCharges
 	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + s.Notice); {
 	case notice == "":
@@ -278,6 +207,12 @@ func (m *Model) newPanes() map[viewID]pane {
 // activePane is the view on screen.
 func (m *Model) activePane() pane { return m.panes[m.view] }
 
+// focusActive lets the view on screen load; its replies come back to it.
+func (m *Model) focusActive() tea.Cmd {
+	p := m.activePane()
+	return p.focus()
+}
+
 // Close releases the active session.
 func (m *Model) Close() {
 	m.closeSession()
@@ -288,7 +223,7 @@ func (m *Model) Close() {
 
 // Init starts the clock, authentication, pending-submission recovery and the event feed.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tick(), m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked(), m.waitChange(), m.activePane().activate(), m.pruneEvents())
+	return tea.Batch(tick(), m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked(), m.waitChange(), m.focusActive(), m.pruneEvents())
 }
 
 func (m *Model) tagNow() tag { return m.app.tag() }
@@ -296,8 +231,27 @@ func (m *Model) tagNow() tag { return m.app.tag() }
 // stale reports whether a reply belongs to another session or wallet.
 func (m *Model) stale(t tag) bool { return m.app.stale(t) }
 
-func (m *Model) setStatus(text string, kind statusKind) {
-	m.status = statusMsg{text: text, kind: kind}
+// setStatus puts a message without an owner on the status line: the next message replaces
+// it, and an OK or informational one goes away by itself after statusLifetime.
+func (m *Model) setStatus(text string, kind statusKind) { m.setOwnedStatus("", text, kind) }
+
+// Status owners: a message about something that ends (a payment awaited, a form's errors,
+// interrupted charges) names it, and goes when it ends (clearStatus).
+const (
+	ownerForm    = "form"
+	ownerRecover = "recover"
+)
+
+// chargeOwner owns the messages about one charge (e.g. a simulated payment awaited).
+func chargeOwner(id string) string { return "charge:" + id }
+
+// statusLifetime is how long an OK or informational message stays; warnings and errors stay
+// until replaced or until their cause is gone.
+const statusLifetime = 8 * time.Second
+
+// setOwnedStatus puts a message on the status line on behalf of owner.
+func (m *Model) setOwnedStatus(owner, text string, kind statusKind) {
+	m.status = statusMsg{text: text, kind: kind, owner: owner}
 	m.statusAt = m.c.now()
 	switch kind {
 	case statusError:
@@ -307,8 +261,26 @@ func (m *Model) setStatus(text string, kind statusKind) {
 	}
 }
 
-// Update routes messages: modal children that capture input first, then global keys, then the view.
+// clearStatus removes the status line's message if owner owns it ("" owns none).
+func (m *Model) clearStatus(owner string) {
+	if owner != "" && m.status.owner == owner {
+		m.status = statusMsg{}
+	}
+}
+
+// expireStatus removes an OK or informational message older than statusLifetime.
+func (m *Model) expireStatus(now time.Time) {
+	if (m.status.kind == statusOK || m.status.kind == statusInfo) && m.status.text != "" && now.Sub(m.statusAt) >= statusLifetime {
+		m.status = statusMsg{}
+	}
+}
+
+// Update routes messages: keys to the top overlay, else to a view that captures text, else to
+// the global keys, else to the active view; replies to the component that asked for them.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if r, ok := msg.(reply); ok {
+		return m, m.deliver(r)
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.c.width, m.c.height = msg.Width, msg.Height
@@ -323,72 +295,195 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.KeyMsg:
-		return m, m.handleKey(msg)
-	case tickMsg:
-		return m, m.onTick(time.Time(msg))
-	case statusMsg:
-		m.setStatus(msg.text, msg.kind)
-		return m, nil
-	case ErrorMsg:
-		m.setStatus(m.describeError(msg.What, msg.Err), statusError)
-		return m, nil
-	case confirmedMsg:
-		m.confirm = nil
-		if msg.yes {
-			return m, msg.then
-		}
-		m.setStatus(m.c.tr.T("Cancelled; nothing was sent."), statusInfo)
-		return m, nil
-	case formCancelMsg:
-		m.form = nil
-		return m, m.activePane().activate()
-	case projectsMsg:
-		if m.form != nil && !m.stale(msg.tag) {
-			m.form.setProjects(msg.items, msg.err)
-		}
-		return m, nil
-	case openChargeMsg:
-		if msg.charge.ID == "" {
-			return m, nil
-		}
-		m.openQR(msg.charge)
-		if ch, ok := m.qr.charge(); ok && !ch.Final() {
-			return m, m.pollNow(ch.ID, ch.Wallet)
-		}
-		return m, nil
-	case copiedMsg:
-		m.setStatus(m.c.tr.T("PIX code copied to the clipboard (OSC 52)."), statusOK)
-		return m, nil
-	case inspectMsg:
-		m.qr, m.form = nil, nil
-		m.view = viewInspector
-		return m, m.activePane().update(msg)
-	case switchWalletMsg:
-		return m, m.setWallet(msg.wallet)
-	case closePickerMsg:
-		m.picker = nil
-		return m, m.activePane().activate()
+		return m, m.handleKeys(msg)
+	}
+	if cmd, ok := m.updateRoot(msg); ok {
+		return m, cmd
+	}
+	if cmd, ok := m.updateLink(msg); ok {
+		return m, cmd
 	}
 	if cmd, ok := m.updateWorkflow(msg); ok {
 		return m, cmd
 	}
-	cmd := m.broadcast(msg)
-	m.refreshPicker()
-	return m, cmd
+	// Anything else is a component's own message (a cursor blink, a text field's): the
+	// component with the keyboard takes it.
+	if top := m.overlays.top(); top != nil {
+		return m, m.afterOverlay(top, top.update(msg))
+	}
+	return m, m.activePane().update(msg)
 }
+
+// updateRoot handles the messages addressed to the root itself; ok is false for others.
+func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case tickMsg:
+		return m.onTick(time.Time(msg)), true
+	case statusMsg:
+		if msg.text == "" {
+			m.clearStatus(msg.owner)
+			return nil, true
+		}
+		m.setOwnedStatus(msg.owner, msg.text, msg.kind)
+		return nil, true
+	case projectsMsg:
+		m.noteResult(msg.err)
+		if f, ok := m.chargeForm(); ok && !m.stale(msg.tag) {
+			f.setProjects(msg.items, msg.err)
+		}
+		return nil, true
+	case openChargeMsg:
+		if msg.charge.ID == "" {
+			return nil, true
+		}
+		return m.openQR(msg.charge), true
+	case pollChargeMsg:
+		return m.pollNow(msg.id, msg.wallet), true
+	case inspectMsg:
+		cmd := m.closeAll()
+		m.view = viewInspector
+		p := m.activePane()
+		return tea.Batch(cmd, p.update(msg)), true
+	case switchWalletMsg:
+		return m.setWallet(msg.wallet), true
+	}
+	return nil, false
+}
+
+// deliver hands a reply to the component that asked for it; a reply for a component that is
+// gone (a closed form, a replaced session: see the views' tags) is dropped.
+func (m *Model) deliver(r reply) tea.Cmd {
+	if s, ok := r.(serviceReply); ok {
+		m.noteResult(s.serviceErr())
+	}
+	to := r.replyTo()
+	if to == viewForm {
+		if f, ok := m.chargeForm(); ok {
+			return f.update(r)
+		}
+		return nil
+	}
+	p, ok := m.panes[to]
+	if !ok {
+		return nil
+	}
+	cmd := p.update(r)
+	if to == viewWallets {
+		m.refreshPicker()
+	}
+	return cmd
+}
+
+// notify hands a notification of the root (wallet changed, a webhook event) to every view and
+// overlay; each ignores what is not its own, and its replies come back addressed to it.
+func (m *Model) notify(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, o := range m.overlays {
+		cmds = append(cmds, o.update(msg))
+	}
+	for _, id := range []viewID{viewCharges, viewInspector, viewWallets, viewBlocks, viewEvents} {
+		if p, ok := m.panes[id]; ok {
+			cmds = append(cmds, p.update(msg))
+		}
+	}
+	m.refreshPicker()
+	return tea.Batch(cmds...)
+}
+
+// push puts an overlay on top of the stack and gives it the keyboard.
+func (m *Model) push(o overlay) tea.Cmd {
+	if top := m.overlays.top(); top != nil {
+		top.blur()
+	} else {
+		m.activePane().blur()
+	}
+	m.overlays = append(m.overlays, o)
+	m.sizeOverlay(o)
+	return o.focus()
+}
+
+// popDone takes the finished overlays off the stack; what is then on top (or the view) gets
+// the keyboard back.
+func (m *Model) popDone() tea.Cmd {
+	n := len(m.overlays)
+	kept := m.overlays[:0:0]
+	for _, o := range m.overlays {
+		if !o.done() {
+			kept = append(kept, o)
+			continue
+		}
+		o.blur()
+		if _, ok := o.(*chargeForm); ok {
+			m.clearStatus(ownerForm) // the form's complaints go with it
+		}
+	}
+	m.overlays = kept
+	if len(kept) == n {
+		return nil
+	}
+	if top := m.overlays.top(); top != nil {
+		return top.focus()
+	}
+	return m.activePane().focus()
+}
+
+// afterOverlay applies what an overlay's update asked of the stack: finished overlays go, a
+// question goes on top.
+func (m *Model) afterOverlay(o overlay, cmd tea.Cmd) tea.Cmd {
+	cmds := []tea.Cmd{cmd, m.popDone()}
+	if a, ok := o.(interface{ asked() overlay }); ok {
+		if q := a.asked(); q != nil && !o.done() {
+			cmds = append(cmds, m.push(q))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// closeOverlay finishes o and takes it off the stack.
+func (m *Model) closeOverlay(o overlay) tea.Cmd {
+	if !m.overlays.has(o) {
+		return nil
+	}
+	if c, ok := o.(interface{ close() }); ok {
+		c.close()
+	}
+	return m.popDone()
+}
+
+// closeAll empties the overlay stack.
+func (m *Model) closeAll() tea.Cmd {
+	for _, o := range m.overlays {
+		o.blur()
+	}
+	m.overlays = nil
+	return nil
+}
+
+// chargeForm is the new-charge form when it is open.
+func (m *Model) chargeForm() (*chargeForm, bool) { return find[*chargeForm](m.overlays) }
+
+// qrScreen is the QR or result screen when it is open.
+func (m *Model) qrScreen() (*qrView, bool) { return find[*qrView](m.overlays) }
+
+// openPicker is the wallet or profile picker when it is open.
+func (m *Model) openPicker() (*picker, bool) { return find[*picker](m.overlays) }
 
 // setWallet makes a wallet active: later calls carry it, and the views reload for it.
 func (m *Model) setWallet(w string) tea.Cmd {
-	m.picker = nil
+	var cmds []tea.Cmd
+	if p, ok := m.openPicker(); ok {
+		cmds = append(cmds, m.closeOverlay(p))
+	}
 	if w == "" {
 		w = api.WalletPrincipal
 	}
 	if w == m.app.wallet {
-		return nil
+		return tea.Batch(cmds...)
 	}
 	m.app.wallet = w
 	m.setStatus(m.c.tr.F("Active wallet: %s", w), statusOK)
-	return tea.Batch(m.broadcast(walletChangedMsg{wallet: w}), m.activePane().activate())
+	p := m.activePane()
+	return tea.Batch(append(cmds, m.notify(walletChangedMsg{wallet: w}), p.focus())...)
 }
 
 func (m *Model) resize() {
@@ -396,9 +491,18 @@ func (m *Model) resize() {
 	for _, p := range m.panes {
 		p.setSize(w, h)
 	}
-	if m.form != nil {
-		m.form.setSize(w, h)
+	for _, o := range m.overlays {
+		m.sizeOverlay(o)
 	}
+}
+
+// sizeOverlay gives an overlay its room: the whole terminal or the body.
+func (m *Model) sizeOverlay(o overlay) {
+	if o.layer() == layerScreen {
+		o.setSize(m.c.width, m.c.height)
+		return
+	}
+	o.setSize(m.bodySize())
 }
 
 // bodySize is the room left for the active view after header, tabs, footer and frame.
@@ -416,42 +520,73 @@ func (m *Model) bodySize() (int, int) {
 	return w, h
 }
 
+// capturingText reports whether printable keys now belong to a text field.
+func (m *Model) capturingText() bool {
+	if top := m.overlays.top(); top != nil {
+		t, ok := top.(interface{ capturesText() bool })
+		return ok && t.capturesText()
+	}
+	return m.activePane().capturesText()
+}
+
+// handleKeys handles a key message. Outside a text field, several runes read at once (fast
+// typing, a slow link, a paste) are the same keys one by one.
+func (m *Model) handleKeys(km tea.KeyMsg) tea.Cmd {
+	if km.Type != tea.KeyRunes || len(km.Runes) < 2 || m.capturingText() {
+		return m.handleKey(km)
+	}
+	var cmds []tea.Cmd
+	for i, r := range km.Runes {
+		one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: km.Alt}
+		if m.capturingText() {
+			// A key opened a text field: the rest is typed into it.
+			one.Runes, one.Paste = km.Runes[i:], km.Paste
+			cmds = append(cmds, m.handleKey(one))
+			break
+		}
+		cmds = append(cmds, m.handleKey(one))
+	}
+	return tea.Batch(cmds...)
+}
+
+// quitGuard is an overlay that asks before the dashboard quits (a filled form, a pending QR).
+type quitGuard interface {
+	// quitQuestion is the confirmation to ask, or "" when quitting loses nothing.
+	quitQuestion() string
+}
+
+// quit leaves the dashboard, asking first when an overlay has something to lose.
+func (m *Model) quit() tea.Cmd {
+	for i := len(m.overlays) - 1; i >= 0; i-- {
+		if _, asking := m.overlays[i].(*confirmDialog); asking {
+			return tea.Quit // ctrl+c twice
+		}
+		if g, ok := m.overlays[i].(quitGuard); ok {
+			if q := g.quitQuestion(); q != "" {
+				return m.push(newQuietConfirm(m.c, q, tea.Quit))
+			}
+		}
+	}
+	return tea.Quit
+}
+
 func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 	k := m.c.keys
 	if key.Matches(km, k.ForceQuit) {
-		return tea.Quit
+		return m.quit()
 	}
-	if m.confirm != nil {
-		return m.confirm.update(km)
-	}
-	if m.help {
-		if key.Matches(km, k.Help, k.Back, k.Quit) {
-			m.help = false
-			return m.activePane().activate()
+	if top := m.overlays.top(); top != nil {
+		// ? opens the help over any overlay that takes no text (the QR screen, a picker).
+		if _, isHelp := top.(*helpOverlay); !isHelp && key.Matches(km, k.Help) && !m.capturingText() {
+			return m.push(newHelpOverlay(m.c, m.helpGroups()))
 		}
-		return nil
+		return m.afterOverlay(top, top.update(km))
 	}
 	if m.tooSmall() {
 		if key.Matches(km, k.Quit) {
 			return tea.Quit
 		}
 		return nil
-	}
-	if m.picker != nil {
-		return m.picker.update(km)
-	}
-	if m.form != nil {
-		return m.form.update(km)
-	}
-	if m.qr != nil {
-		switch {
-		case key.Matches(km, k.Back):
-			m.qr = nil
-			return m.activePane().activate()
-		case key.Matches(km, k.Quit):
-			return tea.Quit
-		}
-		return m.qr.update(km)
 	}
 	p := m.activePane()
 	if p.capturesText() {
@@ -461,8 +596,7 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 	case key.Matches(km, k.Quit):
 		return tea.Quit
 	case key.Matches(km, k.Help):
-		m.help = true
-		return nil
+		return m.push(newHelpOverlay(m.c, m.helpGroups()))
 	case key.Matches(km, k.View1):
 		return m.showView(viewCharges)
 	case key.Matches(km, k.View2):
@@ -488,22 +622,10 @@ func (m *Model) showView(v viewID) tea.Cmd {
 	if m.view == v {
 		return nil
 	}
+	m.activePane().blur()
 	m.view = v
-	return m.activePane().activate()
-}
-
-// broadcast hands a message to every view; each ignores what is not its own.
-func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
-	var cmds []tea.Cmd
-	if m.form != nil {
-		cmds = append(cmds, m.form.update(msg))
-	}
-	for _, id := range []viewID{viewCharges, viewInspector, viewWallets, viewBlocks, viewEvents} {
-		if p, ok := m.panes[id]; ok {
-			cmds = append(cmds, p.update(msg))
-		}
-	}
-	return tea.Batch(cmds...)
+	p := m.activePane()
+	return p.focus()
 }
 
 func (m *Model) tooSmall() bool { return m.c.width < minWidth || m.c.height < minHeight }
@@ -514,30 +636,27 @@ func (m *Model) openForm() tea.Cmd {
 		m.setStatus(m.c.tr.T("This profile is read-only: creating charges is disabled (read_only = true)."), statusError)
 		return nil
 	}
-	m.form = newChargeForm(m.c, m.app.wallet, m.c.newKey())
-	w, h := m.bodySize()
-	m.form.setSize(w, h)
-	return m.loadProjects()
+	return tea.Batch(m.push(newChargeForm(m.c, m.app.wallet, m.c.newKey())), m.loadProjects())
 }
 
 func (m *Model) onTick(now time.Time) tea.Cmd {
 	m.lastTick = now
-	cmds := []tea.Cmd{tick(), m.schedulePolls(now), m.takeOverTick(now)}
+	m.expireStatus(now)
+	cmds := []tea.Cmd{tick(), m.schedulePolls(now), m.takeOverTick(now), m.onLinkTick(now)}
 	if st := m.app.sess.Store; st.Persistent() && now.Sub(m.lastRefresh) >= storeRefreshEvery {
 		m.lastRefresh = now
 		gen := m.app.gen
-		cmds = append(cmds, withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		cmds = append(cmds, m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 			changed, err := st.Refresh(ctx)
 			return storeRefreshedMsg{gen: gen, changed: changed, err: err}
 		}))
 	}
-	if m.qr != nil {
-		m.qr.onTick(now)
-	}
 	return tea.Batch(cmds...)
 }
 
-// View renders the whole screen.
+// View renders the whole screen: the active view, then the overlays bottom to top (a body
+// overlay replaces the view's body, a screen overlay the whole terminal, a floating one is
+// drawn over what is below it).
 func (m *Model) View() string {
 	if m.c.width == 0 {
 		return ""
@@ -545,29 +664,49 @@ func (m *Model) View() string {
 	if m.tooSmall() {
 		return m.tooSmallView()
 	}
-	if m.qr != nil {
-		return m.frame(m.qr.view(m.c.width, m.c.height), true)
+	// The topmost full-screen overlay hides everything below it.
+	base := 0
+	for i, o := range m.overlays {
+		if o.layer() == layerScreen {
+			base = i
+		}
+	}
+	if base < len(m.overlays) && m.overlays[base].layer() == layerScreen {
+		screen := m.overlays[base].view()
+		for _, o := range m.overlays[base+1:] {
+			screen = m.layOver(screen, o, m.c.width, m.c.height)
+		}
+		return m.frame(screen, true)
 	}
 	w, h := m.bodySize()
-	var body string
-	switch {
-	case m.form != nil:
-		body = m.form.view(w, h)
-	default:
-		body = m.activePane().view(w, h)
-	}
-	if m.picker != nil {
-		body = m.picker.overlay(w, h)
-	}
-	if m.help {
-		body = m.helpView(w, h)
-	}
-	if m.confirm != nil {
-		body = m.confirm.overlay(body, w, h)
+	body := m.activePane().view()
+	for _, o := range m.overlays {
+		body = m.layOver(body, o, w, h)
 	}
 	body = fitBlock(body, w, h)
 	screen := m.headerView(w) + "\n" + m.tabsView(w) + "\n" + body + "\n" + m.footerView(w)
 	return m.frame(screen, false)
+}
+
+// layOver draws an overlay over what is below it, in w×h cells.
+func (m *Model) layOver(below string, o overlay, w, h int) string {
+	if o.layer() != layerFloat {
+		return o.view()
+	}
+	return placeOver(fitBlock(below, w, h), o.view(), w, h)
+}
+
+// placeOver draws a floating box over below: the rows the box covers are the box's, the others
+// stay visible around it.
+func placeOver(below, box string, w, h int) string {
+	bl := strings.Split(below, "\n")
+	ol := strings.Split(fitBlock(box, w, h), "\n")
+	for i := range bl {
+		if i < len(ol) && strings.TrimSpace(ansi.Strip(ol[i])) != "" {
+			bl[i] = ol[i]
+		}
+	}
+	return strings.Join(bl, "\n")
 }
 
 // frame draws the red production border around the screen.
@@ -625,35 +764,6 @@ func spread(left, right string, w int) string {
 	return left + spaces(gap) + right
 }
 
-func (m *Model) tokenView(now time.Time) string {
-	st, tr := m.c.st, m.c.tr
-	exp, ok := m.app.sess.Client.TokenExpiry()
-	if !ok {
-		return st.Muted.Render(tr.T("token —"))
-	}
-	left := exp.Sub(now)
-	if left <= 0 {
-		return st.Warn.Render(tr.T("token expired"))
-	}
-	return st.Label.Render(tr.T("token ")) + st.Value.Render(fmt.Sprintf("%ds", int(left.Seconds())))
-}
-
-func (m *Model) connView(now time.Time) string {
-	st, tr := m.c.st, m.c.tr
-	switch {
-	case !m.conn.known:
-		return st.Muted.Render("○ " + tr.T("connecting…"))
-	case !m.conn.ok:
-		return st.Err.Render("● " + tr.T("offline"))
-	}
-	age := now.Sub(m.conn.lastOK)
-	s := st.OK.Render("● "+tr.T("online")) + st.Muted.Render(" · "+tr.F("%s ago", humanDuration(age)))
-	if age > 30*time.Second {
-		s = st.Warn.Render("● "+tr.T("stale")) + st.Muted.Render(" · "+tr.F("%s ago", humanDuration(age)))
-	}
-	return s
-}
-
 // tabsView is the view switcher on the left and the link state (token, connection, data age) on the right.
 func (m *Model) tabsView(w int) string {
 	st, tr := m.c.st, m.c.tr
@@ -663,14 +773,15 @@ func (m *Model) tabsView(w int) string {
 	for i, id := range []viewID{viewCharges, viewInspector, viewWallets, viewBlocks, viewEvents} {
 		n := m.panes[id].title()
 		label := fmt.Sprintf("%d %s", i+1, n)
-		if viewID(i+1) == m.view && m.form == nil {
+		_, formOpen := m.chargeForm()
+		if viewID(i+1) == m.view && !formOpen {
 			b.WriteString(st.TabActive.Render(label))
 		} else {
 			b.WriteString(st.TabIdle.Render(label))
 		}
 		b.WriteString("  ")
 	}
-	if m.form != nil {
+	if _, ok := m.chargeForm(); ok {
 		b.WriteString(st.TabActive.Render(tr.T("New charge")))
 	}
 	return spread(b.String(), right, w)
@@ -692,61 +803,47 @@ func (m *Model) footerView(w int) string {
 		// Status lines quote the service's messages: text from outside, flattened before drawing.
 		status = style.Render(truncateWidth(sanitize(m.status.text), w))
 	}
-	return status + "\n" + st.Help.Render(truncateWidth(m.shortHelp(), w))
+	m.helpLine.Width = w
+	return status + "\n" + m.helpLine.ShortHelpView(m.footerKeys())
 }
 
-// shortHelp lists the keys that work right now.
-func (m *Model) shortHelp() string {
+// footerKeys lists the keys that work right now: the top overlay's, else the view's (and the
+// global ones when no text field has the keyboard).
+func (m *Model) footerKeys() []key.Binding {
 	k := m.c.keys
-	var bs []key.Binding
-	switch {
-	case m.form != nil:
-		bs = m.form.shortHelp()
-	case m.picker != nil:
-		bs = m.picker.shortHelp()
-	case m.activePane().capturesText():
-		bs = m.activePane().shortHelp()
-	default:
-		bs = append(m.activePane().shortHelp(), k.New, k.Help, k.Quit)
+	if top := m.overlays.top(); top != nil {
+		return top.ShortHelp()
 	}
-	var parts []string
-	for _, b := range bs {
-		h := b.Help()
-		parts = append(parts, m.c.st.Key.Render(h.Key)+" "+h.Desc)
-	}
-	return strings.Join(parts, " · ")
-}
-
-func (m *Model) helpView(w, h int) string {
-	st, tr := m.c.st, m.c.tr
-	k := m.c.keys
 	p := m.activePane()
-	groups := []struct {
-		title string
-		keys  []key.Binding
-	}{
+	if p.capturesText() {
+		return p.ShortHelp()
+	}
+	return append(p.ShortHelp(), k.New, k.Help, k.Quit)
+}
+
+// qrHelp is the QR screen's keys: the open screen's, else those of one with no charge.
+func (m *Model) qrHelp() []key.Binding {
+	if qr, ok := m.qrScreen(); ok {
+		return flatten(qr.FullHelp())
+	}
+	return flatten((&qrView{c: m.c}).FullHelp())
+}
+
+// helpGroups are the help overlay's sections: everywhere, the active view, the QR screen and
+// the new-charge form.
+func (m *Model) helpGroups() []helpGroup {
+	tr, k := m.c.tr, m.c.keys
+	p := m.activePane()
+	groups := []helpGroup{
 		{tr.T("Everywhere"), []key.Binding{k.View1, k.View2, k.View3, k.View4, k.View5, k.New, k.Wallets, k.Profiles, k.Help, k.Back, k.Quit, k.ForceQuit}},
-		{p.title(), p.fullHelp()},
-		{tr.T("QR screen"), []key.Binding{k.Copy, k.SimulatePay, k.SimulateCNPJ, k.Expire, k.Back}},
+		{p.title(), flatten(p.FullHelp())},
+		{tr.T("QR screen"), m.qrHelp()},
 		{tr.T("New charge"), []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}},
 	}
-	if m.form != nil {
-		groups[3].keys = m.form.fullHelp()
+	if f, ok := m.chargeForm(); ok {
+		groups[3].keys = flatten(f.FullHelp())
 	}
-	var cols []string
-	for _, g := range groups {
-		var b strings.Builder
-		b.WriteString(st.Bold.Render(g.title) + "\n")
-		for _, kb := range g.keys {
-			hb := kb.Help()
-			b.WriteString(st.Key.Render(padRight(hb.Key, 10)) + " " + hb.Desc + "\n")
-		}
-		cols = append(cols, b.String())
-	}
-	grid := lipgloss.JoinHorizontal(lipgloss.Top, cols[0], "   ", cols[1])
-	grid2 := lipgloss.JoinHorizontal(lipgloss.Top, cols[2], "   ", cols[3])
-	box := st.Overlay.Render(st.Brand.Render(tr.T("Keys")) + "\n\n" + grid + "\n" + grid2 + "\n" + st.Muted.Render(tr.T("? or esc closes this help")))
-	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
+	return groups
 }
 
 // fitBlock pads or cuts s to exactly h lines of at most w cells, so the footer never moves.

@@ -152,28 +152,94 @@ func checkMaxLen(tr catalog, s string, max int) error {
 	return nil
 }
 
-// parseMetadata reads "key=value" lines; blank lines are skipped.
-func parseMetadata(tr catalog, s string) (map[string]any, error) {
-	out := map[string]any{}
-	for i, line := range strings.Split(s, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, fmt.Errorf(tr.T("line %d: write key=value"), i+1)
-		}
-		if _, dup := out[k]; dup {
-			return nil, fmt.Errorf(tr.T("line %d: key %q appears twice"), i+1, k)
-		}
-		out[k] = strings.TrimSpace(v)
+// metaPair is one metadata entry as typed, in the order typed.
+type metaPair struct{ key, value string }
+
+// String shows the pair as it will be sent: key=value, the value quoted when it is empty or
+// holds a space, ; or = (so what is sent is unambiguous on screen).
+func (p metaPair) String() string {
+	v := p.value
+	if v == "" || strings.ContainsAny(v, " ;=\t") {
+		v = `"` + v + `"`
 	}
-	if len(out) == 0 {
-		return nil, nil
+	return sanitize(p.key + "=" + v)
+}
+
+// parseMetadata reads metadata pairs (see parseMetadataPairs) into what the request sends;
+// nil when there are none.
+func parseMetadata(tr catalog, s string) (map[string]any, error) {
+	pairs, err := parseMetadataPairs(tr, s)
+	if err != nil || len(pairs) == 0 {
+		return nil, err
+	}
+	out := make(map[string]any, len(pairs))
+	for _, p := range pairs {
+		out[p.key] = p.value
 	}
 	return out, nil
+}
+
+// parseMetadataPairs reads key=value pairs as a shop owner types them: pairs are separated by
+// a space, ";" or a new line ("mesa=4 garcom=João"); a value runs to the next key= or
+// separator, so it may hold spaces ("garcom=João da Silva mesa=4"); a value in double quotes
+// is taken as is (obs="leve 2 x=3"). Keys appear once.
+func parseMetadataPairs(tr catalog, s string) ([]metaPair, error) {
+	var pairs []metaPair
+	seen := map[string]bool{}
+	for _, piece := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == '\n' || r == '\r' }) {
+		rest := strings.TrimSpace(piece)
+		for rest != "" {
+			// The key: up to "=", with no space in it.
+			eq := strings.IndexByte(rest, '=')
+			sp := strings.IndexFunc(rest, unicode.IsSpace)
+			if eq <= 0 || (sp >= 0 && sp < eq) || strings.ContainsRune(rest[:eq], '"') {
+				return nil, fmt.Errorf(tr.T("%q: write key=value"), strings.TrimSpace(rest))
+			}
+			k := rest[:eq]
+			rest = rest[eq+1:]
+			var v string
+			if strings.HasPrefix(rest, `"`) {
+				end := strings.IndexByte(rest[1:], '"')
+				if end < 0 {
+					return nil, fmt.Errorf(tr.T("%q: the closing quote (\") is missing"), k+"="+rest)
+				}
+				v, rest = rest[1:1+end], rest[2+end:]
+			} else {
+				end := nextMetaKey(rest)
+				v, rest = strings.TrimSpace(rest[:end]), rest[end:]
+			}
+			if seen[k] {
+				return nil, fmt.Errorf(tr.T("key %q appears twice"), k)
+			}
+			seen[k] = true
+			pairs = append(pairs, metaPair{key: k, value: v})
+			rest = strings.TrimSpace(rest)
+		}
+	}
+	return pairs, nil
+}
+
+// nextMetaKey is where the next pair starts in s, a value's text: at a space followed by a
+// word and "=" (len(s) when no other pair follows).
+func nextMetaKey(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' && s[i] != '\t' {
+			continue
+		}
+		j := i
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] != ' ' && s[k] != '\t' && s[k] != '=' && s[k] != '"' {
+			k++
+		}
+		if k > j && k < len(s) && s[k] == '=' {
+			return i
+		}
+		i = j - 1
+	}
+	return len(s)
 }
 
 // parseDuration reads an expiry as a person types it: "300", "90m", "2h", "3d", "1d12h".

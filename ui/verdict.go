@@ -3,8 +3,6 @@ package ui
 import (
 	"strconv"
 
-	"github.com/charmbracelet/lipgloss"
-
 	"pixdash/api"
 	"pixdash/state"
 )
@@ -12,33 +10,6 @@ import (
 // A payment event is a hint until its transaction is read back from the service; the events
 // view shows what the service answered: confirmed ✓, disputed ✗ (with pixdash's reason, the
 // event not applied), unknown ? (nothing applied), or … while it is being checked.
-
-// verdictSymbol is the compact mark of a row ("" for an event that is not read back).
-func verdictSymbol(e *state.EventEntry) string {
-	switch e.Verdict {
-	case state.VerdictConfirmed:
-		return "✓"
-	case state.VerdictDisputed:
-		return "✗"
-	case state.VerdictUnknown:
-		return "?"
-	}
-	if e.Event != nil && e.Event.Kind.IsPayment() {
-		return "…"
-	}
-	return ""
-}
-
-// verdictStyle colours a verdict: confirmed green, disputed red, the others muted.
-func (v *eventsView) verdictStyle(vd state.Verdict) lipgloss.Style {
-	switch vd {
-	case state.VerdictConfirmed:
-		return v.c.st.OK
-	case state.VerdictDisputed:
-		return v.c.st.Err
-	}
-	return v.c.st.Muted
-}
 
 // verdictClaim is what a row says before its summary about an event that was not applied.
 func (v *eventsView) verdictClaim(e *state.EventEntry) string {
@@ -91,10 +62,10 @@ func verdictReason(tr catalog, r string) string {
 // verdictLine is the verdict in full, for the event's detail ("" for an event not read back).
 func (v *eventsView) verdictLine(e *state.EventEntry) string {
 	tr := v.c.tr
-	sym := verdictSymbol(e)
-	if sym == "" {
-		return ""
+	if e.Verdict == state.VerdictUnchecked && (e.Event == nil || !e.Event.Kind.IsPayment()) {
+		return "" // only payment events are read back
 	}
+	style, sym := v.c.st.status(e.Verdict)
 	var text string
 	switch e.Verdict {
 	case state.VerdictConfirmed:
@@ -107,7 +78,7 @@ func (v *eventsView) verdictLine(e *state.EventEntry) string {
 			text += " (" + verdictReason(tr, e.VerdictReason) + ")"
 		}
 	default:
-		return v.verdictStyle(e.Verdict).Render(tr.T("checking…"))
+		return style.Render(tr.T("checking…"))
 	}
-	return v.verdictStyle(e.Verdict).Render(sym + " " + text)
+	return style.Render(sym + " " + text)
 }

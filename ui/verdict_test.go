@@ -173,7 +173,7 @@ func TestEventsVerdictColumnDropsFirst(t *testing.T) {
 	s := verdictSession(t)
 	_, v := eventsModel(t, s, 120, 40)
 	for w := 60; w <= 140; w++ {
-		out := v.view(w, 20)
+		out := viewAt(v, w, 20)
 		for _, l := range strings.Split(out, "\n") {
 			if lw := len([]rune(l)); lw > w {
 				t.Fatalf("width %d: line %q is wider", w, l)

@@ -78,13 +78,6 @@ type walletBalance struct {
 	at      time.Time
 }
 
-// walletsLayout holds column widths for the current width.
-type walletsLayout struct {
-	ref, name, status, avail, held, promo, total, created int
-	// showMore adds the promotional and total columns; showCreated the creation date.
-	showMore, showCreated bool
-}
-
 // subAccountForm is the inline "create sub-account" form.
 type subAccountForm struct {
 	ref, name  textinput.Model
@@ -100,10 +93,12 @@ type subAccountForm struct {
 // walletsView lists the main account and its sub-accounts with their balances, makes one active,
 // creates sub-accounts and feeds the quick wallet picker (w).
 type walletsView struct {
+	list[string, uint64, walletRow]
 	c        *common
 	sem      chan struct{} // bounds concurrent balance calls
 	subs     []api.SubAccount
-	rows     []walletRow
+	rows     sliceRows[walletRow]
+	ver      uint64 // changes with every message: the rows' cache stamp
 	bals     map[string]*walletBalance
 	loaded   bool // the list arrived at least once
 	loading  bool
@@ -111,13 +106,10 @@ type walletsView struct {
 	nextReq  uint64
 	err      error // the last list refusal (nil after a success)
 	loadedAt time.Time
-	cursor   int
-	offset   int
 	placed   bool   // the cursor was put on the active wallet once
 	want     string // select this reference when it appears
-	width    int
+	width    int    // the view's; the list has the lines its frame leaves (see frame)
 	height   int
-	layout   walletsLayout
 	enterKey key.Binding
 	form     *subAccountForm
 }
@@ -129,6 +121,21 @@ func newWalletsView(c *common) *walletsView {
 		bals:     map[string]*walletBalance{},
 		enterKey: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", c.tr.T("make active"))),
 	}
+	v.list = newList[string, uint64](&v.rows, func(r *walletRow) string { return r.ref })
+	tr := c.tr
+	// Wider screens widen the name to 20 and the status to 19, then add the total and the
+	// promotional balance (the detail lines always show all four), then the creation date.
+	v.setColumns([]column{
+		{width: 2}, // the cursor's and the active wallet's marks
+		{title: tr.T("REFERENCE"), width: 18},
+		{title: tr.T("NAME"), width: 8, fill: 1, wide: 20, widePriority: 6},
+		{title: tr.T("STATUS"), width: 12, wide: 19, widePriority: 5},
+		{title: tr.T("AVAILABLE"), width: 14, right: true, priority: 8},
+		{title: tr.T("HELD"), width: 12, right: true, priority: 7},
+		{title: tr.T("PROMOTIONAL"), width: 12, right: true, priority: 3},
+		{title: tr.T("TOTAL"), width: 14, right: true, priority: 4},
+		{title: tr.T("CREATED"), width: 10, priority: 2},
+	})
 	v.rebuild()
 	return v
 }
@@ -140,29 +147,10 @@ func (v *walletsView) capturesText() bool { return v.form != nil }
 
 func (v *walletsView) setSize(w, h int) {
 	v.width, v.height = w, h
-	l := walletsLayout{ref: 18, status: 12, avail: 14, held: 12}
-	rest := w - 3 - l.ref - l.status - l.avail - l.held - 4
-	// Wider screens add promotional and total (the detail lines always show all four), then the
-	// creation date; the name keeps at least 20 cells.
-	if more := 12 + 14 + 2 + 7; rest >= 20+more {
-		l.showMore = true
-		l.promo, l.total = 12, 14
-		l.status += 7
-		rest -= more
-	}
-	if l.showMore && rest >= 20+10+1 {
-		l.showCreated = true
-		l.created = 10
-		rest -= l.created + 1
-	}
-	if rest < 8 {
-		rest = 8
-	}
-	l.name = rest
-	v.layout = l
 	if v.form != nil {
 		v.sizeForm()
 	}
+	v.place()
 }
 
 func (v *walletsView) inputWidth() int { return min(max(v.width/3, 12), 32) }
@@ -174,8 +162,8 @@ func (v *walletsView) sizeForm() {
 	v.form.name.Width = iw
 }
 
-// activate loads the list the first time, and again when it is old.
-func (v *walletsView) activate() tea.Cmd {
+// focus loads the list the first time, and again when it is old.
+func (v *walletsView) focus() tea.Cmd {
 	switch {
 	case v.loading:
 		return nil
@@ -184,6 +172,9 @@ func (v *walletsView) activate() tea.Cmd {
 	}
 	return nil
 }
+
+// blur keeps the view as it is: it shows the same rows when it comes back.
+func (v *walletsView) blur() {}
 
 // load starts loading the list unless it is loaded or on its way (the quick picker calls it).
 func (v *walletsView) load() tea.Cmd {
@@ -267,7 +258,8 @@ func (v *walletsView) loadBalances() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// rebuild makes the rows: principal, the listed sub-accounts, then the configured wallet if unlisted.
+// rebuild makes the rows: principal, the listed sub-accounts, then the configured wallet if
+// unlisted. The cursor stays on its wallet, or goes to the one asked for (want).
 func (v *walletsView) rebuild() {
 	rows := make([]walletRow, 0, len(v.subs)+2)
 	rows = append(rows, walletRow{ref: api.WalletPrincipal, main: true})
@@ -282,32 +274,15 @@ func (v *walletsView) rebuild() {
 	if cfg := v.c.app.sess.Wallet; cfg != "" && !seen[cfg] {
 		rows = append(rows, walletRow{ref: cfg, fromConfig: true})
 	}
+	restore := v.hold()
 	v.rows = rows
+	restore()
 	if v.want != "" {
-		for i, r := range rows {
-			if r.ref == v.want {
-				v.cursor, v.want = i, ""
-				break
-			}
+		if i := v.find(v.want, -1); i >= 0 {
+			v.cursor, v.want = i, ""
+			v.scroll()
 		}
 	}
-	v.clamp()
-}
-
-func (v *walletsView) clamp() {
-	if v.cursor >= len(v.rows) {
-		v.cursor = len(v.rows) - 1
-	}
-	if v.cursor < 0 {
-		v.cursor = 0
-	}
-}
-
-func (v *walletsView) selected() (walletRow, bool) {
-	if v.cursor < 0 || v.cursor >= len(v.rows) {
-		return walletRow{}, false
-	}
-	return v.rows[v.cursor], true
 }
 
 // isSuspended: the list says so, GET /account says the sub-account's account is suspended, or
@@ -336,6 +311,13 @@ func (v *walletsView) accountStatus(ref string) api.AccountStatus {
 }
 
 func (v *walletsView) update(msg tea.Msg) tea.Cmd {
+	v.ver++
+	cmd := v.handle(msg)
+	v.place()
+	return cmd
+}
+
+func (v *walletsView) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if v.form != nil {
@@ -376,10 +358,9 @@ func (v *walletsView) onList(msg walletsListMsg) tea.Cmd {
 	v.rebuild()
 	if !v.placed {
 		v.placed = true
-		for i, r := range v.rows {
-			if r.ref == v.c.app.wallet {
-				v.cursor = i
-			}
+		if i := v.find(v.c.app.wallet, -1); i >= 0 {
+			v.cursor = i
+			v.scroll()
 		}
 	}
 	return v.loadBalances()
@@ -416,10 +397,8 @@ func walletsStatus(text string, kind statusKind) tea.Cmd {
 
 func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.keys
-	page := max(v.height-10, 1)
-	switch c, nav := k.navigate(km, v.cursor, len(v.rows), page); {
-	case nav:
-		v.cursor = c
+	switch {
+	case v.navigate(km, k):
 	case key.Matches(km, v.enterKey):
 		return v.makeActive()
 	case key.Matches(km, k.CreateSub):
@@ -429,7 +408,6 @@ func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
 			return v.reload()
 		}
 	}
-	v.clamp()
 	return nil
 }
 
@@ -691,7 +669,8 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 
 // --- rendering ------------------------------------------------------------------------------
 
-func (v *walletsView) shortHelp() []key.Binding {
+// ShortHelp lists the keys the footer shows.
+func (v *walletsView) ShortHelp() []key.Binding {
 	k := v.c.keys
 	switch {
 	case v.form != nil && v.form.confirming:
@@ -702,10 +681,11 @@ func (v *walletsView) shortHelp() []key.Binding {
 	return []key.Binding{v.enterKey, k.CreateSub, k.Refresh}
 }
 
-func (v *walletsView) fullHelp() []key.Binding {
+// FullHelp lists the view's keys for the help screen.
+func (v *walletsView) FullHelp() [][]key.Binding {
 	k := v.c.keys
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, v.enterKey, k.CreateSub, k.Refresh,
-		k.NextField, k.PrevField, k.Submit, k.Back}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, v.enterKey, k.CreateSub, k.Refresh,
+		k.NextField, k.PrevField, k.Submit, k.Back}}
 }
 
 // rowName is the wallet's display name: the sub-account list's name; the main account's is
@@ -721,58 +701,57 @@ func (v *walletsView) rowName(r walletRow) string {
 	return sanitize(r.name)
 }
 
-// statusText is the wallet's status as shown (with a symbol, so colour is not the only signal).
-// An account status from GET /account other than approved (pending, rejected, suspended or one
-// pixdash does not know) outranks the sub-account list's status, which is shown otherwise.
+// statusText is the wallet's status as shown, with its symbol and colour from the status table
+// (styles.status). An account status from GET /account other than approved (pending, rejected,
+// suspended or one pixdash does not know) outranks the sub-account list's status, which is
+// shown otherwise.
 func (v *walletsView) statusText(r walletRow) (string, lipgloss.Style) {
 	st, tr := v.c.st, v.c.tr
 	if r.fromConfig {
 		return "? " + tr.T("unlisted"), st.Warn
 	}
 	acct := v.accountStatus(r.ref)
-	if acct != "" && acct != api.AccountApproved {
+	switch {
+	case acct != "" && acct != api.AccountApproved:
 		return v.accountStatusText(acct)
-	}
-	if r.main {
-		if acct == api.AccountApproved {
-			return "✓ " + tr.T("approved"), st.OK
-		}
+	case r.main && acct == api.AccountApproved:
+		return v.accountStatusText(acct)
+	case r.main:
 		return "", st.Muted
 	}
-	switch r.status {
-	case api.SubAccountApproved:
-		return "✓ " + tr.T("approved"), st.OK
-	case api.SubAccountActive:
-		return "✓ " + tr.T("active"), st.OK
-	case api.SubAccountSuspended:
-		return "⊘ " + tr.T("suspended"), st.Err
-	case "":
-		return "?", st.Warn
-	}
-	return "? " + sanitize(string(r.status)), st.Warn
+	sty, sym := st.status(r.status)
+	return withSymbol(sym, tr.Enum(r.status)), *sty
 }
 
 // accountStatusText labels an account status of GET /account: approved plainly, the pending
 // ones and rejected or suspended highlighted, an unknown value as it came (sanitized).
 func (v *walletsView) accountStatusText(s api.AccountStatus) (string, lipgloss.Style) {
-	st, tr := v.c.st, v.c.tr
+	tr := v.c.tr
+	label := sanitize(string(s))
 	switch s {
 	case api.AccountApproved:
-		return "✓ " + tr.T("approved"), st.OK
+		label = tr.T("approved")
 	case api.AccountPending:
-		return "! " + tr.T("pending"), st.Warn
+		label = tr.T("pending")
 	case api.AccountPendingDocs:
-		return "! " + tr.T("documents pending"), st.Warn
+		label = tr.T("documents pending")
 	case api.AccountPendingApproval:
-		return "! " + tr.T("approval pending"), st.Warn
+		label = tr.T("approval pending")
 	case api.AccountRejected:
-		return "✗ " + tr.T("rejected"), st.Err
+		label = tr.T("rejected")
 	case api.AccountSuspended:
-		return "⊘ " + tr.T("suspended"), st.Err
-	case "":
-		return "?", st.Warn
+		label = tr.T("suspended")
 	}
-	return "? " + sanitize(string(s)), st.Warn
+	sty, sym := v.c.st.status(s)
+	return withSymbol(sym, label), *sty
+}
+
+// withSymbol is a status's symbol and label ("?" alone for a status not sent).
+func withSymbol(sym, label string) string {
+	if label == "" {
+		return sym
+	}
+	return sym + " " + label
 }
 
 // accountHint says what a non-approved account status means for the merchant ("" when nothing).
@@ -848,102 +827,42 @@ func (v *walletsView) balanceCells(ref string) ([4]string, lipgloss.Style) {
 	return [4]string{v.money(bal.Available, cur), v.money(bal.Held, cur), v.money(bal.Promotional, cur), v.money(bal.Total, cur)}, st.Value
 }
 
-// rowText renders one wallet; plain (no colours) for the highlighted line.
-func (v *walletsView) rowText(r walletRow, cursor, styled bool) string {
-	st, l := v.c.st, v.layout
-	paint := func(s lipgloss.Style, text string) string {
-		if styled {
-			return s.Render(text)
-		}
-		return text
+// cells are a wallet's columns: the cursor's and the active wallet's marks (so they read
+// without colour), reference, name, status, and the available, held, promotional and total
+// balances, and the creation date.
+func (v *walletsView) cells(r *walletRow, sel bool) []cell {
+	st := v.c.st
+	mark, active := " ", " "
+	if sel {
+		mark = "›"
 	}
-	var b strings.Builder
-	// The cursor and the active wallet are marked with symbols too, so they read without colour.
-	if cursor {
-		b.WriteString("›")
-	} else {
-		b.WriteByte(' ')
-	}
+	var marks cell
 	if r.ref == v.c.app.wallet {
-		b.WriteString(paint(st.Accent, "●"))
-	} else {
-		b.WriteByte(' ')
+		active = "●"
+		marks.styled = mark + st.Accent.Render(active)
 	}
-	b.WriteByte(' ')
-	b.WriteString(padRight(sanitize(r.ref), l.ref))
-	b.WriteByte(' ')
-	name := padRight(v.rowName(r), l.name)
+	marks.text = mark + active
+	name := cell{text: v.rowName(*r)}
 	if r.fromConfig || r.main {
-		name = paint(st.Muted, name)
+		name.style = &st.Muted
 	}
-	b.WriteString(name)
-	b.WriteByte(' ')
-	stText, stStyle := v.statusText(r)
-	b.WriteString(paint(stStyle, padRight(stText, l.status)))
-	b.WriteByte(' ')
-	cells, bs := v.balanceCells(r.ref)
-	b.WriteString(paint(bs, padLeft(cells[0], l.avail)))
-	b.WriteByte(' ')
-	b.WriteString(paint(bs, padLeft(cells[1], l.held)))
-	if l.showMore {
-		b.WriteByte(' ')
-		b.WriteString(paint(bs, padLeft(cells[2], l.promo)))
-		b.WriteByte(' ')
-		b.WriteString(paint(bs, padLeft(cells[3], l.total)))
+	stText, stStyle := v.statusText(*r)
+	bal, bs := v.balanceCells(r.ref)
+	created := ""
+	if !r.created.IsZero() {
+		created = r.created.In(v.c.loc).Format("02/01/2006")
 	}
-	if l.showCreated {
-		created := ""
-		if !r.created.IsZero() {
-			created = r.created.In(v.c.loc).Format("02/01/2006")
-		}
-		b.WriteByte(' ')
-		b.WriteString(padRight(created, l.created))
+	return []cell{
+		marks,
+		{text: sanitize(r.ref)},
+		name,
+		{text: stText, style: &stStyle},
+		{text: bal[0], style: &bs},
+		{text: bal[1], style: &bs},
+		{text: bal[2], style: &bs},
+		{text: bal[3], style: &bs},
+		{text: created},
 	}
-	return b.String()
-}
-
-func (v *walletsView) headerRow() string {
-	tr, l := v.c.tr, v.layout
-	s := "   " + padRight(tr.T("REFERENCE"), l.ref) + " " + padRight(tr.T("NAME"), l.name) + " " + padRight(tr.T("STATUS"), l.status) +
-		" " + padLeft(tr.T("AVAILABLE"), l.avail) + " " + padLeft(tr.T("HELD"), l.held)
-	if l.showMore {
-		s += " " + padLeft(tr.T("PROMOTIONAL"), l.promo) + " " + padLeft(tr.T("TOTAL"), l.total)
-	}
-	if l.showCreated {
-		s += " " + padRight(tr.T("CREATED"), l.created)
-	}
-	return s
-}
-
-// wrap breaks s into at most n lines of at most w cells, at spaces.
-func (v *walletsView) wrap(s string, w, n int) []string {
-	if w <= 0 || n <= 0 {
-		return nil
-	}
-	var lines []string
-	cur := ""
-	for _, word := range strings.Fields(sanitize(s)) {
-		switch {
-		case cur == "":
-			cur = word
-		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= w:
-			cur += " " + word
-		default:
-			lines = append(lines, cur)
-			cur = word
-		}
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	if len(lines) > n {
-		lines = lines[:n]
-		lines[n-1] = truncateWidth(lines[n-1], w-1) + "…"
-	}
-	for i := range lines {
-		lines[i] = truncateWidth(lines[i], w)
-	}
-	return lines
 }
 
 // topLines are the list's state: loading, error, or the count and the age of the data.
@@ -953,7 +872,7 @@ func (v *walletsView) topLines(w int) []string {
 	var out []string
 	if v.err != nil {
 		text := describeErr(tr, tr.T("load wallets"), v.err) + " · " + tr.T("r retries")
-		for _, l := range v.wrap(text, w, 2) {
+		for _, l := range wrapLines(text, w, 2) {
 			out = append(out, st.Err.Render(l))
 		}
 	}
@@ -965,7 +884,7 @@ func (v *walletsView) topLines(w int) []string {
 			out = append(out, st.Muted.Render(tr.T("Wallets not loaded yet; r loads them.")))
 		}
 	default:
-		line := st.Bold.Render(tr.F("%d wallets", len(v.rows))) + st.Muted.Render(" · "+tr.F("active %s", v.c.app.wallet))
+		line := st.Bold.Render(tr.N(len(v.rows), "%d wallet", "%d wallets")) + st.Muted.Render(" · "+tr.F("active %s", v.c.app.wallet))
 		age := now.Sub(v.loadedAt)
 		ageText := " · " + tr.F("updated %s ago", humanDuration(age))
 		if age > walletsStaleAfter {
@@ -1020,7 +939,7 @@ func (v *walletsView) detailLines(w int) []string {
 		switch {
 		case errors.As(b.err, &ve):
 			// Never sent: the reference cannot be used as X-Sub-Account.
-			for _, l := range v.wrap(tr.T("balance: ")+ve.Error(), w, 2) {
+			for _, l := range wrapLines(tr.T("balance: ")+ve.Error(), w, 2) {
 				out = append(out, st.Err.Render(l))
 			}
 		case errors.As(b.err, &ae):
@@ -1030,12 +949,12 @@ func (v *walletsView) detailLines(w int) []string {
 			}
 			out = append(out, st.Err.Render(truncateWidth(tr.T("balance: ")+sanitize(msg), w)))
 			if h := errorHint(tr, ae); h != "" {
-				for _, l := range v.wrap("→ "+h, w, 2) {
+				for _, l := range wrapLines("→ "+h, w, 2) {
 					out = append(out, st.Warn.Render(l))
 				}
 			}
 		default:
-			for _, l := range v.wrap(describeErr(tr, tr.T("balance"), b.err), w, 2) {
+			for _, l := range wrapLines(describeErr(tr, tr.T("balance"), b.err), w, 2) {
 				out = append(out, st.Err.Render(l))
 			}
 		}
@@ -1057,14 +976,14 @@ func (v *walletsView) detailLines(w int) []string {
 			text, sty := v.accountStatusText(b.status)
 			out = append(out, truncateWidth(tr.T("account status: ")+sty.Render(text), w))
 			if h := v.accountHint(r, b.status); h != "" && !(r.status == api.SubAccountSuspended && b.status == api.AccountSuspended) {
-				for _, l := range v.wrap("→ "+h, w, 2) {
+				for _, l := range wrapLines("→ "+h, w, 2) {
 					out = append(out, st.Warn.Render(l))
 				}
 			}
 		}
 	}
 	if v.isSuspended(r) && (b == nil || b.err != nil || b.status != api.AccountSuspended) && (b == nil || b.err == nil || !errors.Is(b.err, api.ErrSubAccountSuspended)) {
-		for _, l := range v.wrap("→ "+tr.T("this sub-account is suspended; switch to another wallet (w) or contact support"), w, 2) {
+		for _, l := range wrapLines("→ "+tr.T("this sub-account is suspended; switch to another wallet (w) or contact support"), w, 2) {
 			out = append(out, st.Warn.Render(l))
 		}
 	}
@@ -1137,7 +1056,7 @@ func (v *walletsView) formLines(w int) []string {
 			continue
 		}
 		out = append(out, truncateWidth(line, w))
-		for _, l := range v.wrap("✗ "+e, w-labelW-2, 2) {
+		for _, l := range wrapLines("✗ "+e, w-labelW-2, 2) {
 			out = append(out, spaces(labelW+2)+st.FieldErr.Render(l))
 		}
 	}
@@ -1148,7 +1067,7 @@ func (v *walletsView) formLines(w int) []string {
 	case f.sending:
 		out = append(out, st.Muted.Render(truncateWidth(tr.F("Creating sub-account %s…", f.ref.Value()), w)))
 	case f.err != "":
-		for _, l := range v.wrap(f.err, w, 2) {
+		for _, l := range wrapLines(f.err, w, 2) {
 			out = append(out, st.Err.Render(l))
 		}
 	default:
@@ -1157,67 +1076,74 @@ func (v *walletsView) formLines(w int) []string {
 	return out
 }
 
-func (v *walletsView) view(w, h int) string {
+// walletsFrame is how the body is shared: the state lines, the bottom section (the selected
+// wallet's details or the create form), the empty-list note and the lines left for the rows.
+type walletsFrame struct {
+	top, bottom []string
+	empty       string
+	rows        int
+}
+
+// frame shares the view's lines; update (through place) and view use the same one.
+func (v *walletsView) frame() walletsFrame {
+	w, h := v.width, v.height
+	st, tr := v.c.st, v.c.tr
+	f := walletsFrame{top: v.topLines(w)}
+	if v.form != nil {
+		f.bottom = v.formLines(w)
+	} else {
+		f.bottom = v.detailLines(w)
+	}
+	if v.loaded && len(v.subs) == 0 {
+		f.empty = st.Muted.Render(truncateWidth(tr.T("No sub-accounts yet. Press c to create one."), w))
+	}
+	extra := 0
+	if f.empty != "" {
+		extra = 1
+	}
+	n := len(v.rows)
+	room := max(h-len(f.top)-1-extra, 0)
+	if keep := min(n, 3); room-len(f.bottom) < keep {
+		// Too little room: the list keeps a few rows and the bottom section shrinks.
+		f.bottom = f.bottom[:max(room-keep, 0)]
+	}
+	f.rows = min(max(room-len(f.bottom), 0), n)
+	return f
+}
+
+// place gives the list the lines the frame leaves it (after every change of size or data).
+func (v *walletsView) place() { v.resize(v.width, v.frame().rows) }
+
+func (v *walletsView) view() string {
+	w, h := v.width, v.height
 	st, tr := v.c.st, v.c.tr
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	top := v.topLines(w)
-	var bottom []string
-	if v.form != nil {
-		bottom = v.formLines(w)
-	} else {
-		bottom = v.detailLines(w)
-	}
-	var empty string
-	if v.loaded && len(v.subs) == 0 {
-		empty = st.Muted.Render(truncateWidth(tr.T("No sub-accounts yet. Press c to create one."), w))
-	}
-	extra := 0
-	if empty != "" {
-		extra = 1
-	}
+	f := v.frame()
 	n := len(v.rows)
-	room := max(h-len(top)-1-extra, 0)
-	if keep := min(n, 3); room-len(bottom) < keep {
-		// Too little room: the list keeps a few rows and the bottom section shrinks.
-		bottom = bottom[:max(room-keep, 0)]
-	}
-	rows := min(max(room-len(bottom), 0), n)
-	if v.cursor < v.offset {
-		v.offset = v.cursor
-	}
-	if v.cursor >= v.offset+rows {
-		v.offset = v.cursor - rows + 1
-	}
-	if v.offset > n-rows {
-		v.offset = max(n-rows, 0)
-	}
+	first, last := v.window()
 	var b strings.Builder
-	for _, l := range top {
+	for _, l := range f.top {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	hdr := v.headerRow()
-	if v.offset > 0 || v.offset+rows < n {
+	hdr := v.header(st)
+	if first > 0 || last < n {
 		// Scrolled: say which rows are on screen.
-		hdr = padRight(hdr, max(w-12, 0)) + padLeft(tr.F("%d-%d of %d", v.offset+1, v.offset+rows, n), 12)
+		hdr = st.ColHeader.Render(padRight(v.heading, max(w-12, 0))) + st.ColHeader.Render(padLeft(tr.F("%d-%d of %d", first+1, last, n), 12))
 	}
-	b.WriteString(st.ColHeader.Render(truncateWidth(hdr, w)))
-	for i := v.offset; i < v.offset+rows && i < n; i++ {
+	b.WriteString(truncateWidth(hdr, w))
+	if n > 0 && f.rows > 0 {
 		b.WriteByte('\n')
-		r := v.rows[i]
-		if i == v.cursor && v.form == nil {
-			b.WriteString(st.Selected.Render(padRight(v.rowText(r, true, false), w)))
-		} else {
-			b.WriteString(truncateWidth(v.rowText(r, false, true), w))
-		}
+		v.draw(&b, st, rowPainter[uint64, walletRow]{cells: v.cells, stamp: func(*walletRow) uint64 { return v.ver },
+			noCursor: v.form != nil}) // no highlight while the form has the keyboard
 	}
-	if empty != "" {
+	if f.empty != "" {
 		b.WriteByte('\n')
-		b.WriteString(empty)
+		b.WriteString(f.empty)
 	}
-	for _, l := range bottom {
+	for _, l := range f.bottom {
 		b.WriteByte('\n')
 		b.WriteString(l)
 	}

@@ -40,7 +40,7 @@ func subRefs(t *testing.T, s *Session) []string {
 // walletAvailable is a wallet's available balance as the emulator's back office sees it.
 func walletAvailable(t *testing.T, s *Session, ref string) api.Money {
 	t.Helper()
-	ws, err := s.Sandbox.Wallets(context.Background())
+	ws, err := sandbox.NewControl(s.Client).Wallets(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -858,7 +858,7 @@ func TestWalletsViewFitsEverySize(t *testing.T) {
 				}
 				// The view itself fills exactly its body.
 				bw, bh := m.bodySize()
-				if n := len(strings.Split(wv.view(bw, bh), "\n")); n != bh {
+				if n := len(strings.Split(viewAt(wv, bw, bh), "\n")); n != bh {
 					t.Errorf("%s %v %s: view has %d lines for a body of %d", name, size, env, n, bh)
 				}
 			}

@@ -54,14 +54,22 @@ func (w *listWindow[Q, T]) at(i int) (T, bool) {
 	return w.items[i-w.offset], true
 }
 
-// shownAt returns the row at position i as drawn: while the rows of a new query are read,
-// the previous query's stay on screen (for a few milliseconds) instead of a blank list.
-func (w *listWindow[Q, T]) shownAt(i int) (T, bool) {
-	var zero T
+// shownAt returns the row at position i as drawn, in place (nil when not held): while the rows
+// of a new query are read, the previous query's stay on screen (for a few milliseconds)
+// instead of a blank list.
+func (w *listWindow[Q, T]) shownAt(i int) *T {
 	if !w.shown || i < w.offset || i >= w.offset+len(w.items) {
-		return zero, false
+		return nil
 	}
-	return w.items[i-w.offset], true
+	return &w.items[i-w.offset]
+}
+
+// held is the positions of the rows at answers for: the window's, when they belong to the query.
+func (w *listWindow[Q, T]) held() (first, end int) {
+	if !w.loaded {
+		return 0, 0
+	}
+	return w.offset, w.offset + len(w.items)
 }
 
 // setQuery switches to another query; its rows are read by the next need.
@@ -130,17 +138,22 @@ func (w *listWindow[Q, T]) apply(msg windowLoadedMsg[Q, T]) {
 
 // reply takes a read's answer addressed to owner for session gen (false: not this window's)
 // and returns the command that reads on, with a status saying why when the read failed
-// (failed words it).
-func (w *listWindow[Q, T]) reply(msg windowLoadedMsg[Q, T], owner string, gen uint64, failed func(error) string, scroll func(), next func() tea.Cmd) (tea.Cmd, bool) {
+// (failed words it). hold is called before the rows change and what it returns after, so
+// that the list's cursor stays on its row (see list.hold).
+func (w *listWindow[Q, T]) reply(msg windowLoadedMsg[Q, T], owner string, gen uint64, failed func(error) string, hold func() func(), next func() tea.Cmd) (tea.Cmd, bool) {
 	if msg.owner != owner || msg.gen != gen {
 		return nil, false
 	}
+	if msg.req != w.req {
+		return nil, true // superseded (and maybe cancelled): its error is no news
+	}
+	restore := hold()
 	w.apply(msg)
 	if msg.err != nil {
 		text := failed(msg.err)
 		return func() tea.Msg { return statusMsg{text: text, kind: statusError} }, true
 	}
-	scroll()
+	restore()
 	return next(), true
 }
 

@@ -1,0 +1,197 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/api"
+)
+
+// linkStatus is what the header's light says about the service.
+type linkStatus int
+
+const (
+	linkUnknown linkStatus = iota // nothing answered yet
+	linkOnline                    // the last call got an answer from the service
+	linkOffline                   // the last call could not reach the service
+	linkRefused                   // the service refused the credentials
+)
+
+// linkState is the header's view of the link to the service: the last real outcome of a call
+// (the token's renewals included), never a guess from idleness.
+type linkState struct {
+	status  linkStatus
+	at      time.Time // when status was learned
+	lastOK  time.Time // when the service last answered
+	lastErr string
+	// token is the access token's state as last sampled (the header draws it; View reads no lock).
+	token api.TokenState
+	// probing is set while a probe (an authentication) is in flight.
+	probing   bool
+	lastProbe time.Time
+}
+
+// Probing pace: how often an offline (or refused) dashboard checks whether the service is back.
+const (
+	probeOfflineEvery = 5 * time.Second
+	probeRefusedEvery = 30 * time.Second
+)
+
+// note records a call's outcome at now. An answer from the service (even a refusal of the
+// request) proves the link; a refusal of the credentials is its own state; anything else
+// (no answer) is offline.
+func (l *linkState) note(err error, now time.Time) {
+	l.at = now
+	if err == nil {
+		l.status, l.lastOK, l.lastErr = linkOnline, now, ""
+		return
+	}
+	if errors.Is(err, context.Canceled) {
+		return // the dashboard gave up on the call (profile switch): no news of the link
+	}
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		l.lastOK = now
+		if credentialsRefused(ae) {
+			l.status, l.lastErr = linkRefused, err.Error()
+			return
+		}
+		l.status, l.lastErr = linkOnline, ""
+		return
+	}
+	if unreachable(err) {
+		l.status, l.lastErr = linkOffline, err.Error()
+	}
+	// Anything else (a local database error, a value refused before sending) says nothing
+	// about the service.
+}
+
+// unreachable reports whether err is a failure to get an answer from the service: a network
+// error or a timeout.
+func unreachable(err error) bool {
+	var ne net.Error
+	var ue *url.Error
+	return errors.As(err, &ne) || errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// serviceReply is a view's reply to a call to the service; the root notes its outcome on the
+// header's light.
+type serviceReply interface {
+	serviceErr() error
+}
+
+func (m walletsListMsg) serviceErr() error    { return m.err }
+func (m walletsBalanceMsg) serviceErr() error { return m.err }
+func (m walletsCreatedMsg) serviceErr() error { return m.err }
+func (m blocksMsg) serviceErr() error         { return m.err }
+func (m lookupMsg) serviceErr() error         { return m.err }
+func (m splitWalletsMsg) serviceErr() error   { return m.err }
+
+// credentialsRefused reports whether the service refused the client's credentials: 401, from
+// the token exchange or from a call that stayed unauthorized with a new token.
+func credentialsRefused(ae *api.Error) bool { return ae.HTTPStatus == http.StatusUnauthorized }
+
+// sample takes the token state read by a command: a renewal's outcome is a real outcome too.
+func (l *linkState) sample(ts api.TokenState, now time.Time) {
+	prev := l.token
+	l.token = ts
+	switch {
+	case ts.Rejected && ts.FailedAt.After(l.at):
+		l.status, l.at, l.lastErr = linkRefused, ts.FailedAt, ts.LastError.Error()
+	case ts.LastError != nil && !ts.Rejected && ts.FailedAt.After(l.at):
+		l.status, l.at, l.lastErr = linkOffline, ts.FailedAt, ts.LastError.Error()
+	case ts.Cached && ts.LastError == nil && ts.Expiry.After(prev.Expiry) && prev.Cached:
+		// A renewal succeeded since the last sample: the service answered.
+		l.status, l.at, l.lastOK, l.lastErr = linkOnline, now, now, ""
+	}
+}
+
+// linkSampledMsg carries the token state read outside Update.
+type linkSampledMsg struct {
+	gen   uint64
+	token api.TokenState
+}
+
+// probedMsg is a probe's outcome.
+type probedMsg struct {
+	gen uint64
+	err error
+}
+
+// onLinkTick samples the token state and, while the service is unreachable or refuses the
+// credentials, probes it now and then so the light turns green as soon as it is back.
+func (m *Model) onLinkTick(now time.Time) tea.Cmd {
+	c, gen := m.app.sess.Client, m.app.gen
+	cmds := []tea.Cmd{func() tea.Msg { return linkSampledMsg{gen: gen, token: c.TokenState()} }}
+	every := time.Duration(0)
+	switch m.link.status {
+	case linkOffline:
+		every = probeOfflineEvery
+	case linkRefused:
+		every = probeRefusedEvery
+	}
+	if every > 0 && !m.link.probing && now.Sub(m.link.lastProbe) >= every && now.Sub(m.link.at) >= every {
+		m.link.probing, m.link.lastProbe = true, now
+		cmds = append(cmds, m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+			return probedMsg{gen: gen, err: c.Authenticate(ctx)}
+		}))
+	}
+	return tea.Batch(cmds...)
+}
+
+// updateLink handles the link's messages; ok is false for others.
+func (m *Model) updateLink(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case linkSampledMsg:
+		if msg.gen == m.app.gen {
+			m.link.sample(msg.token, m.c.now())
+		}
+		return nil, true
+	case probedMsg:
+		if msg.gen == m.app.gen {
+			m.link.probing = false
+			m.link.note(msg.err, m.c.now())
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// tokenView is the token's remaining life as last sampled.
+func (m *Model) tokenView(now time.Time) string {
+	st, tr := m.c.st, m.c.tr
+	ts := m.link.token
+	if !ts.Cached {
+		return st.Muted.Render(tr.T("token —"))
+	}
+	left := ts.Expiry.Sub(now)
+	if left <= 0 {
+		return st.Warn.Render(tr.T("token expired"))
+	}
+	return st.Label.Render(tr.T("token ")) + st.Value.Render(fmt.Sprintf("%ds", int(left.Seconds())))
+}
+
+// connView is the light: the last real outcome and how long ago the service last answered.
+func (m *Model) connView(now time.Time) string {
+	st, tr := m.c.st, m.c.tr
+	switch m.link.status {
+	case linkOnline:
+		s := st.OK.Render("● " + tr.T("online"))
+		if age := now.Sub(m.link.lastOK); age >= time.Minute {
+			s += st.Muted.Render(" · " + tr.F("answered %s ago", humanDuration(age)))
+		}
+		return s
+	case linkOffline:
+		return st.Err.Render("● "+tr.T("offline")) + st.Muted.Render(" · "+tr.T("retrying"))
+	case linkRefused:
+		return st.Err.Render("● " + tr.T("credentials refused"))
+	}
+	return st.Muted.Render("○ " + tr.T("connecting…"))
+}
