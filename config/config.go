@@ -965,7 +965,6 @@ func (d *decoder) rawNumber(n node, v float64) (string, bool) {
 
 var (
 	profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
-	subAccountRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,31}$`)
 	envNameRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
@@ -987,7 +986,7 @@ func checkLanguage(s string) (string, string) {
 }
 
 func checkSubAccount(s string) string {
-	if s == "principal" || subAccountRE.MatchString(s) {
+	if api.ValidateWallet(s) == nil {
 		return ""
 	}
 	return fmt.Sprintf("%q is not a sub-account reference: use 2 to 32 lowercase letters, digits, '-' or '_' starting with a letter or digit, or \"principal\"", truncate(s, 40))

@@ -124,7 +124,7 @@ func (v *blocksView) load(force bool) tea.Cmd {
 	v.seq++
 	v.loading, v.loadTag = true, t
 	seq, status, client, opt := v.seq, v.filterStatus(), v.c.app.sess.Client, v.c.app.walletOpt()
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		list, err := client.ListBalanceBlocks(ctx, status, opt)
 		return blocksMsg{tag: t, seq: seq, status: status, list: list, err: err}
 	})
@@ -172,7 +172,7 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(v.load(false), v.scheduleTick())
 	case eventMsg:
-		if msg.gen == v.c.app.gen && msg.first && msg.ev != nil && msg.ev.Kind.IsBalanceBlock() &&
+		if msg.gen == v.c.app.gen && msg.ev != nil && msg.ev.Kind.IsBalanceBlock() &&
 			msg.ev.Wallet() == v.c.app.wallet && (v.loaded || v.loading) {
 			return v.load(true)
 		}

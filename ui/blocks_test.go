@@ -286,13 +286,12 @@ func TestBlocksReloadOnBalanceBlockEventsOnly(t *testing.T) {
 		msg    eventMsg
 		reload bool
 	}{
-		{"created", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, true},
-		{"approved", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventBalanceBlockApproved}}, true},
-		{"rejected", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventBalanceBlockRejected}}, true},
-		{"payment", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventPaymentCompleted}}, false},
-		{"duplicate", eventMsg{gen: m.app.gen, first: false, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
-		{"other wallet", eventMsg{gen: m.app.gen, first: true, ev: &api.Event{Kind: api.EventBalanceBlockCreated, SubAccount: "loja-sul"}}, false},
-		{"old session", eventMsg{gen: m.app.gen - 1, first: true, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
+		{"created", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, true},
+		{"approved", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockApproved}}, true},
+		{"rejected", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockRejected}}, true},
+		{"payment", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventPaymentCompleted}}, false},
+		{"other wallet", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated, SubAccount: "loja-sul"}}, false},
+		{"old session", eventMsg{gen: m.app.gen - 1, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

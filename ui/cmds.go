@@ -49,9 +49,6 @@ type txMsg struct {
 type eventMsg struct {
 	gen uint64
 	ev  *api.Event
-	// first is false for a duplicate eventId. The feed reads the store, which keeps one row per
-	// eventId, so it always sets it.
-	first bool
 }
 
 type persistMsg struct{ err error }
@@ -325,7 +322,7 @@ func (m *Model) waitEvent() tea.Cmd {
 		}
 		msg := eventsMsg{gen: gen, last: b.Last, err: b.Err, items: make([]eventMsg, len(b.Events))}
 		for i, ev := range b.Events {
-			msg.items[i] = eventMsg{gen: gen, ev: ev, first: true}
+			msg.items[i] = eventMsg{gen: gen, ev: ev}
 		}
 		return msg
 	}

@@ -170,7 +170,7 @@ func (v *eventsView) load() tea.Cmd {
 // loadFacets reads the kinds, wallets, total and last arrival.
 func (v *eventsView) loadFacets() tea.Cmd {
 	gen, store := v.c.app.gen, v.c.app.sess.Store
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		f, err := store.Facets(ctx)
 		return facetsMsg{gen: gen, facets: f, err: err}
 	})
@@ -730,16 +730,18 @@ func orText(s, alt string) string {
 	return alt
 }
 
-// splitGist compares what payment_completed distributed with what the charge requested.
+// splitGist compares what payment_completed distributed with what the charge requested
+// (api.ReconcileSplit).
 func splitGist(tr catalog, requested, distributed []api.SplitItem) string {
+	rec := api.ReconcileSplit(requested, distributed, true)
 	switch {
-	case len(requested) == 0 && len(distributed) == 0:
+	case rec.None():
 		return tr.T("no split")
 	case len(requested) == 0:
-		return tr.N(len(distributed), "split distributed: %d leg, %s", "split distributed: %d legs, %s", len(distributed), splitSum(distributed).BRL())
+		return tr.N(len(distributed), "split distributed: %d leg, %s", "split distributed: %d legs, %s", len(distributed), rec.Distributed.BRL())
 	}
-	reduced, dropped := splitShortfall(requested, distributed)
-	got, asked := splitSum(distributed).BRL(), splitSum(requested).BRL()
+	reduced, dropped := rec.Reduced, rec.NotPaid
+	got, asked := rec.Distributed.BRL(), rec.Requested.BRL()
 	switch {
 	case reduced == 0 && dropped == 0:
 		return tr.N(len(requested), "split as requested: %d leg, %s", "split as requested: %d legs, %s", len(requested), asked)
@@ -749,36 +751,6 @@ func splitGist(tr catalog, requested, distributed []api.SplitItem) string {
 		return tr.N(dropped, "split %s of %s requested: %d leg dropped", "split %s of %s requested: %d legs dropped", got, asked, dropped)
 	}
 	return tr.F("split %s of %s requested: %d reduced, %d dropped", got, asked, reduced, dropped)
-}
-
-// splitShortfall counts the requested legs paid less than asked, and those not paid at all.
-func splitShortfall(requested, distributed []api.SplitItem) (reduced, dropped int) {
-	paid := splitPaid(distributed)
-	for _, r := range requested {
-		switch got := paid[r.SubAccount]; {
-		case got == 0:
-			dropped++
-		case got < r.Amount:
-			reduced++
-		}
-	}
-	return reduced, dropped
-}
-
-func splitPaid(distributed []api.SplitItem) map[string]api.Money {
-	paid := make(map[string]api.Money, len(distributed))
-	for _, d := range distributed {
-		paid[d.SubAccount] += d.Amount
-	}
-	return paid
-}
-
-func splitSum(items []api.SplitItem) api.Money {
-	var s api.Money
-	for _, it := range items {
-		s += it.Amount
-	}
-	return s
 }
 
 // refundGist is the refund progress a payment_failed event reported.
@@ -954,26 +926,20 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 	return out, masked
 }
 
-// splitLegLines lists each leg: distributed against requested.
+// splitLegLines lists each leg: distributed against requested (api.ReconcileSplit).
 func splitLegLines(tr catalog, requested, distributed []api.SplitItem) []string {
-	paid := splitPaid(distributed)
 	var out []string
-	seen := map[string]bool{}
-	for _, r := range requested {
-		seen[r.SubAccount] = true
-		got := paid[r.SubAccount]
-		line := "→ " + padRight(sanitize(r.SubAccount), 16) + " " + padLeft(got.BRL(), evAmountW)
-		if got == r.Amount {
+	for _, l := range api.ReconcileSplit(requested, distributed, true).Legs {
+		line := "→ " + padRight(sanitize(l.SubAccount), 16) + " " + padLeft(l.Distributed.BRL(), evAmountW)
+		switch {
+		case l.Outcome == api.SplitNotRequested:
+			line += "  " + tr.T("not requested")
+		case l.Distributed == l.Requested:
 			line += "  " + tr.T("as requested")
-		} else {
-			line += "  " + tr.F("requested %s", r.Amount.BRL())
+		default:
+			line += "  " + tr.F("requested %s", l.Requested.BRL())
 		}
 		out = append(out, line)
-	}
-	for _, d := range distributed {
-		if !seen[d.SubAccount] {
-			out = append(out, "→ "+padRight(sanitize(d.SubAccount), 16)+" "+padLeft(d.Amount.BRL(), evAmountW)+"  "+tr.T("not requested"))
-		}
 	}
 	return out
 }

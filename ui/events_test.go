@@ -450,7 +450,7 @@ func TestEventsSelectionStaysWhenEventsArrive(t *testing.T) {
 	sel, _ := v.win.at(v.cursor)
 	deliver(t, m, decoded(t, `{"eventId":"e5","event":"refund_completed"}`))
 	deliver(t, m, decoded(t, `{"eventId":"e2","event":"refund_completed"}`)) // a duplicate adds no row
-	send(t, m, eventMsg{gen: m.app.gen + 1, ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`), first: true})
+	send(t, m, eventMsg{gen: m.app.gen + 1, ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`)})
 	m.View()
 	if e, ok := v.win.at(v.cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("selection moved from %s to %s", sel.Event.EventID, e.Event.EventID)
@@ -838,7 +838,7 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 	ids := func(em eventsMsg) []string {
 		var out []string
 		for _, it := range em.items {
-			if !it.first || it.ev == nil {
+			if it.ev == nil {
 				t.Fatalf("feed item %+v", it)
 			}
 			out = append(out, it.ev.EventID)

@@ -159,7 +159,7 @@ type historyMsg struct {
 // loadHistory reads the lookup history.
 func (v *inspectorView) loadHistory() tea.Cmd {
 	gen, store := v.c.app.gen, v.c.app.sess.Store
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		ls, err := store.RecentLookups(ctx)
 		return historyMsg{gen: gen, lookups: ls, err: err}
 	})
@@ -237,7 +237,7 @@ func (v *inspectorView) update(msg tea.Msg) tea.Cmd {
 			v.loading = false
 		}
 	case eventMsg:
-		if msg.gen == v.c.app.gen && msg.first && msg.ev != nil && v.res != nil && !v.loading &&
+		if msg.gen == v.c.app.gen && msg.ev != nil && v.res != nil && !v.loading &&
 			msg.ev.TransactionID == v.res.tx.ID {
 			return v.lookup(v.res.query, v.res.wallet, false)
 		}
@@ -382,7 +382,7 @@ func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 	v.loading = true
 	v.pendingQuery, v.pendingWallet = query, wallet
 	seq, t, client, store := v.seq, v.c.app.tag(), v.c.app.sess.Client, v.c.app.sess.Store
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		out := lookupMsg{tag: t, seq: seq, query: query, wallet: wallet}
 		tx, err := client.GetTransaction(ctx, query, api.WithSubAccount(walletHeader(wallet)))
 		out.tx, out.err = tx, err
@@ -484,7 +484,7 @@ func (v *inspectorView) openQR() tea.Cmd {
 		return func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
 	}
 	store, tx, wallet := v.c.app.sess.Store, v.res.tx, v.res.wallet
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		ch, err := store.TrackTransaction(ctx, tx, wallet)
 		if err != nil {
 			return statusMsg{text: tr.F("Could not track the charge: %v", err), kind: statusError}

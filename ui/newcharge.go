@@ -651,7 +651,7 @@ func (f *chargeForm) serverError(err error) tea.Cmd {
 			f.validate()
 			store := f.c.app.sess.Store
 			lf := state.LearnedFee{Fee: info.Fee, From: ae.Message, Wallet: f.wallet}
-			return withTimeout(persistTimout, func(ctx context.Context) tea.Msg { return persistMsg{err: store.LearnFee(ctx, lf)} })
+			return f.c.app.withTimeout(persistTimout, func(ctx context.Context) tea.Msg { return persistMsg{err: store.LearnFee(ctx, lf)} })
 		}
 	}
 	fields := map[string]int{

@@ -52,7 +52,7 @@ func BenchmarkPaymentToPaid(b *testing.B) {
 			}
 			m.app.eventSeq = batch.last
 			for _, it := range batch.items {
-				if !it.first || !it.ev.Kind.IsPayment() {
+				if !it.ev.Kind.IsPayment() {
 					continue
 				}
 				cm, ok := m.confirmEvent(it.ev, 0)().(eventConfirmedMsg)

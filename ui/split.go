@@ -164,7 +164,7 @@ func (b *splitBuilder) loadWallets() tea.Cmd {
 	}
 	b.subsLoading = true
 	t, c := b.c.app.tag(), b.c.app.sess.Client
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	return b.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		items, err := c.ListSubAccounts(ctx)
 		return splitWalletsMsg{tag: t, items: items, err: err}
 	})

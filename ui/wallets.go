@@ -218,7 +218,7 @@ func (v *walletsView) reload() tea.Cmd {
 	v.loading = true
 	v.seq++
 	t, c, seq := v.c.app.tag(), v.c.app.sess.Client, v.seq
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		// /sub-accounts always acts on the main account: no X-Sub-Account.
 		subs, err := c.ListSubAccounts(ctx)
 		return walletsListMsg{tag: t, seq: seq, subs: subs, err: err}
@@ -235,7 +235,7 @@ func (v *walletsView) balanceCmd(ref string, onSwitch bool) tea.Cmd {
 	v.nextReq++
 	b.req, b.loading = v.nextReq, true
 	t, c, sem, req := v.c.app.tag(), v.c.app.sess.Client, v.sem, v.nextReq
-	return withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		out := walletsBalanceMsg{tag: t, ref: ref, req: req, onSwitch: onSwitch}
 		select {
 		case sem <- struct{}{}:
@@ -584,7 +584,7 @@ func (v *walletsView) send() tea.Cmd {
 	f.sending, f.err = true, ""
 	req := api.CreateSubAccountRequest{Reference: f.ref.Value(), Name: strings.TrimSpace(f.name.Value())}
 	t, c := v.c.app.tag(), v.c.app.sess.Client
-	create := withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	create := v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		sub, err := c.CreateSubAccount(ctx, &req)
 		return walletsCreatedMsg{tag: t, ref: req.Reference, sub: sub, err: err}
 	})

@@ -82,7 +82,7 @@ func TestPaymentReadBacksAreBounded(t *testing.T) {
 	var items []eventMsg
 	for i := range maxConfirmQueue + 20 {
 		ev := &api.Event{EventID: fmt.Sprintf("e%d", i), Kind: api.EventPaymentCompleted, TransactionID: "tx"}
-		items = append(items, eventMsg{gen: m.app.gen, ev: ev, first: true})
+		items = append(items, eventMsg{gen: m.app.gen, ev: ev})
 	}
 	m.onEvents(eventsMsg{gen: m.app.gen, items: items, last: 1})
 	if m.confirming != maxConfirming || len(m.confirmQ) != maxConfirmQueue {
