@@ -78,6 +78,10 @@ type Store struct {
 // DBFileName is the database file of a profile inside the state directory.
 func DBFileName(profile string) string { return ProfileFileName(profile) + ".db" }
 
+// openPatience is how long Open waits for another window that keeps the database busy while
+// it creates or migrates it (each try already waits busy_timeout).
+const openPatience = time.Minute
+
 // Open opens the profile's database in dir (normally $XDG_STATE_HOME/pixdash), creating dir
 // (mode 0700) and the database (mode 0600) when needed and bringing its schema up to date. When
 // dir holds the profile's files from the journal pixdash used before, they are imported first
@@ -97,6 +101,16 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 	}
 	_ = f.Close()
 	s, err := open(ctx, file, profile, opts)
+	// Another window may be creating or migrating the same database (a first start of two
+	// windows at once, on a loaded machine): wait for it rather than fail.
+	for deadline := time.Now().Add(openPatience); errors.Is(err, ErrBusy) && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("state: %s: %w", file, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		s, err = open(ctx, file, profile, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("state: %s: %w", file, err)
 	}
