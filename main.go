@@ -4,12 +4,14 @@
 //	pixdash sandbox [--addr ADDR] [--fixture FILE] [--print-fixture]
 //	pixdash config init | check [--config FILE]
 //	pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]
+//	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format csv|br] [--output FILE|-] [--profile NAME] [--config FILE]
 //	pixdash version
 //
 // Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command line.
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +33,7 @@ import (
 	"pixdash/api/sandbox"
 	"pixdash/config"
 	"pixdash/state"
+	"pixdash/state/export"
 	"pixdash/state/workflow"
 	"pixdash/ui"
 )
@@ -131,7 +134,7 @@ Secrets are never read from flags: use client_secret_env or client_secret_cmd in
 	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, nothing kept")
 	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language)`)
 	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
-	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newVersionCmd(stdout))
 	return root
 }
 
@@ -233,6 +236,7 @@ func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error
 	if lang != "" {
 		opts.Lang = lang
 	}
+	opts.Export = exportSettings(cfg)
 	m := ui.New(opts)
 	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
 	m.Close()
@@ -303,6 +307,9 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		DefaultDescription: p.DefaultDescription, EventRetentionDays: p.EventRetentionDays,
 		Client: client, StateDir: stateDir, StoreOptions: []state.Option{state.WithLocation(time.Local)},
 		Logger: logger,
+	}
+	if len(p.OnPaid) > 0 {
+		params.OnPaid = &workflow.OnPaidCommand{Argv: p.OnPaid, Timeout: p.OnPaidTimeout, Hide: p.SecretEnvNames()}
 	}
 	if isLoopbackURL(p.BaseURL) && p.Environment == api.Sandbox {
 		// A local sandbox server is the emulator (pixdash sandbox): `$` can simulate payments.
@@ -570,6 +577,141 @@ func runPrune(cfgPath, profile, beforeFlag string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Removed %d events received before %s from profile %s; charges are kept.\n", n, before.Format("2006-01-02"), p.Name)
 	return nil
+}
+
+// exportFlags are the options of pixdash export.
+type exportFlags struct {
+	config, profile, from, to, wallet, format, output string
+	allWallets                                        bool
+}
+
+func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o exportFlags
+	cmd := &cobra.Command{
+		Use:   "export --from YYYY-MM-DD --to YYYY-MM-DD",
+		Short: "Write a profile's charges of a period as a spreadsheet (CSV or the Brazilian dialect)",
+		Long: `Write the charges a profile created from one day to another (both included, local time)
+as CSV (RFC 4180: "," and a decimal point) or, with --format br, the Brazilian spreadsheet
+dialect (";" and a decimal comma, UTF-8 with a BOM). A file is written atomically with mode
+0600; --output - writes to standard output. Payer documents are masked, and a cell that a
+spreadsheet would read as a formula starts with an apostrophe.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runExport(cmd.Context(), o, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.from, "from", "", "first day, YYYY-MM-DD (local time)")
+	f.StringVar(&o.to, "to", "", "last day, YYYY-MM-DD (included)")
+	f.StringVar(&o.wallet, "wallet", "", `wallet to export ("principal" or a sub-account reference; default the profile's sub_account)`)
+	f.BoolVar(&o.allWallets, "all-wallets", false, "export every wallet of the profile")
+	f.StringVar(&o.format, "format", "csv", `"csv" (RFC 4180) or "br" (semicolons, decimal comma, BOM)`)
+	f.StringVar(&o.output, "output", "-", "file to write, or - for standard output")
+	f.StringVar(&o.profile, "profile", "", "profile whose charges to export (default $PIXDASH_PROFILE, then default_profile)")
+	f.StringVar(&o.config, "config", "", configFlagHelp)
+	return cmd
+}
+
+// runExport writes a profile's charges created between two days to a file or stdout.
+func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	from, err := time.ParseInLocation("2006-01-02", o.from, time.Local)
+	if err != nil {
+		return usageError("--from must be a day like 2025-01-31")
+	}
+	to, err := time.ParseInLocation("2006-01-02", o.to, time.Local)
+	if err != nil {
+		return usageError("--to must be a day like 2025-01-31")
+	}
+	if to.Before(from) {
+		return usageError("--to (%s) is before --from (%s)", o.to, o.from)
+	}
+	if o.allWallets && o.wallet != "" {
+		return usageError("say --wallet or --all-wallets, not both")
+	}
+	if o.wallet != "" {
+		if err := api.ValidateWallet(o.wallet); err != nil {
+			return usageError("--wallet: %v", err)
+		}
+	}
+	format, err := export.ParseFormat(o.format)
+	if err != nil || strings.TrimSpace(o.format) == "" {
+		return usageError(`--format must be "csv" or "br"`)
+	}
+	if o.output == "" {
+		return usageError("--output needs a file name, or - for standard output")
+	}
+	path, _ := config.Locate(o.config, os.Getenv)
+	cfg, err := config.Load(path)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	p, err := chosenProfile(cfg, o.profile)
+	if err != nil {
+		if o.profile != "" {
+			return usageError("--profile: %v", err)
+		}
+		return &exitError{code: exitFailure, err: err}
+	}
+	wallet := o.wallet
+	if !o.allWallets && wallet == "" {
+		wallet = state.NormalizeWallet(p.SubAccount)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	}
+	defer store.Close()
+	opts := export.Options{
+		Format: format, Query: state.ChargeQuery{Wallet: wallet},
+		From: from, To: to.AddDate(0, 0, 1), Location: time.Local,
+		PixFee: p.PixFee, HasPixFee: p.HasPixFee,
+	}
+	var n int
+	if o.output == "-" {
+		bw := bufio.NewWriter(stdout)
+		n, err = export.Write(ctx, bw, store, opts)
+		if ferr := bw.Flush(); err == nil {
+			err = ferr
+		}
+	} else {
+		n, err = export.WriteFile(ctx, o.output, store, opts)
+	}
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	}
+	scope := "all wallets"
+	if wallet != "" {
+		scope = "wallet " + wallet
+	}
+	where := "standard output"
+	if o.output != "-" {
+		where = o.output
+	}
+	fmt.Fprintf(stderr, "Exported %d charges of profile %s (%s) created %s to %s to %s.\n", n, p.Name, scope, o.from, o.to, where)
+	return nil
+}
+
+// exportSettings are where the dashboard's export key writes and each profile's export_format.
+func exportSettings(cfg *config.Config) ui.ExportSettings {
+	return ui.ExportSettings{
+		Dir: config.ExportDir(os.Getenv),
+		Format: func(profile string) export.Format {
+			if cfg == nil {
+				return export.BR
+			}
+			p, err := cfg.Profile(profile)
+			if err != nil {
+				return export.BR
+			}
+			f, _ := export.ParseFormat(p.ExportFormat) // validated when the config was read
+			return f
+		},
+	}
 }
 
 // chosenProfile is the profile --profile names, else $PIXDASH_PROFILE, else the config's default.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -875,4 +876,108 @@ func packageImports(root string) (map[string][]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// pixdash export writes a profile's charges of a period, one wallet or all, in either dialect,
+// to a file (atomically, mode 0600) or stdout; mistakes on the command line exit 2.
+func TestExportCommand(t *testing.T) {
+	cfgDir, stateDir := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	t.Setenv("XDG_STATE_HOME", stateDir)
+	t.Setenv("PIXDASH_CONFIG", "")
+	t.Setenv("PIXDASH_PROFILE", "")
+	cfg := filepath.Join(cfgDir, "pixdash", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	body := "[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\npix_fee = \"0.99\"\nexport_format = \"csv\"\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := state.Open(ctx, filepath.Join(stateDir, "pixdash"), "loja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noon := func(d string) time.Time {
+		t, _ := time.ParseInLocation("2006-01-02 15:04", d+" 12:00", time.Local)
+		return t
+	}
+	for _, c := range []state.Charge{
+		{ID: "before", Wallet: "principal", Amount: 100, Status: api.StatusPending, CreatedAt: noon("2025-01-09")},
+		{ID: "first", Wallet: "principal", Amount: 12345, Status: api.StatusCompleted, Description: "=1+1", CreatedAt: noon("2025-01-10")},
+		{ID: "sul", Wallet: "loja-sul", Amount: 500, Status: api.StatusPending, CreatedAt: noon("2025-01-11")},
+		{ID: "last", Wallet: "principal", Amount: 1, Status: api.StatusPending, CreatedAt: noon("2025-01-12").Add(11 * time.Hour)},
+		{ID: "after", Wallet: "principal", Amount: 1, Status: api.StatusPending, CreatedAt: noon("2025-01-13")},
+	} {
+		if _, err := s.UpsertCharge(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = s.Close()
+
+	for _, bad := range [][]string{
+		{"export"},
+		{"export", "--from", "2025-01-10"},
+		{"export", "--from", "10/01/2025", "--to", "2025-01-12"},
+		{"export", "--from", "2025-01-12", "--to", "2025-01-10"},
+		{"export", "--from", "2025-01-10", "--to", "2025-01-12", "--format", "xlsx"},
+		{"export", "--from", "2025-01-10", "--to", "2025-01-12", "--wallet", "x", "--all-wallets"},
+		{"export", "--from", "2025-01-10", "--to", "2025-01-12", "--wallet", "Not A Wallet"},
+		{"export", "--from", "2025-01-10", "--to", "2025-01-12", "--profile", "nope"},
+		{"export", "--from", "2025-01-10", "--to", "2025-01-12", "extra"},
+	} {
+		var out, errb strings.Builder
+		if code := run(bad, &out, &errb); code != exitUsage {
+			t.Errorf("%q: exit %d, want 2 (%s)", bad, code, errb.String())
+		}
+	}
+
+	// stdout, the profile's wallet (principal), CSV
+	var out, errb strings.Builder
+	if code := run([]string{"export", "--from", "2025-01-10", "--to", "2025-01-12"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	recs, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[1][0] != "last" || recs[2][0] != "first" {
+		t.Fatalf("records %q", recs)
+	}
+	if first := strings.Join(recs[2], ","); !strings.Contains(first, ",123.45,0.99,yes,122.46,") || !strings.Contains(first, ",'=1+1,") {
+		t.Errorf("first: %s", first)
+	}
+	if !strings.Contains(errb.String(), "Exported 2 charges of profile loja (wallet principal)") {
+		t.Errorf("stderr %q", errb.String())
+	}
+
+	// a file, all wallets, BR
+	file := filepath.Join(t.TempDir(), "jan.csv")
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"export", "--from", "2025-01-10", "--to", "2025-01-12", "--all-wallets", "--format", "br", "--output", file, "--profile", "loja"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout %q", out.String())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	if !strings.HasPrefix(string(data), "\uFEFFid;criada_em;") || !strings.Contains(string(data), "\r\nsul;11/01/2025 12:00;") || !strings.Contains(string(data), ";123,45;0,99;sim;122,46;") {
+		t.Errorf("file:\n%s", data)
+	}
+	if n := strings.Count(string(data), "\r\n"); n != 4 {
+		t.Errorf("%d records, want a header and 3", n)
+	}
+
+	// a directory that does not exist: a failure (1), nothing left behind
+	if code := run([]string{"export", "--from", "2025-01-10", "--to", "2025-01-12", "--output", filepath.Join(t.TempDir(), "no", "such.csv")}, &out, &errb); code != exitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
 }

@@ -47,6 +47,14 @@ const (
 	MaxTolerance     = 24 * time.Hour
 )
 
+// Bounds and default of on_paid and on_paid_timeout_seconds.
+const (
+	DefaultOnPaidTimeout = 30 * time.Second
+	MaxOnPaidTimeout     = time.Hour
+	MaxOnPaidArgs        = 64
+	MaxOnPaidArgLen      = 4096
+)
+
 // MaxFileSize bounds the config file; anything larger is refused.
 const MaxFileSize = 64 << 10
 
@@ -85,7 +93,16 @@ type Profile struct {
 	// EventRetentionDays is event_retention_days: webhook events older than this many days are
 	// removed from the profile's local history when the dashboard opens it; 0 keeps every event.
 	EventRetentionDays int
-	Webhook            *Webhook // nil when the profile has no webhook table
+	// ExportFormat is export_format: the dialect the dashboard's export key writes, "br" (the
+	// default: ";" and a decimal comma for Brazilian spreadsheets) or "csv" (RFC 4180).
+	ExportFormat string
+	// OnPaid is on_paid: a command (argv, run without a shell) run once per confirmed payment
+	// with the charge's fields in its environment; nil for none.
+	OnPaid []string
+	// OnPaidTimeout is on_paid_timeout_seconds: how long one on_paid run may take before it is
+	// killed (Parse sets DefaultOnPaidTimeout when absent).
+	OnPaidTimeout time.Duration
+	Webhook       *Webhook // nil when the profile has no webhook table
 
 	secret secretSource // exactly one of client_secret_env, client_secret_cmd, client_secret
 }
@@ -285,6 +302,14 @@ func (c *Config) Validate() error {
 				add(key+".default_description", msg)
 			}
 		}
+		if p.OnPaid != nil {
+			if msg := checkArgv(p.OnPaid); msg != "" {
+				add(key+".on_paid", msg)
+			}
+		}
+		if d := p.OnPaidTimeout; d < 0 || d > MaxOnPaidTimeout {
+			add(key+".on_paid_timeout_seconds", fmt.Sprintf("%s is outside 1s to %s", d, MaxOnPaidTimeout))
+		}
 		if p.Webhook != nil {
 			if msg := checkListen(p.Webhook.Listen); msg != "" {
 				add(key+".webhook.listen", msg)
@@ -395,7 +420,7 @@ func topKeys() []string {
 }
 
 func profileKeys() []string {
-	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "default_description", "read_only", "event_retention_days", "webhook"}
+	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "default_description", "read_only", "event_retention_days", "export_format", "on_paid", "on_paid_timeout_seconds", "webhook"}
 }
 
 func webhookKeys() []string {
@@ -622,7 +647,7 @@ func (d *decoder) config(root map[string]toml.Primitive) *Config {
 const clientIDMsg = "must start with " + api.LivePrefix + " (production) or " + api.TestPrefix + " (sandbox), followed by the id"
 
 func (d *decoder) profile(n node) *Profile {
-	p := &Profile{Name: n.name(), DefaultDescription: DefaultDescription}
+	p := &Profile{Name: n.name(), DefaultDescription: DefaultDescription, OnPaidTimeout: DefaultOnPaidTimeout}
 	if msg := checkProfileName(p.Name); msg != "" {
 		d.add(n, "%s", msg)
 	}
@@ -728,6 +753,31 @@ func (d *decoder) profile(n node) *Profile {
 			default:
 				d.add(k, "must be a whole number of days (0 keeps every event), not %s", d.typeName(k))
 			}
+		case "export_format":
+			switch v := d.value(k).(type) {
+			case string:
+				if f := strings.ToLower(strings.TrimSpace(v)); f == "br" || f == "csv" {
+					p.ExportFormat = f
+				} else {
+					d.add(k, "must be \"br\" (semicolons, decimal comma) or \"csv\" (RFC 4180), not %q", v)
+				}
+			default:
+				d.add(k, "must be \"br\" or \"csv\" in double quotes, not %s", d.typeName(k))
+			}
+		case "on_paid":
+			cmdNodes = append(cmdNodes, k)
+			p.OnPaid = d.argv(k)
+		case "on_paid_timeout_seconds":
+			switch v := d.value(k).(type) {
+			case int64:
+				if v < 1 || time.Duration(v)*time.Second > MaxOnPaidTimeout {
+					d.add(k, "%d is outside 1 to %d seconds", v, int64(MaxOnPaidTimeout/time.Second))
+					continue
+				}
+				p.OnPaidTimeout = time.Duration(v) * time.Second
+			default:
+				d.add(k, "must be a whole number of seconds, e.g. 30, not %s", d.typeName(k))
+			}
 		case "webhook":
 			w, cmd := d.webhook(k)
 			if w != nil {
@@ -779,6 +829,65 @@ func (d *decoder) profile(n node) *Profile {
 		}
 	}
 	return p
+}
+
+// argv decodes a command given as an array of strings (on_paid): the program, then its
+// arguments, run without a shell. The program must be non-blank; no element may hold a NUL
+// byte (the system cannot pass it). Nil after a problem.
+func (d *decoder) argv(n node) []string {
+	const example = `e.g. ["lp", "-d", "balcao"] (the program, then its arguments; no shell is used)`
+	list, ok := d.value(n).([]any)
+	if !ok {
+		d.add(n, "must be an array of strings, %s, not %s", example, d.typeName(n))
+		return nil
+	}
+	if len(list) == 0 {
+		d.add(n, "is empty; give the program and its arguments, %s, or remove the key", example)
+		return nil
+	}
+	if len(list) > MaxOnPaidArgs {
+		d.add(n, "has %d elements; at most %d", len(list), MaxOnPaidArgs)
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, v := range list {
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			d.add(n, "element %d must be a string in double quotes, %s", i+1, example)
+			return nil
+		case strings.ContainsRune(s, 0):
+			d.add(n, "element %d holds a NUL character", i+1)
+			return nil
+		case len(s) > MaxOnPaidArgLen:
+			d.add(n, "element %d is longer than %d bytes", i+1, MaxOnPaidArgLen)
+			return nil
+		}
+		out[i] = s
+	}
+	if strings.TrimSpace(out[0]) == "" {
+		d.add(n, "its first element, the program, is empty; %s", example)
+		return nil
+	}
+	return out
+}
+
+// checkArgv validates a command built in code (Parse checks the file's on_paid itself).
+func checkArgv(argv []string) string {
+	switch {
+	case len(argv) == 0:
+		return "is empty; give the program and its arguments"
+	case len(argv) > MaxOnPaidArgs:
+		return fmt.Sprintf("has %d elements; at most %d", len(argv), MaxOnPaidArgs)
+	case strings.TrimSpace(argv[0]) == "":
+		return "its first element, the program, is empty"
+	}
+	for i, a := range argv {
+		if strings.ContainsRune(a, 0) {
+			return fmt.Sprintf("element %d holds a NUL character", i+1)
+		}
+	}
+	return ""
 }
 
 // has reports whether a key named name is among kids (present even if invalid).

@@ -224,6 +224,31 @@ func TestProfileKeys(t *testing.T) {
 		{name: "event_retention_days negative", lines: []string{`event_retention_days = -1`}, wantErr: "is outside 0 (keep every event) to 36500 days", wantKey: "profiles.shop.event_retention_days"},
 		{name: "event_retention_days string", lines: []string{`event_retention_days = "90d"`}, wantErr: "must be a whole number of days", wantKey: "profiles.shop.event_retention_days"},
 
+		// on_paid
+		{name: "on_paid argv", lines: []string{`on_paid = ["lp", "-d", "balcao"]`}, check: func(t *testing.T, p *Profile) {
+			if strings.Join(p.OnPaid, "|") != "lp|-d|balcao" || p.OnPaidTimeout != DefaultOnPaidTimeout {
+				t.Errorf("OnPaid = %q, timeout %s", p.OnPaid, p.OnPaidTimeout)
+			}
+		}},
+		{name: "on_paid absent", lines: nil, check: func(t *testing.T, p *Profile) {
+			if p.OnPaid != nil || p.OnPaidTimeout != 30*time.Second {
+				t.Errorf("OnPaid = %q, timeout %s", p.OnPaid, p.OnPaidTimeout)
+			}
+		}},
+		{name: "on_paid timeout", lines: []string{`on_paid = ["true"]`, `on_paid_timeout_seconds = 5`}, check: func(t *testing.T, p *Profile) {
+			if p.OnPaidTimeout != 5*time.Second {
+				t.Errorf("timeout %s", p.OnPaidTimeout)
+			}
+		}},
+		{name: "on_paid string", lines: []string{`on_paid = "lp -d balcao"`}, wantErr: "must be an array of strings", wantKey: "profiles.shop.on_paid"},
+		{name: "on_paid empty array", lines: []string{`on_paid = []`}, wantErr: "is empty", wantKey: "profiles.shop.on_paid"},
+		{name: "on_paid empty program", lines: []string{`on_paid = ["", "-d"]`}, wantErr: "first element, the program, is empty", wantKey: "profiles.shop.on_paid"},
+		{name: "on_paid blank program", lines: []string{`on_paid = ["  "]`}, wantErr: "first element, the program, is empty"},
+		{name: "on_paid number element", lines: []string{`on_paid = ["lp", 3]`}, wantErr: "element 2 must be a string"},
+		{name: "on_paid NUL", lines: []string{`on_paid = ["lp", "a\u0000b"]`}, wantErr: "element 2 holds a NUL character"},
+		{name: "on_paid_timeout zero", lines: []string{`on_paid_timeout_seconds = 0`}, wantErr: "is outside 1 to 3600 seconds", wantKey: "profiles.shop.on_paid_timeout_seconds"},
+		{name: "on_paid_timeout string", lines: []string{`on_paid_timeout_seconds = "30s"`}, wantErr: "must be a whole number of seconds"},
+
 		// default_description
 		{name: "default_description absent is Venda", lines: nil, check: wantDescription("Venda")},
 		{name: "default_description set", lines: []string{`default_description = "Venda no balcão"`}, check: wantDescription("Venda no balcão")},
@@ -912,5 +937,23 @@ func TestProblemsAreCapped(t *testing.T) {
 	ps, _ := err.(Problems)
 	if len(ps) != maxProblems+1 || ps[maxProblems].Msg != "7 more problems not shown" || ps[0].Line != 1 {
 		t.Fatalf("got %d problems, last %v", len(ps), ps[len(ps)-1])
+	}
+}
+
+func TestOnPaidCommandNeedsAPrivateFileAndHidesTheProfileSecretVariables(t *testing.T) {
+	doc := profileDoc(`on_paid = ["lp", "-d", "balcao"]`)
+	if _, err := parseOne(t, doc, 0o664); err == nil || !strings.Contains(err.Error(), "this file runs a command") || !strings.Contains(err.Error(), "on_paid") {
+		t.Errorf("group-writable file with on_paid: %v", err)
+	}
+	p, err := parseOne(t, doc, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(p.SecretEnvNames(), ","); got != "SHOP_SECRET" {
+		t.Errorf("SecretEnvNames = %q", got)
+	}
+	c := &Config{Profiles: []*Profile{{Name: "x", BaseURL: "https://api.example.com/v2", ClientID: "mp_test_a", Environment: api.Sandbox, OnPaid: []string{" "}}}}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "on_paid") {
+		t.Errorf("Validate with a blank program: %v", err)
 	}
 }

@@ -68,6 +68,22 @@ read_only = false
 # pixdash events prune --before 2025-01-01 --profile sandbox
 event_retention_days = 0
 
+# Optional: the dialect of the dashboard's export key (E on the charges view),
+# which writes to $XDG_DATA_HOME/pixdash/exports: "br" (default; semicolons,
+# decimal comma, UTF-8 BOM: opens as is in Excel and LibreOffice in Portuguese)
+# or "csv" (RFC 4180: commas, decimal point, ISO dates).
+# export_format = "br"
+
+# Optional: a command run once for each payment the service confirms, e.g. to
+# print a receipt or open a cash drawer. An array: the program, then its
+# arguments; no shell is used. It gets the charge in its environment
+# (PIXDASH_CHARGE_ID, PIXDASH_AMOUNT_CENTS, PIXDASH_AMOUNT, PIXDASH_DESCRIPTION,
+# PIXDASH_EXTERNAL_REFERENCE, PIXDASH_WALLET, PIXDASH_PAYER_NAME, PIXDASH_E2E_ID,
+# PIXDASH_PAID_AT, PIXDASH_PROFILE), an empty stdin, and is killed after
+# on_paid_timeout_seconds (default 30). Its failures show on the status line.
+# on_paid = ["lp", "-d", "balcao", "/home/loja/recibo.txt"]
+# on_paid_timeout_seconds = 30
+
 # Optional: local receiver for the service's signed webhooks.
 [profiles.sandbox.webhook]
 # host:port to listen on. Default "127.0.0.1:0" (loopback, any free port).

@@ -35,6 +35,15 @@ func StateDir(getenv func(string) string) string {
 	return ""
 }
 
+// ExportDir is where the dashboard writes exports: $XDG_DATA_HOME/pixdash/exports, else
+// ~/.local/share/pixdash/exports ("" if neither is set).
+func ExportDir(getenv func(string) string) string {
+	if dir := xdgDir(getenv, "XDG_DATA_HOME", filepath.Join(".local", "share")); dir != "" {
+		return filepath.Join(dir, "pixdash", "exports")
+	}
+	return ""
+}
+
 // xdgDir returns $name when it is absolute (the XDG spec ignores relative values), else $HOME/fallback.
 func xdgDir(getenv func(string) string, name, fallback string) string {
 	if d := getenv(name); d != "" && filepath.IsAbs(d) {

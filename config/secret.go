@@ -181,3 +181,17 @@ func (b *capBuffer) Write(p []byte) (int, error) {
 	b.buf = append(b.buf, p...)
 	return len(p), nil
 }
+
+// SecretEnvNames lists the environment variables the profile reads secrets from
+// (client_secret_env, the webhook's secret_env): a command the profile runs (on_paid) must
+// not see them.
+func (p *Profile) SecretEnvNames() []string {
+	var names []string
+	if p.secret.kind == sourceEnv && p.secret.env != "" {
+		names = append(names, p.secret.env)
+	}
+	if w := p.Webhook; w != nil && w.secret.kind == sourceEnv && w.secret.env != "" {
+		names = append(names, w.secret.env)
+	}
+	return names
+}

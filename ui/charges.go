@@ -84,6 +84,7 @@ func (v *chargesView) query() state.ChargeQuery {
 // readCharges reads a window of the charges list from the store.
 func readCharges(store *state.Store) windowRead[state.ChargeQuery, state.Charge] {
 	return func(ctx context.Context, q state.ChargeQuery, offset, limit int) ([]state.Charge, int, bool, error) {
+		loadRefundsOnce(ctx, store)
 		p, err := store.ChargeWindow(ctx, q, offset, limit)
 		return p.Charges, p.Total, p.Capped, err
 	}
@@ -123,7 +124,7 @@ func (v *chargesView) blur() { v.focused, v.stickTop = false, true }
 // FullHelp lists the view's keys for the help screen.
 func (v *chargesView) FullHelp() [][]key.Binding {
 	k := v.c.keys
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh, k.Export, k.Refund}}
 }
 
 func (v *chargesView) update(msg tea.Msg) tea.Cmd {
@@ -196,6 +197,12 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		if ch, ok := v.selected(); ok {
 			return func() tea.Msg { return inspectMsg{query: ch.ID, wallet: ch.Wallet} }
 		}
+	case key.Matches(km, k.Export):
+		return v.export()
+	case key.Matches(km, k.Refund):
+		if ch, ok := v.selected(); ok {
+			return askRefund(v.c, ch)
+		}
 	}
 	return v.load()
 }
@@ -261,17 +268,15 @@ func (v *chargesView) view() string {
 	v.draw(&b, st, rowPainter[chargeStamp, state.Charge]{
 		cells: func(ch *state.Charge, _ bool) []cell { return v.cells(ch, now) },
 		stamp: func(ch *state.Charge) chargeStamp {
-			return chargeStamp{updated: ch.UpdatedAt.UnixNano(), state: ch.State(), when: v.whenText(ch, now)}
+			return chargeStamp{updated: ch.UpdatedAt.UnixNano(), state: ch.State(), when: v.whenText(ch, now) + refundStamp(v.store, ch.ID)}
 		},
 	})
 	return b.String()
 }
 
-// cells are a charge's columns: state, amount, description, reference, wallet, creation and
+// cells are a charge's columns: state (or its refund), amount, description, reference, wallet, creation and
 // the expiry countdown or payment time.
 func (v *chargesView) cells(ch *state.Charge, now time.Time) []cell {
-	tr := v.c.tr
-	sty, sym := v.c.st.status(ch.State())
 	desc := ch.Description
 	if desc == "" {
 		desc = "—"
@@ -281,7 +286,7 @@ func (v *chargesView) cells(ch *state.Charge, now time.Time) []cell {
 		wallet = api.WalletPrincipal
 	}
 	return []cell{
-		{text: sym + " " + tr.T(string(ch.State())), style: sty},
+		refundLabel(v.c, v.store, ch),
 		{text: ch.Amount.BRL()},
 		{text: sanitize(desc)},
 		{text: sanitize(ch.ExternalReference)},

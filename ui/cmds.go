@@ -283,8 +283,12 @@ func (m *Model) onChargeChanged(before, after state.Charge) tea.Cmd {
 	if after.Final() {
 		m.clearStatus(chargeOwner(after.ID)) // e.g. "payment simulated; waiting…"
 	}
-	if onScreen && after.State() == state.StatePaid {
-		return m.bell()
+	if after.State() == state.StatePaid {
+		run := m.runOnPaid(after) // the profile's on_paid command, once per payment
+		if onScreen {
+			return tea.Batch(m.bell(), run)
+		}
+		return run
 	}
 	return nil
 }
@@ -506,6 +510,8 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		return m.onCreated(msg), true
 	case txMsg:
 		return m.onTx(msg), true
+	case onPaidMsg:
+		return m.onOnPaid(msg), true
 	case uncheckedMsg:
 		return m.onUnchecked(msg), true
 	case prunedMsg:

@@ -19,6 +19,7 @@ type common struct {
 	loc           *time.Location // times are shown in this zone
 	app           *appState      // the live session and wallet
 	newKey        func() string  // mints Idempotency-Keys
+	export        ExportSettings // where and how the charges view's E writes
 }
 
 // truncateWidth cuts s to at most w cells, with an ellipsis when cut.

@@ -206,7 +206,7 @@ func (v *inspectorView) ShortHelp() []key.Binding {
 func (v *inspectorView) FullHelp() [][]key.Binding {
 	k := v.c.keys
 	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("look up")))
-	return [][]key.Binding{{k.Lookup, enter, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Reveal, k.QR, k.Refresh, k.Back}}
+	return [][]key.Binding{{k.Lookup, enter, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Reveal, k.QR, k.Refund, k.Refresh, k.Back}}
 }
 
 func (v *inspectorView) update(msg tea.Msg) tea.Cmd {
@@ -235,6 +235,10 @@ func (v *inspectorView) update(msg tea.Msg) tea.Cmd {
 		if v.loading {
 			v.seq++
 			v.loading = false
+		}
+	case refundedMsg:
+		if v.res != nil && v.res.tx.ID == msg.id && !v.loading {
+			return v.lookup(v.res.query, v.res.wallet, false)
 		}
 	case eventMsg:
 		if msg.gen == v.c.app.gen && msg.ev != nil && v.res != nil && !v.loading &&
@@ -349,6 +353,8 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 		v.syncDetail()
 	case key.Matches(km, k.QR):
 		return v.openQR()
+	case key.Matches(km, k.Refund):
+		return refundFromInspector(v.c, v.res)
 	case key.Matches(km, k.Enter):
 		v.input.SetValue("")
 		return v.input.Focus()
@@ -429,6 +435,7 @@ func lookupRelated(ctx context.Context, client *api.Client, store *state.Store, 
 			r.refunds = append(r.refunds, e.Event)
 		}
 	}
+	r.refunds = withLocalRefund(ctx, store, tx.ID, r.refunds)
 	return r
 }
 

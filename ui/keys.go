@@ -19,6 +19,8 @@ type keyMap struct {
 	Yes, No                                  key.Binding
 	PrevLeg, NextLeg, PickWallet             key.Binding
 	Lookup, OpenTx                           key.Binding
+	Refund                                   key.Binding
+	Export                                   key.Binding
 }
 
 func newKeyMap(tr catalog) keyMap {
@@ -71,6 +73,8 @@ func newKeyMap(tr catalog) keyMap {
 		PickWallet:   key.NewBinding(key.WithKeys("left", "right"), h("←/→", "choose wallet")),
 		Lookup:       key.NewBinding(key.WithKeys("/"), h("/", "new lookup")),
 		OpenTx:       key.NewBinding(key.WithKeys("enter"), h("enter", "inspect transaction")),
+		Refund:       key.NewBinding(key.WithKeys("R"), h("R", "refund")),
+		Export:       key.NewBinding(key.WithKeys("E"), h("E", "export list")),
 	}
 }
 

@@ -50,6 +50,8 @@ type Options struct {
 	Logger *slog.Logger
 	// NewKey mints Idempotency-Keys (api.NewIdempotencyKey when nil; fixed in screenshots).
 	NewKey func() string
+	// Export says where the charges view's export key writes and in which dialect.
+	Export ExportSettings
 }
 
 // viewID names the five main views.
@@ -154,7 +156,7 @@ func New(o Options) *Model {
 	}
 	tr := catalog{lang: o.Lang}
 	app := &appState{}
-	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey}
+	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey, export: o.Export}
 	m := &Model{c: c, opts: o, app: app, view: viewCharges, polling: map[string]bool{}, helpLine: newHelpLine(c.st)}
 	m.setSession(o.Session)
 	return m
@@ -346,6 +348,8 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 		return tea.Batch(cmd, p.update(msg)), true
 	case switchWalletMsg:
 		return m.setWallet(msg.wallet), true
+	case openRefundMsg:
+		return m.push(newRefundForm(m.c, msg.charge)), true
 	}
 	return nil, false
 }

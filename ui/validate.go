@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"pixdash/api"
+	"pixdash/state"
 )
 
 // onlyDigits strips everything but digits (so "123.456.789-09" reads as a CPF).
@@ -90,20 +91,9 @@ func checkDocument(tr catalog, s string) error {
 	return nil
 }
 
-// maskDocument hides the middle of a CPF/CNPJ: ***.456.789-** style.
-func maskDocument(d string) string {
-	d = onlyDigits(d)
-	switch len(d) {
-	case 11:
-		return "***." + d[3:6] + "." + d[6:9] + "-**"
-	case 14:
-		return "**." + d[2:5] + "." + d[5:8] + "/****-**"
-	}
-	if len(d) <= 4 {
-		return strings.Repeat("*", len(d))
-	}
-	return strings.Repeat("*", len(d)-4) + d[len(d)-4:]
-}
+// maskDocument hides the middle of a CPF/CNPJ: ***.456.789-** style (state.MaskDocument, the
+// one rule the dashboard and the exports share).
+func maskDocument(d string) string { return state.MaskDocument(d) }
 
 // formatDocument punctuates a CPF or CNPJ for display.
 func formatDocument(d string) string {

@@ -62,6 +62,8 @@ type Session struct {
 	Imported *state.ImportReport
 	// EventRetentionDays removes events older than this many days when the session opens (0 keeps all).
 	EventRetentionDays int
+	// OnPaid is the profile's on_paid command (RunOnPaid); nil for none.
+	OnPaid *OnPaidCommand
 	// Close releases the session's resources (receiver, store, the client's token renewal,
 	// emulator); may be nil.
 	Close func()
@@ -95,6 +97,9 @@ type Params struct {
 	HasPixFee          bool
 	DefaultDescription string
 	EventRetentionDays int
+	// OnPaid is the profile's on_paid command; nil for none. Open copies it and fills in the
+	// profile's name and the logger.
+	OnPaid *OnPaidCommand
 	// Client is the service's client, built with the profile's credential.
 	Client *api.Client
 	// StateDir is the directory of the profile's database; "" keeps the state in memory.
@@ -151,6 +156,12 @@ func Open(ctx context.Context, p Params) (*Session, error) {
 		Wallet: p.Wallet, PixFee: p.PixFee, HasPixFee: p.HasPixFee,
 		DefaultDescription: p.DefaultDescription, EventRetentionDays: p.EventRetentionDays,
 		Imported: store.Imported(),
+	}
+	if p.OnPaid != nil && len(p.OnPaid.Argv) > 0 {
+		c := *p.OnPaid
+		c.Argv = append([]string(nil), c.Argv...)
+		c.Profile, c.Logger = p.Profile, logger
+		s.OnPaid = &c
 	}
 	var recv *receiver
 	var once sync.Once

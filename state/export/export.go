@@ -1,0 +1,432 @@
+// Package export writes a profile's charges as a spreadsheet: CSV (RFC 4180, UTF-8, "," and a
+// decimal point, ISO 8601 dates) or the Brazilian dialect Excel and LibreOffice open as they
+// are (UTF-8 with a byte-order mark, ";" and a decimal comma, dates dd/mm/aaaa hh:mm).
+//
+// Rows are read from the store a page at a time (state.Store.ChargeWindow) and streamed to the
+// writer: an export never holds all of history in memory. Amounts are formatted from integer
+// centavos, never through floats. Every text that came from outside is written as data: the CSV
+// quoting handles separators, quotes and line breaks, and a cell that a spreadsheet would read
+// as a formula (starting with =, +, -, @, a tab or a carriage return) gets a leading apostrophe.
+// Payer documents are masked with state.MaskDocument; no secret is part of a charge.
+package export
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// Format is an export's dialect.
+type Format string
+
+// The dialects.
+const (
+	// CSV is RFC 4180: UTF-8, "," between fields, "." before the centavos, ISO 8601 dates.
+	CSV Format = "csv"
+	// BR is the Brazilian spreadsheet dialect: a UTF-8 byte-order mark, ";" between fields, ","
+	// before the centavos, dates as dd/mm/aaaa hh:mm and the header and labels in Portuguese.
+	BR Format = "br"
+)
+
+// ParseFormat reads "csv" or "br" (any case); "" is BR, the default.
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "br":
+		return BR, nil
+	case "csv":
+		return CSV, nil
+	}
+	return "", fmt.Errorf("unknown export format %q: say csv or br", s)
+}
+
+// Ext is the file name extension of the format (both are .csv).
+func (f Format) Ext() string { return ".csv" }
+
+// Source reads windows of the charges list, newest first: *state.Store.
+type Source interface {
+	ChargeWindow(ctx context.Context, q state.ChargeQuery, offset, limit int) (state.ChargePage, error)
+}
+
+// RefundSource is what a Source may also offer: the refund asked from the dashboard for a
+// charge (*state.Store does). Without it, only a blocked deposit's return is a known refund.
+type RefundSource interface {
+	RefundOf(ctx context.Context, chargeID string) (state.Refund, bool, error)
+}
+
+// Options selects and shapes an export.
+type Options struct {
+	Format Format
+	// Query is the list to export: wallet ("" for all), status filter and text filter.
+	Query state.ChargeQuery
+	// From and To bound the charges' creation time, From included and To excluded; a zero
+	// bound is open.
+	From, To time.Time
+	// Location is the time zone dates are written in (time.Local when nil).
+	Location *time.Location
+	// PixFee is the profile's fee per paid charge, written as an estimate when the service did
+	// not report the charge's own; meaningful when HasPixFee.
+	PixFee    api.Money
+	HasPixFee bool
+	// PageSize is how many charges are read at a time (DefaultPageSize when 0).
+	PageSize int
+}
+
+// DefaultPageSize is how many charges an export reads from the store at a time.
+const DefaultPageSize = 500
+
+// column is one field of the export: its header in each dialect and its cell.
+type column struct {
+	en, pt string
+	cell   func(r *row) string
+}
+
+// row is a charge on its way to a record.
+type row struct {
+	c   *state.Charge
+	f   Format
+	loc *time.Location
+	o   *Options
+	// rf is the refund asked from the dashboard for the charge, when hasRF.
+	rf    state.Refund
+	hasRF bool
+}
+
+// columns are the fields of an export, in order.
+var columns = []column{
+	{"id", "id", func(r *row) string { return Text(r.c.ID) }},
+	{"created_at", "criada_em", func(r *row) string { return r.date(r.c.CreatedAt) }},
+	{"paid_at", "paga_em", func(r *row) string {
+		if r.c.PaidAt == nil {
+			return ""
+		}
+		return r.date(*r.c.PaidAt)
+	}},
+	{"expires_at", "expira_em", func(r *row) string { return r.date(r.c.ExpiresAt) }},
+	{"status", "status", func(r *row) string { return Text(string(r.c.Status)) }},
+	{"status_label", "situacao", func(r *row) string { return Text(stateLabel(r.c.State(), r.f)) }},
+	{"amount", "valor", func(r *row) string { return Amount(r.c.Amount, r.f) }},
+	{"fee", "tarifa", func(r *row) string {
+		if fee, _, ok := r.fee(); ok {
+			return Amount(fee, r.f)
+		}
+		return ""
+	}},
+	{"fee_estimated", "tarifa_estimada", func(r *row) string {
+		if _, est, ok := r.fee(); ok {
+			return yesNo(est, r.f)
+		}
+		return ""
+	}},
+	{"net", "liquido", func(r *row) string {
+		if fee, _, ok := r.fee(); ok {
+			return Amount(r.c.Amount-fee, r.f)
+		}
+		return ""
+	}},
+	{"wallet", "carteira", func(r *row) string { return Text(state.NormalizeWallet(r.c.Wallet)) }},
+	{"description", "descricao", func(r *row) string { return Text(r.c.Description) }},
+	{"external_reference", "referencia_externa", func(r *row) string { return Text(r.c.ExternalReference) }},
+	{"payer_name", "pagador_nome", func(r *row) string { return Text(r.c.PayerName) }},
+	{"payer_document", "pagador_documento", func(r *row) string {
+		if strings.TrimSpace(r.c.PayerDocument) == "" {
+			return ""
+		}
+		return Text(state.MaskDocument(r.c.PayerDocument))
+	}},
+	{"e2e_id", "e2e_id", func(r *row) string { return Text(r.c.E2EID) }},
+	{"failure_reason", "motivo_falha", func(r *row) string { return Text(r.c.FailureReason) }},
+	// The refunds the store knows: one asked from the dashboard (its state, and its amount
+	// once the service took it), else a blocked deposit returned to its payer (all of it).
+	{"refund_status", "estorno_status", func(r *row) string {
+		if r.hasRF {
+			return Text(string(r.rf.State))
+		}
+		if rf := r.blockedRefund(); rf != nil {
+			return Text(string(rf.Status))
+		}
+		return ""
+	}},
+	{"refund_amount", "estorno_valor", func(r *row) string {
+		if r.hasRF {
+			if r.rf.State.Taken() {
+				return Amount(r.rf.Amount, r.f)
+			}
+			return ""
+		}
+		if r.blockedRefund() != nil {
+			return Amount(r.c.Amount, r.f)
+		}
+		return ""
+	}},
+	{"split_requested", "split_solicitado", func(r *row) string { return r.split() }},
+}
+
+// Header is the export's first record in format f.
+func Header(f Format) []string {
+	out := make([]string, len(columns))
+	for i, c := range columns {
+		out[i] = c.en
+		if f == BR {
+			out[i] = c.pt
+		}
+	}
+	return out
+}
+
+// record is the charge's fields in column order.
+func (r *row) record(dst []string) []string {
+	dst = dst[:0]
+	for _, c := range columns {
+		dst = append(dst, c.cell(r))
+	}
+	return dst
+}
+
+// date writes t in the export's zone: ISO 8601 with the offset (CSV) or dd/mm/aaaa hh:mm (BR).
+func (r *row) date(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.In(r.loc)
+	if r.f == BR {
+		return t.Format("02/01/2006 15:04")
+	}
+	return t.Format(time.RFC3339)
+}
+
+// fee is the charge's fee, whether it is an estimate, and whether there is one: only a paid
+// charge has a fee. The store keeps no fee reported by the service per charge yet, so the
+// fee is the profile's pix_fee, marked as an estimate, and none when the profile has none.
+func (r *row) fee() (fee api.Money, estimate, ok bool) {
+	if r.c.State() != state.StatePaid || !r.o.HasPixFee {
+		return 0, false, false
+	}
+	return r.o.PixFee, true, true
+}
+
+// blockedRefund is the return of the charge's blocked deposit to its payer; nil for none.
+func (r *row) blockedRefund() *api.Refund {
+	if r.c.BlockedDeposit == nil {
+		return nil
+	}
+	return r.c.BlockedDeposit.Refund
+}
+
+// split is the requested split as "wallet amount" pairs separated by " | ".
+func (r *row) split() string {
+	parts := make([]string, 0, len(r.c.SplitRequested))
+	for _, s := range r.c.SplitRequested {
+		parts = append(parts, s.SubAccount+" "+Amount(s.Amount, r.f))
+	}
+	return Text(strings.Join(parts, " | "))
+}
+
+// Amount writes m in reais with exactly two decimals: "1234.56" (CSV) or "1234,56" (BR), with
+// no thousands separator so that spreadsheets read it as a number. It never goes through a float.
+func Amount(m api.Money, f Format) string {
+	d := m.Decimal()
+	if f == BR {
+		return strings.Replace(d, ".", ",", 1)
+	}
+	return d
+}
+
+// Text neutralises a cell a spreadsheet would run as a formula: one starting with =, +, -, @,
+// a tab or a carriage return gets a leading apostrophe. The CSV writer quotes the rest.
+func Text(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
+}
+
+func yesNo(b bool, f Format) string {
+	switch {
+	case b && f == BR:
+		return "sim"
+	case b:
+		return "yes"
+	case f == BR:
+		return "não"
+	}
+	return "no"
+}
+
+// stateLabel is the state as the dashboard names it, in English (CSV) or Portuguese (BR).
+func stateLabel(s state.ChargeState, f Format) string {
+	if f != BR {
+		return string(s)
+	}
+	switch s {
+	case state.StatePending:
+		return "pendente"
+	case state.StatePaid:
+		return "paga"
+	case state.StateExpired:
+		return "expirada"
+	case state.StateFailed:
+		return "falhou"
+	case state.StateCancelled:
+		return "cancelada"
+	}
+	return "desconhecido"
+}
+
+// bom is the UTF-8 byte-order mark the BR dialect starts with.
+const bom = "\uFEFF"
+
+// Write streams the charges o selects to w, newest first, header included, and returns how
+// many charges it wrote. It reads the store a page at a time under ctx. A charge that moves to
+// the next page while the export runs (a newer one arrived above it) is written once.
+func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error) {
+	if o.Format == "" {
+		o.Format = BR
+	}
+	if o.Format != BR && o.Format != CSV {
+		return 0, fmt.Errorf("export: unknown format %q", o.Format)
+	}
+	loc := o.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	size := o.PageSize
+	if size <= 0 {
+		size = DefaultPageSize
+	}
+	if o.Format == BR {
+		if _, err := io.WriteString(w, bom); err != nil {
+			return 0, err
+		}
+	}
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true
+	if o.Format == BR {
+		cw.Comma = ';'
+	}
+	if err := cw.Write(Header(o.Format)); err != nil {
+		return 0, err
+	}
+	n := 0
+	var rec []string
+	prev := map[string]bool{} // the previous page's ids
+	for offset := 0; ; {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		page, err := src.ChargeWindow(ctx, o.Query, offset, size)
+		if err != nil {
+			return n, fmt.Errorf("export: reading the charges: %w", err)
+		}
+		seen := make(map[string]bool, len(page.Charges))
+		done := len(page.Charges) < size
+		for i := range page.Charges {
+			c := &page.Charges[i]
+			seen[c.ID] = true
+			if prev[c.ID] {
+				continue
+			}
+			if !o.To.IsZero() && !c.CreatedAt.Before(o.To) {
+				continue
+			}
+			if !o.From.IsZero() && c.CreatedAt.Before(o.From) {
+				// The list is in creation order: everything after this is older still.
+				done = true
+				break
+			}
+			r := row{c: c, f: o.Format, loc: loc, o: &o}
+			if rs, ok := src.(RefundSource); ok && c.Status == api.StatusCompleted {
+				// Only a completed payment can be refunded from the dashboard.
+				if r.rf, r.hasRF, err = rs.RefundOf(ctx, c.ID); err != nil {
+					return n, fmt.Errorf("export: reading the refund of %s: %w", c.ID, err)
+				}
+			}
+			rec = r.record(rec)
+			if err := cw.Write(rec); err != nil {
+				return n, err
+			}
+			n++
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return n, err
+		}
+		if done {
+			return n, nil
+		}
+		prev = seen
+		offset += len(page.Charges)
+	}
+}
+
+// WriteFile writes the export to path atomically: into a temporary file (mode 0600) in the
+// same directory, synced, then renamed over path; a failure leaves path as it was.
+func WriteFile(ctx context.Context, path string, src Source, o Options) (n int, err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return 0, fmt.Errorf("export: cannot write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if err = f.Chmod(0o600); err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if n, err = Write(ctx, bw, src, o); err != nil {
+		return n, err
+	}
+	if err = bw.Flush(); err != nil {
+		return n, fmt.Errorf("export: %w", err)
+	}
+	if err = f.Sync(); err != nil {
+		return n, fmt.Errorf("export: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return n, fmt.Errorf("export: %w", err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return n, fmt.Errorf("export: %w", err)
+	}
+	return n, nil
+}
+
+// FileName is the dashboard's name for an export of profile at t: <profile>-<yyyymmdd-hhmmss>.csv,
+// with the profile name reduced to letters, digits, "-" and "_".
+func FileName(profile string, t time.Time, f Format) string {
+	var b strings.Builder
+	for _, r := range profile {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := b.String()
+	if name == "" {
+		name = "demo"
+	}
+	return name + "-" + t.Format("20060102-150405") + f.Ext()
+}
+
+// ErrNoDir reports that there is nowhere to write an export (no $XDG_DATA_HOME nor $HOME).
+var ErrNoDir = errors.New("export: no directory for exports ($XDG_DATA_HOME and $HOME are unset)")

@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/state/export"
+)
+
+// ExportSettings say where the charges view's export key (E) writes and in which dialect.
+type ExportSettings struct {
+	// Dir is the exports directory ($XDG_DATA_HOME/pixdash/exports); "" leaves the key saying
+	// there is nowhere to write.
+	Dir string
+	// Format is a profile's export_format (nil, or "" for a profile: export.BR).
+	Format func(profile string) export.Format
+}
+
+// exportTimeout bounds one export from the dashboard (it streams the list a page at a time).
+const exportTimeout = 5 * time.Minute
+
+// exportOwner owns the export's status message.
+const exportOwner = "export"
+
+// export writes the list as it is on screen (wallet, status filter, text filter) to a new file
+// in the exports directory, in a command; the status line says where it went. Update only
+// gathers what the command needs.
+func (v *chargesView) export() tea.Cmd {
+	s := v.c.export
+	tr := v.c.tr
+	if s.Dir == "" {
+		return func() tea.Msg {
+			return statusMsg{text: tr.T("Nowhere to write the export: set XDG_DATA_HOME or HOME."), kind: statusError, owner: exportOwner}
+		}
+	}
+	sess := v.c.app.sess
+	profile := ""
+	var opts export.Options
+	if sess != nil {
+		profile = sess.Profile
+		opts.PixFee, opts.HasPixFee = sess.PixFee, sess.HasPixFee
+	}
+	opts.Format = export.BR
+	if s.Format != nil {
+		if f := s.Format(profile); f != "" {
+			opts.Format = f
+		}
+	}
+	opts.Query = v.query()
+	opts.Location = v.c.loc
+	path := filepath.Join(s.Dir, export.FileName(profile, v.c.now().In(v.c.loc), opts.Format))
+	var store export.Source
+	if v.store != nil {
+		store = v.store
+	}
+	return v.c.app.withTimeout(exportTimeout, func(ctx context.Context) tea.Msg {
+		n, err := writeExport(ctx, s.Dir, path, store, opts)
+		if err != nil {
+			return statusMsg{text: tr.F("Export failed: %v", err), kind: statusError, owner: exportOwner}
+		}
+		return statusMsg{text: tr.N(n, "Exported %d charge to %s", "Exported %d charges to %s", n, path), kind: statusOK, owner: exportOwner}
+	})
+}
+
+// writeExport creates the exports directory (mode 0700) and writes the export to path.
+func writeExport(ctx context.Context, dir, path string, src export.Source, o export.Options) (int, error) {
+	if src == nil {
+		return 0, errors.New("no store")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, err
+	}
+	return export.WriteFile(ctx, path, src, o)
+}
