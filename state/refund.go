@@ -54,21 +54,17 @@ type Refund struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
-// refundMemory holds each store's refund records in memory so that a view may read them while
+// refundCache holds the store's refund records in memory so that a view may read them while
 // drawing (PeekRefund).
-var refundMemory sync.Map // *Store → *refundCache
-
 type refundCache struct {
 	mu sync.Mutex
 	m  map[string]Refund
 }
 
+// refundCache is the store's refund memory, made on first use.
 func (s *Store) refundCache() *refundCache {
-	if c, ok := refundMemory.Load(s); ok {
-		return c.(*refundCache)
-	}
-	c, _ := refundMemory.LoadOrStore(s, &refundCache{m: make(map[string]Refund)})
-	return c.(*refundCache)
+	s.refundsOnce.Do(func() { s.refunds = &refundCache{m: make(map[string]Refund)} })
+	return s.refunds
 }
 
 // PutRefund records r (replacing the charge's previous record); a zero UpdatedAt means now.

@@ -44,8 +44,11 @@ func WithLocation(loc *time.Location) Option { return func(o *options) { o.loc =
 type Store struct {
 	profile string
 	file    string // "" in memory
-	now     func() time.Time
-	loc     *time.Location
+	// refunds are the refund records in memory (see refundCache).
+	refundsOnce sync.Once
+	refunds     *refundCache
+	now         func() time.Time
+	loc         *time.Location
 
 	wdb, rdb *sql.DB
 	stmts    statements
