@@ -176,6 +176,10 @@ func (s *Store) load(ctx context.Context) error {
 		if err := s.loadPending(context.Background()); err != nil {
 			s.loadErr.Store(&err)
 		}
+		// The refunds asked from this dashboard, for the rows' labels (PeekRefund).
+		if err := s.LoadRefunds(context.Background()); err != nil {
+			s.loadErr.Store(&err)
+		}
 	}()
 	f, ok, err := s.readFee(ctx)
 	if err != nil {

@@ -23,6 +23,7 @@ type openChargeMsg struct {
 // cached until their charge, the width or the second shown in a countdown changes.
 type chargesView struct {
 	list[string, chargeStamp, state.Charge]
+	asker         // the refund form R opens
 	c             *common
 	store         *state.Store
 	width, height int // the view's; the list has the lines under the two header lines
@@ -84,7 +85,6 @@ func (v *chargesView) query() state.ChargeQuery {
 // readCharges reads a window of the charges list from the store.
 func readCharges(store *state.Store) windowRead[state.ChargeQuery, state.Charge] {
 	return func(ctx context.Context, q state.ChargeQuery, offset, limit int) ([]state.Charge, int, bool, error) {
-		loadRefundsOnce(ctx, store)
 		p, err := store.ChargeWindow(ctx, q, offset, limit)
 		return p.Charges, p.Total, p.Capped, err
 	}
@@ -201,7 +201,9 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		return v.export()
 	case key.Matches(km, k.Refund):
 		if ch, ok := v.selected(); ok {
-			return askRefund(v.c, ch)
+			o, cmd := askRefund(v.c, ch)
+			v.ask(o)
+			return cmd
 		}
 	}
 	return v.load()

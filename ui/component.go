@@ -61,8 +61,8 @@ type overlay interface {
 // question over it. The root acts on both right after the update, so the next key already
 // goes where it should.
 type closer struct {
+	asker
 	finished bool
-	question overlay
 }
 
 // close marks the overlay finished.
@@ -71,13 +71,17 @@ func (c *closer) close() { c.finished = true }
 // done reports whether close was called.
 func (c *closer) done() bool { return c.finished }
 
-// ask puts o over the overlay.
-func (c *closer) ask(o overlay) { c.question = o }
+// asker lets a component put an overlay on the stack in the update that decided it (a
+// question, a form), so the next key already goes to it.
+type asker struct{ question overlay }
+
+// ask puts o on the stack after this update (nil asks nothing).
+func (a *asker) ask(o overlay) { a.question = o }
 
 // asked returns the overlay to put on the stack, once.
-func (c *closer) asked() overlay {
-	o := c.question
-	c.question = nil
+func (a *asker) asked() overlay {
+	o := a.question
+	a.question = nil
 	return o
 }
 

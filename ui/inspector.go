@@ -29,6 +29,7 @@ const (
 // inspectorView looks one transaction up (GET /transactions/{id}: id, then external reference,
 // then idempotency key, in one wallet) and shows every field of it, with a history of lookups.
 type inspectorView struct {
+	asker  // the refund form R opens
 	c      *common
 	input  textinput.Model
 	width  int
@@ -354,7 +355,9 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 	case key.Matches(km, k.QR):
 		return v.openQR()
 	case key.Matches(km, k.Refund):
-		return refundFromInspector(v.c, v.res)
+		o, cmd := refundFromInspector(v.c, v.res)
+		v.ask(o)
+		return cmd
 	case key.Matches(km, k.Enter):
 		v.input.SetValue("")
 		return v.input.Focus()

@@ -21,6 +21,7 @@ type keyMap struct {
 	Lookup, OpenTx                           key.Binding
 	Refund                                   key.Binding
 	Export                                   key.Binding
+	Search                                   key.Binding
 }
 
 func newKeyMap(tr catalog) keyMap {
@@ -75,6 +76,7 @@ func newKeyMap(tr catalog) keyMap {
 		OpenTx:       key.NewBinding(key.WithKeys("enter"), h("enter", "inspect transaction")),
 		Refund:       key.NewBinding(key.WithKeys("R"), h("R", "refund")),
 		Export:       key.NewBinding(key.WithKeys("E"), h("E", "export list")),
+		Search:       key.NewBinding(key.WithKeys("S"), h("S", "customer says they paid")),
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -29,9 +28,6 @@ const ownerRefund = "refund"
 // refundAwait is how long the dashboard waits for refund_completed after the service took a refund.
 const refundAwait = 2 * time.Minute
 
-// openRefundMsg asks the root to open the refund form for a charge.
-type openRefundMsg struct{ charge state.Charge }
-
 // refundedMsg tells the active view that the service took (or settled) a refund of a charge.
 type refundedMsg struct{ id string }
 
@@ -49,9 +45,10 @@ type refundFeeMsg struct {
 	known bool
 }
 
-// askRefund is what R does on a charge: the form when the charge can be refunded, else a
-// status line saying why not. It reads memory only.
-func askRefund(c *common, ch state.Charge) tea.Cmd {
+// askRefund is what R does on a charge: the form when the charge can be refunded (put on the
+// stack by the view's ask, in the same update), else a status line saying why not. It reads
+// memory only.
+func askRefund(c *common, ch state.Charge) (overlay, tea.Cmd) {
 	var prior *state.Refund
 	if s := c.app.sess.Store; s != nil {
 		if r, ok := s.PeekRefund(ch.ID); ok {
@@ -60,9 +57,9 @@ func askRefund(c *common, ch state.Charge) tea.Cmd {
 	}
 	if err := workflow.CheckRefund(ch, prior, c.app.sess.ReadOnly); err != nil {
 		text := refundWhyNot(c.tr, ch, err)
-		return func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
+		return nil, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
 	}
-	return func() tea.Msg { return openRefundMsg{charge: ch} }
+	return newRefundForm(c, ch), nil
 }
 
 // refundWhyNot says, in the merchant's language, why a charge cannot be refunded.
@@ -80,9 +77,9 @@ func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 }
 
 // refundFromInspector is R in the inspector: the charge as tracked, else as the service showed it.
-func refundFromInspector(c *common, r *inspectResult) tea.Cmd {
+func refundFromInspector(c *common, r *inspectResult) (overlay, tea.Cmd) {
 	if r == nil || r.tx == nil {
-		return nil
+		return nil, nil
 	}
 	ch := r.charge
 	if !r.tracked {
@@ -92,23 +89,6 @@ func refundFromInspector(c *common, r *inspectResult) tea.Cmd {
 		ch.ApplyTransaction(r.tx)
 	}
 	return askRefund(c, ch)
-}
-
-// refundLoads remembers the stores whose refund records were read into memory.
-var refundLoads sync.Map // *state.Store → struct{}
-
-// loadRefundsOnce reads a store's refund records into memory once (for the rows' labels); it
-// runs inside a command.
-func loadRefundsOnce(ctx context.Context, s *state.Store) {
-	if s == nil {
-		return
-	}
-	if _, done := refundLoads.LoadOrStore(s, struct{}{}); done {
-		return
-	}
-	if err := s.LoadRefunds(ctx); err != nil {
-		refundLoads.Delete(s)
-	}
 }
 
 // refundLabel is the state cell of a charge row: the refund when pixdash asked one, else the

@@ -41,7 +41,7 @@ func topRefundForm(t testing.TB, m *Model) *refundForm {
 func TestGoldenRefund(t *testing.T) {
 	type setup func(t *testing.T, m *Model)
 	open := func(t *testing.T, m *Model) *refundForm {
-		m.Update(openRefundMsg{charge: paidGoldenCharge(t, m)})
+		m.push(newRefundForm(m.c, paidGoldenCharge(t, m)))
 		return topRefundForm(t, m)
 	}
 	cases := []struct {
@@ -118,7 +118,11 @@ func TestRefundKeyOnRowsThatCannotBeRefunded(t *testing.T) {
 	// Read-only profiles refuse.
 	s.ReadOnly = true
 	ch := paidGoldenCharge(t, m)
-	if msg := askRefund(m.c, ch)(); !strings.Contains(fmt.Sprint(msg), "read-only") {
+	o, cmd := askRefund(m.c, ch)
+	if o != nil || cmd == nil {
+		t.Fatalf("read-only: form %v", o)
+	}
+	if msg := cmd(); !strings.Contains(fmt.Sprint(msg), "read-only") {
 		t.Fatalf("read-only: %#v", msg)
 	}
 }
@@ -129,7 +133,7 @@ func TestRefundFormAmountRules(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
-	m.Update(openRefundMsg{charge: paidGoldenCharge(t, m)})
+	m.push(newRefundForm(m.c, paidGoldenCharge(t, m)))
 	f := topRefundForm(t, m)
 	for _, tc := range []struct {
 		typed string

@@ -320,3 +320,32 @@ func TestLinkLightIgnoresLocalErrorsAndHearsViews(t *testing.T) {
 		t.Fatalf("a wallets call that could not reach the service left the light at %d", m.link.status)
 	}
 }
+
+// S opens the search in the key's own update: keys typed right after it go into its field.
+func TestSearchOpensAtOnce(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	m := goldenModel(t, s, 120, 40)
+	m.Update(runeKey("S"))
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("E999")})
+	o, ok := m.overlays.top().(*searchOverlay)
+	if !ok || o.input.Value() != "E999" {
+		t.Fatalf("top = %T, typed %q", m.overlays.top(), func() string {
+			if ok {
+				return o.input.Value()
+			}
+			return ""
+		}())
+	}
+}
+
+// A view's ask puts its overlay on the stack in the same update (R's refund form).
+func TestPaneAskPushesInTheSameUpdate(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	goldenCharges(t, s)
+	m := goldenModel(t, s, 120, 40)
+	m.charges.ask(newHelpOverlay(m.c, m.helpGroups()))
+	m.Update(runeKey("j"))
+	if _, ok := m.overlays.top().(*helpOverlay); !ok {
+		t.Fatalf("top = %T, want what the view asked for", m.overlays.top())
+	}
+}

@@ -348,8 +348,6 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 		return tea.Batch(cmd, p.update(msg)), true
 	case switchWalletMsg:
 		return m.setWallet(msg.wallet), true
-	case openRefundMsg:
-		return m.push(newRefundForm(m.c, msg.charge)), true
 	}
 	return nil, false
 }
@@ -441,6 +439,16 @@ func (m *Model) afterOverlay(o overlay, cmd tea.Cmd) tea.Cmd {
 		}
 	}
 	return tea.Batch(cmds...)
+}
+
+// afterPane puts on the stack what the view asked for in its update (a form it opened).
+func (m *Model) afterPane(p pane, cmd tea.Cmd) tea.Cmd {
+	if a, ok := p.(interface{ asked() overlay }); ok {
+		if o := a.asked(); o != nil {
+			return tea.Batch(cmd, m.push(o))
+		}
+	}
+	return cmd
 }
 
 // closeOverlay finishes o and takes it off the stack.
@@ -594,7 +602,7 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 	}
 	p := m.activePane()
 	if p.capturesText() {
-		return p.update(km)
+		return m.afterPane(p, p.update(km))
 	}
 	switch {
 	case key.Matches(km, k.Quit):
@@ -617,8 +625,10 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 		return m.openWalletPicker()
 	case key.Matches(km, k.Profiles):
 		return m.openProfilePicker()
+	case key.Matches(km, k.Search):
+		return m.push(newSearchOverlay(m.c))
 	}
-	return p.update(km)
+	return m.afterPane(p, p.update(km))
 }
 
 // showView switches to a main view and lets it load.
@@ -839,7 +849,7 @@ func (m *Model) helpGroups() []helpGroup {
 	tr, k := m.c.tr, m.c.keys
 	p := m.activePane()
 	groups := []helpGroup{
-		{tr.T("Everywhere"), []key.Binding{k.View1, k.View2, k.View3, k.View4, k.View5, k.New, k.Wallets, k.Profiles, k.Help, k.Back, k.Quit, k.ForceQuit}},
+		{tr.T("Everywhere"), []key.Binding{k.View1, k.View2, k.View3, k.View4, k.View5, k.New, k.Search, k.Wallets, k.Profiles, k.Help, k.Back, k.Quit, k.ForceQuit}},
 		{p.title(), flatten(p.FullHelp())},
 		{tr.T("QR screen"), m.qrHelp()},
 		{tr.T("New charge"), []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}},

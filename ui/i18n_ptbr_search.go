@@ -1,0 +1,32 @@
+package ui
+
+// ptBRSearch holds the pt-BR messages of the search "the customer says they paid".
+var ptBRSearch = map[string]string{
+	"customer says they paid":                        "cliente diz que pagou",
+	"search / inspect":                               "buscar / inspecionar",
+	"move":                                           "mover",
+	"E2E id, amount, payer or 14:00-14:30":           "id E2E, valor, pagador ou 14:00-14:30",
+	"The customer says they paid":                    "O cliente diz que pagou",
+	"every wallet of profile %s":                     "todas as carteiras do perfil %s",
+	"Search failed":                                  "A busca falhou",
+	"Cannot search":                                  "Não é possível buscar",
+	"This session has no local store to search.":     "Esta sessão não tem base local para buscar.",
+	"e2e id %s":                                      "id e2e %s",
+	"amount %s":                                      "valor %s",
+	"payer name containing “%s”":                     "pagador com “%s” no nome",
+	"created or paid from %s to %s":                  "criada ou paga de %s a %s",
+	"searching…":                                     "buscando…",
+	"No charge with %s in any wallet of profile %s.": "Nenhuma cobrança com %s em nenhuma carteira do perfil %s.",
+	"%d charge with %s":                              "%d cobrança com %s",
+	"%d charges with %s":                             "%d cobranças com %s",
+	"showing the newest %d; narrow the search":       "mostrando as %d mais recentes; refine a busca",
+	"checking with the service…":                     "conferindo com o serviço…",
+	"not confirmed":                                  "não conferida",
+	"read-back":                                      "conferência",
+	"Search by e2e id (E…), amount (49,90), payer name, or time (14:00-14:30, 23/11).": "Busque por id e2e (E…), valor (49,90), nome do pagador ou horário (14:00-14:30, 23/11).",
+	"type an end-to-end id, an amount, a payer name or a time window":                  "digite um id end-to-end, um valor, um nome de pagador ou um intervalo de horário",
+	"a time window is hh:mm-hh:mm, e.g. 14:00-14:30":                                   "um intervalo é hh:mm-hh:mm, por exemplo 14:00-14:30",
+	"the window ends before it starts":                                                 "o intervalo termina antes de começar",
+	"no such date":                                                                     "data inexistente",
+	"the amount must be more than zero":                                                "o valor deve ser maior que zero",
+}
