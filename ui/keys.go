@@ -22,6 +22,7 @@ type keyMap struct {
 	Refund                                   key.Binding
 	Export                                   key.Binding
 	Search                                   key.Binding
+	Withdraw                                 key.Binding
 }
 
 func newKeyMap(tr catalog) keyMap {
@@ -77,6 +78,7 @@ func newKeyMap(tr catalog) keyMap {
 		Refund:       key.NewBinding(key.WithKeys("R"), h("R", "refund")),
 		Export:       key.NewBinding(key.WithKeys("E"), h("E", "export list")),
 		Search:       key.NewBinding(key.WithKeys("S"), h("S", "customer says they paid")),
+		Withdraw:     key.NewBinding(key.WithKeys("s"), h("s", "withdraw (sacar)")),
 	}
 }
 

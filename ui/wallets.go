@@ -94,6 +94,7 @@ type subAccountForm struct {
 // creates sub-accounts and feeds the quick wallet picker (w).
 type walletsView struct {
 	list[string, uint64, walletRow]
+	asker    // the withdrawal form s opens
 	c        *common
 	sem      chan struct{} // bounds concurrent balance calls
 	subs     []api.SubAccount
@@ -330,6 +331,13 @@ func (v *walletsView) handle(msg tea.Msg) tea.Cmd {
 		return v.onBalance(msg)
 	case walletsCreatedMsg:
 		return v.onCreated(msg)
+	case withdrawnMsg:
+		// A withdrawal moved the wallet's balance: read it again.
+		cmds := []tea.Cmd{v.balanceCmd(msg.wallet, false)}
+		if msg.text != "" {
+			cmds = append(cmds, func() tea.Msg { return statusMsg{text: msg.text, kind: msg.kind, owner: ownerWithdrawal} })
+		}
+		return tea.Batch(cmds...)
 	case walletChangedMsg:
 		// Read the new active wallet now: a refusal (no access, suspended) shows at once.
 		return v.balanceCmd(msg.wallet, true)
@@ -403,12 +411,35 @@ func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
 		return v.makeActive()
 	case key.Matches(km, k.CreateSub):
 		return v.openForm()
+	case key.Matches(km, k.Withdraw):
+		return v.openWithdrawal()
 	case key.Matches(km, k.Refresh):
 		if !v.loading {
 			return v.reload()
 		}
 	}
 	return nil
+}
+
+// openWithdrawal opens the withdrawal form over the selected wallet with the balance the view
+// holds (nil when it has none: the form says so and refuses to send).
+func (v *walletsView) openWithdrawal() tea.Cmd {
+	r, ok := v.selected()
+	if !ok {
+		return nil
+	}
+	if v.isSuspended(r) {
+		return walletsStatus(v.c.tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot withdraw; contact support", r.ref), statusWarn)
+	}
+	var spendable *api.Money
+	var at time.Time
+	if b := v.bals[r.ref]; b != nil && b.done && b.err == nil && b.bal.Available != nil {
+		a := max(*b.bal.Available, 0)
+		spendable, at = &a, b.at
+	}
+	o, cmd := askWithdrawal(v.c, r.ref, spendable, at)
+	v.ask(o)
+	return cmd
 }
 
 // makeActive asks the root to switch to the selected wallet; suspended ones are refused with the reason.
@@ -684,7 +715,7 @@ func (v *walletsView) ShortHelp() []key.Binding {
 // FullHelp lists the view's keys for the help screen.
 func (v *walletsView) FullHelp() [][]key.Binding {
 	k := v.c.keys
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, v.enterKey, k.CreateSub, k.Refresh,
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, v.enterKey, k.CreateSub, k.Withdraw, k.Refresh,
 		k.NextField, k.PrevField, k.Submit, k.Back}}
 }
 
