@@ -247,32 +247,10 @@ func (f *refundForm) update(msg tea.Msg) tea.Cmd {
 }
 
 func (f *refundForm) handleKey(km tea.KeyMsg) tea.Cmd {
-	k := f.c.keys
-	if f.sending {
-		if key.Matches(km, k.Back) {
-			text := f.c.tr.T("The refund is being sent; wait for the answer.")
-			return func() tea.Msg { return statusMsg{text: text, kind: statusInfo, owner: ownerRefund} }
-		}
-		return nil
-	}
-	switch {
-	case key.Matches(km, k.Back):
-		f.close()
-		return func() tea.Msg { return statusMsg{owner: ownerRefund} }
-	case key.Matches(km, k.Submit):
-		return f.submit()
-	case key.Matches(km, k.NextField), km.Type == tea.KeyDown:
-		f.setFocus((f.field + 1) % rfCount)
-		return nil
-	case key.Matches(km, k.PrevField), km.Type == tea.KeyUp:
-		f.setFocus((f.field + rfCount - 1) % rfCount)
-		return nil
-	case km.Type == tea.KeyEnter:
-		if f.field == rfAmount {
-			f.setFocus(rfReason)
-			return nil
-		}
-		return f.submit()
+	nav := moneyForm{c: f.c, owner: ownerRefund, busy: f.c.tr.T("The refund is being sent; wait for the answer."),
+		field: f.field, count: rfCount, setFocus: f.setFocus, close: f.close, submit: f.submit}
+	if cmd, ok := formKeys(nav, km, f.sending); ok {
+		return cmd
 	}
 	var cmd tea.Cmd
 	f.inputs[f.field], cmd = f.inputs[f.field].Update(km)

@@ -422,32 +422,10 @@ func (f *withdrawalForm) update(msg tea.Msg) tea.Cmd {
 }
 
 func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
-	k := f.c.keys
-	if f.sending {
-		if key.Matches(km, k.Back) {
-			text := f.c.tr.T("The withdrawal is being sent; wait for the answer.")
-			return func() tea.Msg { return statusMsg{text: text, kind: statusInfo, owner: ownerWithdrawal} }
-		}
-		return nil
-	}
-	switch {
-	case key.Matches(km, k.Back):
-		f.close()
-		return func() tea.Msg { return statusMsg{owner: ownerWithdrawal} }
-	case key.Matches(km, k.Submit):
-		return f.submit()
-	case key.Matches(km, k.NextField), km.Type == tea.KeyDown:
-		f.setFocus((f.field + 1) % wfCount)
-		return nil
-	case key.Matches(km, k.PrevField), km.Type == tea.KeyUp:
-		f.setFocus((f.field + wfCount - 1) % wfCount)
-		return nil
-	case km.Type == tea.KeyEnter:
-		if f.field < wfAmount {
-			f.setFocus(f.field + 1)
-			return nil
-		}
-		return f.submit()
+	nav := moneyForm{c: f.c, owner: ownerWithdrawal, busy: f.c.tr.T("The withdrawal is being sent; wait for the answer."),
+		field: f.field, count: wfCount, setFocus: f.setFocus, close: f.close, submit: f.submit}
+	if cmd, ok := formKeys(nav, km, f.sending); ok {
+		return cmd
 	}
 	if f.locked {
 		text := f.c.tr.T("The first request may have landed: ctrl+s asks again with the same key; esc closes. The fields cannot change.")
