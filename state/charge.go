@@ -53,9 +53,12 @@ type Charge struct {
 	// SplitDistributed is what payment_completed says was actually distributed; meaningful when HasDistributed.
 	SplitDistributed []api.SplitItem `json:"splitDistributed,omitempty"`
 	// HasDistributed is set once a payment_completed event was applied (an empty SplitDistributed then means nothing was distributed).
-	HasDistributed bool      `json:"hasDistributed,omitempty"`
-	UpdatedAt      time.Time `json:"updatedAt,omitzero"`
-	Source         string    `json:"source,omitempty"`
+	HasDistributed bool `json:"hasDistributed,omitempty"`
+	// Fee is the fee the service reported for the payment (feeAmount of a confirmed
+	// payment_completed); nil when it did not report one.
+	Fee       *api.Money `json:"fee,omitempty"`
+	UpdatedAt time.Time  `json:"updatedAt,omitzero"`
+	Source    string     `json:"source,omitempty"`
 	// Mismatch says how the service's reply to POST /pix differed from the request (amount,
 	// the code's amount, split, expiry; see api.VerifyCharge): such a charge is never shown to
 	// a customer. Empty when the reply was faithful.
@@ -268,9 +271,24 @@ func (c *Charge) applyConfirmed(e *api.Event) {
 	case api.EventPaymentCompleted:
 		c.HasDistributed = true
 		c.SplitDistributed = slices.Clone(e.Split)
+		if fee, ok := eventFee(e); ok {
+			c.Fee = &fee
+		}
 	case api.EventPaymentExpired:
 		c.Expired = true
 	}
+}
+
+// eventFee is the fee a payment event reports: feeAmount, else amount minus netAmount; ok is
+// false when it reports neither.
+func eventFee(e *api.Event) (api.Money, bool) {
+	switch {
+	case e.FeeAmount != 0:
+		return e.FeeAmount, true
+	case e.NetAmount != 0 && e.Amount >= e.NetAmount:
+		return e.Amount - e.NetAmount, true
+	}
+	return 0, false
 }
 
 // Merge folds o, a newer view of the same charge, into c: o's non-empty fields win, but a final
@@ -320,6 +338,9 @@ func (c *Charge) Merge(o Charge) {
 	if o.HasDistributed {
 		c.HasDistributed = true
 		c.SplitDistributed = o.SplitDistributed
+	}
+	if o.Fee != nil {
+		c.Fee = o.Fee
 	}
 	if o.UpdatedAt.After(c.UpdatedAt) {
 		c.UpdatedAt = o.UpdatedAt

@@ -450,9 +450,12 @@ func (s *Store) putChargeTx(tx *sql.Tx, c Charge) (Charge, bool, error) {
 	if err != nil {
 		return Charge{}, false, err
 	}
-	var paid any
+	var paid, fee any
 	if c.PaidAt != nil {
 		paid = c.PaidAt.UnixMilli()
+	}
+	if c.Fee != nil {
+		fee = int64(*c.Fee)
 	}
 	st := c.State()
 	hay := haystack(&c, st, s.loc)
@@ -472,8 +475,8 @@ func (s *Store) putChargeTx(tx *sql.Tx, c Charge) (Charge, bool, error) {
 		if !c.CreatedAt.IsZero() {
 			created = strconv.FormatInt(c.CreatedAt.UnixMilli(), 10)
 		}
-		args = append(args, c.Wallet, string(st), int64(c.Amount), c.ExternalReference, paid, c.UpdatedAt.UnixMilli(), hay, doc, c.ID)
-		_, err = tx.Exec(`UPDATE charges SET seq = `+seq+`, wallet = ?, state = ?, amount = ?, external_reference = ?, created_at = `+created+`, paid_at = ?, updated_at = ?, hay = ?, doc = ? WHERE id = ?`, args...)
+		args = append(args, c.Wallet, string(st), int64(c.Amount), c.ExternalReference, paid, fee, c.UpdatedAt.UnixMilli(), hay, doc, c.ID)
+		_, err = tx.Exec(`UPDATE charges SET seq = `+seq+`, wallet = ?, state = ?, amount = ?, external_reference = ?, created_at = `+created+`, paid_at = ?, fee = ?, updated_at = ?, hay = ?, doc = ? WHERE id = ?`, args...)
 		return c, true, err
 	}
 	created := c.CreatedAt
@@ -484,8 +487,8 @@ func (s *Store) putChargeTx(tx *sql.Tx, c Charge) (Charge, bool, error) {
 	if err != nil {
 		return Charge{}, false, err
 	}
-	_, err = tx.Exec(`INSERT INTO charges(seq, id, wallet, state, amount, external_reference, created_at, paid_at, updated_at, hay, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		seq, c.ID, c.Wallet, string(st), int64(c.Amount), c.ExternalReference, created.UnixMilli(), paid, c.UpdatedAt.UnixMilli(), hay, doc)
+	_, err = tx.Exec(`INSERT INTO charges(seq, id, wallet, state, amount, external_reference, created_at, paid_at, fee, updated_at, hay, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		seq, c.ID, c.Wallet, string(st), int64(c.Amount), c.ExternalReference, created.UnixMilli(), paid, fee, c.UpdatedAt.UnixMilli(), hay, doc)
 	return c, true, err
 }
 

@@ -1,0 +1,490 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"pixdash/api"
+)
+
+// Period is the half-open time range [From, To).
+type Period struct {
+	From, To time.Time
+}
+
+// Days returns the period of the n calendar days in loc that end with the day of t (n=1: that day).
+func Days(t time.Time, n int, loc *time.Location) Period {
+	if n < 1 {
+		n = 1
+	}
+	t = t.In(loc)
+	end := time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, loc)
+	return Period{From: time.Date(t.Year(), t.Month(), t.Day()-n+1, 0, 0, 0, 0, loc), To: end}
+}
+
+// DayCount is how many calendar days of loc the period spans (at least 1).
+func (p Period) DayCount(loc *time.Location) int {
+	from := p.From.In(loc)
+	n := 0
+	for d := from; d.Before(p.To); d = time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, loc) {
+		n++
+	}
+	return max(n, 1)
+}
+
+// Valid reports whether the period is not empty.
+func (p Period) Valid() bool { return p.To.After(p.From) }
+
+// Totals are the figures of one wallet (or of all of them) over a period. Payments count by
+// when they were paid, refunds by when refund_completed arrived, and the other states by when
+// the charge was created, as the charge stands now.
+type Totals struct {
+	// Wallet is the wallet, or "" for the sum of every wallet.
+	Wallet string
+	// Created counts the charges created in the period.
+	Created int
+	// Paid and Gross are the payments received in the period and their sum.
+	Paid  int
+	Gross api.Money
+	// Fees is the sum of the payments' fees: the service's where it reported one, otherwise the
+	// estimate; FeesEstimated counts the payments whose fee is the estimate.
+	Fees          api.Money
+	FeesEstimated int
+	// Charges created in the period that are, now, still pending, expired, failed or cancelled
+	// (or in a status the spec does not name).
+	Pending, Expired, Failed, Cancelled, Unknown int
+	// Refunded counts the payments refunded in the period, RefundedAmount what went back to the
+	// customers and RefundFees the refund fees reported.
+	Refunded       int
+	RefundedAmount api.Money
+	RefundFees     api.Money
+}
+
+// Net is what the payments left after their fees.
+func (t Totals) Net() api.Money { return t.Gross - t.Fees }
+
+// AfterRefunds is the net minus what was refunded and the refund fees.
+func (t Totals) AfterRefunds() api.Money { return t.Net() - t.RefundedAmount - t.RefundFees }
+
+// AverageTicket is the mean payment (0 without payments).
+func (t Totals) AverageTicket() api.Money {
+	if t.Paid == 0 {
+		return 0
+	}
+	return t.Gross / api.Money(t.Paid)
+}
+
+// add folds o into t.
+func (t *Totals) add(o Totals) {
+	t.Created += o.Created
+	t.Paid += o.Paid
+	t.Gross += o.Gross
+	t.Fees += o.Fees
+	t.FeesEstimated += o.FeesEstimated
+	t.Pending += o.Pending
+	t.Expired += o.Expired
+	t.Failed += o.Failed
+	t.Cancelled += o.Cancelled
+	t.Unknown += o.Unknown
+	t.Refunded += o.Refunded
+	t.RefundedAmount += o.RefundedAmount
+	t.RefundFees += o.RefundFees
+}
+
+// Bucket is what was received in one hour or one day of the period, per wallet.
+type Bucket struct {
+	Start, End time.Time
+	// Gross and Paid are indexed like DayReport.Series.
+	Gross []api.Money
+	Paid  []int
+}
+
+// Total is the bucket's sum over every wallet.
+func (b Bucket) Total() api.Money {
+	var t api.Money
+	for _, g := range b.Gross {
+		t += g
+	}
+	return t
+}
+
+// DayQuery selects the figures DayReport reads.
+type DayQuery struct {
+	Period Period
+	// Wallet keeps one wallet; "" reads every wallet.
+	Wallet string
+	// Now cuts the comparison: the previous period is read up to the same point (zero: the
+	// store's clock).
+	Now time.Time
+	// Fee is the fee per payment used where the service reported none; with HasFee false such
+	// payments add no fee (and are still counted in FeesEstimated).
+	Fee    api.Money
+	HasFee bool
+	// NoBuckets skips the chart's buckets (a strip needs only the totals).
+	NoBuckets bool
+}
+
+// DayReport is the figures of a period: totals, per wallet, per hour or day, and the same span
+// just before it for comparison.
+type DayReport struct {
+	Query DayQuery
+	// Step is an hour for a period of one day or less, else a day.
+	Step time.Duration
+	// Total sums every wallet; Wallets has one entry per wallet with any figure, by name.
+	Total   Totals
+	Wallets []Totals
+	// Series names the wallets of the buckets, in Wallets' order.
+	Series  []string
+	Buckets []Bucket
+	// Previous is the same span just before the period, read up to the same point in it (for
+	// today: yesterday until this time); PreviousPeriod is that span.
+	Previous       Totals
+	PreviousPeriod Period
+	// Version is the store's charges counter when the figures were read.
+	Version uint64
+}
+
+// Wallet returns the totals of wallet w (zero when it has none).
+func (r DayReport) Wallet(w string) Totals {
+	for _, t := range r.Wallets {
+		if t.Wallet == w {
+			return t
+		}
+	}
+	return Totals{Wallet: w}
+}
+
+// ErrBadPeriod reports a period that ends before it begins.
+var ErrBadPeriod = errors.New("the period ends before it begins")
+
+// DayReport reads the totals of a period from the local database: the charges known to this
+// profile (created here or reported by the service).
+func (s *Store) DayReport(ctx context.Context, q DayQuery) (DayReport, error) {
+	if !q.Period.Valid() {
+		return DayReport{}, ErrBadPeriod
+	}
+	if q.Wallet != "" {
+		q.Wallet = NormalizeWallet(q.Wallet)
+	}
+	if q.Now.IsZero() {
+		q.Now = s.now()
+	}
+	r := DayReport{Query: q, Step: time.Hour, Version: s.chargesVer.Load()}
+	days := q.Period.DayCount(s.loc)
+	if q.Period.To.Sub(q.Period.From) > 25*time.Hour {
+		r.Step = 24 * time.Hour
+	}
+	per := map[string]*Totals{}
+	get := func(w string) *Totals {
+		t := per[w]
+		if t == nil {
+			t = &Totals{Wallet: w}
+			per[w] = t
+		}
+		return t
+	}
+	hours, err := s.paidHours(ctx, q, q.Period, get)
+	if err != nil {
+		return DayReport{}, err
+	}
+	if err := s.createdStates(ctx, q.Wallet, q.Period, get); err != nil {
+		return DayReport{}, err
+	}
+	if err := s.refundsIn(ctx, q.Wallet, q.Period, get); err != nil {
+		return DayReport{}, err
+	}
+	for _, t := range per {
+		r.Wallets = append(r.Wallets, *t)
+		r.Total.add(*t)
+	}
+	sort.Slice(r.Wallets, func(i, j int) bool { return walletLess(r.Wallets[i].Wallet, r.Wallets[j].Wallet) })
+	for _, t := range r.Wallets {
+		r.Series = append(r.Series, t.Wallet)
+	}
+	if !q.NoBuckets {
+		r.Buckets = s.buckets(q.Period, r.Step, r.Series, hours)
+	}
+
+	// The same span before, cut at the same point: yesterday until now for today.
+	prev := Period{From: shiftDays(q.Period.From, -days, s.loc), To: shiftDays(q.Period.To, -days, s.loc)}
+	r.PreviousPeriod = prev
+	cut := prev
+	if q.Now.Before(q.Period.To) && q.Now.After(q.Period.From) {
+		cut.To = shiftDays(q.Now, -days, s.loc)
+	}
+	prevPer := map[string]*Totals{}
+	getPrev := func(w string) *Totals {
+		t := prevPer[w]
+		if t == nil {
+			t = &Totals{Wallet: w}
+			prevPer[w] = t
+		}
+		return t
+	}
+	if _, err := s.paidHours(ctx, q, cut, getPrev); err != nil {
+		return DayReport{}, err
+	}
+	if err := s.createdStates(ctx, q.Wallet, cut, getPrev); err != nil {
+		return DayReport{}, err
+	}
+	if err := s.refundsIn(ctx, q.Wallet, cut, getPrev); err != nil {
+		return DayReport{}, err
+	}
+	for _, t := range prevPer {
+		r.Previous.add(*t)
+	}
+	return r, nil
+}
+
+// walletLess orders wallets with principal first, then by name.
+func walletLess(a, b string) bool {
+	if (a == api.WalletPrincipal) != (b == api.WalletPrincipal) {
+		return a == api.WalletPrincipal
+	}
+	return a < b
+}
+
+// shiftDays moves t by n calendar days in loc, keeping its wall clock.
+func shiftDays(t time.Time, n int, loc *time.Location) time.Time {
+	l := t.In(loc)
+	return time.Date(l.Year(), l.Month(), l.Day()+n, l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), loc)
+}
+
+// hourRow is what one wallet received in one hour of a period (hour counted from its start).
+type hourRow struct {
+	wallet string
+	hour   int64
+	paid   int
+	gross  api.Money
+}
+
+// paidHours adds the payments received in p to the wallets' totals and returns them per hour.
+func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, get func(string) *Totals) ([]hourRow, error) {
+	sqlText := `SELECT wallet, (paid_at - ?1) / 3600000, count(*), total(amount), count(fee), total(fee)
+		FROM charges WHERE paid_at >= ?1 AND paid_at < ?2 AND state = 'paid'`
+	args := []any{p.From.UnixMilli(), p.To.UnixMilli()}
+	if q.Wallet != "" {
+		sqlText += ` AND wallet = ?3`
+		args = append(args, q.Wallet)
+	}
+	rows, err := s.rdb.QueryContext(ctx, sqlText+` GROUP BY 1, 2`, args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	var out []hourRow
+	for rows.Next() {
+		var (
+			h                  hourRow
+			n, withFee         int
+			gross, reportedFee float64
+		)
+		if err := rows.Scan(&h.wallet, &h.hour, &n, &gross, &withFee, &reportedFee); err != nil {
+			return nil, classify(err)
+		}
+		h.paid, h.gross = n, api.Money(gross)
+		t := get(h.wallet)
+		t.Paid += n
+		t.Gross += h.gross
+		t.Fees += api.Money(reportedFee)
+		if est := n - withFee; est > 0 {
+			t.FeesEstimated += est
+			if q.HasFee {
+				t.Fees += q.Fee * api.Money(est)
+			}
+		}
+		out = append(out, h)
+	}
+	return out, classify(rows.Err())
+}
+
+// createdStates counts the charges created in p by the state they are in now.
+func (s *Store) createdStates(ctx context.Context, wallet string, p Period, get func(string) *Totals) error {
+	sqlText := `SELECT wallet, state, count(*) FROM charges WHERE created_at >= ?1 AND created_at < ?2`
+	args := []any{p.From.UnixMilli(), p.To.UnixMilli()}
+	if wallet != "" {
+		sqlText += ` AND wallet = ?3`
+		args = append(args, wallet)
+	}
+	rows, err := s.rdb.QueryContext(ctx, sqlText+` GROUP BY 1, 2`, args...)
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			w, st string
+			n     int
+		)
+		if err := rows.Scan(&w, &st, &n); err != nil {
+			return classify(err)
+		}
+		t := get(w)
+		t.Created += n
+		switch ChargeState(st) {
+		case StatePending:
+			t.Pending += n
+		case StateExpired:
+			t.Expired += n
+		case StateFailed:
+			t.Failed += n
+		case StateCancelled:
+			t.Cancelled += n
+		case StatePaid:
+		default:
+			t.Unknown += n
+		}
+	}
+	return classify(rows.Err())
+}
+
+// dayEventKinds is the condition of the partial index events_day (migration 0006): a query
+// must repeat it for SQLite to use the index.
+const dayEventKinds = `kind IN ('refund_completed', 'balance_block_created', 'balance_block_approved', 'balance_block_rejected')`
+
+// RefundLine is one refund_completed the store holds.
+type RefundLine struct {
+	Wallet   string
+	ChargeID string
+	At       time.Time
+	Amount   api.Money
+	Fee      api.Money
+}
+
+// refundLines reads the refund_completed events received in p, one per refunded charge (the
+// first wins when the service sent two for one charge).
+func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]RefundLine, error) {
+	sqlText := `SELECT wallet, transaction_id, received_at, raw FROM events INDEXED BY events_day
+		WHERE ` + dayEventKinds + ` AND kind = 'refund_completed' AND received_at >= ?1 AND received_at < ?2`
+	args := []any{p.From.UnixMilli(), p.To.UnixMilli()}
+	if wallet != "" {
+		sqlText += ` AND wallet = ?3`
+		args = append(args, wallet)
+	}
+	rows, err := s.rdb.QueryContext(ctx, sqlText+` ORDER BY received_at`, args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	var out []RefundLine
+	for rows.Next() {
+		var (
+			l   RefundLine
+			at  int64
+			raw []byte
+		)
+		if err := rows.Scan(&l.Wallet, &l.ChargeID, &at, &raw); err != nil {
+			return nil, classify(err)
+		}
+		l.At = time.UnixMilli(at).In(s.loc)
+		if e, err := api.DecodeEvent(raw); err == nil {
+			l.Amount, l.Fee = e.Amount, e.FeeAmount
+			if l.ChargeID == "" {
+				l.ChargeID = e.TransactionID
+			}
+		}
+		key := l.ChargeID
+		if key != "" && seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, l)
+	}
+	return out, classify(rows.Err())
+}
+
+// refundsIn adds the refunds of p to the wallets' totals.
+func (s *Store) refundsIn(ctx context.Context, wallet string, p Period, get func(string) *Totals) error {
+	lines, err := s.refundLines(ctx, wallet, p)
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		t := get(l.Wallet)
+		t.Refunded++
+		t.RefundedAmount += l.Amount
+		t.RefundFees += l.Fee
+	}
+	return nil
+}
+
+// buckets lays the hourly rows out on the period's hours or days.
+func (s *Store) buckets(p Period, step time.Duration, series []string, hours []hourRow) []Bucket {
+	var out []Bucket
+	if step == time.Hour {
+		for t := p.From; t.Before(p.To); t = t.Add(time.Hour) {
+			out = append(out, Bucket{Start: t, End: minTime(t.Add(time.Hour), p.To)})
+		}
+	} else {
+		from := p.From.In(s.loc)
+		for d := from; d.Before(p.To); {
+			next := time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, s.loc)
+			out = append(out, Bucket{Start: d, End: minTime(next, p.To)})
+			d = next
+		}
+	}
+	for i := range out {
+		out[i].Gross = make([]api.Money, len(series))
+		out[i].Paid = make([]int, len(series))
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	idx := make(map[string]int, len(series))
+	for i, w := range series {
+		idx[w] = i
+	}
+	for _, h := range hours {
+		at := p.From.Add(time.Duration(h.hour) * time.Hour)
+		b := sort.Search(len(out), func(i int) bool { return out[i].End.After(at) })
+		if b == len(out) {
+			b = len(out) - 1
+		}
+		w, ok := idx[h.wallet]
+		if !ok {
+			continue
+		}
+		out[b].Gross[w] += h.gross
+		out[b].Paid[w] += h.paid
+	}
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// KnownWallets lists the wallets the store holds charges of, principal first.
+func (s *Store) KnownWallets(ctx context.Context) ([]string, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT DISTINCT wallet FROM charge_counts WHERE n > 0`)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, w)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if walletLess(a, b) {
+			return -1
+		}
+		if walletLess(b, a) {
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return out, classify(rows.Err())
+}
