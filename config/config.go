@@ -102,7 +102,10 @@ type Profile struct {
 	// OnPaidTimeout is on_paid_timeout_seconds: how long one on_paid run may take before it is
 	// killed (Parse sets DefaultOnPaidTimeout when absent).
 	OnPaidTimeout time.Duration
-	Webhook       *Webhook // nil when the profile has no webhook table
+	// PrintCommand is print_command: a command (argv, run without a shell) the day's close is
+	// sent to on its stdin (pixdash close --print, the dashboard's close screen); nil for none.
+	PrintCommand []string
+	Webhook      *Webhook // nil when the profile has no webhook table
 
 	secret secretSource // exactly one of client_secret_env, client_secret_cmd, client_secret
 }
@@ -307,6 +310,11 @@ func (c *Config) Validate() error {
 				add(key+".on_paid", msg)
 			}
 		}
+		if p.PrintCommand != nil {
+			if msg := checkArgv(p.PrintCommand); msg != "" {
+				add(key+".print_command", msg)
+			}
+		}
 		if d := p.OnPaidTimeout; d < 0 || d > MaxOnPaidTimeout {
 			add(key+".on_paid_timeout_seconds", fmt.Sprintf("%s is outside 1s to %s", d, MaxOnPaidTimeout))
 		}
@@ -420,7 +428,7 @@ func topKeys() []string {
 }
 
 func profileKeys() []string {
-	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "default_description", "read_only", "event_retention_days", "export_format", "on_paid", "on_paid_timeout_seconds", "webhook"}
+	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "default_description", "read_only", "event_retention_days", "export_format", "on_paid", "on_paid_timeout_seconds", "print_command", "webhook"}
 }
 
 func webhookKeys() []string {
@@ -778,6 +786,9 @@ func (d *decoder) profile(n node) *Profile {
 			default:
 				d.add(k, "must be a whole number of seconds, e.g. 30, not %s", d.typeName(k))
 			}
+		case "print_command":
+			cmdNodes = append(cmdNodes, k)
+			p.PrintCommand = d.argv(k)
 		case "webhook":
 			w, cmd := d.webhook(k)
 			if w != nil {
@@ -831,7 +842,7 @@ func (d *decoder) profile(n node) *Profile {
 	return p
 }
 
-// argv decodes a command given as an array of strings (on_paid): the program, then its
+// argv decodes a command given as an array of strings (on_paid, print_command): the program, then its
 // arguments, run without a shell. The program must be non-blank; no element may hold a NUL
 // byte (the system cannot pass it). Nil after a problem.
 func (d *decoder) argv(n node) []string {
@@ -872,7 +883,8 @@ func (d *decoder) argv(n node) []string {
 	return out
 }
 
-// checkArgv validates a command built in code (Parse checks the file's on_paid itself).
+// checkArgv validates a command built in code (Parse checks the file's on_paid and
+// print_command itself).
 func checkArgv(argv []string) string {
 	switch {
 	case len(argv) == 0:

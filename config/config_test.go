@@ -249,6 +249,24 @@ func TestProfileKeys(t *testing.T) {
 		{name: "on_paid_timeout zero", lines: []string{`on_paid_timeout_seconds = 0`}, wantErr: "is outside 1 to 3600 seconds", wantKey: "profiles.shop.on_paid_timeout_seconds"},
 		{name: "on_paid_timeout string", lines: []string{`on_paid_timeout_seconds = "30s"`}, wantErr: "must be a whole number of seconds"},
 
+		// print_command
+		{name: "print_command argv", lines: []string{`print_command = ["lp", "-d", "recibos"]`}, check: func(t *testing.T, p *Profile) {
+			if strings.Join(p.PrintCommand, "|") != "lp|-d|recibos" || p.OnPaid != nil {
+				t.Errorf("PrintCommand = %q, OnPaid = %q", p.PrintCommand, p.OnPaid)
+			}
+		}},
+		{name: "print_command absent", lines: nil, check: func(t *testing.T, p *Profile) {
+			if p.PrintCommand != nil {
+				t.Errorf("PrintCommand = %q", p.PrintCommand)
+			}
+		}},
+		{name: "print_command string", lines: []string{`print_command = "lp -d recibos"`}, wantErr: "must be an array of strings", wantKey: "profiles.shop.print_command"},
+		{name: "print_command empty array", lines: []string{`print_command = []`}, wantErr: "is empty", wantKey: "profiles.shop.print_command"},
+		{name: "print_command empty program", lines: []string{`print_command = ["", "-d"]`}, wantErr: "first element, the program, is empty", wantKey: "profiles.shop.print_command"},
+		{name: "print_command number element", lines: []string{`print_command = ["lp", 3]`}, wantErr: "element 2 must be a string"},
+		{name: "print_command NUL", lines: []string{`print_command = ["lp", "a\u0000b"]`}, wantErr: "element 2 holds a NUL character"},
+		{name: "print_command too long", lines: []string{`print_command = [` + strings.Repeat(`"a", `, MaxOnPaidArgs) + `"a"]`}, wantErr: "at most 64", wantKey: "profiles.shop.print_command"},
+
 		// default_description
 		{name: "default_description absent is Venda", lines: nil, check: wantDescription("Venda")},
 		{name: "default_description set", lines: []string{`default_description = "Venda no balcão"`}, check: wantDescription("Venda no balcão")},
@@ -955,5 +973,23 @@ func TestOnPaidCommandNeedsAPrivateFileAndHidesTheProfileSecretVariables(t *test
 	c := &Config{Profiles: []*Profile{{Name: "x", BaseURL: "https://api.example.com/v2", ClientID: "mp_test_a", Environment: api.Sandbox, OnPaid: []string{" "}}}}
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "on_paid") {
 		t.Errorf("Validate with a blank program: %v", err)
+	}
+}
+
+func TestPrintCommandNeedsAPrivateFileAndIsValidatedInCode(t *testing.T) {
+	doc := profileDoc(`print_command = ["lp", "-d", "recibos"]`)
+	if _, err := parseOne(t, doc, 0o664); err == nil || !strings.Contains(err.Error(), "this file runs a command") || !strings.Contains(err.Error(), "print_command") {
+		t.Errorf("group-writable file with print_command: %v", err)
+	}
+	if _, err := parseOne(t, doc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := &Config{Language: LangEnglish, CustomerLanguage: LangPortuguese, Profiles: []*Profile{{Name: "x", BaseURL: "https://api.example.com/v2", ClientID: "mp_test_a", Environment: api.Sandbox, PrintCommand: []string{" "}}}}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "print_command") {
+		t.Errorf("Validate with a blank print_command: %v", err)
+	}
+	c.Profiles[0].PrintCommand = []string{"lp"}
+	if err := c.Validate(); err != nil {
+		t.Errorf("Validate with print_command [lp]: %v", err)
 	}
 }

@@ -84,6 +84,13 @@ event_retention_days = 0
 # on_paid = ["lp", "-d", "balcao", "/home/loja/recibo.txt"]
 # on_paid_timeout_seconds = 30
 
+# Optional: a command the day's close (fechamento de caixa) is printed with,
+# e.g. a receipt printer: pixdash close --print, or the dashboard's close
+# screen. An array: the program, then its arguments; no shell is used. The
+# report, plain text, goes to its stdin; its environment holds only PATH, HOME,
+# LANG and TZ (no secrets), and it is killed after 30 seconds.
+# print_command = ["lp", "-d", "recibos"]   # the day's close is sent to its stdin
+
 # Optional: local receiver for the service's signed webhooks.
 [profiles.sandbox.webhook]
 # host:port to listen on. Default "127.0.0.1:0" (loopback, any free port).

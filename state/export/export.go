@@ -372,13 +372,23 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 	}
 }
 
-// WriteFile writes the export to path atomically: into a temporary file (mode 0600) in the
-// same directory, synced, then renamed over path; a failure leaves path as it was.
+// WriteFile writes the export to path atomically (see WriteAtomic).
 func WriteFile(ctx context.Context, path string, src Source, o Options) (n int, err error) {
+	err = WriteAtomic(path, func(w io.Writer) error {
+		var werr error
+		n, werr = Write(ctx, w, src, o)
+		return werr
+	})
+	return n, err
+}
+
+// WriteAtomic writes a file at path with what fill writes: into a temporary file (mode 0600)
+// in the same directory, synced, then renamed over path; a failure leaves path as it was.
+func WriteAtomic(path string, fill func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return 0, fmt.Errorf("export: cannot write %s: %w", path, err)
+		return fmt.Errorf("export: cannot write %s: %w", path, err)
 	}
 	tmp := f.Name()
 	defer func() {
@@ -388,25 +398,25 @@ func WriteFile(ctx context.Context, path string, src Source, o Options) (n int, 
 		}
 	}()
 	if err = f.Chmod(0o600); err != nil {
-		return 0, fmt.Errorf("export: %w", err)
+		return fmt.Errorf("export: %w", err)
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
-	if n, err = Write(ctx, bw, src, o); err != nil {
-		return n, err
+	if err = fill(bw); err != nil {
+		return err
 	}
 	if err = bw.Flush(); err != nil {
-		return n, fmt.Errorf("export: %w", err)
+		return fmt.Errorf("export: %w", err)
 	}
 	if err = f.Sync(); err != nil {
-		return n, fmt.Errorf("export: %w", err)
+		return fmt.Errorf("export: %w", err)
 	}
 	if err = f.Close(); err != nil {
-		return n, fmt.Errorf("export: %w", err)
+		return fmt.Errorf("export: %w", err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
-		return n, fmt.Errorf("export: %w", err)
+		return fmt.Errorf("export: %w", err)
 	}
-	return n, nil
+	return nil
 }
 
 // FileName is the dashboard's name for an export of profile at t: <profile>-<yyyymmdd-hhmmss>.csv,
