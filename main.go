@@ -5,6 +5,7 @@
 //	pixdash config init | check [--config FILE]
 //	pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]
 //	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format csv|br] [--output FILE|-] [--profile NAME] [--config FILE]
+//	pixdash close [--date YYYY-MM-DD] [--width 80|48] [--lang LANG] [--csv FILE [--format csv|br]] [--print] [--offline] [--profile NAME] [--config FILE] [--debug]
 //	pixdash version
 //
 // Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command line.
@@ -34,6 +35,7 @@ import (
 	"pixdash/config"
 	"pixdash/state"
 	"pixdash/state/export"
+	"pixdash/state/report"
 	"pixdash/state/workflow"
 	"pixdash/ui"
 )
@@ -134,7 +136,7 @@ Secrets are never read from flags: use client_secret_env or client_secret_cmd in
 	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, nothing kept")
 	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language)`)
 	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
-	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newVersionCmd(stdout))
+	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout))
 	return root
 }
 
@@ -208,7 +210,7 @@ func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error
 		logger = slog.New(ui.SafeLogHandler(l.Handler()))
 		fmt.Fprintf(stderr, "pixdash: debug log at %s\n", path)
 	}
-	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT, Logger: logger}
+	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT, Logger: logger, ASCII: !utf8Locale(os.Getenv)}
 	if cfg == nil {
 		s, err := openDemo(ctx, logger)
 		if err != nil {
@@ -306,7 +308,7 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		Wallet: p.SubAccount, PixFee: p.PixFee, HasPixFee: p.HasPixFee,
 		DefaultDescription: p.DefaultDescription, EventRetentionDays: p.EventRetentionDays,
 		Client: client, StateDir: stateDir, StoreOptions: []state.Option{state.WithLocation(time.Local)},
-		Logger: logger,
+		Logger: logger, PrintCommand: p.PrintCommand,
 	}
 	if len(p.OnPaid) > 0 {
 		params.OnPaid = &workflow.OnPaidCommand{Argv: p.OnPaid, Timeout: p.OnPaidTimeout, Hide: p.SecretEnvNames()}
@@ -721,4 +723,197 @@ func chosenProfile(cfg *config.Config, flagValue string) (*config.Profile, error
 		name = os.Getenv(config.EnvProfile)
 	}
 	return cfg.Profile(name)
+}
+
+// closeFlags are the options of pixdash close.
+type closeFlags struct {
+	config, profile, date, csv, format, lang string
+	width                                    int
+	print, offline, debug                    bool
+}
+
+func newCloseCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o closeFlags
+	cmd := &cobra.Command{
+		Use:   "close [--date YYYY-MM-DD]",
+		Short: "Print a profile's close of a day (fechamento de caixa)",
+		Long: `Print the close of a day (fechamento de caixa) of a profile: per wallet and in total, the
+charges created, paid, expired and failed, gross, fees, net, refunds, withdrawals, MED blocks,
+split sent and received, and each wallet's balance as the service reports it now. The figures
+come from the profile's local database, so they cover what this pixdash saw. The text report
+goes to standard output (--width 48 fits a receipt printer); --csv also writes it as a
+spreadsheet (atomically, mode 0600), and --print sends it to the profile's print_command.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runClose(cmd.Context(), o, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.date, "date", "", "the day, YYYY-MM-DD (local time; default today, a partial close)")
+	f.IntVar(&o.width, "width", report.DefaultWidth, "line width of the text report: 80 for a terminal, 48 for a receipt printer (at least 40)")
+	f.StringVar(&o.lang, "lang", "", `language of the report: "en" or "pt-BR" (default: the config's language)`)
+	f.StringVar(&o.csv, "csv", "", "also write the close as a spreadsheet to this file")
+	f.StringVar(&o.format, "format", "", `dialect of --csv: "csv" (RFC 4180) or "br" (semicolons, decimal comma, BOM); default the profile's export_format`)
+	f.BoolVar(&o.print, "print", false, "send the text report to the profile's print_command")
+	f.BoolVar(&o.offline, "offline", false, "do not ask the service for the balances")
+	f.StringVar(&o.profile, "profile", "", "profile to close (default $PIXDASH_PROFILE, then default_profile)")
+	f.StringVar(&o.config, "config", "", configFlagHelp)
+	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
+	return cmd
+}
+
+// Bounds of pixdash close --width.
+const (
+	maxCloseWidth = 400
+	// closeBalanceTimeout bounds signing in and reading every balance.
+	closeBalanceTimeout = 30 * time.Second
+)
+
+// runClose prints a profile's close of a day; the balances are read with the profile's
+// credential unless --offline (a wallet whose read fails says why in the report).
+func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	dayTime := time.Now()
+	if o.date != "" {
+		d, err := time.ParseInLocation("2006-01-02", o.date, time.Local)
+		if err != nil {
+			return usageError("--date must be a day like 2025-01-31")
+		}
+		dayTime = d.Add(12 * time.Hour)
+	}
+	if o.width < report.MinWidth || o.width > maxCloseWidth {
+		return usageError("--width %d: say 80 for a terminal or 48 for a receipt printer (%d to %d)", o.width, report.MinWidth, maxCloseWidth)
+	}
+	lang := ""
+	if o.lang != "" {
+		l, ok := parseLang(o.lang)
+		if !ok {
+			return usageError(`--lang %q: say "en" or "pt-BR"`, o.lang)
+		}
+		lang = string(l)
+	}
+	if o.format != "" && o.csv == "" {
+		return usageError("--format is the dialect of --csv: give --csv FILE too")
+	}
+	if o.format != "" {
+		if _, err := export.ParseFormat(o.format); err != nil || strings.TrimSpace(o.format) == "" {
+			return usageError(`--format must be "csv" or "br"`)
+		}
+	}
+	path, _ := config.Locate(o.config, os.Getenv)
+	cfg, err := config.Load(path)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	p, err := chosenProfile(cfg, o.profile)
+	if err != nil {
+		if o.profile != "" {
+			return usageError("--profile: %v", err)
+		}
+		return &exitError{code: exitFailure, err: err}
+	}
+	if o.print && len(p.PrintCommand) == 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, workflow.ErrNoPrintCommand)}
+	}
+	if lang == "" {
+		lang = report.LangEN
+		if cfg.Language == config.LangPortuguese {
+			lang = report.LangPT
+		}
+	}
+	format, _ := export.ParseFormat(p.ExportFormat) // validated when the config was read
+	if o.format != "" {
+		format, _ = export.ParseFormat(o.format)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if o.debug {
+		l, closeLog, logPath, err := openDebugLog(config.StateDir(os.Getenv))
+		if err != nil {
+			return &exitError{code: exitFailure, err: fmt.Errorf("--debug: %w", err)}
+		}
+		defer closeLog()
+		logger = slog.New(ui.SafeLogHandler(l.Handler()))
+		fmt.Fprintf(stderr, "pixdash: debug log at %s\n", logPath)
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name, state.WithLocation(time.Local))
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	}
+	defer store.Close()
+	q := state.CloseQuery{
+		Day: state.Days(dayTime, 1, time.Local),
+		// The config lists no wallets: the profile's own is always reported, the others
+		// when they had figures that day.
+		Wallets: []string{state.NormalizeWallet(p.SubAccount)},
+		Fee:     p.PixFee, HasFee: p.HasPixFee,
+	}
+	var acct workflow.AccountReader
+	var noAcct string // why the balances are not read, for every wallet
+	if !o.offline {
+		client, err := closeClient(ctx, p, logger)
+		if err != nil {
+			noAcct = err.Error()
+		} else {
+			defer client.Close()
+			acct = client
+		}
+	}
+	bctx, cancel := context.WithTimeout(ctx, closeBalanceTimeout)
+	defer cancel()
+	r, err := workflow.CloseDay(bctx, store, acct, q)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	}
+	if noAcct != "" {
+		for _, l := range r.Wallets {
+			r.SetBalance(l.Wallet, nil, noAcct)
+		}
+	}
+	text := report.Text(r, report.Options{Width: o.width, Lang: lang, Loc: time.Local})
+	if _, err := io.WriteString(stdout, text); err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	if o.csv != "" {
+		if err := export.WriteAtomic(o.csv, func(w io.Writer) error { return report.CSV(w, r, format == export.BR) }); err != nil {
+			return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: --csv: %w", p.Name, err)}
+		}
+		fmt.Fprintf(stderr, "Wrote the close of %s to %s.\n", q.Day.From.Format("2006-01-02"), o.csv)
+	}
+	if o.print {
+		if err := workflow.PrintReport(ctx, p.PrintCommand, []byte(text), workflow.DefaultPrintTimeout); err != nil {
+			return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+		}
+		fmt.Fprintf(stderr, "Sent the close to %s.\n", filepath.Base(p.PrintCommand[0]))
+	}
+	return nil
+}
+
+// closeClient is the profile's API client for reading balances: its secret resolved (at most
+// 15 s) and nothing else of a session.
+func closeClient(ctx context.Context, p *config.Profile, logger *slog.Logger) (*api.Client, error) {
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	secret, err := p.ClientSecret(rctx)
+	if err != nil {
+		return nil, fmt.Errorf("no credential: %w", err)
+	}
+	return api.NewClient(p.BaseURL, p.ClientID, secret, api.WithLogger(logger))
+}
+
+// utf8Locale reports whether the locale the terminal runs in can draw block glyphs: the first of
+// LC_ALL, LC_CTYPE and LANG that is set names UTF-8 (none set counts as UTF-8, as on most
+// terminals today).
+func utf8Locale(getenv func(string) string) bool {
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := getenv(k); v != "" {
+			v = strings.ToLower(v)
+			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
+		}
+	}
+	return true
 }

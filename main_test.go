@@ -27,6 +27,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"pixdash/api"
@@ -277,6 +278,7 @@ base_url = "http://127.0.0.1:9/v2"
 client_id = "mp_test_receiver"
 client_secret_env = "PIXDASH_TEST_CLIENT_SECRET"
 default_description = "Venda no balcão"
+print_command = ["lp", "-d", "recibos"]
 [profiles.loja.webhook]
 listen = "127.0.0.1:0"
 secret_env = "PIXDASH_TEST_WEBHOOK_SECRET"
@@ -296,6 +298,9 @@ tolerance = "90s"
 		t.Fatal(err)
 	}
 	t.Cleanup(sess.Close)
+	if strings.Join(sess.PrintCommand, " ") != "lp -d recibos" {
+		t.Errorf("session print command %q", sess.PrintCommand)
+	}
 	if sess.DefaultDescription != "Venda no balcão" || sess.WebhookTolerance != 90*time.Second || sess.WebhookURL == "" {
 		t.Fatalf("session: description %q, tolerance %s, url %q", sess.DefaultDescription, sess.WebhookTolerance, sess.WebhookURL)
 	}
@@ -747,6 +752,16 @@ func TestCommandLine(t *testing.T) {
 		{args: []string{"--lang", "fr"}, code: 2, errOut: []string{`--lang "fr"`}},
 		{args: []string{"--config", filepath.Join(t.TempDir(), "missing.toml")}, code: 1, errOut: []string{"missing.toml"}},
 		{args: []string{"config", "check"}, code: 1, errOut: []string{"config.toml"}},
+
+		{args: []string{"close", "--help"}, out: []string{"fechamento de caixa", "--date", "--width", "--lang", "--csv", "--format", "--print", "--offline", "--profile", "--config", "--debug"}},
+		{args: []string{"close", "--width", "20"}, code: 2, errOut: []string{"--width 20", "80 for a terminal or 48 for a receipt printer", "pixdash close --help"}},
+		{args: []string{"close", "--date", "2026-13-01"}, code: 2, errOut: []string{"--date must be a day like"}},
+		{args: []string{"close", "--lang", "fr"}, code: 2, errOut: []string{`--lang "fr"`}},
+		{args: []string{"close", "--format", "br"}, code: 2, errOut: []string{"--format is the dialect of --csv"}},
+		{args: []string{"close", "--csv", "x.csv", "--format", "xlsx"}, code: 2, errOut: []string{`--format must be "csv" or "br"`}},
+		{args: []string{"close", "extra"}, code: 2, errOut: []string{`unexpected argument "extra"`}},
+		{args: []string{"close", "--profile", "nope", "--config", withConfig}, code: 2, errOut: []string{`no profile "nope"`}},
+		{args: []string{"close"}, code: 1, errOut: []string{"config.toml"}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -781,7 +796,7 @@ func TestArchitecture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pkg := range []string{"pixdash", "pixdash/ui", "pixdash/state", "pixdash/state/workflow", "pixdash/api", "pixdash/api/sandbox", "pixdash/config"} {
+	for _, pkg := range []string{"pixdash", "pixdash/ui", "pixdash/state", "pixdash/state/workflow", "pixdash/state/report", "pixdash/api", "pixdash/api/sandbox", "pixdash/config"} {
 		if _, ok := imports[pkg]; !ok {
 			t.Fatalf("package %s not found: the test would check nothing (found %v)", pkg, slices.Collect(maps.Keys(imports)))
 		}
@@ -979,5 +994,157 @@ func TestExportCommand(t *testing.T) {
 	// a directory that does not exist: a failure (1), nothing left behind
 	if code := run([]string{"export", "--from", "2025-01-10", "--to", "2025-01-12", "--output", filepath.Join(t.TempDir(), "no", "such.csv")}, &out, &errb); code != exitFailure {
 		t.Errorf("exit %d, want 1", code)
+	}
+}
+
+// TestCloseCommand: pixdash close prints the day's close from the profile's database with the
+// balances the service reports, writes it as a spreadsheet and sends it to print_command.
+func TestCloseCommand(t *testing.T) {
+	cfgDir, stateDir := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	t.Setenv("XDG_STATE_HOME", stateDir)
+	t.Setenv("PIXDASH_CONFIG", "")
+	t.Setenv("PIXDASH_PROFILE", "")
+	t.Setenv("PIXDASH_TEST_CLIENT_SECRET", knownClientSecret)
+	printed := filepath.Join(t.TempDir(), "printed.txt")
+	cfg := filepath.Join(cfgDir, "pixdash", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`language = "pt-BR"
+default_profile = "loja"
+
+[profiles.loja]
+base_url = %q
+client_id = %q
+client_secret_env = "PIXDASH_TEST_CLIENT_SECRET"
+pix_fee = "0.99"
+print_command = ["sh", "-c", "cat > \"$1\"", "sh", %q]
+
+[profiles.bare]
+base_url = "http://127.0.0.1:1/v2"
+client_id = "mp_test_x"
+client_secret_env = "PIXDASH_TEST_UNSET_SECRET"
+`, emulatorURL(t), sandbox.DemoClientID, printed)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := state.Open(ctx, filepath.Join(stateDir, "pixdash"), "loja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	paidAt := now.Add(-time.Minute)
+	if now.Hour() == 0 && now.Minute() < 2 {
+		paidAt = now
+	}
+	for _, c := range []state.Charge{
+		{ID: "paid", Wallet: "principal", Amount: 12345, Status: api.StatusCompleted, CreatedAt: paidAt, PaidAt: &paidAt},
+		{ID: "sul", Wallet: "loja-sul", Amount: 500, Status: api.StatusPending, CreatedAt: paidAt},
+	} {
+		if _, err := s.UpsertCharge(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = s.Close()
+
+	// Offline, on a receipt printer's width, in the config's language.
+	var out, errb strings.Builder
+	if code := run([]string{"close", "--offline", "--width", "48"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	text := out.String()
+	for _, want := range []string{"FECHAMENTO DE CAIXA", "Perfil: loja", "Dia: " + now.Format("02/01/2006"), "PARCIAL",
+		"Carteira: principal", "Carteira: loja-sul", "R$ 123,45", "Tarifas (estimativa)", "não lido"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if ansi.StringWidth(line) > 48 {
+			t.Errorf("line wider than 48: %q", line)
+		}
+	}
+
+	// With the service: balances, a spreadsheet and the printer.
+	file := filepath.Join(t.TempDir(), "close.csv")
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"close", "--lang", "en", "--csv", file, "--format", "br", "--print"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	text = out.String()
+	if testing.Verbose() {
+		t.Logf("report with the service:\n%s", text)
+	}
+	if !strings.Contains(text, "DAY CLOSE") || !strings.Contains(text, "Available") {
+		t.Errorf("report:\n%s", text)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	if !strings.HasPrefix(string(data), "\uFEFFdata;carteira;") || !strings.Contains(string(data), ";principal;1;1;123,45;0,99;1;122,46;") || !strings.Contains(string(data), "\r\n"+now.Format("02/01/2006")+";TOTAL;") {
+		t.Errorf("csv:\n%s", data)
+	}
+	got, err := os.ReadFile(printed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != text {
+		t.Errorf("printed:\n%s\nwant:\n%s", got, text)
+	}
+	if !strings.Contains(errb.String(), "Wrote the close of") || !strings.Contains(errb.String(), "Sent the close to sh") {
+		t.Errorf("stderr %q", errb.String())
+	}
+
+	// A past day is not partial and has none of today's figures.
+	out.Reset()
+	if code := run([]string{"close", "--offline", "--lang", "en", "--date", "2025-01-10"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if text := out.String(); strings.Contains(text, "PARTIAL") || !strings.Contains(text, "Day: 2025-01-10") || strings.Contains(text, "R$ 123.45") {
+		t.Errorf("past day:\n%s", text)
+	}
+
+	// No credential: the report says why the balances were not read; no print_command: exit 1.
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"close", "--profile", "bare", "--lang", "en"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "not read: no credential") {
+		t.Errorf("report without a credential:\n%s", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"close", "--profile", "bare", "--print", "--offline"}, &out, &errb); code != exitFailure || !strings.Contains(errb.String(), "no print_command") || out.Len() != 0 {
+		t.Errorf("--print without print_command: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	// A directory that does not exist: a failure, nothing left behind.
+	if code := run([]string{"close", "--offline", "--csv", filepath.Join(t.TempDir(), "no", "such.csv")}, &out, &errb); code != exitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
+}
+
+func TestUTF8Locale(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{nil, true},
+		{map[string]string{"LANG": "pt_BR.UTF-8"}, true},
+		{map[string]string{"LANG": "en_US.utf8"}, true},
+		{map[string]string{"LANG": "C"}, false},
+		{map[string]string{"LC_ALL": "POSIX", "LANG": "pt_BR.UTF-8"}, false},
+		{map[string]string{"LC_CTYPE": "pt_BR.ISO-8859-1", "LANG": "pt_BR.UTF-8"}, false},
+	} {
+		if got := utf8Locale(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("utf8Locale(%v) = %v, want %v", tc.env, got, tc.want)
+		}
 	}
 }

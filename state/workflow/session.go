@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +65,9 @@ type Session struct {
 	EventRetentionDays int
 	// OnPaid is the profile's on_paid command (RunOnPaid); nil for none.
 	OnPaid *OnPaidCommand
+	// PrintCommand is the profile's print_command: the argv the day's close is piped to (no
+	// shell); nil for none.
+	PrintCommand []string
 	// Close releases the session's resources (receiver, store, the client's token renewal,
 	// emulator); may be nil.
 	Close func()
@@ -100,6 +104,8 @@ type Params struct {
 	// OnPaid is the profile's on_paid command; nil for none. Open copies it and fills in the
 	// profile's name and the logger.
 	OnPaid *OnPaidCommand
+	// PrintCommand is the profile's print_command (see Session.PrintCommand).
+	PrintCommand []string
 	// Client is the service's client, built with the profile's credential.
 	Client *api.Client
 	// StateDir is the directory of the profile's database; "" keeps the state in memory.
@@ -155,7 +161,7 @@ func Open(ctx context.Context, p Params) (*Session, error) {
 		Client: p.Client, Store: store, Simulator: p.Simulator,
 		Wallet: p.Wallet, PixFee: p.PixFee, HasPixFee: p.HasPixFee,
 		DefaultDescription: p.DefaultDescription, EventRetentionDays: p.EventRetentionDays,
-		Imported: store.Imported(),
+		Imported: store.Imported(), PrintCommand: slices.Clone(p.PrintCommand),
 	}
 	if p.OnPaid != nil && len(p.OnPaid.Argv) > 0 {
 		c := *p.OnPaid
