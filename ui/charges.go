@@ -32,6 +32,7 @@ type chargesView struct {
 	status        state.StatusFilter
 	win           listWindow[state.ChargeQuery, state.Charge]
 	focused       bool // on screen with the keyboard (between focus and blur)
+	strip         todayStrip
 }
 
 // chargeStamp is what a charge's row shows besides the width: it is drawn again when it changes.
@@ -52,7 +53,7 @@ func newChargesView(c *common, store *state.Store) *chargesView {
 	ti.Prompt = "/ "
 	ti.Placeholder = c.tr.T("filter: id, description, reference, wallet, amount, date")
 	ti.CharLimit = 100
-	v := &chargesView{c: c, store: store, filter: ti}
+	v := &chargesView{c: c, store: store, filter: ti, strip: todayStrip{c: c}}
 	v.list = newList[string, chargeStamp](&v.win, func(ch *state.Charge) string { return ch.ID })
 	tr := c.tr
 	v.setColumns([]column{
@@ -71,15 +72,16 @@ func newChargesView(c *common, store *state.Store) *chargesView {
 func (v *chargesView) setSize(w, h int) {
 	v.width, v.height = w, h
 	v.filter.Width = w - 4
-	v.resize(w, h-3)
+	v.resize(w, h-4)
 }
 
 // capturesText reports whether the filter input has the keyboard.
 func (v *chargesView) capturesText() bool { return v.filterOn }
 
-// query is what the list shows: the active wallet, the status filter and the filter text.
+// query is what the list shows: the active wallet (or all of them), the status filter and the
+// filter text.
 func (v *chargesView) query() state.ChargeQuery {
-	return state.ChargeQuery{Wallet: v.c.app.wallet, Status: v.status, Text: v.filter.Value()}
+	return state.ChargeQuery{Wallet: scopeWallet(v.c), Status: v.status, Text: v.filter.Value()}
 }
 
 // readCharges reads a window of the charges list from the store.
@@ -109,11 +111,12 @@ func (v *chargesView) title() string { return v.c.tr.T("Charges") }
 // list is on screen, its highlight stays on its charge when newer ones arrive above it (defect 3).
 func (v *chargesView) focus() tea.Cmd {
 	v.focused = true
+	strip := v.strip.load()
 	if v.win.query != v.query() {
-		return v.requery()
+		return tea.Batch(strip, v.requery())
 	}
 	v.win.invalidate()
-	return v.load()
+	return tea.Batch(strip, v.load())
 }
 
 // blur keeps the rows as they are. Off screen (under the new-charge form or the QR screen, or
@@ -124,21 +127,26 @@ func (v *chargesView) blur() { v.focused, v.stickTop = false, true }
 // FullHelp lists the view's keys for the help screen.
 func (v *chargesView) FullHelp() [][]key.Binding {
 	k := v.c.keys
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh, k.Export, k.Refund}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh, k.Export, k.Refund, k.Scope}}
 }
 
 func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return v.updateKey(msg)
-	case walletChangedMsg:
-		return v.requery()
+	case walletChangedMsg, scopeChangedMsg:
+		return tea.Batch(v.strip.reset(), v.requery())
+	case stripMsg:
+		return v.strip.onMsg(msg)
+	case stripMidnightMsg:
+		return v.strip.onMidnight(msg)
 	case storeChangedMsg:
+		strip := v.strip.load() // refunds arrive as events
 		if !msg.charges {
-			return nil // events only: the list shows none
+			return strip // events only: the list shows none
 		}
 		v.win.invalidate()
-		return v.load()
+		return tea.Batch(strip, v.load())
 	case chargePage:
 		cmd, _ := v.win.reply(msg, chargesOwner, v.c.app.gen, func(err error) string {
 			return v.c.tr.F("Could not read the charges: %v", err)
@@ -199,6 +207,8 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(km, k.Export):
 		return v.export()
+	case key.Matches(km, k.Scope):
+		return toggleScope(v.c)
 	case key.Matches(km, k.Refund):
 		if ch, ok := v.selected(); ok {
 			o, cmd := askRefund(v.c, ch)
@@ -226,7 +236,9 @@ func (v *chargesView) view() string {
 	st, tr := v.c.st, v.c.tr
 	n := v.win.len()
 	var b strings.Builder
-	b.Grow((v.visible() + 3) * (w + 16))
+	b.Grow((v.visible() + 4) * (w + 16))
+	b.WriteString(v.strip.view(w))
+	b.WriteByte('\n')
 	// Line 1: filter state and counts.
 	var top string
 	switch {
@@ -237,7 +249,11 @@ func (v *chargesView) view() string {
 		if v.win.capped {
 			count = tr.F("%d+ charges", n)
 		}
-		top = st.Bold.Render(count) + st.Muted.Render(" · "+tr.F("wallet %s", sanitize(v.c.app.wallet)))
+		scope := tr.F("wallet %s", sanitize(v.c.app.wallet))
+		if v.c.app.allWallets {
+			scope = tr.T("all wallets")
+		}
+		top = st.Bold.Render(count) + st.Muted.Render(" · "+scope)
 		if q := v.filter.Value(); q != "" {
 			top += st.Muted.Render("  /" + sanitize(q))
 		}

@@ -20,6 +20,7 @@ type common struct {
 	app           *appState      // the live session and wallet
 	newKey        func() string  // mints Idempotency-Keys
 	export        ExportSettings // where and how the charges view's E writes
+	ascii         bool           // chart glyphs in ASCII
 }
 
 // truncateWidth cuts s to at most w cells, with an ellipsis when cut.

@@ -41,7 +41,7 @@ func (c catalog) T(msg string) string {
 }
 
 // ptBRTables are the pt-BR catalogs: the shell's and one per view.
-var ptBRTables = []map[string]string{ptBR, ptBRInspector, ptBRWallets, ptBRSplit, ptBRBlocks, ptBREvents, ptBRRoot, ptBRQR, ptBROnPaid, ptBRExport, ptBRRefund, ptBRSearch, ptBRWithdrawal}
+var ptBRTables = []map[string]string{ptBR, ptBRInspector, ptBRWallets, ptBRSplit, ptBRBlocks, ptBREvents, ptBRRoot, ptBRQR, ptBROnPaid, ptBRExport, ptBRRefund, ptBRSearch, ptBRWithdrawal, ptBRDay}
 
 // ptBRHas reports whether msg has a pt-BR translation.
 func ptBRHas(msg string) bool {

@@ -8,7 +8,7 @@ import (
 // keyMap holds every binding; views pick the ones they show in help.
 type keyMap struct {
 	Quit, ForceQuit, Help, Back              key.Binding
-	View1, View2, View3, View4, View5        key.Binding
+	View1, View2, View3, View4, View5, View6 key.Binding
 	Up, Down, PageUp, PageDown, Top, Bottom  key.Binding
 	Enter, Filter, StatusFilter, Refresh     key.Binding
 	New, QR, Inspect, Wallets, Profiles      key.Binding
@@ -23,6 +23,8 @@ type keyMap struct {
 	Export                                   key.Binding
 	Search                                   key.Binding
 	Withdraw                                 key.Binding
+	Period, PrevPeriod, NextPeriod           key.Binding
+	Scope, Bars, CloseDay                    key.Binding
 }
 
 func newKeyMap(tr catalog) keyMap {
@@ -37,6 +39,7 @@ func newKeyMap(tr catalog) keyMap {
 		View3:        key.NewBinding(key.WithKeys("3"), h("3", "wallets")),
 		View4:        key.NewBinding(key.WithKeys("4"), h("4", "blocks")),
 		View5:        key.NewBinding(key.WithKeys("5"), h("5", "events")),
+		View6:        key.NewBinding(key.WithKeys("6"), h("6", "sales")),
 		Up:           key.NewBinding(key.WithKeys("up", "k"), h("↑/k", "up")),
 		Down:         key.NewBinding(key.WithKeys("down", "j"), h("↓/j", "down")),
 		PageUp:       key.NewBinding(key.WithKeys("pgup", "ctrl+u"), h("pgup", "page up")),
@@ -79,6 +82,12 @@ func newKeyMap(tr catalog) keyMap {
 		Export:       key.NewBinding(key.WithKeys("E"), h("E", "export list")),
 		Search:       key.NewBinding(key.WithKeys("S"), h("S", "customer says they paid")),
 		Withdraw:     key.NewBinding(key.WithKeys("s"), h("s", "withdraw (sacar)")),
+		Period:       key.NewBinding(key.WithKeys("p"), h("p", "period")),
+		PrevPeriod:   key.NewBinding(key.WithKeys("["), h("[", "earlier")),
+		NextPeriod:   key.NewBinding(key.WithKeys("]"), h("]", "later")),
+		Scope:        key.NewBinding(key.WithKeys("a"), h("a", "all wallets / this one")),
+		Bars:         key.NewBinding(key.WithKeys("b"), h("b", "stacked / side by side")),
+		CloseDay:     key.NewBinding(key.WithKeys("C"), h("C", "day's close")),
 	}
 }
 

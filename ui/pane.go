@@ -12,8 +12,10 @@ type appState struct {
 	sess *workflow.Session
 	// gen changes when the session changes (profile switch); replies tagged with an older one are dropped.
 	gen uint64
-	// wallet is the active wallet: "principal" or a sub-account reference.
+	// wallet is the active wallet: "principal" or a sub-account reference. Writes go to it.
 	wallet string
+	// allWallets widens the charges list and the day view to every wallet (toggled by a).
+	allWallets bool
 	// ctx lives as long as the session: replacing or closing the session cancels it, and with
 	// it every command still running for it (see withTimeout). done is ctx.Done().
 	ctx    context.Context

@@ -33,8 +33,10 @@ type picker struct {
 	loading bool
 	err     string
 	choose  func(value string) tea.Msg
-	width   int
-	height  int
+	// closeOnChoose closes the picker when enter chooses (the root closes the wallet and profile pickers itself).
+	closeOnChoose bool
+	width         int
+	height        int
 }
 
 func newPicker(c *common, title string, items []pickerItem, choose func(string) tea.Msg) *picker {
@@ -86,6 +88,9 @@ func (p *picker) update(msg tea.Msg) tea.Cmd {
 				return func() tea.Msg { return statusMsg{text: it.disabled, kind: statusWarn} }
 			}
 			choose, v := p.choose, it.value
+			if p.closeOnChoose {
+				p.close()
+			}
 			return func() tea.Msg { return choose(v) }
 		}
 	}

@@ -267,7 +267,11 @@ func TestFlowRefundProductionNeedsTheTypedAmount(t *testing.T) {
 		t.Fatalf("y alone sent the refund (%q)", st)
 	}
 	f.tm.Send(tea.KeyMsg{Type: tea.KeyBackspace})
-	f.keys("12,35", "enter")
+	f.keys("12,35")
+	// A frame without the message must be drawn before enter brings it back: the renderer
+	// prints only the lines that changed since its last frame.
+	f.waitFor("12,35")
+	f.keys("enter")
 	f.waitFor("Type R$ 12,34 exactly to confirm; nothing was sent.")
 	for range 5 {
 		f.tm.Send(tea.KeyMsg{Type: tea.KeyBackspace})

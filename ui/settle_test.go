@@ -37,6 +37,10 @@ func storeReply(msg tea.Msg) bool {
 	switch msg.(type) {
 	case chargePage, eventPage, facetsMsg, historyMsg:
 		return true
+	case dayMsg, stripMsg, dayPeriodMsg, scopeChangedMsg, closeMsg, closeDoneMsg:
+		return true // the day view, its strip and the close read the store (the close's balances fail fast against deadClient)
+	case statusMsg:
+		return msg.(statusMsg).owner == closeOwner
 	}
 	return false
 }

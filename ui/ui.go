@@ -52,9 +52,11 @@ type Options struct {
 	NewKey func() string
 	// Export says where the charges view's export key writes and in which dialect.
 	Export ExportSettings
+	// ASCII draws the revenue chart with ASCII glyphs, for terminals without block characters.
+	ASCII bool
 }
 
-// viewID names the five main views.
+// viewID names the main views.
 type viewID int
 
 const (
@@ -63,7 +65,11 @@ const (
 	viewWallets
 	viewBlocks
 	viewEvents
+	viewDay
 )
+
+// mainViews are the main views in tab order (their number is their key).
+var mainViews = []viewID{viewCharges, viewInspector, viewWallets, viewBlocks, viewEvents, viewDay}
 
 // Model is the root Bubble Tea model.
 type Model struct {
@@ -156,7 +162,7 @@ func New(o Options) *Model {
 	}
 	tr := catalog{lang: o.Lang}
 	app := &appState{}
-	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey, export: o.Export}
+	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey, export: o.Export, ascii: o.ASCII}
 	m := &Model{c: c, opts: o, app: app, view: viewCharges, polling: map[string]bool{}, helpLine: newHelpLine(c.st)}
 	m.setSession(o.Session)
 	return m
@@ -203,6 +209,7 @@ func (m *Model) newPanes() map[viewID]pane {
 		viewWallets:   newWalletsView(m.c),
 		viewBlocks:    newBlocksView(m.c),
 		viewEvents:    newEventsView(m.c),
+		viewDay:       newDayView(m.c),
 	}
 }
 
@@ -348,6 +355,13 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 		return tea.Batch(cmd, p.update(msg)), true
 	case switchWalletMsg:
 		return m.setWallet(msg.wallet), true
+	case scopeChangedMsg:
+		if m.app.allWallets {
+			m.setStatus(m.c.tr.F("Showing every wallet; new charges still go to wallet %s.", m.app.wallet), statusInfo)
+		} else {
+			m.setStatus(m.c.tr.F("Showing wallet %s only.", m.app.wallet), statusInfo)
+		}
+		return m.notify(msg), true
 	}
 	return nil, false
 }
@@ -369,7 +383,7 @@ func (m *Model) deliver(r reply) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	cmd := p.update(r)
+	cmd := m.afterPane(p, p.update(r))
 	if to == viewWallets {
 		m.refreshPicker()
 	}
@@ -383,7 +397,7 @@ func (m *Model) notify(msg tea.Msg) tea.Cmd {
 	for _, o := range m.overlays {
 		cmds = append(cmds, o.update(msg))
 	}
-	for _, id := range []viewID{viewCharges, viewInspector, viewWallets, viewBlocks, viewEvents} {
+	for _, id := range mainViews {
 		if p, ok := m.panes[id]; ok {
 			cmds = append(cmds, p.update(msg))
 		}
@@ -619,6 +633,8 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 		return m.showView(viewBlocks)
 	case key.Matches(km, k.View5):
 		return m.showView(viewEvents)
+	case key.Matches(km, k.View6):
+		return m.showView(viewDay)
 	case key.Matches(km, k.New):
 		return m.openForm()
 	case key.Matches(km, k.Wallets):
@@ -783,22 +799,28 @@ func (m *Model) tabsView(w int) string {
 	st, tr := m.c.st, m.c.tr
 	now := m.c.now()
 	right := m.connView(now)
-	var b strings.Builder
-	for i, id := range []viewID{viewCharges, viewInspector, viewWallets, viewBlocks, viewEvents} {
-		n := m.panes[id].title()
-		label := fmt.Sprintf("%d %s", i+1, n)
-		_, formOpen := m.chargeForm()
-		if viewID(i+1) == m.view && !formOpen {
-			b.WriteString(st.TabActive.Render(label))
-		} else {
-			b.WriteString(st.TabIdle.Render(label))
+	_, formOpen := m.chargeForm()
+	tabs := func(gap string) string {
+		var b strings.Builder
+		for i, id := range mainViews {
+			label := fmt.Sprintf("%d %s", i+1, m.panes[id].title())
+			if viewID(i+1) == m.view && !formOpen {
+				b.WriteString(st.TabActive.Render(label))
+			} else {
+				b.WriteString(st.TabIdle.Render(label))
+			}
+			b.WriteString(gap)
 		}
-		b.WriteString("  ")
+		if formOpen {
+			b.WriteString(st.TabActive.Render(tr.T("New charge")))
+		}
+		return b.String()
 	}
-	if _, ok := m.chargeForm(); ok {
-		b.WriteString(st.TabActive.Render(tr.T("New charge")))
+	left := tabs("  ")
+	if lipgloss.Width(left)+lipgloss.Width(right) >= w {
+		left = tabs(" ") // narrow terminals (pt-BR at 80 columns): one space keeps every tab
 	}
-	return spread(b.String(), right, w)
+	return spread(left, right, w)
 }
 
 func (m *Model) footerView(w int) string {
@@ -818,7 +840,9 @@ func (m *Model) footerView(w int) string {
 		status = style.Render(truncateWidth(sanitize(m.status.text), w))
 	}
 	m.helpLine.Width = w
-	return status + "\n" + m.helpLine.ShortHelpView(m.footerKeys())
+	// bubbles/help v1.0.0 adds an item that does not fit when its "…" would not fit either:
+	// the line is cut to the width here.
+	return status + "\n" + truncateWidth(m.helpLine.ShortHelpView(m.footerKeys()), w)
 }
 
 // footerKeys lists the keys that work right now: the top overlay's, else the view's (and the
@@ -849,7 +873,7 @@ func (m *Model) helpGroups() []helpGroup {
 	tr, k := m.c.tr, m.c.keys
 	p := m.activePane()
 	groups := []helpGroup{
-		{tr.T("Everywhere"), []key.Binding{k.View1, k.View2, k.View3, k.View4, k.View5, k.New, k.Search, k.Wallets, k.Profiles, k.Help, k.Back, k.Quit, k.ForceQuit}},
+		{tr.T("Everywhere"), []key.Binding{k.View1, k.View2, k.View3, k.View4, k.View5, k.View6, k.New, k.Search, k.Wallets, k.Profiles, k.Help, k.Back, k.Quit, k.ForceQuit}},
 		{p.title(), flatten(p.FullHelp())},
 		{tr.T("QR screen"), m.qrHelp()},
 		{tr.T("New charge"), []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}},

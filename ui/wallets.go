@@ -709,7 +709,7 @@ func (v *walletsView) ShortHelp() []key.Binding {
 	case v.form != nil:
 		return []key.Binding{k.NextField, k.Submit, k.Back}
 	}
-	return []key.Binding{v.enterKey, k.CreateSub, k.Refresh}
+	return []key.Binding{v.enterKey, k.Withdraw, k.CreateSub, k.Refresh}
 }
 
 // FullHelp lists the view's keys for the help screen.

@@ -1,0 +1,324 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/api"
+	"pixdash/state"
+	"pixdash/state/export"
+	"pixdash/state/report"
+	"pixdash/state/workflow"
+)
+
+// closeTimeout bounds reading the day's close: the local figures and each wallet's balance.
+const closeTimeout = 30 * time.Second
+
+// printTimeout bounds the profile's print_command.
+const printTimeout = 30 * time.Second
+
+// closeOwner owns the close report's status messages.
+const closeOwner = "close"
+
+// closeOverlay is the day's close (fechamento de caixa): per wallet and in total, read from the
+// local database with each wallet's balance as the service reports it now. It shows the text
+// report at 80 columns or as the 48-column receipt, writes it (text and CSV) to the exports
+// directory and sends it to the profile's print_command.
+type closeOverlay struct {
+	closer
+	c             *common
+	day           state.Period
+	width, height int
+	narrow        bool // the 48-column receipt
+	vp            viewport.Model
+
+	seq     uint64
+	loading bool
+	loaded  bool
+	rep     state.CloseReport
+	errText string
+	busy    string // "writing…", "printing…"
+}
+
+// closeMsg is a read of the day's close.
+type closeMsg struct {
+	seq uint64
+	gen uint64
+	rep state.CloseReport
+	err error
+}
+
+// closeDoneMsg reports a write or a print of the report.
+type closeDoneMsg struct {
+	text string
+	err  error
+}
+
+func newCloseOverlay(c *common, day state.Period) *closeOverlay {
+	o := &closeOverlay{c: c, day: day, vp: viewport.New(0, 0)}
+	return o
+}
+
+func (o *closeOverlay) layer() layer { return layerBody }
+
+func (o *closeOverlay) setSize(w, h int) {
+	o.width, o.height = w, h
+	o.vp.Width, o.vp.Height = w, max(h-2, 1)
+	o.render()
+}
+
+func (o *closeOverlay) focus() tea.Cmd {
+	if o.loaded || o.loading {
+		return nil
+	}
+	return o.load()
+}
+
+func (o *closeOverlay) blur() {}
+
+// ShortHelp lists the keys the footer shows.
+func (o *closeOverlay) ShortHelp() []key.Binding {
+	tr := o.c.tr
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("w"), key.WithHelp("w", tr.T("write files"))),
+		key.NewBinding(key.WithKeys("p"), key.WithHelp("p", tr.T("print"))),
+		key.NewBinding(key.WithKeys("t"), key.WithHelp("t", tr.T("80 / 48 columns"))),
+		o.c.keys.Back,
+	}
+}
+
+// FullHelp lists the overlay's keys for the help screen.
+func (o *closeOverlay) FullHelp() [][]key.Binding {
+	k := o.c.keys
+	return [][]key.Binding{append(o.ShortHelp(), k.Up, k.Down, k.PageUp, k.PageDown, k.Refresh)}
+}
+
+// wallets are the wallets the close lists even without figures: the active one, and the
+// account's sub-accounts when the wallets view loaded them.
+func (o *closeOverlay) wallets() []string {
+	ws := []string{api.WalletPrincipal}
+	if o.c.app.wallet != api.WalletPrincipal {
+		ws = append(ws, o.c.app.wallet)
+	}
+	for _, s := range o.c.app.subAccounts {
+		if s.Reference != "" && s.Reference != o.c.app.wallet {
+			ws = append(ws, s.Reference)
+		}
+	}
+	return ws
+}
+
+// load reads the close (figures and balances) in a command.
+func (o *closeOverlay) load() tea.Cmd {
+	sess := o.c.app.sess
+	if sess == nil || sess.Store == nil {
+		o.errText = o.c.tr.T("This session has no local store.")
+		return nil
+	}
+	o.seq++
+	o.loading = true
+	fee, hasFee := feeEstimate(o.c)
+	q := state.CloseQuery{Day: o.day, Wallets: o.wallets(), Fee: fee, HasFee: hasFee}
+	seq, gen, store := o.seq, o.c.app.gen, sess.Store
+	var acct workflow.AccountReader
+	if sess.Client != nil {
+		acct = sess.Client
+	}
+	return o.c.app.withTimeout(closeTimeout, func(ctx context.Context) tea.Msg {
+		rep, err := workflow.CloseDay(ctx, store, acct, q)
+		return closeMsg{seq: seq, gen: gen, rep: rep, err: err}
+	})
+}
+
+// text is the report as it is shown, written and printed.
+func (o *closeOverlay) text(width int) string {
+	return report.Text(o.rep, report.Options{Width: width, Lang: string(o.c.tr.lang), Loc: o.c.loc})
+}
+
+func (o *closeOverlay) render() {
+	if !o.loaded {
+		return
+	}
+	w := 80
+	if o.narrow {
+		w = 48
+	}
+	o.vp.SetContent(o.text(w))
+}
+
+func (o *closeOverlay) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case closeMsg:
+		if msg.seq != o.seq || msg.gen != o.c.app.gen {
+			return nil
+		}
+		o.loading = false
+		if msg.err != nil {
+			o.errText = o.c.tr.F("Could not make the day's close: %v", msg.err)
+			return nil
+		}
+		o.loaded, o.rep, o.errText = true, msg.rep, ""
+		if o.rep.Profile == "" && o.c.app.sess != nil {
+			o.rep.Profile = o.c.app.sess.Profile
+		}
+		o.render()
+		o.vp.GotoTop()
+	case closeDoneMsg:
+		o.busy = ""
+		if msg.err != nil {
+			return func() tea.Msg {
+				return statusMsg{text: msg.text + ": " + msg.err.Error(), kind: statusError, owner: closeOwner}
+			}
+		}
+		return func() tea.Msg { return statusMsg{text: msg.text, kind: statusOK, owner: closeOwner} }
+	case tea.KeyMsg:
+		return o.key(msg)
+	}
+	return nil
+}
+
+func (o *closeOverlay) key(km tea.KeyMsg) tea.Cmd {
+	k := o.c.keys
+	switch {
+	case key.Matches(km, k.Back), key.Matches(km, k.Quit):
+		o.close()
+		return nil
+	case key.Matches(km, k.Refresh):
+		return o.load()
+	case key.Matches(km, k.Top):
+		o.vp.GotoTop()
+		return nil
+	case key.Matches(km, k.Bottom):
+		o.vp.GotoBottom()
+		return nil
+	}
+	if !o.loaded || o.busy != "" {
+		var cmd tea.Cmd
+		o.vp, cmd = o.vp.Update(km)
+		return cmd
+	}
+	switch km.String() {
+	case "t":
+		o.narrow = !o.narrow
+		o.render()
+		return nil
+	case "w":
+		return o.write()
+	case "p":
+		return o.print()
+	}
+	var cmd tea.Cmd
+	o.vp, cmd = o.vp.Update(km)
+	return cmd
+}
+
+// write puts the report in the exports directory: the 80-column text, the 48-column receipt
+// and the CSV (in the profile's export dialect).
+func (o *closeOverlay) write() tea.Cmd {
+	tr := o.c.tr
+	dir := o.c.export.Dir
+	if dir == "" {
+		return func() tea.Msg {
+			return statusMsg{text: tr.T("Nowhere to write the report: set XDG_DATA_HOME or HOME."), kind: statusError, owner: closeOwner}
+		}
+	}
+	profile := ""
+	if o.c.app.sess != nil {
+		profile = o.c.app.sess.Profile
+	}
+	format := export.BR
+	if o.c.export.Format != nil {
+		if f := o.c.export.Format(profile); f != "" {
+			format = f
+		}
+	}
+	base := strings.TrimSuffix(export.FileName(profile, o.day.From.In(o.c.loc), format), ".csv")
+	base = strings.Replace(base, "-"+o.day.From.In(o.c.loc).Format("20060102"), "-close-"+o.day.From.In(o.c.loc).Format("20060102"), 1)
+	wide, narrow, rep := o.text(80), o.text(48), o.rep
+	o.busy = tr.T("writing…")
+	return o.c.app.withTimeout(closeTimeout, func(ctx context.Context) tea.Msg {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return closeDoneMsg{text: tr.T("Could not write the report"), err: err}
+		}
+		files := []struct {
+			name string
+			fill func(w *bytes.Buffer) error
+		}{
+			{base + ".txt", func(b *bytes.Buffer) error { b.WriteString(wide); return nil }},
+			{base + "-48.txt", func(b *bytes.Buffer) error { b.WriteString(narrow); return nil }},
+			{base + ".csv", func(b *bytes.Buffer) error { return report.CSV(b, rep, format == export.BR) }},
+		}
+		for _, f := range files {
+			var b bytes.Buffer
+			if err := f.fill(&b); err != nil {
+				return closeDoneMsg{text: tr.T("Could not write the report"), err: err}
+			}
+			if err := export.WriteAtomic(filepath.Join(dir, f.name), func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
+				return closeDoneMsg{text: tr.T("Could not write the report"), err: err}
+			}
+		}
+		return closeDoneMsg{text: tr.F("Day's close written to %s (.txt, -48.txt, .csv)", filepath.Join(dir, base))}
+	})
+}
+
+// print sends the 48-column receipt to the profile's print_command.
+func (o *closeOverlay) print() tea.Cmd {
+	tr := o.c.tr
+	var argv []string
+	if o.c.app.sess != nil {
+		argv = o.c.app.sess.PrintCommand
+	}
+	if len(argv) == 0 {
+		return func() tea.Msg {
+			return statusMsg{text: tr.T("No print_command in this profile: add one to the config (e.g. print_command = [\"lp\"]) or press w to write the files."), kind: statusWarn, owner: closeOwner}
+		}
+	}
+	text := []byte(o.text(48))
+	o.busy = tr.T("printing…")
+	return o.c.app.withTimeout(printTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
+		if err := workflow.PrintReport(ctx, argv, text, printTimeout); err != nil {
+			return closeDoneMsg{text: tr.T("Printing failed"), err: err}
+		}
+		return closeDoneMsg{text: tr.F("Day's close sent to %s", argv[0])}
+	})
+}
+
+func (o *closeOverlay) view() string {
+	st, tr := o.c.st, o.c.tr
+	w := o.width
+	title := tr.F("Day's close · %s", o.day.From.In(o.c.loc).Format("02/01/2006"))
+	var right string
+	switch {
+	case o.busy != "":
+		right = st.Muted.Render(o.busy)
+	case o.loading:
+		right = st.Muted.Render(tr.T("reading figures and balances…"))
+	case o.loaded && o.rep.Partial:
+		right = st.Warn.Render(tr.T("the day has not ended"))
+	}
+	if o.loaded && !o.vp.AtBottom() {
+		right += st.Muted.Render(fmt.Sprintf(" · %.0f%% ↓", o.vp.ScrollPercent()*100))
+	}
+	lines := []string{spread(st.Brand.Render(title), right, w)}
+	switch {
+	case o.errText != "":
+		lines = append(lines, wrapLines(o.errText, w, 3)...)
+		lines = append(lines, st.Muted.Render(tr.T("r tries again · esc closes")))
+		return fitLines(lines, o.height)
+	case !o.loaded:
+		lines = append(lines, st.Muted.Render(tr.T("Reading the day's figures and each wallet's balance…")))
+		return fitLines(lines, o.height)
+	}
+	lines = append(lines, o.vp.View())
+	return fitLines(strings.Split(strings.Join(lines, "\n"), "\n"), o.height)
+}

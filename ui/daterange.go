@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"pixdash/state"
+)
+
+// maxRangeDays is the longest custom period the day view draws.
+const maxRangeDays = 366
+
+// rangeForm asks for a custom period of the day view: first and last day, both included.
+type rangeForm struct {
+	closer
+	c             *common
+	from, to      textinput.Model
+	field         int // 0 from, 1 to
+	errs          [2]string
+	width, height int
+}
+
+func newRangeForm(c *common, p state.Period) *rangeForm {
+	mk := func(t time.Time) textinput.Model {
+		ti := textinput.New()
+		ti.Prompt = ""
+		ti.Placeholder = "dd/mm/aaaa"
+		ti.CharLimit = 10
+		ti.Width = 11
+		ti.SetValue(t.In(c.loc).Format("02/01/2006"))
+		return ti
+	}
+	f := &rangeForm{c: c, from: mk(p.From), to: mk(p.To.Add(-time.Millisecond))}
+	f.from.Focus()
+	return f
+}
+
+func (f *rangeForm) layer() layer       { return layerFloat }
+func (f *rangeForm) setSize(w, h int)   { f.width, f.height = w, h }
+func (f *rangeForm) focus() tea.Cmd     { return textinput.Blink }
+func (f *rangeForm) blur()              {}
+func (f *rangeForm) capturesText() bool { return true }
+
+// ShortHelp lists the form's keys.
+func (f *rangeForm) ShortHelp() []key.Binding {
+	k := f.c.keys
+	return []key.Binding{k.NextField, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", f.c.tr.T("apply"))), k.Back}
+}
+
+// FullHelp lists the form's keys for the help screen.
+func (f *rangeForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
+
+func (f *rangeForm) update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	switch km.String() {
+	case "esc":
+		f.close()
+		return nil
+	case "tab", "shift+tab", "up", "down":
+		f.field = 1 - f.field
+		if f.field == 0 {
+			f.to.Blur()
+			return f.from.Focus()
+		}
+		f.from.Blur()
+		return f.to.Focus()
+	case "enter":
+		p, ok := f.parse()
+		if !ok {
+			return nil
+		}
+		f.close()
+		return func() tea.Msg { return dayPeriodMsg{days: p.DayCount(f.c.loc), custom: &p} }
+	}
+	var cmd tea.Cmd
+	if f.field == 0 {
+		f.from, cmd = f.from.Update(km)
+	} else {
+		f.to, cmd = f.to.Update(km)
+	}
+	f.errs = [2]string{}
+	return cmd
+}
+
+// parse checks both days; each wrong field gets its message and nothing is applied.
+func (f *rangeForm) parse() (state.Period, bool) {
+	tr, loc := f.c.tr, f.c.loc
+	day := func(s string) (time.Time, string) {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return time.Time{}, tr.T("a day is needed, as dd/mm/yyyy")
+		}
+		t, err := time.ParseInLocation("02/01/2006", s, loc)
+		if err != nil {
+			return time.Time{}, tr.T("not a day: write it as dd/mm/yyyy, e.g. 24/11/2026")
+		}
+		return t, ""
+	}
+	from, e0 := day(f.from.Value())
+	to, e1 := day(f.to.Value())
+	f.errs = [2]string{e0, e1}
+	if e0 != "" || e1 != "" {
+		return state.Period{}, false
+	}
+	if to.Before(from) {
+		f.errs[1] = tr.T("the last day comes before the first")
+		return state.Period{}, false
+	}
+	p := state.Period{From: from, To: time.Date(to.Year(), to.Month(), to.Day()+1, 0, 0, 0, 0, loc)}
+	if p.DayCount(loc) > maxRangeDays {
+		f.errs[1] = tr.F("at most %d days", maxRangeDays)
+		return state.Period{}, false
+	}
+	return p, true
+}
+
+func (f *rangeForm) view() string {
+	st, tr := f.c.st, f.c.tr
+	var b strings.Builder
+	b.WriteString(st.Brand.Render(tr.T("Custom period")) + "\n\n")
+	row := func(label string, in textinput.Model, err string) {
+		b.WriteString(st.FieldLabel.Render(padRight(label, 12)) + in.View() + "\n")
+		if err != "" {
+			b.WriteString(spaces(12) + st.FieldErr.Render(err) + "\n")
+		}
+	}
+	row(tr.T("First day"), f.from, f.errs[0])
+	row(tr.T("Last day"), f.to, f.errs[1])
+	b.WriteString("\n" + st.Muted.Render(tr.T("both days included · enter applies · esc closes")))
+	return lipgloss.Place(f.width, f.height, lipgloss.Center, lipgloss.Center, st.Overlay.Render(b.String()))
+}

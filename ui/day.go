@@ -1,0 +1,588 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// dayReadTimeout bounds a read of the day's figures from the local database.
+const dayReadTimeout = 10 * time.Second
+
+// dayRefreshEvery is how often the day view reads again while on screen with nothing changing:
+// "now" moves (the comparison's cut, the day's end).
+const dayRefreshEvery = time.Minute
+
+// dayView is the merchant's day: what was received in a period (gross, fees, net), the counts
+// by state, the average ticket, the comparison with the span before, a revenue chart and, for
+// all wallets, a totals table per wallet. The figures are the local database's: the charges
+// this profile knows (created here or reported by the service).
+type dayView struct {
+	asker // the period picker, the custom range and the close report
+	c     *common
+
+	width, height int
+
+	// The period: days (1, 7 or 30) ending back periods before today, or custom when set.
+	days   int
+	back   int
+	custom *state.Period
+	// sideBySide draws the wallets' bars next to each other instead of stacked.
+	sideBySide bool
+
+	seq     uint64 // numbers reads; a reply for an older one is dropped
+	loading bool
+	again   bool // the store changed during a read: read once more after it
+	loaded  bool
+	report  state.DayReport
+	shownAt time.Time // when the shown figures were read
+	errText string
+
+	chart     string // the chart drawn for the report and size (see redraw)
+	ticking   bool
+	tickSeq   uint64
+	focused   bool
+	keysShort []key.Binding
+}
+
+// dayMsg is a read of the day's figures.
+type dayMsg struct {
+	tag    tag
+	seq    uint64
+	all    bool
+	report state.DayReport
+	err    error
+	at     time.Time
+}
+
+func (dayMsg) replyTo() viewID { return viewDay }
+
+// dayTickMsg re-reads the figures once a minute while the view is on screen.
+type dayTickMsg struct{ gen, seq uint64 }
+
+func (dayTickMsg) replyTo() viewID { return viewDay }
+
+// dayPeriodMsg is the period chosen in the picker or the custom range form.
+type dayPeriodMsg struct {
+	days   int
+	back   int
+	custom *state.Period
+	ask    bool // open the custom range form
+}
+
+func (dayPeriodMsg) replyTo() viewID { return viewDay }
+
+func newDayView(c *common) *dayView {
+	return &dayView{c: c, days: 1}
+}
+
+// title names the view in the tab strip.
+func (v *dayView) title() string { return v.c.tr.T("Sales") }
+
+func (v *dayView) capturesText() bool { return false }
+
+func (v *dayView) setSize(w, h int) {
+	v.width, v.height = w, h
+	v.redraw()
+}
+
+func (v *dayView) focus() tea.Cmd {
+	v.focused = true
+	cmds := []tea.Cmd{v.load()}
+	if !v.ticking {
+		cmds = append(cmds, v.scheduleTick())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (v *dayView) blur() { v.focused = false }
+
+// period is the span the view shows.
+func (v *dayView) period() state.Period {
+	if v.custom != nil {
+		return *v.custom
+	}
+	anchor := v.c.now().In(v.c.loc).AddDate(0, 0, -v.back*v.days)
+	return state.Days(anchor, v.days, v.c.loc)
+}
+
+// fee is the fee per payment used where the service reported none: the profile's pix_fee, else
+// the fee learned from a refusal.
+func feeEstimate(c *common) (api.Money, bool) {
+	s := c.app.sess
+	if s == nil {
+		return 0, false
+	}
+	if s.HasPixFee {
+		return s.PixFee, true
+	}
+	if s.Store != nil {
+		if lf, ok := s.Store.LearnedFee(); ok {
+			return lf.Fee, true
+		}
+	}
+	return 0, false
+}
+
+// scopeWallet is the wallet the figures keep: the active one, or "" for all.
+func scopeWallet(c *common) string {
+	if c.app.allWallets {
+		return ""
+	}
+	return c.app.wallet
+}
+
+// load reads the figures of the period; a read in flight is followed by one more.
+func (v *dayView) load() tea.Cmd {
+	if v.c.app.sess == nil || v.c.app.sess.Store == nil {
+		return nil
+	}
+	if v.loading {
+		v.again = true
+		return nil
+	}
+	v.seq++
+	v.loading, v.again = true, false
+	fee, hasFee := feeEstimate(v.c)
+	q := state.DayQuery{Period: v.period(), Wallet: scopeWallet(v.c), Now: v.c.now(), Fee: fee, HasFee: hasFee}
+	t, seq, all, store, now := v.c.app.tag(), v.seq, v.c.app.allWallets, v.c.app.sess.Store, v.c.now
+	return v.c.app.withTimeout(dayReadTimeout, func(ctx context.Context) tea.Msg {
+		r, err := store.DayReport(ctx, q)
+		return dayMsg{tag: t, seq: seq, all: all, report: r, err: err, at: now()}
+	})
+}
+
+func (v *dayView) scheduleTick() tea.Cmd {
+	v.tickSeq++
+	v.ticking = true
+	gen, seq := v.c.app.gen, v.tickSeq
+	return tea.Tick(dayRefreshEvery, func(time.Time) tea.Msg { return dayTickMsg{gen: gen, seq: seq} })
+}
+
+// ShortHelp lists the keys the footer shows.
+func (v *dayView) ShortHelp() []key.Binding {
+	k := v.c.keys
+	return []key.Binding{k.Period, k.PrevPeriod, k.Scope, k.CloseDay}
+}
+
+// FullHelp lists the view's keys for the help screen.
+func (v *dayView) FullHelp() [][]key.Binding {
+	k := v.c.keys
+	return [][]key.Binding{{k.Period, k.PrevPeriod, k.NextPeriod, k.Scope, k.Bars, k.CloseDay, k.Refresh}}
+}
+
+func (v *dayView) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return v.key(msg)
+	case dayMsg:
+		return v.onReport(msg)
+	case dayTickMsg:
+		if msg.gen != v.c.app.gen || msg.seq != v.tickSeq || !v.ticking {
+			return nil
+		}
+		if !v.focused {
+			v.ticking = false
+			return nil
+		}
+		return tea.Batch(v.load(), v.scheduleTick())
+	case dayPeriodMsg:
+		if msg.ask {
+			v.ask(newRangeForm(v.c, v.period()))
+			return nil
+		}
+		v.days, v.back, v.custom = max(msg.days, 1), msg.back, msg.custom
+		return v.reload()
+	case storeChangedMsg:
+		return v.load()
+	case walletChangedMsg, scopeChangedMsg:
+		return v.reload()
+	}
+	return nil
+}
+
+// reload drops the figures shown (another period, scope or wallet) and reads.
+func (v *dayView) reload() tea.Cmd {
+	v.loaded, v.errText = false, ""
+	v.seq++ // a read in flight is for what was shown before
+	v.loading = false
+	return v.load()
+}
+
+func (v *dayView) key(km tea.KeyMsg) tea.Cmd {
+	k := v.c.keys
+	switch {
+	case key.Matches(km, k.Period):
+		v.ask(newPeriodPicker(v.c, v.days, v.back, v.custom != nil))
+	case key.Matches(km, k.PrevPeriod):
+		v.shift(1)
+		return v.reload()
+	case key.Matches(km, k.NextPeriod):
+		if v.custom == nil && v.back == 0 {
+			return nil
+		}
+		v.shift(-1)
+		return v.reload()
+	case key.Matches(km, k.Scope):
+		return toggleScope(v.c)
+	case key.Matches(km, k.Bars):
+		v.sideBySide = !v.sideBySide
+		v.redraw()
+	case key.Matches(km, k.Refresh):
+		return v.load()
+	case key.Matches(km, k.CloseDay):
+		v.ask(newCloseOverlay(v.c, v.closeDay()))
+		return nil
+	}
+	return nil
+}
+
+// closeDay is the day the close report is for: the period's day when it is one day, else today.
+func (v *dayView) closeDay() state.Period {
+	p := v.period()
+	if p.DayCount(v.c.loc) == 1 {
+		return p
+	}
+	return state.Days(v.c.now(), 1, v.c.loc)
+}
+
+// shift moves the period n spans back (negative: forward); a custom range moves by its length.
+func (v *dayView) shift(n int) {
+	if v.custom != nil {
+		days := v.custom.DayCount(v.c.loc)
+		p := state.Period{From: v.custom.From.AddDate(0, 0, -n*days), To: v.custom.To.AddDate(0, 0, -n*days)}
+		v.custom = &p
+		return
+	}
+	v.back = max(v.back+n, 0)
+}
+
+// scopeChangedMsg tells the views the scope went from the active wallet to all wallets or back.
+type scopeChangedMsg struct{}
+
+// toggleScope switches the charges list and the day view between the active wallet and all
+// wallets; writes still go to the active wallet.
+func toggleScope(c *common) tea.Cmd {
+	c.app.allWallets = !c.app.allWallets
+	return func() tea.Msg { return scopeChangedMsg{} }
+}
+
+func (v *dayView) onReport(msg dayMsg) tea.Cmd {
+	if v.c.app.stale(msg.tag) || msg.seq != v.seq {
+		return nil
+	}
+	v.loading = false
+	var cmd tea.Cmd
+	if v.again {
+		cmd = v.load()
+	}
+	if msg.err != nil {
+		v.errText = v.c.tr.F("Could not read the figures: %v", msg.err)
+		return cmd
+	}
+	v.errText = ""
+	v.loaded, v.report, v.shownAt = true, msg.report, msg.at
+	v.redraw()
+	return cmd
+}
+
+// dayFrame is how the body is shared between the summary, the chart and the wallets table.
+type dayFrame struct {
+	summary []string
+	table   []string
+	chartH  int
+}
+
+// frame lays the view out at its size; the chart gets what the text leaves.
+func (v *dayView) frame() dayFrame {
+	f := dayFrame{summary: v.summaryLines(v.width)}
+	if v.c.app.allWallets && len(v.report.Wallets) > 0 {
+		f.table = v.tableLines(v.width)
+	}
+	left := v.height - 1 - len(f.summary) - len(f.table)
+	if len(f.table) > 0 {
+		left-- // a blank line before the table
+	}
+	if left < 5 && len(f.table) > 0 {
+		// Too short for both: the table goes first, the chart keeps its room.
+		left += len(f.table) + 1
+		f.table = nil
+	}
+	f.chartH = min(left, 16)
+	if f.chartH < 4 {
+		f.chartH = 0
+	}
+	return f
+}
+
+// redraw draws the chart for the report and size (in update, so view only joins strings).
+func (v *dayView) redraw() {
+	v.chart = ""
+	if !v.loaded || v.width <= 0 {
+		return
+	}
+	f := v.frame()
+	if f.chartH == 0 {
+		return
+	}
+	v.chart = revenueChart(v.report, chartOptions{
+		Width: v.width, Height: f.chartH, SideBySide: v.sideBySide,
+		Color: lipgloss.ColorProfile() != termenv.Ascii, ASCII: v.c.ascii,
+		Loc: v.c.loc, Money: compactMoney,
+	})
+}
+
+// compactMoney is an axis label: whole reais with thousands grouped ("R$ 1.235").
+func compactMoney(m api.Money) string {
+	r := (m + 50) / 100 * 100
+	s := r.BRL()
+	return strings.TrimSuffix(s, ",00")
+}
+
+// periodLabel names the period: "Today · 24/11/2026", "Last 7 days · 18/11–24/11/2026"…
+func (v *dayView) periodLabel() string {
+	tr, loc := v.c.tr, v.c.loc
+	p := v.period()
+	from, to := p.From.In(loc), p.To.Add(-time.Millisecond).In(loc)
+	span := from.Format("02/01") + "–" + to.Format("02/01/2006")
+	switch {
+	case v.custom != nil:
+		return tr.T("Custom") + " · " + span
+	case v.days == 1 && v.back == 0:
+		return tr.T("Today") + " · " + from.Format("02/01/2006")
+	case v.days == 1 && v.back == 1:
+		return tr.T("Yesterday") + " · " + from.Format("02/01/2006")
+	case v.days == 1:
+		return from.Format("02/01/2006")
+	case v.back == 0:
+		return tr.F("Last %d days", v.days) + " · " + span
+	}
+	return tr.F("%d days", v.days) + " · " + span
+}
+
+// comparisonLabel says what the figures are compared with.
+func (v *dayView) comparisonLabel() string {
+	tr := v.c.tr
+	p := v.period()
+	now := v.c.now()
+	running := now.After(p.From) && now.Before(p.To)
+	days := p.DayCount(v.c.loc)
+	switch {
+	case days == 1 && running:
+		return tr.F("vs yesterday until %s", now.In(v.c.loc).Format("15:04"))
+	case days == 1:
+		return tr.T("vs the day before")
+	case running:
+		return tr.F("vs the %d days before, until the same time", days)
+	}
+	return tr.F("vs the %d days before", days)
+}
+
+// change is "+12%" / "−5%" between two amounts, or a word when there is nothing to compare with.
+func change(tr catalog, now, before api.Money) string {
+	switch {
+	case before == 0 && now == 0:
+		return tr.T("no change")
+	case before == 0:
+		return tr.T("none before")
+	}
+	pct := float64(now-before) * 100 / float64(before)
+	switch {
+	case pct >= 0.5:
+		return fmt.Sprintf("+%.0f%%", pct)
+	case pct <= -0.5:
+		return fmt.Sprintf("−%.0f%%", -pct)
+	}
+	return "±0%"
+}
+
+// summaryLines are the figures above the chart, wrapped to w.
+func (v *dayView) summaryLines(w int) []string {
+	st, tr := v.c.st, v.c.tr
+	if !v.loaded {
+		return nil
+	}
+	t := v.report.Total
+	sep := st.Muted.Render(" · ")
+	fees := st.Label.Render(tr.T("fees ")) + st.Value.Render(t.Fees.BRL())
+	if t.FeesEstimated > 0 {
+		note := tr.N(t.FeesEstimated, "%d estimated", "%d estimated")
+		if _, ok := feeEstimate(v.c); !ok {
+			note = tr.N(t.FeesEstimated, "%d fee unknown", "%d fees unknown")
+		}
+		fees += st.Warn.Render(" (" + note + ")")
+	}
+	received := []string{
+		st.Label.Render(tr.T("Received ")) + st.Bold.Render(t.Gross.BRL()),
+		fees,
+		st.Label.Render(tr.T("net ")) + st.OK.Render(t.Net().BRL()),
+	}
+	counts := []string{
+		st.Label.Render(tr.T("payments ")) + st.OK.Render(fmt.Sprint(t.Paid)),
+		st.Label.Render(tr.T("avg ticket ")) + st.Value.Render(t.AverageTicket().BRL()),
+		st.Label.Render(v.comparisonLabel()+": ") + st.Value.Render(v.report.Previous.Gross.BRL()) + " " + st.Bold.Render(change(tr, t.Gross, v.report.Previous.Gross)),
+	}
+	count := func(label string, n int, s state.ChargeState) string {
+		return st.Label.Render(label) + st.stateStyle(s).Render(fmt.Sprint(n))
+	}
+	states := []string{
+		st.Label.Render(tr.T("created ")) + st.Value.Render(fmt.Sprint(t.Created)),
+		count(tr.T("pending "), t.Pending, state.StatePending),
+		count(tr.T("expired "), t.Expired, state.StateExpired),
+		count(tr.T("failed "), t.Failed, state.StateFailed),
+	}
+	if t.Cancelled > 0 {
+		states = append(states, count(tr.T("cancelled "), t.Cancelled, state.StateCancelled))
+	}
+	states = append(states, st.Label.Render(tr.T("refunded "))+st.Warn.Render(fmt.Sprint(t.Refunded))+st.Muted.Render(" ("+t.RefundedAmount.BRL()+")"))
+	var out []string
+	out = append(out, packSegments(received, sep, w, len(received))...)
+	out = append(out, packSegments(counts, sep, w, len(counts))...)
+	out = append(out, packSegments(states, sep, w, len(states))...)
+	return out
+}
+
+// tableLines are the per-wallet totals: a header and one line per wallet, then the total.
+func (v *dayView) tableLines(w int) []string {
+	st, tr := v.c.st, v.c.tr
+	type col struct {
+		title string
+		width int
+		prio  int // dropped first when the line is too narrow: higher
+	}
+	cols := []col{
+		{tr.T("WALLET"), 14, 0}, {tr.T("PAID"), 5, 0}, {tr.T("GROSS"), 14, 0}, {tr.T("FEES"), 11, 3},
+		{tr.T("NET"), 14, 1}, {tr.T("REFUNDED"), 13, 4}, {tr.T("PENDING"), 8, 5}, {tr.T("AVG"), 11, 2},
+	}
+	keep := make([]bool, len(cols))
+	for i := range keep {
+		keep[i] = true
+	}
+	widthOf := func() int {
+		n := 0
+		for i, c := range cols {
+			if keep[i] {
+				n += c.width + 1
+			}
+		}
+		return n
+	}
+	for p := 5; p > 0 && widthOf() > w; p-- {
+		for i, c := range cols {
+			if c.prio == p {
+				keep[i] = false
+			}
+		}
+	}
+	row := func(cells []string, style lipgloss.Style) string {
+		var b strings.Builder
+		for i, c := range cols {
+			if !keep[i] {
+				continue
+			}
+			if i == 0 {
+				b.WriteString(padRight(cells[i], c.width))
+			} else {
+				b.WriteString(" " + padLeft(cells[i], c.width))
+			}
+		}
+		return style.Render(truncateWidth(b.String(), w))
+	}
+	cells := func(t state.Totals, name string) []string {
+		return []string{name, fmt.Sprint(t.Paid), t.Gross.BRL(), t.Fees.BRL(), t.Net().BRL(), t.RefundedAmount.BRL(), fmt.Sprint(t.Pending), t.AverageTicket().BRL()}
+	}
+	titles := make([]string, len(cols))
+	for i, c := range cols {
+		titles[i] = c.title
+	}
+	out := []string{row(titles, st.Label)}
+	for _, t := range v.report.Wallets {
+		name := sanitize(t.Wallet)
+		style := st.Value
+		if t.Wallet == v.c.app.wallet {
+			name = "▸" + name
+			style = st.Bold
+		}
+		out = append(out, row(cells(t, name), style))
+	}
+	if len(v.report.Wallets) > 1 {
+		out = append(out, row(cells(v.report.Total, tr.T("total")), st.Bold))
+	}
+	return out
+}
+
+func (v *dayView) view() string {
+	w, h := v.width, v.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	st, tr := v.c.st, v.c.tr
+	scope := tr.F("wallet %s", sanitize(v.c.app.wallet))
+	if v.c.app.allWallets {
+		scope = tr.T("all wallets")
+	}
+	left := st.Bold.Render(v.periodLabel()) + st.Muted.Render(" · "+scope)
+	var right string
+	switch {
+	case v.loading && !v.loaded:
+		right = st.Muted.Render(tr.T("reading…"))
+	case v.errText != "":
+		right = st.Err.Render(tr.T("not updated"))
+	case v.loaded:
+		right = st.Muted.Render(tr.T("charges known to this profile"))
+	}
+	lines := []string{spread(left, right, w)}
+	if v.errText != "" {
+		lines = append(lines, wrapLines(v.errText, w, 2)...)
+	}
+	if !v.loaded {
+		if v.errText == "" {
+			lines = append(lines, st.Muted.Render(truncateWidth(tr.T("Reading the figures…"), w)))
+		}
+		return fitLines(lines, h)
+	}
+	f := v.frame()
+	lines = append(lines, f.summary...)
+	if v.report.Total.Paid == 0 && v.report.Total.Created == 0 && v.report.Total.Refunded == 0 {
+		lines = append(lines, "", st.Muted.Render(truncateWidth(tr.T("No sales in this period. p picks another, [ goes back."), w)))
+	}
+	if v.chart != "" {
+		lines = append(lines, strings.Split(v.chart, "\n")...)
+	}
+	if len(f.table) > 0 {
+		lines = append(lines, "")
+		lines = append(lines, f.table...)
+	}
+	return fitLines(lines, h)
+}
+
+// newPeriodPicker offers the periods: today, yesterday, 7 and 30 days, a custom range.
+func newPeriodPicker(c *common, days, back int, custom bool) *picker {
+	tr := c.tr
+	items := []pickerItem{
+		{label: tr.T("Today"), value: "1/0", current: !custom && days == 1 && back == 0},
+		{label: tr.T("Yesterday"), value: "1/1", current: !custom && days == 1 && back == 1},
+		{label: tr.T("Last 7 days"), value: "7/0", current: !custom && days == 7 && back == 0},
+		{label: tr.T("Last 30 days"), value: "30/0", current: !custom && days == 30 && back == 0},
+		{label: tr.T("Custom range…"), value: "custom", current: custom},
+	}
+	p := newPicker(c, tr.T("Period"), items, func(val string) tea.Msg {
+		if val == "custom" {
+			return dayPeriodMsg{ask: true}
+		}
+		var d, b int
+		_, _ = fmt.Sscanf(val, "%d/%d", &d, &b)
+		return dayPeriodMsg{days: d, back: b}
+	})
+	p.closeOnChoose = true
+	return p
+}

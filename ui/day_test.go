@@ -1,0 +1,337 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// dayCharges seeds the golden store with a shop's day (goldenNow is 21/11/2026 14:30 UTC):
+// payments in three wallets with and without the service's fee, yesterday's sales before and
+// after 14:30 (only the first counts in the comparison) and a refund received today.
+//
+// Today, by hand: principal 25,00 + 12,50 + 89,90 = 127,40 (3 paid, fees 0,99 + est. + 0,99);
+// loja-sul 150,00 + 40,00 = 190,00 (2 paid, fee 0,99 + est.); loja-norte 60,00 (1 paid, fee
+// 0,99). Total 377,40 in 6 payments; with pix_fee 0,99 the fees are 6 × 0,99 = 5,94 (2 of
+// them estimated), net 371,46, average ticket 62,90. Yesterday until 14:30: 100,00.
+// Refunded today: principal's 25,00.
+func dayCharges(t testing.TB, s *Session) {
+	t.Helper()
+	at := func(h, m int) *time.Time {
+		x := time.Date(2026, 11, 21, h, m, 0, 0, time.UTC)
+		return &x
+	}
+	yday := func(h int) *time.Time {
+		x := time.Date(2026, 11, 20, h, 0, 0, 0, time.UTC)
+		return &x
+	}
+	fee := api.Money(99)
+	paid := func(id, wallet, desc string, amount api.Money, when *time.Time, reported bool) state.Charge {
+		c := state.Charge{ID: id, Wallet: wallet, Amount: amount, Description: desc, Status: api.StatusCompleted,
+			CreatedAt: when.Add(-3 * time.Minute), PaidAt: when, UpdatedAt: *when}
+		if reported {
+			c.Fee = &fee
+		}
+		return c
+	}
+	rows := []state.Charge{
+		paid("day-0001", api.WalletPrincipal, "Café da manhã", 2500, at(9, 10), true),
+		paid("day-0002", api.WalletPrincipal, "Pão de queijo", 1250, at(11, 40), false),
+		paid("day-0003", api.WalletPrincipal, "Bolo de fubá", 8990, at(13, 5), true),
+		paid("day-0004", "loja-sul", "Encomenda", 15000, at(10, 20), true),
+		paid("day-0005", "loja-sul", "Salgados", 4000, at(12, 30), false),
+		paid("day-0006", "loja-norte", "Torta", 6000, at(8, 5), true),
+		paid("day-0007", api.WalletPrincipal, "Ontem cedo", 10000, yday(10), true),
+		paid("day-0008", api.WalletPrincipal, "Ontem tarde", 5000, yday(16), true),
+		{ID: "day-0009", Wallet: api.WalletPrincipal, Amount: 1500, Description: "Pendente", Status: api.StatusPending,
+			CreatedAt: *at(14, 20), ExpiresAt: *at(15, 20), UpdatedAt: *at(14, 20)},
+		{ID: "day-0010", Wallet: "loja-sul", Amount: 700, Description: "Expirou", Status: api.StatusCancelled, Expired: true,
+			CreatedAt: *at(7, 0), ExpiresAt: *at(8, 0), UpdatedAt: *at(8, 0)},
+	}
+	ctx := context.Background()
+	for _, ch := range rows {
+		if _, err := s.Store.UpsertCharge(ctx, ch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev, err := api.DecodeEvent([]byte(`{"event":"refund_completed","eventId":"evt-refund-1","createdAt":"2026-11-21T13:30:00Z",` +
+		`"data":{"id":"ref-1","transactionId":"day-0001","amount":25.00,"netAmount":25.00,"feeAmount":0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Store.ApplyEvent(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	s.PixFee, s.HasPixFee = 99, true
+}
+
+// dayModel is the dashboard on the day view with the seeded day.
+func dayModel(t *testing.T, lang Lang, w, h int) *Model {
+	t.Helper()
+	s := goldenSession(t, api.Sandbox)
+	dayCharges(t, s)
+	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	settle(t, m, m.focusActive())
+	send(t, m, runeKey("6"))
+	return m
+}
+
+func TestDayTotalsOnScreen(t *testing.T) {
+	m := dayModel(t, LangEN, 120, 40)
+	v := m.panes[viewDay].(*dayView)
+	if !v.loaded {
+		t.Fatal("the day view did not read its figures")
+	}
+	// The active wallet (principal): 127,40 in 3 payments, fees 2 × 0,99 reported + 1 estimated.
+	got := v.report.Total
+	if got.Gross != 12740 || got.Paid != 3 || got.Fees != 297 || got.FeesEstimated != 1 || got.Refunded != 1 || got.RefundedAmount != 2500 {
+		t.Fatalf("principal today = %+v", got)
+	}
+	if v.report.Previous.Gross != 10000 {
+		t.Fatalf("yesterday until 14:30 = %v, want R$ 100,00 (the 16:00 sale does not count)", v.report.Previous.Gross)
+	}
+	screen := m.View()
+	for _, want := range []string{"Today · 21/11/2026", "Received R$ 127,40", "fees R$ 2,97 (1 estimated)", "net R$ 124,43",
+		"payments 3", "avg ticket R$ 42,46", "vs yesterday until 14:30: R$ 100,00 +27%", "refunded 1 (R$ 25,00)", "charges known to this profile"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the day view lacks %q:\n%s", want, screen)
+		}
+	}
+
+	// a: every wallet, with the per-wallet table.
+	send(t, m, runeKey("a"))
+	got = v.report.Total
+	if got.Gross != 37740 || got.Paid != 6 || got.Fees != 594 || got.FeesEstimated != 2 || got.AverageTicket() != 6290 {
+		t.Fatalf("all wallets today = %+v", got)
+	}
+	screen = m.View()
+	for _, want := range []string{"all wallets", "Received R$ 377,40", "net R$ 371,46", "WALLET", "loja-norte", "loja-sul", "R$ 190,00", "total"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("all wallets lacks %q:\n%s", want, screen)
+		}
+	}
+	if !strings.Contains(m.status.text, "new charges still go to wallet principal") {
+		t.Errorf("status after a = %q", m.status.text)
+	}
+	// The charges list follows the scope, and a new charge still goes to the active wallet.
+	send(t, m, runeKey("1"))
+	if q := m.charges.query(); q.Wallet != "" {
+		t.Fatalf("charges query in all-wallets scope = %+v", q)
+	}
+	if !strings.Contains(m.View(), "all wallets") {
+		t.Errorf("the charges list does not say it shows all wallets:\n%s", m.View())
+	}
+	send(t, m, runeKey("n"))
+	if f := formOf(m); f == nil || f.wallet != api.WalletPrincipal {
+		t.Fatalf("the new-charge form in all-wallets scope writes to %v, want principal", f)
+	}
+}
+
+func TestDayPeriods(t *testing.T) {
+	m := dayModel(t, LangEN, 120, 40)
+	v := m.panes[viewDay].(*dayView)
+	send(t, m, runeKey("["))
+	if !strings.Contains(m.View(), "Yesterday · 20/11/2026") || v.report.Total.Gross != 15000 {
+		t.Fatalf("[ did not show yesterday (gross %v):\n%s", v.report.Total.Gross, m.View())
+	}
+	send(t, m, runeKey("]"))
+	if !strings.Contains(m.View(), "Today · 21/11/2026") {
+		t.Fatalf("] did not come back to today:\n%s", m.View())
+	}
+	// p, down twice (7 days), enter.
+	send(t, m, runeKey("p"))
+	send(t, m, tea.KeyMsg{Type: tea.KeyDown})
+	send(t, m, tea.KeyMsg{Type: tea.KeyDown})
+	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
+	if v.days != 7 || v.report.Step != 24*time.Hour || len(v.report.Buckets) != 7 {
+		t.Fatalf("7 days: days=%d step=%v buckets=%d", v.days, v.report.Step, len(v.report.Buckets))
+	}
+	if v.report.Total.Gross != 12740+15000 {
+		t.Fatalf("7 days of principal = %v", v.report.Total.Gross)
+	}
+	if !strings.Contains(m.View(), "Last 7 days · 15/11–21/11/2026") {
+		t.Fatalf("7-day label:\n%s", m.View())
+	}
+	// Custom range: a wrong day is named next to its field and nothing changes.
+	send(t, m, runeKey("p"))
+	for range 4 {
+		send(t, m, tea.KeyMsg{Type: tea.KeyDown})
+	}
+	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
+	f, ok := find[*rangeForm](m.overlays)
+	if !ok {
+		t.Fatal("Custom range… did not open the form")
+	}
+	f.from.SetValue("31/02/2026")
+	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
+	if !strings.Contains(m.View(), "not a day: write it as dd/mm/yyyy") || v.custom != nil {
+		t.Fatalf("a wrong day was not refused:\n%s", m.View())
+	}
+	f.from.SetValue("20/11/2026")
+	f.to.SetValue("19/11/2026")
+	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
+	if !strings.Contains(m.View(), "the last day comes before the first") {
+		t.Fatalf("a reversed range was not refused:\n%s", m.View())
+	}
+	f.to.SetValue("21/11/2026")
+	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
+	if v.custom == nil || v.report.Total.Gross != 12740+10000+5000 {
+		t.Fatalf("custom 20–21/11: custom=%v gross=%v", v.custom, v.report.Total.Gross)
+	}
+	if !strings.Contains(m.View(), "Custom · 20/11–21/11/2026") {
+		t.Fatalf("custom label:\n%s", m.View())
+	}
+}
+
+func TestDayStripOnCharges(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	dayCharges(t, s)
+	m := goldenModel(t, s, 80, 24)
+	line := strings.Split(m.View(), "\n")[2]
+	if !strings.Contains(line, "Today R$ 127,40 · payments 3 · net R$ 124,43 · vs yesterday until 14:30 +27%") {
+		t.Fatalf("strip = %q", line)
+	}
+	// A payment arriving moves the strip.
+	now := goldenNow.Add(-time.Minute)
+	if _, err := s.Store.UpsertCharge(context.Background(), state.Charge{ID: "day-0100", Wallet: api.WalletPrincipal, Amount: 1000,
+		Status: api.StatusCompleted, CreatedAt: now, PaidAt: &now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	storeChanged(t, m)
+	if line := strings.Split(m.View(), "\n")[2]; !strings.Contains(line, "Today R$ 137,40 · payments 4") {
+		t.Fatalf("strip after a payment = %q", line)
+	}
+}
+
+func TestDayCloseReport(t *testing.T) {
+	m := dayModel(t, LangEN, 120, 40)
+	dir := t.TempDir()
+	m.c.export.Dir = dir
+	out := filepath.Join(dir, "printed.txt")
+	m.app.sess.PrintCommand = []string{"sh", "-c", "cat > " + out}
+	send(t, m, runeKey("C"))
+	o, ok := find[*closeOverlay](m.overlays)
+	if !ok {
+		t.Fatal("C did not open the day's close")
+	}
+	if !o.loaded {
+		t.Fatalf("the close did not load: %q", o.errText)
+	}
+	screen := m.View()
+	for _, want := range []string{"Day's close · 21/11/2026", "the day has not ended", "Profile: loja-centro", "Wallet: principal", "R$ 127,40"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("close screen lacks %q:\n%s", want, screen)
+		}
+	}
+	var names []string
+	for _, l := range o.rep.Wallets {
+		names = append(names, l.Wallet)
+	}
+	if strings.Join(names, ",") != "principal,loja-norte,loja-sul" || o.rep.Total.Gross != 37740 {
+		t.Errorf("close wallets %v, total gross %v; want every wallet of the day and R$ 377,40", names, o.rep.Total.Gross)
+	}
+	// The service is not reachable in this test: the balance says it was not read.
+	if o.rep.Wallets[0].Balance != nil || o.rep.Wallets[0].BalanceErr == "" {
+		t.Errorf("balance of an unreachable service = %+v / %q", o.rep.Wallets[0].Balance, o.rep.Wallets[0].BalanceErr)
+	}
+	send(t, m, runeKey("t"))
+	for _, l := range strings.Split(o.vp.View(), "\n") {
+		if w := len([]rune(strings.TrimRight(l, " "))); w > 48 {
+			t.Fatalf("receipt line wider than 48: %q", l)
+		}
+	}
+	send(t, m, runeKey("w"))
+	files, _ := filepath.Glob(filepath.Join(dir, "*close-20261121*"))
+	if len(files) != 3 {
+		t.Fatalf("w wrote %v, want the .txt, -48.txt and .csv", files)
+	}
+	if !strings.Contains(m.status.text, "Day's close written to") {
+		t.Errorf("status after w = %q", m.status.text)
+	}
+	send(t, m, runeKey("p"))
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "R$ 377,40") {
+		t.Fatalf("print_command got %q (%v)", b, err)
+	}
+	if !strings.Contains(m.status.text, "Day's close sent to sh") {
+		t.Errorf("status after p = %q", m.status.text)
+	}
+	send(t, m, tea.KeyMsg{Type: tea.KeyEsc})
+	if _, ok := find[*closeOverlay](m.overlays); ok {
+		t.Fatal("esc did not close the report")
+	}
+}
+
+func TestDayCloseWithoutPrintCommand(t *testing.T) {
+	m := dayModel(t, LangEN, 80, 24)
+	send(t, m, runeKey("C"))
+	send(t, m, runeKey("p"))
+	if !strings.Contains(m.status.text, "No print_command in this profile") {
+		t.Fatalf("status = %q", m.status.text)
+	}
+}
+
+func TestGoldenDay(t *testing.T) {
+	cases := []struct {
+		name string
+		lang Lang
+		keys string
+	}{
+		{"today", LangEN, ""},
+		{"today_pt", LangPT, ""},
+		{"all_wallets", LangEN, "a"},
+		{"all_wallets_pt", LangPT, "a"},
+		{"side_by_side", LangEN, "ab"},
+		{"week", LangEN, "p\x1a\x1a\r"},
+	}
+	for _, tc := range cases {
+		for _, size := range goldenSizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
+				m := dayModel(t, tc.lang, size[0], size[1])
+				for _, r := range tc.keys {
+					switch r {
+					case '\x1a':
+						send(t, m, tea.KeyMsg{Type: tea.KeyDown})
+					case '\r':
+						send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
+					default:
+						send(t, m, runeKey(string(r)))
+					}
+				}
+				teatest.RequireEqualOutput(t, []byte(m.View()))
+			})
+		}
+	}
+}
+
+// TestGoldenClose draws the close with balances read (a report as the service answers it).
+func TestGoldenClose(t *testing.T) {
+	for _, lang := range []Lang{LangEN, LangPT} {
+		for _, size := range goldenSizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", lang, size[0], size[1]), func(t *testing.T) {
+				m := dayModel(t, lang, size[0], size[1])
+				send(t, m, runeKey("a"))
+				send(t, m, runeKey("C"))
+				o, _ := find[*closeOverlay](m.overlays)
+				rep := o.rep
+				avail, held, total := api.Money(123456), api.Money(0), api.Money(123456)
+				for _, w := range []string{api.WalletPrincipal, "loja-norte", "loja-sul"} {
+					rep.SetBalance(w, &api.AccountBalance{Available: &avail, Held: &held, Total: &total}, "")
+				}
+				send(t, m, closeMsg{seq: o.seq, gen: m.app.gen, rep: rep})
+				teatest.RequireEqualOutput(t, []byte(m.View()))
+			})
+		}
+	}
+}

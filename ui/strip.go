@@ -1,0 +1,132 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/state"
+)
+
+// todayStrip is the one-line summary of today on the charges view: received, paid, net and the
+// comparison with yesterday until the same time, for the list's scope (the active wallet or all).
+type todayStrip struct {
+	c       *common
+	seq     uint64
+	loading bool
+	again   bool
+	loaded  bool
+	report  state.DayReport
+	errText string
+	// midnight is the day's end a timer is set for (zero: none); at midnight the strip reads again.
+	midnight time.Time
+}
+
+// stripMidnightMsg is the strip's timer at the end of the day it shows.
+type stripMidnightMsg struct{ gen uint64 }
+
+func (stripMidnightMsg) replyTo() viewID { return viewCharges }
+
+// stripMsg is a read of today's figures for the strip.
+type stripMsg struct {
+	tag    tag
+	seq    uint64
+	report state.DayReport
+	err    error
+}
+
+func (stripMsg) replyTo() viewID { return viewCharges }
+
+// load reads today's totals; a read in flight is followed by one more.
+func (s *todayStrip) load() tea.Cmd {
+	if s.c.app.sess == nil || s.c.app.sess.Store == nil {
+		return nil
+	}
+	if s.loading {
+		s.again = true
+		return nil
+	}
+	s.seq++
+	s.loading, s.again = true, false
+	fee, hasFee := feeEstimate(s.c)
+	now := s.c.now()
+	q := state.DayQuery{Period: state.Days(now, 1, s.c.loc), Wallet: scopeWallet(s.c), Now: now, Fee: fee, HasFee: hasFee, NoBuckets: true}
+	t, seq, store := s.c.app.tag(), s.seq, s.c.app.sess.Store
+	return s.c.app.withTimeout(dayReadTimeout, func(ctx context.Context) tea.Msg {
+		r, err := store.DayReport(ctx, q)
+		return stripMsg{tag: t, seq: seq, report: r, err: err}
+	})
+}
+
+// reset drops the figures (another wallet or scope) and reads.
+func (s *todayStrip) reset() tea.Cmd {
+	s.loaded, s.errText = false, ""
+	s.seq++
+	s.loading = false
+	return s.load()
+}
+
+func (s *todayStrip) onMsg(msg stripMsg) tea.Cmd {
+	if s.c.app.stale(msg.tag) || msg.seq != s.seq {
+		return nil
+	}
+	s.loading = false
+	var cmd tea.Cmd
+	if s.again {
+		cmd = s.load()
+	}
+	if msg.err != nil {
+		s.errText = s.c.tr.F("Today's figures could not be read: %v", msg.err)
+		return cmd
+	}
+	s.loaded, s.report, s.errText = true, msg.report, ""
+	if end := msg.report.Query.Period.To; !end.Equal(s.midnight) {
+		s.midnight = end
+		gen := s.c.app.gen
+		cmd = tea.Batch(cmd, tea.Tick(max(end.Sub(s.c.now()), time.Second), func(time.Time) tea.Msg { return stripMidnightMsg{gen: gen} }))
+	}
+	return cmd
+}
+
+// onMidnight reads the new day's figures.
+func (s *todayStrip) onMidnight(msg stripMidnightMsg) tea.Cmd {
+	if msg.gen != s.c.app.gen {
+		return nil
+	}
+	s.midnight = time.Time{}
+	return s.load()
+}
+
+// stale reports whether the figures were read for another day than today.
+func (s *todayStrip) stale(now time.Time) bool {
+	return s.loaded && !now.Before(s.report.Query.Period.To)
+}
+
+// view is the strip at width w.
+func (s *todayStrip) view(w int) string {
+	st, tr := s.c.st, s.c.tr
+	switch {
+	case s.errText != "":
+		return st.Err.Render(truncateWidth(s.errText, w))
+	case !s.loaded, s.stale(s.c.now()):
+		return st.Muted.Render(truncateWidth(tr.T("Today: reading…"), w))
+	}
+	t := s.report.Total
+	sep := st.Muted.Render(" · ")
+	if t.Paid == 0 {
+		line := st.Label.Render(tr.T("Today: no payments yet"))
+		if y := s.report.Previous; y.Paid > 0 {
+			line += sep + st.Label.Render(tr.F("yesterday by %s: ", s.c.now().In(s.c.loc).Format("15:04"))) + st.Value.Render(y.Gross.BRL())
+		}
+		return truncateWidth(line+sep+st.Muted.Render(tr.T("6 for more")), w)
+	}
+	line := st.Label.Render(tr.T("Today ")) + st.Bold.Render(t.Gross.BRL()) + sep +
+		st.Label.Render(tr.T("payments ")) + st.OK.Render(fmt.Sprint(t.Paid)) + sep +
+		st.Label.Render(tr.T("net ")) + st.Value.Render(t.Net().BRL()) + sep +
+		st.Label.Render(tr.F("vs yesterday until %s", s.c.now().In(s.c.loc).Format("15:04"))+" ") +
+		st.Bold.Render(change(tr, t.Gross, s.report.Previous.Gross)) + sep +
+		st.Muted.Render(tr.T("6 for more"))
+	return truncateWidth(line, w)
+}
