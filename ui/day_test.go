@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"pixdash/api"
+	"pixdash/api/sandbox"
 	"pixdash/state"
 )
 
@@ -334,4 +335,62 @@ func TestGoldenClose(t *testing.T) {
 			})
 		}
 	}
+}
+
+// End to end against the emulator: a payment confirmed by the service carries its fee into the
+// day's figures (no estimate for it), and a refund made from the dashboard shows in them.
+func TestFlowDayFollowsPaymentsAndRefunds(t *testing.T) {
+	s, _ := demo(t, DemoOptions{ServerOptions: []sandbox.Option{sandbox.WithWebhookScale(0.05)}})
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("DEMO", "STATUS")
+	today := func() state.Totals {
+		t.Helper()
+		r, err := s.Store.DayReport(context.Background(), state.DayQuery{Period: state.Days(time.Now(), 1, time.Local), Wallet: api.WalletPrincipal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Total
+	}
+	before := today()
+	f.newCharge("77,70", "dia de venda")
+	f.waitFor("Pague com PIX")
+	f.keys("$")
+	f.waitFor("PAGO")
+	f.keys("esc")
+	// The payment_completed is read back; its fee lands on the charge.
+	deadline := time.Now().Add(10 * time.Second)
+	var ch state.Charge
+	for time.Now().Before(deadline) {
+		cs := allCharges(t, s.Store, state.ChargeQuery{Text: "dia de venda"})
+		if len(cs) == 1 && cs[0].Fee != nil {
+			ch = cs[0]
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ch.Fee == nil || *ch.Fee != s.PixFee {
+		t.Fatalf("the confirmed payment's fee = %v, want the service's %v", ch.Fee, s.PixFee)
+	}
+	after := today()
+	if after.Paid != before.Paid+1 || after.Gross != before.Gross+7770 || after.FeesEstimated != before.FeesEstimated {
+		t.Fatalf("today before %+v, after %+v: want one more payment of R$ 77,70 with the service's fee", before, after)
+	}
+	f.keys("6")
+	f.waitFor("Received " + after.Gross.BRL())
+	// Refund it from the list: the day counts it once refund_completed arrives.
+	f.keys("1", "g", "R")
+	f.waitFor("Refund a charge")
+	f.keys("ctrl+s")
+	f.waitFor("Refund R$ 77,70 of charge dia de venda")
+	f.keys("y")
+	f.waitFor("taken by the service (pending)")
+	deadline = time.Now().Add(10 * time.Second)
+	for today().Refunded == before.Refunded && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := today(); got.Refunded != before.Refunded+1 || got.RefundedAmount != before.RefundedAmount+7770 {
+		t.Fatalf("after the refund: %+v (before %+v)", got, before)
+	}
+	f.keys("6")
+	f.waitFor("refunded " + fmt.Sprint(before.Refunded+1))
 }
