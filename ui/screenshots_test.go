@@ -33,6 +33,7 @@ type shotRig struct {
 	clock *sandbox.FakeClock
 	sess  *Session
 	keyN  int
+	lang  Lang // the merchant's language of the next scene ("" for English)
 }
 
 func newShotRig(t *testing.T, o DemoOptions) *shotRig {
@@ -54,8 +55,12 @@ func newShotRig(t *testing.T, o DemoOptions) *shotRig {
 
 // model is a dashboard on the rig's session with the fixed clock and deterministic keys.
 func (r *shotRig) model() *Model {
+	lang := r.lang
+	if lang == "" {
+		lang = LangEN
+	}
 	return New(Options{
-		Session: r.sess, Lang: LangEN, CustomerLang: LangPT, Location: time.UTC,
+		Session: r.sess, Lang: lang, CustomerLang: LangPT, Location: time.UTC,
 		Now:    r.clock.Now,
 		NewKey: func() string { r.keyN++; return fmt.Sprintf("pixdash-screenshot-%04d", r.keyN) },
 		Bell:   func() {}, Clipboard: func(string) {},
@@ -68,6 +73,14 @@ func (r *shotRig) scene(w, h int, steps func(f *flow)) string {
 	return r.sceneModel(w, h, steps).View()
 }
 
+// sceneLang is scene with the merchant's screens in lang.
+func (r *shotRig) sceneLang(w, h int, lang Lang, steps func(f *flow)) string {
+	r.t.Helper()
+	r.lang = lang
+	defer func() { r.lang = "" }()
+	return r.sceneModel(w, h, steps).View()
+}
+
 // sceneModel runs a fresh dashboard, plays steps, quits and returns the final model (to draw
 // one frame in both themes).
 func (r *shotRig) sceneModel(w, h int, steps func(f *flow)) *Model {
@@ -76,7 +89,7 @@ func (r *shotRig) sceneModel(w, h int, steps func(f *flow)) *Model {
 	m := r.model()
 	tm := teatest.NewTestModel(r.t, m, teatest.WithInitialTermSize(w, h))
 	f := &flow{t: r.t, tm: tm, m: m, out: &screenLog{}}
-	f.waitFor(" · wallet ") // the list has read its window ("11 charges · wallet principal")
+	f.waitFor(" · ") // the list has read its window ("11 charges · wallet principal")
 	if steps != nil {
 		steps(f)
 	}
@@ -197,6 +210,42 @@ func TestScreenshots(t *testing.T) {
 		f.waitFor("eventId")
 	}))
 	write("09-help", r.scene(w, h, func(f *flow) { f.keys("?"); f.waitFor("Keys") }))
+	write("12-sales", r.scene(w, h, func(f *flow) {
+		f.keys("6")
+		f.waitFor("Received")
+		f.keys("a")
+		f.waitFor("all wallets", "WALLET")
+	}))
+	write("13-sales-80x24-pt", r.sceneLang(80, 24, LangPT, func(f *flow) {
+		f.keys("6")
+		f.waitFor("Recebido")
+	}))
+	write("14-refund-confirm", r.scene(w, h, func(f *flow) {
+		f.newCharge("45,00", "Torta de frango")
+		f.waitFor("Pague com PIX")
+		f.keys("$")
+		f.waitFor("PAGO")
+		f.keys("esc")
+		f.waitFor("Torta de frango")
+		f.keys("g", "R")
+		f.waitFor("Refund a charge")
+		f.keys("tab", "cliente desistiu", "ctrl+s")
+		f.waitFor("Refund R$ 45,00 of charge Torta de frango")
+	}))
+	write("15-withdrawal-form", r.scene(w, h, func(f *flow) {
+		f.keys("3")
+		f.waitFor("loja-centro", "available") // in colour, labels and figures are separate spans
+		f.keys("s")
+		f.waitFor("Withdraw to a bank", "spendable")
+		f.keys("maria@example.com", "tab", "Maria da Silva", "tab", "52998224725", "tab", "tab", "150,00")
+		f.waitFor("150,00")
+	}))
+	write("16-close", r.scene(w, h, func(f *flow) {
+		f.keys("6", "a", "C")
+		f.waitFor("DAY CLOSE")
+		f.keys("t")                        // the 48-column receipt: only the lines that changed are printed again,
+		time.Sleep(300 * time.Millisecond) // so there is no new text to wait for
+	}))
 
 	// A default 80x24 terminal: the QR the whole height, the amount and the keys beside it.
 	write("11-qr-80x24", r.scene(80, 24, func(f *flow) {
