@@ -205,10 +205,16 @@ func (r *row) date(t time.Time) string {
 }
 
 // fee is the charge's fee, whether it is an estimate, and whether there is one: only a paid
-// charge has a fee. The store keeps no fee reported by the service per charge yet, so the
-// fee is the profile's pix_fee, marked as an estimate, and none when the profile has none.
+// charge has a fee. It is the fee the service reported for the payment (Charge.Fee) when it
+// did, else the profile's pix_fee, marked as an estimate, and none when the profile has none.
 func (r *row) fee() (fee api.Money, estimate, ok bool) {
-	if r.c.State() != state.StatePaid || !r.o.HasPixFee {
+	if r.c.State() != state.StatePaid {
+		return 0, false, false
+	}
+	if r.c.Fee != nil {
+		return *r.c.Fee, false, true
+	}
+	if !r.o.HasPixFee {
 		return 0, false, false
 	}
 	return r.o.PixFee, true, true

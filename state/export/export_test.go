@@ -28,7 +28,7 @@ var day = time.Date(2026, 11, 20, 9, 0, 0, 0, brt)
 
 func at(d time.Duration) time.Time { return day.Add(d) }
 
-func ptr(t time.Time) *time.Time { return &t }
+func ptr[T any](v T) *T { return &v }
 
 // seedCharges are charges with every field an export writes, and the texts that try to break a
 // spreadsheet: separators, quotes, line breaks, formulas, a document.
@@ -39,6 +39,7 @@ func seedCharges() []state.Charge {
 			ExternalReference: "ref-42", Status: api.StatusCompleted, CreatedAt: at(0), ExpiresAt: at(time.Hour),
 			PaidAt: ptr(at(5 * time.Minute)), E2EID: "E12345678202611201205abcdefghijk", PayerName: "João da Silva",
 			PayerDocument: "123.456.789-09", SplitRequested: []api.SplitItem{{SubAccount: "loja-centro", Amount: 1000}, {SubAccount: "loja-sul", Amount: 250}},
+			Fee: ptr(api.Money(150)), // the service reported this payment's fee
 		},
 		{ // pending, formula injection and a line break in outside text
 			ID: "tx_pending_2", Wallet: "loja-centro", Amount: 1, Description: "=HYPERLINK(\"http://evil\",\"x\")\nsecond line",
@@ -198,10 +199,14 @@ func TestRoundTrip(t *testing.T) {
 				if f == BR {
 					net = strings.Replace(net, ",", ".", 1)
 				}
-				if got, _ := api.ParseDecimal(net); got != c.Amount-99 {
-					t.Errorf("%s %s: net %q, want %v", f, c.ID, col(rec, "net"), c.Amount-99)
+				fee, estimated := api.Money(99), true
+				if c.Fee != nil {
+					fee, estimated = *c.Fee, false
 				}
-				if want := map[Format]string{CSV: "yes", BR: "sim"}[f]; col(rec, "fee_estimated") != want {
+				if got, _ := api.ParseDecimal(net); got != c.Amount-fee {
+					t.Errorf("%s %s: net %q, want %v", f, c.ID, col(rec, "net"), c.Amount-fee)
+				}
+				if want := map[bool]map[Format]string{true: {CSV: "yes", BR: "sim"}, false: {CSV: "no", BR: "não"}}[estimated][f]; col(rec, "fee_estimated") != want {
 					t.Errorf("%s %s: fee_estimated %q, want %q", f, c.ID, col(rec, "fee_estimated"), want)
 				}
 			}
