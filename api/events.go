@@ -51,6 +51,10 @@ func (k EventKind) IsPayment() bool {
 	return k == EventPaymentCompleted || k == EventPaymentExpired || k == EventPaymentFailed
 }
 
+// ReadBack reports whether events of kind k are read back against the service before they
+// count: the payments (their charge) and the refunds (their refund line).
+func (k EventKind) ReadBack() bool { return k.IsPayment() || k == EventRefundCompleted }
+
 // IsBalanceBlock reports whether k is about a balance block.
 func (k EventKind) IsBalanceBlock() bool {
 	return k == EventBalanceBlockCreated || k == EventBalanceBlockApproved || k == EventBalanceBlockRejected

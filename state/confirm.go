@@ -68,9 +68,13 @@ type Confirmation struct {
 //     nothing is added.
 //
 // Any other failure (network, 5xx, auth) is returned and the verdict stays unchecked, so the
-// caller can try again. Events that are not about payments are left unchecked.
+// caller can try again. A refund_completed is read back too (see confirmRefund); other events
+// are left unchecked.
 func (s *Store) ConfirmEvent(ctx context.Context, r TransactionReader, e *api.Event) (Confirmation, error) {
 	out := Confirmation{EventID: e.EventID}
+	if e.Kind == api.EventRefundCompleted {
+		return s.confirmRefund(ctx, r, e)
+	}
 	if !e.Kind.IsPayment() {
 		return out, nil
 	}
@@ -133,6 +137,42 @@ func (s *Store) ConfirmEvent(ctx context.Context, r TransactionReader, e *api.Ev
 		out.Before = before
 	}
 	return out, nil
+}
+
+// confirmRefund reads the refund line a refund_completed names (data.id) back from the service
+// in the event's wallet and records the verdict: confirmed when it is a completed refund of the
+// event's amount (the line's amount is negative: it leaves the wallet), disputed when it is
+// not, unknown when the service does not know it. No charge changes: a refunded payment stays
+// completed. The day's figures count confirmed refunds only.
+func (s *Store) confirmRefund(ctx context.Context, r TransactionReader, e *api.Event) (Confirmation, error) {
+	out := Confirmation{EventID: e.EventID}
+	wallet := NormalizeWallet(e.SubAccount)
+	if e.ID == "" {
+		out.Verdict, out.Reason = VerdictUnknown, Reason(ReasonNoTransaction)
+		return out, s.SetEventVerdict(ctx, e.EventID, out.Verdict, out.Reason)
+	}
+	tx, err := r.GetTransaction(ctx, e.ID, api.WithSubAccount(walletHeader(wallet)))
+	switch {
+	case errors.Is(err, api.ErrNotFound):
+		out.Verdict, out.Reason = VerdictUnknown, Reason(ReasonNotFound, e.ID, wallet)
+		return out, s.SetEventVerdict(ctx, e.EventID, out.Verdict, out.Reason)
+	case err != nil:
+		return out, err
+	}
+	amount := tx.Amount
+	if amount < 0 {
+		amount = -amount
+	}
+	out.Verdict = VerdictConfirmed
+	switch {
+	case tx.ID != "" && tx.ID != e.ID, tx.Type != "" && tx.Type != api.TypeRefund:
+		out.Verdict, out.Reason = VerdictDisputed, Reason(ReasonOtherTransaction, tx.ID)
+	case tx.Status != api.StatusCompleted:
+		out.Verdict, out.Reason = VerdictDisputed, Reason(ReasonStatus, string(e.Kind), string(tx.Status))
+	case e.Amount != 0 && amount != e.Amount:
+		out.Verdict, out.Reason = VerdictDisputed, Reason(ReasonAmount, strconv.FormatInt(int64(e.Amount), 10), strconv.FormatInt(int64(amount), 10))
+	}
+	return out, s.SetEventVerdict(ctx, e.EventID, out.Verdict, out.Reason)
 }
 
 // expectedStatus is the transaction status a payment event claims.

@@ -320,3 +320,51 @@ func TestConfirmEventByExternalReference(t *testing.T) {
 	s.Close()
 	check(openT(t, dir, "p"))
 }
+
+// A refund_completed is read back through its refund line (data.id) before the day's figures
+// count it: confirmed only when the service holds a completed refund of the event's amount.
+func TestConfirmRefund(t *testing.T) {
+	line := func(id string, typ api.TxType, status api.TxStatus, amount api.Money) *api.Transaction {
+		return &api.Transaction{ID: id, Type: typ, Status: status, Amount: amount}
+	}
+	for _, tc := range []struct {
+		name   string
+		tx     *api.Transaction // held by the service as principal/ref-1
+		id     string           // the event's data.id
+		want   Verdict
+		reason string
+	}{
+		{"completed refund", line("ref-1", api.TypeRefund, api.StatusCompleted, -2500), "ref-1", VerdictConfirmed, ""},
+		{"still pending", line("ref-1", api.TypeRefund, api.StatusPending, -2500), "ref-1", VerdictDisputed, ReasonStatus},
+		{"another amount", line("ref-1", api.TypeRefund, api.StatusCompleted, -2400), "ref-1", VerdictDisputed, ReasonAmount},
+		{"not a refund", line("ref-1", api.TypePayment, api.StatusCompleted, 2500), "ref-1", VerdictDisputed, ReasonOtherTransaction},
+		{"unknown to the service", nil, "ref-1", VerdictUnknown, ReasonNotFound},
+		{"names no refund line", nil, "", VerdictUnknown, ReasonNoTransaction},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := OpenMemory()
+			defer s.Close()
+			r := &fakeReader{txs: map[string]*api.Transaction{}}
+			if tc.tx != nil {
+				r.txs["principal/ref-1"] = tc.tx
+			}
+			e := &api.Event{EventID: "evt-" + tc.name, Kind: api.EventRefundCompleted, CreatedAt: time.Now(), ID: tc.id,
+				TransactionID: "ch-1", Amount: 2500}
+			c := confirmT(t, s, r, e)
+			if code, _ := ParseReason(c.Reason); c.Verdict != tc.want || code != tc.reason {
+				t.Fatalf("verdict %s (%q), want %s (%s)", c.Verdict, c.Reason, tc.want, tc.reason)
+			}
+			if c.After.ID != "" {
+				t.Errorf("a refund changed a charge: %+v", c.After)
+			}
+			// Only a confirmed refund counts in the day's figures.
+			r2, err := s.DayReport(ctx, DayQuery{Period: Days(time.Now(), 1, time.Local), NoBuckets: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counted := r2.Total.Refunded == 1; counted != (tc.want == VerdictConfirmed) {
+				t.Errorf("refunded today = %d with verdict %s", r2.Total.Refunded, c.Verdict)
+			}
+		})
+	}
+}

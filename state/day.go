@@ -336,7 +336,8 @@ const (
 	createdStatesSQL = `SELECT wallet, state, count(*) FROM charges INDEXED BY charges_created
 		WHERE created_at >= ?1 AND created_at < ?2%s GROUP BY 1, 2`
 	refundLinesSQL = `SELECT wallet, transaction_id, received_at, raw FROM events INDEXED BY events_day
-		WHERE ` + dayEventKinds + ` AND kind = 'refund_completed' AND received_at >= ?1 AND received_at < ?2%s ORDER BY received_at`
+		WHERE ` + dayEventKinds + ` AND kind = 'refund_completed' AND verdict = 'confirmed'
+		AND received_at >= ?1 AND received_at < ?2%s ORDER BY received_at`
 )
 
 // dayStatement fills a statement for period p, kept to one wallet unless wallet is "".
@@ -363,8 +364,9 @@ type RefundLine struct {
 	Fee      api.Money
 }
 
-// refundLines reads the refund_completed events received in p, one per refunded charge (the
-// first wins when the service sent two for one charge).
+// refundLines reads the refund_completed events received in p that the service confirmed (the
+// refund line read back: ConfirmEvent), one per refunded charge (the first wins when the
+// service sent two for one charge).
 func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]RefundLine, error) {
 	sqlText, args := dayStatement(refundLinesSQL, wallet, p)
 	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)

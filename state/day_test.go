@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -172,6 +173,22 @@ func seedDay(t testing.TB) (*Store, *testClock) {
 		{sp(t, 24, 13, 0), refundPayload("evt-ref-p1", "", "ref-p1", "p1", "30.00", "0.30", sp(t, 24, 13, 0))},
 	} {
 		receiveAt(t, s, clk, e.at, e.payload)
+		// The service confirmed each refund line (ConfirmEvent's read-back).
+		var ev struct {
+			EventID string `json:"eventId"`
+		}
+		if err := json.Unmarshal([]byte(e.payload), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetEventVerdict(ctx, ev.EventID, VerdictConfirmed, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A refund not read back yet and one the service disputes count nowhere.
+	receiveAt(t, s, clk, sp(t, 24, 12, 0), refundPayload("evt-ref-unchecked", "", "ref-zz1", "zz1", "11.00", "", sp(t, 24, 12, 0)))
+	receiveAt(t, s, clk, sp(t, 24, 12, 5), refundPayload("evt-ref-disputed", "", "ref-zz2", "zz2", "12.00", "", sp(t, 24, 12, 5)))
+	if err := s.SetEventVerdict(ctx, "evt-ref-disputed", VerdictDisputed, Reason(ReasonStatus, "refund_completed", "pending")); err != nil {
+		t.Fatal(err)
 	}
 	clk.mu.Lock()
 	clk.t = sp(t, 24, 15, 30)

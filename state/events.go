@@ -76,8 +76,8 @@ func (s *Store) insertEventTx(tx *sql.Tx, e *api.Event, receivedAt time.Time) (b
 			return false, err
 		}
 	}
-	payment := 0
-	if e.Kind.IsPayment() {
+	payment := 0 // the column says "read back against the service": payments and refunds
+	if e.Kind.ReadBack() {
 		payment = 1
 	}
 	res, err := tx.Stmt(s.stmts.insertEvent).Exec(e.EventID, string(e.Kind), wallet, txID, receivedAt.UnixMilli(), payment, raw)

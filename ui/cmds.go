@@ -484,7 +484,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	for _, it := range msg.items {
-		if it.ev != nil && it.ev.Kind.IsPayment() {
+		if it.ev != nil && it.ev.Kind.ReadBack() {
 			cmds = append(cmds, m.queueConfirm(it.ev, 0))
 		}
 		cmds = append(cmds, m.notify(it))

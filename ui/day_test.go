@@ -73,6 +73,10 @@ func dayCharges(t testing.TB, s *Session) {
 	if _, err := s.Store.ApplyEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
+	// The service confirmed the refund line (the read-back the dashboard does).
+	if err := s.Store.SetEventVerdict(ctx, "evt-refund-1", state.VerdictConfirmed, ""); err != nil {
+		t.Fatal(err)
+	}
 	s.PixFee, s.HasPixFee = 99, true
 }
 

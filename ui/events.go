@@ -547,7 +547,7 @@ func (v *eventsView) cells(e *state.EventEntry, now time.Time) []cell {
 	verdict := ""
 	switch {
 	case !eventLayoutOf(l).verdict:
-	case e.Verdict != state.VerdictUnchecked || ev.Kind.IsPayment():
+	case e.Verdict != state.VerdictUnchecked || ev.Kind.ReadBack():
 		verdict = sym + " "
 	case !below:
 		verdict = spaces(evVerdictW) // the summaries of the rows start in one column

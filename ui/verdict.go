@@ -62,8 +62,8 @@ func verdictReason(tr catalog, r string) string {
 // verdictLine is the verdict in full, for the event's detail ("" for an event not read back).
 func (v *eventsView) verdictLine(e *state.EventEntry) string {
 	tr := v.c.tr
-	if e.Verdict == state.VerdictUnchecked && (e.Event == nil || !e.Event.Kind.IsPayment()) {
-		return "" // only payment events are read back
+	if e.Verdict == state.VerdictUnchecked && (e.Event == nil || !e.Event.Kind.ReadBack()) {
+		return "" // only payment and refund events are read back
 	}
 	style, sym := v.c.st.status(e.Verdict)
 	var text string
