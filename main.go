@@ -847,8 +847,8 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 	defer store.Close()
 	q := state.CloseQuery{
 		Day: state.Days(dayTime, 1, time.Local),
-		// The config lists no wallets: the profile's own is always reported, the others
-		// when they had figures that day.
+		// The profile's own wallet and, when the service can be asked, every usable
+		// sub-account; any other wallet with figures that day is reported too.
 		Wallets: []string{state.NormalizeWallet(p.SubAccount)},
 		Fee:     p.PixFee, HasFee: p.HasPixFee,
 	}
@@ -865,6 +865,9 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 	}
 	bctx, cancel := context.WithTimeout(ctx, closeBalanceTimeout)
 	defer cancel()
+	if lister, ok := acct.(workflow.SubAccountLister); ok {
+		q.Wallets = workflow.CloseWallets(bctx, lister, q.Wallets)
+	}
 	r, err := workflow.CloseDay(bctx, store, acct, q)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}

@@ -111,7 +111,7 @@ func (o *closeOverlay) wallets() []string {
 		ws = append(ws, o.c.app.wallet)
 	}
 	for _, s := range o.c.app.subAccounts {
-		if s.Reference != "" && s.Reference != o.c.app.wallet {
+		if s.Reference != "" && s.Reference != o.c.app.wallet && s.Status.Usable() {
 			ws = append(ws, s.Reference)
 		}
 	}
@@ -129,12 +129,18 @@ func (o *closeOverlay) load() tea.Cmd {
 	o.loading = true
 	fee, hasFee := feeEstimate(o.c)
 	q := state.CloseQuery{Day: o.day, Wallets: o.wallets(), Fee: fee, HasFee: hasFee}
-	seq, gen, store := o.seq, o.c.app.gen, sess.Store
+	seq, gen, store, client := o.seq, o.c.app.gen, sess.Store, sess.Client
+	listSubs := o.c.app.subAccounts == nil && client != nil
 	var acct workflow.AccountReader
-	if sess.Client != nil {
-		acct = sess.Client
+	if client != nil {
+		acct = client
 	}
 	return o.c.app.withTimeout(closeTimeout, func(ctx context.Context) tea.Msg {
+		if listSubs {
+			// The wallets view has not listed the sub-accounts yet: every usable wallet of the
+			// account belongs in the close, with its balance, even on a day without sales.
+			q.Wallets = workflow.CloseWallets(ctx, client, q.Wallets)
+		}
 		rep, err := workflow.CloseDay(ctx, store, acct, q)
 		return closeMsg{seq: seq, gen: gen, rep: rep, err: err}
 	})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -241,4 +242,29 @@ func clipTail(s string, n int) string {
 	}
 	r := []rune(s)
 	return "…" + string(r[len(r)-n+1:])
+}
+
+// SubAccountLister lists the account's sub-accounts (*api.Client implements it).
+type SubAccountLister interface {
+	ListSubAccounts(ctx context.Context) ([]api.SubAccount, error)
+}
+
+// CloseWallets is base plus every usable sub-account the service lists, in that order and
+// once each: the wallets a close reports even on a day without sales. When the list cannot be
+// read, base is returned as it is (the close still reports every wallet with figures).
+func CloseWallets(ctx context.Context, l SubAccountLister, base []string) []string {
+	out := slices.Clone(base)
+	if l == nil {
+		return out
+	}
+	subs, err := l.ListSubAccounts(ctx)
+	if err != nil {
+		return out
+	}
+	for _, s := range subs {
+		if s.Reference != "" && s.Status.Usable() && !slices.Contains(out, s.Reference) {
+			out = append(out, s.Reference)
+		}
+	}
+	return out
 }

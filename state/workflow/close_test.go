@@ -305,3 +305,35 @@ func TestPrintReportNeedsACommand(t *testing.T) {
 		}
 	}
 }
+
+type fakeLister struct {
+	subs []api.SubAccount
+	err  error
+}
+
+func (f fakeLister) ListSubAccounts(context.Context) ([]api.SubAccount, error) { return f.subs, f.err }
+
+func TestCloseWallets(t *testing.T) {
+	subs := []api.SubAccount{
+		{Reference: "loja-centro", Status: api.SubAccountActive},
+		{Reference: "loja-antiga", Status: api.SubAccountSuspended},
+		{Reference: "principal-dup", Status: api.SubAccountApproved},
+		{Reference: "loja-sul", Status: api.SubAccountApproved},
+	}
+	for _, tc := range []struct {
+		name string
+		l    SubAccountLister
+		base []string
+		want string
+	}{
+		{"every usable sub-account after the base, once", fakeLister{subs: subs}, []string{"principal", "loja-sul"}, "principal,loja-sul,loja-centro,principal-dup"},
+		{"the list cannot be read", fakeLister{err: errors.New("offline")}, []string{"principal"}, "principal"},
+		{"no service", nil, []string{"principal"}, "principal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(CloseWallets(context.Background(), tc.l, tc.base), ","); got != tc.want {
+				t.Fatalf("CloseWallets = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
