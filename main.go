@@ -645,17 +645,9 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 	if o.output == "" {
 		return usageError("--output needs a file name, or - for standard output")
 	}
-	path, _ := config.Locate(o.config, os.Getenv)
-	cfg, err := config.Load(path)
+	_, p, err := loadProfile(o.config, o.profile)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
-	}
-	p, err := chosenProfile(cfg, o.profile)
-	if err != nil {
-		if o.profile != "" {
-			return usageError("--profile: %v", err)
-		}
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	wallet := o.wallet
 	if !o.allWallets && wallet == "" {
@@ -802,17 +794,9 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 			return usageError(`--format must be "csv" or "br"`)
 		}
 	}
-	path, _ := config.Locate(o.config, os.Getenv)
-	cfg, err := config.Load(path)
+	cfg, p, err := loadProfile(o.config, o.profile)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
-	}
-	p, err := chosenProfile(cfg, o.profile)
-	if err != nil {
-		if o.profile != "" {
-			return usageError("--profile: %v", err)
-		}
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	if o.print && len(p.PrintCommand) == 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, workflow.ErrNoPrintCommand)}
@@ -919,4 +903,23 @@ func utf8Locale(getenv func(string) string) bool {
 		}
 	}
 	return true
+}
+
+// loadProfile reads the config file (--config, else the default place) and picks the profile
+// (--profile, else the default); a profile named on the command line that is not there is a
+// usage error.
+func loadProfile(configFlag, profileFlag string) (*config.Config, *config.Profile, error) {
+	path, _ := config.Locate(configFlag, os.Getenv)
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, nil, &exitError{code: exitFailure, err: err}
+	}
+	p, err := chosenProfile(cfg, profileFlag)
+	if err != nil {
+		if profileFlag != "" {
+			return nil, nil, usageError("--profile: %v", err)
+		}
+		return nil, nil, &exitError{code: exitFailure, err: err}
+	}
+	return cfg, p, nil
 }

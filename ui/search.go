@@ -233,7 +233,7 @@ func (o *searchOverlay) rows(w, h int) string {
 		var status string
 		switch {
 		case !m.Checked:
-			status = st.Muted.Render(padRight("… "+tr.T("checking with the service…"), 16))
+			status = st.Muted.Render(padRight("… "+tr.T("checking…"), 16)) // the header says with whom
 		case m.Tx == nil:
 			status = st.Err.Render(padRight("! "+tr.T("not confirmed"), 16))
 		default:

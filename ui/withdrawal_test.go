@@ -168,7 +168,7 @@ func TestFlowWithdrawalOnTheDemo(t *testing.T) {
 	f.keys("5", "tab", "tab")
 	f.tm.Send(tea.KeyMsg{Type: tea.KeyBackspace})
 	f.keys("ctrl+s")
-	f.waitFor("Withdraw R$ 20,00 from the wallet", "m***@example.com", "***.982.247-**")
+	f.waitFor("Withdraw R$ 20,00 from wallet principal", "m***@example.com", "***.982.247-**")
 	f.keys("y")
 	f.waitFor("taken by the service (pending)")
 	f.waitFor("completed.")
@@ -205,5 +205,129 @@ func TestFlowWithdrawalProductionNeedsTheTypedAmount(t *testing.T) {
 	f.waitFor("taken by the service (pending)")
 	if list := withdrawalsOf(t, s, api.WalletPrincipal); len(list) != 1 || !list[0].State.Taken() || list[0].Amount != 150 {
 		t.Fatalf("the typed amount did not send the withdrawal: %+v", list)
+	}
+}
+
+// lostWithdrawal makes a withdrawal on the demo with key through the client, as the form
+// would, then puts its record back to requested with no id: the reply was lost and the
+// session ended before it was saved.
+func lostWithdrawal(t *testing.T, s *Session, key string, amount api.Money) state.Withdrawal {
+	t.Helper()
+	ctx := context.Background()
+	req := &api.CreateWithdrawalRequest{PixKey: "maria@example.com", PixKeyType: api.PixKeyEmail, HolderName: "Maria da Silva",
+		HolderDocument: "52998224725", HolderDocumentType: api.DocumentCPF, Amount: &amount}
+	wd, err := s.Client.CreateWithdrawal(ctx, req, api.WithIdempotencyKey(key))
+	if err != nil || wd.ID == "" {
+		t.Fatalf("the emulator's withdrawal: %+v %v", wd, err)
+	}
+	rec := state.Withdrawal{Key: key, Wallet: api.WalletPrincipal, PixKeyType: req.PixKeyType, PixKey: req.PixKey,
+		HolderName: req.HolderName, HolderDocument: req.HolderDocument, Amount: amount, State: state.WithdrawalRequested, Attempts: 1}
+	if _, err := s.Store.PutWithdrawal(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.ID = wd.ID
+	return rec
+}
+
+// A withdrawal an earlier session left requested, which the service took: at start the
+// dashboard looks it up by its key (nothing is sent again) and says it was taken; the form
+// lists it with the service's state.
+func TestFlowWithdrawalFromAnEarlierSessionWasTaken(t *testing.T) {
+	s, srv := demo(t, DemoOptions{})
+	key := api.NewIdempotencyKey()
+	lost := lostWithdrawal(t, s, key, 2000)
+	charges := srv.ChargeCount()
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("Withdrawal of R$ 20,00 to m***@example.com from an earlier session: taken by the service (")
+	list := withdrawalsOf(t, s, api.WalletPrincipal)
+	if len(list) != 1 || list[0].Key != key || list[0].ID != lost.ID || !list[0].State.Taken() || list[0].Amount != 2000 {
+		t.Fatalf("recorded: %+v, want taken as %s", list, lost.ID)
+	}
+	if srv.ChargeCount() != charges {
+		t.Fatal("the recovery created something")
+	}
+	f.keys("3")
+	f.waitFor("available R$")
+	f.keys("s")
+	f.waitFor("Withdrawals of this wallet", "R$ 20,00", "m***@example.com")
+	f.keys("esc")
+}
+
+// A withdrawal an earlier session left unknown, which the service never saw, older than the
+// window in which an attempt could still land: recorded as never sent, and said so.
+func TestFlowWithdrawalFromAnEarlierSessionNeverSent(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	ctx := context.Background()
+	at := time.Now().Add(-time.Hour)
+	rec := state.Withdrawal{Key: api.NewIdempotencyKey(), Wallet: api.WalletPrincipal, PixKeyType: api.PixKeyEmail, PixKey: "joao@example.com",
+		HolderName: "Joao Souza", HolderDocument: "52998224725", Amount: 1500, State: state.WithdrawalUnknown, RequestedAt: at, UpdatedAt: at}
+	if _, err := s.Store.PutWithdrawal(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("Withdrawal of R$ 15,00 to j***@example.com from an earlier session: never reached the service; nothing left the wallet.")
+	got, _, err := s.Store.WithdrawalByKey(ctx, rec.Key)
+	if err != nil || got.State != state.WithdrawalRefused || !strings.Contains(got.Message, "never reached the service") || got.ID != "" {
+		t.Fatalf("recorded: %+v %v", got, err)
+	}
+	f.keys("3")
+	f.waitFor("available R$")
+	f.keys("s")
+	f.waitFor("Withdrawals of this wallet", "R$ 15,00", "j***@example.com", "refused")
+	f.keys("esc")
+}
+
+// Directly on the model, in pt-BR: a record still inside the window is left as it is and
+// looked up again; once the service holds it, the next look says so. Several are counted.
+func TestRecoverWithdrawalsStatusLine(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	now := time.Now()
+	m := New(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return now }})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	ctx := context.Background()
+	// Recorded a minute ago, no reply, and the service never saw it (yet).
+	early := state.Withdrawal{Key: api.NewIdempotencyKey(), Wallet: api.WalletPrincipal, PixKeyType: api.PixKeyEmail, PixKey: "ana@example.com",
+		Amount: 1200, State: state.WithdrawalRequested, RequestedAt: now.Add(-time.Minute), UpdatedAt: now.Add(-time.Minute)}
+	if _, err := s.Store.PutWithdrawal(ctx, early); err != nil {
+		t.Fatal(err)
+	}
+	run := func() (recoveredMsg, tea.Cmd) {
+		t.Helper()
+		msg, ok := m.recoverSubmissions()().(recoveredMsg)
+		if !ok || msg.withdrawals == nil {
+			t.Fatalf("no withdrawals in %+v", msg)
+		}
+		_, cmd := m.Update(msg)
+		return msg, cmd
+	}
+	msg, cmd := run()
+	if len(msg.withdrawals.Pending) != 1 || cmd == nil || m.status.kind != statusWarn ||
+		m.status.text != "1 saque(s) de uma sessão anterior ainda sem confirmação; consultando de novo." {
+		t.Fatalf("inside the window: %+v, status %q (%d)", msg.withdrawals, m.status.text, m.status.kind)
+	}
+	if got, _, _ := s.Store.WithdrawalByKey(ctx, early.Key); got.State != state.WithdrawalRequested {
+		t.Fatalf("an open record was changed inside the window: %+v", got)
+	}
+	// The request lands (the same key and body the form sent), and the next look finds it.
+	amount := api.Money(1200)
+	if _, err := s.Client.CreateWithdrawal(ctx, &api.CreateWithdrawalRequest{PixKey: "ana@example.com", PixKeyType: api.PixKeyEmail,
+		HolderName: "Ana Lima", HolderDocument: "52998224725", HolderDocumentType: api.DocumentCPF, Amount: &amount},
+		api.WithIdempotencyKey(early.Key)); err != nil {
+		t.Fatal(err)
+	}
+	msg, _ = run()
+	if len(msg.withdrawals.Taken) != 1 || !strings.HasPrefix(m.status.text, "Saque de R$ 12,00 para a***@example.com de uma sessão anterior: aceito pelo serviço (") {
+		t.Fatalf("after landing: %+v, status %q", msg.withdrawals, m.status.text)
+	}
+	// Two at once, one taken and one never sent: counted.
+	lostWithdrawal(t, s, api.NewIdempotencyKey(), 1000)
+	old := now.Add(-time.Hour)
+	if _, err := s.Store.PutWithdrawal(ctx, state.Withdrawal{Key: api.NewIdempotencyKey(), Wallet: api.WalletPrincipal, PixKeyType: api.PixKeyEmail,
+		PixKey: "bia@example.com", Amount: 900, State: state.WithdrawalUnknown, RequestedAt: old, UpdatedAt: old}); err != nil {
+		t.Fatal(err)
+	}
+	run()
+	if want := "1 saque(s) de uma sessão anterior aceito(s) pelo serviço. 1 saque(s) de uma sessão anterior não chegaram ao serviço; nada saiu da carteira."; m.status.text != want || m.status.kind != statusWarn {
+		t.Fatalf("status %q (%d), want %q", m.status.text, m.status.kind, want)
 	}
 }

@@ -1,0 +1,303 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// Golden views of two overlays: the search "the customer says they paid" (S) and the
+// withdrawal form (s in the wallets view), at both golden sizes, in English and Portuguese.
+// The golden session's client is dead: every service reply (the search's read-back, the
+// wallets and their balances) is sent to the model as its reply message, and the store reads
+// the overlays make (the search itself, the wallet's withdrawals) are run and handed back.
+
+// goldenKey is the Idempotency-Key every golden form mints.
+const goldenKey = "pixdash-golden-key-0001"
+
+// goldenMoreModel is a dashboard in lang at a size on its first view, with a fixed key minter.
+func goldenMoreModel(t *testing.T, s *Session, lang Lang, w, h int) *Model {
+	t.Helper()
+	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC,
+		NewKey: func() string { return goldenKey }})
+	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	settle(t, m, m.focusActive())
+	return m
+}
+
+// goldenRun runs cmd (batches and sequences included) and hands m the messages keep selects,
+// in order; what m returns for them is not run. Commands that wait are skipped.
+func goldenRun(t *testing.T, m *Model, cmd tea.Cmd, keep func(tea.Msg) bool) {
+	t.Helper()
+	cmdType := reflect.TypeOf(tea.Cmd(nil))
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil || waiting(c) {
+			continue
+		}
+		msg := runLeaf(t, c)
+		if msg == nil {
+			continue
+		}
+		if b, ok := msg.(tea.BatchMsg); ok {
+			queue = append(queue, b...)
+			continue
+		}
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == cmdType {
+			for i := range v.Len() {
+				queue = append(queue, v.Index(i).Interface().(tea.Cmd))
+			}
+			continue
+		}
+		if keep(msg) {
+			m.Update(msg)
+		}
+	}
+}
+
+// goldenType types s into the focused field, one key at a time.
+func goldenType(m *Model, s string) {
+	for _, r := range s {
+		m.Update(runeKey(string(r)))
+	}
+}
+
+// ---- the search ----
+
+// searchOf is the open search, or fails.
+func searchOf(t *testing.T, m *Model) *searchOverlay {
+	t.Helper()
+	o, ok := m.overlays.top().(*searchOverlay)
+	if !ok {
+		t.Fatalf("top overlay = %T, want the search", m.overlays.top())
+	}
+	return o
+}
+
+// goldenSearch opens S, types text and presses enter; the store's answer (not the read-back,
+// which would call the dead client) is handed to the search. It returns the matches found.
+func goldenSearch(t *testing.T, m *Model, text string) searchFoundMsg {
+	t.Helper()
+	m.Update(runeKey("S"))
+	searchOf(t, m)
+	goldenType(m, text)
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	var found *searchFoundMsg
+	goldenRun(t, m, cmd, func(msg tea.Msg) bool {
+		if f, ok := msg.(searchFoundMsg); ok {
+			found = &f
+		}
+		return false
+	})
+	if found == nil {
+		t.Fatalf("searching %q did not read the store", text)
+	}
+	if found.err != nil {
+		t.Fatalf("searching %q: %v", text, found.err)
+	}
+	m.Update(*found) // starts the read-back, whose command is not run
+	return *found
+}
+
+func TestGoldenSearch(t *testing.T) {
+	cases := []struct {
+		name string
+		lang Lang
+		do   func(t *testing.T, m *Model)
+	}{
+		{"prompt", LangEN, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
+		{"prompt_pt", LangPT, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
+		// The store found two charges in the window; the service has not answered yet.
+		{"matches_checking", LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
+		{"matches_checking_pt", LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
+		// Read back: the service says one is paid; the other's read-back is still out.
+		{"matches", LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
+		{"matches_pt", LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
+		{"no_match", LangEN, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
+		{"no_match_pt", LangPT, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
+	}
+	for _, tc := range cases {
+		for _, size := range goldenSizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
+				s := goldenSession(t, api.Sandbox)
+				goldenCharges(t, s)
+				m := goldenMoreModel(t, s, tc.lang, size[0], size[1])
+				tc.do(t, m)
+				teatest.RequireEqualOutput(t, []byte(m.View()))
+			})
+		}
+	}
+}
+
+// goldenSearchMatches searches 13:30-14:30 (the paid charge and the pending one) and, when
+// readBack, answers the read-back: the service says the first is paid; the second is left
+// unchecked, as a match whose answer has not come.
+func goldenSearchMatches(t *testing.T, m *Model, readBack bool) {
+	t.Helper()
+	found := goldenSearch(t, m, "13:30-14:30")
+	if len(found.matches) != 2 {
+		t.Fatalf("13:30-14:30 found %d charges, want 2: %+v", len(found.matches), found.matches)
+	}
+	if !readBack {
+		return
+	}
+	ms := append(found.matches[:0:0], found.matches...)
+	var paid bool
+	for i := range ms {
+		ch := ms[i].Charge
+		if ch.Status != api.StatusCompleted {
+			continue
+		}
+		updated := goldenNow.Add(-50 * time.Minute)
+		tx := &api.Transaction{ID: ch.ID, Status: api.StatusCompleted, Type: "deposit", PaymentMethod: "pix", Amount: ch.Amount, Currency: "BRL",
+			Description: ch.Description, ExternalReference: ch.ExternalReference, PaidAt: ch.PaidAt, E2EID: ch.E2EID,
+			CounterpartName: ch.PayerName, CreatedAt: ch.CreatedAt, UpdatedAt: &updated}
+		ms[i].Checked, ms[i].Tx, ms[i].Service = true, tx, state.StatePaid
+		paid = true
+	}
+	if !paid {
+		t.Fatal("the window holds no paid charge")
+	}
+	o := searchOf(t, m)
+	m.Update(searchCheckedMsg{tag: found.tag, seq: o.seq, matches: ms})
+}
+
+// goldenSearchNone searches an e2e id no charge has.
+func goldenSearchNone(t *testing.T, m *Model) {
+	t.Helper()
+	found := goldenSearch(t, m, "E99990000000000000000nothing")
+	if len(found.matches) != 0 {
+		t.Fatalf("found %d charges for an unknown e2e id", len(found.matches))
+	}
+}
+
+// ---- the withdrawal form ----
+
+// withdrawalOf is the open withdrawal form, or fails.
+func withdrawalOf(t *testing.T, m *Model) *withdrawalForm {
+	t.Helper()
+	for i := len(m.overlays) - 1; i >= 0; i-- {
+		if f, ok := m.overlays[i].(*withdrawalForm); ok {
+			return f
+		}
+	}
+	t.Fatalf("no withdrawal form open (top %T)", m.overlays.top())
+	return nil
+}
+
+// goldenWithdrawalOpen shows the wallets view with its list and balances (sent as the
+// service's replies, walletsGoldenData: the session's wallet is loja-norte), records one earlier completed withdrawal of loja-centro, selects
+// loja-centro (spendable R$ 96,30) and presses s; the form's read of the wallet's withdrawals
+// runs against the store.
+func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawalForm {
+	t.Helper()
+	requested := goldenNow.Add(-26 * time.Hour)
+	if _, err := m.app.sess.Store.PutWithdrawal(context.Background(), state.Withdrawal{
+		Key: "pixdash-golden-key-0000", ID: "9e1f0a3b-0000-4000-8000-000000000001", Wallet: "loja-centro",
+		PixKeyType: api.PixKeyCPF, PixKey: "52998224725", HolderName: "João Pereira", HolderDocument: "52998224725",
+		Amount: 2000, Fee: 150, NetAmount: 1850, State: state.WithdrawalCompleted, E2EID: "E99990001202611201230withdraw01",
+		RequestedAt: requested, UpdatedAt: requested.Add(time.Minute),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m.Update(runeKey("3"))
+	wv := m.wallets()
+	if !wv.loading {
+		t.Fatal("showing the wallet view did not start loading")
+	}
+	walletsGoldenData(t, m, wv)
+	m.Update(runeKey("g"))
+	m.Update(runeKey("j"))
+	if r, ok := wv.selected(); !ok || r.ref != "loja-centro" {
+		t.Fatalf("selected %+v, want loja-centro", r)
+	}
+	_, cmd := m.Update(runeKey("s"))
+	f := withdrawalOf(t, m)
+	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(withdrawalListMsg); return ok })
+	if len(f.list) != 1 || !f.feeKnown {
+		t.Fatalf("the form's list: %+v (fee known %v)", f.list, f.feeKnown)
+	}
+	if f.key != goldenKey {
+		t.Fatalf("the form's key is %q", f.key)
+	}
+	return f
+}
+
+// goldenWithdrawalFill types the fields after the key type (e-mail): key, holder, document,
+// then the amount (the mode stays gross).
+func goldenWithdrawalFill(m *Model, doc, amount string) {
+	goldenType(m, "maria@example.com")
+	m.Update(tea.KeyMsg{Type: tea.KeyTab})
+	goldenType(m, "Maria da Silva")
+	m.Update(tea.KeyMsg{Type: tea.KeyTab})
+	goldenType(m, doc)
+	m.Update(tea.KeyMsg{Type: tea.KeyTab})
+	m.Update(tea.KeyMsg{Type: tea.KeyTab})
+	goldenType(m, amount)
+}
+
+// goldenWithdrawalSubmit presses ctrl+s and hands m the status lines it returns.
+func goldenWithdrawalSubmit(t *testing.T, m *Model) {
+	t.Helper()
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(statusMsg); return ok })
+}
+
+func TestGoldenWithdrawal(t *testing.T) {
+	filled := func(t *testing.T, m *Model) {
+		goldenWithdrawalOpen(t, m)
+		goldenWithdrawalFill(m, "529.982.247-25", "50,00")
+	}
+	errs := func(t *testing.T, m *Model) {
+		f := goldenWithdrawalOpen(t, m)
+		goldenWithdrawalFill(m, "529.982.247-24", "150,00")
+		goldenWithdrawalSubmit(t, m)
+		if c := f.check(); c.ok || c.errs[wfDoc] == "" || c.errs[wfAmount] == "" {
+			t.Fatalf("the form's problems: %q", c.errs)
+		}
+	}
+	confirm := func(t *testing.T, m *Model) {
+		f := goldenWithdrawalOpen(t, m)
+		goldenWithdrawalFill(m, "529.982.247-25", "50,00")
+		goldenWithdrawalSubmit(t, m)
+		if top := m.overlays.top(); top == overlay(f) || top == nil {
+			t.Fatalf("ctrl+s on a right form asked nothing (top %T)", top)
+		}
+	}
+	cases := []struct {
+		name string
+		env  api.Environment
+		lang Lang
+		do   func(t *testing.T, m *Model)
+	}{
+		{"form", api.Sandbox, LangEN, filled},
+		{"form_pt", api.Sandbox, LangPT, filled},
+		{"errors", api.Sandbox, LangEN, errs},
+		{"errors_pt", api.Sandbox, LangPT, errs},
+		{"confirm", api.Sandbox, LangEN, confirm},
+		{"confirm_pt", api.Sandbox, LangPT, confirm},
+		{"production_typed", api.Production, LangEN, confirm},
+		{"production_typed_pt", api.Production, LangPT, confirm},
+	}
+	for _, tc := range cases {
+		for _, size := range goldenSizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
+				s := goldenSession(t, tc.env)
+				s.Wallet = "loja-norte" // as TestGoldenWallets: a configured wallet the service does not list
+				m := goldenMoreModel(t, s, tc.lang, size[0], size[1])
+				tc.do(t, m)
+				teatest.RequireEqualOutput(t, []byte(m.View()))
+			})
+		}
+	}
+}
