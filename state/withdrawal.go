@@ -221,3 +221,26 @@ func withdrawalE2E(ev *api.Event) string {
 	}
 	return p.PspReference
 }
+
+// OpenWithdrawals lists the withdrawals of every wallet whose outcome is not known
+// (requested or unknown: a lost reply, a crash), oldest first.
+func (s *Store) OpenWithdrawals(ctx context.Context) ([]Withdrawal, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM withdrawals WHERE json_extract(doc, '$.state') IN (?, ?) ORDER BY requested_at, rowid`,
+		string(WithdrawalRequested), string(WithdrawalUnknown))
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	var out []Withdrawal
+	for rows.Next() {
+		var doc []byte
+		if err := rows.Scan(&doc); err != nil {
+			return nil, classify(err)
+		}
+		var w Withdrawal
+		if json.Unmarshal(doc, &w) == nil && w.Key != "" && w.State.Open() {
+			out = append(out, w)
+		}
+	}
+	return out, classify(rows.Err())
+}

@@ -71,3 +71,42 @@ func TestApplyWithdrawalEvent(t *testing.T) {
 		t.Fatal("state predicates")
 	}
 }
+
+// OpenWithdrawals lists the requested and unknown withdrawals of every wallet, oldest first,
+// and nothing else.
+func TestOpenWithdrawals(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	s, err := Open(ctx, t.TempDir(), "p", WithClock(func() time.Time { return now }), WithLocation(time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	states := []WithdrawalState{WithdrawalUnknown, WithdrawalPending, WithdrawalRequested, WithdrawalCompleted,
+		WithdrawalFailed, WithdrawalReversed, WithdrawalRefused}
+	for i, st := range states {
+		w := Withdrawal{Key: "k-" + string(st), Wallet: "loja", Amount: 1000, State: st,
+			RequestedAt: now.Add(-time.Duration(i) * time.Minute)}
+		if st == WithdrawalRequested {
+			w.Wallet = ""
+		}
+		if _, err := s.PutWithdrawal(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open, err := s.OpenWithdrawals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(open) != 2 || open[0].Key != "k-requested" || open[0].Wallet != api.WalletPrincipal || open[1].Key != "k-unknown" || open[1].Wallet != "loja" {
+		t.Fatalf("open: %+v", open)
+	}
+	// Resolved, it is no longer listed.
+	w := open[0]
+	w.State, w.ID = WithdrawalPending, "wd-1"
+	if _, err := s.PutWithdrawal(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if open, err := s.OpenWithdrawals(ctx); err != nil || len(open) != 1 || open[0].Key != "k-unknown" {
+		t.Fatalf("after resolving one: %+v %v", open, err)
+	}
+}

@@ -65,6 +65,9 @@ type recoveredMsg struct {
 	// still land); abandoned those that provably never reached the service.
 	pending, abandoned int
 	err                error
+	// withdrawals is what the lookup of the withdrawals left open by an earlier session
+	// found (nil when this run did not look at them).
+	withdrawals *workflow.RecoveredWithdrawals
 }
 
 // authCmd fetches the first token so the header can show it and bad credentials surface at once.
@@ -180,12 +183,70 @@ func (m *Model) resolveLater(key string) tea.Cmd {
 type resolveMsg struct{ key string }
 
 // recoverSubmissions resolves submissions left unconfirmed by a crash or restart: GET by idempotency key.
-func (m *Model) recoverSubmissions() tea.Cmd {
+// At the session's start it also resolves the withdrawals an earlier session left requested
+// or unknown (workflow.RecoverWithdrawals: looked up by their key, never sent again).
+func (m *Model) recoverSubmissions() tea.Cmd { return m.recoverCmd(true) }
+
+// recoverCmd looks the interrupted charge creations up, and the open withdrawals when
+// withdrawals is set, in one command whose reply is one recoveredMsg.
+func (m *Model) recoverCmd(withdrawals bool) tea.Cmd {
 	gen, c, store, now := m.app.gen, m.app.sess.Client, m.app.sess.Store, m.c.now
 	return m.app.withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
 		r := workflow.RecoverSubmissions(ctx, c, store, now)
-		return recoveredMsg{gen: gen, resolved: r.Resolved, pending: r.Pending, abandoned: r.Abandoned, err: r.Err}
+		msg := recoveredMsg{gen: gen, resolved: r.Resolved, pending: r.Pending, abandoned: r.Abandoned, err: r.Err}
+		if withdrawals && store != nil {
+			w := workflow.RecoverWithdrawals(ctx, c, store, now)
+			msg.withdrawals = &w
+		}
+		return msg
 	})
+}
+
+// recoveredWithdrawalParts words what RecoverWithdrawals found, each withdrawal by its amount
+// and its destination masked as the form masks it; level is raised to what they call for,
+// and retry is how long until the open ones are looked up again (0: none left open).
+func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level *statusKind) (parts []string, retry time.Duration) {
+	tr := m.c.tr
+	raise := func(k statusKind) {
+		if k > *level {
+			*level = k
+		}
+	}
+	// The status line is one line: one withdrawal is named, several are counted.
+	one := len(w.Taken)+len(w.NotSent) == 1
+	for _, r := range w.Taken {
+		if one {
+			parts = append(parts, tr.F("Withdrawal of %s to %s from an earlier session: taken by the service (%s).",
+				r.Amount.BRL(), maskPixKey(r.PixKeyType, r.PixKey), tr.T(string(r.State))))
+		}
+		if r.State == state.WithdrawalFailed || r.State == state.WithdrawalReversed {
+			raise(statusWarn)
+		}
+	}
+	for _, r := range w.NotSent {
+		if one {
+			parts = append(parts, tr.F("Withdrawal of %s to %s from an earlier session: never reached the service; nothing left the wallet.",
+				r.Amount.BRL(), maskPixKey(r.PixKeyType, r.PixKey)))
+		}
+		raise(statusWarn) // the merchant has to ask again: the line stays until replaced
+	}
+	if !one {
+		if n := len(w.Taken); n > 0 {
+			parts = append(parts, tr.F("%d withdrawal(s) from an earlier session taken by the service.", n))
+		}
+		if n := len(w.NotSent); n > 0 {
+			parts = append(parts, tr.F("%d withdrawal(s) from an earlier session never reached the service; nothing left the wallet.", n))
+		}
+	}
+	if n := len(w.Pending); n > 0 {
+		parts = append(parts, tr.F("%d withdrawal(s) from an earlier session not confirmed yet; looking them up again.", n))
+		if w.Err != nil {
+			parts = append(parts, m.describeError(tr.T("look up a withdrawal"), w.Err))
+		}
+		raise(statusWarn)
+		retry = max(w.RetryAt.Sub(m.c.now()), time.Second)
+	}
+	return parts, retry
 }
 
 func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
@@ -203,11 +264,27 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 		parts = append(parts, tr.F("%d interrupted charge(s) never reached the service; nothing was created.", msg.abandoned))
 		level = statusInfo
 	}
-	var cmd tea.Cmd
+	var retry time.Duration
 	if msg.pending > 0 {
 		parts = append(parts, tr.F("%d interrupted charge(s) not confirmed yet; looking them up again.", msg.pending))
 		level = statusWarn
-		cmd = tea.Tick(10*time.Second, func(time.Time) tea.Msg { return retryRecoverMsg{gen: msg.gen} })
+		retry = 10 * time.Second
+	}
+	withdrawalsOpen := false
+	if msg.withdrawals != nil {
+		wparts, wretry := m.recoveredWithdrawalParts(msg.withdrawals, &level)
+		parts = append(parts, wparts...)
+		if wretry > 0 {
+			withdrawalsOpen = true
+			if retry == 0 || wretry < retry {
+				retry = wretry
+			}
+		}
+	}
+	var cmd tea.Cmd
+	if retry > 0 {
+		gen := msg.gen
+		cmd = tea.Tick(retry, func(time.Time) tea.Msg { return retryRecoverMsg{gen: gen, withdrawals: withdrawalsOpen} })
 	}
 	if len(parts) > 0 {
 		m.setOwnedStatus(ownerRecover, strings.Join(parts, " "), level)
@@ -217,7 +294,12 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 	return cmd
 }
 
-type retryRecoverMsg struct{ gen uint64 }
+// retryRecoverMsg looks the interrupted charges up again, and the withdrawals left open by
+// an earlier session when withdrawals is set.
+type retryRecoverMsg struct {
+	gen         uint64
+	withdrawals bool
+}
 
 // schedulePolls asks for the charges that are due, within the per-second cap.
 func (m *Model) schedulePolls(now time.Time) tea.Cmd {
@@ -555,8 +637,10 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case refreshChargeMsg:
 		m.setStatus(m.c.tr.T("Refreshing…"), statusInfo)
 		return m.pollNow(msg.id, msg.wallet), true
-	case resolveMsg, retryRecoverMsg:
-		return m.recoverSubmissions(), true
+	case resolveMsg:
+		return m.recoverCmd(false), true
+	case retryRecoverMsg:
+		return m.recoverCmd(msg.withdrawals), true
 	case storeRefreshedMsg:
 		if msg.gen == m.app.gen {
 			if msg.err != nil {

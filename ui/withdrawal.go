@@ -345,7 +345,7 @@ func (f *withdrawalForm) capturesText() bool { return true }
 func (f *withdrawalForm) production() bool   { return f.c.app.sess.Env == api.Production }
 func (f *withdrawalForm) quitQuestion() string {
 	if f.sending {
-		return f.c.tr.T("A withdrawal is being sent; quit anyway? The same request is asked again next time. (y/N)")
+		return f.c.tr.T("A withdrawal is being sent; quit anyway? Its outcome is looked up by its key when pixdash opens again; nothing is sent twice. (y/N)")
 	}
 	return ""
 }
@@ -475,6 +475,21 @@ func (f *withdrawalForm) amountText(c wdCheck) string {
 	return tr.F("%s from the wallet (the service's fee is taken from it)", c.amt.BRL())
 }
 
+// confirmDetail is the confirmation's second sentence: what the recipient gets and what leaves
+// the wallet, as far as the fee is known.
+func (f *withdrawalForm) confirmDetail(c wdCheck) string {
+	tr := f.c.tr
+	switch {
+	case f.byNet && f.feeKnown:
+		return tr.F("The recipient gets it all; %s leaves the wallet with the fee.", c.need.BRL())
+	case f.byNet:
+		return tr.T("The recipient gets it all; the service's fee leaves the wallet too.")
+	case f.feeKnown && c.amt > f.fee:
+		return tr.F("It leaves the wallet; the recipient gets %s after the fee.", (c.amt - f.fee).BRL())
+	}
+	return tr.T("It leaves the wallet; the service's fee is taken from it.")
+}
+
 func (f *withdrawalForm) submit() tea.Cmd {
 	f.tried = true
 	tr := f.c.tr
@@ -495,14 +510,14 @@ func (f *withdrawalForm) submit() tea.Cmd {
 		return func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: ownerWithdrawal} }
 	}
 	send := f.send(c)
-	what, dest := f.amountText(c), f.destination(c.req)
+	what, dest := f.confirmDetail(c), f.destination(c.req)
 	if f.production() {
-		q := newTypedConfirm(f.c, tr.F("PRODUCTION: withdraw %s from wallet %s to %s? Type the amount to confirm.", what, f.wallet, dest), c.amt, send)
+		q := newTypedConfirm(f.c, tr.F("PRODUCTION: withdraw %s from wallet %s to %s? %s Type the amount to confirm.", c.amt.BRL(), f.wallet, dest, what), c.amt, send)
 		q.onYes = f.startSending
 		f.ask(q)
 		return clearOwned
 	}
-	q := newConfirm(f.c, tr.F("Withdraw %s from wallet %s to %s? (y/N)", what, f.wallet, dest), send)
+	q := newConfirm(f.c, tr.F("Withdraw %s from wallet %s to %s? %s (y/N)", c.amt.BRL(), f.wallet, dest, what), send)
 	q.onYes = f.startSending
 	f.ask(q)
 	return clearOwned

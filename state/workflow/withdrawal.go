@@ -280,3 +280,172 @@ func ListWithdrawals(ctx context.Context, store WithdrawalLister, wallet string,
 	}
 	return list, nil
 }
+
+// WithdrawalRecheck is how soon a withdrawal left open by an earlier session is looked up
+// again while its outcome is still not known.
+const WithdrawalRecheck = 10 * time.Second
+
+// NotSentMessage is the Message of a withdrawal that RecoverWithdrawals found never reached
+// the service (recorded refused: nothing left the wallet).
+const NotSentMessage = "never reached the service: no transaction for its Idempotency-Key"
+
+// WithdrawalRecoveryStore lists the withdrawals whose outcome is open and records what the
+// service says of them; *state.Store implements it.
+type WithdrawalRecoveryStore interface {
+	WithdrawalStore
+	OpenWithdrawals(ctx context.Context) ([]state.Withdrawal, error)
+}
+
+// WithdrawalInFlightUntil is when an attempt of w can no longer land: its last attempt began
+// at the latest at the later of RequestedAt and UpdatedAt, ran at most WithdrawalTimeout, and
+// the service may act on a request it received for InFlightMargin more. Until then a 404 for
+// its key proves nothing.
+func WithdrawalInFlightUntil(w state.Withdrawal) time.Time {
+	last := w.RequestedAt
+	if w.UpdatedAt.After(last) {
+		last = w.UpdatedAt
+	}
+	return last.Add(WithdrawalTimeout + InFlightMargin)
+}
+
+// RecoveredWithdrawals is the outcome of RecoverWithdrawals.
+type RecoveredWithdrawals struct {
+	// Taken are the withdrawals the service holds, as now recorded (pending, completed,
+	// failed or reversed).
+	Taken []state.Withdrawal
+	// NotSent are those that provably never reached the service, now recorded refused.
+	NotSent []state.Withdrawal
+	// Pending are those still open: a 404 while an attempt may still land, or a failed lookup.
+	Pending []state.Withdrawal
+	// RetryAt is when to look the pending ones up again (zero when none is pending).
+	RetryAt time.Time
+	// Err is the last failure (listing, a lookup, a write); the rest went on.
+	Err error
+}
+
+// RecoverWithdrawals resolves the withdrawals left requested or unknown by a lost reply, a
+// crash or a restart, in every wallet: each is looked up by its Idempotency-Key (GET
+// /transactions/{key} in its wallet; a withdrawal resolves by it from its creation). Found,
+// it was taken: it is recorded with the service's id, the state its transaction's status says
+// and the withdrawal_* events already recorded for it. Not found while an attempt may still
+// land (WithdrawalInFlightUntil), it is left as it is and RetryAt says when to look again.
+// Not found after that, it never reached the service: it is recorded refused with
+// NotSentMessage. Any other failure leaves it as it is. Nothing is ever sent again here.
+// now is the clock (time.Now when nil).
+func RecoverWithdrawals(ctx context.Context, svc TransactionReader, store WithdrawalRecoveryStore, now func() time.Time) RecoveredWithdrawals {
+	if now == nil {
+		now = time.Now
+	}
+	var out RecoveredWithdrawals
+	open, err := store.OpenWithdrawals(ctx)
+	if err != nil {
+		out.Err = err
+	}
+	retry := func(w state.Withdrawal, at time.Time) {
+		out.Pending = append(out.Pending, w)
+		if out.RetryAt.IsZero() || at.Before(out.RetryAt) {
+			out.RetryAt = at
+		}
+	}
+	for _, w := range open {
+		tx, err := svc.GetTransaction(ctx, w.Key, api.WithSubAccount(SubAccountHeader(state.NormalizeWallet(w.Wallet))))
+		switch {
+		case err == nil && tx.Type != "" && tx.Type != api.TypeWithdrawal:
+			// The key resolved to something else (an externalReference of another
+			// transaction): this does not say what became of the withdrawal.
+			out.Err = fmt.Errorf("withdrawal %s: its key resolves to a %s transaction (%s), not a withdrawal", w.Key, tx.Type, tx.ID)
+			retry(w, now().Add(WithdrawalRecheck))
+		case err == nil:
+			rec, ok, err := recordTaken(ctx, store, w, tx, now)
+			switch {
+			case err != nil:
+				out.Err = err
+				retry(w, now().Add(WithdrawalRecheck))
+			case ok:
+				out.Taken = append(out.Taken, rec)
+			}
+		case errors.Is(err, api.ErrNotFound) && now().Before(WithdrawalInFlightUntil(w)):
+			// Not there yet, but an attempt may still land: still unknown, looked up again.
+			at := now().Add(WithdrawalRecheck)
+			if until := WithdrawalInFlightUntil(w); until.Before(at) {
+				at = until
+			}
+			retry(w, at)
+		case errors.Is(err, api.ErrNotFound):
+			rec, ok, err := recordNotSent(ctx, store, w, now)
+			switch {
+			case err != nil:
+				out.Err = err
+				retry(w, now().Add(WithdrawalRecheck))
+			case ok:
+				out.NotSent = append(out.NotSent, rec)
+			}
+		default:
+			out.Err = err
+			retry(w, now().Add(WithdrawalRecheck))
+		}
+	}
+	return out
+}
+
+// stillOpen reads the record of key again before it is resolved: one that meanwhile got its
+// answer (a retry from the form) is left alone.
+func stillOpen(ctx context.Context, store WithdrawalStore, key string) (state.Withdrawal, bool, error) {
+	cur, ok, err := store.WithdrawalByKey(ctx, key)
+	if err != nil || !ok || !cur.State.Open() {
+		return cur, false, err
+	}
+	return cur, true, nil
+}
+
+// recordTaken records w as the service holds it (tx, found by its key), with the
+// withdrawal_* events already recorded for it; ok is false when w was resolved meanwhile.
+func recordTaken(ctx context.Context, store WithdrawalStore, w state.Withdrawal, tx *api.Transaction, now func() time.Time) (state.Withdrawal, bool, error) {
+	rec, ok, err := stillOpen(ctx, store, w.Key)
+	if err != nil || !ok {
+		return rec, false, err
+	}
+	if tx.ID != "" {
+		rec.ID = tx.ID
+	}
+	if tx.Amount != 0 {
+		// The statement line is the gross, negative: what left the wallet.
+		rec.Amount = max(tx.Amount, -tx.Amount)
+	}
+	switch tx.Status {
+	case api.StatusCompleted:
+		rec.State = state.WithdrawalCompleted
+	case api.StatusFailed, api.StatusCancelled:
+		// The money went back (a reversal, if it was one, comes as its event).
+		rec.State = state.WithdrawalFailed
+		rec.FailureReason = tx.FailureReason
+	default:
+		// pending (or a status this version does not know): taken, an event settles it.
+		rec.State = state.WithdrawalPending
+	}
+	if tx.E2EID != "" {
+		rec.E2EID = tx.E2EID
+	}
+	rec.Message, rec.TraceID, rec.UpdatedAt = "", "", now()
+	if rec.ID != "" {
+		if evs, err := store.WithdrawalEvents(ctx, rec.Wallet, rec.ID); err == nil {
+			for _, ev := range evs {
+				state.ApplyWithdrawalEvent(&rec, ev, now())
+			}
+		}
+	}
+	rec, err = store.PutWithdrawal(context.WithoutCancel(ctx), rec)
+	return rec, err == nil, err
+}
+
+// recordNotSent records w as never having reached the service; ok is false when w was
+// resolved meanwhile.
+func recordNotSent(ctx context.Context, store WithdrawalStore, w state.Withdrawal, now func() time.Time) (state.Withdrawal, bool, error) {
+	rec, ok, err := stillOpen(ctx, store, w.Key)
+	if err != nil || !ok {
+		return rec, false, err
+	}
+	rec.State, rec.Message, rec.TraceID, rec.UpdatedAt = state.WithdrawalRefused, NotSentMessage, "", now()
+	rec, err = store.PutWithdrawal(context.WithoutCancel(ctx), rec)
+	return rec, err == nil, err
+}

@@ -313,3 +313,236 @@ func TestWithdrawalOnTheEmulator(t *testing.T) {
 		t.Fatalf("refusal: %+v", ref)
 	}
 }
+
+func (s *wdStore) OpenWithdrawals(context.Context) ([]state.Withdrawal, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []state.Withdrawal
+	for _, w := range s.recs {
+		if w.State.Open() {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// A withdrawal left requested or unknown by an earlier session is looked up by its key in its
+// own wallet: found, it is recorded as the service holds it; a 404 counts only once no attempt
+// can land any more; any other failure changes nothing; nothing is ever sent again.
+func TestRecoverWithdrawals(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	old := now.Add(-(WithdrawalTimeout + InFlightMargin + time.Second)) // no attempt can land any more
+	recent := now.Add(-time.Minute)                                     // an attempt may still land
+	rec := func(key, wallet string, st state.WithdrawalState, at time.Time) state.Withdrawal {
+		return state.Withdrawal{Key: key, Wallet: wallet, PixKeyType: api.PixKeyEmail, PixKey: "maria@example.com",
+			HolderName: "Maria da Silva", HolderDocument: "52998224725", Amount: 2000, State: st, RequestedAt: at, UpdatedAt: at}
+	}
+	wdTx := func(id string, st api.TxStatus) *api.Transaction {
+		return &api.Transaction{ID: id, Status: st, Type: api.TypeWithdrawal, Amount: -2150, FailureReason: map[bool]string{true: "chave inexistente"}[st == api.StatusFailed]}
+	}
+	type want struct {
+		state   state.WithdrawalState
+		id      string
+		amount  api.Money
+		message string
+		outcome string // taken, notsent, pending or "" (not looked at)
+		retryAt time.Time
+		err     bool
+	}
+	cases := []struct {
+		name   string
+		rec    state.Withdrawal
+		tx     *api.Transaction
+		err    error
+		events []*api.Event
+		want   want
+	}{
+		{name: "found pending: taken", rec: rec("k-pending", "loja-a", state.WithdrawalRequested, old), tx: wdTx("wd-1", api.StatusPending),
+			want: want{state: state.WithdrawalPending, id: "wd-1", amount: 2150, outcome: "taken"}},
+		{name: "found completed: completed", rec: rec("k-completed", "loja-a", state.WithdrawalUnknown, recent), tx: wdTx("wd-2", api.StatusCompleted),
+			want: want{state: state.WithdrawalCompleted, id: "wd-2", amount: 2150, outcome: "taken"}},
+		{name: "found failed: failed", rec: rec("k-failed", "", state.WithdrawalUnknown, old), tx: wdTx("wd-3", api.StatusFailed),
+			want: want{state: state.WithdrawalFailed, id: "wd-3", amount: 2150, outcome: "taken"}},
+		{name: "found cancelled: failed", rec: rec("k-cancelled", "", state.WithdrawalUnknown, old), tx: wdTx("wd-4", api.StatusCancelled),
+			want: want{state: state.WithdrawalFailed, id: "wd-4", amount: 2150, outcome: "taken"}},
+		{name: "found pending, its event recorded: the event applies", rec: rec("k-evented", "loja-a", state.WithdrawalRequested, old), tx: wdTx("wd-5", api.StatusPending),
+			events: []*api.Event{{Kind: api.EventWithdrawalReversed, WithdrawalID: "wd-5", FailureReason: "conta encerrada"}},
+			want:   want{state: state.WithdrawalReversed, id: "wd-5", amount: 2150, outcome: "taken"}},
+		{name: "404 inside the window: still open, looked up again", rec: rec("k-early", "loja-a", state.WithdrawalUnknown, recent),
+			want: want{state: state.WithdrawalUnknown, amount: 2000, outcome: "pending", retryAt: now.Add(WithdrawalRecheck)}},
+		{name: "404 just before the window ends: looked up when it ends", rec: rec("k-edge", "loja-a", state.WithdrawalRequested, now.Add(-(WithdrawalTimeout + InFlightMargin - 3*time.Second))),
+			want: want{state: state.WithdrawalRequested, amount: 2000, outcome: "pending", retryAt: now.Add(3 * time.Second)}},
+		{name: "404 after the window: never sent", rec: rec("k-lost", "loja-a", state.WithdrawalRequested, old),
+			want: want{state: state.WithdrawalRefused, amount: 2000, message: NotSentMessage, outcome: "notsent"}},
+		{name: "5xx: unchanged, reported", rec: rec("k-5xx", "loja-a", state.WithdrawalUnknown, old), err: &api.Error{HTTPStatus: 500, Message: "boom"},
+			want: want{state: state.WithdrawalUnknown, amount: 2000, outcome: "pending", retryAt: now.Add(WithdrawalRecheck), err: true}},
+		{name: "the key resolves to a payment: unchanged, reported", rec: rec("k-payment", "loja-a", state.WithdrawalUnknown, old),
+			tx:   &api.Transaction{ID: "pay-1", Status: api.StatusCompleted, Type: api.TypePayment, Amount: 2000},
+			want: want{state: state.WithdrawalUnknown, amount: 2000, outcome: "pending", retryAt: now.Add(WithdrawalRecheck), err: true}},
+		{name: "pending: not looked at", rec: func() state.Withdrawal {
+			w := rec("k-taken", "loja-a", state.WithdrawalPending, old)
+			w.ID = "wd-9"
+			return w
+		}(),
+			want: want{state: state.WithdrawalPending, id: "wd-9", amount: 2000}},
+		{name: "refused: not looked at", rec: rec("k-refused", "loja-a", state.WithdrawalRefused, old),
+			want: want{state: state.WithdrawalRefused, amount: 2000}},
+		{name: "completed: not looked at", rec: rec("k-done", "loja-a", state.WithdrawalCompleted, old),
+			want: want{state: state.WithdrawalCompleted, amount: 2000}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			store := newWdStore()
+			store.recs[tc.rec.Key] = tc.rec
+			for _, ev := range tc.events {
+				store.addEvent(ev)
+			}
+			svc := &fakeAPI{txs: map[string]*api.Transaction{}, errs: map[string]error{}}
+			if tc.tx != nil {
+				svc.txs[tc.rec.Key] = tc.tx
+			}
+			if tc.err != nil {
+				svc.errs[tc.rec.Key] = tc.err
+			}
+			out := RecoverWithdrawals(context.Background(), svc, store, clock)
+
+			calls := svc.callsOf("GetTransaction")
+			if tc.want.outcome == "" {
+				if len(calls) != 0 {
+					t.Fatalf("a %s withdrawal was looked up: %+v", tc.rec.State, calls)
+				}
+			} else {
+				wantHeader := tc.rec.Wallet
+				if wantHeader == "" {
+					wantHeader = SubAccountHeader(api.WalletPrincipal)
+				}
+				if len(calls) != 1 || calls[0].id != tc.rec.Key || calls[0].opts.SubAccount != wantHeader || calls[0].opts.IdempotencyKey != "" {
+					t.Fatalf("lookups %+v, want one GET of key %s with X-Sub-Account %q", calls, tc.rec.Key, wantHeader)
+				}
+			}
+			if n := len(svc.callsOf("CreatePix")); n != 0 {
+				t.Fatalf("%d requests sent", n)
+			}
+			got := store.recs[tc.rec.Key]
+			if got.State != tc.want.state || got.ID != tc.want.id || got.Amount != tc.want.amount || got.Message != tc.want.message {
+				t.Errorf("record %+v, want %+v", got, tc.want)
+			}
+			if tc.want.state == state.WithdrawalFailed && got.FailureReason == "" && tc.tx.Status == api.StatusFailed {
+				t.Errorf("failure reason lost: %+v", got)
+			}
+			if tc.want.state == state.WithdrawalReversed && got.FailureReason != "conta encerrada" {
+				t.Errorf("the reversal's reason: %+v", got)
+			}
+			if (out.Err != nil) != tc.want.err {
+				t.Errorf("err %v, want an error: %v", out.Err, tc.want.err)
+			}
+			counts := map[string]int{"taken": len(out.Taken), "notsent": len(out.NotSent), "pending": len(out.Pending)}
+			for k, n := range counts {
+				if want := map[bool]int{true: 1}[k == tc.want.outcome]; n != want {
+					t.Errorf("%s: %d, want %d (%+v)", k, n, want, out)
+				}
+			}
+			if !out.RetryAt.Equal(tc.want.retryAt) {
+				t.Errorf("retry at %v, want %v", out.RetryAt, tc.want.retryAt)
+			}
+			if len(out.Taken) == 1 && out.Taken[0].State != got.State {
+				t.Errorf("reported %+v, recorded %+v", out.Taken[0], got)
+			}
+			if tc.want.outcome == "" && len(store.puts) != 0 {
+				t.Errorf("a settled record was written: %v", store.puts)
+			}
+			if tc.want.outcome == "pending" && len(store.puts) != 0 {
+				t.Errorf("an open record was rewritten: %v", store.puts)
+			}
+		})
+	}
+}
+
+// Several records at once: each in its own wallet, resolved independently, the earliest retry
+// reported; a record resolved meanwhile (by the form's own retry) is left alone.
+func TestRecoverWithdrawalsManyWallets(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-time.Hour)
+	store := newWdStore()
+	for _, w := range []state.Withdrawal{
+		{Key: "k-a", Wallet: "loja-a", Amount: 1000, State: state.WithdrawalUnknown, RequestedAt: old},
+		{Key: "k-b", Wallet: "loja-b", Amount: 2000, State: state.WithdrawalRequested, RequestedAt: old},
+		{Key: "k-p", Wallet: api.WalletPrincipal, Amount: 3000, State: state.WithdrawalRequested, RequestedAt: now.Add(-10 * time.Second)},
+	} {
+		store.recs[w.Key] = w
+	}
+	svc := &fakeAPI{txs: map[string]*api.Transaction{"k-a": {ID: "wd-a", Type: api.TypeWithdrawal, Status: api.StatusPending, Amount: -1000}}}
+	out := RecoverWithdrawals(context.Background(), svc, store, func() time.Time { return now })
+	if out.Err != nil || len(out.Taken) != 1 || out.Taken[0].Key != "k-a" || len(out.NotSent) != 1 || out.NotSent[0].Key != "k-b" ||
+		len(out.Pending) != 1 || out.Pending[0].Key != "k-p" || !out.RetryAt.Equal(now.Add(WithdrawalRecheck)) {
+		t.Fatalf("%+v", out)
+	}
+	headers := map[string]string{}
+	for _, c := range svc.callsOf("GetTransaction") {
+		headers[c.id] = c.opts.SubAccount
+	}
+	if headers["k-a"] != "loja-a" || headers["k-b"] != "loja-b" || headers["k-p"] != "" || len(headers) != 3 {
+		t.Fatalf("X-Sub-Account per key: %v", headers)
+	}
+
+	// The form's retry got the answer between the listing and the write: the answer stays.
+	store = newWdStore()
+	store.recs["k-r"] = state.Withdrawal{Key: "k-r", Wallet: "loja-a", Amount: 1000, State: state.WithdrawalUnknown, RequestedAt: old}
+	racing := &racingReader{store: store, answer: state.Withdrawal{Key: "k-r", Wallet: "loja-a", ID: "wd-r", Amount: 1000, State: state.WithdrawalCompleted, RequestedAt: old}}
+	out = RecoverWithdrawals(context.Background(), racing, store, func() time.Time { return now })
+	if got := store.recs["k-r"]; got.State != state.WithdrawalCompleted || got.ID != "wd-r" || len(out.NotSent) != 0 {
+		t.Fatalf("the form's answer was overwritten: %+v (%+v)", got, out)
+	}
+}
+
+// racingReader answers 404 after the record got its answer from elsewhere.
+type racingReader struct {
+	store  *wdStore
+	answer state.Withdrawal
+}
+
+func (r *racingReader) GetTransaction(ctx context.Context, id string, _ ...api.RequestOption) (*api.Transaction, error) {
+	_, _ = r.store.PutWithdrawal(ctx, r.answer)
+	return nil, &api.Error{HTTPStatus: 404, Kind: "NotFound", Message: "Transaction not found"}
+}
+
+// On the emulator and a real store: a withdrawal whose reply was lost (its record put back to
+// requested) is found by its key in its sub-account and recorded taken with the service's id,
+// once; a key the service never saw, older than the window, is recorded not sent.
+func TestRecoverWithdrawalsOnTheEmulator(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, _ := demoSession(t, sandbox.DemoOptions{})
+	o := wdOrder(api.NewIdempotencyKey(), 2000, 1<<40)
+	o.Wallet = api.WalletPrincipal
+	sent := Withdraw(ctx, s.Client, s.Store, o, nil)
+	if sent.Kind != WithdrawalDone || sent.Record.ID == "" {
+		t.Fatalf("withdraw: %+v", sent)
+	}
+	lost := sent.Record
+	lost.State, lost.ID, lost.Fee, lost.NetAmount = state.WithdrawalRequested, "", 0, 0
+	if _, err := s.Store.PutWithdrawal(ctx, lost); err != nil {
+		t.Fatal(err)
+	}
+	never := state.Withdrawal{Key: api.NewIdempotencyKey(), Wallet: api.WalletPrincipal, PixKeyType: api.PixKeyEmail, PixKey: "joao@example.com",
+		Amount: 1500, State: state.WithdrawalUnknown, RequestedAt: time.Now().Add(-time.Hour), UpdatedAt: time.Now().Add(-time.Hour)}
+	if _, err := s.Store.PutWithdrawal(ctx, never); err != nil {
+		t.Fatal(err)
+	}
+	out := RecoverWithdrawals(ctx, s.Client, s.Store, nil)
+	if out.Err != nil || len(out.Taken) != 1 || len(out.NotSent) != 1 || len(out.Pending) != 0 {
+		t.Fatalf("%+v", out)
+	}
+	got, _, _ := s.Store.WithdrawalByKey(ctx, o.Key)
+	if got.ID != sent.Record.ID || !got.State.Taken() || got.Amount != 2000 {
+		t.Fatalf("recovered %+v, want the service's %s", got, sent.Record.ID)
+	}
+	gone, _, _ := s.Store.WithdrawalByKey(ctx, never.Key)
+	if gone.State != state.WithdrawalRefused || gone.Message != NotSentMessage {
+		t.Fatalf("never sent: %+v", gone)
+	}
+	if again := RecoverWithdrawals(ctx, s.Client, s.Store, nil); len(again.Taken)+len(again.NotSent)+len(again.Pending) != 0 || again.Err != nil {
+		t.Fatalf("a second pass found work: %+v", again)
+	}
+}
