@@ -47,11 +47,10 @@ type dayView struct {
 	shownAt time.Time // when the shown figures were read
 	errText string
 
-	chart     string // the chart drawn for the report and size (see redraw)
-	ticking   bool
-	tickSeq   uint64
-	focused   bool
-	keysShort []key.Binding
+	chart   string // the chart drawn for the report and size (see redraw)
+	ticking bool
+	tickSeq uint64
+	focused bool
 }
 
 // dayMsg is a read of the day's figures.

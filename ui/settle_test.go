@@ -34,13 +34,13 @@ const settleLeafTimeout = 10 * time.Second
 // back. Other commands (calls to the service) still run, but their replies are dropped, as
 // tests that drive a model directly always did: a test sends such replies itself.
 func storeReply(msg tea.Msg) bool {
-	switch msg.(type) {
+	switch msg := msg.(type) {
 	case chargePage, eventPage, facetsMsg, historyMsg:
 		return true
 	case dayMsg, stripMsg, dayPeriodMsg, scopeChangedMsg, closeMsg, closeDoneMsg:
 		return true // the day view, its strip and the close read the store (the close's balances fail fast against deadClient)
 	case statusMsg:
-		return msg.(statusMsg).owner == closeOwner
+		return msg.owner == closeOwner
 	}
 	return false
 }
