@@ -116,8 +116,13 @@ func (s *Store) Withdrawals(ctx context.Context, wallet string, limit int) ([]Wi
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM withdrawals WHERE wallet = ? ORDER BY requested_at DESC, rowid DESC LIMIT ?`,
-		NormalizeWallet(wallet), limit)
+	return s.queryWithdrawals(ctx, func(Withdrawal) bool { return true },
+		`SELECT doc FROM withdrawals WHERE wallet = ? ORDER BY requested_at DESC, rowid DESC LIMIT ?`, NormalizeWallet(wallet), limit)
+}
+
+// queryWithdrawals runs a query of withdrawal docs and keeps the readable ones that keep accepts.
+func (s *Store) queryWithdrawals(ctx context.Context, keep func(Withdrawal) bool, query string, args ...any) ([]Withdrawal, error) {
+	rows, err := s.rdb.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -129,7 +134,7 @@ func (s *Store) Withdrawals(ctx context.Context, wallet string, limit int) ([]Wi
 			return nil, classify(err)
 		}
 		var w Withdrawal
-		if json.Unmarshal(doc, &w) == nil && w.Key != "" {
+		if json.Unmarshal(doc, &w) == nil && w.Key != "" && keep(w) {
 			out = append(out, w)
 		}
 	}
@@ -225,22 +230,7 @@ func withdrawalE2E(ev *api.Event) string {
 // OpenWithdrawals lists the withdrawals of every wallet whose outcome is not known
 // (requested or unknown: a lost reply, a crash), oldest first.
 func (s *Store) OpenWithdrawals(ctx context.Context) ([]Withdrawal, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM withdrawals WHERE json_extract(doc, '$.state') IN (?, ?) ORDER BY requested_at, rowid`,
+	return s.queryWithdrawals(ctx, func(w Withdrawal) bool { return w.State.Open() },
+		`SELECT doc FROM withdrawals WHERE json_extract(doc, '$.state') IN (?, ?) ORDER BY requested_at, rowid`,
 		string(WithdrawalRequested), string(WithdrawalUnknown))
-	if err != nil {
-		return nil, classify(err)
-	}
-	defer rows.Close()
-	var out []Withdrawal
-	for rows.Next() {
-		var doc []byte
-		if err := rows.Scan(&doc); err != nil {
-			return nil, classify(err)
-		}
-		var w Withdrawal
-		if json.Unmarshal(doc, &w) == nil && w.Key != "" && w.State.Open() {
-			out = append(out, w)
-		}
-	}
-	return out, classify(rows.Err())
 }
