@@ -329,7 +329,11 @@ func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
 		return tr.F("in %s", humanDuration(left))
 	case state.StatePaid:
 		if ch.PaidAt != nil {
-			return tr.T("paid ") + ch.PaidAt.In(v.c.loc).Format("15:04")
+			paid, today := ch.PaidAt.In(v.c.loc), now.In(v.c.loc)
+			if paid.YearDay() != today.YearDay() || paid.Year() != today.Year() {
+				return tr.T("paid ") + paid.Format("02/01") // not today: the day (the inspector has the time)
+			}
+			return tr.T("paid ") + paid.Format("15:04")
 		}
 	}
 	return ""

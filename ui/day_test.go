@@ -398,3 +398,17 @@ func TestFlowDayFollowsPaymentsAndRefunds(t *testing.T) {
 	f.keys("6")
 	f.waitFor("refunded " + fmt.Sprint(before.Refunded+1))
 }
+
+// A payment of another day says its day in the list; today's only the time.
+func TestChargesListDatesOldPayments(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	dayCharges(t, s)
+	m := goldenModel(t, s, 120, 40)
+	out := m.View()
+	if row := rowOf(out, "Ontem cedo"); !strings.Contains(row, "paid 20/11") {
+		t.Errorf("yesterday's payment row = %q", row)
+	}
+	if row := rowOf(out, "Bolo de fubá"); !strings.Contains(row, "paid 13:05") || strings.Contains(row, "21/11 13:05") {
+		t.Errorf("today's payment row = %q", row)
+	}
+}
