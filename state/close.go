@@ -2,7 +2,6 @@ package state
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 	"time"
 
@@ -166,21 +165,12 @@ func sortLines(ls []CloseLine) {
 
 // closeWithdrawals adds the withdrawals asked during the day.
 func (s *Store) closeWithdrawals(ctx context.Context, day Period, get func(string) *CloseLine) error {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM withdrawals WHERE requested_at >= ? AND requested_at < ?`,
-		day.From.UnixMilli(), day.To.UnixMilli())
+	ws, err := s.queryWithdrawals(ctx, func(Withdrawal) bool { return true },
+		`SELECT doc FROM withdrawals WHERE requested_at >= ? AND requested_at < ?`, day.From.UnixMilli(), day.To.UnixMilli())
 	if err != nil {
-		return classify(err)
+		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var doc []byte
-		if err := rows.Scan(&doc); err != nil {
-			return classify(err)
-		}
-		var w Withdrawal
-		if json.Unmarshal(doc, &w) != nil || w.Key == "" {
-			continue
-		}
+	for _, w := range ws {
 		l := get(w.Wallet)
 		l.Withdrawals++
 		switch w.State {
@@ -192,7 +182,7 @@ func (s *Store) closeWithdrawals(ctx context.Context, day Period, get func(strin
 			l.WithdrawalsFailed++
 		}
 	}
-	return classify(rows.Err())
+	return nil
 }
 
 // closeBlocks counts the MED blocks opened and resolved during the day.
@@ -231,16 +221,7 @@ func (s *Store) closeSplits(ctx context.Context, day Period, get func(string) *C
 	if err != nil {
 		return classify(err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var doc []byte
-		if err := rows.Scan(&doc); err != nil {
-			return classify(err)
-		}
-		var c Charge
-		if json.Unmarshal(doc, &c) != nil {
-			continue
-		}
+	return scanEach(rows, func(c *Charge) bool {
 		legs := c.SplitRequested
 		if c.HasDistributed {
 			legs = c.SplitDistributed
@@ -258,6 +239,6 @@ func (s *Store) closeSplits(ctx context.Context, day Period, get func(string) *C
 			recv.SplitReceivedN++
 			recv.SplitReceived += leg.Amount
 		}
-	}
-	return classify(rows.Err())
+		return true
+	})
 }

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"testing"
 	"time"
 
@@ -37,32 +36,12 @@ func goldenMoreModel(t *testing.T, s *Session, lang Lang, w, h int) *Model {
 // in order; what m returns for them is not run. Commands that wait are skipped.
 func goldenRun(t *testing.T, m *Model, cmd tea.Cmd, keep func(tea.Msg) bool) {
 	t.Helper()
-	cmdType := reflect.TypeOf(tea.Cmd(nil))
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil || waiting(c) {
-			continue
-		}
-		msg := runLeaf(t, c)
-		if msg == nil {
-			continue
-		}
-		if b, ok := msg.(tea.BatchMsg); ok {
-			queue = append(queue, b...)
-			continue
-		}
-		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == cmdType {
-			for i := range v.Len() {
-				queue = append(queue, v.Index(i).Interface().(tea.Cmd))
-			}
-			continue
-		}
+	drainCmds(t, cmd, func(msg tea.Msg) tea.Cmd {
 		if keep(msg) {
 			m.Update(msg)
 		}
-	}
+		return nil
+	})
 }
 
 // goldenType types s into the focused field, one key at a time.

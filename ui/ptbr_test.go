@@ -7,7 +7,6 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -198,37 +197,16 @@ func drive(t *testing.T, m *Model, msg tea.Msg) {
 	runCmds(t, m, cmd)
 }
 
-// runCmds runs cmd for m as drive does.
+// runCmds runs cmd for m as drive does: every message goes to m (a quit is ignored).
 func runCmds(t *testing.T, m *Model, cmd tea.Cmd) {
 	t.Helper()
-	cmdType := reflect.TypeOf(tea.Cmd(nil))
-	queue := []tea.Cmd{cmd}
-	for n := 0; len(queue) > 0; n++ {
-		if n > 20000 {
-			t.Fatal("drive: the commands never end")
+	drainCmds(t, cmd, func(msg tea.Msg) tea.Cmd {
+		if _, quit := msg.(tea.QuitMsg); quit {
+			return nil
 		}
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil || waiting(c) {
-			continue
-		}
-		got := runLeaf(t, c)
-		switch x := got.(type) {
-		case nil, tea.QuitMsg:
-			continue
-		case tea.BatchMsg:
-			queue = append(queue, x...)
-			continue
-		}
-		if v := reflect.ValueOf(got); v.Kind() == reflect.Slice && v.Type().Elem() == cmdType {
-			for i := range v.Len() {
-				queue = append(queue, v.Index(i).Interface().(tea.Cmd))
-			}
-			continue
-		}
-		_, next := m.Update(got)
-		queue = append(queue, next)
-	}
+		_, next := m.Update(msg)
+		return next
+	})
 }
 
 // waitEvents waits until the store holds at least n events of kind.

@@ -81,6 +81,18 @@ func runLeaf(t testing.TB, c tea.Cmd) tea.Msg {
 // update and runs what update returns in turn, until nothing is left.
 func settleWith(t testing.TB, update func(tea.Msg) tea.Cmd, cmd tea.Cmd) {
 	t.Helper()
+	drainCmds(t, cmd, func(msg tea.Msg) tea.Cmd {
+		if storeReply(msg) {
+			return update(msg)
+		}
+		return nil
+	})
+}
+
+// drainCmds runs cmd (batches and sequences included, in order, skipping the commands that
+// wait), hands each message to each and runs the command it returns in turn.
+func drainCmds(t testing.TB, cmd tea.Cmd, each func(tea.Msg) tea.Cmd) {
+	t.Helper()
 	cmdType := reflect.TypeOf(tea.Cmd(nil))
 	queue := []tea.Cmd{cmd}
 	for n := 0; len(queue) > 0; n++ {
@@ -107,8 +119,8 @@ func settleWith(t testing.TB, update func(tea.Msg) tea.Cmd, cmd tea.Cmd) {
 			}
 			continue
 		}
-		if storeReply(msg) {
-			queue = append(queue, update(msg))
+		if next := each(msg); next != nil {
+			queue = append(queue, next)
 		}
 	}
 }
