@@ -250,10 +250,16 @@ func shiftDays(t time.Time, n int, loc *time.Location) time.Time {
 	return time.Date(l.Year(), l.Month(), l.Day()+n, l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), loc)
 }
 
-// hourRow is what one wallet received in one hour of a period (hour counted from its start).
+// slotMillis is the grain of the period query: what was received is summed per quarter hour
+// from the period's start, then laid out on hours or days. Every UTC offset and clock change
+// in use is a multiple of 15 minutes, so a period that starts at a local midnight has every
+// later local midnight (and hour) on a slot boundary.
+const slotMillis = 15 * 60 * 1000
+
+// hourRow is what one wallet received in one slot (a quarter hour) of a period, counted from its start.
 type hourRow struct {
 	wallet string
-	hour   int64
+	slot   int64
 	paid   int
 	gross  api.Money
 }
@@ -273,7 +279,7 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, get func(st
 			n, withFee         int
 			gross, reportedFee float64
 		)
-		if err := rows.Scan(&h.wallet, &h.hour, &n, &gross, &withFee, &reportedFee); err != nil {
+		if err := rows.Scan(&h.wallet, &h.slot, &n, &gross, &withFee, &reportedFee); err != nil {
 			return nil, classify(err)
 		}
 		h.paid, h.gross = n, api.Money(gross)
@@ -331,7 +337,7 @@ func (s *Store) createdStates(ctx context.Context, wallet string, p Period, get 
 // statistics SQLite prefers charges_state or charges_wallet_state, which read the table rows,
 // about 3 s at a million charges). %s is where dayStatement puts the wallet condition.
 const (
-	paidHoursSQL = `SELECT wallet, (paid_at - ?1) / 3600000, count(*), total(amount), count(fee), total(fee)
+	paidHoursSQL = `SELECT wallet, (paid_at - ?1) / 900000, count(*), total(amount), count(fee), total(fee)
 		FROM charges INDEXED BY charges_paid WHERE paid_at >= ?1 AND paid_at < ?2 AND state = 'paid'%s GROUP BY 1, 2`
 	createdStatesSQL = `SELECT wallet, state, count(*) FROM charges INDEXED BY charges_created
 		WHERE created_at >= ?1 AND created_at < ?2%s GROUP BY 1, 2`
@@ -444,7 +450,7 @@ func (s *Store) buckets(p Period, step time.Duration, series []string, hours []h
 		idx[w] = i
 	}
 	for _, h := range hours {
-		at := p.From.Add(time.Duration(h.hour) * time.Hour)
+		at := p.From.Add(time.Duration(h.slot) * slotMillis * time.Millisecond)
 		b := sort.Search(len(out), func(i int) bool { return out[i].End.After(at) })
 		if b == len(out) {
 			b = len(out) - 1

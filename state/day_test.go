@@ -654,3 +654,34 @@ func TestKnownWallets(t *testing.T) {
 		t.Errorf("KnownWallets = %v, want %v", ws, want)
 	}
 }
+func TestDayReportDailyBucketsNotHourAligned(t *testing.T) {
+	s := OpenMemory(WithClock(func() time.Time { return sp(t, 30, 0, 0) }), WithLocation(mustZone(t, "America/Sao_Paulo")))
+	defer s.Close()
+	if _, err := s.UpsertCharge(ctx, dayPaid("x", api.WalletPrincipal, 1000, sp(t, 21, 0, 10), sp(t, 21, 0, 15), nil)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.DayReport(ctx, DayQuery{Period: Period{From: sp(t, 20, 10, 30), To: sp(t, 24, 10, 30)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Buckets[1].Total() != 1000 { // bucket 1 = the 21st, 00:00–24:00
+		t.Errorf("paid 00:15 on the 21st, counted in the 20th")
+	}
+}
+
+func TestDayReportDailyBucketsLordHowe(t *testing.T) { // DST shift of 30 minutes
+	lh := mustZone(t, "Australia/Lord_Howe")
+	s := OpenMemory(WithClock(func() time.Time { return time.Date(2026, 10, 20, 0, 0, 0, 0, lh) }), WithLocation(lh))
+	defer s.Close()
+	paid := time.Date(2026, 10, 5, 0, 10, 0, 0, lh)
+	if _, err := s.UpsertCharge(ctx, dayPaid("x", api.WalletPrincipal, 1000, paid.Add(-time.Minute), paid, nil)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.DayReport(ctx, DayQuery{Period: Days(time.Date(2026, 10, 7, 12, 0, 0, 0, lh), 7, lh)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Buckets[4].Total() != 1000 { // Oct 5
+		t.Errorf("paid 00:10 on Oct 5, counted in Oct 4")
+	}
+}
