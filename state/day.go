@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -189,7 +190,8 @@ func (s *Store) DayReport(ctx context.Context, q DayQuery) (DayReport, error) {
 		}
 		return t
 	}
-	hours, err := s.paidHours(ctx, q, q.Period, get)
+	grain := s.queryGrain(q.Period, r.Step)
+	hours, err := s.paidHours(ctx, q, q.Period, grain, get)
 	if err != nil {
 		return DayReport{}, err
 	}
@@ -208,7 +210,7 @@ func (s *Store) DayReport(ctx context.Context, q DayQuery) (DayReport, error) {
 		r.Series = append(r.Series, t.Wallet)
 	}
 	if !q.NoBuckets {
-		r.Buckets = s.buckets(q.Period, r.Step, r.Series, hours)
+		r.Buckets = s.buckets(q.Period, r.Step, grain, r.Series, hours)
 	}
 
 	// The same span before, cut at the same point: yesterday until now for today.
@@ -227,7 +229,7 @@ func (s *Store) DayReport(ctx context.Context, q DayQuery) (DayReport, error) {
 		}
 		return t
 	}
-	if _, err := s.paidHours(ctx, q, cut, getPrev); err != nil {
+	if _, err := s.paidHours(ctx, q, cut, time.Hour, getPrev); err != nil {
 		return DayReport{}, err
 	}
 	for _, t := range prevPer {
@@ -250,13 +252,38 @@ func shiftDays(t time.Time, n int, loc *time.Location) time.Time {
 	return time.Date(l.Year(), l.Month(), l.Day()+n, l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), loc)
 }
 
-// slotMillis is the grain of the period query: what was received is summed per quarter hour
-// from the period's start, then laid out on hours or days. Every UTC offset and clock change
-// in use is a multiple of 15 minutes, so a period that starts at a local midnight has every
-// later local midnight (and hour) on a slot boundary.
-const slotMillis = 15 * 60 * 1000
+// queryGrain is the slot the period query sums what was received in, counted from the
+// period's start, before the slots are laid out on hours or days: an hour when every bucket
+// starts a whole number of hours after the period (the usual case, and 4 times fewer rows),
+// else a quarter hour. Every UTC offset and clock change in use is a multiple of 15 minutes, so
+// a period that starts at a local midnight has every later local midnight on a quarter hour
+// (a zone whose clock moves by 30 minutes, a period that starts at 10:30).
+func (s *Store) queryGrain(p Period, step time.Duration) time.Duration {
+	for _, b := range s.bucketBounds(p, step) {
+		if b.Sub(p.From)%time.Hour != 0 {
+			return 15 * time.Minute
+		}
+	}
+	return time.Hour
+}
 
-// hourRow is what one wallet received in one slot (a quarter hour) of a period, counted from its start.
+// bucketBounds are the starts of the period's buckets: every hour from its start, or every
+// local midnight (the first bucket starts with the period).
+func (s *Store) bucketBounds(p Period, step time.Duration) []time.Time {
+	var out []time.Time
+	if step == time.Hour {
+		for t := p.From; t.Before(p.To); t = t.Add(time.Hour) {
+			out = append(out, t)
+		}
+		return out
+	}
+	for d := p.From.In(s.loc); d.Before(p.To); d = time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, s.loc) {
+		out = append(out, d)
+	}
+	return out
+}
+
+// hourRow is what one wallet received in one slot (see queryGrain) of a period, counted from its start.
 type hourRow struct {
 	wallet string
 	slot   int64
@@ -265,8 +292,11 @@ type hourRow struct {
 }
 
 // paidHours adds the payments received in p to the wallets' totals and returns them per hour.
-func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, get func(string) *Totals) ([]hourRow, error) {
+func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.Duration, get func(string) *Totals) ([]hourRow, error) {
 	sqlText, args := dayStatement(paidHoursSQL, q.Wallet, p)
+	if grain != time.Hour {
+		sqlText = strings.Replace(sqlText, "/ 3600000,", "/ "+strconv.FormatInt(grain.Milliseconds(), 10)+",", 1)
+	}
 	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return nil, classify(err)
@@ -337,7 +367,7 @@ func (s *Store) createdStates(ctx context.Context, wallet string, p Period, get 
 // statistics SQLite prefers charges_state or charges_wallet_state, which read the table rows,
 // about 3 s at a million charges). %s is where dayStatement puts the wallet condition.
 const (
-	paidHoursSQL = `SELECT wallet, (paid_at - ?1) / 900000, count(*), total(amount), count(fee), total(fee)
+	paidHoursSQL = `SELECT wallet, (paid_at - ?1) / 3600000, count(*), total(amount), count(fee), total(fee)
 		FROM charges INDEXED BY charges_paid WHERE paid_at >= ?1 AND paid_at < ?2 AND state = 'paid'%s GROUP BY 1, 2`
 	createdStatesSQL = `SELECT wallet, state, count(*) FROM charges INDEXED BY charges_created
 		WHERE created_at >= ?1 AND created_at < ?2%s GROUP BY 1, 2`
@@ -424,19 +454,15 @@ func (s *Store) refundsIn(ctx context.Context, wallet string, p Period, get func
 }
 
 // buckets lays the hourly rows out on the period's hours or days.
-func (s *Store) buckets(p Period, step time.Duration, series []string, hours []hourRow) []Bucket {
-	var out []Bucket
-	if step == time.Hour {
-		for t := p.From; t.Before(p.To); t = t.Add(time.Hour) {
-			out = append(out, Bucket{Start: t, End: minTime(t.Add(time.Hour), p.To)})
+func (s *Store) buckets(p Period, step, grain time.Duration, series []string, hours []hourRow) []Bucket {
+	bounds := s.bucketBounds(p, step)
+	out := make([]Bucket, len(bounds))
+	for i, b := range bounds {
+		end := p.To
+		if i+1 < len(bounds) {
+			end = bounds[i+1]
 		}
-	} else {
-		from := p.From.In(s.loc)
-		for d := from; d.Before(p.To); {
-			next := time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, s.loc)
-			out = append(out, Bucket{Start: d, End: minTime(next, p.To)})
-			d = next
-		}
+		out[i] = Bucket{Start: b, End: end}
 	}
 	for i := range out {
 		out[i].Gross = make([]api.Money, len(series))
@@ -450,7 +476,7 @@ func (s *Store) buckets(p Period, step time.Duration, series []string, hours []h
 		idx[w] = i
 	}
 	for _, h := range hours {
-		at := p.From.Add(time.Duration(h.slot) * slotMillis * time.Millisecond)
+		at := p.From.Add(time.Duration(h.slot) * grain)
 		b := sort.Search(len(out), func(i int) bool { return out[i].End.After(at) })
 		if b == len(out) {
 			b = len(out) - 1
@@ -463,13 +489,6 @@ func (s *Store) buckets(p Period, step time.Duration, series []string, hours []h
 		out[b].Paid[w] += h.paid
 	}
 	return out
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // KnownWallets lists the wallets the store holds charges of, principal first.
