@@ -151,18 +151,19 @@ func (s *Store) PeekRefund(chargeID string) (Refund, bool) {
 	return r, ok
 }
 
-// RefundEvent reads the newest refund_completed event recorded for a charge.
-func (s *Store) RefundEvent(ctx context.Context, chargeID string) (*api.Event, bool, error) {
+// RefundEvent reads the newest refund_completed event recorded for a charge, with its verdict
+// (VerdictConfirmed once the service's refund line was read back: ConfirmEvent).
+func (s *Store) RefundEvent(ctx context.Context, chargeID string) (EventEntry, bool, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE transaction_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1`,
 		chargeID, string(api.EventRefundCompleted))
 	if err != nil {
-		return nil, false, classify(err)
+		return EventEntry{}, false, classify(err)
 	}
 	es, err := scanEvents(rows)
 	if err != nil || len(es) == 0 || es[0].Damaged {
-		return nil, false, err
+		return EventEntry{}, false, err
 	}
-	return es[0].Event, true, nil
+	return es[0], true, nil
 }
 
 // LastRefundFee is the fee the newest refund_completed event reported (the refund fee the

@@ -25,7 +25,7 @@ type RefundAPI interface {
 type RefundStore interface {
 	PutRefund(ctx context.Context, r state.Refund) (state.Refund, error)
 	RefundOf(ctx context.Context, chargeID string) (state.Refund, bool, error)
-	RefundEvent(ctx context.Context, chargeID string) (*api.Event, bool, error)
+	RefundEvent(ctx context.Context, chargeID string) (state.EventEntry, bool, error)
 	ApplyTransaction(ctx context.Context, tx *api.Transaction) (state.Charge, bool, error)
 }
 
@@ -224,8 +224,8 @@ func Refund(ctx context.Context, svc RefundAPI, store RefundStore, o RefundOrder
 }
 
 // readBack reads the charge from the service (applying it to the store) and the
-// refund_completed event recorded for it, if any.
-func readBack(ctx context.Context, svc RefundAPI, store RefundStore, id, wallet string) (*api.Transaction, *api.Event, error) {
+// refund_completed event recorded for it, if any, with its verdict.
+func readBack(ctx context.Context, svc RefundAPI, store RefundStore, id, wallet string) (*api.Transaction, *state.EventEntry, error) {
 	tx, err := svc.GetTransaction(ctx, id, api.WithSubAccount(SubAccountHeader(wallet)))
 	if err != nil {
 		return nil, nil, err
@@ -237,12 +237,18 @@ func readBack(ctx context.Context, svc RefundAPI, store RefundStore, id, wallet 
 	if err != nil || !ok {
 		return tx, nil, err
 	}
-	return tx, ev, nil
+	return tx, &ev, nil
 }
 
-// settle records a refund that refund_completed confirmed.
-func settle(ctx context.Context, store RefundStore, rec state.Refund, ev *api.Event, now func() time.Time, out RefundOutcome) RefundOutcome {
-	rec = completeRecord(rec, ev, now())
+// settle records a refund that refund_completed reported: taken (pending) until the service
+// confirmed its refund line, then completed. Either way it landed and is never sent again.
+func settle(ctx context.Context, store RefundStore, rec state.Refund, ev *state.EventEntry, now func() time.Time, out RefundOutcome) RefundOutcome {
+	if ev.Verdict == state.VerdictConfirmed {
+		rec = completeRecord(rec, ev.Event, now())
+	} else {
+		rec.State, rec.UpdatedAt = state.RefundPending, now()
+		rec.Message, rec.TraceID = "", ""
+	}
 	rec, err := store.PutRefund(context.WithoutCancel(ctx), rec)
 	out.Kind, out.Record, out.Err = RefundDone, rec, err
 	return out
@@ -266,8 +272,9 @@ type RefundFeed interface {
 }
 
 // AwaitRefund waits until refund_completed for chargeID is recorded (by this window's receiver
-// or another's), then marks the refund completed with the fee it reports. It returns the
-// record, or ctx's error when it ends first.
+// or another's) and the service confirmed it (its refund line read back), then marks the
+// refund completed with the fee it reports. It returns the record, or ctx's error when it ends
+// first.
 func AwaitRefund(ctx context.Context, store RefundFeed, chargeID string, now func() time.Time) (state.Refund, error) {
 	if now == nil {
 		now = time.Now
@@ -285,11 +292,13 @@ func AwaitRefund(ctx context.Context, store RefundFeed, chargeID string, now fun
 		if err != nil {
 			return rec, err
 		}
-		if found {
+		// refund_completed is a hint: the refund is completed once the service confirmed its
+		// refund line (the dashboard reads each one back).
+		if found && ev.Verdict == state.VerdictConfirmed {
 			if !ok {
-				rec = state.Refund{ChargeID: chargeID, Wallet: state.NormalizeWallet(ev.Wallet()), RequestedAt: now()}
+				rec = state.Refund{ChargeID: chargeID, Wallet: state.NormalizeWallet(ev.Event.Wallet()), RequestedAt: now()}
 			}
-			return store.PutRefund(context.WithoutCancel(ctx), completeRecord(rec, ev, now()))
+			return store.PutRefund(context.WithoutCancel(ctx), completeRecord(rec, ev.Event, now()))
 		}
 		select {
 		case <-ctx.Done():

@@ -84,8 +84,18 @@ func refundMemStore(t *testing.T) *state.Store {
 	return s
 }
 
-// recordRefundEvent records the refund_completed the service sends for charge id.
+// recordRefundEvent records the refund_completed the service sends for charge id, and the
+// service's confirmation of its refund line (the read-back the dashboard does).
 func recordRefundEvent(t *testing.T, store *state.Store, id string, fee api.Money) {
+	t.Helper()
+	recordUncheckedRefundEvent(t, store, id, fee)
+	if err := store.SetEventVerdict(context.Background(), "evt-"+id, state.VerdictConfirmed, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recordUncheckedRefundEvent records the refund_completed for charge id, not read back yet.
+func recordUncheckedRefundEvent(t *testing.T, store *state.Store, id string, fee api.Money) {
 	t.Helper()
 	body := fmt.Sprintf(`{"event":"refund_completed","eventId":"evt-%s","timestamp":"2026-11-21T15:00:03Z","subAccount":"loja-sul","data":{"id":"line-1","transactionId":%q,"originalTransactionId":%q,"amount":42.50,"netAmount":42.50,"feeAmount":%s,"status":"completed","e2eId":"D123"}}`,
 		id, id, id, fee.Decimal())
@@ -267,6 +277,17 @@ func TestRefundOnTheEmulator(t *testing.T) {
 	if out.Kind != RefundDone || out.Reply == nil || out.Reply.Status != api.RefundRequestPending || out.Reply.OriginalTransactionID != r.Charge.ID {
 		t.Fatalf("refund: %+v", out)
 	}
+	// The dashboard reads refund_completed back through its refund line; here the test does.
+	go func() {
+		for ctx.Err() == nil {
+			if e, ok, err := s.Store.RefundEvent(ctx, r.Charge.ID); err == nil && ok {
+				if _, err := s.Store.ConfirmEvent(ctx, s.Client, e.Event); err == nil {
+					return
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
 	done, err := AwaitRefund(ctx, s.Store, r.Charge.ID, nil)
 	if err != nil || done.State != state.RefundCompleted || done.Amount != 1234 || !done.HasFee || done.Fee != 0 || !strings.HasPrefix(done.E2EID, "D") {
 		t.Fatalf("await: %+v %v", done, err)
@@ -279,5 +300,36 @@ func TestRefundOnTheEmulator(t *testing.T) {
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.HTTPStatus != 400 || !strings.Contains(ae.Message, "already refunded") || ae.TraceID == "" {
 		t.Fatalf("second refund: %v", err)
+	}
+}
+
+// refund_completed is a hint: a refund is completed only once the service confirmed its
+// refund line; before that a read-back that finds the event records it taken (pending) and
+// sends nothing.
+func TestRefundCompletesOnlyOnceConfirmed(t *testing.T) {
+	store := refundMemStore(t)
+	ch, tx := refundablePaid(t, store)
+	svc := &refundFake{tx: tx, refundErr: context.DeadlineExceeded}
+	out := Refund(context.Background(), svc, store, RefundOrder{Charge: ch, Amount: 4250, Key: "k"}, nil)
+	if out.Kind != RefundUnknown {
+		t.Fatalf("lost reply: %+v", out)
+	}
+	recordUncheckedRefundEvent(t, store, ch.ID, 0)
+	svc.refundErr = nil
+	again := Refund(context.Background(), svc, store, RefundOrder{Charge: ch, Amount: 4250, Key: "k"}, nil)
+	if again.Kind != RefundDone || again.Sent || again.Record.State != state.RefundPending {
+		t.Fatalf("retry with an unchecked refund_completed: %+v (want taken, pending, nothing sent)", again)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if rec, err := AwaitRefund(ctx, store, ch.ID, nil); err == nil || rec.State == state.RefundCompleted {
+		t.Fatalf("completed on an unchecked event: %+v %v", rec, err)
+	}
+	if err := store.SetEventVerdict(context.Background(), "evt-"+ch.ID, state.VerdictConfirmed, ""); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := AwaitRefund(context.Background(), store, ch.ID, nil)
+	if err != nil || rec.State != state.RefundCompleted {
+		t.Fatalf("after the service confirmed it: %+v %v", rec, err)
 	}
 }
