@@ -415,7 +415,7 @@ func (v *dayView) summaryLines(w int) []string {
 	fees := st.Label.Render(tr.T("fees ")) + st.Value.Render(t.Fees.BRL())
 	if t.FeesEstimated > 0 {
 		note := tr.N(t.FeesEstimated, "%d estimated", "%d estimated")
-		if _, ok := feeEstimate(v.c); !ok {
+		if !v.report.Query.HasFee { // no fee to estimate with when the figures were read
 			note = tr.N(t.FeesEstimated, "%d fee unknown", "%d fees unknown")
 		}
 		fees += st.Warn.Render(" (" + note + ")")
