@@ -12,6 +12,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"pixdash/api/safetext"
 	"strconv"
 	"strings"
 	"time"
@@ -121,7 +122,7 @@ func Text(r state.CloseReport, o Options) string {
 	l := w.l
 	w.rule('=')
 	w.text(0, strings.ToUpper(l.title))
-	w.text(0, l.profile+": "+plain(r.Profile))
+	w.text(0, l.profile+": "+safetext.Clean(r.Profile))
 	w.text(0, w.period(r.Day, loc))
 	if !r.Made.IsZero() {
 		w.text(0, l.made+" "+r.Made.In(loc).Format("15:04"))
@@ -136,7 +137,7 @@ func Text(r state.CloseReport, o Options) string {
 	}
 	for _, line := range r.Wallets {
 		w.blank()
-		w.text(0, l.wallet+": "+plain(line.Wallet))
+		w.text(0, l.wallet+": "+safetext.Clean(line.Wallet))
 		w.rule('-')
 		w.section(line, r, false)
 	}
@@ -204,7 +205,7 @@ func (w *textWriter) section(c state.CloseLine, r state.CloseReport, total bool)
 		w.kv(2, l.balanceTotal, w.moneyPtr(b.Total))
 	case c.BalanceErr != "":
 		w.text(0, l.balance)
-		w.text(2, l.notRead+": "+plain(c.BalanceErr))
+		w.text(2, l.notRead+": "+safetext.Clean(c.BalanceErr))
 	case total && len(r.Wallets) > 0:
 		w.text(0, l.balance)
 		w.text(2, l.notReadTotal)
@@ -343,88 +344,6 @@ func wrap(s string, limit int) []string {
 	return lines
 }
 
-// plain makes an outside string safe to print: terminal escape sequences (CSI, OSC, DCS and
-// the like, 7- or 8-bit) are removed, other control characters and bidirectional overrides
-// dropped, line breaks and tabs become spaces, and invalid UTF-8 becomes U+FFFD.
-func plain(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == 0x1b: // ESC: the sequence it introduces
-			if i >= len(s) {
-				continue
-			}
-			c := s[i]
-			i++
-			switch c {
-			case '[':
-				i = skipCSI(s, i)
-			case ']', 'P', 'X', '^', '_':
-				i = skipString(s, i)
-			default:
-				if c >= 0x80 { // not a sequence: keep the character after ESC
-					i--
-					continue
-				}
-				// nF sequences: intermediates 0x20–0x2f, then one final byte.
-				for c >= 0x20 && c <= 0x2f && i < len(s) {
-					c = s[i]
-					i++
-				}
-			}
-		case r == 0x9b: // 8-bit CSI
-			i = skipCSI(s, i)
-		case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f: // 8-bit DCS, SOS, OSC, PM, APC
-			i = skipString(s, i)
-		case r == '\t' || r == '\n' || r == '\r':
-			b.WriteByte(' ')
-		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// skipCSI returns the index after a control sequence's final byte (0x40–0x7e), starting after
-// its introducer.
-func skipCSI(s string, i int) int {
-	for i < len(s) {
-		c := s[i]
-		i++
-		switch {
-		case c == 0x1b: // an ESC inside ends the sequence; the caller reads the new one
-			return i - 1
-		case c >= 0x40 && c <= 0x7e:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the index after a control string's terminator (BEL, ESC \ or the 8-bit
-// ST), starting after its introducer; an unterminated string runs to the end.
-func skipString(s string, i int) int {
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch r {
-		case 0x07, 0x9c:
-			return i
-		case 0x1b:
-			if i < len(s) && s[i] == '\\' {
-				return i + 1
-			}
-			return i
-		}
-	}
-	return i
-}
-
 // csvColumn is one field of the CSV: its header in each dialect and its cell.
 type csvColumn struct {
 	en, pt string
@@ -531,7 +450,7 @@ func CSV(w io.Writer, r state.CloseReport, brazilian bool) error {
 		return cw.Write(rec)
 	}
 	for i := range r.Wallets {
-		if err := row(export.Text(plain(r.Wallets[i].Wallet)), &r.Wallets[i]); err != nil {
+		if err := row(export.Text(safetext.Clean(r.Wallets[i].Wallet)), &r.Wallets[i]); err != nil {
 			return err
 		}
 	}

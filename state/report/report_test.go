@@ -182,13 +182,12 @@ func TestHostileNamesAreSanitized(t *testing.T) {
 		if strings.ContainsAny(out, "\x1b\x07\x00\r\u202e\u009b") {
 			t.Errorf("control characters left in:\n%q", out)
 		}
-		for _, want := range []string{"xy", "loja", "bad", "news line", "end"} {
+		// The names read as the dashboard shows them: the one gate, safetext.Clean (controls
+		// become spaces, bidi overrides go, the inert rest stays visible).
+		for _, want := range []string{"lo [31mja", "x ]52;c;AAAA y", "bad 2Jnews"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%q missing from:\n%s", want, out)
 			}
-		}
-		if strings.Contains(out, "AAAA") || strings.Contains(out, "dcs") {
-			t.Errorf("escape sequence payload left in:\n%s", out)
 		}
 	}
 	var b bytes.Buffer
@@ -197,27 +196,6 @@ func TestHostileNamesAreSanitized(t *testing.T) {
 	}
 	if strings.ContainsAny(b.String(), "\x1b\x07") {
 		t.Errorf("control characters left in the CSV: %q", b.String())
-	}
-}
-
-func TestPlain(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":                    "plain",
-		"x\x1b]52;c;AAAA\x07y":     "xy",
-		"a\x1b[1;31mb\x1b[0m":      "ab",
-		"a\x1b]8;;http://x\x1b\\b": "ab",
-		"a\x1b(Bb":                 "ab",
-		"a\x1bcb":                  "ab",
-		"tab\there":                "tab here",
-		"del\x7fc1\u0085":          "delc1",
-		"ç ã é":                    "ç ã é",
-		"bad\xffutf":               "bad\ufffdutf",
-		"trail\x1b":                "trail",
-		"unterminated\x1b]0;tit":   "unterminated",
-	} {
-		if got := plain(in); got != want {
-			t.Errorf("plain(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 
