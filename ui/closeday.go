@@ -248,8 +248,7 @@ func (o *closeOverlay) write() tea.Cmd {
 			format = f
 		}
 	}
-	base := strings.TrimSuffix(export.FileName(profile, o.day.From.In(o.c.loc), format), ".csv")
-	base = strings.Replace(base, "-"+o.day.From.In(o.c.loc).Format("20060102"), "-close-"+o.day.From.In(o.c.loc).Format("20060102"), 1)
+	base := export.FileStem(profile) + "-close-" + o.day.From.In(o.c.loc).Format("20060102") // a day's close replaces the last one of that day
 	wide, narrow, rep := o.text(80), o.text(48), o.rep
 	o.busy = tr.T("writing…")
 	return o.c.app.withTimeout(closeTimeout, func(ctx context.Context) tea.Msg {

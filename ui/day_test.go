@@ -257,9 +257,10 @@ func TestDayCloseReport(t *testing.T) {
 		}
 	}
 	send(t, m, runeKey("w"))
-	files, _ := filepath.Glob(filepath.Join(dir, "*close-20261121*"))
-	if len(files) != 3 {
-		t.Fatalf("w wrote %v, want the .txt, -48.txt and .csv", files)
+	for _, name := range []string{"loja-centro-close-20261121.txt", "loja-centro-close-20261121-48.txt", "loja-centro-close-20261121.csv"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("w did not write %s with mode 0600: %v", name, err)
+		}
 	}
 	if !strings.Contains(m.status.text, "Day's close written to") {
 		t.Errorf("status after w = %q", m.status.text)

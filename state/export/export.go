@@ -425,9 +425,15 @@ func WriteAtomic(path string, fill func(io.Writer) error) (err error) {
 	return nil
 }
 
-// FileName is the dashboard's name for an export of profile at t: <profile>-<yyyymmdd-hhmmss>.csv,
-// with the profile name reduced to letters, digits, "-" and "_".
+// FileName is the dashboard's name for an export of profile at t: <profile>-<yyyymmdd-hhmmss>.csv
+// (see FileStem).
 func FileName(profile string, t time.Time, f Format) string {
+	return FileStem(profile) + "-" + t.Format("20060102-150405") + f.Ext()
+}
+
+// FileStem is how a profile's name starts a file name: reduced to letters, digits, "-" and "_"
+// ("demo" when empty).
+func FileStem(profile string) string {
 	var b strings.Builder
 	for _, r := range profile {
 		switch {
@@ -437,11 +443,10 @@ func FileName(profile string, t time.Time, f Format) string {
 			b.WriteByte('_')
 		}
 	}
-	name := b.String()
-	if name == "" {
-		name = "demo"
+	if b.Len() == 0 {
+		return "demo"
 	}
-	return name + "-" + t.Format("20060102-150405") + f.Ext()
+	return b.String()
 }
 
 // ErrNoDir reports that there is nowhere to write an export (no $XDG_DATA_HOME nor $HOME).
