@@ -31,6 +31,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"pixdash/api"
+	"pixdash/api/safetext"
 	"pixdash/api/sandbox"
 	"pixdash/config"
 	"pixdash/state"
@@ -71,8 +72,13 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-// run parses args, runs the command they name and returns the exit code.
-func run(args []string, stdout, stderr io.Writer) int {
+// run parses args, runs the command they name and returns the exit code. Everything a command
+// writes to stdout and stderr passes through api/safetext on its way (line breaks kept), so a
+// name or a message from outside can never drive the terminal; an error's message is cleaned
+// onto one line.
+func run(args []string, rawStdout, rawStderr io.Writer) int {
+	stdout, stderr := safetext.NewWriter(rawStdout), safetext.NewWriter(rawStderr)
+	defer func() { _ = stdout.Flush(); _ = stderr.Flush() }()
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
@@ -85,7 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, msg = ee.code, ee.err
 	}
 	if msg != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), msg)
+		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), safetext.Clean(msg.Error()))
 	}
 	if code == exitUsage {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -477,7 +483,7 @@ func newConfigCmd(stdout, stderr io.Writer) *cobra.Command {
 func checkConfig(path string, stdout, stderr io.Writer) int {
 	cfg, err := config.Load(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
+		fmt.Fprintf(stderr, "%s\n", safetext.Clean(err.Error()))
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "%s: %d profile(s)\n", path, len(cfg.Profiles))
@@ -486,13 +492,14 @@ func checkConfig(path string, stdout, stderr io.Writer) int {
 		res := checkProfile(p)
 		if res != nil {
 			failed++
-			fmt.Fprintf(stdout, "  ✖ %-16s %-10s %v\n", p.Name, p.Environment, res)
+			// The service's message is outside text: one clean line.
+			fmt.Fprintf(stdout, "  ✖ %-16s %-10s %s\n", p.Name, p.Environment, safetext.Clean(res.Error()))
 			continue
 		}
 		fmt.Fprintf(stdout, "  ✔ %-16s %-10s signed in to %s\n", p.Name, p.Environment, p.BaseURL)
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(stdout, "warning: %v\n", w)
+		fmt.Fprintf(stdout, "warning: %s\n", safetext.Clean(fmt.Sprint(w)))
 	}
 	if failed > 0 {
 		return exitFailure

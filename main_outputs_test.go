@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// hostileName tries to retitle the terminal (OSC 0), clear it (CSI 2J, also as the one-byte
+// C1 CSI) and reverse what follows (bidi override, isolate), hidden behind a zero-width space.
+const hostileName = "\x1b]0;PWNED\x07Ana\x1b[2J\u009b2J\u202eanA\u202c\u2066\u200b"
+
+// assertInert fails when out holds ESC, BEL, a C1 control, a bidi control or a zero-width
+// character: nothing that can drive a terminal or spoof what it shows.
+func assertInert(t *testing.T, what, out string) {
+	t.Helper()
+	for _, bad := range []string{"\x1b", "\x07", "\u202e", "\u202c", "\u2066", "\u200b", "\r\r"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s holds %q:\n%q", what, bad, out)
+		}
+	}
+	for _, r := range out {
+		if r >= 0x80 && r <= 0x9f {
+			t.Errorf("%s holds the C1 control %U:\n%q", what, r, out)
+			break
+		}
+	}
+}
+
+// writeConfig writes body as the config file under a fresh XDG_CONFIG_HOME, with a fresh
+// XDG_STATE_HOME; it returns the state directory pixdash uses.
+func writeConfig(t *testing.T, body string) (cfgPath, stateDir string) {
+	t.Helper()
+	cfgDir, xdgState := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	t.Setenv("XDG_STATE_HOME", xdgState)
+	t.Setenv("PIXDASH_CONFIG", "")
+	t.Setenv("PIXDASH_PROFILE", "")
+	cfgPath = filepath.Join(cfgDir, "pixdash", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfgPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgPath, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfgPath, filepath.Join(xdgState, "pixdash")
+}
+
+// seedStore writes charges into a profile's database.
+func seedStore(t *testing.T, stateDir, profile string, cs ...state.Charge) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := state.Open(ctx, stateDir, profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range cs {
+		if _, err := s.UpsertCharge(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// pixdash export writes a hostile payer name neither raw to the terminal nor raw into the CSV
+// file, in either dialect.
+func TestExportOutputInert(t *testing.T) {
+	_, stateDir := writeConfig(t, "[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n")
+	noon := time.Date(2025, 1, 10, 12, 0, 0, 0, time.Local)
+	seedStore(t, stateDir, "loja", state.Charge{ID: "tx_1", Wallet: "principal", Amount: 100, Status: api.StatusCompleted,
+		CreatedAt: noon, PaidAt: &noon, PayerName: hostileName, Description: "\u009b31mcafé\x1b[0m"})
+	for _, format := range []string{"csv", "br"} {
+		var out, errb strings.Builder
+		if code := run([]string{"export", "--from", "2025-01-10", "--to", "2025-01-10", "--format", format}, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		assertInert(t, format+" stdout", out.String())
+		if !strings.Contains(out.String(), "]0;PWNED Ana [2J 2JanA") || !strings.Contains(out.String(), " 31mcafé [0m") {
+			t.Errorf("%s: the cleaned names are missing:\n%s", format, out.String())
+		}
+		file := filepath.Join(t.TempDir(), "x.csv")
+		if code := run([]string{"export", "--from", "2025-01-10", "--to", "2025-01-10", "--format", format, "--output", file}, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertInert(t, format+" file", string(data))
+		if format == "br" && !strings.HasPrefix(string(data), "\uFEFF") {
+			t.Errorf("the BR dialect lost its byte-order mark")
+		}
+	}
+}
+
+// pixdash config check shows the service's refusal on one clean line: the hostile message
+// can neither retitle nor clear the terminal, nor fake a line of its own.
+func TestConfigCheckServiceErrorInert(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"statusCode":401,"error":"Unauthorized","message":"bad\u001b]0;PWNED\u0007 key\u001b[2J\u009b2J\n  \u2714 fake       sandbox    signed in\u202e","traceId":"tr-\u001b[31m1"}`))
+	}))
+	defer srv.Close()
+	t.Setenv("PIXDASH_TEST_CLIENT_SECRET", "cs-x")
+	writeConfig(t, "[profiles.loja]\nbase_url = \""+srv.URL+"/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n")
+	var out, errb strings.Builder
+	if code := run([]string{"config", "check"}, &out, &errb); code != exitFailure {
+		t.Fatalf("exit %d, want 1: %s%s", code, out.String(), errb.String())
+	}
+	assertInert(t, "stdout", out.String())
+	assertInert(t, "stderr", errb.String())
+	if strings.Count(out.String(), "\n") != 2 || !strings.Contains(out.String(), "✖ loja") || !strings.Contains(out.String(), "]0;PWNED  key [2J 2J") {
+		t.Errorf("want the path line and one line for loja:\n%s", out.String())
+	}
+}
