@@ -741,7 +741,8 @@ charges created, paid, expired and failed, gross, fees, net, refunds, withdrawal
 split sent and received, and each wallet's balance as the service reports it now. The figures
 come from the profile's local database, so they cover what this pixdash saw. The text report
 goes to standard output (--width 48 fits a receipt printer); --csv also writes it as a
-spreadsheet (atomically, mode 0600), and --print sends it to the profile's print_command.`,
+spreadsheet (atomically, mode 0600), and --print sends the 48-column receipt to the profile's
+print_command. A day in the future is refused.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runClose(cmd.Context(), o, stdout, stderr)
@@ -781,6 +782,9 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 			return usageError("--date must be a day like 2025-01-31")
 		}
 		dayTime = d.Add(12 * time.Hour)
+		if today := time.Now(); d.After(today) {
+			return usageError("--date %s is in the future (today is %s): a close is of today (partial) or a past day", o.date, today.Format("2006-01-02"))
+		}
 	}
 	if o.width < report.MinWidth || o.width > maxCloseWidth {
 		return usageError("--width %d: say 80 for a terminal or 48 for a receipt printer (%d to %d)", o.width, report.MinWidth, maxCloseWidth)
@@ -879,7 +883,9 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "Wrote the close of %s to %s.\n", q.Day.From.Format("2006-01-02"), o.csv)
 	}
 	if o.print {
-		if err := workflow.PrintReport(ctx, p.PrintCommand, []byte(text), workflow.DefaultPrintTimeout); err != nil {
+		// The printer gets the receipt, as from the dashboard, whatever --width the screen had.
+		receipt := report.Text(r, report.Options{Width: report.ReceiptWidth, Lang: lang, Loc: time.Local})
+		if err := workflow.PrintReport(ctx, p.PrintCommand, []byte(receipt), workflow.DefaultPrintTimeout); err != nil {
 			return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 		}
 		fmt.Fprintf(stderr, "Sent the close to %s.\n", filepath.Base(p.PrintCommand[0]))
