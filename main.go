@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -667,6 +668,11 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 	}
 	defer store.Close()
+	if o.wallet != "" {
+		if err := knownWallet(ctx, store, p, wallet); err != nil {
+			return err
+		}
+	}
 	opts := export.Options{
 		Format: format, Query: state.ChargeQuery{Wallet: wallet},
 		From: from, To: to.AddDate(0, 0, 1), Location: time.Local,
@@ -695,6 +701,30 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "Exported %d charges of profile %s (%s) created %s to %s to %s.\n", n, p.Name, scope, o.from, o.to, where)
 	return nil
+}
+
+// knownWallet refuses (exit 2) a --wallet that is none of the profile's: not principal, not
+// its sub_account and not a wallet any of its charges was in. An export of it would say
+// "Exported 0 charges" and succeed, hiding a typo.
+func knownWallet(ctx context.Context, store *state.Store, p *config.Profile, wallet string) error {
+	known := []string{api.WalletPrincipal}
+	if w := state.NormalizeWallet(p.SubAccount); !slices.Contains(known, w) {
+		known = append(known, w)
+	}
+	seen, err := store.KnownWallets(ctx)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	}
+	for _, w := range seen {
+		if !slices.Contains(known, w) {
+			known = append(known, w)
+		}
+	}
+	if slices.Contains(known, wallet) {
+		return nil
+	}
+	return usageError("--wallet %s: not a wallet of profile %s (it is neither principal nor its sub_account, and none of its charges was in it); its wallets: %s",
+		wallet, p.Name, strings.Join(known, ", "))
 }
 
 // exportSettings are where the dashboard's export key writes and each profile's export_format.

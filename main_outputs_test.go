@@ -122,3 +122,24 @@ func TestConfigCheckServiceErrorInert(t *testing.T) {
 		t.Errorf("want the path line and one line for loja:\n%s", out.String())
 	}
 }
+
+// export --wallet naming no wallet of the profile is a mistake (exit 2, nothing written), not
+// "Exported 0 charges"; a wallet of the profile with no charge in the period is an empty export.
+func TestExportUnknownWallet(t *testing.T) {
+	_, stateDir := writeConfig(t, "[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\nsub_account = \"loja-norte\"\n")
+	noon := time.Date(2025, 1, 10, 12, 0, 0, 0, time.Local)
+	seedStore(t, stateDir, "loja", state.Charge{ID: "tx_1", Wallet: "loja-sul", Amount: 100, Status: api.StatusPending, CreatedAt: noon})
+	var out, errb strings.Builder
+	code := run([]string{"export", "--from", "2025-01-10", "--to", "2025-01-10", "--wallet", "nonexistent"}, &out, &errb)
+	if code != exitUsage || out.Len() != 0 || strings.Contains(errb.String(), "Exported") ||
+		!strings.Contains(errb.String(), "--wallet nonexistent: not a wallet of profile loja") || !strings.Contains(errb.String(), "principal, loja-norte, loja-sul") {
+		t.Errorf("unknown wallet: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	for _, w := range []string{"principal", "loja-norte", "loja-sul"} {
+		out.Reset()
+		errb.Reset()
+		if code := run([]string{"export", "--from", "2025-01-10", "--to", "2025-01-10", "--wallet", w}, &out, &errb); code != 0 {
+			t.Errorf("--wallet %s: exit %d: %s", w, code, errb.String())
+		}
+	}
+}
