@@ -3,7 +3,7 @@
 //	pixdash [--config FILE] [--profile NAME] [--demo] [--lang LANG] [--debug]   the dashboard
 //	pixdash sandbox [--addr ADDR] [--fixture FILE] [--print-fixture]
 //	pixdash config init | check [--config FILE]
-//	pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]
+//	pixdash events prune --before YYYY-MM-DD [--yes|--dry-run] [--profile NAME] [--config FILE]
 //	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format csv|br] [--output FILE|-] [--profile NAME] [--config FILE]
 //	pixdash close [--date YYYY-MM-DD] [--width 80|48] [--lang LANG] [--csv FILE [--format csv|br]] [--print] [--offline] [--profile NAME] [--config FILE] [--debug]
 //	pixdash version
@@ -539,41 +539,57 @@ func newEventsCmd(stdout io.Writer) *cobra.Command {
 			return usageError("say prune")
 		},
 	}
-	var cfgPath, profile, before string
+	var o pruneFlags
 	prune := &cobra.Command{
 		Use:   "prune --before YYYY-MM-DD",
 		Short: "Remove the profile's webhook events received before a day; charges are kept",
-		Args:  noArgs,
+		Long: `Remove the profile's webhook events received before a day (local time); charges are kept.
+It says how many events that is and asks before removing them; without a terminal to ask on,
+--yes confirms. --dry-run only counts them.`,
+		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return runPrune(cfgPath, profile, before, stdout)
+			return runPrune(o, stdout)
 		},
 	}
 	f := prune.Flags()
-	f.StringVar(&before, "before", "", "remove the events received before this day, YYYY-MM-DD (local time)")
-	f.StringVar(&profile, "profile", "", "profile whose events to remove (default $PIXDASH_PROFILE, then default_profile)")
-	f.StringVar(&cfgPath, "config", "", configFlagHelp)
+	f.StringVar(&o.before, "before", "", "remove the events received before this day, YYYY-MM-DD (local time)")
+	f.BoolVar(&o.yes, "yes", false, "remove without asking (needed when standard input is not a terminal)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "only say how many events would be removed")
+	f.StringVar(&o.profile, "profile", "", "profile whose events to remove (default $PIXDASH_PROFILE, then default_profile)")
+	f.StringVar(&o.config, "config", "", configFlagHelp)
 	cmd.AddCommand(prune)
 	return cmd
 }
 
+// pruneFlags are the options of pixdash events prune.
+type pruneFlags struct {
+	config, profile, before string
+	yes, dryRun             bool
+}
+
+// promptIn is where a confirmation is read, and stdinTerminal whether it is a terminal that
+// can be asked (tests replace both).
+var (
+	promptIn      io.Reader = os.Stdin
+	stdinTerminal           = func() bool {
+		fi, err := os.Stdin.Stat()
+		return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	}
+)
+
 // runPrune removes a profile's webhook events received before a day (local time) from its
-// database; charges are kept.
-func runPrune(cfgPath, profile, beforeFlag string, stdout io.Writer) error {
-	before, err := time.ParseInLocation("2006-01-02", beforeFlag, time.Local)
+// database, once confirmed (a question on a terminal, else --yes); charges are kept.
+func runPrune(o pruneFlags, stdout io.Writer) error {
+	before, err := time.ParseInLocation("2006-01-02", o.before, time.Local)
 	if err != nil {
 		return usageError("--before must be a day like 2025-01-31")
 	}
-	path, _ := config.Locate(cfgPath, os.Getenv)
-	cfg, err := config.Load(path)
-	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+	if o.yes && o.dryRun {
+		return usageError("say --yes or --dry-run, not both")
 	}
-	p, err := chosenProfile(cfg, profile)
+	_, p, err := loadProfile(o.config, o.profile)
 	if err != nil {
-		if profile != "" {
-			return usageError("--profile: %v", err)
-		}
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	ctx := context.Background()
 	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name)
@@ -581,11 +597,39 @@ func runPrune(cfgPath, profile, beforeFlag string, stdout io.Writer) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 	}
 	defer store.Close()
-	n, err := store.PruneEvents(ctx, before)
+	n, err := store.CountEventsBefore(ctx, before)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 	}
-	fmt.Fprintf(stdout, "Removed %d events received before %s from profile %s; charges are kept.\n", n, before.Format("2006-01-02"), p.Name)
+	day := before.Format("2006-01-02")
+	what := fmt.Sprintf("%d events received before %s in profile %s", n, day, p.Name)
+	if before.After(time.Now()) {
+		what += " (--before is in the future: that is every event)"
+	}
+	switch {
+	case n == 0:
+		fmt.Fprintf(stdout, "No events received before %s in profile %s; nothing to remove.\n", day, p.Name)
+		return nil
+	case o.dryRun:
+		fmt.Fprintf(stdout, "Would remove %s; charges are kept. Nothing removed (--dry-run).\n", what)
+		return nil
+	case !o.yes && !stdinTerminal():
+		return usageError("this would remove %s: add --yes to confirm (standard input is not a terminal to ask on), or --dry-run to only count them", what)
+	case !o.yes:
+		fmt.Fprintf(stdout, "Remove %s? Charges are kept. [y/N] ", what)
+		answer, _ := bufio.NewReader(promptIn).ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(answer)) {
+		case "y", "yes", "s", "sim":
+		default:
+			fmt.Fprintln(stdout, "Nothing removed.")
+			return nil
+		}
+	}
+	removed, err := store.PruneEvents(ctx, before)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	}
+	fmt.Fprintf(stdout, "Removed %d events received before %s from profile %s; charges are kept.\n", removed, day, p.Name)
 	return nil
 }
 

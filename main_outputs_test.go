@@ -143,3 +143,89 @@ func TestExportUnknownWallet(t *testing.T) {
 		}
 	}
 }
+
+// seedEvents records a webhook event per id, received at the given time.
+func seedEvents(t *testing.T, stateDir, profile string, at time.Time, ids ...string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := state.Open(ctx, stateDir, profile, state.WithClock(func() time.Time { return at }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, id := range ids {
+		ev, err := api.DecodeEvent([]byte(`{"event":"refund_completed","eventId":"` + id + `","data":{"id":"r"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ApplyEvent(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func eventCount(t *testing.T, stateDir, profile string) int {
+	t.Helper()
+	s, err := state.Open(context.Background(), stateDir, profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n, err := s.CountEventsBefore(context.Background(), time.Now().AddDate(1, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// events prune says how many events it would remove and removes them only once confirmed: a
+// question on a terminal, --yes otherwise; --dry-run only counts. A day in the future (every
+// event) is said so.
+func TestEventsPruneCountsAndConfirms(t *testing.T) {
+	_, stateDir := writeConfig(t, "[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n")
+	seedEvents(t, stateDir, "loja", time.Now().Add(-time.Hour), "e1", "e2")
+	future := time.Now().AddDate(0, 0, 2).Format("2006-01-02")
+	terminal := false
+	answer := ""
+	oldIn, oldTerm := promptIn, stdinTerminal
+	t.Cleanup(func() { promptIn, stdinTerminal = oldIn, oldTerm })
+	stdinTerminal = func() bool { return terminal }
+	prune := func(extra ...string) (int, string, string) {
+		promptIn = strings.NewReader(answer)
+		var out, errb strings.Builder
+		code := run(append([]string{"events", "prune", "--before", future}, extra...), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+
+	// Not a terminal and no --yes: refused, nothing removed, the count said.
+	if code, out, errb := prune(); code != exitUsage || out != "" || !strings.Contains(errb, "this would remove 2 events received before "+future+" in profile loja (--before is in the future: that is every event): add --yes") {
+		t.Errorf("no --yes: exit %d, stdout %q, stderr %q", code, out, errb)
+	}
+	if code, out, _ := prune("--dry-run"); code != 0 || !strings.Contains(out, "Would remove 2 events") || !strings.Contains(out, "Nothing removed (--dry-run)") {
+		t.Errorf("--dry-run: exit %d, %q", code, out)
+	}
+	if code, _, _ := prune("--dry-run", "--yes"); code != exitUsage {
+		t.Errorf("--dry-run --yes: exit %d, want 2", code)
+	}
+	// A terminal: asked; anything but yes keeps them.
+	terminal, answer = true, "\n"
+	if code, out, _ := prune(); code != 0 || !strings.Contains(out, "Remove 2 events received before "+future) || !strings.Contains(out, "[y/N] Nothing removed.") {
+		t.Errorf("declined: exit %d, %q", code, out)
+	}
+	if n := eventCount(t, stateDir, "loja"); n != 2 {
+		t.Fatalf("%d events left after refusals, want 2", n)
+	}
+	answer = "s\n"
+	if code, out, _ := prune(); code != 0 || !strings.Contains(out, "Removed 2 events") {
+		t.Errorf("confirmed: exit %d, %q", code, out)
+	}
+	if code, out, _ := prune("--yes"); code != 0 || !strings.Contains(out, "No events received before "+future+" in profile loja; nothing to remove.") {
+		t.Errorf("nothing left: exit %d, %q", code, out)
+	}
+	// --yes removes without asking.
+	seedEvents(t, stateDir, "loja", time.Now().Add(-time.Hour), "e3")
+	terminal = false
+	if code, out, _ := prune("--yes"); code != 0 || !strings.Contains(out, "Removed 1 events") {
+		t.Errorf("--yes: exit %d, %q", code, out)
+	}
+}

@@ -683,7 +683,7 @@ func TestEventsPrune(t *testing.T) {
 		}
 	}
 	var out, errb strings.Builder
-	if code := run([]string{"events", "prune", "--before", "2025-02-01", "--profile", "loja"}, &out, &errb); code != 0 {
+	if code := run([]string{"events", "prune", "--before", "2025-02-01", "--profile", "loja", "--yes"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "Removed 1 events received before 2025-02-01 from profile loja") {
