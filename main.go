@@ -4,7 +4,7 @@
 //	pixdash sandbox [--addr ADDR] [--fixture FILE] [--print-fixture]
 //	pixdash config init | check [--config FILE]
 //	pixdash events prune --before YYYY-MM-DD [--yes|--dry-run] [--profile NAME] [--config FILE]
-//	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format csv|br] [--output FILE|-] [--profile NAME] [--config FILE]
+//	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format br|csv] [--output FILE|-] [--profile NAME] [--config FILE]
 //	pixdash close [--date YYYY-MM-DD] [--width 80|48] [--lang LANG] [--csv FILE [--format csv|br]] [--print] [--offline] [--profile NAME] [--config FILE] [--debug]
 //	pixdash version
 //
@@ -255,12 +255,13 @@ func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error
 	return nil
 }
 
-// parseLang reads --lang.
+// parseLang reads --lang with the config's own parser, so --lang and language = accept the
+// same spellings.
 func parseLang(s string) (ui.Lang, bool) {
-	switch strings.ToLower(strings.ReplaceAll(s, "_", "-")) {
-	case "en":
+	switch l, _ := config.ParseLanguage(s); l {
+	case config.LangEnglish:
 		return ui.LangEN, true
-	case "pt-br", "pt":
+	case config.LangPortuguese:
 		return ui.LangPT, true
 	}
 	return "", false
@@ -645,8 +646,9 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "export --from YYYY-MM-DD --to YYYY-MM-DD",
 		Short: "Write a profile's charges of a period as a spreadsheet (CSV or the Brazilian dialect)",
 		Long: `Write the charges a profile created from one day to another (both included, local time)
-as CSV (RFC 4180: "," and a decimal point) or, with --format br, the Brazilian spreadsheet
-dialect (";" and a decimal comma, UTF-8 with a BOM). A file is written atomically with mode
+in the profile's export_format, or as --format says: "br", the Brazilian spreadsheet dialect
+(";" and a decimal comma, UTF-8 with a BOM; the default), or "csv" (RFC 4180: "," and a
+decimal point). --wallet must name a wallet of the profile. A file is written atomically with mode
 0600; --output - writes to standard output. Payer documents are masked, and a cell that a
 spreadsheet would read as a formula starts with an apostrophe.`,
 		Args: noArgs,
@@ -659,7 +661,7 @@ spreadsheet would read as a formula starts with an apostrophe.`,
 	f.StringVar(&o.to, "to", "", "last day, YYYY-MM-DD (included)")
 	f.StringVar(&o.wallet, "wallet", "", `wallet to export ("principal" or a sub-account reference; default the profile's sub_account)`)
 	f.BoolVar(&o.allWallets, "all-wallets", false, "export every wallet of the profile")
-	f.StringVar(&o.format, "format", "csv", `"csv" (RFC 4180) or "br" (semicolons, decimal comma, BOM)`)
+	f.StringVar(&o.format, "format", "", `"csv" (RFC 4180) or "br" (semicolons, decimal comma, BOM); default the profile's export_format (br unless set)`)
 	f.StringVar(&o.output, "output", "-", "file to write, or - for standard output")
 	f.StringVar(&o.profile, "profile", "", "profile whose charges to export (default $PIXDASH_PROFILE, then default_profile)")
 	f.StringVar(&o.config, "config", "", configFlagHelp)
@@ -690,9 +692,10 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 			return usageError("--wallet: %v", err)
 		}
 	}
-	format, err := export.ParseFormat(o.format)
-	if err != nil || strings.TrimSpace(o.format) == "" {
-		return usageError(`--format must be "csv" or "br"`)
+	if o.format != "" {
+		if _, err := export.ParseFormat(o.format); err != nil || strings.TrimSpace(o.format) == "" {
+			return usageError(`--format must be "csv" or "br"`)
+		}
 	}
 	if o.output == "" {
 		return usageError("--output needs a file name, or - for standard output")
@@ -700,6 +703,11 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 	_, p, err := loadProfile(o.config, o.profile)
 	if err != nil {
 		return err
+	}
+	// Without --format, the profile's export_format (br unless set), as the dashboard's export.
+	format, _ := export.ParseFormat(p.ExportFormat) // validated when the config was read
+	if o.format != "" {
+		format, _ = export.ParseFormat(o.format)
 	}
 	wallet := o.wallet
 	if !o.allWallets && wallet == "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -227,5 +228,79 @@ func TestEventsPruneCountsAndConfirms(t *testing.T) {
 	terminal = false
 	if code, out, _ := prune("--yes"); code != 0 || !strings.Contains(out, "Removed 1 events") {
 		t.Errorf("--yes: exit %d, %q", code, out)
+	}
+}
+
+// Each error says what failed once: no "profile a: profile \"a\": …", no "sandbox: sandbox:
+// listen on …: listen tcp …", no "already exists; not overwriting it: file already exists".
+func TestErrorsWrappedOnce(t *testing.T) {
+	cfgPath, _ := writeConfig(t, "[profiles.bare]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_UNSET_SECRET\"\n")
+	t.Setenv("PIXDASH_TEST_UNSET_SECRET", "")
+	os.Unsetenv("PIXDASH_TEST_UNSET_SECRET")
+
+	var out, errb strings.Builder
+	if code := run([]string{"--profile", "bare"}, &out, &errb); code != exitFailure ||
+		errb.String() != "pixdash: profile bare: environment variable PIXDASH_TEST_UNSET_SECRET (client_secret_env) is not set\n" {
+		t.Errorf("dashboard: exit %d, stderr %q", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"config", "check"}, &out, &errb); code != exitFailure || strings.Count(out.String(), "bare") != 1 ||
+		!strings.Contains(out.String(), "✖ bare") || !strings.Contains(out.String(), "environment variable PIXDASH_TEST_UNSET_SECRET (client_secret_env) is not set") {
+		t.Errorf("config check: exit %d, stdout %q", code, out.String())
+	}
+	errb.Reset()
+	if code := run([]string{"config", "init"}, &out, &errb); code != exitFailure || errb.String() != "pixdash config init: "+cfgPath+" already exists; not overwriting it\n" {
+		t.Errorf("config init: exit %d, stderr %q", code, errb.String())
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	errb.Reset()
+	code := run([]string{"sandbox", "--addr", ln.Addr().String()}, &out, &errb)
+	if code != exitFailure || !strings.HasPrefix(errb.String(), "pixdash sandbox: listen tcp "+ln.Addr().String()+": ") || strings.Count(errb.String(), "listen") != 1 {
+		t.Errorf("sandbox: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// language = "pt" in the config means what --lang pt means.
+func TestLanguagePtLikeLangFlag(t *testing.T) {
+	_, stateDir := writeConfig(t, "language = \"pt\"\n[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n")
+	seedStore(t, stateDir, "loja")
+	var out, errb strings.Builder
+	if code := run([]string{"close", "--offline", "--date", "2025-01-10"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "FECHAMENTO DE CAIXA") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	for _, l := range []string{"pt", "PT", "pt_BR", "pt-br"} {
+		if got, ok := parseLang(l); !ok || got != "pt-BR" {
+			t.Errorf("--lang %s = %q %v", l, got, ok)
+		}
+	}
+}
+
+// export writes in the profile's export_format when --format is not given: br by default, as
+// the dashboard's export.
+func TestExportFormatDefaultsToProfile(t *testing.T) {
+	_, stateDir := writeConfig(t, "[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n\n[profiles.rfc]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\nexport_format = \"csv\"\n")
+	seedStore(t, stateDir, "loja")
+	seedStore(t, stateDir, "rfc")
+	for _, tc := range []struct{ args, prefix string }{
+		{"--profile loja", "\uFEFFid;criada_em;"},
+		{"--profile rfc", "id,created_at,"},
+		{"--profile rfc --format br", "\uFEFFid;criada_em;"},
+		{"--profile loja --format csv", "id,created_at,"},
+	} {
+		var out, errb strings.Builder
+		args := append([]string{"export", "--from", "2025-01-10", "--to", "2025-01-10"}, strings.Fields(tc.args)...)
+		if code := run(args, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), tc.prefix) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.args, code, out.String(), errb.String())
+		}
+	}
+	var out, errb strings.Builder
+	if code := run([]string{"export", "--from", "2025-01-10", "--to", "2025-01-10", "--format", " "}, &out, &errb); code != exitUsage {
+		t.Errorf("--format blank: exit %d", code)
 	}
 }

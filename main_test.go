@@ -1116,7 +1116,7 @@ client_secret_env = "PIXDASH_TEST_UNSET_SECRET"
 	if code := run([]string{"close", "--offline", "--lang", "en", "--date", "2025-01-10"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if text := out.String(); strings.Contains(text, "PARTIAL") || !strings.Contains(text, "Day: 2025-01-10") || strings.Contains(text, "R$ 123.45") {
+	if text := out.String(); strings.Contains(text, "PARTIAL") || !strings.Contains(text, "Day: 10/01/2025") || strings.Contains(text, "R$ 123.45") {
 		t.Errorf("past day:\n%s", text)
 	}
 
