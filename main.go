@@ -3,8 +3,8 @@
 //	pixdash [--config FILE] [--profile NAME] [--demo] [--lang LANG] [--debug]   the dashboard
 //	pixdash sandbox [--addr ADDR] [--fixture FILE] [--print-fixture]
 //	pixdash config init | check [--config FILE]
-//	pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]
-//	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format csv|br] [--output FILE|-] [--profile NAME] [--config FILE]
+//	pixdash events prune --before YYYY-MM-DD [--yes|--dry-run] [--profile NAME] [--config FILE]
+//	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format br|csv] [--output FILE|-] [--profile NAME] [--config FILE]
 //	pixdash close [--date YYYY-MM-DD] [--width 80|48] [--lang LANG] [--csv FILE [--format csv|br]] [--print] [--offline] [--profile NAME] [--config FILE] [--debug]
 //	pixdash version
 //
@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"pixdash/api"
+	"pixdash/api/safetext"
 	"pixdash/api/sandbox"
 	"pixdash/config"
 	"pixdash/state"
@@ -71,8 +73,13 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-// run parses args, runs the command they name and returns the exit code.
-func run(args []string, stdout, stderr io.Writer) int {
+// run parses args, runs the command they name and returns the exit code. Everything a command
+// writes to stdout and stderr passes through api/safetext on its way (line breaks kept), so a
+// name or a message from outside can never drive the terminal; an error's message is cleaned
+// onto one line.
+func run(args []string, rawStdout, rawStderr io.Writer) int {
+	stdout, stderr := safetext.NewWriter(rawStdout), safetext.NewWriter(rawStderr)
+	defer func() { _ = stdout.Flush(); _ = stderr.Flush() }()
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
@@ -85,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, msg = ee.code, ee.err
 	}
 	if msg != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), msg)
+		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), safetext.Clean(msg.Error()))
 	}
 	if code == exitUsage {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -248,12 +255,13 @@ func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error
 	return nil
 }
 
-// parseLang reads --lang.
+// parseLang reads --lang with the config's own parser, so --lang and language = accept the
+// same spellings.
 func parseLang(s string) (ui.Lang, bool) {
-	switch strings.ToLower(strings.ReplaceAll(s, "_", "-")) {
-	case "en":
+	switch l, _ := config.ParseLanguage(s); l {
+	case config.LangEnglish:
 		return ui.LangEN, true
-	case "pt-br", "pt":
+	case config.LangPortuguese:
 		return ui.LangPT, true
 	}
 	return "", false
@@ -477,7 +485,7 @@ func newConfigCmd(stdout, stderr io.Writer) *cobra.Command {
 func checkConfig(path string, stdout, stderr io.Writer) int {
 	cfg, err := config.Load(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
+		fmt.Fprintf(stderr, "%s\n", safetext.Clean(err.Error()))
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "%s: %d profile(s)\n", path, len(cfg.Profiles))
@@ -486,13 +494,14 @@ func checkConfig(path string, stdout, stderr io.Writer) int {
 		res := checkProfile(p)
 		if res != nil {
 			failed++
-			fmt.Fprintf(stdout, "  ✖ %-16s %-10s %v\n", p.Name, p.Environment, res)
+			// The service's message is outside text: one clean line.
+			fmt.Fprintf(stdout, "  ✖ %-16s %-10s %s\n", p.Name, p.Environment, safetext.Clean(res.Error()))
 			continue
 		}
 		fmt.Fprintf(stdout, "  ✔ %-16s %-10s signed in to %s\n", p.Name, p.Environment, p.BaseURL)
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(stdout, "warning: %v\n", w)
+		fmt.Fprintf(stdout, "warning: %s\n", safetext.Clean(fmt.Sprint(w)))
 	}
 	if failed > 0 {
 		return exitFailure
@@ -531,41 +540,57 @@ func newEventsCmd(stdout io.Writer) *cobra.Command {
 			return usageError("say prune")
 		},
 	}
-	var cfgPath, profile, before string
+	var o pruneFlags
 	prune := &cobra.Command{
 		Use:   "prune --before YYYY-MM-DD",
 		Short: "Remove the profile's webhook events received before a day; charges are kept",
-		Args:  noArgs,
+		Long: `Remove the profile's webhook events received before a day (local time); charges are kept.
+It says how many events that is and asks before removing them; without a terminal to ask on,
+--yes confirms. --dry-run only counts them.`,
+		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return runPrune(cfgPath, profile, before, stdout)
+			return runPrune(o, stdout)
 		},
 	}
 	f := prune.Flags()
-	f.StringVar(&before, "before", "", "remove the events received before this day, YYYY-MM-DD (local time)")
-	f.StringVar(&profile, "profile", "", "profile whose events to remove (default $PIXDASH_PROFILE, then default_profile)")
-	f.StringVar(&cfgPath, "config", "", configFlagHelp)
+	f.StringVar(&o.before, "before", "", "remove the events received before this day, YYYY-MM-DD (local time)")
+	f.BoolVar(&o.yes, "yes", false, "remove without asking (needed when standard input is not a terminal)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "only say how many events would be removed")
+	f.StringVar(&o.profile, "profile", "", "profile whose events to remove (default $PIXDASH_PROFILE, then default_profile)")
+	f.StringVar(&o.config, "config", "", configFlagHelp)
 	cmd.AddCommand(prune)
 	return cmd
 }
 
+// pruneFlags are the options of pixdash events prune.
+type pruneFlags struct {
+	config, profile, before string
+	yes, dryRun             bool
+}
+
+// promptIn is where a confirmation is read, and stdinTerminal whether it is a terminal that
+// can be asked (tests replace both).
+var (
+	promptIn      io.Reader = os.Stdin
+	stdinTerminal           = func() bool {
+		fi, err := os.Stdin.Stat()
+		return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	}
+)
+
 // runPrune removes a profile's webhook events received before a day (local time) from its
-// database; charges are kept.
-func runPrune(cfgPath, profile, beforeFlag string, stdout io.Writer) error {
-	before, err := time.ParseInLocation("2006-01-02", beforeFlag, time.Local)
+// database, once confirmed (a question on a terminal, else --yes); charges are kept.
+func runPrune(o pruneFlags, stdout io.Writer) error {
+	before, err := time.ParseInLocation("2006-01-02", o.before, time.Local)
 	if err != nil {
 		return usageError("--before must be a day like 2025-01-31")
 	}
-	path, _ := config.Locate(cfgPath, os.Getenv)
-	cfg, err := config.Load(path)
-	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+	if o.yes && o.dryRun {
+		return usageError("say --yes or --dry-run, not both")
 	}
-	p, err := chosenProfile(cfg, profile)
+	_, p, err := loadProfile(o.config, o.profile)
 	if err != nil {
-		if profile != "" {
-			return usageError("--profile: %v", err)
-		}
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	ctx := context.Background()
 	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name)
@@ -573,11 +598,39 @@ func runPrune(cfgPath, profile, beforeFlag string, stdout io.Writer) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 	}
 	defer store.Close()
-	n, err := store.PruneEvents(ctx, before)
+	n, err := store.CountEventsBefore(ctx, before)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 	}
-	fmt.Fprintf(stdout, "Removed %d events received before %s from profile %s; charges are kept.\n", n, before.Format("2006-01-02"), p.Name)
+	day := before.Format("2006-01-02")
+	what := fmt.Sprintf("%d events received before %s in profile %s", n, day, p.Name)
+	if before.After(time.Now()) {
+		what += " (--before is in the future: that is every event)"
+	}
+	switch {
+	case n == 0:
+		fmt.Fprintf(stdout, "No events received before %s in profile %s; nothing to remove.\n", day, p.Name)
+		return nil
+	case o.dryRun:
+		fmt.Fprintf(stdout, "Would remove %s; charges are kept. Nothing removed (--dry-run).\n", what)
+		return nil
+	case !o.yes && !stdinTerminal():
+		return usageError("this would remove %s: add --yes to confirm (standard input is not a terminal to ask on), or --dry-run to only count them", what)
+	case !o.yes:
+		fmt.Fprintf(stdout, "Remove %s? Charges are kept. [y/N] ", what)
+		answer, _ := bufio.NewReader(promptIn).ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(answer)) {
+		case "y", "yes", "s", "sim":
+		default:
+			fmt.Fprintln(stdout, "Nothing removed.")
+			return nil
+		}
+	}
+	removed, err := store.PruneEvents(ctx, before)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	}
+	fmt.Fprintf(stdout, "Removed %d events received before %s from profile %s; charges are kept.\n", removed, day, p.Name)
 	return nil
 }
 
@@ -593,8 +646,9 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "export --from YYYY-MM-DD --to YYYY-MM-DD",
 		Short: "Write a profile's charges of a period as a spreadsheet (CSV or the Brazilian dialect)",
 		Long: `Write the charges a profile created from one day to another (both included, local time)
-as CSV (RFC 4180: "," and a decimal point) or, with --format br, the Brazilian spreadsheet
-dialect (";" and a decimal comma, UTF-8 with a BOM). A file is written atomically with mode
+in the profile's export_format, or as --format says: "br", the Brazilian spreadsheet dialect
+(";" and a decimal comma, UTF-8 with a BOM; the default), or "csv" (RFC 4180: "," and a
+decimal point). --wallet must name a wallet of the profile. A file is written atomically with mode
 0600; --output - writes to standard output. Payer documents are masked, and a cell that a
 spreadsheet would read as a formula starts with an apostrophe.`,
 		Args: noArgs,
@@ -607,7 +661,7 @@ spreadsheet would read as a formula starts with an apostrophe.`,
 	f.StringVar(&o.to, "to", "", "last day, YYYY-MM-DD (included)")
 	f.StringVar(&o.wallet, "wallet", "", `wallet to export ("principal" or a sub-account reference; default the profile's sub_account)`)
 	f.BoolVar(&o.allWallets, "all-wallets", false, "export every wallet of the profile")
-	f.StringVar(&o.format, "format", "csv", `"csv" (RFC 4180) or "br" (semicolons, decimal comma, BOM)`)
+	f.StringVar(&o.format, "format", "", `"csv" (RFC 4180) or "br" (semicolons, decimal comma, BOM); default the profile's export_format (br unless set)`)
 	f.StringVar(&o.output, "output", "-", "file to write, or - for standard output")
 	f.StringVar(&o.profile, "profile", "", "profile whose charges to export (default $PIXDASH_PROFILE, then default_profile)")
 	f.StringVar(&o.config, "config", "", configFlagHelp)
@@ -638,9 +692,10 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 			return usageError("--wallet: %v", err)
 		}
 	}
-	format, err := export.ParseFormat(o.format)
-	if err != nil || strings.TrimSpace(o.format) == "" {
-		return usageError(`--format must be "csv" or "br"`)
+	if o.format != "" {
+		if _, err := export.ParseFormat(o.format); err != nil || strings.TrimSpace(o.format) == "" {
+			return usageError(`--format must be "csv" or "br"`)
+		}
 	}
 	if o.output == "" {
 		return usageError("--output needs a file name, or - for standard output")
@@ -648,6 +703,11 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 	_, p, err := loadProfile(o.config, o.profile)
 	if err != nil {
 		return err
+	}
+	// Without --format, the profile's export_format (br unless set), as the dashboard's export.
+	format, _ := export.ParseFormat(p.ExportFormat) // validated when the config was read
+	if o.format != "" {
+		format, _ = export.ParseFormat(o.format)
 	}
 	wallet := o.wallet
 	if !o.allWallets && wallet == "" {
@@ -660,6 +720,11 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 	}
 	defer store.Close()
+	if o.wallet != "" {
+		if err := knownWallet(ctx, store, p, wallet); err != nil {
+			return err
+		}
+	}
 	opts := export.Options{
 		Format: format, Query: state.ChargeQuery{Wallet: wallet},
 		From: from, To: to.AddDate(0, 0, 1), Location: time.Local,
@@ -688,6 +753,30 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "Exported %d charges of profile %s (%s) created %s to %s to %s.\n", n, p.Name, scope, o.from, o.to, where)
 	return nil
+}
+
+// knownWallet refuses (exit 2) a --wallet that is none of the profile's: not principal, not
+// its sub_account and not a wallet any of its charges was in. An export of it would say
+// "Exported 0 charges" and succeed, hiding a typo.
+func knownWallet(ctx context.Context, store *state.Store, p *config.Profile, wallet string) error {
+	known := []string{api.WalletPrincipal}
+	if w := state.NormalizeWallet(p.SubAccount); !slices.Contains(known, w) {
+		known = append(known, w)
+	}
+	seen, err := store.KnownWallets(ctx)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	}
+	for _, w := range seen {
+		if !slices.Contains(known, w) {
+			known = append(known, w)
+		}
+	}
+	if slices.Contains(known, wallet) {
+		return nil
+	}
+	return usageError("--wallet %s: not a wallet of profile %s (it is neither principal nor its sub_account, and none of its charges was in it); its wallets: %s",
+		wallet, p.Name, strings.Join(known, ", "))
 }
 
 // exportSettings are where the dashboard's export key writes and each profile's export_format.
@@ -734,7 +823,8 @@ charges created, paid, expired and failed, gross, fees, net, refunds, withdrawal
 split sent and received, and each wallet's balance as the service reports it now. The figures
 come from the profile's local database, so they cover what this pixdash saw. The text report
 goes to standard output (--width 48 fits a receipt printer); --csv also writes it as a
-spreadsheet (atomically, mode 0600), and --print sends it to the profile's print_command.`,
+spreadsheet (atomically, mode 0600), and --print sends the 48-column receipt to the profile's
+print_command. A day in the future is refused.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runClose(cmd.Context(), o, stdout, stderr)
@@ -774,6 +864,9 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 			return usageError("--date must be a day like 2025-01-31")
 		}
 		dayTime = d.Add(12 * time.Hour)
+		if today := time.Now(); d.After(today) {
+			return usageError("--date %s is in the future (today is %s): a close is of today (partial) or a past day", o.date, today.Format("2006-01-02"))
+		}
 	}
 	if o.width < report.MinWidth || o.width > maxCloseWidth {
 		return usageError("--width %d: say 80 for a terminal or 48 for a receipt printer (%d to %d)", o.width, report.MinWidth, maxCloseWidth)
@@ -872,7 +965,9 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "Wrote the close of %s to %s.\n", q.Day.From.Format("2006-01-02"), o.csv)
 	}
 	if o.print {
-		if err := workflow.PrintReport(ctx, p.PrintCommand, []byte(text), workflow.DefaultPrintTimeout); err != nil {
+		// The printer gets the receipt, as from the dashboard, whatever --width the screen had.
+		receipt := report.Text(r, report.Options{Width: report.ReceiptWidth, Lang: lang, Loc: time.Local})
+		if err := workflow.PrintReport(ctx, p.PrintCommand, []byte(receipt), workflow.DefaultPrintTimeout); err != nil {
 			return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 		}
 		fmt.Fprintf(stderr, "Sent the close to %s.\n", filepath.Base(p.PrintCommand[0]))

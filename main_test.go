@@ -683,7 +683,7 @@ func TestEventsPrune(t *testing.T) {
 		}
 	}
 	var out, errb strings.Builder
-	if code := run([]string{"events", "prune", "--before", "2025-02-01", "--profile", "loja"}, &out, &errb); code != 0 {
+	if code := run([]string{"events", "prune", "--before", "2025-02-01", "--profile", "loja", "--yes"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "Removed 1 events received before 2025-02-01 from profile loja") {
@@ -1095,8 +1095,17 @@ client_secret_env = "PIXDASH_TEST_UNSET_SECRET"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != text {
-		t.Errorf("printed:\n%s\nwant:\n%s", got, text)
+	// The printer gets the 48-column receipt, as from the dashboard, not the 80-column screen.
+	if !strings.Contains(string(got), "DAY CLOSE") || !strings.Contains(string(got), "Available") {
+		t.Errorf("printed:\n%s", got)
+	}
+	for _, line := range strings.Split(string(got), "\n") {
+		if ansi.StringWidth(line) > 48 {
+			t.Errorf("printed line wider than 48: %q", line)
+		}
+	}
+	if !strings.Contains(text, strings.Repeat("=", 80)) {
+		t.Errorf("the screen's report is not 80 columns:\n%s", text)
 	}
 	if !strings.Contains(errb.String(), "Wrote the close of") || !strings.Contains(errb.String(), "Sent the close to sh") {
 		t.Errorf("stderr %q", errb.String())
@@ -1107,8 +1116,21 @@ client_secret_env = "PIXDASH_TEST_UNSET_SECRET"
 	if code := run([]string{"close", "--offline", "--lang", "en", "--date", "2025-01-10"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if text := out.String(); strings.Contains(text, "PARTIAL") || !strings.Contains(text, "Day: 2025-01-10") || strings.Contains(text, "R$ 123.45") {
+	if text := out.String(); strings.Contains(text, "PARTIAL") || !strings.Contains(text, "Day: 10/01/2025") || strings.Contains(text, "R$ 123.45") {
 		t.Errorf("past day:\n%s", text)
+	}
+
+	// A day in the future has no close: a mistake on the command line, nothing printed.
+	out.Reset()
+	errb.Reset()
+	future := now.AddDate(0, 0, 1).Format("2006-01-02")
+	if code := run([]string{"close", "--offline", "--date", future}, &out, &errb); code != exitUsage || out.Len() != 0 || !strings.Contains(errb.String(), "--date "+future+" is in the future") {
+		t.Errorf("future day: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"close", "--offline", "--date", now.Format("2006-01-02")}, &out, &errb); code != 0 || !strings.Contains(out.String(), "PARCIAL") {
+		t.Errorf("today: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 
 	// No credential: the report says why the balances were not read; no print_command: exit 1.

@@ -124,8 +124,7 @@ type Webhook struct {
 	// the config file's directory and checks that the two load as a key pair.
 	TLSCert, TLSKey string
 
-	profile string       // owning profile, for messages
-	secret  secretSource // secret_env or secret_cmd; zero when the receiver is disabled
+	secret secretSource // secret_env or secret_cmd; zero when the receiver is disabled
 }
 
 // Problem is one thing wrong with a config file, located by file, line and key.
@@ -791,9 +790,6 @@ func (d *decoder) profile(n node) *Profile {
 			p.PrintCommand = d.argv(k)
 		case "webhook":
 			w, cmd := d.webhook(k)
-			if w != nil {
-				w.profile = p.Name
-			}
 			p.Webhook = w
 			if cmd != nil {
 				cmdNodes = append(cmdNodes, *cmd)
@@ -1096,12 +1092,22 @@ func checkProfileName(name string) string {
 	return "profile names use 1 to 32 letters, digits, '-' or '_', starting with a letter or digit"
 }
 
-func checkLanguage(s string) (string, string) {
-	switch strings.ToLower(strings.ReplaceAll(s, "_", "-")) {
+// ParseLanguage reads a language as the config's language and customer_language and the
+// command line's --lang say it: "en", or "pt-BR" also written "pt", "pt_BR" or in any case.
+// It returns LangEnglish or LangPortuguese; ok is false for anything else.
+func ParseLanguage(s string) (lang string, ok bool) {
+	switch strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), "_", "-")) {
 	case "en":
-		return LangEnglish, ""
-	case "pt-br":
-		return LangPortuguese, ""
+		return LangEnglish, true
+	case "pt-br", "pt":
+		return LangPortuguese, true
+	}
+	return "", false
+}
+
+func checkLanguage(s string) (string, string) {
+	if lang, ok := ParseLanguage(s); ok {
+		return lang, ""
 	}
 	return "", fmt.Sprintf("%q is not supported; use %q or %q", truncate(s, 20), LangEnglish, LangPortuguese)
 }

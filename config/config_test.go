@@ -469,6 +469,11 @@ func TestTopLevelKeys(t *testing.T) {
 				t.Errorf("got %q", c.Language)
 			}
 		}},
+		{name: "language pt, as --lang pt", doc: "language = \"pt\"\ncustomer_language = \"PT\"\n", check: func(t *testing.T, c *Config) {
+			if c.Language != LangPortuguese || c.CustomerLanguage != LangPortuguese {
+				t.Errorf("languages %q %q", c.Language, c.CustomerLanguage)
+			}
+		}},
 		{name: "language unsupported", doc: "language = \"fr\"\n", wantErr: `"fr" is not supported; use "en" or "pt-BR"`, wantKey: "language"},
 		{name: "customer_language unsupported", doc: "customer_language = \"es\"\n", wantErr: "is not supported", wantKey: "customer_language"},
 		{name: "language not string", doc: "language = 1\n", wantErr: "must be a string", wantKey: "language"},

@@ -128,10 +128,17 @@ listen = "127.0.0.1:8086"
 secret_cmd = "pass show pixdash/live-webhook"
 `
 
+// existsError is WriteExample's refusal to overwrite a file: it matches fs.ErrExist, and says
+// so once ("… already exists; not overwriting it"), not twice.
+type existsError struct{ path string }
+
+func (e *existsError) Error() string        { return e.path + " already exists; not overwriting it" }
+func (e *existsError) Is(target error) bool { return target == fs.ErrExist }
+
 // WriteExample writes Example to path with mode 0600, creating parent directories (0700); it never overwrites.
 func WriteExample(path string) error {
 	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s already exists; not overwriting it: %w", path, fs.ErrExist)
+		return &existsError{path: path}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: %w", err)
 	}
@@ -164,11 +171,11 @@ func WriteExample(path string) error {
 	if err := os.Link(tmpName, path); err == nil {
 		return nil
 	} else if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s already exists; not overwriting it: %w", path, fs.ErrExist)
+		return &existsError{path: path}
 	}
 	// File systems without hard links: fall back to rename after one more check.
 	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s already exists; not overwriting it: %w", path, fs.ErrExist)
+		return &existsError{path: path}
 	}
 	if err := os.Rename(tmpName, path); err != nil {
 		return fmt.Errorf("config: %w", err)

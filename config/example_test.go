@@ -99,7 +99,7 @@ func TestWriteExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = WriteExample(path)
-	if !errors.Is(err, fs.ErrExist) || !strings.Contains(err.Error(), "already exists") {
+	if !errors.Is(err, fs.ErrExist) || err.Error() != path+" already exists; not overwriting it" {
 		t.Fatalf("overwrite: got %v", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "# mine\n" {

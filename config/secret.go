@@ -58,9 +58,9 @@ func (s secretSource) describe() string {
 // ClientSecret resolves the profile's client secret from its environment variable, command or file.
 func (p *Profile) ClientSecret(ctx context.Context) (api.Secret, error) {
 	if p.secret.kind == sourceNone {
-		return "", fmt.Errorf("profile %q: no client secret source (set client_secret_env, client_secret_cmd or client_secret)", p.Name)
+		return "", errors.New("no client secret source (set client_secret_env, client_secret_cmd or client_secret)")
 	}
-	return p.secret.resolve(ctx, fmt.Sprintf("profile %q", p.Name))
+	return p.secret.resolve(ctx)
 }
 
 // SecretSource describes where the client secret comes from, e.g. "environment variable MP_SECRET".
@@ -71,7 +71,7 @@ func (w *Webhook) Secret(ctx context.Context) (api.Secret, error) {
 	if !w.Enabled() {
 		return "", ErrNoWebhookSecret
 	}
-	return w.secret.resolve(ctx, fmt.Sprintf("profile %q webhook", w.profile))
+	return w.secret.resolve(ctx)
 }
 
 // SecretSource describes where the signing secret comes from ("none" when the receiver is disabled).
@@ -82,32 +82,35 @@ func (w *Webhook) SecretSource() string {
 	return w.secret.describe()
 }
 
-func (s secretSource) resolve(ctx context.Context, owner string) (api.Secret, error) {
+// resolve reads the secret. Its errors name the config key (client_secret_env,
+// webhook.secret_cmd…) but not the profile: the caller says which profile ("profile loja: …"),
+// once.
+func (s secretSource) resolve(ctx context.Context) (api.Secret, error) {
 	switch s.kind {
 	case sourceEnv:
 		v, ok := os.LookupEnv(s.env)
 		if !ok {
-			return "", fmt.Errorf("%s: environment variable %s (%s) is not set", owner, s.env, s.field)
+			return "", fmt.Errorf("environment variable %s (%s) is not set", s.env, s.field)
 		}
 		v = strings.TrimSpace(v)
 		if v == "" {
-			return "", fmt.Errorf("%s: environment variable %s (%s) is empty", owner, s.env, s.field)
+			return "", fmt.Errorf("environment variable %s (%s) is empty", s.env, s.field)
 		}
 		return api.Secret(v), nil
 	case sourceCmd:
 		v, err := runSecretCmd(ctx, s.cmd.Reveal())
 		if err != nil {
-			return "", fmt.Errorf("%s: %s %w", owner, s.field, err)
+			return "", fmt.Errorf("%s %w", s.field, err)
 		}
 		return v, nil
 	case sourceFile:
 		v := strings.TrimSpace(s.value.Reveal())
 		if v == "" {
-			return "", fmt.Errorf("%s: %s is empty", owner, s.field)
+			return "", fmt.Errorf("%s is empty", s.field)
 		}
 		return api.Secret(v), nil
 	}
-	return "", fmt.Errorf("%s: no secret source", owner)
+	return "", errors.New("no secret source")
 }
 
 // runSecretCmd runs cmdline with sh -c and returns its trimmed stdout; errors never carry stdout or the command line.

@@ -378,6 +378,14 @@ func (s *Store) UncheckedPayments(ctx context.Context, max int) ([]EventEntry, e
 	return scanEvents(rows)
 }
 
+// CountEventsBefore reports how many events were received before the given time: what
+// PruneEvents(before) would delete now.
+func (s *Store) CountEventsBefore(ctx context.Context, before time.Time) (int, error) {
+	var n int
+	err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE received_at < ?`, before.UnixMilli()).Scan(&n)
+	return n, classify(err)
+}
+
 // PruneEvents deletes the events received before the given time and reports how many; charges
 // keep their state (they never depend on an event). A pruned event re-sent later is recorded
 // again as new, and read back against the service again.

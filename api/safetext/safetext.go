@@ -3,6 +3,7 @@
 package safetext
 
 import (
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -75,4 +76,105 @@ func invisibleRune(r rune) bool {
 		return false
 	}
 	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
+}
+
+// CleanText is Clean for text of several lines: each line is cleaned as Clean does, and the
+// line breaks "\n" and "\r\n" are kept (a lone "\r", which would let a line overwrite itself
+// on a terminal, becomes a space).
+func CleanText(s string) string {
+	var b strings.Builder
+	w := &Writer{w: &b, started: true}
+	_, _ = w.Write([]byte(s))
+	_ = w.Flush()
+	return b.String()
+}
+
+// Writer passes everything written to it through CleanText on its way to the underlying
+// writer, as a stream: a rune or a "\r\n" split between two writes is handled as one. A
+// byte-order mark at the very start of the stream is kept (the Brazilian spreadsheet dialect
+// starts with one); anywhere else it is dropped like any invisible character. Call Flush when
+// done: it writes what an unfinished rune or a last "\r" held back.
+type Writer struct {
+	w       io.Writer
+	pending []byte // the start of a rune cut by the end of a write, or a "\r"
+	started bool   // something was written (a byte-order mark is kept only before)
+	buf     []byte
+}
+
+// NewWriter returns a Writer cleaning what it passes on to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write cleans p and writes it on; it returns len(p) when the underlying writer took all of it.
+func (c *Writer) Write(p []byte) (int, error) {
+	in := p
+	if len(c.pending) > 0 {
+		in = append(c.pending[:len(c.pending):len(c.pending)], p...)
+		c.pending = c.pending[:0]
+	}
+	out := c.buf[:0]
+	for i := 0; i < len(in); {
+		b := in[i]
+		if b >= 0x20 && b < 0x7f || b == '\n' {
+			out = append(out, b)
+			i++
+			c.started = true
+			continue
+		}
+		if b == '\r' {
+			switch {
+			case i+1 == len(in):
+				c.pending = append(c.pending, '\r')
+			case in[i+1] == '\n':
+				out = append(out, '\r', '\n')
+				i++
+			default:
+				out = append(out, ' ')
+			}
+			i++
+			c.started = true
+			continue
+		}
+		if b >= utf8.RuneSelf && !utf8.FullRune(in[i:]) {
+			c.pending = append(c.pending, in[i:]...)
+			break
+		}
+		r, n := utf8.DecodeRune(in[i:])
+		i += n
+		switch {
+		case r == '\uFEFF' && !c.started:
+			out = utf8.AppendRune(out, r)
+		case r == utf8.RuneError && n == 1:
+			out = utf8.AppendRune(out, utf8.RuneError)
+		case blankRune(r):
+			out = append(out, ' ')
+		case invisibleRune(r):
+		default:
+			out = utf8.AppendRune(out, r)
+		}
+		c.started = true
+	}
+	c.buf = out
+	if len(out) > 0 {
+		if _, err := c.w.Write(out); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// Flush writes what the last write held back: a lone "\r" becomes a space and an unfinished
+// rune U+FFFD.
+func (c *Writer) Flush() error {
+	if len(c.pending) == 0 {
+		return nil
+	}
+	var out string
+	if c.pending[0] == '\r' {
+		out = " "
+	} else {
+		out = string(utf8.RuneError)
+	}
+	c.pending = c.pending[:0]
+	_, err := io.WriteString(c.w, out)
+	return err
 }

@@ -246,7 +246,7 @@ func ListenAndServe(ctx context.Context, addr string, s *Server, ready func(base
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("sandbox: listen on %s: %w", addr, err)
+		return err // "listen tcp ADDR: …" already names what failed; the command names the sandbox
 	}
 	if ready != nil {
 		ready(BaseURL(ln))

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"pixdash/api"
+	"pixdash/api/safetext"
 	"pixdash/state"
 )
 
@@ -247,17 +248,33 @@ func Amount(m api.Money, f Format) string {
 	return d
 }
 
-// Text neutralises a cell a spreadsheet would run as a formula: one starting with =, +, -, @,
-// a tab or a carriage return gets a leading apostrophe. The CSV writer quotes the rest.
+// Text is a text cell: cleaned by api/safetext (control characters such as ESC, TAB and the
+// C1 set become spaces, bidi controls and zero-width characters are removed; a line break is
+// data, kept and quoted by the CSV writer), and
+// neutralised when a spreadsheet would run it as a formula: one starting with =, +, -, @, a tab
+// or a carriage return, before or after cleaning, gets a leading apostrophe. The CSV writer
+// quotes the rest.
 func Text(s string) string {
 	if s == "" {
 		return s
 	}
+	c := safetext.CleanText(s)
+	if formulaStart(s) || formulaStart(c) {
+		return "'" + c
+	}
+	return c
+}
+
+// formulaStart reports whether s starts like a formula (or a cell a spreadsheet trims into one).
+func formulaStart(s string) bool {
+	if s == "" {
+		return false
+	}
 	switch s[0] {
 	case '=', '+', '-', '@', '\t', '\r':
-		return "'" + s
+		return true
 	}
-	return s
+	return false
 }
 
 func yesNo(b bool, f Format) string {

@@ -227,16 +227,22 @@ func TestRoundTrip(t *testing.T) {
 
 func TestFormulaNeutralised(t *testing.T) {
 	for in, want := range map[string]string{
-		"":           "",
-		"=1+1":       "'=1+1",
-		"+5511":      "'+5511",
-		"-3":         "'-3",
-		"@SUM(A1)":   "'@SUM(A1)",
-		"\tx":        "'\tx",
-		"\rx":        "'\rx",
-		"a=b":        "a=b",
-		"João":       "João",
-		" =not-lead": " =not-lead",
+		"":         "",
+		"=1+1":     "'=1+1",
+		"+5511":    "'+5511",
+		"-3":       "'-3",
+		"@SUM(A1)": "'@SUM(A1)",
+		"\tx":      "' x",
+		"\rx":      "' x",
+		// Control and bidi characters never reach a cell.
+		"\u200b=1+1":             "'=1+1",
+		"a\x1b]0;PWNED\x07":      "a ]0;PWNED ",
+		"\u202eevil\u202c\u2066": "evil",
+		"x\u009b2Jy\u0085":       "x 2Jy ",
+		"two\nlines\r":           "two\nlines ",
+		"a=b":                    "a=b",
+		"João":                   "João",
+		" =not-lead":             " =not-lead",
 	} {
 		if got := Text(in); got != want {
 			t.Errorf("Text(%q) = %q, want %q", in, got, want)
@@ -485,6 +491,43 @@ func TestRefundsFromTheStore(t *testing.T) {
 	} {
 		if got[id] != want {
 			t.Errorf("%s: refund %q, want %q", id, got[id], want)
+		}
+	}
+}
+
+// hostile is a payer name that tries to retitle the terminal, clear it through the one-byte
+// CSI and reverse the text.
+const hostile = "\x1b]0;PWNED\x07Ana\x1b[2J\u009b2J\u202eanA\u202c\u2066\u200b"
+
+// inertBytes fails when b holds ESC, BEL, a C1 control or a bidi or zero-width character.
+func inertBytes(t *testing.T, what string, b []byte) {
+	t.Helper()
+	s := string(b)
+	for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e", "\u202c", "\u2066", "\u200b"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("%s holds %q:\n%q", what, bad, s)
+		}
+	}
+	for _, r := range s {
+		if r >= 0x80 && r <= 0x9f {
+			t.Errorf("%s holds the C1 control %U", what, r)
+		}
+	}
+}
+
+// An export never writes a control or bidi character from outside, in either dialect.
+func TestHostileTextInert(t *testing.T) {
+	s := seededStore(t, []state.Charge{{ID: "tx_" + "1", Wallet: "principal", Amount: 100, Status: api.StatusCompleted,
+		PaidAt: ptr(at(time.Minute)), CreatedAt: at(0), PayerName: hostile, Description: "\u202e=cmd|' /C calc'!A0",
+		FailureReason: "\x1b[31mred", ExternalReference: "\u0085ref"}})
+	for _, f := range []Format{CSV, BR} {
+		var b bytes.Buffer
+		if _, err := Write(context.Background(), &b, s, Options{Format: f, Location: brt}); err != nil {
+			t.Fatal(err)
+		}
+		inertBytes(t, string(f), b.Bytes())
+		if !strings.Contains(b.String(), "]0;PWNED Ana [2J 2JanA") || !strings.Contains(b.String(), "'=cmd|") {
+			t.Errorf("%s: the cleaned texts are missing:\n%s", f, b.String())
 		}
 	}
 }

@@ -149,12 +149,10 @@ func Text(r state.CloseReport, o Options) string {
 	return w.b.String()
 }
 
-// period is the header's day ("Day: 2026-11-23") or, for a longer period, its first and last day.
+// period is the header's day ("Day: 23/11/2026", dd/mm/yyyy in both languages, as the
+// dashboard's screens write dates) or, for a longer period, its first and last day.
 func (w *textWriter) period(p state.Period, loc *time.Location) string {
-	layout := "2006-01-02"
-	if w.pt {
-		layout = "02/01/2006"
-	}
+	const layout = "02/01/2006"
 	if p.From.IsZero() {
 		return w.l.day + ": " + w.l.noFigures
 	}

@@ -128,7 +128,7 @@ func TestTextContent(t *testing.T) {
 		}
 	}
 	en := Text(r, Options{Width: 80, Lang: LangEN, Loc: loc})
-	for _, want := range []string{"DAY CLOSE", "Day: 2026-11-23", "Made at 18:30", "PARTIAL — the day has not ended",
+	for _, want := range []string{"DAY CLOSE", "Day: 23/11/2026", "Made at 18:30", "PARTIAL — the day has not ended",
 		"R$ 12.345,67", "Fees (estimate)", "11 of 13 at the estimated fee (R$ 0,99)", "not read: Forbidden", "Available", "R$ 11.844,68"} {
 		if !strings.Contains(en, want) {
 			t.Errorf("en report lacks %q:\n%s", want, en)

@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"pixdash/api"
+	"pixdash/api/safetext"
 	"pixdash/state"
 )
 
@@ -132,27 +132,16 @@ const DefaultPrintTimeout = 30 * time.Second
 // ErrNoPrintCommand is PrintReport's error when the profile names no print_command.
 var ErrNoPrintCommand = errors.New("no print_command is configured for this profile (set print_command in the config, e.g. [\"lp\", \"-d\", \"recibos\"])")
 
-// printEnvNames are the only variables the print command inherits.
-var printEnvNames = []string{"PATH", "HOME", "LANG", "TZ"}
-
-// PrintEnv is the print command's environment: PATH, HOME, LANG and TZ from parent
-// (os.Environ's form), nothing else, so no secret reaches it.
-func PrintEnv(parent []string) []string {
-	var env []string
-	for _, kv := range parent {
-		name, _, ok := strings.Cut(kv, "=")
-		if ok && containsName(printEnvNames, name) {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
+// PrintEnv is the print command's environment: ChildEnv's allow-list of parent (os.Environ's
+// form: PATH, HOME, LANG, LC_*, TZ, TMPDIR), nothing else, so no secret reaches it.
+func PrintEnv(parent []string) []string { return ChildEnv(parent) }
 
 // maxPrintStderr bounds the command's stderr quoted in PrintReport's error.
 const maxPrintStderr = 200
 
 // PrintReport runs the profile's print_command (argv: the program, looked up in PATH, then its
-// arguments; no shell) with report on its stdin and PrintEnv's environment, and waits for it,
+// arguments; no shell) with report on its stdin, cleaned by safetext.CleanText (no control,
+// bidi or zero-width character reaches the printer), and PrintEnv's environment, and waits for it,
 // at most timeout (DefaultPrintTimeout when 0) plus a moment for its output to close. Like an
 // on_paid run (RunOnPaid), a command past its time is killed and its pipes are closed after
 // a short delay; a process it started in the background is not killed with it. Its output is
@@ -171,7 +160,9 @@ func PrintReport(ctx context.Context, argv []string, report []byte, timeout time
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
 	cmd.Env = PrintEnv(os.Environ())
-	cmd.Stdin = bytes.NewReader(report)
+	// The printer gets text only: whatever drives a terminal would drive many receipt printers
+	// too (ESC/POS), so the report passes api/safetext, its line breaks kept.
+	cmd.Stdin = strings.NewReader(safetext.CleanText(string(report)))
 	stdout := &boundedBuffer{max: MaxOnPaidOutput}
 	stderr := &boundedBuffer{max: MaxOnPaidOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

@@ -245,7 +245,7 @@ func TestPrintReportSendsTheReportOnStdin(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(env)), "\n") {
 		name, _, _ := strings.Cut(line, "=")
 		switch name {
-		case "PATH", "HOME", "LANG", "TZ", "PWD", "SHLVL", "_", "OLDPWD": // the last four are the shell's own
+		case "PATH", "HOME", "LANG", "TZ", "TMPDIR", "PWD", "SHLVL", "_", "OLDPWD": // the last four are the shell's own
 		default:
 			t.Errorf("unexpected variable %q passed on", name)
 		}
@@ -257,8 +257,8 @@ func TestPrintReportSendsTheReportOnStdin(t *testing.T) {
 }
 
 func TestPrintEnv(t *testing.T) {
-	got := PrintEnv([]string{"PATH=/bin", "HOME=/h", "LANG=C", "TZ=UTC", "PIXDASH_SECRET=x", "AWS_SECRET_ACCESS_KEY=y", "USER=u", "PATHX=z", "noequals"})
-	if strings.Join(got, " ") != "PATH=/bin HOME=/h LANG=C TZ=UTC" {
+	got := PrintEnv([]string{"PATH=/bin", "HOME=/h", "LANG=C", "LC_ALL=C.UTF-8", "TZ=UTC", "TMPDIR=/t", "PIXDASH_SECRET=x", "AWS_SECRET_ACCESS_KEY=y", "LOJA2_SENHA=z", "USER=u", "PATHX=z", "noequals"})
+	if strings.Join(got, " ") != "PATH=/bin HOME=/h LANG=C LC_ALL=C.UTF-8 TZ=UTC TMPDIR=/t" {
 		t.Errorf("PrintEnv = %q", got)
 	}
 }
@@ -335,5 +335,26 @@ func TestCloseWallets(t *testing.T) {
 				t.Fatalf("CloseWallets = %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// The printer gets the report's text only (no ESC, C1, bidi or zero-width character; its line
+// breaks kept) and none of the parent's other variables: no profile's secret.
+func TestPrintReportCleanTextAllowListedEnv(t *testing.T) {
+	needShell(t)
+	t.Setenv("LOJA2_SENHA", "secret-loja2")
+	t.Setenv("FILIAL_WH", "secret-wh")
+	out := filepath.Join(t.TempDir(), "printed")
+	report := []byte("DAY CLOSE\r\nPayer: \x1b]0;PWNED\x07Ana\u009b2J\u202eanA\u200b\n\x1bE\x1b@cut\n")
+	if err := PrintReport(context.Background(), []string{"sh", "-c", `cat > "$1"; env > "$1.env"`, "sh", out}, report, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(out)
+	if string(got) != "DAY CLOSE\r\nPayer:  ]0;PWNED Ana 2JanA\n E @cut\n" {
+		t.Errorf("printed %q", got)
+	}
+	env, _ := os.ReadFile(out + ".env")
+	if strings.Contains(string(env), "secret-") {
+		t.Errorf("a secret reached the printer:\n%s", env)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"pixdash/api/safetext"
 	"pixdash/state"
 )
 
@@ -30,16 +31,17 @@ const onPaidWaitDelay = 2 * time.Second
 
 // OnPaidCommand is the profile's on_paid option: a command run once per confirmed payment.
 // It runs without a shell: Argv[0] is the program (looked up in PATH when it has no slash),
-// the rest its arguments. Its environment is this process's minus anything secret-looking
-// (see OnPaidEnv) plus the charge's fields as PIXDASH_* variables; its stdin is empty.
+// the rest its arguments. Its environment is an allow-list of this process's (ChildEnv: PATH,
+// HOME, LANG, LC_*, TZ, TMPDIR) plus the charge's fields as PIXDASH_* variables (see
+// OnPaidEnv); its stdin is empty.
 type OnPaidCommand struct {
 	Argv []string
 	// Timeout kills the command when it runs longer (DefaultOnPaidTimeout when 0).
 	Timeout time.Duration
 	// Profile is passed as PIXDASH_PROFILE (Open sets it to the session's profile).
 	Profile string
-	// Hide names environment variables never passed on, whatever their name looks like: the
-	// profile's secret variables (client_secret_env, the webhook's secret_env).
+	// Hide names environment variables never passed on even when ChildEnv's allow-list would
+	// (the profile's secret variables: client_secret_env, the webhook's secret_env).
 	Hide []string
 	// Logger receives each run's outcome and output at debug level (discarded when nil).
 	Logger *slog.Logger
@@ -162,17 +164,20 @@ func RunOnPaid(ctx context.Context, store OnPaidStore, c *OnPaidCommand, ch stat
 	return res
 }
 
-// OnPaidEnv is the on_paid command's environment: parent (os.Environ's form) minus every
-// PIXDASH_* variable, the names in hide and anything secret-looking (SecretLooking), followed
-// by the charge's fields. Values are cut at control characters other than tab.
+// OnPaidEnv is the on_paid command's environment, built from an allow-list, never from a
+// deny-list: ChildEnv's variables of parent (os.Environ's form: PATH, HOME, LANG, LC_*, TZ,
+// TMPDIR) except the names in hide, followed by the charge's fields as the PIXDASH_* variables
+// pixdash sets. So no secret of any profile (client_secret_env, a webhook's secret_env,
+// whatever their names) nor anything else of the parent's environment reaches the command.
+// The fields' values are outside text and pass api/safetext: control characters (C0, DEL, C1)
+// become spaces, bidi controls and zero-width characters are removed.
 func OnPaidEnv(parent, hide []string, profile string, ch state.Charge) []string {
-	env := make([]string, 0, len(parent)+12)
-	for _, kv := range parent {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || strings.HasPrefix(strings.ToUpper(name), "PIXDASH_") || containsName(hide, name) || SecretLooking(name, value) {
-			continue
+	env := make([]string, 0, 16)
+	for _, kv := range ChildEnv(parent) {
+		name, _, _ := strings.Cut(kv, "=")
+		if !containsName(hide, name) {
+			env = append(env, kv)
 		}
-		env = append(env, kv)
 	}
 	paidAt := ""
 	if ch.PaidAt != nil {
@@ -190,7 +195,26 @@ func OnPaidEnv(parent, hide []string, profile string, ch state.Charge) []string 
 		{"PIXDASH_PAID_AT", paidAt},
 		{"PIXDASH_PROFILE", profile},
 	} {
-		env = append(env, f[0]+"="+envValue(f[1]))
+		env = append(env, f[0]+"="+safetext.Clean(f[1]))
+	}
+	return env
+}
+
+// childEnvNames are the variables a child process (on_paid, print_command) inherits; LC_* too.
+var childEnvNames = []string{"PATH", "HOME", "LANG", "TZ", "TMPDIR"}
+
+// ChildEnv is the part of parent (os.Environ's form) a child process pixdash starts inherits:
+// PATH, HOME, LANG, every LC_* variable, TZ and TMPDIR, nothing else (an allow-list: no secret
+// of any profile, whatever its variable's name, is passed on). A variable among those whose
+// value looks secret (SecretLooking: a URL with a password) is dropped too.
+func ChildEnv(parent []string) []string {
+	var env []string
+	for _, kv := range parent {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !(containsName(childEnvNames, name) || strings.HasPrefix(name, "LC_")) || SecretLooking(name, value) {
+			continue
+		}
+		env = append(env, kv)
 	}
 	return env
 }
@@ -232,17 +256,6 @@ func containsName(names []string, name string) bool {
 		}
 	}
 	return false
-}
-
-// envValue keeps a field on one line: control characters (a NUL cannot be passed at all)
-// become spaces.
-func envValue(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < ' ' && r != '\t' || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // boundedBuffer keeps the first max bytes written to it and counts the rest; safe for the two

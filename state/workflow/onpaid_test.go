@@ -17,20 +17,17 @@ import (
 	"pixdash/state"
 )
 
-// helperEnv makes the test binary act as the on_paid command (TestOnPaidHelperProcess). Its
-// name is neither PIXDASH_* nor secret-looking, so the runner passes it on.
-const helperEnv = "ONPAID_HELPER_PROCESS"
-
-// TestOnPaidHelperProcess is not a test: run as a child with helperEnv set, it is the on_paid
+// TestOnPaidHelperProcess is not a test: run as a child with "--" among its arguments (the
+// environment would not do: the runner passes only an allow-list on), it is the on_paid
 // command. Its arguments after "--": a mode and a file. "write" appends one record to the file
 // (a RUN line, the bytes read on stdin, then its environment, one variable a line); "fail"
 // writes the record and exits 3; "sleep" sleeps 30 s; "spam" prints 100 KiB.
 func TestOnPaidHelperProcess(t *testing.T) {
-	if os.Getenv(helperEnv) != "1" {
-		t.Skip("helper process")
-	}
 	args := os.Args
 	i := slices.Index(args, "--")
+	if i < 0 || i+2 >= len(args) {
+		t.Skip("helper process")
+	}
 	mode, file := args[i+1], args[i+2]
 	switch mode {
 	case "sleep":
@@ -101,13 +98,19 @@ func runs(t *testing.T, file string) []map[string]string {
 }
 
 func TestRunOnPaidOncePerPaymentWithTheChargeInItsEnvironment(t *testing.T) {
-	t.Setenv(helperEnv, "1")
 	t.Setenv("PIXDASH_SANDBOX_SECRET", "secret-one")
 	t.Setenv("PIXDASH_CHARGE_ID", "spoofed")
 	t.Setenv("SHOP_API_TOKEN", "secret-two")
 	t.Setenv("PAGUE_CS", "secret-three") // the profile's client_secret_env, whatever its name
 	t.Setenv("DATABASE_URL", "postgres://u:secret-four@db/x")
 	t.Setenv("SHOP_LOCALE", "pt_BR")
+	// Other profiles' secrets, under names nothing marks as secret: only an allow-list keeps
+	// them from the command.
+	t.Setenv("LOJA2_SENHA", "secret-five")
+	t.Setenv("FILIAL_WH", "secret-six") // another profile's webhook secret_env
+	t.Setenv("LC_ALL", "pt_BR.UTF-8")
+	t.Setenv("TMPDIR", os.TempDir())
+	t.Setenv("TZ", "America/Sao_Paulo")
 	ctx := context.Background()
 	dir := t.TempDir()
 	file := filepath.Join(t.TempDir(), "paid.txt")
@@ -156,7 +159,9 @@ func TestRunOnPaidOncePerPaymentWithTheChargeInItsEnvironment(t *testing.T) {
 		"PIXDASH_E2E_ID":             "E12345678202603051730abcdefghijk",
 		"PIXDASH_PAID_AT":            "2026-03-05T17:30:00Z",
 		"PIXDASH_PROFILE":            "loja",
-		"SHOP_LOCALE":                "pt_BR",
+		"LC_ALL":                     "pt_BR.UTF-8",
+		"TZ":                         "America/Sao_Paulo",
+		"TMPDIR":                     os.TempDir(),
 		"STDIN":                      "0",
 	}
 	for k, v := range want {
@@ -169,9 +174,17 @@ func TestRunOnPaidOncePerPaymentWithTheChargeInItsEnvironment(t *testing.T) {
 			t.Errorf("a secret or the payer's document reached the command: %s=%s", k, v)
 		}
 	}
-	for _, k := range []string{"PIXDASH_SANDBOX_SECRET", "SHOP_API_TOKEN", "PAGUE_CS", "DATABASE_URL"} {
+	for _, k := range []string{"PIXDASH_SANDBOX_SECRET", "SHOP_API_TOKEN", "PAGUE_CS", "DATABASE_URL", "LOJA2_SENHA", "FILIAL_WH", "SHOP_LOCALE"} {
 		if _, ok := env[k]; ok {
 			t.Errorf("%s was passed", k)
+		}
+	}
+	for k := range env {
+		switch {
+		case k == "PATH", k == "HOME", k == "LANG", k == "TZ", k == "TMPDIR", k == "STDIN", strings.HasPrefix(k, "LC_"):
+		case strings.HasPrefix(k, "PIXDASH_") && want[k] != "":
+		default:
+			t.Errorf("%s is not on the allow-list but was passed", k)
 		}
 	}
 
@@ -209,7 +222,6 @@ func TestRunOnPaidOncePerPaymentWithTheChargeInItsEnvironment(t *testing.T) {
 }
 
 func TestRunOnPaidReportsFailures(t *testing.T) {
-	t.Setenv(helperEnv, "1")
 	ctx := context.Background()
 	s := state.OpenMemory()
 	defer s.Close()
@@ -260,7 +272,6 @@ func (f *failingStore) ClaimOnPaid(context.Context, string, string) (bool, error
 func (f *failingStore) FinishOnPaid(context.Context, string, string) error { return nil }
 
 func TestRunOnPaidDoesNotRunWhatItCannotRecord(t *testing.T) {
-	t.Setenv(helperEnv, "1")
 	file := filepath.Join(t.TempDir(), "paid.txt")
 	st := &failingStore{}
 	r := RunOnPaid(context.Background(), st, helperCommand("write", file), paidCharge("tx_1"))
@@ -295,5 +306,35 @@ func TestSecretLooking(t *testing.T) {
 		if got := SecretLooking(tc.name, tc.value); got != tc.want {
 			t.Errorf("SecretLooking(%s, %s) = %v, want %v", tc.name, tc.value, got, tc.want)
 		}
+	}
+}
+
+// The charge's fields reach the command with no control, C1, bidi or zero-width character.
+func TestOnPaidEnvValuesClean(t *testing.T) {
+	ch := paidCharge("tx_1")
+	ch.PayerName = "Ana\u009b2J\u202eanA\u202c\u2066x\u200b"
+	ch.Description = "a\x1b]0;PWNED\x07b\u0085c"
+	ch.ExternalReference = "\u202dref\u2069"
+	env := OnPaidEnv(nil, nil, "loja", ch)
+	got := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
+		for _, r := range v {
+			if r < 0x20 || r >= 0x7f && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200b {
+				t.Errorf("%s holds %U: %q", k, r, v)
+			}
+		}
+	}
+	if got["PIXDASH_PAYER_NAME"] != "Ana 2JanAx" || got["PIXDASH_DESCRIPTION"] != "a ]0;PWNED b c" || got["PIXDASH_EXTERNAL_REFERENCE"] != "ref" {
+		t.Errorf("values %q", got)
+	}
+}
+
+func TestChildEnvIsAnAllowList(t *testing.T) {
+	got := ChildEnv([]string{"PATH=/bin", "HOME=/h", "LANG=C", "LC_ALL=C.UTF-8", "LC_TIME=pt_BR", "TZ=UTC", "TMPDIR=/t",
+		"LOJA2_SENHA=x", "PIXDASH_PROFILE=spoof", "USER=u", "SHELL=/bin/sh", "PATHX=z", "XLC_A=y", "noequals", "HOME2=z"})
+	if strings.Join(got, " ") != "PATH=/bin HOME=/h LANG=C LC_ALL=C.UTF-8 LC_TIME=pt_BR TZ=UTC TMPDIR=/t" {
+		t.Errorf("ChildEnv = %q", got)
 	}
 }
