@@ -68,6 +68,9 @@ type recoveredMsg struct {
 	// withdrawals is what the lookup of the withdrawals left open by an earlier session
 	// found (nil when this run did not look at them).
 	withdrawals *workflow.RecoveredWithdrawals
+	// refunds is what settling the refunds left open by an earlier session found (nil when
+	// this run did not look at them).
+	refunds *workflow.RecoveredRefunds
 }
 
 // authCmd fetches the first token so the header can show it and bad credentials surface at once.
@@ -197,6 +200,9 @@ func (m *Model) recoverCmd(withdrawals bool) tea.Cmd {
 		if withdrawals && store != nil {
 			w := workflow.RecoverWithdrawals(ctx, c, store, now)
 			msg.withdrawals = &w
+			// Refunds a killed or crashed window left "refunding" or "refund unknown".
+			rr := workflow.RecoverRefunds(ctx, c, store, now)
+			msg.refunds = &rr
 		}
 		return msg
 	})
@@ -281,6 +287,16 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 			}
 		}
 	}
+	if msg.refunds != nil {
+		rparts, rretry := m.recoveredRefundParts(msg.refunds, &level)
+		parts = append(parts, rparts...)
+		if rretry > 0 {
+			withdrawalsOpen = true // the start's set is looked at again, refunds with it
+			if retry == 0 || rretry < retry {
+				retry = rretry
+			}
+		}
+	}
 	var cmd tea.Cmd
 	if retry > 0 {
 		gen := msg.gen
@@ -292,6 +308,28 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 		m.clearStatus(ownerRecover) // an earlier "not confirmed yet" is over
 	}
 	return cmd
+}
+
+// recoveredRefundParts words what RecoverRefunds settled; level is raised to what it calls for,
+// and retry is how long until a refund another window holds is looked at again (0: none).
+func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *statusKind) (parts []string, retry time.Duration) {
+	tr := m.c.tr
+	if n := len(r.Completed); n > 0 {
+		parts = append(parts, tr.F("%d refund(s) from an earlier session confirmed by the service: refunded.", n))
+	}
+	if n := len(r.Taken); n > 0 {
+		parts = append(parts, tr.F("%d refund(s) from an earlier session taken by the service; waiting for its confirmation.", n))
+	}
+	if r.Err != nil {
+		parts = append(parts, m.describeError(tr.T("settle a refund"), r.Err))
+		if *level < statusWarn {
+			*level = statusWarn
+		}
+	}
+	if !r.RetryAt.IsZero() {
+		retry = max(r.RetryAt.Sub(m.c.now()), time.Second)
+	}
+	return parts, retry
 }
 
 // retryRecoverMsg looks the interrupted charges up again, and the withdrawals left open by

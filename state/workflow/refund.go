@@ -254,7 +254,7 @@ func Refund(ctx context.Context, svc RefundAPI, store RefundStore, o RefundOrder
 
 // readBack reads the charge from the service (applying it to the store) and the
 // refund_completed event recorded for it, if any, with its verdict.
-func readBack(ctx context.Context, svc RefundAPI, store RefundStore, id, wallet string) (*api.Transaction, *state.EventEntry, error) {
+func readBack(ctx context.Context, svc TransactionReader, store refundReader, id, wallet string) (*api.Transaction, *state.EventEntry, error) {
 	tx, err := svc.GetTransaction(ctx, id, api.WithSubAccount(SubAccountHeader(wallet)))
 	if err != nil {
 		return nil, nil, err
@@ -267,6 +267,12 @@ func readBack(ctx context.Context, svc RefundAPI, store RefundStore, id, wallet 
 		return tx, nil, err
 	}
 	return tx, &ev, nil
+}
+
+// refundReader is what readBack needs of the store.
+type refundReader interface {
+	ApplyTransaction(ctx context.Context, tx *api.Transaction) (state.Charge, bool, error)
+	RefundEvent(ctx context.Context, chargeID string) (state.EventEntry, bool, error)
 }
 
 // settle records a refund that refund_completed reported: taken (pending) until the service
