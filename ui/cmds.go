@@ -126,8 +126,8 @@ type sendChargeMsg struct{ draft chargeDraft }
 
 // sendCharge records the submission, then creates the charge with its key; retries reuse the key.
 func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
-	if f, ok := m.chargeForm(); ok {
-		f.sending = true
+	if f, ok := m.chargeForm(); ok && f.key == d.Key {
+		f.sending, f.mayLand = true, true
 	}
 	m.setStatus(m.c.tr.F("Creating %s…", d.Req.Amount.BRL()), statusInfo)
 	t, c, store, now := m.tagNow(), m.app.sess.Client, m.app.sess.Store, m.c.now
@@ -142,14 +142,24 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	tr := m.c.tr
 	form, formOpen := m.chargeForm()
-	if formOpen && form.key == msg.draft.Key {
+	if formOpen && form.key != msg.draft.Key {
+		formOpen = false // another form: this one was discarded
+	}
+	if formOpen {
 		form.sending = false
+		// Only a refusal says nothing was created; a lost reply may still land.
+		form.mayLand = msg.charge == nil && msg.unconfirmed
 	}
 	if msg.tag.gen != m.app.gen {
 		return nil
 	}
 	m.noteResult(msg.err)
 	switch {
+	case msg.charge != nil && !formOpen && msg.charge.Mismatch == "" && msg.err == nil:
+		// Its form was discarded while the request was out: the charge is tracked (recovered,
+		// as the discard said), not put on screen over what the merchant does now.
+		m.setStatus(tr.F("The charge of %s whose form was discarded was created after all; it is in the charges list.", msg.charge.Amount.BRL()), statusWarn)
+		return nil
 	case msg.charge != nil:
 		var cmds []tea.Cmd
 		if formOpen {

@@ -3,7 +3,9 @@ package ui
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,5 +92,96 @@ func TestRecoveryAtStartSettlesRefundsOfAKilledWindow(t *testing.T) {
 	o, cmd := askRefund(m.c, ch)
 	if o != nil || cmd == nil || !strings.Contains(fmt.Sprint(cmd()), "already refunded") {
 		t.Fatalf("R after the recovery: %T", o)
+	}
+}
+
+// holdPix is a transport that holds every POST …/pix until released (the service is slow to
+// answer: the request is out and may land at any moment).
+type holdPix struct {
+	release chan struct{}
+	once    sync.Once
+	held    chan struct{}
+}
+
+func (h *holdPix) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/pix") {
+		h.once.Do(func() { close(h.held) })
+		select {
+		case <-h.release:
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Issue 22, item 11: POST /pix is slow; esc while it is out does not say "Nothing was sent":
+// it says the request may still create the charge and that discarding keeps it for recovery.
+// After y the submission is still recorded, and when the request lands the charge is tracked
+// (said on the status line, not put on screen), once.
+func TestFlowDiscardWhileCreatingSaysARequestMayLand(t *testing.T) {
+	hold := &holdPix{release: make(chan struct{}), held: make(chan struct{})}
+	s, srv := demo(t, DemoOptions{ClientOptions: []api.Option{api.WithHTTPClient(&http.Client{Transport: hold})}})
+	f := startFlow(t, s, 120, 40)
+	f.waitFor("DEMO", "STATUS")
+	f.newCharge("17", "atrasada")
+	<-hold.held
+	f.keys("esc")
+	f.waitFor("A request is being sent and may still create this charge.", "It will be recovered if it lands.")
+	f.keys("y")
+	f.waitFor("STATUS") // the list again
+	subs, err := s.Store.PendingSubmissions(context.Background())
+	if err != nil || len(subs) != 1 || subs[0].Request.Amount != 1700 {
+		t.Fatalf("the discard lost the submission: %+v %v", subs, err)
+	}
+	close(hold.release)
+	f.waitFor("whose form was discarded was created after all")
+	if n := countCharges(t, srv); n != 1 {
+		t.Fatalf("the emulator holds %d charges, want 1", n)
+	}
+	if subs, err := s.Store.PendingSubmissions(context.Background()); err != nil || len(subs) != 0 {
+		t.Fatalf("the landed submission is still pending: %+v %v", subs, err)
+	}
+	cs := allCharges(t, s.Store, state.ChargeQuery{})
+	found := 0
+	for _, c := range cs {
+		if c.Description == "atrasada" && c.Amount == 1700 {
+			found++
+		}
+	}
+	if found != 1 {
+		t.Fatalf("tracked %d charges of the discarded form, want 1", found)
+	}
+	if _, ok := f.m.qrScreen(); ok {
+		t.Fatal("the QR of a discarded form was put on screen")
+	}
+}
+
+// The form's questions while a request may land, in both languages: after a lost reply esc and
+// quitting say the charge may have been created, never "Nothing was sent".
+func TestNewChargeQuestionsWhileARequestMayLand(t *testing.T) {
+	for _, lang := range []Lang{LangEN, LangPT} {
+		m := formModel(t, goldenSession(t, api.Sandbox), lang)
+		walletsType(m, "12,34")
+		f := formOf(m)
+		f.sending, f.mayLand = true, true
+		for _, q := range []string{f.discardQuestion(), f.quitQuestion()} {
+			if strings.Contains(q, m.c.tr.T("Discard this charge? Nothing was sent. (y/N)")) || q == "" {
+				t.Errorf("%s while sending: %q", lang, q)
+			}
+		}
+		// The reply was lost: the form stays, and the request may still have landed.
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: f.key}, err: context.DeadlineExceeded, unconfirmed: true})
+		if f.sending || !f.mayLand {
+			t.Fatalf("%s after a lost reply: sending %v, mayLand %v", lang, f.sending, f.mayLand)
+		}
+		if q := f.discardQuestion(); !strings.Contains(q, m.c.tr.T("A request was sent and may still have created this charge. Discard the form? It will be recovered if it landed. (y/N)")) {
+			t.Errorf("%s after a lost reply: %q", lang, q)
+		}
+		// A refusal: nothing was created, and the form says so again.
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: f.key}, err: &api.Error{HTTPStatus: 400, Message: "amount"}})
+		if f.mayLand || !strings.Contains(f.discardQuestion(), m.c.tr.T("Discard this charge? Nothing was sent. (y/N)")) {
+			t.Errorf("%s after a refusal: %q", lang, f.discardQuestion())
+		}
 	}
 }
