@@ -52,6 +52,9 @@ type Refund struct {
 	TraceID     string    `json:"traceId,omitempty"`
 	RequestedAt time.Time `json:"requestedAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
+	// Claim names the window sending the request while it is under way (ClaimRefund); nil
+	// once the outcome is recorded.
+	Claim *RefundClaim `json:"claim,omitempty"`
 }
 
 // refundCache holds the store's refund records in memory so that a view may read them while
@@ -59,11 +62,13 @@ type Refund struct {
 type refundCache struct {
 	mu sync.Mutex
 	m  map[string]Refund
+	// window is this store's id in the refund claims it takes (RefundClaim.Window).
+	window string
 }
 
 // refundCache is the store's refund memory, made on first use.
 func (s *Store) refundCache() *refundCache {
-	s.refundsOnce.Do(func() { s.refunds = &refundCache{m: make(map[string]Refund)} })
+	s.refundsOnce.Do(func() { s.refunds = &refundCache{m: make(map[string]Refund), window: newWindowID()} })
 	return s.refunds
 }
 

@@ -243,6 +243,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.w.close()
+	s.forgetWindow() // its refund claims end with it
 	if s.loading.Load() {
 		<-s.ready // the background load uses the readers
 	}
@@ -346,6 +347,10 @@ func (s *Store) Refresh(ctx context.Context) (bool, error) {
 		s.feeMu.Lock()
 		s.fee = &f
 		s.feeMu.Unlock()
+	}
+	// Another window's refunds (a claim, an outcome) reach the rows' labels (PeekRefund).
+	if err := s.LoadRefunds(ctx); err != nil {
+		return true, err
 	}
 	s.bump()
 	return true, nil

@@ -68,6 +68,9 @@ type recoveredMsg struct {
 	// withdrawals is what the lookup of the withdrawals left open by an earlier session
 	// found (nil when this run did not look at them).
 	withdrawals *workflow.RecoveredWithdrawals
+	// refunds is what settling the refunds left open by an earlier session found (nil when
+	// this run did not look at them).
+	refunds *workflow.RecoveredRefunds
 }
 
 // authCmd fetches the first token so the header can show it and bad credentials surface at once.
@@ -123,8 +126,8 @@ type sendChargeMsg struct{ draft chargeDraft }
 
 // sendCharge records the submission, then creates the charge with its key; retries reuse the key.
 func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
-	if f, ok := m.chargeForm(); ok {
-		f.sending = true
+	if f, ok := m.chargeForm(); ok && f.key == d.Key {
+		f.sending, f.mayLand = true, true
 	}
 	m.setStatus(m.c.tr.F("Creating %s…", d.Req.Amount.BRL()), statusInfo)
 	t, c, store, now := m.tagNow(), m.app.sess.Client, m.app.sess.Store, m.c.now
@@ -139,14 +142,24 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	tr := m.c.tr
 	form, formOpen := m.chargeForm()
-	if formOpen && form.key == msg.draft.Key {
+	if formOpen && form.key != msg.draft.Key {
+		formOpen = false // another form: this one was discarded
+	}
+	if formOpen {
 		form.sending = false
+		// Only a refusal says nothing was created; a lost reply may still land.
+		form.mayLand = msg.charge == nil && msg.unconfirmed
 	}
 	if msg.tag.gen != m.app.gen {
 		return nil
 	}
 	m.noteResult(msg.err)
 	switch {
+	case msg.charge != nil && !formOpen && msg.charge.Mismatch == "" && msg.err == nil:
+		// Its form was discarded while the request was out: the charge is tracked (recovered,
+		// as the discard said), not put on screen over what the merchant does now.
+		m.setStatus(tr.F("The charge of %s whose form was discarded was created after all; it is in the charges list.", msg.charge.Amount.BRL()), statusWarn)
+		return nil
 	case msg.charge != nil:
 		var cmds []tea.Cmd
 		if formOpen {
@@ -197,6 +210,9 @@ func (m *Model) recoverCmd(withdrawals bool) tea.Cmd {
 		if withdrawals && store != nil {
 			w := workflow.RecoverWithdrawals(ctx, c, store, now)
 			msg.withdrawals = &w
+			// Refunds a killed or crashed window left "refunding" or "refund unknown".
+			rr := workflow.RecoverRefunds(ctx, c, store, now)
+			msg.refunds = &rr
 		}
 		return msg
 	})
@@ -281,6 +297,16 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 			}
 		}
 	}
+	if msg.refunds != nil {
+		rparts, rretry := m.recoveredRefundParts(msg.refunds, &level)
+		parts = append(parts, rparts...)
+		if rretry > 0 {
+			withdrawalsOpen = true // the start's set is looked at again, refunds with it
+			if retry == 0 || rretry < retry {
+				retry = rretry
+			}
+		}
+	}
 	var cmd tea.Cmd
 	if retry > 0 {
 		gen := msg.gen
@@ -292,6 +318,28 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 		m.clearStatus(ownerRecover) // an earlier "not confirmed yet" is over
 	}
 	return cmd
+}
+
+// recoveredRefundParts words what RecoverRefunds settled; level is raised to what it calls for,
+// and retry is how long until a refund another window holds is looked at again (0: none).
+func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *statusKind) (parts []string, retry time.Duration) {
+	tr := m.c.tr
+	if n := len(r.Completed); n > 0 {
+		parts = append(parts, tr.F("%d refund(s) from an earlier session confirmed by the service: refunded.", n))
+	}
+	if n := len(r.Taken); n > 0 {
+		parts = append(parts, tr.F("%d refund(s) from an earlier session taken by the service; waiting for its confirmation.", n))
+	}
+	if r.Err != nil {
+		parts = append(parts, m.describeError(tr.T("settle a refund"), r.Err))
+		if *level < statusWarn {
+			*level = statusWarn
+		}
+	}
+	if !r.RetryAt.IsZero() {
+		retry = max(r.RetryAt.Sub(m.c.now()), time.Second)
+	}
+	return parts, retry
 }
 
 // retryRecoverMsg looks the interrupted charges up again, and the withdrawals left open by

@@ -75,6 +75,10 @@ type chargeForm struct {
 	server   [fieldCount]string // the service's refusal, shown until the field changes
 	tried    bool
 	sending  bool
+	// mayLand: a request with this form's key went out and its outcome is not known (being
+	// sent, or the reply was lost): the charge may still be created, and the submission stays
+	// recorded for recovery whatever the form does.
+	mayLand bool
 	// descDefault: the description still holds the profile's default, untouched; the first
 	// character typed into it replaces the default instead of being appended to it.
 	descDefault bool
@@ -217,12 +221,12 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(km, k.Back):
-		if !f.dirty() {
+		if !f.dirty() && !f.mayLand {
 			f.close()
 			return nil
 		}
 		// Something was typed: throwing it away takes a y.
-		q := newQuietConfirm(f.c, f.c.tr.T("Discard this charge? Nothing was sent. (y/N)"), nil)
+		q := newQuietConfirm(f.c, f.discardQuestion(), nil)
 		q.onYes = f.close
 		f.ask(q)
 		return nil
@@ -693,9 +697,26 @@ func (f *chargeForm) dirty() bool {
 		(f.sb != nil && f.sb.hasLegs())
 }
 
-// quitQuestion is what quitting asks when the form holds something typed ("" when untouched,
-// or while the form already asks).
+// discardQuestion is what esc asks before the form is thrown away. While a request may land it
+// says so: discarding closes the form, not the request, and its submission stays recorded, so
+// the charge is found by its key if it is created.
+func (f *chargeForm) discardQuestion() string {
+	tr := f.c.tr
+	switch {
+	case f.sending:
+		return tr.T("A request is being sent and may still create this charge. Discard the form? It will be recovered if it lands. (y/N)")
+	case f.mayLand:
+		return tr.T("A request was sent and may still have created this charge. Discard the form? It will be recovered if it landed. (y/N)")
+	}
+	return tr.T("Discard this charge? Nothing was sent. (y/N)")
+}
+
+// quitQuestion is what quitting asks when the form holds something typed ("" when untouched).
+// While a request may land it says that the charge may be created and is looked up next time.
 func (f *chargeForm) quitQuestion() string {
+	if f.mayLand {
+		return f.c.tr.T("A request for this charge was sent and may still create it; quit anyway? pixdash looks it up by its key when the profile opens again. (y/N)")
+	}
 	if !f.dirty() || f.sending {
 		return ""
 	}

@@ -59,7 +59,23 @@ func askRefund(c *common, ch state.Charge) (overlay, tea.Cmd) {
 		text := refundWhyNot(c.tr, ch, err)
 		return nil, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
 	}
+	if prior != nil && prior.Claim.HeldBefore(c.now()) {
+		// Another window claimed it (state.ClaimRefund); its outcome reaches this row.
+		text := refundBusyText(c, *prior.Claim)
+		return nil, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
+	}
 	return newRefundForm(c, ch), nil
+}
+
+// refundBusyText says which window sends a charge's refund, and since when.
+func refundBusyText(c *common, cl state.RefundClaim) string {
+	tr := c.tr
+	who := tr.F("pid %d", cl.PID)
+	if !cl.OnThisHost() && cl.Host != "" {
+		who = tr.F("pid %d on %s", cl.PID, sanitize(cl.Host))
+	}
+	return tr.F("This refund is being sent by another window (%s) since %s; nothing was sent from here.",
+		who, cl.Since.In(c.loc).Format("15:04"))
 }
 
 // refundWhyNot says, in the merchant's language, why a charge cannot be refunded.
@@ -374,6 +390,14 @@ func (f *refundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 			f.result = describeErr(tr, tr.T("Refund refused"), out.Err) + " · " + tr.T("Nothing was refunded. Check the charge in the inspector; esc closes.")
 		default:
 			f.result = tr.F("Not sent: %s", refundWhyNot(tr, f.charge, out.Err))
+		}
+	case workflow.RefundBusy:
+		f.resultKind = statusWarn
+		var busy *state.RefundBusyError
+		if errors.As(out.Err, &busy) {
+			f.result = refundBusyText(f.c, busy.Claim) + " " + tr.T("The charge's row shows its outcome; esc closes.")
+		} else {
+			f.result = describeErr(tr, tr.T("Not sent"), out.Err)
 		}
 	default:
 		f.resultKind = statusWarn

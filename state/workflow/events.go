@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"pixdash/api"
@@ -67,9 +68,21 @@ func wait[T any](ctx context.Context, ch <-chan T) bool {
 // ConfirmPayment reads the transaction of payment event e back from the service, records the
 // verdict and applies the service's answer, never the event's (see state.Store.ConfirmEvent):
 // a charge is paid because GET /transactions/{id} says so. A failure leaves the event
-// unchecked, to be tried again.
+// unchecked, to be tried again. A refund_completed the service confirmed settles the refund
+// pixdash recorded for its charge (SettleRefund) when s keeps refunds (RefundSettler, as
+// *state.Store does), whichever window asked for it: a row does not stay "refunding".
 func ConfirmPayment(ctx context.Context, c TransactionReader, s PaymentChecker, e *api.Event) (state.Confirmation, error) {
-	return s.ConfirmEvent(ctx, c, e)
+	conf, err := s.ConfirmEvent(ctx, c, e)
+	if err != nil || e.Kind != api.EventRefundCompleted || conf.Verdict != state.VerdictConfirmed || e.TransactionID == "" {
+		return conf, err
+	}
+	if rs, ok := s.(RefundSettler); ok {
+		if _, _, err := SettleRefund(ctx, rs, e.TransactionID, nil); err != nil {
+			// The verdict is recorded; the record is settled again at the next start.
+			return conf, fmt.Errorf("settling the refund of %s: %w", e.TransactionID, err)
+		}
+	}
+	return conf, nil
 }
 
 // UncheckedPayments returns up to max of the newest payment events never read back (left by a

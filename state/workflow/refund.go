@@ -14,6 +14,12 @@ import (
 // RefundTimeout bounds one refund: the request (sent once) and the read-back after it.
 const RefundTimeout = 30 * time.Second
 
+// RefundClaimTTL bounds a window's claim on a refund it sends (state.ClaimRefund): no request
+// starts after RefundTimeout, and the read-back after a lost reply and the writes fit in the
+// rest. Past it the claim is stale even if its window hangs: the next attempt reads the
+// transaction back before sending anything.
+const RefundClaimTTL = RefundTimeout + 30*time.Second
+
 // RefundAPI asks the service for a refund and reads the transaction back; *api.Client
 // implements it.
 type RefundAPI interface {
@@ -24,6 +30,7 @@ type RefundAPI interface {
 // RefundStore keeps the refund records and the charges; *state.Store implements it.
 type RefundStore interface {
 	PutRefund(ctx context.Context, r state.Refund) (state.Refund, error)
+	ClaimRefund(ctx context.Context, r state.Refund, until time.Time) (claimed, prior state.Refund, ok bool, err error)
 	RefundOf(ctx context.Context, chargeID string) (state.Refund, bool, error)
 	RefundEvent(ctx context.Context, chargeID string) (state.EventEntry, bool, error)
 	ApplyTransaction(ctx context.Context, tx *api.Transaction) (state.Charge, bool, error)
@@ -51,6 +58,9 @@ const (
 	// RefundUnknown: the reply was lost and the read-back could not tell; nothing may be sent
 	// again before the transaction is read (Refund does it on the next call).
 	RefundUnknown
+	// RefundBusy: another window (another pixdash on the profile) is sending this charge's
+	// refund; nothing was sent from here. Err is a *state.RefundBusyError naming it.
+	RefundBusy
 )
 
 // RefundOutcome is the outcome of Refund.
@@ -145,38 +155,57 @@ func Refund(ctx context.Context, svc RefundAPI, store RefundStore, o RefundOrder
 		return RefundOutcome{Kind: RefundRefused, Err: ErrRefundPartial}
 	}
 	wallet := state.NormalizeWallet(ch.Wallet)
+	at := now()
 	rec := state.Refund{ChargeID: ch.ID, Wallet: wallet, Key: o.Key, Amount: o.Amount, Reason: o.Reason,
-		State: state.RefundRequested, RequestedAt: now(), UpdatedAt: now()}
-	if hasPrior && prior.Key == o.Key {
-		rec.RequestedAt, rec.Attempts = prior.RequestedAt, prior.Attempts
+		State: state.RefundRequested, RequestedAt: at, UpdatedAt: at}
+	// Claim the refund: one transaction checks that no other window sends it and records this
+	// one's claim, committed before anything is read or sent. Of two windows that confirm at
+	// once, one sends; the other is told who does.
+	rec, prior, hasPrior, err = store.ClaimRefund(ctx, rec, at.Add(RefundClaimTTL))
+	var busy *state.RefundBusyError
+	switch {
+	case errors.As(err, &busy):
+		return RefundOutcome{Kind: RefundBusy, Record: prior, Err: err}
+	case errors.Is(err, state.ErrRefundTaken) && prior.Key == o.Key:
+		return RefundOutcome{Kind: RefundDone, Record: prior}
+	case errors.Is(err, state.ErrRefundTaken):
+		return RefundOutcome{Kind: RefundRefused, Record: prior, Err: ErrRefundDone}
+	case err != nil:
+		return RefundOutcome{Kind: RefundRefused, Err: fmt.Errorf("recording the refund before sending it (nothing was sent): %w", err)}
 	}
 	var out RefundOutcome
 	if hasPrior && prior.State.Open() {
 		// An earlier attempt may have landed: read before asking again.
 		tx, landed, err := readBack(ctx, svc, store, ch.ID, wallet)
 		out.ReadBack = tx
-		rec.Attempts = max(rec.Attempts, prior.Attempts)
 		switch {
 		case err != nil:
+			// Released as it was: still open, read back before the next request.
+			prior.Claim = nil
+			prior, _ = store.PutRefund(context.WithoutCancel(ctx), prior)
 			return RefundOutcome{Kind: RefundUnknown, Record: prior, ReadBack: tx, Err: fmt.Errorf("reading the transaction before asking again: %w", err)}
 		case landed != nil:
 			return settle(ctx, store, rec, landed, now, out)
 		case tx.Status != api.StatusCompleted:
-			prior.State, prior.UpdatedAt = state.RefundRefused, now()
+			prior.State, prior.UpdatedAt, prior.Claim = state.RefundRefused, now(), nil
 			prior.Message = fmt.Sprintf("the transaction is %s now", tx.Status)
 			rec2, _ := store.PutRefund(context.WithoutCancel(ctx), prior)
 			return RefundOutcome{Kind: RefundRefused, Record: rec2, ReadBack: tx, Err: fmt.Errorf("%w: the service reports it %s", ErrRefundNotPaid, tx.Status)}
 		}
 	}
 	rec.Attempts++
-	rec, err = store.PutRefund(ctx, rec)
+	rec, err = store.PutRefund(ctx, rec) // still claimed
 	if err != nil {
+		rec.Claim = nil
+		_, _ = store.PutRefund(context.WithoutCancel(ctx), rec)
 		return RefundOutcome{Kind: RefundRefused, Err: fmt.Errorf("recording the refund before sending it (nothing was sent): %w", err)}
 	}
 	out.Sent = true
 	reply, err := svc.RefundTransaction(ctx, ch.ID, &api.RefundRequest{Reason: o.Reason}, api.WithSubAccount(SubAccountHeader(wallet)))
-	// The record must follow the outcome even when the context is done.
+	// The record must follow the outcome even when the context is done; writing the outcome
+	// releases the claim.
 	wctx := context.WithoutCancel(ctx)
+	rec.Claim = nil
 	if err == nil {
 		out.Reply = reply
 		rec.State, rec.UpdatedAt = state.RefundPending, now()
@@ -225,7 +254,7 @@ func Refund(ctx context.Context, svc RefundAPI, store RefundStore, o RefundOrder
 
 // readBack reads the charge from the service (applying it to the store) and the
 // refund_completed event recorded for it, if any, with its verdict.
-func readBack(ctx context.Context, svc RefundAPI, store RefundStore, id, wallet string) (*api.Transaction, *state.EventEntry, error) {
+func readBack(ctx context.Context, svc TransactionReader, store refundReader, id, wallet string) (*api.Transaction, *state.EventEntry, error) {
 	tx, err := svc.GetTransaction(ctx, id, api.WithSubAccount(SubAccountHeader(wallet)))
 	if err != nil {
 		return nil, nil, err
@@ -240,9 +269,16 @@ func readBack(ctx context.Context, svc RefundAPI, store RefundStore, id, wallet 
 	return tx, &ev, nil
 }
 
+// refundReader is what readBack needs of the store.
+type refundReader interface {
+	ApplyTransaction(ctx context.Context, tx *api.Transaction) (state.Charge, bool, error)
+	RefundEvent(ctx context.Context, chargeID string) (state.EventEntry, bool, error)
+}
+
 // settle records a refund that refund_completed reported: taken (pending) until the service
 // confirmed its refund line, then completed. Either way it landed and is never sent again.
 func settle(ctx context.Context, store RefundStore, rec state.Refund, ev *state.EventEntry, now func() time.Time, out RefundOutcome) RefundOutcome {
+	rec.Claim = nil
 	if ev.Verdict == state.VerdictConfirmed {
 		rec = completeRecord(rec, ev.Event, now())
 	} else {
