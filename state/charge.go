@@ -66,8 +66,8 @@ type Charge struct {
 	// event, unconfirmed, and never counted. Empty when the event's split agreed (it is then
 	// SplitDistributed) or it sent none.
 	SplitReported []api.SplitItem `json:"splitReported,omitempty"`
-	UpdatedAt time.Time  `json:"updatedAt,omitzero"`
-	Source    string     `json:"source,omitempty"`
+	UpdatedAt     time.Time       `json:"updatedAt,omitzero"`
+	Source        string          `json:"source,omitempty"`
 	// Mismatch says how the service's reply to POST /pix differed from the request (amount,
 	// the code's amount, split, expiry; see api.VerifyCharge): such a charge is never shown to
 	// a customer. Empty when the reply was faithful.
