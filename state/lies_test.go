@@ -99,6 +99,10 @@ func TestLieRefundLineReused(t *testing.T) {
 	if day.Total.RefundFeesReported != 0 || day.Total.AfterRefunds() != -1000 {
 		t.Fatalf("reported refund fees %s, after refunds %s", day.Total.RefundFeesReported, day.Total.AfterRefunds())
 	}
+	// Nor is it offered as the next refund's cost.
+	if fee, ok, err := s.LastRefundFee(ctx); ok || err != nil {
+		t.Fatalf("the refund form would show a refund fee of %s (%v)", fee, err)
+	}
 	// Two read-backs at once cannot both count the line.
 	s2 := OpenMemory()
 	defer s2.Close()
