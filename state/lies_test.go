@@ -2,7 +2,9 @@ package state
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -263,5 +265,54 @@ func TestLieWithdrawalAndBlock(t *testing.T) {
 	}
 	if len(cl.Wallets) != 1 || cl.Wallets[0].Wallet != "principal" || cl.Total.BlocksOpened != 1 || cl.Total.BlocksResolved != 0 {
 		t.Fatalf("close: %d wallets, blocks %d/%d: %+v", len(cl.Wallets), cl.Total.BlocksOpened, cl.Total.BlocksResolved, cl.Wallets)
+	}
+}
+
+// Migration 0007: fees stored before it all came from payment_completed events; they move to
+// feeReported (an impossible one is dropped) and out of the totals, which use the estimate.
+func TestMigrationFeeReported(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, DBFileName("p"))
+	db, err := sql.Open("sqlite", dsn(file, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range migrationFiles()[:6] {
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(string(body) + fmt.Sprintf("; PRAGMA user_version = %d", i+1)); err != nil {
+			t.Fatal(name, err)
+		}
+	}
+	now := time.Now()
+	for i, c := range []struct {
+		id  string
+		fee int64
+		doc string
+	}{
+		{"ok", 99, `{"id":"ok","amount":12.34,"status":"completed","fee":0.99}`},
+		{"lie", -50000, `{"id":"lie","amount":12.34,"status":"completed","fee":-500.00}`},
+	} {
+		if _, err := db.Exec(`INSERT INTO charges(seq, id, wallet, state, amount, created_at, paid_at, updated_at, hay, doc, fee) VALUES (?, ?, 'principal', 'paid', 1234, ?, ?, ?, ?, ?, ?)`,
+			i+1, c.id, now.UnixMilli(), now.UnixMilli(), now.UnixMilli(), c.id, c.doc, c.fee); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = db.Close()
+	s, err := Open(ctx, dir, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if c, _ := chargeT(t, s, "ok"); c.Fee != nil || c.FeeReported == nil || *c.FeeReported != 99 {
+		t.Errorf("ok: fee %v reported %v", c.Fee, c.FeeReported)
+	}
+	if c, _ := chargeT(t, s, "lie"); c.Fee != nil || c.FeeReported != nil {
+		t.Errorf("lie: fee %v reported %v", c.Fee, c.FeeReported)
+	}
+	if day := todayT(t, s); day.Total.Paid != 2 || day.Total.Fees != 2*99 || day.Total.FeesEstimated != 2 {
+		t.Errorf("the day after the migration: %+v", day.Total)
 	}
 }
