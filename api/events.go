@@ -52,8 +52,11 @@ func (k EventKind) IsPayment() bool {
 }
 
 // ReadBack reports whether events of kind k are read back against the service before they
-// count: the payments (their charge) and the refunds (their refund line).
-func (k EventKind) ReadBack() bool { return k.IsPayment() || k == EventRefundCompleted }
+// count: the payments (their charge), the refunds (their refund line), the withdrawals (their
+// transaction) and the balance blocks (the wallet's list of blocks).
+func (k EventKind) ReadBack() bool {
+	return k.IsPayment() || k == EventRefundCompleted || k.IsWithdrawal() || k.IsBalanceBlock()
+}
 
 // IsBalanceBlock reports whether k is about a balance block.
 func (k EventKind) IsBalanceBlock() bool {

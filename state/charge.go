@@ -54,11 +54,20 @@ type Charge struct {
 	SplitDistributed []api.SplitItem `json:"splitDistributed,omitempty"`
 	// HasDistributed is set once a payment_completed event was applied (an empty SplitDistributed then means nothing was distributed).
 	HasDistributed bool `json:"hasDistributed,omitempty"`
-	// Fee is the fee the service reported for the payment (feeAmount of a confirmed
-	// payment_completed); nil when it did not report one.
-	Fee       *api.Money `json:"fee,omitempty"`
-	UpdatedAt time.Time  `json:"updatedAt,omitzero"`
-	Source    string     `json:"source,omitempty"`
+	// Fee is the payment's fee as the service confirmed it; nil when it did not (the service's
+	// GET /transactions/{id} carries no fee: the totals then use the estimate).
+	Fee *api.Money `json:"fee,omitempty"`
+	// FeeReported is the fee a confirmed payment_completed reported (feeAmount, else amount
+	// minus netAmount), between 0 and the amount: shown as reported by the event, unconfirmed,
+	// and never counted in the totals. nil when the event reported none (or an impossible one).
+	FeeReported *api.Money `json:"feeReported,omitempty"`
+	// SplitReported is a split a confirmed payment_completed reported that does not agree with
+	// the split the service accepted at creation (SplitRequested): kept as reported by the
+	// event, unconfirmed, and never counted. Empty when the event's split agreed (it is then
+	// SplitDistributed) or it sent none.
+	SplitReported []api.SplitItem `json:"splitReported,omitempty"`
+	UpdatedAt     time.Time       `json:"updatedAt,omitzero"`
+	Source        string          `json:"source,omitempty"`
 	// Mismatch says how the service's reply to POST /pix differed from the request (amount,
 	// the code's amount, split, expiry; see api.VerifyCharge): such a charge is never shown to
 	// a customer. Empty when the reply was faithful.
@@ -269,26 +278,57 @@ func (c *Charge) ApplyEvent(e *api.Event) {
 func (c *Charge) applyConfirmed(e *api.Event) {
 	switch e.Kind {
 	case api.EventPaymentCompleted:
-		c.HasDistributed = true
-		c.SplitDistributed = slices.Clone(e.Split)
-		if fee, ok := eventFee(e); ok {
-			c.Fee = &fee
+		if SplitAgrees(c.SplitRequested, e.Split) {
+			c.HasDistributed = true
+			c.SplitDistributed = slices.Clone(e.Split)
+			c.SplitReported = nil
+		} else {
+			c.SplitReported = slices.Clone(e.Split)
+		}
+		if fee, ok := eventFee(e, c.Amount); ok {
+			c.FeeReported = &fee
 		}
 	case api.EventPaymentExpired:
 		c.Expired = true
 	}
 }
 
-// eventFee is the fee a payment event reports: feeAmount, else amount minus netAmount; ok is
-// false when it reports neither.
-func eventFee(e *api.Event) (api.Money, bool) {
+// eventFee is the fee a payment event reports for a payment of amount: feeAmount, else amount
+// minus netAmount; ok is false when it reports neither, or a fee below 0 or above the amount.
+func eventFee(e *api.Event, amount api.Money) (api.Money, bool) {
+	var fee api.Money
 	switch {
 	case e.FeeAmount != 0:
-		return e.FeeAmount, true
-	case e.NetAmount != 0 && e.Amount >= e.NetAmount:
-		return e.Amount - e.NetAmount, true
+		fee = e.FeeAmount
+	case e.NetAmount != 0:
+		fee = e.Amount - e.NetAmount
+	default:
+		return 0, false
 	}
-	return 0, false
+	if fee < 0 || fee > amount {
+		return 0, false
+	}
+	return fee, true
+}
+
+// SplitAgrees reports whether distributed, what a payment_completed says a split paid, can be
+// what the service did with the split it accepted at creation (requested): the legs served in
+// the order sent, each to its destination, every one in full but the last, which may be reduced
+// (spec: split rule 7). A split reported for a charge created with none never agrees.
+func SplitAgrees(requested, distributed []api.SplitItem) bool {
+	if len(distributed) > len(requested) {
+		return false
+	}
+	for i, leg := range distributed {
+		want := requested[i]
+		if NormalizeWallet(leg.SubAccount) != NormalizeWallet(want.SubAccount) || leg.Amount <= 0 || leg.Amount > want.Amount {
+			return false
+		}
+		if leg.Amount < want.Amount && i != len(distributed)-1 {
+			return false
+		}
+	}
+	return true
 }
 
 // Merge folds o, a newer view of the same charge, into c: o's non-empty fields win, but a final
@@ -341,6 +381,14 @@ func (c *Charge) Merge(o Charge) {
 	}
 	if o.Fee != nil {
 		c.Fee = o.Fee
+	}
+	if o.FeeReported != nil {
+		c.FeeReported = o.FeeReported
+	}
+	if o.HasDistributed {
+		c.SplitReported = o.SplitReported
+	} else if len(o.SplitReported) > 0 {
+		c.SplitReported = o.SplitReported
 	}
 	if o.UpdatedAt.After(c.UpdatedAt) {
 		c.UpdatedAt = o.UpdatedAt

@@ -185,10 +185,12 @@ func (s *Store) closeWithdrawals(ctx context.Context, day Period, get func(strin
 	return nil
 }
 
-// closeBlocks counts the MED blocks opened and resolved during the day.
+// closeBlocks counts the MED blocks opened and resolved during the day: the balance_block_*
+// events the service confirmed (the wallet lists the block as the event says), so an event for
+// a wallet the account does not have adds no wallet to the close.
 func (s *Store) closeBlocks(ctx context.Context, day Period, get func(string) *CloseLine) error {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT wallet, kind, count(*) FROM events INDEXED BY events_day
-		WHERE `+dayEventKinds+` AND kind <> 'refund_completed' AND received_at >= ? AND received_at < ? GROUP BY 1, 2`,
+		WHERE `+dayEventKinds+` AND kind <> 'refund_completed' AND verdict = 'confirmed' AND received_at >= ? AND received_at < ? GROUP BY 1, 2`,
 		day.From.UnixMilli(), day.To.UnixMilli())
 	if err != nil {
 		return classify(err)

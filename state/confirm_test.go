@@ -165,7 +165,9 @@ func TestConfirmEventKeepsWhatOnlyTheEventTells(t *testing.T) {
 	gone := &api.Transaction{ID: "tx-3", Status: api.StatusCancelled, Amount: 2000}
 	r := &fakeReader{txs: map[string]*api.Transaction{"principal/tx-2": paid, "principal/tx-3": gone}}
 	for _, id := range []string{"tx-2", "tx-3"} {
-		if _, err := s.UpsertCharge(ctx, Charge{ID: id, Amount: 2000, Status: api.StatusPending, Source: SourceCreated}); err != nil {
+		// tx-2 was created with a split to loja-a (the service's 201 echoed it).
+		if _, err := s.UpsertCharge(ctx, Charge{ID: id, Amount: 2000, Status: api.StatusPending, Source: SourceCreated,
+			SplitRequested: []api.SplitItem{{SubAccount: "loja-a", Amount: 500}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -263,10 +265,13 @@ func TestConfirmEventLeavesChargeToTheService(t *testing.T) {
 	if p, err := s.EventWindow(ctx, EventQuery{}, 0, 5); err != nil || len(p.Entries) != 1 || p.Entries[0].Charge == nil || p.Entries[0].Charge.State() != StateExpired {
 		t.Fatalf("the events view does not show the charge the event names: %+v %v", p, err)
 	}
-	// Events that are not about payments are left unchecked and read nothing.
-	other := rawEvent(t, &api.Event{EventID: "w", Kind: api.EventWithdrawalCompleted, TransactionID: c.ID})
+	// Events of a kind the spec does not name are left unchecked and read nothing.
+	other := rawEvent(t, &api.Event{EventID: "w", Kind: "account_updated", TransactionID: c.ID})
+	if _, err := s.ApplyEvent(ctx, other); err != nil {
+		t.Fatal(err)
+	}
 	if cf, err := s.ConfirmEvent(ctx, r, other); err != nil || cf.Verdict != VerdictUnchecked || len(r.calls) != 1 {
-		t.Fatalf("a withdrawal was read back: %+v %v %v", cf, err, r.calls)
+		t.Fatalf("an unknown kind was read back: %+v %v %v", cf, err, r.calls)
 	}
 }
 
@@ -337,14 +342,16 @@ func TestConfirmRefund(t *testing.T) {
 		{"completed refund", line("ref-1", api.TypeRefund, api.StatusCompleted, -2500), "ref-1", VerdictConfirmed, ""},
 		{"still pending", line("ref-1", api.TypeRefund, api.StatusPending, -2500), "ref-1", VerdictDisputed, ReasonStatus},
 		{"another amount", line("ref-1", api.TypeRefund, api.StatusCompleted, -2400), "ref-1", VerdictDisputed, ReasonAmount},
-		{"not a refund", line("ref-1", api.TypePayment, api.StatusCompleted, 2500), "ref-1", VerdictDisputed, ReasonOtherTransaction},
+		{"not a refund", line("ref-1", api.TypePayment, api.StatusCompleted, 2500), "ref-1", VerdictDisputed, ReasonType},
+		{"another line", line("ref-2", api.TypeRefund, api.StatusCompleted, -2500), "ref-1", VerdictDisputed, ReasonOtherTransaction},
 		{"unknown to the service", nil, "ref-1", VerdictUnknown, ReasonNotFound},
 		{"names no refund line", nil, "", VerdictUnknown, ReasonNoTransaction},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := OpenMemory()
 			defer s.Close()
-			r := &fakeReader{txs: map[string]*api.Transaction{}}
+			// ch-1, the charge the event counts the refund for, is a completed payment.
+			r := &fakeReader{txs: map[string]*api.Transaction{"principal/ch-1": {ID: "ch-1", Type: api.TypePayment, Status: api.StatusCompleted, Amount: 2500}}}
 			if tc.tx != nil {
 				r.txs["principal/ref-1"] = tc.tx
 			}

@@ -59,11 +59,15 @@ type Totals struct {
 	// Charges created in the period that are, now, still pending, expired, failed or cancelled
 	// (or in a status the spec does not name).
 	Pending, Expired, Failed, Cancelled, Unknown int
-	// Refunded counts the payments refunded in the period, RefundedAmount what went back to the
-	// customers and RefundFees the refund fees reported.
-	Refunded       int
-	RefundedAmount api.Money
-	RefundFees     api.Money
+	// Refunded counts the payments refunded in the period and RefundedAmount what went back to
+	// the customers (refund lines the service confirmed). RefundFees are the refund fees the
+	// service confirmed: none today, its answer does not carry them; RefundFeesReported are
+	// those the refund_completed events reported (each between 0 and its refund), unconfirmed
+	// and left out of every total.
+	Refunded           int
+	RefundedAmount     api.Money
+	RefundFees         api.Money
+	RefundFeesReported api.Money
 }
 
 // Net is what the payments left after their fees.
@@ -95,6 +99,7 @@ func (t *Totals) add(o Totals) {
 	t.Refunded += o.Refunded
 	t.RefundedAmount += o.RefundedAmount
 	t.RefundFees += o.RefundFees
+	t.RefundFeesReported += o.RefundFeesReported
 }
 
 // Bucket is what was received in one hour or one day of the period, per wallet.
@@ -395,14 +400,18 @@ const dayEventKinds = `kind IN ('refund_completed', 'balance_block_created', 'ba
 type RefundLine struct {
 	Wallet   string
 	ChargeID string
-	At       time.Time
-	Amount   api.Money
-	Fee      api.Money
+	// LineID is the service's refund line (data.id).
+	LineID string
+	At     time.Time
+	Amount api.Money
+	// FeeReported is the refund fee the event reported, between 0 and Amount (else 0):
+	// unconfirmed, the service's answer does not carry it.
+	FeeReported api.Money
 }
 
 // refundLines reads the refund_completed events received in p that the service confirmed (the
-// refund line read back: ConfirmEvent), one per refunded charge (the first wins when the
-// service sent two for one charge).
+// refund line read back: ConfirmEvent), one per refunded charge and one per refund line (the
+// first wins when two name one charge or one line).
 func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]RefundLine, error) {
 	sqlText, args := dayStatement(refundLinesSQL, wallet, p)
 	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
@@ -423,16 +432,18 @@ func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]Ref
 		}
 		l.At = time.UnixMilli(at).In(s.loc)
 		if e, err := api.DecodeEvent(raw); err == nil {
-			l.Amount, l.Fee = e.Amount, e.FeeAmount
+			l.Amount, l.LineID = e.Amount, e.ID
+			if e.FeeAmount >= 0 && e.FeeAmount <= e.Amount {
+				l.FeeReported = e.FeeAmount
+			}
 			if l.ChargeID == "" {
 				l.ChargeID = e.TransactionID
 			}
 		}
-		key := l.ChargeID
-		if key != "" && seen[key] {
+		if (l.ChargeID != "" && seen["c/"+l.ChargeID]) || (l.LineID != "" && seen["l/"+l.LineID]) {
 			continue
 		}
-		seen[key] = true
+		seen["c/"+l.ChargeID], seen["l/"+l.LineID] = true, true
 		out = append(out, l)
 	}
 	return out, classify(rows.Err())
@@ -448,7 +459,7 @@ func (s *Store) refundsIn(ctx context.Context, wallet string, p Period, get func
 		t := get(l.Wallet)
 		t.Refunded++
 		t.RefundedAmount += l.Amount
-		t.RefundFees += l.Fee
+		t.RefundFeesReported += l.FeeReported
 	}
 	return nil
 }

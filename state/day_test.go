@@ -225,12 +225,12 @@ func checkTotals(t *testing.T, name string, got, want Totals, net, afterRefunds,
 //	  90.00 + 0.80 → 402.61; ticket 500.00/6 = 83.33
 var (
 	wantTodayPrincipal = Totals{Wallet: "principal", Created: 6, Paid: 4, Gross: 25500, Fees: 379, FeesEstimated: 2,
-		Pending: 1, Expired: 1, Refunded: 1, RefundedAmount: 3000, RefundFees: 30}
+		Pending: 1, Expired: 1, Refunded: 1, RefundedAmount: 3000, RefundFeesReported: 30}
 	wantTodayCentro = Totals{Wallet: "loja-centro", Created: 3, Paid: 1, Gross: 20000, Fees: 200,
-		Failed: 1, Cancelled: 1, Refunded: 1, RefundedAmount: 6000, RefundFees: 50}
+		Failed: 1, Cancelled: 1, Refunded: 1, RefundedAmount: 6000, RefundFeesReported: 50}
 	wantTodayPraia = Totals{Wallet: "loja-praia", Created: 2, Paid: 1, Gross: 4500, Fees: 80, FeesEstimated: 1, Pending: 1}
 	wantTodayTotal = Totals{Created: 11, Paid: 6, Gross: 50000, Fees: 659, FeesEstimated: 3,
-		Pending: 2, Expired: 1, Failed: 1, Cancelled: 1, Refunded: 2, RefundedAmount: 9000, RefundFees: 80}
+		Pending: 2, Expired: 1, Failed: 1, Cancelled: 1, Refunded: 2, RefundedAmount: 9000, RefundFeesReported: 80}
 )
 
 func TestDayReportToday(t *testing.T) {
@@ -249,12 +249,12 @@ func TestDayReportToday(t *testing.T) {
 	if r.Step != time.Hour {
 		t.Errorf("Step = %v, want 1h", r.Step)
 	}
-	checkTotals(t, "Total", r.Total, wantTodayTotal, 49341, 40261, 8333)
+	checkTotals(t, "Total", r.Total, wantTodayTotal, 49341, 40341, 8333)
 	if len(r.Wallets) != 3 {
 		t.Fatalf("Wallets = %+v, want principal, loja-centro, loja-praia", r.Wallets)
 	}
-	checkTotals(t, "principal", r.Wallets[0], wantTodayPrincipal, 25121, 22091, 6375)
-	checkTotals(t, "loja-centro", r.Wallets[1], wantTodayCentro, 19800, 13750, 20000)
+	checkTotals(t, "principal", r.Wallets[0], wantTodayPrincipal, 25121, 22121, 6375)
+	checkTotals(t, "loja-centro", r.Wallets[1], wantTodayCentro, 19800, 13800, 20000)
 	checkTotals(t, "loja-praia", r.Wallets[2], wantTodayPraia, 4420, 4420, 4500)
 	checkTotals(t, "Wallet(loja-praia)", r.Wallet("loja-praia"), wantTodayPraia, 4420, 4420, 4500)
 	if got := r.Wallet("loja-norte"); got != (Totals{Wallet: "loja-norte"}) {
@@ -303,7 +303,7 @@ func TestDayReportToday(t *testing.T) {
 	// Yesterday until 15:30: c4 (paid 10:05, fee 0.60) and r4 (paid 09:30, fee 0.22) paid,
 	// c4 r4 r3 created (r3 expired), r4's refund at 11:00. Not p6 (23:59:59.999), c5 (16:10,
 	// and its refund at 17:00), p5 (created 22:00).
-	wantPrev := Totals{Created: 3, Paid: 2, Gross: 8200, Fees: 82, Expired: 1, Refunded: 1, RefundedAmount: 2200, RefundFees: 20}
+	wantPrev := Totals{Created: 3, Paid: 2, Gross: 8200, Fees: 82, Expired: 1, Refunded: 1, RefundedAmount: 2200, RefundFeesReported: 20}
 	// Previous holds the payments only.
 	wantPrev = paymentsOf(wantPrev)
 	checkTotals(t, "Previous", r.Previous, wantPrev, 8118, 8118, 4100)
@@ -328,7 +328,7 @@ func TestDayReportPreviousCut(t *testing.T) {
 		{"10:05", sp(t, 24, 10, 5), Totals{Created: 3, Paid: 1, Gross: 2200, Fees: 22, Expired: 1}},
 		// The whole 23rd: p6 c4 c5 r4 paid (c5 estimated); created p5 p6 c4 c5 r3 r4; refunds of r4 and c5.
 		{"day over", sp(t, 25, 8, 0), Totals{Created: 6, Paid: 4, Gross: 19200, Fees: 261, FeesEstimated: 1, Expired: 1,
-			Refunded: 2, RefundedAmount: 9200, RefundFees: 20}},
+			Refunded: 2, RefundedAmount: 9200, RefundFeesReported: 20}},
 	} {
 		r, err := s.DayReport(ctx, DayQuery{Period: today, Now: tc.now, Fee: 80, HasFee: true, NoBuckets: true})
 		if err != nil {
@@ -356,10 +356,10 @@ func TestDayReportWallet(t *testing.T) {
 	if len(r.Wallets) != 1 || !slices.Equal(r.Series, []string{"loja-centro"}) {
 		t.Fatalf("Wallets %+v, Series %v: want loja-centro alone", r.Wallets, r.Series)
 	}
-	checkTotals(t, "loja-centro", r.Wallets[0], wantTodayCentro, 19800, 13750, 20000)
+	checkTotals(t, "loja-centro", r.Wallets[0], wantTodayCentro, 19800, 13800, 20000)
 	wantTotal := wantTodayCentro
 	wantTotal.Wallet = ""
-	checkTotals(t, "Total", r.Total, wantTotal, 19800, 13750, 20000)
+	checkTotals(t, "Total", r.Total, wantTotal, 19800, 13800, 20000)
 	if len(r.Buckets) != 24 {
 		t.Fatalf("%d buckets", len(r.Buckets))
 	}
@@ -385,7 +385,7 @@ func TestDayReportWallet(t *testing.T) {
 	if len(r.Wallets) != 1 {
 		t.Fatalf("Wallets %+v", r.Wallets)
 	}
-	checkTotals(t, "principal", r.Wallets[0], wantTodayPrincipal, 25121, 22091, 6375)
+	checkTotals(t, "principal", r.Wallets[0], wantTodayPrincipal, 25121, 22121, 6375)
 	r, err = s.DayReport(ctx, DayQuery{Period: today, Wallet: "loja-norte", Fee: 80, HasFee: true})
 	if err != nil {
 		t.Fatal(err)
@@ -406,10 +406,10 @@ func TestDayReportNoFeeEstimate(t *testing.T) {
 	}
 	want := wantTodayTotal
 	want.Fees = 99 + 120 + 200 // p1, p5, c1
-	checkTotals(t, "Total", r.Total, want, 49581, 40501, 8333)
+	checkTotals(t, "Total", r.Total, want, 49581, 40581, 8333)
 	wantP := wantTodayPrincipal
 	wantP.Fees = 219
-	checkTotals(t, "principal", r.Wallet("principal"), wantP, 25281, 22251, 6375)
+	checkTotals(t, "principal", r.Wallet("principal"), wantP, 25281, 22281, 6375)
 	wantR := wantTodayPraia
 	wantR.Fees = 0
 	checkTotals(t, "loja-praia", r.Wallet("loja-praia"), wantR, 4500, 4500, 4500)
@@ -438,13 +438,13 @@ func TestDayReportSevenDays(t *testing.T) {
 	// centro: created c1-c5; paid c1 c4 c5 = 330.00, fees 2.00+0.60 + 0.80; refunds c4 (once), c5.
 	// praia: created r1-r4; paid r1 r4 = 67.00, fees 0.80 + 0.22; refund r4.
 	checkTotals(t, "principal", r.Wallet("principal"), Totals{Wallet: "principal", Created: 8, Paid: 5, Gross: 29500, Fees: 478,
-		FeesEstimated: 2, Pending: 1, Expired: 1, Refunded: 1, RefundedAmount: 3000, RefundFees: 30}, 29022, 25992, 5900)
+		FeesEstimated: 2, Pending: 1, Expired: 1, Refunded: 1, RefundedAmount: 3000, RefundFeesReported: 30}, 29022, 26022, 5900)
 	checkTotals(t, "loja-centro", r.Wallet("loja-centro"), Totals{Wallet: "loja-centro", Created: 5, Paid: 3, Gross: 33000, Fees: 340,
-		FeesEstimated: 1, Failed: 1, Cancelled: 1, Refunded: 2, RefundedAmount: 13000, RefundFees: 50}, 32660, 19610, 11000)
+		FeesEstimated: 1, Failed: 1, Cancelled: 1, Refunded: 2, RefundedAmount: 13000, RefundFeesReported: 50}, 32660, 19660, 11000)
 	checkTotals(t, "loja-praia", r.Wallet("loja-praia"), Totals{Wallet: "loja-praia", Created: 4, Paid: 2, Gross: 6700, Fees: 102,
-		FeesEstimated: 1, Pending: 1, Expired: 1, Refunded: 1, RefundedAmount: 2200, RefundFees: 20}, 6598, 4378, 3350)
+		FeesEstimated: 1, Pending: 1, Expired: 1, Refunded: 1, RefundedAmount: 2200, RefundFeesReported: 20}, 6598, 4398, 3350)
 	checkTotals(t, "Total", r.Total, Totals{Created: 17, Paid: 10, Gross: 69200, Fees: 920, FeesEstimated: 4,
-		Pending: 2, Expired: 2, Failed: 1, Cancelled: 1, Refunded: 4, RefundedAmount: 18200, RefundFees: 100}, 68280, 49980, 6920)
+		Pending: 2, Expired: 2, Failed: 1, Cancelled: 1, Refunded: 4, RefundedAmount: 18200, RefundFeesReported: 100}, 68280, 50080, 6920)
 	if len(r.Buckets) != 7 {
 		t.Fatalf("%d buckets, want 7", len(r.Buckets))
 	}

@@ -41,7 +41,7 @@ type Verdict string
 
 // Verdicts.
 const (
-	// VerdictUnchecked: not read back yet, or not a payment event.
+	// VerdictUnchecked: not read back yet, or of a kind that is not read back.
 	VerdictUnchecked Verdict = ""
 	// VerdictConfirmed: the service's transaction agrees with the event.
 	VerdictConfirmed Verdict = "confirmed"
@@ -76,7 +76,7 @@ func (s *Store) insertEventTx(tx *sql.Tx, e *api.Event, receivedAt time.Time) (b
 			return false, err
 		}
 	}
-	payment := 0 // the column says "read back against the service": payments and refunds
+	payment := 0 // the column says "read back against the service" (api.EventKind.ReadBack)
 	if e.Kind.ReadBack() {
 		payment = 1
 	}
@@ -369,7 +369,9 @@ func (s *Store) LastEventSeq(ctx context.Context) (int64, error) {
 	return seq, classify(err)
 }
 
-// UncheckedPayments reads up to max payment events not read back yet, newest first.
+// UncheckedPayments reads up to max events of the kinds read back against the service
+// (payments, refunds, withdrawals, balance blocks: api.EventKind.ReadBack) not read back yet,
+// newest first. Events recorded before a kind was read back stay out of it.
 func (s *Store) UncheckedPayments(ctx context.Context, max int) ([]EventEntry, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE verdict = '' AND payment = 1 ORDER BY seq DESC LIMIT ?`, max)
 	if err != nil {

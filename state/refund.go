@@ -171,16 +171,20 @@ func (s *Store) RefundEvent(ctx context.Context, chargeID string) (EventEntry, b
 	return es[0], true, nil
 }
 
-// LastRefundFee is the fee the newest refund_completed event reported (the refund fee the
-// service charges); ok is false when no refund was reported yet.
+// LastRefundFee is the fee the newest refund_completed event the service confirmed reported
+// (the refund fee the service charges, as reported: the service's answer does not carry it);
+// ok is false when no confirmed refund reported a fee between 0 and its amount.
 func (s *Store) LastRefundFee(ctx context.Context) (api.Money, bool, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE kind = ? ORDER BY seq DESC LIMIT 1`, string(api.EventRefundCompleted))
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE kind = ? AND verdict = 'confirmed' ORDER BY seq DESC LIMIT 1`, string(api.EventRefundCompleted))
 	if err != nil {
 		return 0, false, classify(err)
 	}
 	es, err := scanEvents(rows)
 	if err != nil || len(es) == 0 || es[0].Damaged {
 		return 0, false, err
+	}
+	if e := es[0].Event; e.FeeAmount < 0 || e.FeeAmount > e.Amount {
+		return 0, false, nil
 	}
 	return es[0].Event.FeeAmount, true, nil
 }

@@ -145,12 +145,14 @@ func (s *Store) queryWithdrawals(ctx context.Context, keep func(Withdrawal) bool
 // id is in the payload, not in an indexed column).
 const withdrawalEventScan = 2000
 
-// WithdrawalEvents reads the withdrawal_* events recorded for a withdrawal id, oldest first.
+// WithdrawalEvents reads the withdrawal_* events recorded for a withdrawal id that the service
+// confirmed (ConfirmEvent read the withdrawal back and found it as the event says), oldest
+// first: an event not read back yet, or contradicted by the service, moves nothing.
 func (s *Store) WithdrawalEvents(ctx context.Context, wallet, id string) ([]*api.Event, error) {
 	if id == "" {
 		return nil, nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE wallet = ? AND kind IN (?, ?, ?) ORDER BY seq DESC LIMIT ?`,
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE wallet = ? AND kind IN (?, ?, ?) AND verdict = 'confirmed' ORDER BY seq DESC LIMIT ?`,
 		NormalizeWallet(wallet), string(api.EventWithdrawalCompleted), string(api.EventWithdrawalFailed), string(api.EventWithdrawalReversed), withdrawalEventScan)
 	if err != nil {
 		return nil, classify(err)

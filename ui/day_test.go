@@ -342,8 +342,9 @@ func TestGoldenClose(t *testing.T) {
 	}
 }
 
-// End to end against the emulator: a payment confirmed by the service carries its fee into the
-// day's figures (no estimate for it), and a refund made from the dashboard shows in them.
+// End to end against the emulator: a payment confirmed by the service counts in the day's
+// figures with the estimated fee (the fee its event reports is kept as reported, unconfirmed:
+// the service's answer carries none), and a refund made from the dashboard shows in them.
 func TestFlowDayFollowsPaymentsAndRefunds(t *testing.T) {
 	s, _ := demo(t, DemoOptions{ServerOptions: []sandbox.Option{sandbox.WithWebhookScale(0.05)}})
 	f := startFlow(t, s, 120, 40)
@@ -362,23 +363,23 @@ func TestFlowDayFollowsPaymentsAndRefunds(t *testing.T) {
 	f.keys("$")
 	f.waitFor("PAGO")
 	f.keys("esc")
-	// The payment_completed is read back; its fee lands on the charge.
+	// The payment_completed is read back; its fee lands on the charge as reported only.
 	deadline := time.Now().Add(10 * time.Second)
 	var ch state.Charge
 	for time.Now().Before(deadline) {
 		cs := allCharges(t, s.Store, state.ChargeQuery{Text: "dia de venda"})
-		if len(cs) == 1 && cs[0].Fee != nil {
+		if len(cs) == 1 && cs[0].FeeReported != nil {
 			ch = cs[0]
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if ch.Fee == nil || *ch.Fee != s.PixFee {
-		t.Fatalf("the confirmed payment's fee = %v, want the service's %v", ch.Fee, s.PixFee)
+	if ch.FeeReported == nil || *ch.FeeReported != s.PixFee || ch.Fee != nil {
+		t.Fatalf("the confirmed payment's fee = %v, reported %v, want R$ 0,99 reported only (%v)", ch.Fee, ch.FeeReported, s.PixFee)
 	}
 	after := today()
-	if after.Paid != before.Paid+1 || after.Gross != before.Gross+7770 || after.FeesEstimated != before.FeesEstimated {
-		t.Fatalf("today before %+v, after %+v: want one more payment of R$ 77,70 with the service's fee", before, after)
+	if after.Paid != before.Paid+1 || after.Gross != before.Gross+7770 || after.FeesEstimated != before.FeesEstimated+1 {
+		t.Fatalf("today before %+v, after %+v: want one more payment of R$ 77,70 at the estimated fee", before, after)
 	}
 	f.keys("6")
 	f.waitFor("Received " + after.Gross.BRL())

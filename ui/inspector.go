@@ -831,6 +831,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		}
 	}
 	out = append(out, v.splitDetail(r, w)...)
+	out = append(out, v.reportedSplit(r, w)...)
 	out = append(out, v.refundDetail(r, w)...)
 	out = append(out, v.blockDetail(r, w)...)
 	return out
@@ -885,6 +886,20 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Distributed: not reported yet (it arrives with payment_completed)."), w)))
 	case rec.Distributed == 0:
 		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Nothing was distributed."), w)))
+	}
+	return out
+}
+
+// reportedSplit shows a split a payment_completed reported that the service did not accept
+// for the charge (state.Charge.SplitReported): the event's word only, never counted.
+func (v *inspectorView) reportedSplit(r *inspectResult, w int) []string {
+	st, tr := v.c.st, v.c.tr
+	if !r.tracked || len(r.charge.SplitReported) == 0 {
+		return nil
+	}
+	out := []string{"", st.Bold.Render(tr.T("Split reported by the event")) + st.Warn.Render(" · "+tr.T("unconfirmed, not counted"))}
+	for _, l := range r.charge.SplitReported {
+		out = append(out, truncateWidth("  → "+sanitize(l.SubAccount)+"  "+l.Amount.BRL(), w))
 	}
 	return out
 }

@@ -53,6 +53,14 @@ func verdictReason(tr catalog, r string) string {
 		return tr.T("the event names no transaction")
 	case state.ReasonNotFound:
 		return tr.F("the service does not know transaction %s in wallet %s", arg(0), arg(1))
+	case state.ReasonType:
+		return tr.F("%s, but the service says it is a %s line", arg(0), arg(1))
+	case state.ReasonNoWallet:
+		return tr.F("the account has no wallet %s", arg(0))
+	case state.ReasonRefundCharge:
+		return tr.F("refund line %s does not belong to charge %s", shortID(arg(0)), shortID(arg(1)))
+	case state.ReasonRefundCounted:
+		return tr.F("refund line %s is already counted (charge %s)", shortID(arg(0)), shortID(arg(1)))
 	case "":
 		return "—"
 	}
@@ -63,7 +71,7 @@ func verdictReason(tr catalog, r string) string {
 func (v *eventsView) verdictLine(e *state.EventEntry) string {
 	tr := v.c.tr
 	if e.Verdict == state.VerdictUnchecked && (e.Event == nil || !e.Event.Kind.ReadBack()) {
-		return "" // only payment and refund events are read back
+		return "" // only the kinds read back against the service (api.EventKind.ReadBack)
 	}
 	style, sym := v.c.st.status(e.Verdict)
 	var text string

@@ -56,6 +56,7 @@ type labels struct {
 	wallet, total, wallets                                                   string
 	created, paid, gross, fees, feesEstimate, feesEstimateNote, net          string
 	refunds, refundedAmount, refundFees, afterRefunds                        string
+	refundFeesReported                                                       string
 	pending, expired, failed, cancelled, other                               string
 	withdrawals, withdrawalsDone, withdrawalsFailed, withdrawnGross          string
 	blocks, splitSent, splitReceived                                         string
@@ -70,7 +71,7 @@ var en = labels{
 	created: "Charges created", paid: "Paid", gross: "Gross", fees: "Fees", feesEstimate: "Fees (estimate)",
 	feesEstimateNote: "%s of %s at the estimated fee (%s)",
 	net:              "Net",
-	refunds:          "Refunds", refundedAmount: "Refunded", refundFees: "Refund fees", afterRefunds: "Net after refunds",
+	refunds:          "Refunds", refundedAmount: "Refunded", refundFees: "Refund fees", afterRefunds: "Net after refunds", refundFeesReported: "Refund fees reported by events (unconfirmed, not counted)",
 	pending: "Pending", expired: "Expired", failed: "Failed", cancelled: "Cancelled", other: "Other status",
 	withdrawals: "Withdrawals", withdrawalsDone: "Completed", withdrawalsFailed: "Failed", withdrawnGross: "Withdrawn (gross)",
 	blocks: "MED blocks opened/resolved", splitSent: "Split sent", splitReceived: "Split received",
@@ -86,7 +87,7 @@ var pt = labels{
 	created: "Cobranças criadas", paid: "Pagas", gross: "Bruto", fees: "Tarifas", feesEstimate: "Tarifas (estimativa)",
 	feesEstimateNote: "%s de %s com tarifa estimada (%s)",
 	net:              "Líquido",
-	refunds:          "Estornos", refundedAmount: "Estornado", refundFees: "Tarifas de estorno", afterRefunds: "Líquido após estornos",
+	refunds:          "Estornos", refundedAmount: "Estornado", refundFees: "Tarifas de estorno", afterRefunds: "Líquido após estornos", refundFeesReported: "Tarifas de estorno informadas nos eventos (não confirmadas, fora do total)",
 	pending: "Pendentes", expired: "Expiradas", failed: "Com falha", cancelled: "Canceladas", other: "Outra situação",
 	withdrawals: "Saques", withdrawalsDone: "Concluídos", withdrawalsFailed: "Com falha", withdrawnGross: "Sacado (bruto)",
 	blocks: "Bloqueios MED abertos/resolvidos", splitSent: "Split enviado", splitReceived: "Split recebido",
@@ -180,6 +181,9 @@ func (w *textWriter) section(c state.CloseLine, r state.CloseReport, total bool)
 	w.kv(0, l.refunds, w.count(c.Refunded))
 	w.kv(2, l.refundedAmount, w.money(c.RefundedAmount))
 	w.kv(2, l.refundFees, w.money(c.RefundFees))
+	if c.RefundFeesReported > 0 {
+		w.kv(2, l.refundFeesReported, w.money(c.RefundFeesReported))
+	}
 	w.kv(0, l.afterRefunds, w.money(c.AfterRefunds()))
 	w.kv(0, l.pending, w.count(c.Pending))
 	w.kv(0, l.expired, w.count(c.Expired))

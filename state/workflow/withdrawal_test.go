@@ -230,6 +230,8 @@ func TestWithdrawalOnTheEmulator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, d := demoSession(t, sandbox.DemoOptions{ServerOptions: []sandbox.Option{sandbox.WithWebhookScale(0.01)}})
+	// withdrawal_* events move a withdrawal once read back, as the dashboard does.
+	confirmAll(ctx, s)
 	if err := d.Control.SetWithdrawalFee(ctx, 150); err != nil {
 		t.Fatal(err)
 	}
