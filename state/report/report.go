@@ -55,6 +55,7 @@ type labels struct {
 	title, profile, day, period, periodTo, made, partial                     string
 	wallet, total, wallets                                                   string
 	created, paid, gross, fees, feesEstimate, feesEstimateNote, net          string
+	unknown, feesUnknownNote                                                 string
 	refunds, refundedAmount, refundFees, afterRefunds                        string
 	pending, expired, failed, cancelled, other                               string
 	withdrawals, withdrawalsDone, withdrawalsFailed, withdrawnGross          string
@@ -70,7 +71,8 @@ var en = labels{
 	created: "Charges created", paid: "Paid", gross: "Gross", fees: "Fees", feesEstimate: "Fees (estimate)",
 	feesEstimateNote: "%s of %s at the estimated fee (%s)",
 	net:              "Net",
-	refunds:          "Refunds", refundedAmount: "Refunded", refundFees: "Refund fees", afterRefunds: "Net after refunds",
+	unknown:          "unknown", feesUnknownNote: "%s of %s with no fee reported and no estimate (pix_fee)",
+	refunds: "Refunds", refundedAmount: "Refunded", refundFees: "Refund fees", afterRefunds: "Net after refunds",
 	pending: "Pending", expired: "Expired", failed: "Failed", cancelled: "Cancelled", other: "Other status",
 	withdrawals: "Withdrawals", withdrawalsDone: "Completed", withdrawalsFailed: "Failed", withdrawnGross: "Withdrawn (gross)",
 	blocks: "MED blocks opened/resolved", splitSent: "Split sent", splitReceived: "Split received",
@@ -86,7 +88,8 @@ var pt = labels{
 	created: "Cobranças criadas", paid: "Pagas", gross: "Bruto", fees: "Tarifas", feesEstimate: "Tarifas (estimativa)",
 	feesEstimateNote: "%s de %s com tarifa estimada (%s)",
 	net:              "Líquido",
-	refunds:          "Estornos", refundedAmount: "Estornado", refundFees: "Tarifas de estorno", afterRefunds: "Líquido após estornos",
+	unknown:          "desconhecido", feesUnknownNote: "%s de %s sem tarifa informada nem estimativa (pix_fee)",
+	refunds: "Estornos", refundedAmount: "Estornado", refundFees: "Tarifas de estorno", afterRefunds: "Líquido após estornos",
 	pending: "Pendentes", expired: "Expiradas", failed: "Com falha", cancelled: "Canceladas", other: "Outra situação",
 	withdrawals: "Saques", withdrawalsDone: "Concluídos", withdrawalsFailed: "Com falha", withdrawnGross: "Sacado (bruto)",
 	blocks: "Bloqueios MED abertos/resolvidos", splitSent: "Split enviado", splitReceived: "Split recebido",
@@ -172,17 +175,27 @@ func (w *textWriter) section(c state.CloseLine, r state.CloseReport, total bool)
 	w.kv(0, l.created, w.count(c.Created))
 	w.kv(0, l.paid, w.count(c.Paid))
 	w.kv(0, l.gross, w.money(c.Gross))
-	if c.FeesEstimated > 0 {
+	// An unknown fee is unknown, never zero: so are the fees and the nets that depend on it.
+	netOr := func(m api.Money) string {
+		if !c.FeesKnown() {
+			return l.unknown
+		}
+		return w.money(m)
+	}
+	if !c.FeesKnown() {
+		w.kv(0, l.fees, l.unknown)
+		w.text(2, fmt.Sprintf(l.feesUnknownNote, w.count(c.FeesUnknown), w.count(c.Paid)))
+	} else if c.FeesEstimated > 0 {
 		w.kv(0, l.feesEstimate, w.money(c.Fees))
 		w.text(2, fmt.Sprintf(l.feesEstimateNote, w.count(c.FeesEstimated), w.count(c.Paid), keep(w.money(r.FeeEstimate))))
 	} else {
 		w.kv(0, l.fees, w.money(c.Fees))
 	}
-	w.kv(0, l.net, w.money(c.Net()))
+	w.kv(0, l.net, netOr(c.Net()))
 	w.kv(0, l.refunds, w.count(c.Refunded))
 	w.kv(2, l.refundedAmount, w.money(c.RefundedAmount))
 	w.kv(2, l.refundFees, w.money(c.RefundFees))
-	w.kv(0, l.afterRefunds, w.money(c.AfterRefunds()))
+	w.kv(0, l.afterRefunds, netOr(c.AfterRefunds()))
 	w.kv(0, l.pending, w.count(c.Pending))
 	w.kv(0, l.expired, w.count(c.Expired))
 	w.kv(0, l.failed, w.count(c.Failed))
@@ -358,6 +371,17 @@ func moneyCell(m func(c *state.CloseLine) api.Money) func(*state.CloseLine, expo
 	return func(c *state.CloseLine, f export.Format) string { return export.Amount(m(c), f) }
 }
 
+// feeCell is a figure that depends on the fees: empty (unknown) when a fee is unknown, never
+// as if it were zero.
+func feeCell(m func(c *state.CloseLine) api.Money) func(*state.CloseLine, export.Format) string {
+	return func(c *state.CloseLine, f export.Format) string {
+		if !c.FeesKnown() {
+			return ""
+		}
+		return export.Amount(m(c), f)
+	}
+}
+
 func balanceCell(m func(b *api.AccountBalance) *api.Money) func(*state.CloseLine, export.Format) string {
 	return func(c *state.CloseLine, f export.Format) string {
 		if c.Balance == nil || m(c.Balance) == nil {
@@ -372,13 +396,13 @@ var csvColumns = []csvColumn{
 	{"created", "criadas", intCell(func(c *state.CloseLine) int { return c.Created })},
 	{"paid", "pagas", intCell(func(c *state.CloseLine) int { return c.Paid })},
 	{"gross", "bruto", moneyCell(func(c *state.CloseLine) api.Money { return c.Gross })},
-	{"fees", "tarifas", moneyCell(func(c *state.CloseLine) api.Money { return c.Fees })},
+	{"fees", "tarifas", feeCell(func(c *state.CloseLine) api.Money { return c.Fees })},
 	{"fees_estimated", "tarifas_estimadas", intCell(func(c *state.CloseLine) int { return c.FeesEstimated })},
-	{"net", "liquido", moneyCell(func(c *state.CloseLine) api.Money { return c.Net() })},
+	{"net", "liquido", feeCell(func(c *state.CloseLine) api.Money { return c.Net() })},
 	{"refunded", "estornos", intCell(func(c *state.CloseLine) int { return c.Refunded })},
 	{"refunded_amount", "valor_estornado", moneyCell(func(c *state.CloseLine) api.Money { return c.RefundedAmount })},
 	{"refund_fees", "tarifas_estorno", moneyCell(func(c *state.CloseLine) api.Money { return c.RefundFees })},
-	{"net_after_refunds", "liquido_apos_estornos", moneyCell(func(c *state.CloseLine) api.Money { return c.AfterRefunds() })},
+	{"net_after_refunds", "liquido_apos_estornos", feeCell(func(c *state.CloseLine) api.Money { return c.AfterRefunds() })},
 	{"pending", "pendentes", intCell(func(c *state.CloseLine) int { return c.Pending })},
 	{"expired", "expiradas", intCell(func(c *state.CloseLine) int { return c.Expired })},
 	{"failed", "com_falha", intCell(func(c *state.CloseLine) int { return c.Failed })},
