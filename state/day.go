@@ -67,6 +67,11 @@ type Totals struct {
 	Refunded       int
 	RefundedAmount api.Money
 	RefundFees     api.Money
+	// Returned and Blocked count the payments received in the period whose money a MED block
+	// has, now, returned to the payer (approved) or holds (open), with those amounts
+	// (Charge.Outcome: GET /balance-blocks answers only).
+	Returned, Blocked             int
+	ReturnedAmount, BlockedAmount api.Money
 }
 
 // Net is what the payments left after their fees.
@@ -108,6 +113,10 @@ func (t *Totals) add(o Totals) {
 	t.Refunded += o.Refunded
 	t.RefundedAmount += o.RefundedAmount
 	t.RefundFees += o.RefundFees
+	t.Returned += o.Returned
+	t.ReturnedAmount += o.ReturnedAmount
+	t.Blocked += o.Blocked
+	t.BlockedAmount += o.BlockedAmount
 }
 
 // Bucket is what was received in one hour or one day of the period, per wallet.
@@ -212,6 +221,9 @@ func (s *Store) DayReport(ctx context.Context, q DayQuery) (DayReport, error) {
 		return DayReport{}, err
 	}
 	if err := s.refundsIn(ctx, q.Wallet, q.Period, get); err != nil {
+		return DayReport{}, err
+	}
+	if err := s.medOutcomes(ctx, q.Wallet, q.Period, get); err != nil {
 		return DayReport{}, err
 	}
 	for _, t := range per {
@@ -466,6 +478,29 @@ func (s *Store) refundsIn(ctx context.Context, wallet string, p Period, get func
 		t.RefundFees += l.Fee
 	}
 	return nil
+}
+
+// medOutcomes adds the payments received in p whose money a MED block returned or holds.
+func (s *Store) medOutcomes(ctx context.Context, wallet string, p Period, get func(string) *Totals) error {
+	sqlText, args := dayStatement(`SELECT doc FROM charges INDEXED BY charges_paid
+		WHERE paid_at >= ?1 AND paid_at < ?2 AND state IN ('returned', 'blocked')%s`, wallet, p)
+	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return classify(err)
+	}
+	return scanEach(rows, func(c *Charge) bool {
+		o := c.Outcome()
+		t := get(NormalizeWallet(c.Wallet))
+		switch o.State {
+		case StateReturned:
+			t.Returned++
+			t.ReturnedAmount += o.Amount
+		case StateBlocked:
+			t.Blocked++
+			t.BlockedAmount += o.Amount
+		}
+		return true
+	})
 }
 
 // buckets lays the hourly rows out on the period's hours or days.

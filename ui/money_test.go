@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,4 +80,67 @@ func TestFlowMoneyThatWentBackNeverReadsPaid(t *testing.T) {
 	// The result screen of the newest charge (the customer's language is pt-BR).
 	f.keys("g", "enter")
 	f.waitFor("DEVOLVIDA", "devolvida ao pagador (MED) R$ 50,00")
+}
+
+// The list says what happened to each charge's money, from the store's confirmed facts: a
+// refund, a MED block returned or open, and a charge the service no longer knows (not
+// "○ pending … in 23h50m"). The status filter walks the new states too.
+func TestChargesListShowsTheMoneyOutcome(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	ctx := context.Background()
+	paidAt := goldenNow.Add(-time.Hour)
+	add := func(c state.Charge) {
+		t.Helper()
+		c.Wallet, c.CreatedAt, c.UpdatedAt = api.WalletPrincipal, goldenNow.Add(-2*time.Hour), goldenNow.Add(-2*time.Hour)
+		if c.Status == api.StatusCompleted {
+			c.PaidAt = &paidAt
+		}
+		c.ExpiresAt = goldenNow.Add(23*time.Hour + 50*time.Minute)
+		if _, err := s.Store.UpsertCharge(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(state.Charge{ID: "c-refunded", Amount: 16350, Description: "Pedido estornado", Status: api.StatusCompleted, Refunded: 3550})
+	add(state.Charge{ID: "c-returned", Amount: 5000, Description: "Pedido MED devolvido", Status: api.StatusCompleted})
+	add(state.Charge{ID: "c-blocked", Amount: 7000, Description: "Pedido MED aberto", Status: api.StatusCompleted})
+	add(state.Charge{ID: "c-gone", Amount: 900, Description: "Pedido sumido", Status: api.StatusPending, NotFound: true, Missing: 5})
+	add(state.Charge{ID: "c-paid", Amount: 1200, Description: "Pedido pago", Status: api.StatusCompleted})
+	if _, err := s.Store.RecordBlocks(ctx, []api.BalanceBlock{
+		{ID: "b1", TransactionID: "c-returned", Amount: 5000, Status: api.BlockApproved, CreatedAt: goldenNow.Add(-30 * time.Minute)},
+		{ID: "b2", TransactionID: "c-blocked", Amount: 7000, Status: api.BlockDefended, CreatedAt: goldenNow.Add(-30 * time.Minute)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m := goldenModel(t, s, 120, 30)
+	rows := listRows(t, m.View())
+	want := map[string][]string{
+		"Pedido estornado":     {"↩ refunded", "−R$ 35,50"},
+		"Pedido MED devolvido": {"↩ returned", "−R$ 50,00"},
+		"Pedido MED aberto":    {"! blocked", "held R$ 70,00"},
+		"Pedido sumido":        {"? not found"},
+		"Pedido pago":          {"✓ paid"},
+	}
+	for desc, parts := range want {
+		found := false
+		for _, r := range rows {
+			if !strings.Contains(r, desc) {
+				continue
+			}
+			found = true
+			for _, p := range parts {
+				if !strings.Contains(r, p) {
+					t.Errorf("row of %s lacks %q: %q", desc, p, r)
+				}
+			}
+			if desc != "Pedido pago" && strings.Contains(r, "paid") || strings.Contains(r, "in 23h") {
+				t.Errorf("row of %s: %q", desc, r)
+			}
+		}
+		if !found {
+			t.Errorf("no row of %s:\n%s", desc, strings.Join(rows, "\n"))
+		}
+	}
+	if !slices.Contains(state.StatusFilters(), state.FilterNotFound) || !slices.Contains(state.StatusFilters(), state.FilterRefunded) {
+		t.Error("the status filter does not reach the new states")
+	}
 }

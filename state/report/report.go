@@ -55,7 +55,7 @@ type labels struct {
 	title, profile, day, period, periodTo, made, partial                     string
 	wallet, total, wallets                                                   string
 	created, paid, gross, fees, feesEstimate, feesEstimateNote, net          string
-	unknown, feesUnknownNote                                                 string
+	unknown, feesUnknownNote, medReturned, medBlocked                        string
 	refunds, refundedAmount, refundFees, afterRefunds                        string
 	pending, expired, failed, cancelled, other                               string
 	withdrawals, withdrawalsDone, withdrawalsFailed, withdrawnGross          string
@@ -72,6 +72,7 @@ var en = labels{
 	feesEstimateNote: "%s of %s at the estimated fee (%s)",
 	net:              "Net",
 	unknown:          "unknown", feesUnknownNote: "%s of %s with no fee reported and no estimate (pix_fee)",
+	medReturned: "Returned to the payer (MED)", medBlocked: "Blocked (MED, open)",
 	refunds: "Refunds", refundedAmount: "Refunded", refundFees: "Refund fees", afterRefunds: "Net after refunds",
 	pending: "Pending", expired: "Expired", failed: "Failed", cancelled: "Cancelled", other: "Other status",
 	withdrawals: "Withdrawals", withdrawalsDone: "Completed", withdrawalsFailed: "Failed", withdrawnGross: "Withdrawn (gross)",
@@ -89,6 +90,7 @@ var pt = labels{
 	feesEstimateNote: "%s de %s com tarifa estimada (%s)",
 	net:              "Líquido",
 	unknown:          "desconhecido", feesUnknownNote: "%s de %s sem tarifa informada nem estimativa (pix_fee)",
+	medReturned: "Devolvido ao pagador (MED)", medBlocked: "Bloqueado (MED, em aberto)",
 	refunds: "Estornos", refundedAmount: "Estornado", refundFees: "Tarifas de estorno", afterRefunds: "Líquido após estornos",
 	pending: "Pendentes", expired: "Expiradas", failed: "Com falha", cancelled: "Canceladas", other: "Outra situação",
 	withdrawals: "Saques", withdrawalsDone: "Concluídos", withdrawalsFailed: "Com falha", withdrawnGross: "Sacado (bruto)",
@@ -196,6 +198,13 @@ func (w *textWriter) section(c state.CloseLine, r state.CloseReport, total bool)
 	w.kv(2, l.refundedAmount, w.money(c.RefundedAmount))
 	w.kv(2, l.refundFees, w.money(c.RefundFees))
 	w.kv(0, l.afterRefunds, netOr(c.AfterRefunds()))
+	// Payments of the day whose money a MED block returned or holds (shown when there are).
+	if c.Returned > 0 {
+		w.kv(0, fmt.Sprintf("%s (%s)", l.medReturned, w.count(c.Returned)), w.money(c.ReturnedAmount))
+	}
+	if c.Blocked > 0 {
+		w.kv(0, fmt.Sprintf("%s (%s)", l.medBlocked, w.count(c.Blocked)), w.money(c.BlockedAmount))
+	}
 	w.kv(0, l.pending, w.count(c.Pending))
 	w.kv(0, l.expired, w.count(c.Expired))
 	w.kv(0, l.failed, w.count(c.Failed))

@@ -66,3 +66,53 @@ func TestUnknownFeeIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// The close says how much of the day's payments a MED block returned to the payer or holds,
+// and a refund made outside pixdash (confirmed) is in its refunds.
+func TestCloseShowsWhereTheMoneyWent(t *testing.T) {
+	ctx := context.Background()
+	loc := time.FixedZone("BRT", -3*3600)
+	now := time.Date(2026, 11, 24, 18, 0, 0, 0, loc)
+	s := state.OpenMemory(state.WithClock(func() time.Time { return now }), state.WithLocation(loc))
+	t.Cleanup(func() { _ = s.Close() })
+	paid := now.Add(-time.Hour)
+	for _, c := range []struct {
+		id     string
+		amount api.Money
+	}{{"ret", 5000}, {"blk", 7000}, {"ref", 16350}} {
+		if _, err := s.UpsertCharge(ctx, state.Charge{ID: c.id, Wallet: "principal", Amount: c.amount, Status: api.StatusCompleted,
+			CreatedAt: paid.Add(-time.Minute), ExpiresAt: paid.Add(time.Hour), PaidAt: &paid, UpdatedAt: paid, Fee: new(api.Money)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.RecordBlocks(ctx, []api.BalanceBlock{
+		{ID: "b1", TransactionID: "ret", Amount: 5000, Status: api.BlockApproved, CreatedAt: paid},
+		{ID: "b2", TransactionID: "blk", Amount: 7000, Status: api.BlockAwaitingResponse, CreatedAt: paid},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := api.DecodeEvent([]byte(`{"event":"refund_completed","eventId":"e1","createdAt":"2026-11-24T17:30:00-03:00","data":{"id":"r1","transactionId":"ref","amount":35.50}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyEvent(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetEventVerdict(ctx, "e1", state.VerdictConfirmed, ""); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.CloseDay(ctx, state.CloseQuery{Day: state.Days(now, 1, loc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt := r.Total; tt.Paid != 3 || tt.Gross != 28350 || tt.Refunded != 1 || tt.RefundedAmount != 3550 ||
+		tt.Returned != 1 || tt.ReturnedAmount != 5000 || tt.Blocked != 1 || tt.BlockedAmount != 7000 {
+		t.Fatalf("Total %+v", tt)
+	}
+	text := Text(r, Options{Lang: LangEN, Loc: loc})
+	for _, want := range []string{"Returned to the payer (MED) (1)", "R$ 50,00", "Blocked (MED, open) (1)", "R$ 70,00", "Refunded", "R$ 35,50"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the close lacks %q:\n%s", want, text)
+		}
+	}
+}
