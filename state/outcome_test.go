@@ -203,3 +203,38 @@ func TestMarkMissing(t *testing.T) {
 		t.Fatalf("counts: %+v", counts)
 	}
 }
+
+// A database whose refunds were confirmed before charges kept them (an older pixdash) gets
+// them on its charges once, when opened.
+func TestBackfillRefunds(t *testing.T) {
+	s, clk := seedDay(t)
+	if _, err := s.UpsertCharge(ctx, dayPaid("old", api.WalletPrincipal, 4000, sp(t, 24, 9, 0), sp(t, 24, 9, 1), nil)); err != nil {
+		t.Fatal(err)
+	}
+	receiveAt(t, s, clk, sp(t, 24, 15, 0), refundPayload("evt-ref-old", "", "ref-old", "old", "40.00", "", sp(t, 24, 15, 0)))
+	// As an older build left it: the verdict recorded, the charge still paid, no backfill mark.
+	if _, err := s.wdb.ExecContext(ctx, `UPDATE events SET verdict = 'confirmed' WHERE event_id = 'evt-ref-old'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.wdb.ExecContext(ctx, `DELETE FROM meta WHERE key = 'refund_outcomes'`); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := s.Charge(ctx, "old"); c.State() != StatePaid {
+		t.Fatalf("before: %s", c.State())
+	}
+	if err := s.backfillRefunds(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := s.Charge(ctx, "old"); c.Outcome() != (Outcome{StateRefunded, 4000}) {
+		t.Fatalf("after: %+v", c.Outcome())
+	}
+	counts, _ := s.Counts(ctx, "")
+	if counts[StateRefunded].N != 5 { // p1 c4 c5 r4 and old
+		t.Fatalf("counts %+v", counts)
+	}
+	// Once: a second run reads nothing.
+	var v string
+	if err := s.rdb.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'refund_outcomes'`).Scan(&v); err != nil || v != "1" {
+		t.Fatalf("mark %q %v", v, err)
+	}
+}
