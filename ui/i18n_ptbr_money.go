@@ -11,9 +11,10 @@ var ptBRMoney = map[string]string{
 	"held %s":                        "retido %s",
 	"−%s":                            "−%s",
 	" · completed at the service":    " · concluída no serviço",
-	"RETURNED":                       "DEVOLVIDA",
-	"BLOCKED":                        "BLOQUEADA",
-	"NOT FOUND":                      "NÃO ENCONTRADA",
+	"This charge was already refunded (%s); see the inspector.": "Esta cobrança já foi estornada (%s); veja o inspetor.",
+	"RETURNED":  "DEVOLVIDA",
+	"BLOCKED":   "BLOQUEADA",
+	"NOT FOUND": "NÃO ENCONTRADA",
 }
 
 func init() { ptBRTables = append(ptBRTables, ptBRMoney) }

@@ -10,6 +10,7 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/state/workflow"
 )
 
 // waitState waits until the store says the charge is in want (the read-backs run in the flow).
@@ -142,5 +143,27 @@ func TestChargesListShowsTheMoneyOutcome(t *testing.T) {
 	}
 	if !slices.Contains(state.StatusFilters(), state.FilterNotFound) || !slices.Contains(state.StatusFilters(), state.FilterRefunded) {
 		t.Error("the status filter does not reach the new states")
+	}
+}
+
+// R on a charge whose money already went back says so, in both languages, with the amount.
+func TestRefundWhyNotSaysWhereTheMoneyWent(t *testing.T) {
+	paid := goldenNow
+	ch := state.Charge{ID: "c", Amount: 16350, Status: api.StatusCompleted, PaidAt: &paid, Refunded: 3550}
+	err := workflow.CheckRefund(ch, nil, false)
+	for _, tc := range []struct {
+		tr   catalog
+		want string
+	}{
+		{catalog{lang: LangEN}, "This charge was already refunded (R$ 35,50); see the inspector."},
+		{catalog{lang: LangPT}, "Esta cobrança já foi estornada (R$ 35,50); veja o inspetor."},
+	} {
+		if got := refundWhyNot(tc.tr, ch, err); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.tr.lang, got, tc.want)
+		}
+	}
+	ch.Refunded, ch.Block = 0, &state.Block{ID: "b", Amount: 16350, Status: api.BlockAwaitingResponse}
+	if got := refundWhyNot(catalog{lang: LangEN}, ch, workflow.CheckRefund(ch, nil, false)); got != "Only paid charges can be refunded; this one is blocked." {
+		t.Errorf("blocked: %q", got)
 	}
 }

@@ -56,6 +56,10 @@ func askRefund(c *common, ch state.Charge) (overlay, tea.Cmd) {
 		}
 	}
 	if err := workflow.CheckRefund(ch, prior, c.app.sess.ReadOnly); err != nil {
+		var np workflow.RefundNotPaid
+		if errors.As(err, &np) && np.State == state.StateRefunded && prior != nil && prior.State.Taken() {
+			err = workflow.ErrRefundDone // refunded, and from here: say so, as before it was confirmed
+		}
 		text := refundWhyNot(c.tr, ch, err)
 		return nil, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
 	}
@@ -68,6 +72,8 @@ func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 	switch {
 	case errors.Is(err, workflow.ErrRefundReadOnly):
 		return tr.T("This profile is read-only: refunds are disabled (read_only = true).")
+	case errors.As(err, &np) && np.State == state.StateRefunded:
+		return tr.F("This charge was already refunded (%s); see the inspector.", ch.Outcome().Amount.BRL())
 	case errors.As(err, &np):
 		return tr.F("Only paid charges can be refunded; this one is %s.", stateName(tr, np.State))
 	case errors.Is(err, workflow.ErrRefundDone):
