@@ -85,8 +85,31 @@ func (m *Model) onAuth(msg authMsg) tea.Cmd {
 	m.noteResult(msg.err)
 	if msg.err != nil {
 		m.setStatus(m.describeError(m.c.tr.T("connect"), msg.err), statusError)
+		return nil
 	}
-	return nil
+	return m.readBackAllBlocks()
+}
+
+// maxBlockWallets bounds how many wallets the start of a session reads the MED blocks of.
+const maxBlockWallets = 20
+
+// readBackAllBlocks reads the MED blocks of every wallet the store holds charges of, once at
+// the start of a session: a block resolved while the dashboard was closed shows on its charge.
+func (m *Model) readBackAllBlocks() tea.Cmd {
+	c, store := m.app.sess.Client, m.app.sess.Store
+	if c == nil || store == nil {
+		return nil
+	}
+	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		wallets, err := store.KnownWallets(ctx)
+		if err != nil {
+			return nil
+		}
+		for _, w := range wallets[:min(len(wallets), maxBlockWallets)] {
+			_, _ = workflow.ReadBackBlocks(ctx, c, store, w) // a failure leaves the charges as they were
+		}
+		return nil
+	})
 }
 
 // noteResult updates the header's light from a call's outcome.

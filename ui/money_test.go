@@ -167,3 +167,25 @@ func TestRefundWhyNotSaysWhereTheMoneyWent(t *testing.T) {
 		t.Errorf("blocked: %q", got)
 	}
 }
+
+// A MED block approved while the dashboard was closed shows on its charge once a session
+// starts: the blocks of the wallets with charges are read back after signing in.
+func TestFlowBlocksResolvedWhileClosedAreReadAtStart(t *testing.T) {
+	s, _ := demo(t, DemoOptions{})
+	ctx := context.Background()
+	ch := paidDemoCharge(t, s, 5000, "med fechado")
+	ctl := sandbox.NewControl(s.Client)
+	b, err := ctl.CreateBlock(ctx, sandbox.BlockRequest{TransactionID: ch.ID, Reason: "golpe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctl.ResolveBlock(ctx, b.ID, api.BlockApproved, "procedente"); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := s.Store.Charge(ctx, ch.ID); c.State() != state.StatePaid {
+		t.Fatalf("before the session: %s", c.State())
+	}
+	f := startFlow(t, s, 120, 40)
+	waitState(t, s, ch.ID, state.StateReturned)
+	f.waitFor("↩ returned", "−R$ 50,00")
+}
