@@ -922,12 +922,14 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 	}
 	defer store.Close()
+	// The dashboard's rule: pix_fee, else the fee learned from the service, else unknown.
+	fee, hasFee := store.FeeEstimate(p.PixFee, p.HasPixFee)
 	q := state.CloseQuery{
 		Day: state.Days(dayTime, 1, time.Local),
 		// The profile's own wallet and, when the service can be asked, every usable
 		// sub-account; any other wallet with figures that day is reported too.
 		Wallets: []string{state.NormalizeWallet(p.SubAccount)},
-		Fee:     p.PixFee, HasFee: p.HasPixFee,
+		Fee:     fee, HasFee: hasFee,
 	}
 	var acct workflow.AccountReader
 	var noAcct string // why the balances are not read, for every wallet

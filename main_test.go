@@ -1170,3 +1170,60 @@ func TestUTF8Locale(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseCommandFeeEstimate: `pixdash close` estimates fees by the dashboard's rule
+// (state.Store.FeeEstimate): without pix_fee, the fee learned from the service; with neither,
+// the fees are unknown, never R$ 0,00.
+func TestCloseCommandFeeEstimate(t *testing.T) {
+	cfgDir, stateDir := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	t.Setenv("XDG_STATE_HOME", stateDir)
+	t.Setenv("PIXDASH_CONFIG", "")
+	t.Setenv("PIXDASH_PROFILE", "")
+	cfg := filepath.Join(cfgDir, "pixdash", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	body := `default_profile = "loja"
+
+[profiles.loja]
+base_url = "http://127.0.0.1:1/v2"
+client_id = "mp_test_x"
+client_secret_env = "PIXDASH_TEST_UNSET_SECRET"
+`
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := state.Open(ctx, filepath.Join(stateDir, "pixdash"), "loja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paidAt := time.Now()
+	if _, err := s.UpsertCharge(ctx, state.Charge{ID: "paid", Wallet: "principal", Amount: 16350, Status: api.StatusCompleted, CreatedAt: paidAt, PaidAt: &paidAt}); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	closeText := func() string {
+		t.Helper()
+		var out, errb strings.Builder
+		if code := run([]string{"close", "--offline", "--lang", "en"}, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		return out.String()
+	}
+	if text := closeText(); !strings.Contains(text, "1 of 1 with no fee reported and no estimate") || strings.Contains(text, "Fees (estimate)") {
+		t.Errorf("no fee known:\n%s", text)
+	}
+	s, err = state.Open(ctx, filepath.Join(stateDir, "pixdash"), "loja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.LearnFee(ctx, state.LearnedFee{Fee: 99}); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	if text := closeText(); !strings.Contains(text, "1 of 1 at the estimated fee (R$ 0,99)") || !strings.Contains(text, "R$ 162,51") {
+		t.Errorf("the learned fee is the dashboard's estimate:\n%s", text)
+	}
+}

@@ -25,6 +25,13 @@ const (
 	StateFailed    ChargeState = "failed"
 	StateCancelled ChargeState = "cancelled"
 	StateUnknown   ChargeState = "unknown" // a status the spec does not name
+	// Money outcomes of a paid charge (see Charge.Outcome): the payment was received, then the
+	// service confirmed it went back, or holds it.
+	StateRefunded ChargeState = "refunded" // refunded to the payer (a refund line read back)
+	StateReturned ChargeState = "returned" // returned to the payer by an approved MED block
+	StateBlocked  ChargeState = "blocked"  // held by an open MED block
+	// StateNotFound: the service answered 404 to every read-back for a while (see MarkMissing).
+	StateNotFound ChargeState = "not-found"
 )
 
 // Charge is a PIX charge the dashboard tracks. Slices and pointers in a Charge are never
@@ -68,6 +75,17 @@ type Charge struct {
 	SplitReported []api.SplitItem `json:"splitReported,omitempty"`
 	UpdatedAt     time.Time       `json:"updatedAt,omitzero"`
 	Source        string          `json:"source,omitempty"`
+	// Refunded is what went back to the payer by a refund the service confirmed (a
+	// refund_completed whose refund line was read back); RefundedAt is when it was reported.
+	Refunded   api.Money  `json:"refunded,omitempty"`
+	RefundedAt *time.Time `json:"refundedAt,omitempty"`
+	// Block is the MED block on the payment as GET /balance-blocks last answered; nil for none.
+	Block *Block `json:"block,omitempty"`
+	// Missing counts the read-backs in a row the service answered 404 since MissingSince;
+	// NotFound is set once they were enough (see MarkMissing). Both reset when it answers.
+	Missing      int       `json:"missing,omitempty"`
+	MissingSince time.Time `json:"missingSince,omitzero"`
+	NotFound     bool      `json:"notFound,omitempty"`
 	// Mismatch says how the service's reply to POST /pix differed from the request (amount,
 	// the code's amount, split, expiry; see api.VerifyCharge): such a charge is never shown to
 	// a customer. Empty when the reply was faithful.
@@ -132,8 +150,11 @@ func ChargeFromTransaction(tx *api.Transaction, sub *Submission) Charge {
 	return c
 }
 
-// State classifies the charge for display and filtering.
-func (c *Charge) State() ChargeState {
+// State classifies the charge for display and filtering: its money outcome (see Outcome).
+func (c *Charge) State() ChargeState { return c.Outcome().State }
+
+// statusState is the state the service's status alone gives.
+func (c *Charge) statusState() ChargeState {
 	switch {
 	case c.Expired:
 		return StateExpired
@@ -149,8 +170,9 @@ func (c *Charge) State() ChargeState {
 	return StateUnknown
 }
 
-// Final reports whether the charge reached a state that no longer changes (so it is not polled).
-func (c *Charge) Final() bool { return c.Status.Final() }
+// Final reports whether the charge reached a state that no longer changes (so it is not
+// polled): a final status, or a charge the service no longer knows.
+func (c *Charge) Final() bool { return c.Status.Final() || c.NotFound }
 
 // ApplyTransaction merges a GET /transactions/{id} reply for this charge.
 func (c *Charge) ApplyTransaction(tx *api.Transaction) {
@@ -162,6 +184,7 @@ func (c *Charge) ApplyTransaction(tx *api.Transaction) {
 		when = *tx.UpdatedAt
 	}
 	statusApplied := c.takeStatus(tx.Status, when)
+	c.Missing, c.MissingSince, c.NotFound = 0, time.Time{}, false // the service knows it
 	if tx.Amount != 0 {
 		c.Amount = tx.Amount
 	}
@@ -390,6 +413,7 @@ func (c *Charge) Merge(o Charge) {
 	} else if len(o.SplitReported) > 0 {
 		c.SplitReported = o.SplitReported
 	}
+	c.mergeOutcome(o)
 	if o.UpdatedAt.After(c.UpdatedAt) {
 		c.UpdatedAt = o.UpdatedAt
 	}

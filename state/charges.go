@@ -19,11 +19,16 @@ const (
 	FilterExpired   StatusFilter = StatusFilter(StateExpired)
 	FilterFailed    StatusFilter = StatusFilter(StateFailed)
 	FilterCancelled StatusFilter = StatusFilter(StateCancelled)
+	FilterRefunded  StatusFilter = StatusFilter(StateRefunded)
+	FilterReturned  StatusFilter = StatusFilter(StateReturned)
+	FilterBlocked   StatusFilter = StatusFilter(StateBlocked)
+	FilterNotFound  StatusFilter = StatusFilter(StateNotFound)
 )
 
 // StatusFilters returns the filters in the order a "cycle status filter" key walks them.
 func StatusFilters() []StatusFilter {
-	return []StatusFilter{FilterAll, FilterPending, FilterPaid, FilterExpired, FilterFailed, FilterCancelled}
+	return []StatusFilter{FilterAll, FilterPending, FilterPaid, FilterExpired, FilterFailed, FilterCancelled,
+		FilterRefunded, FilterReturned, FilterBlocked, FilterNotFound}
 }
 
 // Next returns the filter after f in StatusFilters (wrapping around).

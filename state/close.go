@@ -11,11 +11,12 @@ import (
 // CloseLine is the day's close of one wallet (or, in CloseReport.Total, of all of them).
 type CloseLine struct {
 	Totals
-	// Withdrawals asked from this dashboard during the day: how many, how many completed, and
-	// the gross that left the wallet for the completed ones (fees included).
+	// Withdrawals asked from this dashboard during the day that the service created (one it
+	// refused when asked is not a withdrawal): how many, how many completed, and the gross that
+	// left the wallet for the completed ones (fees included).
 	Withdrawals          int
 	WithdrawalsCompleted int
-	WithdrawalsFailed    int // failed, reversed or refused
+	WithdrawalsFailed    int // failed or reversed after the service created them (a refused one is none)
 	WithdrawnGross       api.Money
 	WithdrawalFees       api.Money
 	// MED blocks: balance_block_created received during the day, and the approved or rejected ones.
@@ -171,6 +172,11 @@ func (s *Store) closeWithdrawals(ctx context.Context, day Period, get func(strin
 		return err
 	}
 	for _, w := range ws {
+		if w.State == WithdrawalRefused {
+			// Refused when asked (the service answered an error): it never existed and nothing
+			// left the wallet, so it is no withdrawal.
+			continue
+		}
 		l := get(w.Wallet)
 		l.Withdrawals++
 		switch w.State {
@@ -178,7 +184,7 @@ func (s *Store) closeWithdrawals(ctx context.Context, day Period, get func(strin
 			l.WithdrawalsCompleted++
 			l.WithdrawnGross += w.Amount
 			l.WithdrawalFees += w.Fee
-		case WithdrawalFailed, WithdrawalReversed, WithdrawalRefused:
+		case WithdrawalFailed, WithdrawalReversed:
 			l.WithdrawalsFailed++
 		}
 	}
@@ -218,7 +224,7 @@ func (s *Store) closeBlocks(ctx context.Context, day Period, get func(string) *C
 // originator sent and what each destination received (as distributed, else as requested).
 func (s *Store) closeSplits(ctx context.Context, day Period, get func(string) *CloseLine) error {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM charges INDEXED BY charges_paid
-		WHERE paid_at >= ? AND paid_at < ? AND state = 'paid' AND (instr(doc, CAST('"splitDistributed"' AS BLOB)) > 0 OR instr(doc, CAST('"splitRequested"' AS BLOB)) > 0)`,
+		WHERE paid_at >= ? AND paid_at < ? AND state IN `+receivedStates+` AND (instr(doc, CAST('"splitDistributed"' AS BLOB)) > 0 OR instr(doc, CAST('"splitRequested"' AS BLOB)) > 0)`,
 		day.From.UnixMilli(), day.To.UnixMilli())
 	if err != nil {
 		return classify(err)

@@ -56,6 +56,9 @@ type Totals struct {
 	// estimate; FeesEstimated counts the payments whose fee is the estimate.
 	Fees          api.Money
 	FeesEstimated int
+	// FeesUnknown counts the payments whose fee is neither reported nor estimated (no estimate
+	// was given): Fees leaves them out, so the fees and the nets are unknown (FeesKnown).
+	FeesUnknown int
 	// Charges created in the period that are, now, still pending, expired, failed or cancelled
 	// (or in a status the spec does not name).
 	Pending, Expired, Failed, Cancelled, Unknown int
@@ -68,6 +71,11 @@ type Totals struct {
 	RefundedAmount     api.Money
 	RefundFees         api.Money
 	RefundFeesReported api.Money
+	// Returned and Blocked count the payments received in the period whose money a MED block
+	// has, now, returned to the payer (approved) or holds (open), with those amounts
+	// (Charge.Outcome: GET /balance-blocks answers only).
+	Returned, Blocked             int
+	ReturnedAmount, BlockedAmount api.Money
 }
 
 // Net is what the payments left after their fees.
@@ -75,6 +83,15 @@ func (t Totals) Net() api.Money { return t.Gross - t.Fees }
 
 // AfterRefunds is the net minus what was refunded and the refund fees.
 func (t Totals) AfterRefunds() api.Money { return t.Net() - t.RefundedAmount - t.RefundFees }
+
+// FeesKnown reports whether every payment's fee is known (reported by the service, or the
+// estimate): when not, the fees and the nets are unknown, never shown as if the fee were zero.
+func (t Totals) FeesKnown() bool { return t.FeesUnknown == 0 }
+
+// DayNet is the one definition of the period's net that every screen shows (the Sales view,
+// the Today strip, the close): what the payments left after their fees, the refunds and the
+// refund fees. ok is false when a fee is unknown.
+func (t Totals) DayNet() (net api.Money, ok bool) { return t.AfterRefunds(), t.FeesKnown() }
 
 // AverageTicket is the mean payment (0 without payments).
 func (t Totals) AverageTicket() api.Money {
@@ -91,6 +108,7 @@ func (t *Totals) add(o Totals) {
 	t.Gross += o.Gross
 	t.Fees += o.Fees
 	t.FeesEstimated += o.FeesEstimated
+	t.FeesUnknown += o.FeesUnknown
 	t.Pending += o.Pending
 	t.Expired += o.Expired
 	t.Failed += o.Failed
@@ -100,6 +118,10 @@ func (t *Totals) add(o Totals) {
 	t.RefundedAmount += o.RefundedAmount
 	t.RefundFees += o.RefundFees
 	t.RefundFeesReported += o.RefundFeesReported
+	t.Returned += o.Returned
+	t.ReturnedAmount += o.ReturnedAmount
+	t.Blocked += o.Blocked
+	t.BlockedAmount += o.BlockedAmount
 }
 
 // Bucket is what was received in one hour or one day of the period, per wallet.
@@ -204,6 +226,9 @@ func (s *Store) DayReport(ctx context.Context, q DayQuery) (DayReport, error) {
 		return DayReport{}, err
 	}
 	if err := s.refundsIn(ctx, q.Wallet, q.Period, get); err != nil {
+		return DayReport{}, err
+	}
+	if err := s.medOutcomes(ctx, q.Wallet, q.Period, get); err != nil {
 		return DayReport{}, err
 	}
 	for _, t := range per {
@@ -326,6 +351,8 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.
 			t.FeesEstimated += est
 			if q.HasFee {
 				t.Fees += q.Fee * api.Money(est)
+			} else {
+				t.FeesUnknown += est
 			}
 		}
 		out = append(out, h)
@@ -360,7 +387,7 @@ func (s *Store) createdStates(ctx context.Context, wallet string, p Period, get 
 			t.Failed += n
 		case StateCancelled:
 			t.Cancelled += n
-		case StatePaid:
+		case StatePaid, StateRefunded, StateReturned, StateBlocked:
 		default:
 			t.Unknown += n
 		}
@@ -373,7 +400,7 @@ func (s *Store) createdStates(ctx context.Context, wallet string, p Period, get 
 // about 3 s at a million charges). %s is where dayStatement puts the wallet condition.
 const (
 	paidHoursSQL = `SELECT wallet, (paid_at - ?1) / 3600000, count(*), total(amount), count(fee), total(fee)
-		FROM charges INDEXED BY charges_paid WHERE paid_at >= ?1 AND paid_at < ?2 AND state = 'paid'%s GROUP BY 1, 2`
+		FROM charges INDEXED BY charges_paid WHERE paid_at >= ?1 AND paid_at < ?2 AND state IN ` + receivedStates + `%s GROUP BY 1, 2`
 	createdStatesSQL = `SELECT wallet, state, count(*) FROM charges INDEXED BY charges_created
 		WHERE created_at >= ?1 AND created_at < ?2%s GROUP BY 1, 2`
 	refundLinesSQL = `SELECT wallet, transaction_id, received_at, raw FROM events INDEXED BY events_day
@@ -462,6 +489,29 @@ func (s *Store) refundsIn(ctx context.Context, wallet string, p Period, get func
 		t.RefundFeesReported += l.FeeReported
 	}
 	return nil
+}
+
+// medOutcomes adds the payments received in p whose money a MED block returned or holds.
+func (s *Store) medOutcomes(ctx context.Context, wallet string, p Period, get func(string) *Totals) error {
+	sqlText, args := dayStatement(`SELECT doc FROM charges INDEXED BY charges_paid
+		WHERE paid_at >= ?1 AND paid_at < ?2 AND state IN ('returned', 'blocked')%s`, wallet, p)
+	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return classify(err)
+	}
+	return scanEach(rows, func(c *Charge) bool {
+		o := c.Outcome()
+		t := get(NormalizeWallet(c.Wallet))
+		switch o.State {
+		case StateReturned:
+			t.Returned++
+			t.ReturnedAmount += o.Amount
+		case StateBlocked:
+			t.Blocked++
+			t.BlockedAmount += o.Amount
+		}
+		return true
+	})
 }
 
 // buckets lays the hourly rows out on the period's hours or days.

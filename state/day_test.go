@@ -406,13 +406,19 @@ func TestDayReportNoFeeEstimate(t *testing.T) {
 	}
 	want := wantTodayTotal
 	want.Fees = 99 + 120 + 200 // p1, p5, c1
-	checkTotals(t, "Total", r.Total, want, 49581, 40581, 8333)
+	want.FeesUnknown = 3       // p2, p7, r1: their fees are unknown, so are the nets
+	checkTotals(t, "Total", r.Total, want, 49581, 40581, 8333) // refund fees are reported only, not counted
 	wantP := wantTodayPrincipal
 	wantP.Fees = 219
+	wantP.FeesUnknown = 2
 	checkTotals(t, "principal", r.Wallet("principal"), wantP, 25281, 22281, 6375)
 	wantR := wantTodayPraia
 	wantR.Fees = 0
+	wantR.FeesUnknown = 1
 	checkTotals(t, "loja-praia", r.Wallet("loja-praia"), wantR, 4500, 4500, 4500)
+	if _, ok := r.Total.DayNet(); ok || r.Total.FeesKnown() {
+		t.Error("the net is known though 3 fees are not")
+	}
 	// The comparison too: yesterday until 15:30 had reported fees only (c4, r4).
 	if r.Previous.Fees != 82 {
 		t.Errorf("Previous.Fees = %d, want 82", r.Previous.Fees)

@@ -158,7 +158,18 @@ func (s *Store) ApplyEvent(ctx context.Context, e *api.Event) (bool, error) {
 // against it. An unknown eventID is ErrUnknownEvent.
 func (s *Store) SetEventVerdict(ctx context.Context, eventID string, v Verdict, reason string) error {
 	return s.write(ctx, func(tx *sql.Tx) (func(), error) {
-		return func() { s.mark(changeEvents) }, setVerdictTx(tx, eventID, v, reason)
+		if err := setVerdictTx(tx, eventID, v, reason); err != nil {
+			return nil, err
+		}
+		// A refund the service confirmed is what happened to the charge's money (outcome.go).
+		c, changed, err := s.refundOutcomeTx(tx, eventID, v)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			return func() { s.mark(changeEvents); s.cacheCharge(c) }, nil
+		}
+		return func() { s.mark(changeEvents) }, nil
 	})
 }
 

@@ -123,6 +123,10 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 		return nil, fmt.Errorf("state: importing the old journal: %w", err)
 	}
 	s.imported = imported
+	if err := s.backfillRefunds(ctx); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("state: %w", err)
+	}
 	if err := s.load(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("state: %w", err)

@@ -123,9 +123,12 @@ func (v *blocksView) load(force bool) tea.Cmd {
 	}
 	v.seq++
 	v.loading, v.loadTag = true, t
-	seq, status, client, opt := v.seq, v.filterStatus(), v.c.app.sess.Client, v.c.app.walletOpt()
+	seq, status, client, opt, store := v.seq, v.filterStatus(), v.c.app.sess.Client, v.c.app.walletOpt(), v.c.app.sess.Store
 	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		list, err := client.ListBalanceBlocks(ctx, status, opt)
+		if err == nil && store != nil {
+			_, _ = store.RecordBlocks(ctx, list.Items) // the charges show what the service listed
+		}
 		return blocksMsg{tag: t, seq: seq, status: status, list: list, err: err}
 	})
 }

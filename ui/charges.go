@@ -258,7 +258,7 @@ func (v *chargesView) view() string {
 			top += st.Muted.Render("  /" + sanitize(q))
 		}
 		if s := v.status; s != state.FilterAll {
-			top += st.Muted.Render("  "+tr.T("status")+": ") + st.stateStyle(state.ChargeState(s)).Render(tr.T(string(s)))
+			top += st.Muted.Render("  "+tr.T("status")+": ") + st.stateStyle(state.ChargeState(s)).Render(stateName(tr, state.ChargeState(s)))
 		}
 		if !v.win.shown && v.win.inflight {
 			top += st.Muted.Render("  " + tr.T("reading…"))
@@ -335,6 +335,10 @@ func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
 			}
 			return tr.T("paid ") + paid.Format("15:04")
 		}
+	case state.StateRefunded, state.StateReturned:
+		return tr.F("−%s", ch.Outcome().Amount.BRL()) // what went back to the payer
+	case state.StateBlocked:
+		return tr.F("held %s", ch.Outcome().Amount.BRL())
 	}
 	return ""
 }

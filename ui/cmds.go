@@ -88,8 +88,31 @@ func (m *Model) onAuth(msg authMsg) tea.Cmd {
 	m.noteResult(msg.err)
 	if msg.err != nil {
 		m.setStatus(m.describeError(m.c.tr.T("connect"), msg.err), statusError)
+		return nil
 	}
-	return nil
+	return m.readBackAllBlocks()
+}
+
+// maxBlockWallets bounds how many wallets the start of a session reads the MED blocks of.
+const maxBlockWallets = 20
+
+// readBackAllBlocks reads the MED blocks of every wallet the store holds charges of, once at
+// the start of a session: a block resolved while the dashboard was closed shows on its charge.
+func (m *Model) readBackAllBlocks() tea.Cmd {
+	c, store := m.app.sess.Client, m.app.sess.Store
+	if c == nil || store == nil {
+		return nil
+	}
+	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		wallets, err := store.KnownWallets(ctx)
+		if err != nil {
+			return nil
+		}
+		for _, w := range wallets[:min(len(wallets), maxBlockWallets)] {
+			_, _ = workflow.ReadBackBlocks(ctx, c, store, w) // a failure leaves the charges as they were
+		}
+		return nil
+	})
 }
 
 // noteResult updates the header's light from a call's outcome.
@@ -392,6 +415,10 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 		if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
 			qr.pollErr = m.describeError(m.c.tr.T("refresh"), msg.err)
 		}
+		if msg.after.NotFound {
+			// 404s in a row over minutes: the charge is no longer polled (state.MarkMissing).
+			return m.onChargeChanged(msg.before, msg.after)
+		}
 		return nil
 	}
 	if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
@@ -413,7 +440,8 @@ func (m *Model) onChargeChanged(before, after state.Charge) tea.Cmd {
 	if after.Final() {
 		m.clearStatus(chargeOwner(after.ID)) // e.g. "payment simulated; waiting…"
 	}
-	if after.State() == state.StatePaid {
+	// A payment back to paid (a MED block rejected) was received before: no second bell or run.
+	if after.State() == state.StatePaid && !before.State().Received() {
 		run := m.runOnPaid(after) // the profile's on_paid command, once per payment
 		if onScreen {
 			return tea.Batch(m.bell(), run)
@@ -617,10 +645,26 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		if it.ev != nil && it.ev.Kind.ReadBack() {
 			cmds = append(cmds, m.queueConfirm(it.ev, 0))
 		}
+		if it.ev != nil && it.ev.Kind.IsBalanceBlock() {
+			cmds = append(cmds, m.readBackBlocks(it.ev.Wallet()))
+		}
 		cmds = append(cmds, m.notify(it))
 	}
 	cmds = append(cmds, m.waitEvent())
 	return tea.Batch(cmds...)
+}
+
+// readBackBlocks lists wallet's MED blocks and records them on the tracked charges (a
+// balance_block_* event is a hint; the service's list is what the charges show).
+func (m *Model) readBackBlocks(wallet string) tea.Cmd {
+	c, store := m.app.sess.Client, m.app.sess.Store
+	if c == nil || store == nil {
+		return nil
+	}
+	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		_, _ = workflow.ReadBackBlocks(ctx, c, store, wallet) // a failure leaves the charges as they were
+		return nil
+	})
 }
 
 // rewaitEventsMsg re-arms the event feed after a failed read.

@@ -121,15 +121,10 @@ func feeEstimate(c *common) (api.Money, bool) {
 	if s == nil {
 		return 0, false
 	}
-	if s.HasPixFee {
-		return s.PixFee, true
+	if s.Store == nil {
+		return s.PixFee, s.HasPixFee
 	}
-	if s.Store != nil {
-		if lf, ok := s.Store.LearnedFee(); ok {
-			return lf.Fee, true
-		}
-	}
-	return 0, false
+	return s.Store.FeeEstimate(s.PixFee, s.HasPixFee) // the one rule, `pixdash close`'s too
 }
 
 // scopeWallet is the wallet the figures keep: the active one, or "" for all.
@@ -423,7 +418,7 @@ func (v *dayView) summaryLines(w int) []string {
 	received := []string{
 		st.Label.Render(tr.T("Received ")) + st.Bold.Render(t.Gross.BRL()),
 		fees,
-		st.Label.Render(tr.T("net ")) + st.OK.Render(t.Net().BRL()),
+		dayNetText(st, tr, t),
 	}
 	counts := []string{
 		st.Label.Render(tr.T("payments ")) + st.OK.Render(fmt.Sprint(t.Paid)),
@@ -497,7 +492,11 @@ func (v *dayView) tableLines(w int) []string {
 		return style.Render(truncateWidth(b.String(), w))
 	}
 	cells := func(t state.Totals, name string) []string {
-		return []string{name, fmt.Sprint(t.Paid), t.Gross.BRL(), t.Fees.BRL(), t.Net().BRL(), t.RefundedAmount.BRL(), fmt.Sprint(t.Pending), t.AverageTicket().BRL()}
+		net := tr.T("unknown") // a fee is unknown (state.Totals.DayNet)
+		if n, ok := t.DayNet(); ok {
+			net = n.BRL()
+		}
+		return []string{name, fmt.Sprint(t.Paid), t.Gross.BRL(), t.Fees.BRL(), net, t.RefundedAmount.BRL(), fmt.Sprint(t.Pending), t.AverageTicket().BRL()}
 	}
 	titles := make([]string, len(cols))
 	for i, c := range cols {
@@ -584,4 +583,14 @@ func newPeriodPicker(c *common, days, back int, custom bool) *picker {
 	})
 	p.closeOnChoose = true
 	return p
+}
+
+// dayNetText is the period's net as the Sales view and the Today strip both show it
+// (state.Totals.DayNet: after fees, refunds and refund fees), "unknown" when a fee is.
+func dayNetText(st *styles, tr catalog, t state.Totals) string {
+	net, ok := t.DayNet()
+	if !ok {
+		return st.Label.Render(tr.T("net ")) + st.Warn.Render(tr.T("unknown"))
+	}
+	return st.Label.Render(tr.T("net ")) + st.OK.Render(net.BRL())
 }

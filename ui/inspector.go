@@ -396,8 +396,9 @@ func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 		tx, err := client.GetTransaction(ctx, query, api.WithSubAccount(walletHeader(wallet)))
 		out.tx, out.err = tx, err
 		if err == nil {
-			out.charge, out.tracked, _ = store.Charge(ctx, tx.ID)
 			out.related = lookupRelated(ctx, client, store, tx, wallet)
+			// Read after the blocks the service listed were recorded on it.
+			out.charge, out.tracked, _ = store.Charge(ctx, tx.ID)
 		}
 		if record && (err == nil || isTxNotFound(err)) {
 			l := state.Lookup{Query: query, Wallet: wallet, Found: err == nil}
@@ -427,6 +428,8 @@ func lookupRelated(ctx context.Context, client *api.Client, store *state.Store, 
 				r.blocks = append(r.blocks, b)
 			}
 		}
+		// The service's answer is what the tracked charges' money outcome is made of.
+		_, _ = store.RecordBlocks(ctx, r.blocks)
 	}
 	page, err := store.EventWindow(ctx, state.EventQuery{Wallet: state.NormalizeWallet(wallet), Kind: api.EventRefundCompleted}, 0, inspectorRefundScan)
 	if err != nil {
@@ -713,6 +716,13 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	} else if !tx.Status.Known() {
 		status += st.Muted.Render(" " + tr.T("(not in the spec)"))
 	}
+	if o := r.outcome(); wentBack(o.State) {
+		// The money went back to the payer or is held: that is the headline, not "completed".
+		status = outcomeLine(st, tr, o)
+		if tx.Status == api.StatusCompleted {
+			status += st.Muted.Render(tr.T(" · completed at the service"))
+		}
+	}
 	field(tr.T("Status"), status)
 	field(tr.T("Type"), unknown(tx.Type.Known(), tr.Enum(tx.Type)))
 	if tx.Type == api.TypeInternalTransfer {
@@ -988,4 +998,23 @@ func metaValue(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// outcome is what happened to the payment's money: the service's answer with the confirmed
+// facts it does not tell, the tracked charge's refund and MED block and the blocks the service
+// listed for it (the newest).
+func (r *inspectResult) outcome() state.Outcome {
+	if r.tx == nil || (r.tx.Type != api.TypePayment && r.tx.Type != "") {
+		return state.Outcome{}
+	}
+	ch := state.ChargeFromTransaction(r.tx, nil)
+	if r.tracked {
+		ch = ch.WithOutcomeOf(r.charge)
+	}
+	for _, b := range r.blocks {
+		if ch.Block == nil || b.ID == ch.Block.ID || !b.CreatedAt.Before(ch.Block.CreatedAt) {
+			ch.Block = &state.Block{ID: b.ID, Amount: b.Amount, Status: b.Status, CreatedAt: b.CreatedAt, ResolvedAt: b.ResolvedAt}
+		}
+	}
+	return ch.Outcome()
 }

@@ -293,7 +293,7 @@ func newPtbrScene(t *testing.T) *ptbrScene {
 		}
 		*c.dst = ch
 	}
-	if sc.paid.State() != state.StatePaid || !sc.paid.HasDistributed || sc.refused.BlockedDeposit == nil {
+	if !sc.paid.State().Received() || !sc.paid.HasDistributed || sc.refused.BlockedDeposit == nil {
 		t.Fatalf("scene not ready: paid %+v, refused %+v", sc.paid, sc.refused)
 	}
 	return sc
@@ -384,7 +384,7 @@ func TestPortugueseViewsShowNoRawAPIValues(t *testing.T) {
 		// The scene is on screen, not just free of raw values.
 		for name, want := range map[string]string{
 			"inspector_split_refund_block": "concluída", "inspector_split_refund_block_end": "Devoluções",
-			"blocks": "aguarda resposta", "events": "evento", "qr_paid": "PAGO",
+			"blocks": "aguarda resposta", "events": "evento", "qr_paid": "ESTORNADO", // refunded in part: the money went back
 		} {
 			if out := screens[fmt.Sprintf("%s_%dx%d", name, w, h)]; !strings.Contains(out, want) {
 				t.Errorf("%s at %dx%d lacks %q:\n%s", name, w, h, want, out)

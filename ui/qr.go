@@ -338,6 +338,14 @@ func (v *qrView) view() string {
 			body = v.resultView(&ch, st.ExpBanner, cu.T("EXPIRED"), w, bodyH)
 		case state.StateCancelled:
 			body = v.resultView(&ch, st.ExpBanner, cu.T("CANCELLED"), w, bodyH)
+		case state.StateRefunded:
+			body = v.resultView(&ch, st.FailBanner, cu.T("REFUNDED"), w, bodyH)
+		case state.StateReturned:
+			body = v.resultView(&ch, st.FailBanner, cu.T("RETURNED"), w, bodyH)
+		case state.StateBlocked:
+			body = v.resultView(&ch, st.FailBanner, cu.T("BLOCKED"), w, bodyH)
+		case state.StateNotFound:
+			body = v.resultView(&ch, st.ExpBanner, cu.T("NOT FOUND"), w, bodyH)
 		case state.StatePending:
 			body = v.mismatchView(&ch, w)
 		default:
@@ -599,6 +607,9 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 		}
 	case state.StateExpired:
 		lines = append(lines, "", st.Muted.Render(cu.T("This charge expired without payment. Create a new one.")))
+	case state.StateRefunded, state.StateReturned, state.StateBlocked, state.StateNotFound:
+		// The payment was received, then its money went back (or is held): say how much.
+		lines = append(lines, "", outcomeLine(st, cu, ch.Outcome()))
 	}
 	block := lipgloss.JoinVertical(lipgloss.Center, lines...)
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)

@@ -56,6 +56,10 @@ func askRefund(c *common, ch state.Charge) (overlay, tea.Cmd) {
 		}
 	}
 	if err := workflow.CheckRefund(ch, prior, c.app.sess.ReadOnly); err != nil {
+		var np workflow.RefundNotPaid
+		if errors.As(err, &np) && np.State == state.StateRefunded && prior != nil && prior.State.Taken() {
+			err = workflow.ErrRefundDone // refunded, and from here: say so, as before it was confirmed
+		}
 		text := refundWhyNot(c.tr, ch, err)
 		return nil, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
 	}
@@ -84,8 +88,10 @@ func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 	switch {
 	case errors.Is(err, workflow.ErrRefundReadOnly):
 		return tr.T("This profile is read-only: refunds are disabled (read_only = true).")
+	case errors.As(err, &np) && np.State == state.StateRefunded:
+		return tr.F("This charge was already refunded (%s); see the inspector.", ch.Outcome().Amount.BRL())
 	case errors.As(err, &np):
-		return tr.F("Only paid charges can be refunded; this one is %s.", tr.T(string(np.State)))
+		return tr.F("Only paid charges can be refunded; this one is %s.", stateName(tr, np.State))
 	case errors.Is(err, workflow.ErrRefundDone):
 		return tr.T("This charge was already refunded from pixdash; see the inspector.")
 	}
@@ -107,13 +113,14 @@ func refundFromInspector(c *common, r *inspectResult) (overlay, tea.Cmd) {
 	return askRefund(c, ch)
 }
 
-// refundLabel is the state cell of a charge row: the refund when pixdash asked one, else the
-// charge's state.
+// refundLabel is the state cell of a charge row: what happened to its money (Outcome), or the
+// refund pixdash asked while the service has not confirmed it.
 func refundLabel(c *common, s *state.Store, ch *state.Charge) cell {
-	sty, sym := c.st.status(ch.State())
-	base := cell{text: sym + " " + c.tr.T(string(ch.State())), style: sty}
-	if s == nil {
-		return base
+	cs := ch.State()
+	sty, _ := c.st.status(cs)
+	base := cell{text: stateText(c.tr, cs), style: sty}
+	if s == nil || cs != state.StatePaid {
+		return base // a confirmed outcome is what the row says
 	}
 	r, ok := s.PeekRefund(ch.ID)
 	if !ok {

@@ -234,11 +234,14 @@ func (o *searchOverlay) rows(w, h int) string {
 		switch {
 		case !m.Checked:
 			status = st.Muted.Render(padRight("… "+tr.T("checking…"), 16)) // the header says with whom
+		case m.Service == state.StateNotFound:
+			sty, _ := st.status(m.Service)
+			status = sty.Render(padRight(stateText(tr, m.Service), 16))
 		case m.Tx == nil:
 			status = st.Err.Render(padRight("! "+tr.T("not confirmed"), 16))
 		default:
-			sty, sym := st.status(m.Service)
-			status = sty.Render(padRight(sym+" "+tr.T(string(m.Service)), 16))
+			sty, _ := st.status(m.Service)
+			status = sty.Render(padRight(stateText(tr, m.Service), 16))
 		}
 		when := ch.CreatedAt
 		if ch.PaidAt != nil {
@@ -268,6 +271,10 @@ func (o *searchOverlay) rows(w, h int) string {
 		b.WriteString(line + "\n")
 		if twoLines {
 			b.WriteString(st.Muted.Render(truncateWidth("    e2e "+e2e, w)) + "\n")
+		}
+		if m.Checked && m.Tx != nil && wentBack(m.Service) && i == o.cursor {
+			// What went back or is held, with the amount: goods must not be handed over.
+			b.WriteString(truncateWidth("    "+outcomeLine(st, tr, m.Outcome), w) + "\n")
 		}
 		if m.Checked && m.Err != nil && i == o.cursor {
 			b.WriteString(st.Err.Render(truncateWidth("  "+describeErr(tr, tr.T("read-back"), m.Err), w)) + "\n")

@@ -124,9 +124,18 @@ func (s *todayStrip) view(w int) string {
 	}
 	line := st.Label.Render(tr.T("Today ")) + st.Bold.Render(t.Gross.BRL()) + sep +
 		st.Label.Render(tr.T("payments ")) + st.OK.Render(fmt.Sprint(t.Paid)) + sep +
-		st.Label.Render(tr.T("net ")) + st.Value.Render(t.Net().BRL()) + sep +
+		dayNetText(st, tr, t) + sep + stripRefunds(st, tr, t) +
 		st.Label.Render(tr.F("vs yesterday until %s", s.c.now().In(s.c.loc).Format("15:04"))+" ") +
 		st.Bold.Render(change(tr, t.Gross, s.report.Previous.Gross)) + sep +
 		st.Muted.Render(tr.T("6 for more"))
 	return truncateWidth(line, w)
+}
+
+// stripRefunds is the refunds of the day the net already subtracts, with their separator; ""
+// when there were none.
+func stripRefunds(st *styles, tr catalog, t state.Totals) string {
+	if t.Refunded == 0 {
+		return ""
+	}
+	return st.Label.Render(tr.T("refunded ")) + st.Warn.Render(t.RefundedAmount.BRL()) + st.Muted.Render(" · ")
 }

@@ -153,6 +153,11 @@ var statusLooks = map[any]statusLook{
 	state.StateExpired:   {toneOver, "◌"},
 	state.StateCancelled: {toneOver, "⊘"},
 	state.StateUnknown:   {toneOver, "?"},
+	// A payment whose money went back to the payer, or is held by a MED block: never goods.
+	state.StateRefunded: {toneBad, "↩"},
+	state.StateReturned: {toneBad, "↩"},
+	state.StateBlocked:  {toneBad, "!"},
+	state.StateNotFound: {toneOver, "?"},
 
 	api.BlockAwaitingResponse: {toneWait, "○"},
 	api.BlockDefended:         {toneSent, "◎"},

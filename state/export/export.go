@@ -146,9 +146,13 @@ var columns = []column{
 	}},
 	{"e2e_id", "e2e_id", func(r *row) string { return Text(r.c.E2EID) }},
 	{"failure_reason", "motivo_falha", func(r *row) string { return Text(r.c.FailureReason) }},
-	// The refunds the store knows: one asked from the dashboard (its state, and its amount
-	// once the service took it), else a blocked deposit returned to its payer (all of it).
+	// The refunds the store knows: a payment's money that went back or is held (a confirmed
+	// refund, a MED block), else one asked from the dashboard (its state, and its amount once
+	// the service took it), else a blocked deposit returned to its payer (all of it).
 	{"refund_status", "estorno_status", func(r *row) string {
+		if st, _, ok := r.outcomeRefund(); ok {
+			return Text(st)
+		}
 		if r.hasRF {
 			return Text(string(r.rf.State))
 		}
@@ -158,6 +162,9 @@ var columns = []column{
 		return ""
 	}},
 	{"refund_amount", "estorno_valor", func(r *row) string {
+		if _, amount, ok := r.outcomeRefund(); ok {
+			return amount
+		}
 		if r.hasRF {
 			if r.rf.State.Taken() {
 				return Amount(r.rf.Amount, r.f)
@@ -170,6 +177,25 @@ var columns = []column{
 		return ""
 	}},
 	{"split_requested", "split_solicitado", func(r *row) string { return r.split() }},
+}
+
+// outcomeRefund is the refund columns of a payment whose money went back or is held
+// (state.Charge.Outcome, confirmed facts only): "completed" and the amount a confirmed refund
+// returned, "med_returned" and the amount an approved MED block returned to the payer,
+// "med_blocked" and the amount an open one holds; ok is false for any other charge.
+func (r *row) outcomeRefund() (status, amount string, ok bool) {
+	o := r.c.Outcome()
+	switch o.State {
+	case state.StateRefunded:
+		status = string(state.RefundCompleted)
+	case state.StateReturned:
+		status = "med_returned"
+	case state.StateBlocked:
+		status = "med_blocked"
+	default:
+		return "", "", false
+	}
+	return status, Amount(o.Amount, r.f), true
 }
 
 // Header is the export's first record in format f.
@@ -209,7 +235,7 @@ func (r *row) date(t time.Time) string {
 // charge has a fee. It is the fee the service reported for the payment (Charge.Fee) when it
 // did, else the profile's pix_fee, marked as an estimate, and none when the profile has none.
 func (r *row) fee() (fee api.Money, estimate, ok bool) {
-	if r.c.State() != state.StatePaid {
+	if !r.c.State().Received() {
 		return 0, false, false
 	}
 	if r.c.Fee != nil {
@@ -305,6 +331,14 @@ func stateLabel(s state.ChargeState, f Format) string {
 		return "falhou"
 	case state.StateCancelled:
 		return "cancelada"
+	case state.StateRefunded:
+		return "estornada"
+	case state.StateReturned:
+		return "devolvida (MED)"
+	case state.StateBlocked:
+		return "bloqueada (MED)"
+	case state.StateNotFound:
+		return "não encontrada no serviço"
 	}
 	return "desconhecido"
 }

@@ -55,6 +55,7 @@ type labels struct {
 	title, profile, day, period, periodTo, made, partial                     string
 	wallet, total, wallets                                                   string
 	created, paid, gross, fees, feesEstimate, feesEstimateNote, net          string
+	unknown, feesUnknownNote, medReturned, medBlocked                        string
 	refunds, refundedAmount, refundFees, afterRefunds                        string
 	refundFeesReported                                                       string
 	pending, expired, failed, cancelled, other                               string
@@ -71,7 +72,9 @@ var en = labels{
 	created: "Charges created", paid: "Paid", gross: "Gross", fees: "Fees", feesEstimate: "Fees (estimate)",
 	feesEstimateNote: "%s of %s at the estimated fee (%s)",
 	net:              "Net",
-	refunds:          "Refunds", refundedAmount: "Refunded", refundFees: "Refund fees", afterRefunds: "Net after refunds", refundFeesReported: "Refund fees reported by events (unconfirmed, not counted)",
+	unknown:          "unknown", feesUnknownNote: "%s of %s with no fee reported and no estimate (pix_fee)",
+	medReturned: "Returned to the payer (MED)", medBlocked: "Blocked (MED, open)",
+	refunds: "Refunds", refundedAmount: "Refunded", refundFees: "Refund fees", afterRefunds: "Net after refunds", refundFeesReported: "Refund fees reported by events (unconfirmed, not counted)",
 	pending: "Pending", expired: "Expired", failed: "Failed", cancelled: "Cancelled", other: "Other status",
 	withdrawals: "Withdrawals", withdrawalsDone: "Completed", withdrawalsFailed: "Failed", withdrawnGross: "Withdrawn (gross)",
 	blocks: "MED blocks opened/resolved", splitSent: "Split sent", splitReceived: "Split received",
@@ -87,7 +90,9 @@ var pt = labels{
 	created: "Cobranças criadas", paid: "Pagas", gross: "Bruto", fees: "Tarifas", feesEstimate: "Tarifas (estimativa)",
 	feesEstimateNote: "%s de %s com tarifa estimada (%s)",
 	net:              "Líquido",
-	refunds:          "Estornos", refundedAmount: "Estornado", refundFees: "Tarifas de estorno", afterRefunds: "Líquido após estornos", refundFeesReported: "Tarifas de estorno informadas nos eventos (não confirmadas, fora do total)",
+	unknown:          "desconhecido", feesUnknownNote: "%s de %s sem tarifa informada nem estimativa (pix_fee)",
+	medReturned: "Devolvido ao pagador (MED)", medBlocked: "Bloqueado (MED, em aberto)",
+	refunds: "Estornos", refundedAmount: "Estornado", refundFees: "Tarifas de estorno", afterRefunds: "Líquido após estornos", refundFeesReported: "Tarifas de estorno informadas nos eventos (não confirmadas, fora do total)",
 	pending: "Pendentes", expired: "Expiradas", failed: "Com falha", cancelled: "Canceladas", other: "Outra situação",
 	withdrawals: "Saques", withdrawalsDone: "Concluídos", withdrawalsFailed: "Com falha", withdrawnGross: "Sacado (bruto)",
 	blocks: "Bloqueios MED abertos/resolvidos", splitSent: "Split enviado", splitReceived: "Split recebido",
@@ -171,20 +176,37 @@ func (w *textWriter) section(c state.CloseLine, r state.CloseReport, total bool)
 	w.kv(0, l.created, w.count(c.Created))
 	w.kv(0, l.paid, w.count(c.Paid))
 	w.kv(0, l.gross, w.money(c.Gross))
-	if c.FeesEstimated > 0 {
+	// An unknown fee is unknown, never zero: so are the fees and the nets that depend on it.
+	netOr := func(m api.Money) string {
+		if !c.FeesKnown() {
+			return l.unknown
+		}
+		return w.money(m)
+	}
+	if !c.FeesKnown() {
+		w.kv(0, l.fees, l.unknown)
+		w.text(2, fmt.Sprintf(l.feesUnknownNote, w.count(c.FeesUnknown), w.count(c.Paid)))
+	} else if c.FeesEstimated > 0 {
 		w.kv(0, l.feesEstimate, w.money(c.Fees))
 		w.text(2, fmt.Sprintf(l.feesEstimateNote, w.count(c.FeesEstimated), w.count(c.Paid), keep(w.money(r.FeeEstimate))))
 	} else {
 		w.kv(0, l.fees, w.money(c.Fees))
 	}
-	w.kv(0, l.net, w.money(c.Net()))
+	w.kv(0, l.net, netOr(c.Net()))
 	w.kv(0, l.refunds, w.count(c.Refunded))
 	w.kv(2, l.refundedAmount, w.money(c.RefundedAmount))
 	w.kv(2, l.refundFees, w.money(c.RefundFees))
 	if c.RefundFeesReported > 0 {
 		w.kv(2, l.refundFeesReported, w.money(c.RefundFeesReported))
 	}
-	w.kv(0, l.afterRefunds, w.money(c.AfterRefunds()))
+	w.kv(0, l.afterRefunds, netOr(c.AfterRefunds()))
+	// Payments of the day whose money a MED block returned or holds (shown when there are).
+	if c.Returned > 0 {
+		w.kv(0, fmt.Sprintf("%s (%s)", l.medReturned, w.count(c.Returned)), w.money(c.ReturnedAmount))
+	}
+	if c.Blocked > 0 {
+		w.kv(0, fmt.Sprintf("%s (%s)", l.medBlocked, w.count(c.Blocked)), w.money(c.BlockedAmount))
+	}
 	w.kv(0, l.pending, w.count(c.Pending))
 	w.kv(0, l.expired, w.count(c.Expired))
 	w.kv(0, l.failed, w.count(c.Failed))
@@ -360,6 +382,17 @@ func moneyCell(m func(c *state.CloseLine) api.Money) func(*state.CloseLine, expo
 	return func(c *state.CloseLine, f export.Format) string { return export.Amount(m(c), f) }
 }
 
+// feeCell is a figure that depends on the fees: empty (unknown) when a fee is unknown, never
+// as if it were zero.
+func feeCell(m func(c *state.CloseLine) api.Money) func(*state.CloseLine, export.Format) string {
+	return func(c *state.CloseLine, f export.Format) string {
+		if !c.FeesKnown() {
+			return ""
+		}
+		return export.Amount(m(c), f)
+	}
+}
+
 func balanceCell(m func(b *api.AccountBalance) *api.Money) func(*state.CloseLine, export.Format) string {
 	return func(c *state.CloseLine, f export.Format) string {
 		if c.Balance == nil || m(c.Balance) == nil {
@@ -374,13 +407,13 @@ var csvColumns = []csvColumn{
 	{"created", "criadas", intCell(func(c *state.CloseLine) int { return c.Created })},
 	{"paid", "pagas", intCell(func(c *state.CloseLine) int { return c.Paid })},
 	{"gross", "bruto", moneyCell(func(c *state.CloseLine) api.Money { return c.Gross })},
-	{"fees", "tarifas", moneyCell(func(c *state.CloseLine) api.Money { return c.Fees })},
+	{"fees", "tarifas", feeCell(func(c *state.CloseLine) api.Money { return c.Fees })},
 	{"fees_estimated", "tarifas_estimadas", intCell(func(c *state.CloseLine) int { return c.FeesEstimated })},
-	{"net", "liquido", moneyCell(func(c *state.CloseLine) api.Money { return c.Net() })},
+	{"net", "liquido", feeCell(func(c *state.CloseLine) api.Money { return c.Net() })},
 	{"refunded", "estornos", intCell(func(c *state.CloseLine) int { return c.Refunded })},
 	{"refunded_amount", "valor_estornado", moneyCell(func(c *state.CloseLine) api.Money { return c.RefundedAmount })},
 	{"refund_fees", "tarifas_estorno", moneyCell(func(c *state.CloseLine) api.Money { return c.RefundFees })},
-	{"net_after_refunds", "liquido_apos_estornos", moneyCell(func(c *state.CloseLine) api.Money { return c.AfterRefunds() })},
+	{"net_after_refunds", "liquido_apos_estornos", feeCell(func(c *state.CloseLine) api.Money { return c.AfterRefunds() })},
 	{"pending", "pendentes", intCell(func(c *state.CloseLine) int { return c.Pending })},
 	{"expired", "expiradas", intCell(func(c *state.CloseLine) int { return c.Expired })},
 	{"failed", "com_falha", intCell(func(c *state.CloseLine) int { return c.Failed })},

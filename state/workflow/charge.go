@@ -166,9 +166,18 @@ type Polled struct {
 }
 
 // PollCharge reads transaction id of wallet from the service and applies the answer to the
-// tracked charge: the only way a charge becomes paid.
+// tracked charge: the only way a charge becomes paid. A 404 is counted (state.Store.MarkMissing):
+// after a few in a row over some minutes the charge is not-found and no longer polled.
 func PollCharge(ctx context.Context, c TransactionReader, s ChargeStore, id, wallet string) Polled {
 	tx, err := c.GetTransaction(ctx, id, api.WithSubAccount(SubAccountHeader(wallet)))
+	if errors.Is(err, api.ErrNotFound) && !errors.Is(err, api.ErrSubAccountNotFound) {
+		before, _, _ := s.Charge(ctx, id)
+		after, _, merr := s.MarkMissing(ctx, id)
+		if merr != nil {
+			err = errors.Join(err, merr)
+		}
+		return Polled{Before: before, After: after, Err: err}
+	}
 	if err != nil {
 		return Polled{Err: err}
 	}

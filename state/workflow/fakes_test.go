@@ -159,6 +159,15 @@ func (s *fakeCharges) ApplyTransaction(_ context.Context, tx *api.Transaction) (
 	return c, ok, nil
 }
 
+func (s *fakeCharges) MarkMissing(_ context.Context, id string) (state.Charge, bool, error) {
+	c, ok := s.charges[id]
+	if ok {
+		c.Missing++
+		s.charges[id] = c
+	}
+	return c, ok, nil
+}
+
 func (s *fakeCharges) TrackTransaction(_ context.Context, tx *api.Transaction, wallet string) (state.Charge, error) {
 	c := state.ChargeFromTransaction(tx, nil)
 	c.Wallet = wallet

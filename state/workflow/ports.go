@@ -54,6 +54,8 @@ type SubmissionStore interface {
 type ChargeStore interface {
 	Charge(ctx context.Context, id string) (state.Charge, bool, error)
 	ApplyTransaction(ctx context.Context, tx *api.Transaction) (state.Charge, bool, error)
+	// MarkMissing records a 404 on a read-back (see state.Store.MarkMissing).
+	MarkMissing(ctx context.Context, id string) (state.Charge, bool, error)
 }
 
 // Tracker starts tracking a charge the service already holds.

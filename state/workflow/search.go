@@ -107,9 +107,12 @@ type SearchMatch struct {
 	Checked bool
 	Tx      *api.Transaction
 	Err     error
-	// Service is the state the service's answer alone gives ("" until it answered): what the
-	// match shows, even where the store keeps another (a paid charge stays paid locally).
+	// Service is the state the service's answer gives ("" until it answered), with the
+	// confirmed facts about the money it does not tell (a refund read back, a MED block): what
+	// the match shows, even where the store keeps another (a paid charge stays paid locally).
 	Service state.ChargeState
+	// Outcome is Service with the amount that went back or is held.
+	Outcome state.Outcome
 }
 
 // Paid reports whether the service said the charge is paid (never the store alone).
@@ -152,9 +155,21 @@ func ReadBackMatches(ctx context.Context, c TransactionReader, s ChargeStore, ms
 			ch := out[i].Charge
 			p := PollCharge(ctx, c, s, ch.ID, ch.Wallet)
 			out[i].Checked, out[i].Tx, out[i].Err = true, p.Tx, p.Err
+			if p.After.NotFound {
+				out[i].Charge, out[i].Service = p.After, state.StateNotFound
+				out[i].Outcome = state.Outcome{State: state.StateNotFound}
+			}
 			if p.Tx != nil {
+				// The service's answer, with the confirmed facts about the money it does not
+				// tell (a refund read back, a MED block): a refunded payment is not paid.
 				alone := state.ChargeFromTransaction(p.Tx, nil)
-				out[i].Service = alone.State()
+				known := ch
+				if p.After.ID != "" {
+					known = p.After
+				}
+				alone = alone.WithOutcomeOf(known)
+				out[i].Outcome = alone.Outcome()
+				out[i].Service = out[i].Outcome.State
 				if p.Err == nil && p.After.ID != "" {
 					out[i].Charge = p.After
 				} else {

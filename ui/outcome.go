@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"pixdash/state"
+)
+
+// What happened to a charge's money is state.Charge.Outcome (derived in one place from
+// confirmed facts); these helpers word it the same way on every screen that shows a charge:
+// the list, the inspector's headline, the search, the QR/result screen.
+
+// stateName is a charge state in the merchant's language.
+func stateName(tr catalog, s state.ChargeState) string {
+	switch s {
+	case state.StateRefunded:
+		return tr.T("refunded")
+	case state.StateReturned:
+		return tr.T("returned")
+	case state.StateBlocked:
+		return tr.T("blocked")
+	case state.StateNotFound:
+		return tr.T("not found")
+	}
+	return tr.T(string(s))
+}
+
+// stateText is a charge state with its symbol ("↩ refunded"), short enough for a list column.
+func stateText(tr catalog, s state.ChargeState) string {
+	return stateSymbol(s) + " " + stateName(tr, s)
+}
+
+// outcomeText says what happened to the money, with the amount that went back or is held:
+// "refunded R$ 35,50", "returned to the payer (MED) R$ 100,00", "blocked (MED) R$ 100,00",
+// "not found at the service"; the state's name for the others.
+func outcomeText(tr catalog, o state.Outcome) string {
+	switch o.State {
+	case state.StateRefunded:
+		return tr.F("refunded %s", o.Amount.BRL())
+	case state.StateReturned:
+		return tr.F("returned to the payer (MED) %s", o.Amount.BRL())
+	case state.StateBlocked:
+		return tr.F("blocked (MED) %s", o.Amount.BRL())
+	case state.StateNotFound:
+		return tr.T("not found at the service")
+	}
+	return stateName(tr, o.State)
+}
+
+// outcomeLine is outcomeText with the state's symbol, coloured as the state.
+func outcomeLine(st *styles, tr catalog, o state.Outcome) string {
+	sty, sym := st.status(o.State)
+	return sty.Render(sym + " " + outcomeText(tr, o))
+}
+
+// wentBack reports whether the outcome is money the merchant does not have (refunded, returned,
+// blocked): goods must not be handed over on it.
+func wentBack(s state.ChargeState) bool {
+	return s == state.StateRefunded || s == state.StateReturned || s == state.StateBlocked
+}
