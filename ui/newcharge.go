@@ -446,14 +446,15 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 	if f.project > 0 && f.project <= len(f.projects) {
 		req.ProjectID = f.projects[f.project-1].ID
 	}
+	doc, _, docErr := checkDocument(tr, f.inputs[fDocument].Value())
 	cust := api.Customer{
 		Name:     strings.TrimSpace(f.inputs[fName].Value()),
-		Document: onlyDigits(f.inputs[fDocument].Value()),
+		Document: doc,
 		Email:    strings.TrimSpace(f.inputs[fEmail].Value()),
 		Phone:    strings.TrimSpace(f.inputs[fPhone].Value()),
 	}
 	set(fName, checkMaxLen(tr, cust.Name, 255))
-	set(fDocument, checkDocument(tr, f.inputs[fDocument].Value()))
+	set(fDocument, docErr)
 	set(fEmail, checkEmail(tr, cust.Email))
 	set(fPhone, checkPhone(tr, cust.Phone))
 	if !cust.IsZero() {
