@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"pixdash/api"
+	"pixdash/state"
 )
 
 // The charge form takes the payer's document as api/brdoc does: an alphanumeric CNPJ is sent
@@ -69,5 +70,62 @@ func TestMaskAlphanumericCNPJ(t *testing.T) {
 	}
 	if got := maskDocumentValue("12ABC34501DE35"); got != "**.ABC.345/****-**" {
 		t.Errorf("maskDocumentValue = %q", got)
+	}
+}
+
+// "1.500" in the charge form is refused as ambiguous in either language, the live preview
+// asking which was meant; "1.50", "1.5" and "1.500,00" go through with their preview.
+func TestNewChargeAmbiguousAmount(t *testing.T) {
+	for _, tc := range []struct {
+		lang         Lang
+		typed        string
+		want         api.Money // 0: refused
+		preview, msg string
+	}{
+		{LangEN, "1.500", 0, "= R$ 1.500,00 or R$ 1,50?", `1.500 could be R$ 1.500,00 or R$ 1,50: write 1500 or 1.500,00 (or 1,50)`},
+		{LangPT, "1.500", 0, "= R$ 1.500,00 ou R$ 1,50?", `1.500 pode ser R$ 1.500,00 ou R$ 1,50: escreva 1500 ou 1.500,00 (ou 1,50)`},
+		{LangPT, "R$ 2.000", 0, "= R$ 2.000,00 ou R$ 2,00?", `2.000 pode ser R$ 2.000,00 ou R$ 2,00: escreva 2000 ou 2.000,00 (ou 2,00)`},
+		{LangEN, "1.50", 150, "= R$ 1,50", ""},
+		{LangPT, "1.5", 150, "= R$ 1,50", ""},
+		{LangPT, "1.500,00", 150000, "= R$ 1.500,00", ""},
+		{LangEN, "1500", 150000, "= R$ 1.500,00", ""},
+		{LangPT, "1.234", 123400, "= R$ 1.234,00", ""}, // not a decimal (3 places): thousands
+	} {
+		t.Run(string(tc.lang)+" "+tc.typed, func(t *testing.T) {
+			m := formModel(t, goldenSession(t, api.Sandbox), tc.lang)
+			walletsType(m, tc.typed)
+			line := formLine(t, m.View(), formOf(m).fieldLabel(fAmount))
+			if !strings.Contains(line, tc.preview) {
+				t.Fatalf("amount line %q, want the preview %q", line, tc.preview)
+			}
+			d, _ := submitted(t, m)
+			if tc.want != 0 {
+				if d == nil || d.Req.Amount != tc.want {
+					t.Fatalf("draft %+v, errors %q; want %d sent", d, formOf(m).errs, tc.want)
+				}
+				return
+			}
+			if d != nil {
+				t.Fatalf("an ambiguous amount was sent: %+v", d.Req)
+			}
+			if got := formOf(m).errs[fAmount]; got != tc.msg {
+				t.Fatalf("amount message %q, want %q", got, tc.msg)
+			}
+		})
+	}
+}
+
+// The withdrawal and refund forms and a split leg refuse the ambiguous amount the same way.
+func TestAmbiguousAmountEverywhere(t *testing.T) {
+	tr := catalog{lang: LangPT}
+	bal := api.Money(500000)
+	in := wdInput{keyType: api.PixKeyEmail, key: "maria@example.com", name: "Maria", doc: "529.982.247-25", amount: "1.500"}
+	if c := checkWithdrawal(tr, in, &bal, 150, true); c.ok || !strings.Contains(c.errs[wfAmount], "pode ser R$ 1.500,00 ou R$ 1,50") {
+		t.Errorf("withdrawal of 1.500: ok %v, %q", c.ok, c.errs[wfAmount])
+	}
+	b := &splitBuilder{c: &common{tr: tr}}
+	_, err := api.ParseBRL("1.500")
+	if got := b.legErrorText(state.LegError{Kind: state.LegAmountFormat, Err: err}); !strings.Contains(got, "pode ser R$ 1.500,00 ou R$ 1,50") {
+		t.Errorf("split leg of 1.500: %q", got)
 	}
 }

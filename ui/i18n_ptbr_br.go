@@ -9,7 +9,9 @@ var ptBRBR = map[string]string{
 	"a CPF with all 11 digits the same (like 111.111.111-11) is not valid": "um CPF com os 11 dígitos iguais (como 111.111.111-11) não é válido",
 	"a CNPJ ends in two check digits (0-9)":                                "um CNPJ termina em dois dígitos verificadores (0-9)",
 	"a CNPJ with all 14 characters the same is not valid":                  "um CNPJ com os 14 caracteres iguais não é válido",
-	"a CNPJ key has 14 characters":                                         "uma chave CNPJ tem 14 caracteres",
+	"%s could be %s or %s: write %s or %s (or %s)":                         "%s pode ser %s ou %s: escreva %s ou %s (ou %s)",
+	"= %s or %s?":                  "= %s ou %s?",
+	"a CNPJ key has 14 characters": "uma chave CNPJ tem 14 caracteres",
 }
 
 func init() { ptBRTables = append(ptBRTables, ptBRBR) }

@@ -423,7 +423,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 	}
 	switch {
 	case err != nil:
-		set(fAmount, err)
+		set(fAmount, amountError(tr, err))
 	case amt < api.MinChargeAmount:
 		f.errs[fAmount] = tr.T("the minimum charge is R$ 1,00")
 	default:
@@ -599,8 +599,8 @@ func (f *chargeForm) formView() string {
 		}
 		line := label + val
 		if i == fAmount {
-			if amt, err := api.ParseBRL(f.inputs[fAmount].Value()); err == nil && amt > 0 {
-				line += st.Muted.Render("  = " + amt.BRL())
+			if p := amountPreview(tr, f.inputs[fAmount].Value()); p != "" {
+				line += st.Muted.Render("  " + p)
 			}
 		}
 		if i == fDescription && f.descDefault && f.field == fDescription {

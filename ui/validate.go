@@ -92,6 +92,31 @@ func brdocError(tr catalog, err error) error {
 	return errors.New(msg)
 }
 
+// amountError words a refusal of api.ParseBRL for the form: an ambiguous "1.500" names both
+// readings and the ways to write either in the catalog's language; other refusals as they are.
+func amountError(tr catalog, err error) error {
+	var ae *api.AmbiguousAmountError
+	if errors.As(err, &ae) {
+		return errors.New(tr.F("%s could be %s or %s: write %s or %s (or %s)", ae.Text, ae.Thousands.BRL(), ae.Decimal.BRL(),
+			ae.Thousands.Typed(), ae.Thousands.Grouped(), ae.Decimal.Grouped()))
+	}
+	return err
+}
+
+// amountPreview is the live reading shown after an amount field: "= R$ 1.234,56", or for an
+// ambiguous "1.500" the question "= R$ 1.500,00 or R$ 1,50?"; "" when there is nothing to show.
+func amountPreview(tr catalog, text string) string {
+	amt, err := api.ParseBRL(text)
+	var ae *api.AmbiguousAmountError
+	switch {
+	case err == nil && amt > 0:
+		return "= " + amt.BRL()
+	case errors.As(err, &ae):
+		return tr.F("= %s or %s?", ae.Thousands.BRL(), ae.Decimal.BRL())
+	}
+	return ""
+}
+
 // maskDocument hides the middle of a CPF/CNPJ: ***.456.789-** style (state.MaskDocument, the
 // one rule the dashboard and the exports share).
 func maskDocument(d string) string { return state.MaskDocument(d) }

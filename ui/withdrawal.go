@@ -161,7 +161,7 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 	case strings.TrimSpace(in.amount) == "":
 		c.errs[wfAmount] = tr.T("required")
 	case err != nil:
-		c.errs[wfAmount] = err.Error()
+		c.errs[wfAmount] = amountError(tr, err).Error()
 	case amt < api.MinWithdrawalAmount:
 		c.errs[wfAmount] = tr.F("At least %s.", api.MinWithdrawalAmount.BRL())
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -286,8 +287,11 @@ func parseWithdrawal(body []byte) (*api.CreateWithdrawalRequest, []api.FieldProb
 			check, kind = brdoc.CheckCNPJ, "a CNPJ of 14 characters"
 		}
 		d, err := check(r.HolderDocument)
-		if err != nil {
-			add(api.FieldHolderDocument, fmt.Sprintf("holderDocument must be %s: %s", kind, err))
+		switch {
+		case errors.Is(err, brdoc.ErrNotCPF) || errors.Is(err, brdoc.ErrNotCNPJ) || errors.Is(err, brdoc.ErrCharacters):
+			add(api.FieldHolderDocument, "holderDocument must be "+kind)
+		case err != nil:
+			add(api.FieldHolderDocument, "holderDocument: "+err.Error())
 		}
 		r.HolderDocument = d
 	}
