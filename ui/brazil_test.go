@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/api"
 	"pixdash/state"
@@ -127,5 +131,29 @@ func TestAmbiguousAmountEverywhere(t *testing.T) {
 	_, err := api.ParseBRL("1.500")
 	if got := b.legErrorText(state.LegError{Kind: state.LegAmountFormat, Err: err}); !strings.Contains(got, "pode ser R$ 1.500,00 ou R$ 1,50") {
 		t.Errorf("split leg of 1.500: %q", got)
+	}
+}
+
+// The charges filter (/) finds "Açaí com granola" from "acai" and its payer "Conceição Araújo"
+// from "CONCEICAO".
+func TestChargesFilterIgnoresAccents(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	goldenCharges(t, s)
+	ch := state.Charge{ID: "3f6c1a2e-0000-4000-8000-000000000077", Amount: 850, Description: "Açaí com granola", PayerName: "Conceição Araújo",
+		Status: api.StatusCompleted, Wallet: api.WalletPrincipal, CreatedAt: goldenNow.Add(-time.Minute), UpdatedAt: goldenNow}
+	if _, err := s.Store.UpsertCharge(context.Background(), ch); err != nil {
+		t.Fatal(err)
+	}
+	for _, typed := range []string{"acai", "ACAI COM", "CONCEICAO", "araujo", "açaí"} {
+		m := goldenModel(t, s, 120, 40)
+		send(t, m, runeKey("/"))
+		for _, r := range typed {
+			send(t, m, runeKey(string(r)))
+		}
+		send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
+		out := m.View()
+		if rows := listRows(t, out); len(rows) != 1 || !strings.Contains(rows[0], "Açaí com granola") {
+			t.Fatalf("filter %q:\n%s", typed, out)
+		}
 	}
 }
