@@ -157,3 +157,13 @@ func TestChargesFilterIgnoresAccents(t *testing.T) {
 		}
 	}
 }
+
+// The inspector punctuates an alphanumeric CNPJ it reveals, as it does a numeric one.
+func TestFormatAlphanumericCNPJ(t *testing.T) {
+	if got := formatDocument("12ABC34501DE35"); got != "12.ABC.345/01DE-35" {
+		t.Errorf("formatDocument = %q", got)
+	}
+	if got := formatDocument("52998224725"); got != "529.982.247-25" {
+		t.Errorf("formatDocument = %q", got)
+	}
+}
