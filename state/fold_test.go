@@ -126,3 +126,20 @@ func TestMigrationFoldsOldHaystacks(t *testing.T) {
 		t.Errorf("joao after the migration: %v", chargeIDs(p.Charges))
 	}
 }
+
+// FuzzFold: folding is idempotent, keeps the field separator and leaves no ASCII capital, so a
+// folded haystack and a folded filter text compare as the filter means.
+func FuzzFold(f *testing.F) {
+	for _, s := range []string{"Pão de Queijo", "JOÃO", "pa\u0303o", "Straße", "İstanbul", "ǅ", "\xff", "a\x1fB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		once := Fold(s)
+		if twice := Fold(once); twice != once {
+			t.Fatalf("Fold(%q) = %q, Fold of that = %q", s, once, twice)
+		}
+		if strings.Count(once, "\x1f") != strings.Count(s, "\x1f") || strings.ContainsAny(once, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			t.Fatalf("Fold(%q) = %q", s, once)
+		}
+	})
+}
