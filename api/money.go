@@ -27,6 +27,43 @@ var ErrMoneyFormat = errors.New("not a valid amount")
 // ErrMoneyRange reports an amount too large to hold.
 var ErrMoneyRange = errors.New("amount out of range")
 
+// ErrMoneyAmbiguous reports an amount that reads two ways: a dot followed by three digits ending
+// in 0 ("1.500") is a thousands dot in pt-BR (R$ 1.500,00) and a decimal point elsewhere
+// (R$ 1,50). Errors that match it are an *AmbiguousAmountError and match ErrMoneyFormat too.
+var ErrMoneyAmbiguous = errors.New("ambiguous amount")
+
+// AmbiguousAmountError is ParseBRL's refusal of text that could mean either of two amounts.
+type AmbiguousAmountError struct {
+	Text      string // the amount as typed, trimmed
+	Thousands Money  // the reading with the dot grouping thousands ("1.500" → R$ 1.500,00)
+	Decimal   Money  // the reading with the dot as a decimal point ("1.500" → R$ 1,50)
+}
+
+// Error asks for one of the unambiguous ways to write the amount.
+func (e *AmbiguousAmountError) Error() string {
+	return fmt.Sprintf("%q could be %s or %s: write %s or %s (or %s)", truncate(e.Text, 40), e.Thousands.BRL(), e.Decimal.BRL(),
+		e.Thousands.Typed(), e.Thousands.Grouped(), e.Decimal.Grouped())
+}
+
+// Unwrap makes the error match ErrMoneyAmbiguous and ErrMoneyFormat.
+func (e *AmbiguousAmountError) Unwrap() []error { return []error{ErrMoneyAmbiguous, ErrMoneyFormat} }
+
+// Typed is m as a person would type it without ambiguity: whole reais bare ("1500"), else
+// with a decimal comma ("15,00", "1500,50").
+func (m Money) Typed() string {
+	d := strings.Replace(m.Decimal(), ".", ",", 1)
+	return strings.TrimSuffix(d, ",00")
+}
+
+// Grouped is m with thousands dots and a decimal comma, without the R$ ("1.500,00").
+func (m Money) Grouped() string {
+	s := m.BRL()
+	if strings.HasPrefix(s, "-") {
+		return "-" + strings.TrimPrefix(s, "-R$ ")
+	}
+	return strings.TrimPrefix(s, "R$ ")
+}
+
 // maxReais bounds the integer part so centavos never overflow int64.
 const maxReais = math.MaxInt64/100 - 1
 
@@ -179,7 +216,10 @@ func parseExponent(s string) (int64, bool) {
 }
 
 // ParseBRL parses an amount as a person types it: "1234,56", "1.234,56", "1234.56", "R$ 12", "12", "-R$ 0,05".
-// Errors wrap ErrMoneyFormat, ErrMoneyPrecision or ErrMoneyRange.
+// A lone dot followed by three digits groups thousands ("1.234" is R$ 1.234,00) unless the
+// digits end in 0, when the text could as well be a decimal ("1.500": R$ 1.500,00 or R$ 1,50):
+// that is refused with an *AmbiguousAmountError naming both readings.
+// Errors wrap ErrMoneyFormat, ErrMoneyPrecision, ErrMoneyRange or ErrMoneyAmbiguous.
 func ParseBRL(s string) (Money, error) {
 	s = strings.TrimSpace(s)
 	neg := false
@@ -230,8 +270,20 @@ func ParseBRL(s string) (Money, error) {
 			}
 			intPart = strings.ReplaceAll(s, ".", "")
 		} else if len(s)-dot-1 == 3 && dot > 0 && dot <= 3 && s[0] != '0' {
-			// "1.234" is ambiguous; a person in Brazil means one thousand ("0.123" is not a grouping).
+			// A thousands group ("0.123" is not one). "1.234" cannot be a decimal (3 places):
+			// one thousand. "1.500" can: R$ 1.500,00 in Brazil, R$ 1,50 to someone used to a
+			// decimal point; the merchant is asked which.
 			intPart = strings.ReplaceAll(s, ".", "")
+			if s[len(s)-1] == '0' && allDigits(intPart) {
+				th, err1 := ParseDecimal(intPart)
+				de, err2 := ParseDecimal(s)
+				if err1 == nil && err2 == nil {
+					if neg {
+						th, de = -th, -de
+					}
+					return 0, &AmbiguousAmountError{Text: s, Thousands: th, Decimal: de}
+				}
+			}
 		} else {
 			intPart, frac = s[:dot], s[dot+1:]
 		}

@@ -3,7 +3,6 @@ package state
 import (
 	"container/heap"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -48,12 +47,12 @@ func (f StatusFilter) Match(s ChargeState) bool { return f == FilterAll || Charg
 // hayDateLayout is how the list shows a charge's creation date; the filter matches it.
 const hayDateLayout = "02/01/2006 15:04"
 
-// haystack builds the lowercased text the list filter matches: the fields separated by U+001F
-// (which a filter never contains, so no match spans two fields).
+// haystack builds the folded text (Fold: lower case, no accents) the list filter matches: the
+// fields separated by U+001F (which a filter never contains, so no match spans two fields).
 func haystack(c *Charge, state ChargeState, loc *time.Location) string {
 	b := make([]byte, 0, len(c.ID)+len(c.Description)+len(c.ExternalReference)+len(c.Wallet)+len(c.PayerName)+len(c.E2EID)+100)
 	text := func(s string) {
-		b = append(b, strings.ToLower(s)...) // no allocation when s is already lowercase ASCII
+		b = append(b, Fold(s)...) // no allocation when s is already lowercase ASCII
 		b = append(b, 0x1f)
 	}
 	text(c.ID)
@@ -86,7 +85,7 @@ func haystack(c *Charge, state ChargeState, loc *time.Location) string {
 		b = c.CreatedAt.In(loc).AppendFormat(b, hayDateLayout)
 		b = append(b, 0x1f)
 	}
-	b = append(b, strings.ToLower(c.E2EID)...)
+	b = append(b, Fold(c.E2EID)...)
 	return string(b)
 }
 

@@ -17,7 +17,8 @@ type ChargeQuery struct {
 	// Status keeps one display state (FilterAll for all).
 	Status StatusFilter
 	// Text keeps charges whose id, description, reference, wallet, amount, status, payer, date
-	// ("dd/mm/yyyy hh:mm" as the list shows it) or e2eId contains it, ignoring case.
+	// ("dd/mm/yyyy hh:mm" as the list shows it) or e2eId contains it, ignoring case and accents
+	// ("pao" finds "Pão de queijo", and "pão" does too).
 	Text string
 }
 
@@ -49,7 +50,7 @@ const smallSlice = 3000
 func (s *Store) ChargeWindow(ctx context.Context, q ChargeQuery, offset, limit int) (ChargePage, error) {
 	cv, _ := s.Versions()
 	page := ChargePage{Query: q, Offset: max(offset, 0), Version: cv}
-	text := strings.ToLower(strings.TrimSpace(q.Text))
+	text := Fold(strings.TrimSpace(q.Text))
 	exact, err := s.countSlice(ctx, q.Wallet, q.Status)
 	if err != nil {
 		return page, err
@@ -105,7 +106,7 @@ type chargePlan struct {
 	args               []any
 }
 
-// planCharges builds the selection of q (text lowercased) on a slice of exact charges.
+// planCharges builds the selection of q (text folded, Fold) on a slice of exact charges.
 func planCharges(q ChargeQuery, text string, exact int) chargePlan {
 	// The trigram index finds a substring of 3 or more characters; shorter ones are checked
 	// row by row (they match most rows, so the first page fills fast), as are small slices.

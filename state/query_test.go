@@ -79,14 +79,14 @@ type tracked struct {
 // refView is the obviously-correct selection: a scan and a full sort, newest first (charges
 // created in the same instant: the last one written first).
 func refView(all map[string]tracked, q ChargeQuery, loc *time.Location) []string {
-	text := strings.ToLower(strings.TrimSpace(q.Text))
+	text := Fold(strings.TrimSpace(q.Text)) // the filter ignores case and accents
 	var out []tracked
 	for _, tc := range all {
 		c := tc.c
 		if !q.Status.Match(c.State()) || q.Wallet != "" && NormalizeWallet(c.Wallet) != q.Wallet {
 			continue
 		}
-		if text != "" && !slices.ContainsFunc(refFields(c, loc), func(f string) bool { return strings.Contains(strings.ToLower(f), text) }) {
+		if text != "" && !slices.ContainsFunc(refFields(c, loc), func(f string) bool { return strings.Contains(Fold(f), text) }) {
 			continue
 		}
 		out = append(out, tc)

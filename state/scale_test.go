@@ -1098,7 +1098,7 @@ func scaleKeystrokes(t *testing.T, rep *scaleReport, sz scaleSize, stateDir stri
 // each timed, with its query plan.
 func explainChargeWindow(t *testing.T, rep *scaleReport, s *Store, q ChargeQuery, offset, limit int) {
 	bg := context.Background()
-	text := strings.ToLower(strings.TrimSpace(q.Text))
+	text := Fold(strings.TrimSpace(q.Text))
 	exact, err := s.countSlice(bg, q.Wallet, q.Status)
 	if err != nil {
 		t.Fatal(err)

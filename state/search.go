@@ -19,7 +19,7 @@ type SearchKind int
 const (
 	SearchE2E    SearchKind = iota + 1 // the bank's end-to-end id, exactly (case-insensitive)
 	SearchAmount                       // the amount, exact centavos
-	SearchPayer                        // a substring of the payer's name
+	SearchPayer                        // a substring of the payer's name, ignoring case and accents
 	SearchWindow                       // created or paid in [From, To)
 )
 
@@ -51,7 +51,7 @@ func (s *Store) SearchCharges(ctx context.Context, q ChargeSearch, limit int) (o
 		args  []any
 		keep  func(*Charge) bool
 	)
-	// text selects the rows whose haystack holds t (lowercase), through the trigram index
+	// text selects the rows whose haystack holds t (folded: Fold), through the trigram index
 	// when it can.
 	text := func(t string) {
 		if utf8.RuneCountInString(t) >= 3 && !strings.ContainsRune(t, 0) {
@@ -80,14 +80,14 @@ func (s *Store) SearchCharges(ctx context.Context, q ChargeSearch, limit int) (o
 		where += ` AND c.amount = ?`
 		args = append(args, int64(q.Amount))
 	case SearchPayer:
-		p := strings.ToLower(strings.TrimSpace(q.Payer))
+		p := Fold(strings.TrimSpace(q.Payer))
 		if p == "" {
 			return nil, false, fmt.Errorf("an empty payer name")
 		}
-		// The trigram index finds the name as typed, ignoring case; accents must match (an
-		// unaccented "joao" would need every row read to find "João").
+		// The trigram index finds the name ignoring case and accents ("joao" finds "João"):
+		// the haystack is folded as the text is.
 		text(p)
-		keep = func(c *Charge) bool { return strings.Contains(strings.ToLower(c.PayerName), p) }
+		keep = func(c *Charge) bool { return strings.Contains(Fold(c.PayerName), p) }
 	case SearchWindow:
 		if !q.From.Before(q.To) {
 			return nil, false, fmt.Errorf("an empty time window")

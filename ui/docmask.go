@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"pixdash/api/brdoc"
 )
 
 // Personal documents (CPF, CNPJ) are shown masked by maskDocument everywhere until `v` reveals
@@ -75,6 +77,9 @@ func looksLikeDocument(w string) bool {
 	if d := onlyDigits(w); d == w {
 		return len(w) == 11 || len(w) == 14
 	}
+	if c := brdoc.Clean(w); len(c) == brdoc.CNPJLen && brdoc.ValidCNPJ(c) && (c == w || docShape(w, "cc.ccc.ccc/cccc-dd")) {
+		return true // an alphanumeric CNPJ
+	}
 	return docShape(w, "ddd.ddd.ddd-dd") || docShape(w, "dd.ddd.ddd/dddd-dd")
 }
 
@@ -83,7 +88,8 @@ func docShape(w, shape string) bool {
 		return false
 	}
 	for i := 0; i < len(w); i++ {
-		if shape[i] == 'd' && (w[i] < '0' || w[i] > '9') || shape[i] != 'd' && w[i] != shape[i] {
+		alnum := w[i] >= '0' && w[i] <= '9' || w[i] >= 'A' && w[i] <= 'Z' || w[i] >= 'a' && w[i] <= 'z'
+		if shape[i] == 'd' && (w[i] < '0' || w[i] > '9') || shape[i] == 'c' && !alnum || shape[i] != 'd' && shape[i] != 'c' && w[i] != shape[i] {
 			return false
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
+	"pixdash/api/brdoc"
 	"pixdash/state"
 )
 
@@ -764,7 +765,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		shown, hint := maskDocument(doc), tr.T("(v reveals)")
 		if v.reveal {
 			shown, hint = formatDocument(doc), tr.T("(v hides)")
-			if onlyDigits(doc) != doc {
+			if c := brdoc.Clean(doc); c != doc || brdoc.Format(c) == c { // not a compact CPF/CNPJ: as it came
 				shown = sanitize(doc)
 			}
 		}

@@ -427,7 +427,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 	}
 	switch {
 	case err != nil:
-		set(fAmount, err)
+		set(fAmount, amountError(tr, err))
 	case amt < api.MinChargeAmount:
 		f.errs[fAmount] = tr.T("the minimum charge is R$ 1,00")
 	default:
@@ -450,14 +450,15 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 	if f.project > 0 && f.project <= len(f.projects) {
 		req.ProjectID = f.projects[f.project-1].ID
 	}
+	doc, _, docErr := checkDocument(tr, f.inputs[fDocument].Value())
 	cust := api.Customer{
 		Name:     strings.TrimSpace(f.inputs[fName].Value()),
-		Document: onlyDigits(f.inputs[fDocument].Value()),
+		Document: doc,
 		Email:    strings.TrimSpace(f.inputs[fEmail].Value()),
 		Phone:    strings.TrimSpace(f.inputs[fPhone].Value()),
 	}
 	set(fName, checkMaxLen(tr, cust.Name, 255))
-	set(fDocument, checkDocument(tr, f.inputs[fDocument].Value()))
+	set(fDocument, docErr)
 	set(fEmail, checkEmail(tr, cust.Email))
 	set(fPhone, checkPhone(tr, cust.Phone))
 	if !cust.IsZero() {
@@ -602,8 +603,8 @@ func (f *chargeForm) formView() string {
 		}
 		line := label + val
 		if i == fAmount {
-			if amt, err := api.ParseBRL(f.inputs[fAmount].Value()); err == nil && amt > 0 {
-				line += st.Muted.Render("  = " + amt.BRL())
+			if p := amountPreview(tr, f.inputs[fAmount].Value()); p != "" {
+				line += st.Muted.Render("  " + p)
 			}
 		}
 		if i == fDescription && f.descDefault && f.field == fDescription {

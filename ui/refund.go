@@ -289,7 +289,7 @@ func (f *refundForm) validate() (api.Money, bool) {
 	amt, err := api.ParseBRL(f.inputs[rfAmount].Value())
 	switch {
 	case err != nil:
-		f.errs[rfAmount] = sanitize(err.Error())
+		f.errs[rfAmount] = sanitize(amountError(tr, err).Error())
 	case amt <= 0:
 		f.errs[rfAmount] = tr.T("The amount must be more than zero.")
 	case amt > f.charge.Amount:

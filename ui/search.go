@@ -143,7 +143,7 @@ func (o *searchOverlay) search(text string) tea.Cmd {
 	o.searched, o.found, o.reading, o.matches, o.capped, o.err, o.cursor = text, false, false, nil, false, "", 0
 	q, err := workflow.ParseSearch(text, o.c.now(), o.c.loc)
 	if err != nil {
-		o.err = o.c.tr.T("Cannot search") + ": " + o.c.tr.T(sanitize(err.Error()))
+		o.err = o.c.tr.T("Cannot search") + ": " + o.c.tr.T(sanitize(amountError(o.c.tr, err).Error()))
 		return nil
 	}
 	store := o.c.app.sess.Store

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -559,6 +560,9 @@ func (b *splitBuilder) legErrorText(e state.LegError) string {
 		return tr.T("at most 2 decimal places: the smallest amount is R$ 0,01")
 	case state.LegAmountRange:
 		return tr.T("amount too large")
+	}
+	if errors.Is(e.Err, api.ErrMoneyAmbiguous) {
+		return amountError(tr, e.Err).Error()
 	}
 	return tr.T("not an amount: use digits and a decimal comma, e.g. 1.234,56")
 }

@@ -1,14 +1,15 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"pixdash/api"
+	"pixdash/api/brdoc"
 	"pixdash/state"
 )
 
@@ -23,116 +24,122 @@ func onlyDigits(s string) string {
 	return b.String()
 }
 
-// validCPF checks the two check digits of an 11-digit CPF.
-func validCPF(d string) bool {
-	if len(d) != 11 || strings.Count(d, d[:1]) == 11 {
-		return false
-	}
-	for _, n := range []int{9, 10} {
-		sum := 0
-		for i := 0; i < n; i++ {
-			sum += int(d[i]-'0') * (n + 1 - i)
-		}
-		check := (sum * 10) % 11 % 10
-		if check != int(d[n]-'0') {
-			return false
-		}
-	}
-	return true
-}
-
-// validCNPJ checks the two check digits of a 14-digit CNPJ.
-func validCNPJ(d string) bool {
-	if len(d) != 14 || strings.Count(d, d[:1]) == 14 {
-		return false
-	}
-	weights := []int{6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2}
-	for _, n := range []int{12, 13} {
-		sum := 0
-		for i := 0; i < n; i++ {
-			sum += int(d[i]-'0') * weights[len(weights)-n+i]
-		}
-		check := sum % 11
-		if check < 2 {
-			check = 0
-		} else {
-			check = 11 - check
-		}
-		if check != int(d[n]-'0') {
-			return false
-		}
-	}
-	return true
-}
-
-// checkDocument validates a CPF or CNPJ as typed (with or without punctuation).
-func checkDocument(tr catalog, s string) error {
+// checkDocument validates a CPF or CNPJ (numeric or alphanumeric) as typed, with or without
+// punctuation, through api/brdoc, and returns its compact form (what the service is sent: 11
+// digits, or 14 characters with letters upper-cased) and kind. An empty s is no error.
+func checkDocument(tr catalog, s string) (string, brdoc.Kind, error) {
 	if strings.TrimSpace(s) == "" {
+		return "", "", nil
+	}
+	k, c, err := brdoc.Document(s)
+	if err != nil {
+		return brdoc.Clean(s), k, brdocError(tr, err)
+	}
+	return c, k, nil
+}
+
+// brdocError words a refusal of api/brdoc in the catalog's language.
+func brdocError(tr catalog, err error) error {
+	if err == nil {
 		return nil
 	}
-	for _, r := range s {
-		if !unicode.IsDigit(r) && !strings.ContainsRune(".-/ ", r) {
-			return fmt.Errorf("%s", tr.T("use only digits, dots, dashes and a slash"))
-		}
-	}
-	d := onlyDigits(s)
-	switch len(d) {
-	case 11:
-		if !validCPF(d) {
-			return fmt.Errorf("%s", tr.T("CPF check digits do not match"))
-		}
-	case 14:
-		if !validCNPJ(d) {
-			return fmt.Errorf("%s", tr.T("CNPJ check digits do not match"))
-		}
+	var le *brdoc.LengthError
+	var msg string
+	switch {
+	case errors.As(err, &le) && errors.Is(err, brdoc.ErrLength):
+		msg = tr.F("a CPF has 11 digits and a CNPJ 14 characters (got %d)", le.Got)
+	case errors.As(err, &le):
+		msg = tr.F("a phone has 10 to 13 digits with area code (got %d)", le.Got)
+	case errors.Is(err, brdoc.ErrEmpty):
+		msg = tr.T("required")
+	case errors.Is(err, brdoc.ErrCharacters):
+		msg = tr.T("use only digits, letters (CNPJ), dots, dashes and a slash")
+	case errors.Is(err, brdoc.ErrCPFLetters):
+		msg = tr.T("a CPF has digits only")
+	case errors.Is(err, brdoc.ErrCPFRepeated):
+		msg = tr.T("a CPF with all 11 digits the same (like 111.111.111-11) is not valid")
+	case errors.Is(err, brdoc.ErrCPFCheck):
+		msg = tr.T("CPF check digits do not match")
+	case errors.Is(err, brdoc.ErrCNPJShape):
+		msg = tr.T("a CNPJ ends in two check digits (0-9)")
+	case errors.Is(err, brdoc.ErrCNPJRepeated):
+		msg = tr.T("a CNPJ with all 14 characters the same is not valid")
+	case errors.Is(err, brdoc.ErrCNPJCheck):
+		msg = tr.T("CNPJ check digits do not match")
+	case errors.Is(err, brdoc.ErrNotCPF):
+		msg = tr.T("a CPF key has 11 digits")
+	case errors.Is(err, brdoc.ErrNotCNPJ):
+		msg = tr.T("a CNPJ key has 14 characters")
+	case errors.Is(err, brdoc.ErrEmail):
+		msg = tr.T("not an e-mail address (name@example.com)")
+	case errors.Is(err, brdoc.ErrPhoneCharacters):
+		msg = tr.T("use digits, spaces, +, ( ) and -")
+	case errors.Is(err, brdoc.ErrPhoneCountry):
+		msg = tr.T("only Brazilian numbers (+55) can be PIX keys")
+	case errors.Is(err, brdoc.ErrPhoneShape):
+		msg = tr.T("write +55, the area code (DDD) and the number: +55 11 98765-4321")
+	case errors.Is(err, brdoc.ErrPhoneDDD):
+		msg = tr.T("the area code (DDD) is two digits from 11 to 99")
+	case errors.Is(err, brdoc.ErrPhoneMobile):
+		msg = tr.T("a 9-digit mobile number starts with 9")
+	case errors.Is(err, brdoc.ErrEVP):
+		msg = tr.T("a random key is a UUID (8-4-4-4-12 hexadecimal digits)")
+	case errors.Is(err, brdoc.ErrKeyType):
+		msg = tr.T("choose the key type")
 	default:
-		return fmt.Errorf(tr.T("a CPF has 11 digits and a CNPJ 14 (got %d)"), len(d))
+		msg = tr.T(err.Error())
 	}
-	return nil
+	return errors.New(msg)
+}
+
+// amountError words a refusal of api.ParseBRL for the form: an ambiguous "1.500" names both
+// readings and the ways to write either in the catalog's language; other refusals as they are.
+func amountError(tr catalog, err error) error {
+	var ae *api.AmbiguousAmountError
+	if errors.As(err, &ae) {
+		return errors.New(tr.F("%s could be %s or %s: write %s or %s (or %s)", ae.Text, ae.Thousands.BRL(), ae.Decimal.BRL(),
+			ae.Thousands.Typed(), ae.Thousands.Grouped(), ae.Decimal.Grouped()))
+	}
+	return err
+}
+
+// amountPreview is the live reading shown after an amount field: "= R$ 1.234,56", or for an
+// ambiguous "1.500" the question "= R$ 1.500,00 or R$ 1,50?"; "" when there is nothing to show.
+func amountPreview(tr catalog, text string) string {
+	amt, err := api.ParseBRL(text)
+	var ae *api.AmbiguousAmountError
+	switch {
+	case err == nil && amt > 0:
+		return "= " + amt.BRL()
+	case errors.As(err, &ae):
+		return tr.F("= %s or %s?", ae.Thousands.BRL(), ae.Decimal.BRL())
+	}
+	return ""
 }
 
 // maskDocument hides the middle of a CPF/CNPJ: ***.456.789-** style (state.MaskDocument, the
 // one rule the dashboard and the exports share).
 func maskDocument(d string) string { return state.MaskDocument(d) }
 
-// formatDocument punctuates a CPF or CNPJ for display.
-func formatDocument(d string) string {
-	d = onlyDigits(d)
-	switch len(d) {
-	case 11:
-		return d[0:3] + "." + d[3:6] + "." + d[6:9] + "-" + d[9:]
-	case 14:
-		return d[0:2] + "." + d[2:5] + "." + d[5:8] + "/" + d[8:12] + "-" + d[12:]
-	}
-	return d
-}
+// formatDocument punctuates a CPF or CNPJ (alphanumeric too) for display.
+func formatDocument(d string) string { return brdoc.Format(d) }
 
+// checkEmail checks an optional e-mail address (api/brdoc's rule).
 func checkEmail(tr catalog, s string) error {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	if strings.TrimSpace(s) == "" {
 		return nil
 	}
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s || !strings.Contains(s[strings.IndexByte(s, '@')+1:], ".") {
-		return fmt.Errorf("%s", tr.T("not an e-mail address (name@example.com)"))
-	}
-	return nil
+	_, err := brdoc.Email(s)
+	return brdocError(tr, err)
 }
 
+// checkPhone checks an optional contact phone (api/brdoc's rule).
 func checkPhone(tr catalog, s string) error {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	if strings.TrimSpace(s) == "" {
 		return nil
 	}
-	for _, r := range s {
-		if !unicode.IsDigit(r) && !strings.ContainsRune("+()- ", r) {
-			return fmt.Errorf("%s", tr.T("use digits, spaces, +, ( ) and -"))
-		}
-	}
-	if n := len(onlyDigits(s)); n < 10 || n > 13 {
-		return fmt.Errorf(tr.T("a phone has 10 to 13 digits with area code (got %d)"), n)
-	}
-	return nil
+	_, err := brdoc.Phone(s)
+	return brdocError(tr, err)
 }
 
 func checkMaxLen(tr catalog, s string, max int) error {

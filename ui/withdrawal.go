@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
+	"pixdash/api/brdoc"
 	"pixdash/state"
 	"pixdash/state/workflow"
 )
@@ -37,9 +38,6 @@ const withdrawalListRows = 5
 
 // wdNameMax bounds the holder's name (the emulator's bound; the service documents none).
 const wdNameMax = 255
-
-// wdEmailMax is the longest e-mail PIX key (the DICT's limit).
-const wdEmailMax = 77
 
 // withdrawalDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
 type withdrawalDoneMsg struct {
@@ -113,74 +111,20 @@ func pixKeyTypeLabel(tr catalog, t api.PixKeyType) string {
 	return sanitize(string(t))
 }
 
-// checkPixKey checks a PIX key for its type and returns it as the service takes it: CPF and
-// CNPJ as digits with their check digits right, an e-mail address, a Brazilian phone as
-// +55, the area code (DDD) and the number, a random key as a lower-case UUID.
+// checkPixKey checks a PIX key for its type with api/brdoc and returns it as the service takes
+// it: a CPF as 11 digits and a CNPJ as 14 characters (alphanumeric ones upper-cased), both with
+// their check digits right, an e-mail address, a Brazilian phone as +55, the area code (DDD)
+// and the number, a random key as a lower-case UUID.
 func checkPixKey(tr catalog, t api.PixKeyType, s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", errors.New(tr.T("required"))
+	k, err := brdoc.PixKey(brdoc.KeyType(t), s)
+	if errors.Is(err, brdoc.ErrEmailKeyLong) {
+		n := utf8.RuneCountInString(strings.TrimSpace(s))
+		return "", fmt.Errorf(tr.T("at most %d characters (now %d)"), brdoc.EmailKeyMax, n)
 	}
-	switch t {
-	case api.PixKeyCPF, api.PixKeyCNPJ:
-		if err := checkDocument(tr, s); err != nil {
-			return "", err
-		}
-		d := onlyDigits(s)
-		if t == api.PixKeyCPF && len(d) != 11 {
-			return "", errors.New(tr.T("a CPF key has 11 digits"))
-		}
-		if t == api.PixKeyCNPJ && len(d) != 14 {
-			return "", errors.New(tr.T("a CNPJ key has 14 digits"))
-		}
-		return d, nil
-	case api.PixKeyEmail:
-		if err := checkEmail(tr, s); err != nil {
-			return "", err
-		}
-		if utf8.RuneCountInString(s) > wdEmailMax {
-			return "", fmt.Errorf(tr.T("at most %d characters (now %d)"), wdEmailMax, utf8.RuneCountInString(s))
-		}
-		return s, nil
-	case api.PixKeyPhone:
-		return checkPhoneKey(tr, s)
-	case api.PixKeyRandom:
-		if !api.IsUUID(s) {
-			return "", errors.New(tr.T("a random key is a UUID (8-4-4-4-12 hexadecimal digits)"))
-		}
-		return strings.ToLower(s), nil
+	if err != nil {
+		return "", brdocError(tr, err)
 	}
-	return "", errors.New(tr.T("choose the key type"))
-}
-
-// checkPhoneKey reads a phone key as "+55 11 98765-4321", "(11) 98765-4321" or "11987654321"
-// and returns +55DDDNUMBER.
-func checkPhoneKey(tr catalog, s string) (string, error) {
-	for _, r := range s {
-		if !(r >= '0' && r <= '9') && !strings.ContainsRune("+()- ", r) {
-			return "", errors.New(tr.T("use digits, spaces, +, ( ) and -"))
-		}
-	}
-	d := onlyDigits(s)
-	switch {
-	case strings.HasPrefix(s, "+"):
-		if !strings.HasPrefix(d, "55") {
-			return "", errors.New(tr.T("only Brazilian numbers (+55) can be PIX keys"))
-		}
-		d = d[2:]
-	case (len(d) == 12 || len(d) == 13) && strings.HasPrefix(d, "55"):
-		d = d[2:]
-	}
-	if len(d) != 10 && len(d) != 11 {
-		return "", errors.New(tr.T("write +55, the area code (DDD) and the number: +55 11 98765-4321"))
-	}
-	if d[0] == '0' || d[1] == '0' {
-		return "", errors.New(tr.T("the area code (DDD) is two digits from 11 to 99"))
-	}
-	if len(d) == 11 && d[2] != '9' {
-		return "", errors.New(tr.T("a 9-digit mobile number starts with 9"))
-	}
-	return "+55" + d, nil
+	return k, nil
 }
 
 // checkWithdrawal checks the whole form: the key for its type, the holder's name and document
@@ -202,24 +146,22 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 	case utf8.RuneCountInString(name) > wdNameMax:
 		c.errs[wfName] = fmt.Sprintf(tr.T("at most %d characters (now %d)"), wdNameMax, utf8.RuneCountInString(name))
 	}
-	doc := onlyDigits(in.doc)
+	doc, kind, err := checkDocument(tr, in.doc)
 	docType := api.DocumentCPF
 	switch {
 	case strings.TrimSpace(in.doc) == "":
 		c.errs[wfDoc] = tr.T("required")
-	default:
-		if err := checkDocument(tr, in.doc); err != nil {
-			c.errs[wfDoc] = err.Error()
-		} else if len(doc) == 14 {
-			docType = api.DocumentCNPJ
-		}
+	case err != nil:
+		c.errs[wfDoc] = err.Error()
+	case kind == brdoc.CNPJ:
+		docType = api.DocumentCNPJ
 	}
 	amt, err := api.ParseBRL(in.amount)
 	switch {
 	case strings.TrimSpace(in.amount) == "":
 		c.errs[wfAmount] = tr.T("required")
 	case err != nil:
-		c.errs[wfAmount] = err.Error()
+		c.errs[wfAmount] = amountError(tr, err).Error()
 	case amt < api.MinWithdrawalAmount:
 		c.errs[wfAmount] = tr.F("At least %s.", api.MinWithdrawalAmount.BRL())
 	}

@@ -24,10 +24,17 @@ func TestCheckPixKeyPerType(t *testing.T) {
 		{api.PixKeyCPF, "529.982.247-25", "52998224725", ""},
 		{api.PixKeyCPF, "52998224724", "", "check digits"},
 		{api.PixKeyCPF, "11.222.333/0001-81", "", "a CPF key has 11 digits"},
-		{api.PixKeyCPF, "111.111.111-11", "", "check digits"},
+		{api.PixKeyCPF, "111.111.111-11", "", "all 11 digits the same"}, // not "check digits": they add up
+		{api.PixKeyCPF, "000.000.000-00", "", "all 11 digits the same"},
 		{api.PixKeyCNPJ, "11.222.333/0001-81", "11222333000181", ""},
 		{api.PixKeyCNPJ, "11222333000180", "", "check digits"},
-		{api.PixKeyCNPJ, "52998224725", "", "a CNPJ key has 14 digits"},
+		{api.PixKeyCNPJ, "52998224725", "", "a CNPJ key has 14 characters"},
+		// The alphanumeric CNPJ (July 2026): sent upper-case and compact.
+		{api.PixKeyCNPJ, "12.ABC.345/01DE-35", "12ABC34501DE35", ""},
+		{api.PixKeyCNPJ, "12.abc.345/01de-35", "12ABC34501DE35", ""},
+		{api.PixKeyCNPJ, "12ABC34501DE36", "", "CNPJ check digits do not match"},
+		{api.PixKeyCNPJ, "12.ABC.345/01DE-3X", "", "two check digits"},
+		{api.PixKeyCPF, "12.ABC.345/01DE-35", "", "a CPF key has 11 digits"},
 		{api.PixKeyEmail, "maria@example.com", "maria@example.com", ""},
 		{api.PixKeyEmail, "maria@example", "", "not an e-mail"},
 		{api.PixKeyEmail, "Maria <maria@example.com>", "", "not an e-mail"},
@@ -92,6 +99,8 @@ func TestCheckWithdrawalForm(t *testing.T) {
 		{"holder document digits", func(in *wdInput) { in.doc = "529.982.247-24" }, &bal, wfDoc, "CPF check digits"},
 		{"holder document length", func(in *wdInput) { in.doc = "1234" }, &bal, wfDoc, "11 digits"},
 		{"key for another type", func(in *wdInput) { in.keyType = api.PixKeyCPF }, &bal, wfKey, "use only digits"},
+		{"holder CPF of one repeated digit", func(in *wdInput) { in.doc = "111.111.111-11" }, &bal, wfDoc, "all 11 digits the same"},
+		{"holder alphanumeric CNPJ, wrong check digits", func(in *wdInput) { in.doc = "12.ABC.345/01DE-53" }, &bal, wfDoc, "CNPJ check digits"},
 	}
 	for _, tc := range cases {
 		in := good
@@ -100,6 +109,13 @@ func TestCheckWithdrawalForm(t *testing.T) {
 		if c.ok || !strings.Contains(c.errs[tc.field], tc.problem) {
 			t.Errorf("%s: ok %v, errs %q", tc.name, c.ok, c.errs)
 		}
+	}
+	// An alphanumeric CNPJ holder and key are accepted and sent compact, upper-case, typed cnpj.
+	alnum := good
+	alnum.keyType, alnum.key, alnum.doc = api.PixKeyCNPJ, "12.abc.345/01de-35", "12.ABC.345/01DE-35"
+	c = checkWithdrawal(tr, alnum, &bal, 150, true)
+	if !c.ok || c.req.PixKey != "12ABC34501DE35" || c.req.HolderDocument != "12ABC34501DE35" || c.req.HolderDocumentType != api.DocumentCNPJ {
+		t.Fatalf("alphanumeric CNPJ: %+v", c)
 	}
 	// The exact balance is allowed; a net amount with the fee unknown is checked without it.
 	exact := good

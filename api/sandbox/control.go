@@ -16,7 +16,7 @@ func NewControl(c *api.Client) *Control { return &Control{c: c} }
 
 func seg(id string) string { return url.PathEscape(id) }
 
-// Pay simulates the payer paying charge id; a 14-digit document on an account that blocks CNPJ payers fails it.
+// Pay simulates the payer paying charge id; a CNPJ (14 characters, alphanumeric ones too) on an account that blocks CNPJ payers fails it.
 func (k *Control) Pay(ctx context.Context, id, payerName, payerDocument string) error {
 	_, err := k.PayCharge(ctx, id, payerName, payerDocument)
 	return err

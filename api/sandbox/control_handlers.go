@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"pixdash/api"
+	"pixdash/api/brdoc"
 )
 
 // Default payer of POST /_sandbox/charges/{id}/pay.
@@ -56,9 +57,10 @@ func (s *Server) handlePay(c *call) {
 		}
 	}
 	if req.PayerDocument != nil && *req.PayerDocument != "" {
-		d := strings.NewReplacer(".", "", "-", "", "/", "", " ", "").Replace(*req.PayerDocument)
-		if (len(d) != 11 && len(d) != 14) || strings.Trim(d, "0123456789") != "" {
-			c.badRequest("payerDocument must have 11 (CPF) or 14 (CNPJ) digits")
+		// The same check as the dashboard's (api/brdoc): a CPF, or a CNPJ numeric or alphanumeric.
+		_, d, err := brdoc.Document(*req.PayerDocument)
+		if err != nil {
+			c.badRequest("payerDocument must be a CPF (11 digits) or a CNPJ (14 characters): " + err.Error())
 			return
 		}
 		doc = d
@@ -77,7 +79,7 @@ func (s *Server) handlePay(c *call) {
 		c.conflict(fmt.Sprintf("Charge %s is %s: only pending charges can be paid", t.id, t.status))
 		return
 	}
-	if len(doc) == 14 && t.wallet.acct.blockCNPJ {
+	if len(doc) == brdoc.CNPJLen && t.wallet.acct.blockCNPJ {
 		s.failBlocked(t, name, doc, now)
 		txID := t.id
 		t.timer = s.after(s.scaled(BlockedRefundDelay), func() {

@@ -117,7 +117,7 @@
 //     the fee (type fee, -fee, "Taxa PIX da cobrança <id>"), split legs (internal_transfer, the spec's
 //     descriptions), refunds (type refund, -amount), withdrawals (type withdrawal, -amount).
 //   - Payment: the charge becomes completed with paidAt, an e2eId "E"+ISPB(99990001)+yyyyMMddHHmm+11
-//     alphanumerics (32 chars), counterpart name and document (digits only); the fee in force at payment
+//     alphanumerics (32 chars), counterpart name and document (compact: digits, and upper-case letters for an alphanumeric CNPJ); the fee in force at payment
 //     is debited; legs are served with api.SettleSplit(legs, gross-fee). payment_completed carries
 //     split (legs actually paid, zero legs omitted, key absent when nothing was distributed) and also
 //     feeAmount (the fee charged), e2eId, paidAt, counterpartName/Document. Split destinations get no
@@ -149,7 +149,8 @@
 //     referenceNumber is "MED-|JUD-|ADM-" + date + 6 digits.
 //   - Withdrawals, POST /withdrawals (WITHDRAWAL:WRITE or FULL_ACCESS; Idempotency-Key as POST /pix, in
 //     its own key space): pixKey, pixKeyType (cpf|cnpj|email|phone|random), holderName, holderDocument
-//     (11 digits for cpf, 14 for cnpj; dots, dashes and slashes are dropped), holderDocumentType, exactly
+//     (a CPF for cpf, a CNPJ for cnpj, numeric or alphanumeric, checked by api/brdoc with their check
+//     digits; dots, dashes and slashes are dropped), holderDocumentType, exactly
 //     one of amount (gross) and netAmount (at least 1 each), projectId? (404 Project when not the
 //     account's; no default project), externalReference?. The fee is the account's withdrawal fee
 //     (fixture withdrawal_fee, default pix_fee): with netAmount the gross is net + fee; with amount the

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"pixdash/api"
+	"pixdash/api/brdoc"
 )
 
 //go:embed default.toml
@@ -363,13 +364,16 @@ func checkCharge(c ChargeFixture, refs map[string]bool) error {
 	default:
 		return fmt.Errorf("state %q must be pending, paid, expired, blocked or refunded", c.State)
 	}
-	if c.State == SeedBlocked && len(digitsOnly(c.PayerDocument)) != 14 {
-		return errors.New("a blocked charge needs a 14-digit (CNPJ) payer_document")
-	}
+	kind := brdoc.Kind("")
 	if c.PayerDocument != "" {
-		if d := digitsOnly(c.PayerDocument); len(d) != 11 && len(d) != 14 {
-			return fmt.Errorf("payer_document %q must have 11 or 14 digits", c.PayerDocument)
+		k, _, err := brdoc.Document(c.PayerDocument)
+		if err != nil {
+			return fmt.Errorf("payer_document %q must be a CPF (11 digits) or a CNPJ (14 characters): %w", c.PayerDocument, err)
 		}
+		kind = k
+	}
+	if c.State == SeedBlocked && kind != brdoc.CNPJ {
+		return errors.New("a blocked charge needs a CNPJ payer_document")
 	}
 	if _, err := parseAge(c.Age); err != nil {
 		return err
@@ -426,14 +430,4 @@ func parseAge(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("age %q must be a non-negative Go duration such as 90m or 26h", s)
 	}
 	return d, nil
-}
-
-func digitsOnly(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"pixdash/api"
+	"pixdash/api/brdoc"
 )
 
 // Offsets of seeded events after a seeded charge's creation.
@@ -115,7 +116,7 @@ func (s *Server) seedCharge(a *account, cf ChargeFixture, now time.Time) *tx {
 	if len(a.projects) == 1 {
 		t.projectID = a.projects[0].id
 	}
-	name, doc := cf.PayerName, digitsOnly(cf.PayerDocument)
+	name, doc := cf.PayerName, brdoc.Clean(cf.PayerDocument) // checked by the fixture's check
 	if name == "" {
 		name = DefaultPayerName
 	}

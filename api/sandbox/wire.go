@@ -9,7 +9,7 @@ import (
 // PayRequest is the body of POST /_sandbox/charges/{id}/pay; empty fields get a default CPF payer.
 type PayRequest struct {
 	PayerName     string `json:"payerName,omitempty"`
-	PayerDocument string `json:"payerDocument,omitempty"` // 11 digits (CPF) or 14 (CNPJ)
+	PayerDocument string `json:"payerDocument,omitempty"` // a CPF (11 digits) or a CNPJ (14 characters, alphanumeric too)
 }
 
 // RefundRequest is the body of POST /_sandbox/transactions/{id}/refund; no amount refunds what is left.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"pixdash/api"
+	"pixdash/api/brdoc"
 )
 
 // Delays on the emulator clock (multiplied by WithWebhookScale, like the other delays).
@@ -265,20 +267,31 @@ func parseWithdrawal(body []byte) (*api.CreateWithdrawalRequest, []api.FieldProb
 			bad[pr.Field] = true
 		}
 	}
+	if !bad[api.FieldPixKey] && (r.PixKeyType == api.PixKeyCPF || r.PixKeyType == api.PixKeyCNPJ) {
+		// A document key is checked as the dashboard checks it (api/brdoc) and kept compact.
+		if k, err := brdoc.PixKey(brdoc.KeyType(r.PixKeyType), r.PixKey); err != nil {
+			add(api.FieldPixKey, fmt.Sprintf("pixKey must be a valid %s: %s", strings.ToUpper(string(r.PixKeyType)), err))
+		} else {
+			r.PixKey = k
+		}
+	}
 	for _, f := range []struct{ field, v string }{{api.FieldPixKey, r.PixKey}, {api.FieldHolderName, r.HolderName}} {
 		if !bad[f.field] && utf8.RuneCountInString(f.v) > maxWithdrawalText {
 			add(f.field, f.field+" must be shorter than or equal to 255 characters")
 		}
 	}
 	if !bad[api.FieldHolderDocument] && !bad[api.FieldHolderDocumentType] {
-		d := digitsOnly(r.HolderDocument)
-		clean := strings.NewReplacer(".", "", "-", "", "/", "", " ", "").Replace(r.HolderDocument)
-		want, kind := 11, "CPF"
+		// The dashboard's check (api/brdoc): a CNPJ may be alphanumeric since July 2026.
+		check, kind := brdoc.CheckCPF, "a CPF of 11 digits"
 		if r.HolderDocumentType == api.DocumentCNPJ {
-			want, kind = 14, "CNPJ"
+			check, kind = brdoc.CheckCNPJ, "a CNPJ of 14 characters"
 		}
-		if clean != d || len(d) != want {
-			add(api.FieldHolderDocument, fmt.Sprintf("holderDocument must be a %s of %d digits", kind, want))
+		d, err := check(r.HolderDocument)
+		switch {
+		case errors.Is(err, brdoc.ErrNotCPF) || errors.Is(err, brdoc.ErrNotCNPJ) || errors.Is(err, brdoc.ErrCharacters):
+			add(api.FieldHolderDocument, "holderDocument must be "+kind)
+		case err != nil:
+			add(api.FieldHolderDocument, "holderDocument: "+err.Error())
 		}
 		r.HolderDocument = d
 	}
