@@ -13,7 +13,7 @@ import (
 // "pao" finds "Pão de queijo" and "JOAO" finds "João". Latin letters with a diacritic become
 // their base letter (ç → c, ß → ss, æ → ae), combining marks (U+0300–U+036F, as in
 // decomposed text) are dropped; other characters are only lower-cased. The haystack the
-// filter matches (charges.hay) is stored folded, and migration 0011 folded the rows written
+// filter matches (charges.hay) is stored folded, and migration 0008 folded the rows written
 // before.
 func Fold(s string) string {
 	ascii := true
@@ -64,7 +64,7 @@ var foldTable = func() map[rune]string {
 	return m
 }()
 
-// foldSQL is the SQL function pixdash_fold(text), Fold for migrations (0011 folds the haystacks
+// foldSQL is the SQL function pixdash_fold(text), Fold for migrations (0008 folds the haystacks
 // written before). NULL stays NULL.
 const foldSQL = "pixdash_fold"
 
