@@ -601,7 +601,7 @@ func (v *walletsView) submit() tea.Cmd {
 		} else if refErr == "" && f.focus != 1 {
 			focus = v.setFormFocus(1)
 		}
-		return tea.Batch(focus, walletsStatus(tr.T("Fix the highlighted fields; nothing was sent."), statusError))
+		return tea.Batch(focus, answerStatus(tr.T("Fix the highlighted fields; nothing was sent."), statusError))
 	}
 	if v.c.app.sess.Env == api.Production {
 		f.confirming = true
@@ -696,7 +696,7 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 			focus = v.setFormFocus(1)
 		}
 	}
-	return tea.Batch(focus, walletsStatus(line, statusError))
+	return tea.Batch(focus, answerStatus(line, statusError)) // the form shows it too, next to its field
 }
 
 // --- rendering ------------------------------------------------------------------------------

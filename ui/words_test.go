@@ -112,7 +112,7 @@ func TestAmountErrorsInPortuguese(t *testing.T) {
 }
 
 // englishRE finds English words that have no business on a Portuguese screen.
-var englishRE = regexp.MustCompile(`(?i)(^|[^\p{L}_])(the|and|of|with|receives|online|offline|token|must|should|greater|required|nothing|wallet|wallets|charge|charges|payment|refund|refunded|withdrawal|press|yes|quit|another|kept|fee|amount|type|events?)($|[^\p{L}_])`)
+var englishRE = regexp.MustCompile(`(?i)(^|[^\p{L}_])(the|and|of|with|receives|online|offline|token|must|should|greater|required|nothing|wallet|wallets|charge|charges|payment|refund|refunded|withdrawal|press|yes|quit|another|kept|fee|amount|type|events?|places|than|has)($|[^\p{L}_])`)
 
 // Issue 21 #14: no English on Portuguese screens: every view, the forms, the questions, the
 // header and the light; and no event kind by its wire name.
@@ -155,8 +155,14 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	shot("sub_account_discard")
 	key(runeKey("n"))
 	key(esc)
-	key(runeKey("s"))
+	key(runeKey("s")) // yes: the sub-account form goes
+	key(runeKey("s")) // the withdrawal form
+	typed("maria@example.com")
+	key(tea.KeyMsg{Type: tea.KeyCtrlS})
+	shot("withdrawal_form")
 	key(esc)
+	shot("withdrawal_discard")
+	key(runeKey("s"))
 	key(runeKey("4"))
 	shot("blocks")
 	key(runeKey("5"))
@@ -167,6 +173,15 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	key(esc)
 	key(runeKey("6"))
 	shot("sales")
+	key(runeKey("C"))
+	shot("close")
+	key(esc)
+	key(runeKey("?"))
+	shot("help")
+	key(esc)
+	key(runeKey("w"))
+	shot("wallet_picker")
+	key(esc)
 	key(runeKey("1"))
 	key(runeKey("n"))
 	typed("1,234")
@@ -179,6 +194,11 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	key(tea.KeyMsg{Type: tea.KeyCtrlC})
 	shot("quit_question")
 
+	if testing.Verbose() {
+		for name, out := range screens {
+			t.Logf("===== %s\n%s", name, out)
+		}
+	}
 	rawKinds := make([]*regexp.Regexp, 0, len(api.EventKinds))
 	for _, k := range api.EventKinds {
 		rawKinds = append(rawKinds, wordRE(string(k)))
