@@ -783,7 +783,7 @@ func (m *Model) envBadge() string {
 	switch {
 	case m.app.sess.Demo:
 		// The emulator's data goes at quit; files the merchant writes (w, E) stay.
-		return st.BadgeDemo.Render(tr.T("DEMO · data ends on quit"))
+		return st.BadgeDemo.Render(tr.T("DEMO · temporary"))
 	case m.app.sess.Env == api.Production:
 		return st.BadgeProd.Render(tr.T("PRODUCTION"))
 	}

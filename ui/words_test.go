@@ -427,7 +427,7 @@ func TestReadOnlyProfileSaysSo(t *testing.T) {
 		badge, empty string
 	}{
 		{LangEN, "READ-ONLY", "This profile is read-only"},
-		{LangPT, "SOMENTE LEITURA", "Este perfil é somente leitura"},
+		{LangPT, "SÓ LEITURA", "Este perfil é somente leitura"},
 	} {
 		s := goldenSession(t, api.Sandbox)
 		s.ReadOnly = true
@@ -436,8 +436,8 @@ func TestReadOnlyProfileSaysSo(t *testing.T) {
 		settle(t, m, m.focusActive())
 		out := ansi.Strip(m.View())
 		header := strings.SplitN(out, "\n", 2)[0]
-		if !strings.Contains(header, tc.badge) {
-			t.Errorf("%s: header without %q: %q", tc.lang, tc.badge, header)
+		if !strings.Contains(header, tc.badge) || !strings.Contains(header, "principal") {
+			t.Errorf("%s: header without %q or the whole wallet: %q", tc.lang, tc.badge, header)
 		}
 		if strings.Contains(out, "Press n") || strings.Contains(out, "Pressione n") || !strings.Contains(out, tc.empty) {
 			t.Errorf("%s: empty list:\n%s", tc.lang, out)
@@ -466,11 +466,12 @@ func TestDemoQuitAndBadgeTellTheTruth(t *testing.T) {
 		goldenCharges(t, s)
 		s.Demo = true
 		m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
-		send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+		send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 		header := strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0]
-		if strings.Contains(header, "nothing is kept") || strings.Contains(header, "nada é guardado") || !strings.Contains(header, "DEMO") {
+		if strings.Contains(header, "nothing is kept") || strings.Contains(header, "nada é guardado") || !strings.Contains(header, "DEMO") || !strings.Contains(header, "carteira principal") && !strings.Contains(header, "wallet principal") {
 			t.Errorf("%s: header %q", lang, header)
 		}
+		send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 		ch, _ := chargeByID(t, s.Store, "3f6c1a2e-0000-4000-8000-000000000001")
 		send(t, m, openChargeMsg{charge: ch})
 		qr, ok := m.qrScreen()
