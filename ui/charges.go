@@ -276,6 +276,9 @@ func (v *chargesView) view() string {
 		return b.String()
 	case n == 0:
 		msg := tr.T("No charges yet. Press n to create one.")
+		if v.c.app.sess.ReadOnly {
+			msg = tr.T("No charges yet. This profile is read-only: charges are created elsewhere.")
+		}
 		if v.filter.Value() != "" || v.status != state.FilterAll {
 			msg = tr.T("No charge matches the filter. esc clears it.")
 		}

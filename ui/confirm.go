@@ -86,3 +86,16 @@ func (d *confirmDialog) view() string {
 
 // capturesText: a confirmation takes every key as its answer (? included).
 func (d *confirmDialog) capturesText() bool { return true }
+
+// discardGuard is esc on a form, shared by the charge, sub-account and withdrawal forms: an
+// untouched form is discarded at once (nil is returned), a filled one gets question (a quiet
+// confirmation: no keeps the form as typed) and is discarded on yes.
+func discardGuard(c *common, dirty bool, question string, discard func()) overlay {
+	if !dirty {
+		discard()
+		return nil
+	}
+	q := newQuietConfirm(c, question, nil)
+	q.onYes = discard
+	return q
+}

@@ -70,7 +70,7 @@ func TestEventsPayloadMasksDocumentsUntilV(t *testing.T) {
 		m, v := eventsModel(t, s, size[0], size[1])
 		deliver(t, m, decoded(t, docEvent))
 		list := m.View()
-		if !strings.Contains(list, "R$ 89,90") || !strings.Contains(list, "payment_completed") {
+		if !strings.Contains(list, "R$ 89,90") || !strings.Contains(list, "payment received") {
 			t.Fatalf("%dx%d: the event is not listed:\n%s", size[0], size[1], list)
 		}
 		press(t, m, "enter")

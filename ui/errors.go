@@ -23,7 +23,7 @@ func describeErr(tr catalog, what string, err error) string {
 func describeErrRaw(tr catalog, what string, err error) string {
 	var ae *api.Error
 	if errors.As(err, &ae) {
-		msg := serviceText(ae)
+		msg := serviceText(tr, ae)
 		s := fmt.Sprintf("%s: %s", what, msg)
 		if ae.Path == "/auth" {
 			s = fmt.Sprintf("%s: %s: %s", what, tr.T("sign-in (POST /auth) failed"), msg)
@@ -39,11 +39,11 @@ func describeErrRaw(tr catalog, what string, err error) string {
 	return fmt.Sprintf("%s: %s", what, transportHint(tr, err))
 }
 
-// serviceText is the service's message for display (flattened: it is text from outside), with
-// its sub-account code when the message does not already name it: the real service sends the
-// code in details.code, apart from a human message.
-func serviceText(ae *api.Error) string {
-	msg := ae.Message
+// serviceText is the service's message for display, in the merchant's language (serviceMessage;
+// flattened: it is text from outside), with its sub-account code when the message does not
+// already name it: the real service sends the code in details.code, apart from a human message.
+func serviceText(tr catalog, ae *api.Error) string {
+	msg := serviceMessage(tr, ae.Message)
 	if msg == "" {
 		msg = fmt.Sprint(ae.HTTPStatus)
 	}

@@ -169,7 +169,7 @@ func TestServiceTextNamesTheCode(t *testing.T) {
 		{&api.Error{HTTPStatus: 400, Message: "bad\x1b[2J\nline"}, "bad [2J line"},
 	}
 	for _, tc := range cases {
-		if got := serviceText(tc.err); got != tc.want {
+		if got := serviceText(catalog{lang: LangEN}, tc.err); got != tc.want {
 			t.Errorf("serviceText(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}

@@ -424,7 +424,7 @@ func (v *eventsView) topLine(w, shown int) string {
 		left = st.Bold.Render(tr.N(total, "%d of %d event", "%d of %d events", shown, total))
 	}
 	if kind != "" {
-		left += st.Muted.Render(" · "+tr.T("kind")+": ") + v.kindStyle(kind).Render(sanitize(string(kind)))
+		left += st.Muted.Render(" · "+tr.T("kind")+": ") + v.kindStyle(kind).Render(tr.Enum(kind))
 	}
 	if wallet != "" {
 		left += st.Muted.Render(" · "+tr.T("wallet")+": ") + st.Bold.Render(sanitize(wallet))
@@ -578,7 +578,7 @@ func (v *eventsView) cells(e *state.EventEntry, now time.Time) []cell {
 	styled += vstyle.Render(claim) + gist
 	return []cell{
 		evColTime:    {text: eventTime(e.ReceivedAt.In(v.c.loc), now)},
-		evColKind:    {text: sanitize(string(ev.Kind)), style: &kind},
+		evColKind:    {text: v.c.tr.Enum(ev.Kind), style: &kind},
 		evColWallet:  {text: sanitize(ev.Wallet())},
 		evColAmount:  {text: amount},
 		evColCharge:  {text: sanitize(charge)},
@@ -821,7 +821,7 @@ func (v *eventsView) detailView(w, h int) string {
 	body := max(h-2, 1)
 	first := max(min(d.scroll, len(d.lines)), 0)
 	ev := e.Event
-	title := v.kindStyle(ev.Kind).Render(sanitize(string(ev.Kind))) + "  " + st.Bold.Render(sanitize(ev.EventID))
+	title := v.kindStyle(ev.Kind).Render(tr.Enum(ev.Kind)) + "  " + st.Bold.Render(sanitize(ev.EventID))
 	if n := e.Count; n > 1 {
 		title += "  " + st.Accent.Render(fmt.Sprintf("×%d", n))
 	}

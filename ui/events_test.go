@@ -263,7 +263,7 @@ func TestEventsSetupWithoutReceiver(t *testing.T) {
 	// Saved events are still listed, with a note that new ones cannot arrive.
 	deliver(t, m, decoded(t, `{"eventId":"evt-old","event":"refund_completed","amount":1}`))
 	out = m.View()
-	if !strings.Contains(out, "refund_completed") || !strings.Contains(out, "No webhook receiver: these are saved events") {
+	if !strings.Contains(out, "refund completed") || !strings.Contains(out, "No webhook receiver: these are saved events") {
 		t.Errorf("saved events without a receiver:\n%s", out)
 	}
 }
@@ -349,7 +349,7 @@ func TestEventsDecodeProblemIsMarked(t *testing.T) {
 	s, _ := evSession(t, true, api.ReceiverStats{})
 	m, _ := eventsModel(t, s, 120, 40)
 	deliver(t, m, decoded(t, `{"eventId":"evt-odd","event":"refund_completed","amount":"1.005","createdAt":"ontem"}`))
-	if row := rowOf(m.View(), "refund_completed"); !strings.Contains(row, "⚠ ") || !strings.Contains(row, "net R$") {
+	if row := rowOf(m.View(), "refund completed"); !strings.Contains(row, "⚠ ") || !strings.Contains(row, "net R$") {
 		t.Errorf("row without the warning marker: %q", row)
 	}
 	press(t, m, "enter")
@@ -380,7 +380,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 		if k == "" {
 			continue
 		}
-		if h := headerOf(m); !strings.Contains(h, "1 of 9 events") || !strings.Contains(h, "kind: "+string(k)) {
+		if h := headerOf(m); !strings.Contains(h, "1 of 9 events") || !strings.Contains(h, "kind: "+(catalog{lang: LangEN}).Enum(k)) {
 			t.Errorf("header with kind %s: %q", k, h)
 		}
 		if e, ok := v.win.at(0); !ok || e.Event.Kind != k || v.win.len() != 1 {
@@ -407,7 +407,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	}
 	press(t, m, "t", "t", "t") // balance_block_created: in loja-sul
 	out := m.View()
-	if !strings.Contains(out, "balance_block_created") || strings.Contains(out, "withdrawal") {
+	if !strings.Contains(out, "block opened") || strings.Contains(out, "withdrawal") {
 		t.Errorf("filtered list:\n%s", out)
 	}
 	press(t, m, "t") // balance_block_approved
@@ -559,7 +559,7 @@ func TestEventsPortugueseHeader(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	press(t, m, "5")
 	out := m.View()
-	for _, want := range []string{"9 eventos", "rejeitados 1", "RESUMO", "pagador CNPJ bloqueado · devolução"} {
+	for _, want := range []string{"9 eventos", "rejeitados 1", "RESUMO", "pagador CNPJ bloqueado · estorno"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("pt-BR view lacks %q:\n%s", want, out)
 		}
@@ -646,7 +646,7 @@ func TestEventsPersistAcrossRestart(t *testing.T) {
 	s2.Store = again
 	m2, _ := eventsModel(t, s2, 120, 40)
 	out := m2.View()
-	for _, want := range []string{"1 event ", "refund_completed", "×2", "⚠ ", "net R$ 4,00"} {
+	for _, want := range []string{"1 event ", "refund completed", "×2", "⚠ ", "net R$ 4,00"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("after restart the view lacks %q:\n%s", want, out)
 		}
@@ -669,7 +669,7 @@ func TestEventsFlowPaymentArrivesLiveAndUpdatesCharges(t *testing.T) {
 	f.keys("$")
 	f.waitFor("PAGO")
 	f.keys("esc", "5")
-	f.waitFor("payment_completed", "R$ 12,34", "no split · payer Maria da Silva")
+	f.waitFor("payment received", "R$ 12,34", "no split · payer Maria da Silva")
 
 	// Paid while the events view is on screen: the row appears live.
 	ctx := context.Background()
@@ -705,7 +705,7 @@ func TestEventsFlowBlockedDepositShowsReasonAndRefund(t *testing.T) {
 	f.keys("%")
 	f.waitFor("FALHOU")
 	f.keys("esc", "5")
-	f.waitFor("payment_failed", "R$ 50,00", "CNPJ payer blocked · refund pending")
+	f.waitFor("payment failed", "R$ 50,00", "CNPJ payer blocked · refund pending")
 	f.keys("enter")
 	f.waitFor("Blocked deposit: payments from companies (CNPJ) are not accepted by this account", "Refund to the payer: pending",
 		`"blockedDeposit": {`, `"reason": "cnpj_payer_not_allowed",`)

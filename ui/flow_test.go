@@ -215,7 +215,7 @@ func TestFlowBlockedDepositShowsReasonAndRefund(t *testing.T) {
 	f.newCharge("50", "cnpj")
 	f.waitFor("Pague com PIX")
 	f.keys("%")
-	f.waitFor("FALHOU", "esta conta não aceita pagamentos de empresas (CNPJ)", "Devolução ao pagador")
+	f.waitFor("FALHOU", "esta conta não aceita pagamentos de empresas (CNPJ)", "Estorno ao pagador")
 }
 
 func TestFlowProductionAsksConfirmation(t *testing.T) {

@@ -15,6 +15,11 @@ type moneyForm struct {
 	setFocus     func(int)
 	close        func()
 	submit       func() tea.Cmd
+
+	// dirty: esc asks discard (through ask) before throwing the typed fields away.
+	dirty   bool
+	discard string
+	ask     func(overlay)
 }
 
 // formKeys handles the keys the money forms share: while sending only esc answers (busy); esc
@@ -32,6 +37,10 @@ func formKeys(f moneyForm, km tea.KeyMsg, sending bool) (cmd tea.Cmd, ok bool) {
 	}
 	switch {
 	case key.Matches(km, k.Back):
+		if f.dirty && f.ask != nil {
+			f.ask(discardGuard(f.c, true, f.discard, f.close))
+			return nil, true
+		}
 		f.close()
 		return func() tea.Msg { return statusMsg{owner: owner} }, true
 	case key.Matches(km, k.Submit):

@@ -82,7 +82,7 @@ var enumEN = map[any]string{
 	api.StatusFailed:    "failed",
 	api.StatusCancelled: "cancelled",
 
-	api.TypePayment:            "payment",
+	api.TypePayment:            "incoming payment",
 	api.TypeFee:                "fee",
 	api.TypeRefund:             "refund",
 	api.TypeChargeback:         "chargeback",
@@ -121,11 +121,22 @@ var enumEN = map[any]string{
 	api.WithdrawalCompleted:  "completed",
 	api.WithdrawalFailed:     "failed",
 	api.WithdrawalReversed:   "reversed",
+
+	api.EventPaymentCompleted:     "payment received",
+	api.EventPaymentExpired:       "charge expired",
+	api.EventPaymentFailed:        "payment failed",
+	api.EventRefundCompleted:      "refund completed",
+	api.EventWithdrawalCompleted:  "withdrawal completed",
+	api.EventWithdrawalFailed:     "withdrawal failed",
+	api.EventWithdrawalReversed:   "withdrawal reversed",
+	api.EventBalanceBlockCreated:  "block opened",
+	api.EventBalanceBlockApproved: "block approved",
+	api.EventBalanceBlockRejected: "block rejected",
 }
 
 // Enum returns the label of an API enum value (a transaction's status, type or payment method,
-// a refund's, block's, sub-account's or withdrawal's status, a block's type) in the catalog's
-// language. A value the spec does not name is shown as it came, sanitized; "" stays "".
+// a refund's, block's, sub-account's or withdrawal's status, a block's type, a webhook event's
+// kind) in the catalog's language. A value the spec does not name is shown as it came, sanitized; "" stays "".
 func (c catalog) Enum(v any) string {
 	if c.lang == LangPT {
 		if s, ok := ptBRAPI[v]; ok {

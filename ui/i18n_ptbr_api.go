@@ -9,7 +9,7 @@ var ptBRAPI = map[any]string{
 	api.StatusFailed:    "falhou",
 	api.StatusCancelled: "cancelada",
 
-	api.TypePayment:            "pagamento",
+	api.TypePayment:            "recebimento",
 	api.TypeFee:                "tarifa",
 	api.TypeRefund:             "estorno",
 	api.TypeChargeback:         "contestação",
@@ -23,7 +23,7 @@ var ptBRAPI = map[any]string{
 	api.MethodBoleto:     "boleto",
 
 	api.RefundPending:   "pendente",
-	api.RefundConfirmed: "confirmada",
+	api.RefundConfirmed: "confirmado",
 	api.RefundFailed:    "falhou",
 
 	api.BlockAwaitingResponse: "aguarda resposta",
@@ -40,12 +40,12 @@ var ptBRAPI = map[any]string{
 	api.SubAccountSuspended: "suspensa",
 
 	api.RefundRequestPending:   "pendente",
-	api.RefundRequestConfirmed: "confirmada",
+	api.RefundRequestConfirmed: "confirmado",
 	api.RefundRequestError:     "erro",
 
 	api.WithdrawalPending:    "pendente",
 	api.WithdrawalProcessing: "em processamento",
 	api.WithdrawalCompleted:  "concluído",
 	api.WithdrawalFailed:     "falhou",
-	api.WithdrawalReversed:   "estornado",
+	api.WithdrawalReversed:   "revertido",
 }

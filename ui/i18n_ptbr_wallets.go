@@ -11,7 +11,7 @@ var ptBRWallets = map[string]string{
 	"'principal' is reserved for the main account (SUB_ACCOUNT_INVALID_REFERENCE)":                              "'principal' é reservado para a conta principal (SUB_ACCOUNT_INVALID_REFERENCE)",
 	"(from config)": "(da configuração)",
 	"AVAILABLE":     "DISPONÍVEL",
-	"Create sub-account %s in PRODUCTION? (y/N)": "Criar a subconta %s em PRODUÇÃO? (y/N)",
+	"Create sub-account %s in PRODUCTION? (y/N)": "Criar a subconta %s em PRODUÇÃO? (s/N)",
 	"Creating sub-account %s…":                   "Criando a subconta %s…",
 	"Loading wallets…":                           "Carregando carteiras…",
 	"NAME":                                       "NOME",

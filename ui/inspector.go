@@ -494,8 +494,7 @@ func qrAvailable(tx *api.Transaction) bool {
 func (v *inspectorView) openQR() tea.Cmd {
 	tr := v.c.tr
 	if v.res == nil || !qrAvailable(v.res.tx) {
-		text := tr.T("The QR is shown only for pending PIX charges that have a PIX code.")
-		return func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
+		return answerStatus(tr.T("The QR is shown only for pending PIX charges that have a PIX code."), statusWarn)
 	}
 	store, tx, wallet := v.c.app.sess.Store, v.res.tx, v.res.wallet
 	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
@@ -894,7 +893,7 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 	case requestUnknown:
 		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Requested: unknown here (this pixdash did not create the charge)."), w)))
 	case !rec.Reported:
-		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Distributed: not reported yet (it arrives with payment_completed)."), w)))
+		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Distributed: not reported yet (the service reports it when the payment is confirmed)."), w)))
 	case rec.Distributed == 0:
 		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Nothing was distributed."), w)))
 	}
@@ -929,7 +928,7 @@ func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 		total += e.Amount
 	}
 	out := []string{"", st.Bold.Render(tr.T("Refunds")) + st.Muted.Render(truncateWidth(" · "+
-		tr.N(len(r.refunds), "%d refund of %s, from the refund_completed events received", "%d refunds of %s in all, from the refund_completed events received", len(r.refunds), total.BRL()), max(w-12, 0)))}
+		tr.N(len(r.refunds), "%d refund of %s, as the service reported it", "%d refunds of %s in all, as the service reported them", len(r.refunds), total.BRL()), max(w-12, 0)))}
 	for _, e := range r.refunds {
 		parts := []string{st.Bold.Render(e.Amount.BRL())}
 		if e.FeeAmount != 0 {

@@ -71,7 +71,7 @@ func newKeyMap(tr catalog) keyMap {
 		CreateSub:    key.NewBinding(key.WithKeys("c"), h("c", "create sub-account")),
 		KindFilter:   key.NewBinding(key.WithKeys("t"), h("t", "kind filter")),
 		WalletFilter: key.NewBinding(key.WithKeys("W"), h("W", "wallet filter")),
-		Yes:          key.NewBinding(key.WithKeys("y", "Y"), h("y", "yes")),
+		Yes:          yesKey(tr),
 		No:           key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), h("n", "no")),
 		PrevLeg:      key.NewBinding(key.WithKeys("up"), h("↑", "previous leg")),
 		NextLeg:      key.NewBinding(key.WithKeys("down"), h("↓", "next leg")),
@@ -111,4 +111,13 @@ func (k keyMap) navigate(km tea.KeyMsg, cursor, n, page int) (int, bool) {
 		return cursor, false
 	}
 	return max(min(cursor, n-1), 0), true
+}
+
+// yesKey is the key that answers yes to a question, in the merchant's language: y in English,
+// s (sim) in Portuguese, which also takes y; the questions say "(y/N)" and "(s/N)" to match.
+func yesKey(tr catalog) key.Binding {
+	if tr.lang == LangPT {
+		return key.NewBinding(key.WithKeys("s", "S", "y", "Y"), key.WithHelp("s", tr.T("yes")))
+	}
+	return key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", tr.T("yes")))
 }

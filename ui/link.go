@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -175,7 +174,7 @@ func (m *Model) tokenView(now time.Time) string {
 	if left <= 0 {
 		return st.Warn.Render(tr.T("token expired"))
 	}
-	return st.Label.Render(tr.T("token ")) + st.Value.Render(fmt.Sprintf("%ds", int(left.Seconds())))
+	return st.Label.Render(tr.T("token ")) + st.Value.Render(tr.F("%ds", int(left.Seconds())))
 }
 
 // connView is the light: the last real outcome and how long ago the service last answered.

@@ -347,7 +347,7 @@ func TestListsFitAt80And120(t *testing.T) {
 					}
 				}
 			}
-			for name, want := range map[string]string{"charges": "Pedido 0000", "wallets": "loja-centro", "blocks": "MED-20261121-000101", "events": "balance_block_approved"} {
+			for name, want := range map[string]string{"charges": "Pedido 0000", "wallets": "loja-centro", "blocks": "MED-20261121-000101", "events": "block approved"} {
 				if !strings.Contains(frames[name], want) {
 					t.Errorf("%s does not show %q:\n%s", name, want, frames[name])
 				}

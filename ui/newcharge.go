@@ -46,6 +46,9 @@ var expiryPresets = []expiryPreset{
 
 const defaultExpiryPreset = 3 // 24 h, the spec's default
 
+// metaMaxRows is the most rows the metadata field grows to; more lines scroll inside it.
+const metaMaxRows = 6
+
 // chargeDraft is a validated charge ready to send, with the key minted when the form opened.
 type chargeDraft struct {
 	Key    string
@@ -108,10 +111,10 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 	f.inputs[fExternalRef] = mk(c.tr.T("your order id"), 300)
 	f.inputs[fName] = mk(c.tr.T("payer name"), 120)
 	f.inputs[fDocument] = mk("000.000.000-00", 20)
-	f.inputs[fEmail] = mk("name@example.com", 120)
+	f.inputs[fEmail] = mk(c.tr.T("name@example.com"), 120)
 	f.inputs[fPhone] = mk("+55 11 91234-5678", 20)
 	f.meta = textarea.New()
-	f.meta.Placeholder = "order=1234"
+	f.meta.Placeholder = c.tr.T("order=1234")
 	f.meta.ShowLineNumbers = false
 	f.meta.Prompt = ""
 	f.meta.SetHeight(2)
@@ -126,6 +129,9 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 	f.setFocus(fAmount)
 	return f
 }
+
+// statusOwner: the form's messages ("Fix the highlighted fields") go when it closes.
+func (f *chargeForm) statusOwner() string { return ownerForm }
 
 // layer: the form takes the body's place; header, tabs and footer stay.
 func (f *chargeForm) layer() layer { return layerBody }
@@ -221,14 +227,8 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(km, k.Back):
-		if !f.dirty() && !f.mayLand {
-			f.close()
-			return nil
-		}
-		// Something was typed: throwing it away takes a y.
-		q := newQuietConfirm(f.c, f.discardQuestion(), nil)
-		q.onYes = f.close
-		f.ask(q)
+		// Something was typed, or a request may still land: throwing it away takes a yes.
+		f.ask(discardGuard(f.c, f.dirty() || f.mayLand, f.discardQuestion(), f.close))
 		return nil
 	case key.Matches(km, k.Submit):
 		return f.submit()
@@ -275,8 +275,12 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 			return f.submit()
 		}
 	case fMetadata:
+		// enter is the textarea's: a new line separates pairs. The field grows with its lines
+		// (room for one more before the key, so the first line never scrolls away).
+		f.meta.SetHeight(min(f.meta.LineCount()+1, metaMaxRows))
 		var cmd tea.Cmd
 		f.meta, cmd = f.meta.Update(km)
+		f.meta.SetHeight(min(max(f.meta.LineCount(), 2), metaMaxRows))
 		f.validate()
 		return cmd
 	}
@@ -418,7 +422,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 	var req api.CreatePixRequest
 	set := func(i int, err error) {
 		if err != nil {
-			f.errs[i] = err.Error()
+			f.errs[i] = localMessage(tr, err.Error())
 		}
 	}
 	amt, err := api.ParseBRL(f.inputs[fAmount].Value())
@@ -477,7 +481,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 		switch p.Field {
 		case api.FieldDescription:
 			if f.errs[fDescription] == "" {
-				f.errs[fDescription] = p.Msg
+				f.errs[fDescription] = localMessage(tr, p.Msg)
 			}
 		case api.FieldExpiresIn:
 			if f.errs[fExpiry] == "" {
@@ -485,7 +489,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 			}
 		case api.FieldExternalRef:
 			if f.errs[fExternalRef] == "" {
-				f.errs[fExternalRef] = p.Msg
+				f.errs[fExternalRef] = localMessage(tr, p.Msg)
 			}
 		}
 	}
@@ -584,7 +588,8 @@ func (f *chargeForm) formView() string {
 				val = "‹ " + sanitize(f.projects[f.project-1].Name) + " ›"
 			}
 		case fMetadata:
-			val = f.meta.View()
+			// Its second and later rows go under the field, not under the labels.
+			val = strings.ReplaceAll(f.meta.View(), "\n", "\n"+spaces(lipgloss.Width(label)))
 		case fSplit:
 			if ck, ok := f.splitCheck(); ok {
 				val = f.sb.summary(ck)
@@ -667,10 +672,10 @@ func (f *chargeForm) serverError(err error) tea.Cmd {
 	}
 	for prefix, i := range fields {
 		if strings.HasPrefix(ae.Message, prefix) {
-			f.server[i] = ae.Message
+			f.server[i] = serviceMessage(f.c.tr, ae.Message)
 			f.touched[i] = true
 			if i == fSplit && f.sb != nil && f.sb.hasLegs() {
-				f.sb.setServer(ae.Message)
+				f.sb.setServer(serviceMessage(f.c.tr, ae.Message))
 				f.splitOpen = true
 			}
 			return nil

@@ -85,7 +85,7 @@ func (p *picker) update(msg tea.Msg) tea.Cmd {
 		if p.cursor < len(p.items) {
 			it := p.items[p.cursor]
 			if it.disabled != "" {
-				return func() tea.Msg { return statusMsg{text: it.disabled, kind: statusWarn} }
+				return answerStatus(it.disabled, statusWarn)
 			}
 			choose, v := p.choose, it.value
 			if p.closeOnChoose {

@@ -383,7 +383,7 @@ func TestPortugueseViewsShowNoRawAPIValues(t *testing.T) {
 		}
 		// The scene is on screen, not just free of raw values.
 		for name, want := range map[string]string{
-			"inspector_split_refund_block": "concluída", "inspector_split_refund_block_end": "Devoluções",
+			"inspector_split_refund_block": "concluída", "inspector_split_refund_block_end": "Estornos",
 			"blocks": "aguarda resposta", "events": "evento", "qr_paid": "ESTORNADO", // refunded in part: the money went back
 		} {
 			if out := screens[fmt.Sprintf("%s_%dx%d", name, w, h)]; !strings.Contains(out, want) {

@@ -176,6 +176,10 @@ func (v *qrView) quitQuestion() string {
 	if !ok || !v.pending(&ch) {
 		return ""
 	}
+	if v.c.app.sess.Demo {
+		// Demo mode's emulator runs inside pixdash: it stops with it, and the charge with it.
+		return v.c.tr.F("The charge of %s is waiting for payment. This is the demo: the built-in emulator stops with pixdash, so it cannot be paid after quitting. Quit? (y/N)", ch.Amount.BRL())
+	}
 	return v.c.tr.F("The charge of %s is waiting for payment and can still be paid after pixdash quits. Quit? (y/N)", ch.Amount.BRL())
 }
 

@@ -290,6 +290,6 @@ func TestFlowRefusedPaymentScreenFollowsTheRefund(t *testing.T) {
 	f.newCharge("50", "cnpj")
 	f.waitFor("Pague com PIX")
 	f.keys("%")
-	f.waitFor("FALHOU", "Devolução ao pagador: pendente")
-	f.waitFor("Devolução ao pagador: confirmada", "e2eId da devolução")
+	f.waitFor("FALHOU", "Estorno ao pagador: pendente")
+	f.waitFor("Estorno ao pagador: confirmado", "e2eId do estorno")
 }

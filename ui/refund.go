@@ -60,13 +60,11 @@ func askRefund(c *common, ch state.Charge) (overlay, tea.Cmd) {
 		if errors.As(err, &np) && np.State == state.StateRefunded && prior != nil && prior.State.Taken() {
 			err = workflow.ErrRefundDone // refunded, and from here: say so, as before it was confirmed
 		}
-		text := refundWhyNot(c.tr, ch, err)
-		return nil, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
+		return nil, answerStatus(refundWhyNot(c.tr, ch, err), statusWarn)
 	}
 	if prior != nil && prior.Claim.HeldBefore(c.now()) {
 		// Another window claimed it (state.ClaimRefund); its outcome reaches this row.
-		text := refundBusyText(c, *prior.Claim)
-		return nil, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
+		return nil, answerStatus(refundBusyText(c, *prior.Claim), statusWarn)
 	}
 	return newRefundForm(c, ch), nil
 }
@@ -206,7 +204,7 @@ func newRefundForm(c *common, ch state.Charge) *refundForm {
 	f.inputs[rfAmount].SetValue(strings.TrimSpace(strings.TrimPrefix(ch.Amount.BRL(), "R$")))
 	f.inputs[rfAmount].CursorEnd()
 	f.inputs[rfReason] = mk(c.tr.T("why the money goes back (optional)"), api.MaxRefundReason)
-	f.setFocus(rfAmount)
+	f.setFocus(rfReason)
 	return f
 }
 
@@ -222,6 +220,9 @@ func (f *refundForm) quitQuestion() string {
 	return ""
 }
 
+// statusOwner: the form's messages go when it closes.
+func (f *refundForm) statusOwner() string { return ownerRefund }
+
 // focus reads the refund fee the service reported last (a refund_completed event).
 func (f *refundForm) focus() tea.Cmd {
 	s, k := f.c.app.sess.Store, f.key
@@ -235,6 +236,9 @@ func (f *refundForm) focus() tea.Cmd {
 }
 
 func (f *refundForm) setFocus(i int) {
+	if i == rfAmount {
+		i = rfReason // the amount is fixed (the whole amount): only the reason is typed
+	}
 	for j := range f.inputs {
 		f.inputs[j].Blur()
 	}
@@ -372,7 +376,7 @@ func (f *refundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 	switch out.Kind {
 	case workflow.RefundDone:
 		f.close()
-		text := tr.F("Refund of %s for charge %s taken by the service (pending); refund_completed will confirm it.", out.Record.Amount.BRL(), id)
+		text := tr.F("Refund of %s for charge %s taken by the service (pending); its completion notice will confirm it.", out.Record.Amount.BRL(), id)
 		if out.Record.State == state.RefundCompleted {
 			text = tr.F("Refund of %s for charge %s completed.", out.Record.Amount.BRL(), id)
 		}
@@ -425,7 +429,7 @@ func (f *refundForm) await() tea.Cmd {
 	return f.c.app.withTimeout(refundAwait, func(ctx context.Context) tea.Msg {
 		r, err := workflow.AwaitRefund(ctx, store, id, now)
 		if err != nil {
-			return statusMsg{text: tr.F("No refund_completed for charge %s yet; the inspector shows the refund when it comes.", id), kind: statusInfo, owner: ownerRefund}
+			return statusMsg{text: tr.F("No completion notice for the refund of charge %s yet; the inspector shows the refund when it comes.", id), kind: statusInfo, owner: ownerRefund}
 		}
 		return statusMsg{text: tr.F("Refund of %s for charge %s completed.", r.Amount.BRL(), id), kind: statusOK, owner: ownerRefund}
 	})
@@ -462,7 +466,12 @@ func (f *refundForm) view() string {
 		if i == f.field {
 			ls = st.FieldFocus
 		}
-		b.WriteString(truncateWidth(ls.Render(padRight(label, 10))+" "+f.inputs[i].View(), w) + "\n")
+		value := f.inputs[i].View()
+		if i == rfAmount {
+			// Fixed, not a field: the service refunds the whole amount.
+			value = st.Value.Render(f.charge.Amount.BRL()) + st.Muted.Render(" "+tr.T("(the whole amount)"))
+		}
+		b.WriteString(truncateWidth(ls.Render(padRight(label, 10))+" "+value, w) + "\n")
 		if e := f.errs[i]; e != "" && (i != rfAmount || f.inputs[rfAmount].Value() != "") {
 			for _, l := range strings.Split(ansi.Wrap(e, w-11, ""), "\n") {
 				b.WriteString(spaces(11) + st.FieldErr.Render(l) + "\n")

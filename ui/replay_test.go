@@ -362,7 +362,7 @@ func TestReplayFlowWalletsSplitChargeWebhook(t *testing.T) {
 	}
 	f.waitFor("paid", "R$ 12,34")
 	f.keys("5")
-	f.waitFor("payment_completed", "R$ 12,34", "payer Maria Pagadora", "1 event ")
+	f.waitFor("payment received", "R$ 12,34", "payer Maria Pagadora", "1 event ")
 
 	// A delivery dated outside the tolerance is refused and counted, never shown.
 	stale := bytes.Replace(body, []byte("a0b78f10-c7f4-4f5d-98dd-3e36eafeb812"), []byte("a0b78f10-c7f4-4f5d-98dd-3e36eafeb999"), 1)

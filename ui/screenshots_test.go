@@ -205,7 +205,7 @@ func TestScreenshots(t *testing.T) {
 	}))
 	write("08-events-payload", r.scene(w, h, func(f *flow) {
 		f.keys("5")
-		f.waitFor("payment_completed")
+		f.waitFor("payment received")
 		f.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 		f.waitFor("eventId")
 	}))

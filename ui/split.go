@@ -265,8 +265,7 @@ func (b *splitBuilder) storeCell() {
 
 func (b *splitBuilder) addLeg() tea.Cmd {
 	if len(b.draft.Legs) >= maxDraftLegs {
-		text := b.c.tr.F("The builder holds at most %d legs (the service accepts %d).", maxDraftLegs, api.MaxSplitItems)
-		return func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
+		return answerStatus(b.c.tr.F("The builder holds at most %d legs (the service accepts %d).", maxDraftLegs, api.MaxSplitItems), statusWarn)
 	}
 	i := b.draft.Add()
 	b.touch()

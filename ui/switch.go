@@ -25,7 +25,7 @@ type profileOpenedMsg struct {
 func (m *Model) openProfilePicker() tea.Cmd {
 	tr := m.c.tr
 	if m.opts.OpenProfile == nil || len(m.opts.Profiles) == 0 {
-		m.setStatus(tr.T("No other profiles: add [profiles.NAME] tables to config.toml (pixdash config init writes an example)."), statusWarn)
+		m.setOwnedStatus(ownerAnswer, tr.T("No other profiles: add [profiles.NAME] tables to config.toml (pixdash config init writes an example)."), statusWarn)
 		return nil
 	}
 	var items []pickerItem

@@ -233,7 +233,7 @@ func TestVerdictReasonWording(t *testing.T) {
 	cases := []struct {
 		reason, en, pt string
 	}{
-		{state.Reason(state.ReasonStatus, "payment_completed", "pending"), "payment_completed, but the service says the charge is pending", "payment_completed, mas o serviço diz que a cobrança está pendente"},
+		{state.Reason(state.ReasonStatus, "payment_completed", "pending"), "payment received, but the service says the charge is pending", "pagamento recebido, mas o serviço diz que a cobrança está pendente"},
 		{state.Reason(state.ReasonAmount, "100", "1500"), "the event says R$ 1,00, the service R$ 15,00", "o evento diz R$ 1,00, o serviço R$ 15,00"},
 		{state.Reason(state.ReasonE2E), "the event's end-to-end id differs from the service's", "o e2eId do evento difere do serviço"},
 		{state.Reason(state.ReasonOtherTransaction), "the service answered for another transaction", "o serviço respondeu por outra transação"},

@@ -191,7 +191,8 @@ func (m *Model) setSession(s *workflow.Session) {
 	m.app.seenCharges, m.app.seenEvents = s.Store.Versions()
 	m.link = linkState{}
 	m.view = viewCharges
-	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + s.Notice); {
+	// The session's notice is the workflow's English sentence: it is translated here.
+	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + m.c.tr.T(s.Notice)); {
 	case notice == "":
 	case s.Notice == "" && s.Imported != nil && s.Imported.Damaged == 0:
 		m.setStatus(notice, statusInfo)
@@ -249,7 +250,21 @@ func (m *Model) setStatus(text string, kind statusKind) { m.setOwnedStatus("", t
 const (
 	ownerForm    = "form"
 	ownerRecover = "recover"
+	// ownerAnswer owns a key's answer about what is on screen ("only paid charges can be
+	// refunded", "read-only profile"): it goes when the merchant moves on (another view, a form
+	// or dialog opened or closed) and after statusLifetime, whatever its kind.
+	ownerAnswer = "answer"
 )
+
+// answerStatus puts a key's answer on the status line (see ownerAnswer).
+func answerStatus(text string, kind statusKind) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: text, kind: kind, owner: ownerAnswer} }
+}
+
+// statusOwner is an overlay whose status messages go when it closes (a form's complaints).
+type statusOwner interface {
+	statusOwner() string
+}
 
 // chargeOwner owns the messages about one charge (e.g. a simulated payment awaited).
 func chargeOwner(id string) string { return "charge:" + id }
@@ -277,9 +292,10 @@ func (m *Model) clearStatus(owner string) {
 	}
 }
 
-// expireStatus removes an OK or informational message older than statusLifetime.
+// expireStatus removes an OK or informational message, or a key's answer, older than statusLifetime.
 func (m *Model) expireStatus(now time.Time) {
-	if (m.status.kind == statusOK || m.status.kind == statusInfo) && m.status.text != "" && now.Sub(m.statusAt) >= statusLifetime {
+	brief := m.status.kind == statusOK || m.status.kind == statusInfo || m.status.owner == ownerAnswer
+	if brief && m.status.text != "" && now.Sub(m.statusAt) >= statusLifetime {
 		m.status = statusMsg{}
 	}
 }
@@ -415,6 +431,7 @@ func (m *Model) push(o overlay) tea.Cmd {
 	}
 	m.overlays = append(m.overlays, o)
 	m.sizeOverlay(o)
+	m.clearStatus(ownerAnswer) // the merchant moved on: an earlier answer is about something else
 	return o.focus()
 }
 
@@ -429,14 +446,15 @@ func (m *Model) popDone() tea.Cmd {
 			continue
 		}
 		o.blur()
-		if _, ok := o.(*chargeForm); ok {
-			m.clearStatus(ownerForm) // the form's complaints go with it
+		if so, ok := o.(statusOwner); ok {
+			m.clearStatus(so.statusOwner()) // the form's complaints go with it
 		}
 	}
 	m.overlays = kept
 	if len(kept) == n {
 		return nil
 	}
+	m.clearStatus(ownerAnswer)
 	if top := m.overlays.top(); top != nil {
 		return top.focus()
 	}
@@ -654,6 +672,7 @@ func (m *Model) showView(v viewID) tea.Cmd {
 	}
 	m.activePane().blur()
 	m.view = v
+	m.clearStatus(ownerAnswer) // an answer about the view left behind goes with it
 	p := m.activePane()
 	return p.focus()
 }
@@ -663,7 +682,7 @@ func (m *Model) tooSmall() bool { return m.c.width < minWidth || m.c.height < mi
 // openForm starts a new charge with a fresh Idempotency-Key and loads the project picker.
 func (m *Model) openForm() tea.Cmd {
 	if m.app.sess.ReadOnly {
-		m.setStatus(m.c.tr.T("This profile is read-only: creating charges is disabled (read_only = true)."), statusError)
+		m.setOwnedStatus(ownerAnswer, m.c.tr.T("This profile is read-only: creating charges is disabled (read_only = true)."), statusError)
 		return nil
 	}
 	return tea.Batch(m.push(newChargeForm(m.c, m.app.wallet, m.c.newKey())), m.loadProjects())
@@ -763,18 +782,27 @@ func (m *Model) envBadge() string {
 	st, tr := m.c.st, m.c.tr
 	switch {
 	case m.app.sess.Demo:
-		return st.BadgeDemo.Render(tr.T("DEMO · nothing is kept"))
+		// The emulator's data goes at quit; files the merchant writes (w, E) stay.
+		return st.BadgeDemo.Render(tr.T("DEMO · temporary"))
 	case m.app.sess.Env == api.Production:
 		return st.BadgeProd.Render(tr.T("PRODUCTION"))
 	}
 	return st.BadgeSand.Render(tr.T("SANDBOX"))
 }
 
+// readOnlyBadge marks a read_only profile in the header ("" otherwise).
+func (m *Model) readOnlyBadge() string {
+	if !m.app.sess.ReadOnly {
+		return ""
+	}
+	return " " + m.c.st.Warn.Render(m.c.tr.T("READ-ONLY"))
+}
+
 // headerView is who and where: brand, environment, profile and the active wallet.
 func (m *Model) headerView(w int) string {
 	st, tr := m.c.st, m.c.tr
 	parts := []string{
-		st.Brand.Render("pixdash") + " " + m.envBadge(),
+		st.Brand.Render("pixdash") + " " + m.envBadge() + m.readOnlyBadge(),
 		st.Label.Render(tr.T("profile ")) + st.Value.Render(sanitize(m.app.sess.Profile)),
 		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(sanitize(m.app.wallet)),
 	}

@@ -100,7 +100,7 @@ func amountError(tr catalog, err error) error {
 		return errors.New(tr.F("%s could be %s or %s: write %s or %s (or %s)", ae.Text, ae.Thousands.BRL(), ae.Decimal.BRL(),
 			ae.Thousands.Typed(), ae.Thousands.Grouped(), ae.Decimal.Grouped()))
 	}
-	return err
+	return errors.New(localMessage(tr, err.Error()))
 }
 
 // amountPreview is the live reading shown after an amount field: "= R$ 1.234,56", or for an

@@ -42,7 +42,7 @@ func verdictReason(tr catalog, r string) string {
 	}
 	switch code {
 	case state.ReasonStatus:
-		return tr.F("%s, but the service says the charge is %s", arg(0), tr.T(arg(1)))
+		return tr.F("%s, but the service says the charge is %s", tr.Enum(api.EventKind(arg(0))), tr.T(arg(1)))
 	case state.ReasonAmount:
 		return tr.F("the event says %s, the service %s", money(0), money(1))
 	case state.ReasonE2E:

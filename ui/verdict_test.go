@@ -92,13 +92,13 @@ func TestEventsShowVerdicts(t *testing.T) {
 			press(t, m, "5")
 			out := m.View()
 			for id, want := range map[string]string{"evt-ok": c.confirmed, "evt-liar": c.disputed, "evt-ghost": c.unknown, "evt-new": c.checking} {
-				short := map[string]string{"evt-ok": "R$ 89,90", "evt-liar": "R$ 1,00", "evt-ghost": "made-up-", "evt-new": "payment_failed"}[id]
+				short := map[string]string{"evt-ok": "R$ 89,90", "evt-liar": "R$ 1,00", "evt-ghost": "made-up-", "evt-new": catalog{lang: c.lang}.Enum(api.EventPaymentFailed)}[id]
 				if row := rowOf(out, short); !strings.Contains(row, want) {
 					t.Errorf("%s: row %q lacks %q:\n%s", id, row, want, out)
 				}
 			}
 			// A refund is read back too (its refund line): until then it says so.
-			if row := rowOf(out, "refund_completed"); !strings.Contains(row, "… ") {
+			if row := rowOf(out, catalog{lang: c.lang}.Enum(api.EventRefundCompleted)); !strings.Contains(row, "… ") {
 				t.Errorf("the refund row lacks the read-back mark \"…\": %q", row)
 			}
 			// The detail says it in full. evt-liar is the fourth newest.

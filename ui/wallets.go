@@ -429,7 +429,7 @@ func (v *walletsView) openWithdrawal() tea.Cmd {
 		return nil
 	}
 	if v.isSuspended(r) {
-		return walletsStatus(v.c.tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot withdraw; contact support", r.ref), statusWarn)
+		return answerStatus(v.c.tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot withdraw; contact support", r.ref), statusWarn)
 	}
 	var spendable *api.Money
 	var at time.Time
@@ -450,9 +450,9 @@ func (v *walletsView) makeActive() tea.Cmd {
 	case !ok:
 		return nil
 	case v.isSuspended(r):
-		return walletsStatus(tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot be made active; pick another wallet or contact support", r.ref), statusWarn)
+		return answerStatus(tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot be made active; pick another wallet or contact support", r.ref), statusWarn)
 	case r.ref == v.c.app.wallet:
-		return walletsStatus(tr.F("%s is already the active wallet.", r.ref), statusInfo)
+		return answerStatus(tr.F("%s is already the active wallet.", r.ref), statusInfo)
 	}
 	ref := r.ref
 	return func() tea.Msg { return switchWalletMsg{wallet: ref} }
@@ -463,7 +463,7 @@ func (v *walletsView) makeActive() tea.Cmd {
 func (v *walletsView) openForm() tea.Cmd {
 	tr := v.c.tr
 	if v.c.app.sess.ReadOnly {
-		return walletsStatus(tr.T("This profile is read-only: creating sub-accounts is disabled (read_only = true)."), statusError)
+		return answerStatus(tr.T("This profile is read-only: creating sub-accounts is disabled (read_only = true)."), statusError)
 	}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
@@ -503,7 +503,8 @@ func (v *walletsView) formKey(km tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(km, k.Back):
-		v.form = nil
+		dirty := strings.TrimSpace(f.ref.Value()) != "" || strings.TrimSpace(f.name.Value()) != ""
+		v.ask(discardGuard(v.c, dirty, tr.T("Discard this sub-account? Nothing was sent. (y/N)"), func() { v.form = nil }))
 		return nil
 	case key.Matches(km, k.Submit):
 		return v.submit()
@@ -600,7 +601,7 @@ func (v *walletsView) submit() tea.Cmd {
 		} else if refErr == "" && f.focus != 1 {
 			focus = v.setFormFocus(1)
 		}
-		return tea.Batch(focus, walletsStatus(tr.T("Fix the highlighted fields; nothing was sent."), statusError))
+		return tea.Batch(focus, answerStatus(tr.T("Fix the highlighted fields; nothing was sent."), statusError))
 	}
 	if v.c.app.sess.Env == api.Production {
 		f.confirming = true
@@ -662,17 +663,17 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 		for _, p := range ve.Problems {
 			switch p.Field {
 			case api.FieldReference:
-				f.server[0] = p.Msg
+				f.server[0] = serviceMessage(tr, p.Msg)
 			case api.FieldName:
-				f.server[1] = p.Msg
+				f.server[1] = serviceMessage(tr, p.Msg)
 			default:
 				f.err = line
 			}
 		}
 	case errors.As(msg.err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "name"):
-		f.server[1] = ae.Message
+		f.server[1] = serviceMessage(tr, ae.Message)
 	case errors.As(msg.err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "reference"):
-		f.server[0] = ae.Message
+		f.server[0] = serviceMessage(tr, ae.Message)
 	case errors.As(msg.err, &ae):
 		f.err = line
 	default:
@@ -695,7 +696,7 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 			focus = v.setFormFocus(1)
 		}
 	}
-	return tea.Batch(focus, walletsStatus(line, statusError))
+	return tea.Batch(focus, answerStatus(line, statusError)) // the form shows it too, next to its field
 }
 
 // --- rendering ------------------------------------------------------------------------------
@@ -974,7 +975,7 @@ func (v *walletsView) detailLines(w int) []string {
 				out = append(out, st.Err.Render(l))
 			}
 		case errors.As(b.err, &ae):
-			msg := serviceText(ae)
+			msg := serviceText(tr, ae)
 			if ae.TraceID != "" {
 				msg += " [trace " + ae.TraceID + "]"
 			}
@@ -1126,7 +1127,11 @@ func (v *walletsView) frame() walletsFrame {
 		f.bottom = v.detailLines(w)
 	}
 	if v.loaded && len(v.subs) == 0 {
-		f.empty = st.Muted.Render(truncateWidth(tr.T("No sub-accounts yet. Press c to create one."), w))
+		empty := tr.T("No sub-accounts yet. Press c to create one.")
+		if v.c.app.sess.ReadOnly {
+			empty = tr.T("No sub-accounts yet. This profile is read-only: sub-accounts are created elsewhere.")
+		}
+		f.empty = st.Muted.Render(truncateWidth(empty, w))
 	}
 	extra := 0
 	if f.empty != "" {

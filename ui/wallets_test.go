@@ -153,8 +153,8 @@ func TestWalletsFlowBadReferenceIsNotSent(t *testing.T) {
 	f.waitFor("use only lowercase letters, digits, - and _")
 	f.keys("tab", "Nome", "ctrl+s")
 	f.waitFor("Fix the highlighted fields; nothing was sent.")
-	// principal is refused as it is typed too (a fresh form: esc dropped the first one).
-	f.keys("esc", "c", "principal")
+	// principal is refused as it is typed too (a fresh form: esc and y dropped the first one).
+	f.keys("esc", "y", "c", "principal")
 	f.waitFor("'principal' is reserved for the main account")
 	if refs := subRefs(t, s); len(refs) != len(walletsFixtureSubs) {
 		t.Fatalf("sub-accounts = %v, want the fixture's %v", refs, walletsFixtureSubs)

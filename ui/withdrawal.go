@@ -229,8 +229,7 @@ func maskPixKey(t api.PixKeyType, k string) string {
 // askWithdrawal is what s does on a wallet: the form, or a status line saying why not.
 func askWithdrawal(c *common, wallet string, spendable *api.Money, readAt time.Time) (overlay, tea.Cmd) {
 	if c.app.sess.ReadOnly {
-		text := c.tr.T("This profile is read-only: withdrawals are disabled (read_only = true).")
-		return nil, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} }
+		return nil, answerStatus(c.tr.T("This profile is read-only: withdrawals are disabled (read_only = true)."), statusWarn)
 	}
 	return newWithdrawalForm(c, wallet, spendable, readAt), nil
 }
@@ -290,6 +289,23 @@ func (f *withdrawalForm) quitQuestion() string {
 		return f.c.tr.T("A withdrawal is being sent; quit anyway? Its outcome is looked up by its key when pixdash opens again; nothing is sent twice. (y/N)")
 	}
 	return ""
+}
+
+// statusOwner: the form's messages go when it closes.
+func (f *withdrawalForm) statusOwner() string { return ownerWithdrawal }
+
+// dirty reports whether something was typed that esc would throw away (a request whose outcome
+// is unknown is not: its fields cannot change and its key is looked up again).
+func (f *withdrawalForm) dirty() bool {
+	if f.locked {
+		return false
+	}
+	for _, in := range f.inputs {
+		if strings.TrimSpace(in.Value()) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // focus reads the wallet's withdrawals (and the fee the last one reported).
@@ -365,7 +381,8 @@ func (f *withdrawalForm) update(msg tea.Msg) tea.Cmd {
 
 func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
 	nav := moneyForm{c: f.c, owner: ownerWithdrawal, busy: f.c.tr.T("The withdrawal is being sent; wait for the answer."),
-		field: f.field, count: wfCount, setFocus: f.setFocus, close: f.close, submit: f.submit}
+		field: f.field, count: wfCount, setFocus: f.setFocus, close: f.close, submit: f.submit,
+		dirty: f.dirty(), discard: f.c.tr.T("Discard this withdrawal? Nothing was sent. (y/N)"), ask: f.ask}
 	if cmd, ok := formKeys(nav, km, f.sending); ok {
 		return cmd
 	}
@@ -495,7 +512,7 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 	case workflow.WithdrawalDone:
 		f.close()
 		r := out.Record
-		text := tr.F("Withdrawal of %s from %s taken by the service (pending); withdrawal_completed will confirm it.", r.Amount.BRL(), f.wallet)
+		text := tr.F("Withdrawal of %s from %s taken by the service (pending); its completion notice will confirm it.", r.Amount.BRL(), f.wallet)
 		if r.State.Settled() {
 			text = withdrawalSettledText(tr, r)
 		}
@@ -554,7 +571,7 @@ func (f *withdrawalForm) await() tea.Cmd {
 		r, err := workflow.AwaitWithdrawal(ctx, store, k, now)
 		if err != nil {
 			return withdrawnMsg{wallet: wallet, kind: statusInfo,
-				text: tr.T("No withdrawal_completed yet; s in the wallets view lists the wallet's withdrawals.")}
+				text: tr.T("No completion notice yet; s in the wallets view lists the wallet's withdrawals.")}
 		}
 		kind := statusOK
 		if r.State != state.WithdrawalCompleted {
