@@ -56,10 +56,6 @@ func askRefund(c *common, ch state.Charge) (overlay, tea.Cmd) {
 		}
 	}
 	if err := workflow.CheckRefund(ch, prior, c.app.sess.ReadOnly); err != nil {
-		var np workflow.RefundNotPaid
-		if errors.As(err, &np) && np.State == state.StateRefunded && prior != nil && prior.State.Taken() {
-			err = workflow.ErrRefundDone // refunded, and from here: say so, as before it was confirmed
-		}
 		return nil, answerStatus(refundWhyNot(c.tr, ch, err), statusWarn)
 	}
 	if prior != nil && prior.Claim.HeldBefore(c.now()) {

@@ -104,10 +104,11 @@ func CheckRefund(ch state.Charge, prior *state.Refund, readOnly bool) error {
 	switch {
 	case readOnly:
 		return ErrRefundReadOnly
+	case prior != nil && prior.State.Taken():
+		// Before the state: a charge refunded from here reads refunded once confirmed.
+		return ErrRefundDone
 	case ch.State() != state.StatePaid:
 		return RefundNotPaid{State: ch.State()}
-	case prior != nil && prior.State.Taken():
-		return ErrRefundDone
 	}
 	return nil
 }
