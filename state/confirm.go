@@ -235,7 +235,18 @@ func (s *Store) confirmRefund(ctx context.Context, r TransactionReader, e *api.E
 				out.Verdict, out.Reason = VerdictDisputed, Reason(ReasonRefundCounted, e.ID, orUnknown(otherCharge))
 			}
 		}
-		return func() { s.mark(changeEvents) }, setVerdictTx(dbtx, e.EventID, out.Verdict, out.Reason)
+		if err := setVerdictTx(dbtx, e.EventID, out.Verdict, out.Reason); err != nil {
+			return nil, err
+		}
+		// A refund the service confirmed is what happened to the charge's money (outcome.go).
+		c, changed, err := s.refundOutcomeTx(dbtx, e.EventID, out.Verdict)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			return func() { s.mark(changeEvents); s.cacheCharge(c) }, nil
+		}
+		return func() { s.mark(changeEvents) }, nil
 	})
 	return out, err
 }

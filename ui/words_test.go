@@ -140,7 +140,11 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	shot("inspector")
 	key(tea.KeyMsg{Type: tea.KeyEnd})
 	shot("inspector_end")
-	key(runeKey("R"))
+	key(runeKey("R")) // the scene's charge went back in part: R says why not, in Portuguese
+	shot("refund_refused")
+	whole := sc.paid // the form and its question on a charge whose money is all still there
+	whole.Refunded, whole.RefundedAt, whole.Block = 0, nil, nil
+	m.push(newRefundForm(m.c, whole))
 	shot("refund_form")
 	key(tea.KeyMsg{Type: tea.KeyCtrlS})
 	shot("refund_question")
@@ -219,7 +223,7 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"charges": "● conectado", "events": "pagamento recebido", "events_kind_filter": "tipo: pagamento recebido",
-		"inspector": "recebimento", "inspector_end": "Estornos", "refund_question": "(s/N)", "quit_question": "(s/N)",
+		"inspector": "recebimento", "inspector_end": "Estornos", "refund_question": "(s/N)", "refund_refused": "estornada", "quit_question": "(s/N)",
 	} {
 		if !strings.Contains(screens[name], want) {
 			t.Errorf("%s lacks %q:\n%s", name, want, screens[name])
