@@ -379,7 +379,7 @@ func (v *eventsView) view() string {
 	if v.detail != nil {
 		return v.detailView(w, h)
 	}
-	if !v.receiving() && !v.c.app.sess.ReceiverElsewhere && v.facets.Total == 0 {
+	if sess := v.c.app.sess; !v.receiving() && !sess.ReceiverElsewhere && sess.ReceiverDown == "" && v.facets.Total == 0 {
 		return v.setupView(w, h)
 	}
 	st := v.c.st
@@ -516,6 +516,9 @@ func (v *eventsView) receiverLine(w int) string {
 	sess := v.c.app.sess
 	if !v.receiving() && sess.ReceiverElsewhere {
 		return st.Muted.Render(truncateWidth(tr.T("Another pixdash receives this profile's webhooks; this list shows the events it saves."), w))
+	}
+	if !v.receiving() && sess.ReceiverDown != "" {
+		return st.Warn.Render(truncateWidth(tr.F("No webhook receiver: %s is in use by another program; trying again. These are saved events.", sess.ReceiverDown), w))
 	}
 	if !v.receiving() {
 		return st.Warn.Render(truncateWidth(tr.F("No webhook receiver: these are saved events; add [profiles.%s.webhook] to receive new ones.", sess.Profile), w))

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/api"
+	"pixdash/state/workflow"
 )
 
 // TestEventsShowsWhyDeliveriesWereRefused: the Events view says why the last delivery was
@@ -44,5 +47,63 @@ func TestEventsShowsWhyDeliveriesWereRefused(t *testing.T) {
 	_, v := eventsModel(t, s, 160, 30)
 	if got := v.statsText(); !strings.Contains(got, "last: timestamp outside the window 19/11 09:05") {
 		t.Errorf("stats %q", got)
+	}
+}
+
+// TestPortTakenOpensWithoutReceiver: a session whose receiver could not listen (another program
+// holds the port) opens, says so in the status and the events view (en and pt-BR), tries again
+// quietly and receives once the port is free (issue 21 item 16).
+func TestPortTakenOpensWithoutReceiver(t *testing.T) {
+	for _, tc := range []struct {
+		lang         Lang
+		status, line string
+	}{
+		{LangEN, "The webhook port 127.0.0.1:8787 is in use by another program", "No webhook receiver: 127.0.0.1:8787 is in use by another program"},
+		{LangPT, "A porta de webhooks 127.0.0.1:8787 está em uso por outro programa", "Sem receptor de webhooks: 127.0.0.1:8787 está em uso por outro programa"},
+	} {
+		t.Run(string(tc.lang), func(t *testing.T) {
+			s, _ := evSession(t, false, api.ReceiverStats{})
+			s.ReceiverDown = "127.0.0.1:8787"
+			intake, err := s.Store.OpenIntake()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = intake.Close() })
+			free := false
+			s.TakeOver = func(context.Context) (*Receiving, error) {
+				if !free {
+					return nil, fmt.Errorf("webhook receiver: %w: 127.0.0.1:8787", workflow.ErrWebhookAddrInUse)
+				}
+				return &Receiving{Intake: intake, Stats: func() api.ReceiverStats { return api.ReceiverStats{} }, URL: "http://127.0.0.1:8787/webhook"}, nil
+			}
+			clock := goldenNow
+			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return clock }, Location: time.UTC})
+			send(t, m, tea.WindowSizeMsg{Width: 200, Height: 30})
+			if v := m.View(); !strings.Contains(v, tc.status) {
+				t.Fatalf("the status does not say the port is taken:\n%s", v)
+			}
+			send(t, m, runeKey("5"))
+			if v := m.View(); !strings.Contains(v, tc.line) {
+				t.Fatalf("the events view does not say why there is no receiver:\n%s", v)
+			}
+			if m.takeOverTick(clock) != nil {
+				t.Fatal("tried at once; the first try waits takeOverEvery")
+			}
+			clock = clock.Add(takeOverEvery)
+			cmd := m.takeOverTick(clock)
+			if cmd == nil {
+				t.Fatal("no try while the port is taken")
+			}
+			m.Update(cmd())
+			if v := m.View(); strings.Contains(v, "Could not take over") || strings.Contains(v, "Não foi possível") {
+				t.Fatalf("the still-taken port was reported as a failure:\n%s", v)
+			}
+			free = true
+			clock = clock.Add(takeOverEvery)
+			m.Update(m.takeOverTick(clock)())
+			if s.Intake == nil || s.ReceiverDown != "" || !strings.Contains(m.View(), "127.0.0.1:8787/webhook") {
+				t.Fatalf("the receiver did not start once the port was free:\n%s", m.View())
+			}
+		})
 	}
 }

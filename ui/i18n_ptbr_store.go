@@ -12,6 +12,9 @@ var ptBRStore = map[string]string{
 	"too large":                    "grande demais",
 	"not an event":                 "não é um evento",
 	"body too slow":                "corpo lento demais",
+	// a profile whose webhook port another program holds
+	"The webhook port %s is in use by another program: this window opens without a receiver and keeps trying.": "A porta de webhooks %s está em uso por outro programa: esta janela abre sem receptor e continua tentando.",
+	"No webhook receiver: %s is in use by another program; trying again. These are saved events.":              "Sem receptor de webhooks: %s está em uso por outro programa; tentando de novo. Estes são eventos salvos.",
 }
 
 func init() { ptBRTables = append(ptBRTables, ptBRStore) }

@@ -191,9 +191,9 @@ func (m *Model) setSession(s *workflow.Session) {
 	m.app.seenCharges, m.app.seenEvents = s.Store.Versions()
 	m.link = linkState{}
 	m.view = viewCharges
-	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + s.Notice); {
+	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + s.Notice + " " + receiverDownNotice(m.c.tr, s)); {
 	case notice == "":
-	case s.Notice == "" && s.Imported != nil && s.Imported.Damaged == 0:
+	case s.Notice == "" && s.ReceiverDown == "" && s.Imported != nil && s.Imported.Damaged == 0:
 		m.setStatus(notice, statusInfo)
 	default:
 		m.setStatus(notice, statusWarn)
