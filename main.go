@@ -136,7 +136,7 @@ Secrets are never read from flags: use client_secret_env or client_secret_cmd in
 	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, nothing kept")
 	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language)`)
 	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
-	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout))
+	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout), newDBCmd(stdout))
 	return root
 }
 
@@ -327,7 +327,8 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 			SignatureHeader: w.SignatureHeader, Tolerance: w.Tolerance, Exposed: w.PlainBeyondLoopback(),
 		}
 	}
-	return workflow.Open(ctx, params)
+	s, err := workflow.Open(ctx, params)
+	return s, withRepairHint(p.Name, err)
 }
 
 // openDebugLog opens (appending, mode 0600) the debug log under the state directory. Secrets are
@@ -656,10 +657,13 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name)
-	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	if err == nil {
+		defer store.Close()
+		err = store.Check(ctx, state.CheckTables) // no figures from a damaged database
 	}
-	defer store.Close()
+	if err != nil {
+		return &exitError{code: exitFailure, err: withRepairHint(p.Name, fmt.Errorf("profile %s: %w", p.Name, err))}
+	}
 	opts := export.Options{
 		Format: format, Query: state.ChargeQuery{Wallet: wallet},
 		From: from, To: to.AddDate(0, 0, 1), Location: time.Local,
@@ -825,10 +829,13 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name, state.WithLocation(time.Local))
-	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	if err == nil {
+		defer store.Close()
+		err = store.Check(ctx, state.CheckTables) // no figures from a damaged database
 	}
-	defer store.Close()
+	if err != nil {
+		return &exitError{code: exitFailure, err: withRepairHint(p.Name, fmt.Errorf("profile %s: %w", p.Name, err))}
+	}
 	q := state.CloseQuery{
 		Day: state.Days(dayTime, 1, time.Local),
 		// The profile's own wallet and, when the service can be asked, every usable

@@ -97,12 +97,9 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	file := filepath.Join(dir, DBFileName(profile))
-	// Created here with mode 0600 so that SQLite (which would use 0644) opens an existing file.
-	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("state: %w", err)
+	if err := createOrCheckFile(ctx, file); err != nil {
+		return nil, err
 	}
-	_ = f.Close()
 	s, err := open(ctx, file, profile, opts)
 	// Another window may be creating or migrating the same database (a first start of two
 	// windows at once, on a loaded machine): wait for it rather than fail.
@@ -117,6 +114,12 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 	if err != nil {
 		return nil, fmt.Errorf("state: %s: %w", file, err)
 	}
+	// The money indexes against the counts kept beside them: a damaged page must not make the
+	// day's totals silently wrong.
+	if err := s.Check(ctx, CheckIndexes); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("state: %w", err)
+	}
 	imported, err := importLegacy(ctx, s, dir, profile)
 	if err != nil {
 		_ = s.Close()
@@ -128,6 +131,44 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	return s, nil
+}
+
+// emptyFilePatience is how long Open waits for an empty database file to be written by the
+// window that created it, before reporting it as truncated.
+const emptyFilePatience = 2 * time.Second
+
+// createOrCheckFile creates the database file (mode 0600, so that SQLite, which would use
+// 0644, opens an existing file) or, when it exists with nothing in it, waits briefly for the
+// window creating it and then reports it (ErrEmptyDatabase) rather than start a new profile
+// over a truncated one.
+func createOrCheckFile(ctx context.Context, file string) error {
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("state: %w", err)
+	}
+	for deadline := time.Now().Add(emptyFilePatience); ; {
+		fi, err := os.Stat(file)
+		if err != nil {
+			return fmt.Errorf("state: %w", err)
+		}
+		if fi.Size() > 0 {
+			return nil
+		}
+		if wal, err := os.Stat(file + "-wal"); err == nil && wal.Size() > 0 {
+			return nil // the content is still in the write-ahead log, not checkpointed yet
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("state: %s: %w", file, ErrEmptyDatabase)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // OpenMemory returns a store that keeps nothing on disk (demo mode).

@@ -1,0 +1,57 @@
+package state
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCheckCost measures the checks on a generated history (PIXDASH_CHECK_COST=charges, e.g.
+// 100000 or 1000000; events are a tenth): the quick check every open runs, PRAGMA quick_check
+// (the full check of close and export) and PRAGMA integrity_check for comparison.
+func TestCheckCost(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("PIXDASH_CHECK_COST"))
+	if n <= 0 {
+		t.Skip("set PIXDASH_CHECK_COST=<charges> to measure")
+	}
+	path := genDB(t, benchDir(), n, n/10)
+	fi, _ := os.Stat(path)
+	s, err := Open(context.Background(), filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".db"), WithLocation(time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	measure := func(name string, f func() error) {
+		best := time.Duration(1 << 62)
+		for range 3 {
+			t0 := time.Now()
+			if err := f(); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			best = min(best, time.Since(t0))
+		}
+		t.Logf("%d charges (%d MiB): %-28s %v", n, fi.Size()>>20, name, best.Round(time.Millisecond))
+	}
+	measure("open (with the quick check)", func() error {
+		s2, err := Open(ctx, filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".db"), WithLocation(time.UTC))
+		if err == nil {
+			err = s2.Close()
+		}
+		return err
+	})
+	measure("quick check (indexes)", func() error { return s.Check(ctx, CheckIndexes) })
+	measure("full check (+quick_check)", func() error { return s.Check(ctx, CheckPages) })
+	measure("count(*) charges NOT INDEXED", func() error {
+		var n int
+		return s.rdb.QueryRowContext(ctx, "SELECT count(*) FROM charges NOT INDEXED").Scan(&n)
+	})
+	measure("PRAGMA integrity_check", func() error {
+		var r string
+		return s.rdb.QueryRowContext(ctx, "PRAGMA integrity_check(1)").Scan(&r)
+	})
+}
