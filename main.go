@@ -6,6 +6,7 @@
 //	pixdash events prune --before YYYY-MM-DD [--profile NAME] [--config FILE]
 //	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format csv|br] [--output FILE|-] [--profile NAME] [--config FILE]
 //	pixdash close [--date YYYY-MM-DD] [--width 80|48] [--lang LANG] [--csv FILE [--format csv|br]] [--print] [--offline] [--profile NAME] [--config FILE] [--debug]
+//	pixdash db check | repair [--profile NAME] [--config FILE]
 //	pixdash version
 //
 // Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command line.
