@@ -80,13 +80,24 @@ var indexChecks = []indexCheck{
 
 // compare runs checks on the database schema ("fresh." for an attached one, "" for main) and
 // returns the disagreements found; a b-tree that cannot be read is one too.
+// Every count is read in one read transaction, so another window's write cannot come between
+// an index's count and the one it is compared with.
 func compare(ctx context.Context, db *sql.DB, schema string, checks []indexCheck) ([]string, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer func() { _ = conn.Close() }()
+	if _, err := conn.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
+		return nil, classify(err)
+	}
+	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") }()
 	var problems []string
 	for _, c := range checks {
 		var gotN, gotSum, wantN, wantSum int64
-		err := db.QueryRowContext(ctx, inSchema(c.got, schema)).Scan(&gotN, &gotSum)
+		err := conn.QueryRowContext(ctx, inSchema(c.got, schema)).Scan(&gotN, &gotSum)
 		if err == nil {
-			err = db.QueryRowContext(ctx, inSchema(c.want, schema)).Scan(&wantN, &wantSum)
+			err = conn.QueryRowContext(ctx, inSchema(c.want, schema)).Scan(&wantN, &wantSum)
 		}
 		if err != nil {
 			if errors.Is(classify(err), ErrDamaged) {
@@ -179,16 +190,13 @@ func (s *Store) Check(ctx context.Context, level CheckLevel) error {
 }
 
 func check(ctx context.Context, db *sql.DB, file string, level CheckLevel) error {
-	problems, err := compare(ctx, db, "", indexChecks)
+	checks := indexChecks
+	if level >= CheckTables {
+		checks = append(checks[:len(checks):len(checks)], tableChecks...)
+	}
+	problems, err := compare(ctx, db, "", checks)
 	if err != nil {
 		return err
-	}
-	if level >= CheckTables {
-		more, err := compare(ctx, db, "", tableChecks)
-		if err != nil {
-			return err
-		}
-		problems = append(problems, more...)
 	}
 	if level >= CheckPages {
 		more, err := pageCheck(ctx, db)
