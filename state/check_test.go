@@ -82,9 +82,9 @@ func emptyIndexPage(t *testing.T, file, index string) {
 }
 
 // TestDamagedPaidIndexIsFoundAndRepaired: one page of charges_paid rewritten empty used to make
-// the day's close silently report fewer payments (issue 22 item 12). Open now refuses it, naming
-// the file and the index; Repair copies the file aside, rebuilds the index and the close is
-// whole again.
+// the day's close silently report fewer payments (issue 22 item 12). The check every Open starts
+// now reports it (Damage), naming the file and the index, and so does the check of close and
+// export; Repair copies the file aside, rebuilds the index and the close is whole again.
 func TestDamagedPaidIndexIsFoundAndRepaired(t *testing.T) {
 	dir := t.TempDir()
 	want := seedPaidOnDisk(t, dir, 36)
@@ -94,11 +94,20 @@ func TestDamagedPaidIndexIsFoundAndRepaired(t *testing.T) {
 	file := filepath.Join(dir, DBFileName("loja"))
 	emptyIndexPage(t, file, "charges_paid")
 
-	_, err := Open(context.Background(), dir, "loja", WithLocation(time.UTC))
+	damaged, err := Open(context.Background(), dir, "loja", WithLocation(time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-damaged.Checked()
+	err = damaged.Damage()
 	var de *DamageError
 	if !errors.As(err, &de) || !errors.Is(err, ErrDamaged) {
-		t.Fatalf("open of a damaged database: %v", err)
+		t.Fatalf("the check at open of a damaged database: %v", err)
 	}
+	if err := damaged.Check(context.Background(), CheckTables); !errors.Is(err, ErrDamaged) {
+		t.Errorf("the check of close and export: %v", err)
+	}
+	_ = damaged.Close()
 	if msg := err.Error(); !strings.Contains(msg, file) || !strings.Contains(msg, "charges_paid") || !strings.Contains(msg, "lists 0 paid charges where there are 36") {
 		t.Errorf("message %q does not name the file and the damage", msg)
 	}
@@ -118,6 +127,10 @@ func TestDamagedPaidIndexIsFoundAndRepaired(t *testing.T) {
 		t.Fatalf("open after the repair: %v", err)
 	}
 	defer s.Close()
+	<-s.Checked()
+	if err := s.Damage(); err != nil {
+		t.Errorf("the check at open after the repair: %v", err)
+	}
 	if err := s.Check(context.Background(), CheckPages); err != nil {
 		t.Errorf("full check after the repair: %v", err)
 	}

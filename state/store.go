@@ -72,7 +72,11 @@ type Store struct {
 	chargesVersion int64
 
 	imported *ImportReport
-	ready    chan struct{} // closed once the pending charges are loaded
+	// checked is closed once the check Open starts is done; damage is what it found.
+	checked   chan struct{}
+	checkStop context.CancelFunc
+	damage    atomic.Pointer[error]
+	ready     chan struct{} // closed once the pending charges are loaded
 	loadErr  atomic.Pointer[error]
 	loading  atomic.Bool // the background load was started
 	closed   atomic.Bool
@@ -114,12 +118,7 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 	if err != nil {
 		return nil, fmt.Errorf("state: %s: %w", file, err)
 	}
-	// The money indexes against the counts kept beside them: a damaged page must not make the
-	// day's totals silently wrong.
-	if err := s.Check(ctx, CheckIndexes); err != nil {
-		_ = s.Close()
-		return nil, fmt.Errorf("state: %w", err)
-	}
+	s.startCheck()
 	imported, err := importLegacy(ctx, s, dir, profile)
 	if err != nil {
 		_ = s.Close()
@@ -132,6 +131,37 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 	}
 	return s, nil
 }
+
+// startCheck checks, in the background, the money indexes against the counts kept beside them
+// (CheckIndexes; a few hundred milliseconds at a million charges, which the first frame does not
+// wait for): a damaged page must not make the day's totals silently wrong. Damage reports it.
+func (s *Store) startCheck() {
+	ctx, stop := context.WithCancel(context.Background())
+	s.checkStop = stop
+	done := make(chan struct{})
+	s.checked = done
+	go func() {
+		defer close(done)
+		var de *DamageError
+		if err := s.Check(ctx, CheckIndexes); errors.As(err, &de) {
+			s.damage.Store(&err)
+		}
+	}()
+}
+
+// Damage reports what the check every Open starts in the background found: a *DamageError
+// (matching ErrDamaged) naming the file and the indexes that disagree with the counts kept
+// beside them; nil while it runs, when it found nothing, and for a store in memory. It does
+// no I/O.
+func (s *Store) Damage() error {
+	if p := s.damage.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Checked is closed once the check Open started is done (at once for a store in memory).
+func (s *Store) Checked() <-chan struct{} { return s.checked }
 
 // emptyFilePatience is how long Open waits for an empty database file to be written by the
 // window that created it, before reporting it as truncated.
@@ -195,6 +225,8 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 	s := &Store{profile: profile, file: file, now: o.now, loc: o.loc, wdb: wdb, rdb: rdb,
 		polls: newPollSet(DefaultPollPolicy()), changed: make(chan struct{}), ready: make(chan struct{})}
 	s.recent.init()
+	s.checked = make(chan struct{})
+	close(s.checked) // until startCheck
 	if err := s.stmts.prepare(ctx, wdb); err != nil {
 		_ = wdb.Close()
 		if rdb != wdb {
@@ -284,6 +316,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.w.close()
+	if s.checkStop != nil {
+		s.checkStop()
+	}
+	<-s.checked
 	if s.loading.Load() {
 		<-s.ready // the background load uses the readers
 	}

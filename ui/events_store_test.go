@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/api"
+	"pixdash/state"
 	"pixdash/state/workflow"
 )
 
@@ -103,6 +106,71 @@ func TestPortTakenOpensWithoutReceiver(t *testing.T) {
 			m.Update(m.takeOverTick(clock)())
 			if s.Intake == nil || s.ReceiverDown != "" || !strings.Contains(m.View(), "127.0.0.1:8787/webhook") {
 				t.Fatalf("the receiver did not start once the port was free:\n%s", m.View())
+			}
+		})
+	}
+}
+
+// TestDamagedDatabaseWarned: when the check the store runs at open finds the money indexes
+// damaged, the dashboard says so at once in the status and keeps a red warning in the header
+// naming the repair command, in en and pt-BR (issue 22 item 12).
+func TestDamagedDatabaseWarned(t *testing.T) {
+	dir := t.TempDir()
+	s0, err := state.Open(context.Background(), dir, "loja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		at := goldenNow.Add(-time.Duration(i) * time.Minute)
+		if _, err := s0.UpsertCharge(context.Background(), state.Charge{ID: fmt.Sprintf("ch-%d", i), Wallet: "principal", Amount: 1000, Status: api.StatusCompleted, CreatedAt: at, PaidAt: &at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := s0.Path()
+	_ = s0.Close()
+	db, err := sql.Open("sqlite", "file:"+file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page, size int
+	if err := db.QueryRow(`SELECT pageno FROM dbstat WHERE name = 'charges_paid' AND pagetype = 'leaf' LIMIT 1`).Scan(&page); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.QueryRow(`PRAGMA page_size`).Scan(&size)
+	_ = db.Close()
+	p := make([]byte, size)
+	p[0], p[5], p[6] = 0x0a, byte(size>>8), byte(size) // an empty index leaf
+	f, err := os.OpenFile(file, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteAt(p, int64(page-1)*int64(size))
+	_ = f.Close()
+
+	for _, tc := range []struct {
+		lang           Lang
+		status, header string
+	}{
+		{LangEN, "The state database is damaged and the figures may be wrong", "database damaged: pixdash db repair"},
+		{LangPT, "O banco de dados local está danificado", "banco danificado: pixdash db repair"},
+	} {
+		t.Run(string(tc.lang), func(t *testing.T) {
+			st, err := state.Open(context.Background(), dir, "loja")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = st.Close() })
+			<-st.Checked()
+			s := goldenSession(t, api.Sandbox)
+			s.Store, s.Profile = st, "loja"
+			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			send(t, m, tea.WindowSizeMsg{Width: 220, Height: 30})
+			m.Update(tickMsg(goldenNow))
+			v := m.View()
+			for _, want := range []string{tc.status, tc.header, "pixdash db repair --profile loja"} {
+				if !strings.Contains(v, want) {
+					t.Errorf("the dashboard does not say %q:\n%s", want, v)
+				}
 			}
 		})
 	}
