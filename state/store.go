@@ -77,9 +77,9 @@ type Store struct {
 	checkStop context.CancelFunc
 	damage    atomic.Pointer[error]
 	ready     chan struct{} // closed once the pending charges are loaded
-	loadErr  atomic.Pointer[error]
-	loading  atomic.Bool // the background load was started
-	closed   atomic.Bool
+	loadErr   atomic.Pointer[error]
+	loading   atomic.Bool // the background load was started
+	closed    atomic.Bool
 }
 
 // DBFileName is the database file of a profile inside the state directory.
