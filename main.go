@@ -6,6 +6,7 @@
 //	pixdash events prune --before YYYY-MM-DD [--yes|--dry-run] [--profile NAME] [--config FILE]
 //	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format br|csv] [--output FILE|-] [--profile NAME] [--config FILE]
 //	pixdash close [--date YYYY-MM-DD] [--width 80|48] [--lang LANG] [--csv FILE [--format csv|br]] [--print] [--offline] [--profile NAME] [--config FILE] [--debug]
+//	pixdash db check | repair [--profile NAME] [--config FILE]
 //	pixdash version
 //
 // Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command line.
@@ -143,7 +144,7 @@ Secrets are never read from flags: use client_secret_env or client_secret_cmd in
 	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, nothing kept")
 	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language)`)
 	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
-	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout))
+	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout), newDBCmd(stdout))
 	return root
 }
 
@@ -335,7 +336,8 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 			SignatureHeader: w.SignatureHeader, Tolerance: w.Tolerance, Exposed: w.PlainBeyondLoopback(),
 		}
 	}
-	return workflow.Open(ctx, params)
+	s, err := workflow.Open(ctx, params)
+	return s, withRepairHint(p.Name, err)
 }
 
 // openDebugLog opens (appending, mode 0600) the debug log under the state directory. Secrets are
@@ -716,10 +718,13 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name)
-	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	if err == nil {
+		defer store.Close()
+		err = store.Check(ctx, state.CheckTables) // no figures from a damaged database
 	}
-	defer store.Close()
+	if err != nil {
+		return &exitError{code: exitFailure, err: withRepairHint(p.Name, fmt.Errorf("profile %s: %w", p.Name, err))}
+	}
 	if o.wallet != "" {
 		if err := knownWallet(ctx, store, p, wallet); err != nil {
 			return err
@@ -918,10 +923,13 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	store, err := state.Open(ctx, config.StateDir(os.Getenv), p.Name, state.WithLocation(time.Local))
-	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	if err == nil {
+		defer store.Close()
+		err = store.Check(ctx, state.CheckTables) // no figures from a damaged database
 	}
-	defer store.Close()
+	if err != nil {
+		return &exitError{code: exitFailure, err: withRepairHint(p.Name, fmt.Errorf("profile %s: %w", p.Name, err))}
+	}
 	// The dashboard's rule: pix_fee, else the fee learned from the service, else unknown.
 	fee, hasFee := store.FeeEstimate(p.PixFee, p.HasPixFee)
 	q := state.CloseQuery{

@@ -93,7 +93,7 @@ func TestConnGuardNeverEvictsBusy(t *testing.T) {
 	}
 	defer ln.Close()
 	r := NewReceiver(testWebhookSecret)
-	g := newConnGuard(ln, 2, &r.connEvicted, &r.connRefused)
+	g := newConnGuard(ln, 2, 2, &r.connEvicted, &r.connRefused)
 	a, b, c := pipeConn(), pipeConn(), pipeConn()
 	if !g.admit(a) || !g.admit(b) {
 		t.Fatal("room for two")

@@ -64,7 +64,7 @@ func TestReceiverSinkAnswers(t *testing.T) {
 			if code != c.code {
 				t.Fatalf("status %d, want %d (%s)", code, c.code, reply)
 			}
-			if got := r.Stats(); got != c.stats {
+			if got := counters(r.Stats()); got != c.stats {
 				t.Errorf("Stats = %+v, want %+v", got, c.stats)
 			}
 			if c.leakFree && (strings.Contains(reply, "ana") || strings.Contains(reply, "inbox")) {

@@ -1,17 +1,20 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,10 +108,94 @@ type ReceiverStats struct {
 	Overflow   uint64 // the sink was full (503, the sender retries)
 	TooLarge   uint64 // body above the limit (413)
 	Failed     uint64 // the sink could not keep the event (500, the sender retries)
-	Stale      uint64 // signed, but the timestamp header was unreadable or outside the tolerance (400)
-	// Evicted counts quiet connections closed to make room at the connection cap; Refused new
-	// connections closed because every held one was busy.
+	Stale      uint64 // signed, but its timestamp (header, else body) was unreadable or outside the tolerance (400)
+	Slow       uint64 // the body did not arrive within the body deadline (408)
+	// Evicted counts quiet or stalled connections closed to make room at a connection cap;
+	// Refused new connections closed because every held one was busy.
 	Evicted, Refused uint64
+	// LastRejection is the latest delivery refused for its content or pace (Reason RejectNone
+	// when none was); Receiver.Rejections keeps the recent ones.
+	LastRejection Rejection
+}
+
+// RejectReason is why a Receiver refused a delivery.
+type RejectReason uint8
+
+// Reasons for refusing a delivery.
+const (
+	RejectNone      RejectReason = iota
+	RejectSignature              // signature missing, malformed or wrong (401)
+	RejectTimestamp              // dated outside the tolerance window, or undated (400)
+	RejectTooLarge               // body above the limit (413)
+	RejectMalformed              // signed but not an event (400)
+	RejectSlowBody               // the body did not arrive in time (408)
+)
+
+// String is the reason in a few words of English.
+func (r RejectReason) String() string {
+	switch r {
+	case RejectSignature:
+		return "bad signature"
+	case RejectTimestamp:
+		return "timestamp outside the window"
+	case RejectTooLarge:
+		return "too large"
+	case RejectMalformed:
+		return "not an event"
+	case RejectSlowBody:
+		return "body too slow"
+	}
+	return ""
+}
+
+// Rejection is one refused delivery: when, why and from where. It never holds the body, a
+// header's value beyond what Detail quotes, or a secret.
+type Rejection struct {
+	At     time.Time
+	Reason RejectReason
+	// Remote is the sender's address (host:port) as the connection reports it.
+	Remote string
+	// Detail is the receiver's error text, e.g. "webhook signature mismatch"; it may quote an
+	// outside value (a timestamp), so sanitize it before drawing.
+	Detail string
+}
+
+// rejectionLog is how many refusals a Receiver remembers.
+const rejectionLog = 32
+
+// rejections is a small ring of the latest refusals.
+type rejections struct {
+	mu   sync.Mutex
+	ring [rejectionLog]Rejection
+	n    int // how many were ever added
+}
+
+func (q *rejections) add(x Rejection) {
+	q.mu.Lock()
+	q.ring[q.n%rejectionLog] = x
+	q.n++
+	q.mu.Unlock()
+}
+
+func (q *rejections) last() Rejection {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n == 0 {
+		return Rejection{}
+	}
+	return q.ring[(q.n-1)%rejectionLog]
+}
+
+// list returns the remembered refusals, newest first.
+func (q *rejections) list() []Rejection {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	k := min(q.n, rejectionLog)
+	out := make([]Rejection, 0, k)
+	for i := range k {
+		out = append(out, q.ring[(q.n-1-i)%rejectionLog])
+	}
+	return out
 }
 
 // ReceiverOption configures a Receiver.
@@ -189,7 +276,31 @@ func WithMaxConns(n int) ReceiverOption {
 	return func(r *Receiver) { r.maxConns = max(n, 1) }
 }
 
-// WithServerLog sends the HTTP server's own errors to l (default: discarded).
+// DefaultWebhookMaxConnsPerIP caps the connections Serve holds from one address.
+const DefaultWebhookMaxConnsPerIP = 64
+
+// WithMaxConnsPerIP caps the connections Serve holds from one remote address (default 64, at
+// least 1). At that cap a new connection from the address evicts its quiet or stalled
+// connection, as at the overall cap, or is refused.
+func WithMaxConnsPerIP(n int) ReceiverOption {
+	return func(r *Receiver) { r.maxPerIP = max(n, 1) }
+}
+
+// DefaultWebhookBodyTimeout is how long a delivery's body may take to arrive once its headers did.
+const DefaultWebhookBodyTimeout = 5 * time.Second
+
+// WithBodyTimeout sets how long a delivery's whole body may take to arrive after its headers
+// (default 5 s); a slower one is refused (408). 0 or less keeps the default.
+func WithBodyTimeout(d time.Duration) ReceiverOption {
+	return func(r *Receiver) {
+		if d > 0 {
+			r.bodyTimeout = d
+		}
+	}
+}
+
+// WithServerLog sends the HTTP server's own errors and each refused delivery to l (default:
+// discarded).
 func WithServerLog(l *slog.Logger) ReceiverOption {
 	return func(r *Receiver) {
 		if l != nil {
@@ -203,8 +314,9 @@ func WithServerLog(l *slog.Logger) ReceiverOption {
 //   - accepts only POST (405) with a body up to the limit (413);
 //   - verifies the signature over the raw body before any parsing (401 when missing or bad),
 //     from the first of WithSignatureHeader's, PagueSignatureHeader and SignatureHeader present;
-//   - when TimestampHeader is present, refuses a delivery more than the tolerance away from
-//     the clock, or whose timestamp cannot be read (400, counted as Stale);
+//   - refuses a body that does not arrive within the body timeout (408, counted as Slow);
+//   - refuses a delivery whose TimestampHeader, or without one the body's own "timestamp", is
+//     more than the tolerance away from the clock or cannot be read (400, counted as Stale);
 //   - checks that the body is an event, JSON with eventId and event (400 otherwise);
 //   - answers 200 to a redelivery of an eventId it already accepted, without handing it on again
 //     (Seen reports how many times an event was delivered); a redelivery that arrives while the
@@ -212,6 +324,9 @@ func WithServerLog(l *slog.Logger) ReceiverOption {
 //   - hands a first delivery to its sink (WithSink; by default an EventQueue read through
 //     Events) and answers 200 once the sink kept it. A full sink gets 503 and a failing one 500;
 //     either way the eventId is not remembered, so the sender's retry is taken.
+//
+// Each refusal (signature, timestamp, size, not an event, slow body) is kept with its time,
+// reason and sender in a small ring (Rejections, Stats.LastRejection) and logged.
 //
 // It remembers about the last WithSeenCapacity distinct eventIds (oldest forgotten first; a set
 // of 2048 or more is split in shards that each forget their own oldest), so memory stays
@@ -236,22 +351,28 @@ type Receiver struct {
 	seen   *seenIDs
 	bodies sync.Pool // *[]byte request body buffers
 
-	accepted, duplicates, rejected, malformed, overflow, tooLarge, failed, stale atomic.Uint64
-	connEvicted, connRefused                                                     atomic.Uint64
+	accepted, duplicates, rejected, malformed, overflow, tooLarge, failed, stale, slow atomic.Uint64
+	connEvicted, connRefused                                                           atomic.Uint64
+	refusals                                                                           rejections
+
+	bodyTimeout time.Duration
+	maxPerIP    int
 }
 
 // NewReceiver builds a Receiver that verifies deliveries with the endpoint's signing secret.
 func NewReceiver(secret Secret, opts ...ReceiverOption) *Receiver {
 	r := &Receiver{
-		secret:     &secret,
-		maxConns:   DefaultWebhookMaxConns,
-		log:        slog.New(slog.DiscardHandler),
-		sigHeaders: []string{PagueSignatureHeader, SignatureHeader},
-		tolerance:  DefaultWebhookTolerance,
-		now:        time.Now,
-		maxBody:    DefaultWebhookMaxBody,
-		buffer:     DefaultWebhookBuffer,
-		seenCap:    DefaultWebhookSeenCapacity,
+		secret:      &secret,
+		maxConns:    DefaultWebhookMaxConns,
+		maxPerIP:    DefaultWebhookMaxConnsPerIP,
+		bodyTimeout: DefaultWebhookBodyTimeout,
+		log:         slog.New(slog.DiscardHandler),
+		sigHeaders:  []string{PagueSignatureHeader, SignatureHeader},
+		tolerance:   DefaultWebhookTolerance,
+		now:         time.Now,
+		maxBody:     DefaultWebhookMaxBody,
+		buffer:      DefaultWebhookBuffer,
+		seenCap:     DefaultWebhookSeenCapacity,
 	}
 	for _, o := range opts {
 		o(r)
@@ -287,17 +408,32 @@ func (r *Receiver) Seen(eventID string) int {
 // Stats returns the receiver's counters so far.
 func (r *Receiver) Stats() ReceiverStats {
 	return ReceiverStats{
-		Accepted:   r.accepted.Load(),
-		Duplicates: r.duplicates.Load(),
-		Rejected:   r.rejected.Load(),
-		Malformed:  r.malformed.Load(),
-		Overflow:   r.overflow.Load(),
-		TooLarge:   r.tooLarge.Load(),
-		Failed:     r.failed.Load(),
-		Stale:      r.stale.Load(),
-		Evicted:    r.connEvicted.Load(),
-		Refused:    r.connRefused.Load(),
+		Accepted:      r.accepted.Load(),
+		Duplicates:    r.duplicates.Load(),
+		Rejected:      r.rejected.Load(),
+		Malformed:     r.malformed.Load(),
+		Overflow:      r.overflow.Load(),
+		TooLarge:      r.tooLarge.Load(),
+		Failed:        r.failed.Load(),
+		Stale:         r.stale.Load(),
+		Slow:          r.slow.Load(),
+		Evicted:       r.connEvicted.Load(),
+		Refused:       r.connRefused.Load(),
+		LastRejection: r.refusals.last(),
 	}
+}
+
+// Rejections returns the latest refused deliveries (up to 32), newest first.
+func (r *Receiver) Rejections() []Rejection { return r.refusals.list() }
+
+// refuse records a refused delivery and logs it (reason, sender, error; never the body).
+func (r *Receiver) refuse(req *http.Request, reason RejectReason, err error) {
+	x := Rejection{At: r.now(), Reason: reason, Remote: req.RemoteAddr}
+	if err != nil {
+		x.Detail = truncate(err.Error(), 160)
+	}
+	r.refusals.add(x)
+	r.log.Warn("webhook delivery refused", "reason", reason.String(), "remote", x.Remote, "detail", x.Detail)
 }
 
 // ServeHTTP handles one webhook delivery (see Receiver).
@@ -309,18 +445,30 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	if req.ContentLength > r.maxBody {
 		r.tooLarge.Add(1)
+		r.refuse(req, RejectTooLarge, fmt.Errorf("declared %d bytes, limit %d", req.ContentLength, r.maxBody))
 		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 		return
 	}
+	// The whole body must arrive within bodyTimeout: a peer trickling it a byte at a time
+	// holds a connection only that long (and the guard may evict it sooner when sockets run short).
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(r.bodyTimeout))
 	bp := r.body()
 	defer r.bodies.Put(bp)
 	body, err := readAll(http.MaxBytesReader(w, req.Body, r.maxBody), (*bp)[:0])
 	*bp = body[:0]
+	bodyRead(req.Context())
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			r.tooLarge.Add(1)
+			r.refuse(req, RejectTooLarge, fmt.Errorf("body above the limit of %d bytes", r.maxBody))
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			r.slow.Add(1)
+			r.refuse(req, RejectSlowBody, fmt.Errorf("%d bytes in %s", len(body), r.bodyTimeout))
+			http.Error(w, "request body too slow", http.StatusRequestTimeout)
 			return
 		}
 		http.Error(w, "cannot read request body", http.StatusBadRequest)
@@ -328,12 +476,27 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	if err := VerifySignature(body, r.signature(req.Header), *r.secret); err != nil {
 		r.rejected.Add(1)
+		r.refuse(req, RejectSignature, err)
 		http.Error(w, err.Error(), http.StatusUnauthorized)
 		return
 	}
 	if ts, ok := req.Header[TimestampHeader]; ok {
 		if err := CheckTimestamp(strings.Join(ts, ","), r.now(), r.tolerance); err != nil {
 			r.stale.Add(1)
+			r.refuse(req, RejectTimestamp, err)
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+	} else if at, ok := bodyTimestamp(body); ok {
+		// No header: the body's own timestamp (signed with it) is held to the same window, so
+		// an old delivery replayed without the header is not taken either.
+		err := checkTime(at, r.now(), r.tolerance)
+		if at.IsZero() {
+			err = fmt.Errorf("%w: the body's timestamp is not a date", ErrTimestampOutside)
+		}
+		if err != nil {
+			r.stale.Add(1)
+			r.refuse(req, RejectTimestamp, err)
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -346,6 +509,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ev, err := DecodeEvent(body)
 		if err != nil {
 			r.malformed.Add(1)
+			r.refuse(req, RejectMalformed, err)
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -373,6 +537,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "cannot take the event now (buffer or disk full), retry later", http.StatusServiceUnavailable)
 	case errors.Is(err, ErrEventInvalid):
 		r.malformed.Add(1)
+		r.refuse(req, RejectMalformed, err)
 		http.Error(w, err.Error(), http.StatusBadRequest)
 	default:
 		// The sink's error may name local files: the sender only needs to know to retry.
@@ -405,13 +570,48 @@ func CheckTimestamp(v string, now time.Time, tolerance time.Duration) error {
 	} else {
 		at = time.UnixMilli(n)
 	}
-	switch d := now.Sub(at); {
-	case d > tolerance:
-		return fmt.Errorf("%w: sent %s ago, allowed %s", ErrTimestampOutside, d.Round(time.Second), tolerance)
-	case d < -tolerance:
-		return fmt.Errorf("%w: dated %s ahead of the local clock, allowed %s", ErrTimestampOutside, (-d).Round(time.Second), tolerance)
+	return checkTime(at, now, tolerance)
+}
+
+// maxShownOffset is the largest distance from the clock a refusal prints as a duration; past
+// it (time.Duration saturates near 292 years) the date itself is printed.
+const maxShownOffset = 100 * 365 * 24 * time.Hour
+
+// checkTime checks that at is within tolerance of now.
+func checkTime(at, now time.Time, tolerance time.Duration) error {
+	switch {
+	case at.Before(now.Add(-tolerance)):
+		if d := now.Sub(at); d < maxShownOffset {
+			return fmt.Errorf("%w: sent %s ago, allowed %s", ErrTimestampOutside, d.Round(time.Second), tolerance)
+		}
+		return fmt.Errorf("%w: dated %s, allowed %s", ErrTimestampOutside, at.UTC().Format(time.RFC3339), tolerance)
+	case at.After(now.Add(tolerance)):
+		if d := at.Sub(now); d < maxShownOffset {
+			return fmt.Errorf("%w: dated %s ahead of the local clock, allowed %s", ErrTimestampOutside, d.Round(time.Second), tolerance)
+		}
+		return fmt.Errorf("%w: dated %s, far ahead of the local clock, allowed %s", ErrTimestampOutside, at.UTC().Format(time.RFC3339), tolerance)
 	}
 	return nil
+}
+
+// bodyTimestamp reads the top-level "timestamp" of a delivery's body (RFC 3339, as the service
+// sends it in its envelope); ok is false when there is none. One that cannot be read is
+// reported as the zero time, which is outside any window.
+func bodyTimestamp(body []byte) (time.Time, bool) {
+	if !bytes.Contains(body, []byte(`"timestamp"`)) {
+		return time.Time{}, false
+	}
+	var env struct {
+		Timestamp *json.RawMessage `json:"timestamp"`
+	}
+	if json.Unmarshal(body, &env) != nil || env.Timestamp == nil || string(*env.Timestamp) == "null" {
+		return time.Time{}, false
+	}
+	var at time.Time
+	if at.UnmarshalJSON(*env.Timestamp) != nil {
+		return time.Time{}, true
+	}
+	return at, true
 }
 
 // body returns a request body buffer from the pool.
@@ -468,18 +668,20 @@ func (r *Receiver) serve(ctx context.Context, ln net.Listener, cfg *tls.Config) 
 	if cfg != nil {
 		ln = tls.NewListener(ln, cfg)
 	}
-	guard := newConnGuard(ln, r.maxConns, &r.connEvicted, &r.connRefused)
+	guard := newConnGuard(ln, r.maxConns, r.maxPerIP, &r.connEvicted, &r.connRefused)
 	ln = guard
+	const headerTimeout = 5 * time.Second
 	srv := &http.Server{
 		Handler: mux,
 		// A delivery is one small POST: short timeouts free the sockets of slow or idle peers.
-		// The read deadline also bounds a TLS handshake.
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      10 * time.Second,
+		// The read deadline also bounds a TLS handshake; the handler narrows it to the body's.
+		ReadHeaderTimeout: headerTimeout,
+		ReadTimeout:       headerTimeout + r.bodyTimeout,
+		WriteTimeout:      headerTimeout + r.bodyTimeout + 5*time.Second,
 		IdleTimeout:       30 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ConnState:         guard.connState,
+		ConnContext:       guard.connContext,
 		// net/http's own complaints (accept errors, TLS handshakes, panics) go to the debug log,
 		// never to the terminal the dashboard draws on.
 		ErrorLog: slog.NewLogLogger(r.log.Handler(), slog.LevelDebug),

@@ -212,7 +212,7 @@ func Parse(path string, data []byte, mode fs.FileMode) (*Config, error) {
 	}
 	d := &decoder{md: &md, file: path, source: text, mode: mode.Perm(), first: firstIndex(md.Keys())}
 	cfg := d.config(root)
-	cfg.Warnings = d.warns
+	cfg.Warnings = append(d.warns, sharedPorts(path, cfg.Profiles)...)
 	if len(d.probs) > 0 {
 		sort.SliceStable(d.probs, func(i, j int) bool { return d.probs[i].Line < d.probs[j].Line })
 		if d.more > 0 {
@@ -375,6 +375,47 @@ func (w *Webhook) TLS() bool { return w != nil && w.TLSCert != "" && w.TLSKey !=
 func (w *Webhook) PlainBeyondLoopback() bool { return w.Enabled() && !w.IsLoopback() && !w.TLS() }
 
 // plainListenWarning is the warning for a receiver PlainBeyondLoopback reports.
+// sharedPorts warns about profiles whose webhook receivers listen on the same port of
+// overlapping addresses (the same host, or either on every interface): only one of them can
+// receive at a time, the other opens without a receiver.
+func sharedPorts(file string, profiles []*Profile) Problems {
+	type bound struct {
+		profile, host string
+	}
+	byPort := map[string][]bound{}
+	var ports []string
+	for _, p := range profiles {
+		if p == nil || p.Webhook == nil || !p.Webhook.Enabled() {
+			continue
+		}
+		host, port, err := net.SplitHostPort(p.Webhook.Listen)
+		if err != nil || port == "" || port == "0" {
+			continue
+		}
+		if _, ok := byPort[port]; !ok {
+			ports = append(ports, port)
+		}
+		byPort[port] = append(byPort[port], bound{p.Name, host})
+	}
+	anyHost := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	var ws Problems
+	for _, port := range ports {
+		bs := byPort[port]
+		for i := 1; i < len(bs); i++ {
+			for j := range i {
+				a, b := bs[j], bs[i]
+				if a.host != b.host && !anyHost(a.host) && !anyHost(b.host) {
+					continue
+				}
+				ws = append(ws, Problem{File: file, Key: "profiles." + toml.Key{b.profile}.String() + ".webhook.listen",
+					Msg: fmt.Sprintf("profiles %q and %q both receive webhooks on port %s: only one can listen at a time (the other opens without a receiver); give each profile its own port", a.profile, b.profile, port)})
+				break
+			}
+		}
+	}
+	return ws
+}
+
 func plainListenWarning(listen string) string {
 	return fmt.Sprintf("%q is not a loopback address and the receiver has no TLS: deliveries, with payers' CPF/CNPJ, cross the network in clear text; set tls_cert and tls_key, or listen on 127.0.0.1 behind a TLS reverse proxy", listen)
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -655,6 +656,7 @@ func deliverHTTP(url string, ds []benchDelivery, clients int) (time.Duration, er
 						return
 					}
 					req.Header.Set(api.SignatureHeader, ds[i].sig)
+					req.Header.Set(api.TimestampHeader, strconv.FormatInt(time.Now().UnixMilli(), 10))
 					req.Header.Set("Content-Type", "application/json")
 					resp, err := client.Do(req)
 					if err != nil {

@@ -405,8 +405,8 @@ func TestDayReportNoFeeEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := wantTodayTotal
-	want.Fees = 99 + 120 + 200 // p1, p5, c1
-	want.FeesUnknown = 3       // p2, p7, r1: their fees are unknown, so are the nets
+	want.Fees = 99 + 120 + 200                                 // p1, p5, c1
+	want.FeesUnknown = 3                                       // p2, p7, r1: their fees are unknown, so are the nets
 	checkTotals(t, "Total", r.Total, want, 49581, 40581, 8333) // refund fees are reported only, not counted
 	wantP := wantTodayPrincipal
 	wantP.Fees = 219

@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"pixdash/api"
 )
@@ -59,6 +61,8 @@ func deliver(c *http.Client, url string, body []byte, secret api.Secret) (int, s
 		return 0, "", err
 	}
 	req.Header.Set(api.SignatureHeader, api.Sign(body, secret))
+	// Dated now, as the service dates each attempt (the body's own timestamp is the event's).
+	req.Header.Set(api.TimestampHeader, strconv.FormatInt(time.Now().UnixMilli(), 10))
 	resp, err := c.Do(req)
 	if err != nil {
 		return 0, "", err

@@ -72,10 +72,14 @@ type Store struct {
 	chargesVersion int64
 
 	imported *ImportReport
-	ready    chan struct{} // closed once the pending charges are loaded
-	loadErr  atomic.Pointer[error]
-	loading  atomic.Bool // the background load was started
-	closed   atomic.Bool
+	// checked is closed once the check Open starts is done; damage is what it found.
+	checked   chan struct{}
+	checkStop context.CancelFunc
+	damage    atomic.Pointer[error]
+	ready     chan struct{} // closed once the pending charges are loaded
+	loadErr   atomic.Pointer[error]
+	loading   atomic.Bool // the background load was started
+	closed    atomic.Bool
 }
 
 // DBFileName is the database file of a profile inside the state directory.
@@ -97,12 +101,9 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	file := filepath.Join(dir, DBFileName(profile))
-	// Created here with mode 0600 so that SQLite (which would use 0644) opens an existing file.
-	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("state: %w", err)
+	if err := createOrCheckFile(ctx, file); err != nil {
+		return nil, err
 	}
-	_ = f.Close()
 	s, err := open(ctx, file, profile, opts)
 	// Another window may be creating or migrating the same database (a first start of two
 	// windows at once, on a loaded machine): wait for it rather than fail.
@@ -117,6 +118,7 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 	if err != nil {
 		return nil, fmt.Errorf("state: %s: %w", file, err)
 	}
+	s.startCheck()
 	imported, err := importLegacy(ctx, s, dir, profile)
 	if err != nil {
 		_ = s.Close()
@@ -132,6 +134,75 @@ func Open(ctx context.Context, dir, profile string, opts ...Option) (*Store, err
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	return s, nil
+}
+
+// startCheck checks, in the background, the money indexes against the counts kept beside them
+// (CheckIndexes; a few hundred milliseconds at a million charges, which the first frame does not
+// wait for): a damaged page must not make the day's totals silently wrong. Damage reports it.
+func (s *Store) startCheck() {
+	ctx, stop := context.WithCancel(context.Background())
+	s.checkStop = stop
+	done := make(chan struct{})
+	s.checked = done
+	go func() {
+		defer close(done)
+		var de *DamageError
+		if err := s.Check(ctx, CheckIndexes); errors.As(err, &de) {
+			s.damage.Store(&err)
+		}
+	}()
+}
+
+// Damage reports what the check every Open starts in the background found: a *DamageError
+// (matching ErrDamaged) naming the file and the indexes that disagree with the counts kept
+// beside them; nil while it runs, when it found nothing, and for a store in memory. It does
+// no I/O.
+func (s *Store) Damage() error {
+	if p := s.damage.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Checked is closed once the check Open started is done (at once for a store in memory).
+func (s *Store) Checked() <-chan struct{} { return s.checked }
+
+// emptyFilePatience is how long Open waits for an empty database file to be written by the
+// window that created it, before reporting it as truncated.
+const emptyFilePatience = 2 * time.Second
+
+// createOrCheckFile creates the database file (mode 0600, so that SQLite, which would use
+// 0644, opens an existing file) or, when it exists with nothing in it, waits briefly for the
+// window creating it and then reports it (ErrEmptyDatabase) rather than start a new profile
+// over a truncated one.
+func createOrCheckFile(ctx context.Context, file string) error {
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("state: %w", err)
+	}
+	for deadline := time.Now().Add(emptyFilePatience); ; {
+		fi, err := os.Stat(file)
+		if err != nil {
+			return fmt.Errorf("state: %w", err)
+		}
+		if fi.Size() > 0 {
+			return nil
+		}
+		if wal, err := os.Stat(file + "-wal"); err == nil && wal.Size() > 0 {
+			return nil // the content is still in the write-ahead log, not checkpointed yet
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("state: %s: %w", file, ErrEmptyDatabase)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // OpenMemory returns a store that keeps nothing on disk (demo mode).
@@ -158,6 +229,8 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 	s := &Store{profile: profile, file: file, now: o.now, loc: o.loc, wdb: wdb, rdb: rdb,
 		polls: newPollSet(DefaultPollPolicy()), changed: make(chan struct{}), ready: make(chan struct{})}
 	s.recent.init()
+	s.checked = make(chan struct{})
+	close(s.checked) // until startCheck
 	if err := s.stmts.prepare(ctx, wdb); err != nil {
 		_ = wdb.Close()
 		if rdb != wdb {
@@ -247,6 +320,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.w.close()
+	if s.checkStop != nil {
+		s.checkStop()
+	}
+	<-s.checked
 	s.forgetWindow() // its refund claims end with it
 	if s.loading.Load() {
 		<-s.ready // the background load uses the readers

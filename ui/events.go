@@ -379,7 +379,7 @@ func (v *eventsView) view() string {
 	if v.detail != nil {
 		return v.detailView(w, h)
 	}
-	if !v.receiving() && !v.c.app.sess.ReceiverElsewhere && v.facets.Total == 0 {
+	if sess := v.c.app.sess; !v.receiving() && !sess.ReceiverElsewhere && sess.ReceiverDown == "" && v.facets.Total == 0 {
 		return v.setupView(w, h)
 	}
 	st := v.c.st
@@ -458,12 +458,39 @@ func (v *eventsView) statsText() string {
 		{s.TooLarge, tr.T("too large %d")},
 		{s.Overflow, tr.T("overflow %d")},
 		{s.Failed, tr.T("not saved %d")},
+		{s.Slow, tr.T("too slow %d")},
+		{s.Refused, tr.T("connections refused %d")},
 	} {
 		if c.n > 0 {
 			parts = append(parts, st.Warn.Render(fmt.Sprintf(c.fmt, c.n)))
 		}
 	}
+	if last := s.LastRejection; last.Reason != api.RejectNone {
+		at := last.At.In(v.c.loc)
+		when := at.Format("15:04")
+		if !sameDay(at, v.c.now().In(v.c.loc)) {
+			when = at.Format("02/01 15:04")
+		}
+		parts = append(parts, st.Muted.Render(tr.F("last: %s %s", rejectReason(tr, last.Reason), when)))
+	}
 	return strings.Join(parts, st.Muted.Render(" · "))
+}
+
+// rejectReason names why the receiver refused a delivery.
+func rejectReason(tr catalog, r api.RejectReason) string {
+	switch r {
+	case api.RejectSignature:
+		return tr.T("bad signature")
+	case api.RejectTimestamp:
+		return tr.T("timestamp outside the window")
+	case api.RejectTooLarge:
+		return tr.T("too large")
+	case api.RejectMalformed:
+		return tr.T("not an event")
+	case api.RejectSlowBody:
+		return tr.T("body too slow")
+	}
+	return sanitize(r.String())
 }
 
 // shortDuration prints a tolerance in its largest whole unit: 5m, 90s, 1h, 1h30m.
@@ -489,6 +516,9 @@ func (v *eventsView) receiverLine(w int) string {
 	sess := v.c.app.sess
 	if !v.receiving() && sess.ReceiverElsewhere {
 		return st.Muted.Render(truncateWidth(tr.T("Another pixdash receives this profile's webhooks; this list shows the events it saves."), w))
+	}
+	if !v.receiving() && sess.ReceiverDown != "" {
+		return st.Warn.Render(truncateWidth(tr.F("No webhook receiver: %s is in use by another program; trying again. These are saved events.", sess.ReceiverDown), w))
 	}
 	if !v.receiving() {
 		return st.Warn.Render(truncateWidth(tr.F("No webhook receiver: these are saved events; add [profiles.%s.webhook] to receive new ones.", sess.Profile), w))

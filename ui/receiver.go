@@ -40,7 +40,7 @@ type takeOverMsg struct {
 // the root's clock tick; the try itself (file lock, listen) runs in the returned command.
 func (m *Model) takeOverTick(now time.Time) tea.Cmd {
 	s := m.app.sess
-	if s == nil || !s.ReceiverElsewhere || s.TakeOver == nil || s.Intake != nil {
+	if s == nil || (!s.ReceiverElsewhere && s.ReceiverDown == "") || s.TakeOver == nil || s.Intake != nil {
 		return nil
 	}
 	if m.takeOver.gen != m.app.gen {
@@ -76,7 +76,7 @@ func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
 	case msg.err == nil:
 		s := m.app.sess
 		s.Intake, s.ReceiverStats, s.WebhookURL = msg.recv.Intake, msg.recv.Stats, msg.recv.URL
-		s.ReceiverElsewhere = false
+		s.ReceiverElsewhere, s.ReceiverDown = false, ""
 		m.takeOver.lastErr = ""
 		if msg.recv.Notice != "" {
 			m.setStatus(tr.T("This window now receives the profile's webhooks")+". "+msg.recv.Notice, statusWarn)
@@ -85,6 +85,9 @@ func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
 		}
 		return nil
 	case errors.Is(msg.err, state.ErrReceiverBusy):
+		return nil
+	case errors.Is(msg.err, workflow.ErrWebhookAddrInUse) && m.app.sess.ReceiverDown != "":
+		// Still held by the other program: the status and the events view already say so.
 		return nil
 	}
 	if text := msg.err.Error(); text != m.takeOver.lastErr {
@@ -116,4 +119,13 @@ func (m *Model) withWebhookWarning(left, right string, w int) (string, string, i
 		}
 	}
 	return left, st.Err.Render("⚠ " + texts[len(texts)-1]), w
+}
+
+// receiverDownNotice says, at start, that the profile's receiver could not listen because
+// another program holds its address ("" when it runs or the profile has none).
+func receiverDownNotice(tr catalog, s *workflow.Session) string {
+	if s == nil || s.ReceiverDown == "" {
+		return ""
+	}
+	return tr.F("The webhook port %s is in use by another program: this window opens without a receiver and keeps trying.", s.ReceiverDown)
 }

@@ -94,6 +94,7 @@ type Model struct {
 	lastTick    time.Time
 	lastRefresh time.Time
 	takeOver    takeOverState
+	damageShown uint64 // app.gen+1 once the session's damaged database was reported
 
 	// Read-backs of payment events in flight, and those waiting (see queueConfirm).
 	confirming int
@@ -192,9 +193,9 @@ func (m *Model) setSession(s *workflow.Session) {
 	m.link = linkState{}
 	m.view = viewCharges
 	// The session's notice is the workflow's English sentence: it is translated here.
-	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + m.c.tr.T(s.Notice)); {
+	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + m.c.tr.T(s.Notice) + " " + receiverDownNotice(m.c.tr, s)); {
 	case notice == "":
-	case s.Notice == "" && s.Imported != nil && s.Imported.Damaged == 0:
+	case s.Notice == "" && s.ReceiverDown == "" && s.Imported != nil && s.Imported.Damaged == 0:
 		m.setStatus(notice, statusInfo)
 	default:
 		m.setStatus(notice, statusWarn)
@@ -691,6 +692,7 @@ func (m *Model) openForm() tea.Cmd {
 func (m *Model) onTick(now time.Time) tea.Cmd {
 	m.lastTick = now
 	m.expireStatus(now)
+	m.noteDamage()
 	cmds := []tea.Cmd{tick(), m.schedulePolls(now), m.takeOverTick(now), m.onLinkTick(now)}
 	if st := m.app.sess.Store; st.Persistent() && now.Sub(m.lastRefresh) >= storeRefreshEvery {
 		m.lastRefresh = now
@@ -806,7 +808,7 @@ func (m *Model) headerView(w int) string {
 		st.Label.Render(tr.T("profile ")) + st.Value.Render(sanitize(m.app.sess.Profile)),
 		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(sanitize(m.app.wallet)),
 	}
-	return spread(m.withWebhookWarning(strings.Join(parts, st.Muted.Render(" │ ")), m.tokenView(m.c.now()), w))
+	return spread(m.withWebhookWarning(m.withDamageWarning(strings.Join(parts, st.Muted.Render(" │ "))), m.tokenView(m.c.now()), w))
 }
 
 // spread puts left and right on one line of width w, cutting left when they do not fit.

@@ -67,8 +67,12 @@ type Receiving struct {
 }
 
 // listenRetryFor is how long the receiver retries its listen address while it is in use: the
-// window that held the profile's inbox may not have released the port yet.
-const listenRetryFor = 5 * time.Second
+// window that held the profile's inbox may not have released the port yet. (A variable for tests.)
+var listenRetryFor = 5 * time.Second
+
+// ErrWebhookAddrInUse reports a receiver that could not listen because another program (or
+// another profile's pixdash) holds its address: the session opens without a receiver.
+var ErrWebhookAddrInUse = errors.New("the webhook address is in use by another program")
 
 // receiver runs one session's webhook receiver: it holds the profile's inbox lock while it
 // listens, and close releases both. start may be called again (the session takes the receiver
@@ -128,6 +132,9 @@ func (r *receiver) start(ctx context.Context) (*Receiving, error) {
 	if ln == nil {
 		if ln, err = listenRetrying(ctx, r.webhook.Listen, listenRetryFor); err != nil {
 			_ = intake.Close()
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return nil, fmt.Errorf("webhook receiver: %w: %s (%w)", ErrWebhookAddrInUse, r.webhook.Listen, err)
+			}
 			return nil, fmt.Errorf("webhook receiver: %w", err)
 		}
 	}

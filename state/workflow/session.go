@@ -37,11 +37,15 @@ type Session struct {
 	ReceiverElsewhere bool
 	// ReceiverStats reports the receiver's counters; nil without a receiver.
 	ReceiverStats func() api.ReceiverStats
-	// TakeOver, set while ReceiverElsewhere, tries to become the profile's webhook receiver (the
+	// TakeOver, set while ReceiverElsewhere or ReceiverDown, tries to become the profile's webhook receiver (the
 	// other process quit): it starts the receiver and returns what it receives with, or an error
 	// matching state.ErrReceiverBusy while the other one still receives. It may block (file
 	// lock, listen); call it from a goroutine or command, every few seconds.
 	TakeOver func(ctx context.Context) (*Receiving, error)
+	// ReceiverDown is the listen address of a profile's receiver that could not start because
+	// another program holds it ("" otherwise): the session runs without a receiver and TakeOver
+	// tries again.
+	ReceiverDown string
 	// WebhookExposed is the receiver's listen address when it listens beyond loopback over plain
 	// HTTP ("" otherwise).
 	WebhookExposed string
@@ -200,6 +204,12 @@ func Open(ctx context.Context, p Params) (*Session, error) {
 			// session can take the receiver over.
 			s.Notice = busyNotice
 			s.ReceiverElsewhere = true
+			s.TakeOver = recv.start
+		case errors.Is(err, ErrWebhookAddrInUse):
+			// Another program holds the port: the dashboard still opens (as a second window
+			// does), says so, and tries the port again later.
+			logger.Warn("webhook receiver not started", "profile", p.Profile, "err", err)
+			s.ReceiverDown = w.Listen
 			s.TakeOver = recv.start
 		case err != nil:
 			return fail(err)

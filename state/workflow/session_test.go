@@ -195,3 +195,39 @@ func TestOpenOnDisk(t *testing.T) {
 		t.Fatalf("session %+v", s)
 	}
 }
+
+// A profile whose webhook port another program holds opens without a receiver and says why
+// (as a second window does), instead of failing with "bind: address already in use"; once the
+// port is free, TakeOver starts the receiver (issue 21 item 16).
+func TestOpenWithWebhookPortTaken(t *testing.T) {
+	old := listenRetryFor
+	listenRetryFor = 300 * time.Millisecond
+	t.Cleanup(func() { listenRetryFor = old })
+	squatter, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer squatter.Close()
+	addr := squatter.Addr().String()
+	d, err := sandbox.StartDemo(context.Background(), sandbox.DemoOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), Params{Profile: "loja", Client: d.Client, StateDir: t.TempDir(), Release: d.Close,
+		Webhook: &Webhook{Listen: addr, Secret: d.WebhookSecret}})
+	if err != nil {
+		t.Fatalf("the session did not open with its port taken: %v", err)
+	}
+	defer s.Close()
+	if s.ReceiverDown != addr || s.Intake != nil || s.WebhookURL != "" || s.ReceiverElsewhere || s.TakeOver == nil {
+		t.Fatalf("session: down %q, intake %v, url %q, elsewhere %v", s.ReceiverDown, s.Intake, s.WebhookURL, s.ReceiverElsewhere)
+	}
+	if _, err := s.TakeOver(context.Background()); !errors.Is(err, ErrWebhookAddrInUse) {
+		t.Fatalf("take over while the port is held: %v", err)
+	}
+	squatter.Close()
+	r, err := s.TakeOver(context.Background())
+	if err != nil || r.URL != "http://"+addr+api.WebhookPath {
+		t.Fatalf("take over once the port is free: %+v, %v", r, err)
+	}
+}

@@ -1,0 +1,27 @@
+package ui
+
+// noteDamage reports, once per session, that the check the store ran at open found its
+// database damaged: the figures read from it may be wrong until it is repaired. It reads an
+// atomic only (no I/O).
+func (m *Model) noteDamage() {
+	s := m.app.sess
+	if s == nil || s.Store == nil || m.damageShown == m.app.gen+1 {
+		return
+	}
+	err := s.Store.Damage()
+	if err == nil {
+		return
+	}
+	m.damageShown = m.app.gen + 1
+	m.setStatus(m.c.tr.F("The state database is damaged and the figures may be wrong: quit and run pixdash db repair --profile %s (%v)", s.Profile, err), statusError)
+}
+
+// withDamageWarning adds to the header, in red, that the session's database is damaged.
+func (m *Model) withDamageWarning(left string) string {
+	s := m.app.sess
+	if s == nil || s.Store == nil || s.Store.Damage() == nil {
+		return left
+	}
+	st := m.c.st
+	return left + st.Muted.Render(" │ ") + st.Err.Render("⚠ "+m.c.tr.T("database damaged: pixdash db repair"))
+}
