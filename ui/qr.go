@@ -513,7 +513,7 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 	// Too small for any QR: say how large the terminal must be (the smallest layout is the QR
 	// alone, and the dashboard needs minWidth×minHeight), and show the code to copy.
 	r := code.render(0, 0)
-	msg := st.Warn.Render(tr.F("The QR needs a %dx%d terminal (now %dx%d): enlarge the window or make the font smaller.",
+	msg := st.Warn.Render(cu.F("The QR needs a %dx%d terminal (now %dx%d): enlarge the window or make the font smaller.",
 		max(r.needW, minWidth), max(r.needH, minHeight), w, h))
 	body := strings.Join(v.info(ch, w), "\n") + "\n\n" + ansi.Wrap(msg, w, "") + "\n\n" + v.codeBlock(ch, w)
 	return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
