@@ -467,7 +467,8 @@ func (v *qrView) info(ch *state.Charge, w int) []string {
 
 // Layouts of the pending screen, from the roomiest: the QR beside the info panel and the code;
 // the QR over one summary row; on small terminals the QR the whole height with a narrow column
-// beside it (the top bar and the key line move into the column) or alone.
+// beside it (the top bar and the key line move into the column), the QR over the summary row
+// alone (no top bar, no keys), or the QR alone.
 const (
 	qrInfoWidth   = 34 // the info panel beside the QR
 	qrGap         = 4  // between the QR and the panel
@@ -495,17 +496,19 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w, bodyH-qrStackedRows); r.fits {
-		summary := cu.T("Pay with PIX") + "  " + st.BigAmount.Render(ch.Amount.BRL())
-		if c, ok := v.countdown(ch); ok {
-			summary += "  " + c
-		}
 		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, r.styled(st.QR)) + "\n" +
-			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(summary, w))
+			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(v.summary(ch), w))
 		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w-qrColumnMin-qrColumnGap, h); r.fits {
 		colW := w - r.width - qrColumnGap
 		return fitBlock(lipgloss.JoinHorizontal(lipgloss.Top, r.styled(st.QR), spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
+	}
+	// The QR alone the whole height but one, the amount on one line under it (issue 21 #7).
+	if r := code.render(w, h-qrStackedRows); r.fits {
+		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, r.styled(st.QR)) + "\n" +
+			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(v.summary(ch), w))
+		return fitBlock(body, w, h)
 	}
 	if r := code.render(w, h); r.fits {
 		return fitBlock(r.styled(st.QR), w, h)
@@ -517,6 +520,17 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 		max(r.needW, minWidth), max(r.needH, minHeight), w, h))
 	body := strings.Join(v.info(ch, w), "\n") + "\n\n" + ansi.Wrap(msg, w, "") + "\n\n" + v.codeBlock(ch, w)
 	return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+}
+
+// summary is the one line under a QR that leaves no room for the info panel: what the customer
+// pays and the time left.
+func (v *qrView) summary(ch *state.Charge) string {
+	st, cu := v.c.st, v.c.cust
+	line := cu.T("Pay with PIX") + "  " + st.BigAmount.Render(ch.Amount.BRL())
+	if c, ok := v.countdown(ch); ok {
+		line += "  " + c
+	}
+	return line
 }
 
 // column is the narrow column beside a full-height QR: the environment, what the customer
