@@ -379,6 +379,31 @@ func qrHalfBlocks(m [][]bool, quiet int) []string {
 	return lines
 }
 
+// drawQR paints a rendered QR dark modules on light whatever the terminal: black on white with
+// colours; without colours (NO_COLOR) in the terminal's own two colours, the ink (foreground)
+// being the dark modules on a light terminal and the light modules and quiet zone on a dark one.
+func (c *common) drawQR(r qrRender) string {
+	if !noColour() {
+		return r.styled(c.st.QR)
+	}
+	lines := r.lines
+	if c.darkBG {
+		lines = qrInverted(lines)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// qrInverted swaps ink and paper in half-block lines: each cell's inked halves become blank and
+// its blank halves inked.
+func qrInverted(lines []string) []string {
+	swap := strings.NewReplacer(qrBoth, qrNone, qrNone, qrBoth, qrTop, qrBottom, qrBottom, qrTop)
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = swap.Replace(l)
+	}
+	return out
+}
+
 // styled paints the lines black on white.
 func (r qrRender) styled(st lipgloss.Style) string {
 	var b strings.Builder
