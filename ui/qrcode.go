@@ -417,13 +417,15 @@ func (c *common) drawQR(r qrRender) string {
 // qrInverted swaps ink and paper in half-block lines: each cell's inked halves become blank and
 // its blank halves inked.
 func qrInverted(lines []string) []string {
-	swap := strings.NewReplacer(qrBoth, qrNone, qrNone, qrBoth, qrTop, qrBottom, qrBottom, qrTop)
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = swap.Replace(l)
+		out[i] = qrSwapInk.Replace(l)
 	}
 	return out
 }
+
+// qrSwapInk swaps the half-block glyphs for their negatives.
+var qrSwapInk = strings.NewReplacer(qrBoth, qrNone, qrNone, qrBoth, qrTop, qrBottom, qrBottom, qrTop)
 
 // styled paints the lines black on white.
 func (r qrRender) styled(st lipgloss.Style) string {
