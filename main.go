@@ -30,6 +30,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
 	"pixdash/api"
@@ -218,7 +219,10 @@ func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error
 		logger = slog.New(ui.SafeLogHandler(l.Handler()))
 		fmt.Fprintf(stderr, "pixdash: debug log at %s\n", path)
 	}
-	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT, Logger: logger, ASCII: !utf8Locale(os.Getenv)}
+	// The terminal's background (asked once, before the program runs): without colours the QR
+	// is drawn in the terminal's own colours and needs to know which is the light one.
+	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT, Logger: logger, ASCII: !utf8Locale(os.Getenv),
+		DarkBackground: lipgloss.HasDarkBackground()}
 	if cfg == nil {
 		s, err := openDemo(ctx, logger)
 		if err != nil {

@@ -21,6 +21,7 @@ type common struct {
 	newKey        func() string  // mints Idempotency-Keys
 	export        ExportSettings // where and how the charges view's E writes
 	ascii         bool           // chart glyphs in ASCII
+	darkBG        bool           // the terminal's background is dark (see Options.DarkBackground)
 }
 
 // truncateWidth cuts s to at most w cells, with an ellipsis when cut.

@@ -802,7 +802,7 @@ func FuzzEventsView(f *testing.F) {
 					t.Fatalf("frame %d: line %q is %d wide > %d", i, l, lipgloss.Width(l), w)
 				}
 			}
-			for _, r := range fr {
+			for _, r := range withoutSelection(fr) {
 				if r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f {
 					t.Fatalf("frame %d carries control character %U:\n%q", i, r, fr)
 				}

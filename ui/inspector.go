@@ -621,7 +621,7 @@ func (v *inspectorView) historyLines(w, h int) []string {
 		row := padRight(sanitize(l.Query), qW) + " " + padRight(sanitize(l.Wallet), walletW) + " " +
 			padRight(tr.F("%s ago", humanDuration(now.Sub(l.At))), whenW) + " " + res
 		if i == v.histCur {
-			out = append(out, st.Selected.Render(padRight("▸ "+row, w)))
+			out = append(out, st.selected(padRight("▸ "+row, w)))
 			continue
 		}
 		style := st.OK

@@ -199,7 +199,7 @@ func (l *list[K, S, T]) draw(b *strings.Builder, st *styles, p rowPainter[S, T])
 				if j > 0 {
 					b.WriteByte('\n')
 				}
-				b.WriteString(st.Selected.Render(padRight(line, l.width)))
+				b.WriteString(st.selected(padRight(line, l.width)))
 			}
 		default:
 			b.WriteString(l.cached(r, st, p))

@@ -131,7 +131,7 @@ func (p *picker) view() string {
 		}
 		line = truncateWidth(line, max(w-10, 10))
 		if i == p.cursor {
-			line = st.Selected.Render(line)
+			line = st.selected(line)
 		}
 		b.WriteString(line + "\n")
 	}

@@ -479,7 +479,8 @@ func (v *qrView) info(ch *state.Charge, w int) []string {
 
 // Layouts of the pending screen, from the roomiest: the QR beside the info panel and the code;
 // the QR over one summary row; on small terminals the QR the whole height with a narrow column
-// beside it (the top bar and the key line move into the column) or alone.
+// beside it (the top bar and the key line move into the column), the QR over the summary row
+// alone (no top bar, no keys), or the QR alone.
 const (
 	qrInfoWidth   = 34 // the info panel beside the QR
 	qrGap         = 4  // between the QR and the panel
@@ -503,32 +504,45 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 	if r := code.render(w-qrInfoWidth-qrGap, bodyH); r.fits {
 		infoW := w - r.width - qrGap
 		right := strings.Join(v.info(ch, infoW), "\n") + "\n\n" + v.codeBlock(ch, infoW)
-		body := lipgloss.JoinHorizontal(lipgloss.Top, r.styled(st.QR), spaces(qrGap), right)
+		body := lipgloss.JoinHorizontal(lipgloss.Top, v.c.drawQR(r), spaces(qrGap), right)
 		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w, bodyH-qrStackedRows); r.fits {
-		summary := cu.T("Pay with PIX") + "  " + st.BigAmount.Render(ch.Amount.BRL())
-		if c, ok := v.countdown(ch); ok {
-			summary += "  " + c
-		}
-		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, r.styled(st.QR)) + "\n" +
-			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(summary, w))
+		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, v.c.drawQR(r)) + "\n" +
+			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(v.summary(ch), w))
 		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w-qrColumnMin-qrColumnGap, h); r.fits {
 		colW := w - r.width - qrColumnGap
-		return fitBlock(lipgloss.JoinHorizontal(lipgloss.Top, r.styled(st.QR), spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
+		return fitBlock(lipgloss.JoinHorizontal(lipgloss.Top, v.c.drawQR(r), spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
+	}
+	// The QR alone the whole height but one, the amount on one line under it (issue 21 #7).
+	if r := code.render(w, h-qrStackedRows); r.fits {
+		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, v.c.drawQR(r)) + "\n" +
+			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(v.summary(ch), w))
+		return fitBlock(body, w, h)
 	}
 	if r := code.render(w, h); r.fits {
-		return fitBlock(r.styled(st.QR), w, h)
+		return fitBlock(v.c.drawQR(r), w, h)
 	}
 	// Too small for any QR: say how large the terminal must be (the smallest layout is the QR
 	// alone, and the dashboard needs minWidth×minHeight), and show the code to copy.
 	r := code.render(0, 0)
-	msg := st.Warn.Render(tr.F("The QR needs a %dx%d terminal (now %dx%d): enlarge the window or make the font smaller.",
+	msg := st.Warn.Render(cu.F("The QR needs a %dx%d terminal (now %dx%d): enlarge the window or make the font smaller.",
 		max(r.needW, minWidth), max(r.needH, minHeight), w, h))
 	body := strings.Join(v.info(ch, w), "\n") + "\n\n" + ansi.Wrap(msg, w, "") + "\n\n" + v.codeBlock(ch, w)
 	return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+}
+
+// summary is the one line under a QR that leaves no room for the info panel: what the customer
+// pays and the time left.
+func (v *qrView) summary(ch *state.Charge) string {
+	st, cu := v.c.st, v.c.cust
+	line := cu.T("Pay with PIX") + "  " + st.BigAmount.Render(ch.Amount.BRL())
+	if c, ok := v.countdown(ch); ok {
+		line += "  " + c
+	}
+	return line
 }
 
 // column is the narrow column beside a full-height QR: the environment, what the customer

@@ -97,30 +97,41 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 }
 
 // A code too long for the terminal: the screen says how large the terminal must be (exactly),
-// and shows the code to copy instead.
+// in the customer's language (the screen is the customer's; issue 21 #10), and shows the code
+// to copy instead. The code is a fixed long one (the emulator's codes fit 80x24 whatever the
+// description: see TestQRUsualChargesFit80x24).
 func TestQRScreenTooSmallSaysTheSize(t *testing.T) {
-	s, _ := demo(t, DemoOptions{})
-	ch := trackedChargeDesc(t, s, 1234, "Encomenda: bolo de chocolate com morangos, 2 kg, retirar sabado")
-	for _, lang := range []Lang{LangEN, LangPT} {
+	long, err := api.EncodeBRCode(api.BRCodeParams{
+		PixKey: "a319c031-a546-4765-9353-1359b7156cb0", Description: "Encomenda bolo de chocolate com morangos 2 kg retirar sabado",
+		MerchantName: "PADARIA PAO QUENTE LTDA", MerchantCity: "SAO PAULO", TxID: "53fe702801d845b7917b99434", Amount: 1234,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "3f6c1a2e-0000-4000-8000-0000000000dd"
+	for _, langs := range [][2]Lang{{LangEN, LangPT}, {LangPT, LangPT}, {LangPT, LangEN}} {
+		merchantLang, customerLang := langs[0], langs[1]
+		s := goldenSession(t, api.Sandbox)
+		trackCode(t, s, id, long, 1234)
 		screenAt := func(w, h int) string {
-			m := New(Options{Session: s, Lang: lang, Now: func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }})
+			m := New(Options{Session: s, Lang: merchantLang, CustomerLang: customerLang, Now: func() time.Time { return goldenNow }})
 			m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-			openQRByID(t, m, ch.ID)
+			openQRByID(t, m, id)
 			return ansi.Strip(m.View())
 		}
 		screen := screenAt(minWidth, minHeight)
 		if qrFromScreen(screen) != nil {
-			t.Fatalf("a %d-character code fits %dx%d?\n%s", len(ch.PixCopyPaste), minWidth, minHeight, screen)
+			t.Fatalf("a %d-character code fits %dx%d?\n%s", len(long), minWidth, minHeight, screen)
 		}
-		prefix := map[Lang]string{LangEN: "The QR needs a ", LangPT: "O QR precisa de um terminal de "}[lang]
+		prefix := map[Lang]string{LangEN: "The QR needs a ", LangPT: "O QR precisa de um terminal de "}[customerLang]
 		flat := strings.Join(strings.Fields(screen), " ")
 		i := strings.Index(flat, prefix)
 		if i < 0 {
-			t.Fatalf("%s: no size hint:\n%s", lang, screen)
+			t.Fatalf("merchant %s, customer %s: no size hint in the customer's language:\n%s", merchantLang, customerLang, screen)
 		}
 		var needW, needH int
 		if _, err := fmt.Sscanf(strings.TrimPrefix(flat[i+len(prefix):], "terminal de "), "%dx%d", &needW, &needH); err != nil {
-			t.Fatalf("%s: %v in %q", lang, err, flat[i:])
+			t.Fatalf("%s: %v in %q", customerLang, err, flat[i:])
 		}
 		if qrFromScreen(screenAt(needW, needH)) == nil {
 			t.Fatalf("the hint promises a QR at %dx%d but none is shown", needW, needH)
@@ -132,7 +143,7 @@ func TestQRScreenTooSmallSaysTheSize(t *testing.T) {
 		if needW > minWidth && qrFromScreen(screenAt(needW-1, needH)) != nil {
 			t.Fatalf("the hint %dx%d is wider than needed", needW, needH)
 		}
-		if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), ch.PixCopyPaste[:40]) {
+		if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), long[:40]) {
 			t.Fatalf("a too-small QR screen must show the code:\n%s", screen)
 		}
 	}

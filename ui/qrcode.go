@@ -25,9 +25,15 @@ type qrAttempt struct {
 }
 
 // qrAttempts go from the most robust to the most compact. A screen has no smudges to correct,
-// so level L costs little; the quiet zone matters more to a phone's camera, and one module of
-// it still reads (the white of the code's cells stands out from any terminal background).
+// so level L costs little; the quiet zone matters more to a phone's camera. One module of it
+// is the smallest that still reads on a dark terminal (measured with gozxing and zbarimg in
+// TestQRQuietZoneMeasured; none does not), so the steps stop there. The quiet zone is the
+// least on every side; the sides get up to qrQuietSides where the width allows (see render).
 var qrAttempts = []qrAttempt{{coding.M, 4}, {coding.M, 2}, {coding.L, 2}, {coding.L, 1}}
+
+// qrQuietSides is the standard's quiet zone, which the code gets to its left and right whenever
+// the width allows, even when the rows allow less above and below it.
+const qrQuietSides = 4
 
 // qrRender is a rendered code and what it needs on screen.
 type qrRender struct {
@@ -95,7 +101,8 @@ func (c qrCode) render(maxW, maxH int) qrRender {
 		mat := c.std[a.level]
 		w, h := len(mat.m)+2*a.quiet, (len(mat.m)+2*a.quiet+1)/2
 		if w <= maxW && h <= maxH {
-			return qrRender{lines: qrHalfBlocks(mat.m, a.quiet), width: w, height: h, fits: true,
+			side := qrSides(len(mat.m), a.quiet, maxW)
+			return qrRender{lines: qrHalfBlocksSides(mat.m, a.quiet, side), width: len(mat.m) + 2*side, height: h, fits: true,
 				level: a.level, version: mat.v, quietOK: a.quiet >= 2}
 		}
 	}
@@ -105,7 +112,9 @@ func (c qrCode) render(maxW, maxH int) qrRender {
 		w, h := len(mat.m)+2*a.quiet, (len(mat.m)+2*a.quiet+1)/2
 		last = qrRender{width: w, height: h, level: a.level, version: mat.v, quietOK: a.quiet >= 2}
 		if w <= maxW && h <= maxH {
-			last.lines = qrHalfBlocks(mat.m, a.quiet)
+			side := qrSides(len(mat.m), a.quiet, maxW)
+			last.lines = qrHalfBlocksSides(mat.m, a.quiet, side)
+			last.width = len(mat.m) + 2*side
 			last.fits = true
 			return last
 		}
@@ -349,20 +358,32 @@ func qrPenalty(m [][]bool) int {
 	return score + dev/5*10
 }
 
+// qrSides is the quiet zone left and right of an n-module code whose quiet zone is quiet:
+// up to qrQuietSides where maxW columns allow it, never less than quiet.
+func qrSides(n, quiet, maxW int) int {
+	if quiet >= qrQuietSides {
+		return quiet
+	}
+	return max(quiet, min(qrQuietSides, (maxW-n)/2))
+}
+
 // qrHalfBlocks draws the matrix with a light quiet zone of quiet modules on every side, two
 // module rows per line; an odd last row is paired with a light one.
-func qrHalfBlocks(m [][]bool, quiet int) []string {
+func qrHalfBlocks(m [][]bool, quiet int) []string { return qrHalfBlocksSides(m, quiet, quiet) }
+
+// qrHalfBlocksSides is qrHalfBlocks with side modules of quiet zone to the left and right.
+func qrHalfBlocksSides(m [][]bool, quiet, side int) []string {
 	size := len(m) + 2*quiet
-	dark := func(x, y int) bool {
-		x, y = x-quiet, y-quiet
+	inCode := func(x, y int) bool {
+		x, y = x-side, y-quiet
 		return y >= 0 && y < len(m) && x >= 0 && x < len(m)
 	}
 	lines := make([]string, 0, (size+1)/2)
 	for y := 0; y < size; y += 2 {
 		var b strings.Builder
-		for x := range size {
-			top := dark(x, y) && m[y-quiet][x-quiet]
-			bot := y+1 < size && dark(x, y+1) && m[y+1-quiet][x-quiet]
+		for x := range len(m) + 2*side {
+			top := inCode(x, y) && m[y-quiet][x-side]
+			bot := y+1 < size && inCode(x, y+1) && m[y+1-quiet][x-side]
 			switch {
 			case top && bot:
 				b.WriteString(qrBoth)
@@ -378,6 +399,33 @@ func qrHalfBlocks(m [][]bool, quiet int) []string {
 	}
 	return lines
 }
+
+// drawQR paints a rendered QR dark modules on light whatever the terminal: black on white with
+// colours; without colours (NO_COLOR) in the terminal's own two colours, the ink (foreground)
+// being the dark modules on a light terminal and the light modules and quiet zone on a dark one.
+func (c *common) drawQR(r qrRender) string {
+	if !noColour() {
+		return r.styled(c.st.QR)
+	}
+	lines := r.lines
+	if c.darkBG {
+		lines = qrInverted(lines)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// qrInverted swaps ink and paper in half-block lines: each cell's inked halves become blank and
+// its blank halves inked.
+func qrInverted(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = qrSwapInk.Replace(l)
+	}
+	return out
+}
+
+// qrSwapInk swaps the half-block glyphs for their negatives.
+var qrSwapInk = strings.NewReplacer(qrBoth, qrNone, qrNone, qrBoth, qrTop, qrBottom, qrBottom, qrTop)
 
 // styled paints the lines black on white.
 func (r qrRender) styled(st lipgloss.Style) string {

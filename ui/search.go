@@ -266,7 +266,7 @@ func (o *searchOverlay) rows(w, h int) string {
 		}
 		line = padRight(mark+line, w)
 		if i == o.cursor {
-			line = st.Selected.Render(line)
+			line = st.selected(line)
 		}
 		b.WriteString(line + "\n")
 		if twoLines {

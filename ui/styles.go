@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"pixdash/api"
 	"pixdash/state"
@@ -114,6 +115,25 @@ func newStyles() *styles {
 	s.EvWithdrawal = lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#1D4ED8", Dark: "#60A5FA"})
 	s.EvBlock = lipgloss.NewStyle().Foreground(colWarn)
 	return s
+}
+
+// Reverse video on and off (SGR 7 and 27): not a colour, so it stays under NO_COLOR.
+const (
+	sgrReverse   = "\x1b[7m"
+	sgrNoReverse = "\x1b[27m"
+)
+
+// noColour reports whether styles draw no colour at all (NO_COLOR, or a terminal without
+// colours): lipgloss then strips every attribute, bold and reverse included.
+func noColour() bool { return lipgloss.ColorProfile() == termenv.Ascii }
+
+// selected draws the selected row of a list: the Selected style, or reverse video without
+// colours (NO_COLOR removes colour, not contrast: the row stays visible).
+func (s *styles) selected(line string) string {
+	if noColour() {
+		return sgrReverse + line + sgrNoReverse
+	}
+	return s.Selected.Render(line)
 }
 
 // tone is what a status means for the merchant's money, and so its colour.

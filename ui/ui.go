@@ -54,6 +54,10 @@ type Options struct {
 	Export ExportSettings
 	// ASCII draws the revenue chart with ASCII glyphs, for terminals without block characters.
 	ASCII bool
+	// DarkBackground says the terminal's background is dark (lipgloss.HasDarkBackground). It
+	// matters only without colours (NO_COLOR): the QR is then drawn in the terminal's own two
+	// colours, its light modules in the terminal's ink on a dark background.
+	DarkBackground bool
 }
 
 // viewID names the main views.
@@ -163,7 +167,7 @@ func New(o Options) *Model {
 	}
 	tr := catalog{lang: o.Lang}
 	app := &appState{}
-	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey, export: o.Export, ascii: o.ASCII}
+	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey, export: o.Export, ascii: o.ASCII, darkBG: o.DarkBackground}
 	m := &Model{c: c, opts: o, app: app, view: viewCharges, polling: map[string]bool{}, helpLine: newHelpLine(c.st)}
 	m.setSession(o.Session)
 	return m

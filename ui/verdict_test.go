@@ -174,7 +174,7 @@ func TestEventsVerdictColumnDropsFirst(t *testing.T) {
 	for w := 60; w <= 140; w++ {
 		out := viewAt(v, w, 20)
 		for _, l := range strings.Split(out, "\n") {
-			if lw := len([]rune(l)); lw > w {
+			if lw := len([]rune(withoutSelection(l))); lw > w {
 				t.Fatalf("width %d: line %q is wider", w, l)
 			}
 		}

@@ -492,8 +492,10 @@ func (s *Server) handleCreatePix(c *call) {
 		return
 	}
 	id := s.ids.uuid()
+	// The service's codes carry only the GUI and the key in the merchant account field (no
+	// description subfield): the code's length does not grow with the description.
 	code, err := api.EncodeBRCode(api.BRCodeParams{
-		PixKey: a.pixKey, Description: p.Description, MerchantName: a.name, MerchantCity: a.city,
+		PixKey: a.pixKey, MerchantName: a.name, MerchantCity: a.city,
 		TxID: strings.ReplaceAll(id, "-", "")[:api.BRCodeMaxTxID], Amount: p.Amount,
 	})
 	if err != nil {

@@ -99,8 +99,8 @@ func (s *Server) seedCharge(a *account, cf ChargeFixture, now time.Time) *tx {
 		}
 	}
 	id := s.ids.uuid()
-	code, err := api.EncodeBRCode(api.BRCodeParams{
-		PixKey: a.pixKey, Description: cf.Description, MerchantName: a.name, MerchantCity: a.city,
+	code, err := api.EncodeBRCode(api.BRCodeParams{ // the service's shape: no description (see handleCreatePix)
+		PixKey: a.pixKey, MerchantName: a.name, MerchantCity: a.city,
 		TxID: strings.ReplaceAll(id, "-", "")[:api.BRCodeMaxTxID], Amount: amount,
 	})
 	if err != nil {
