@@ -629,6 +629,13 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 		// The payment was received, then its money went back (or is held): say how much.
 		lines = append(lines, "", outcomeLine(st, cu, ch.Outcome()))
 	}
+	// A long reason (the service's failure text) is wrapped to the screen, never cut and never
+	// allowed to widen the block past it (it would push the rest off centre).
+	for i, l := range lines {
+		if lipgloss.Width(l) > w-2 {
+			lines[i] = ansi.Wrap(l, max(w-2, 10), "")
+		}
+	}
 	block := lipgloss.JoinVertical(lipgloss.Center, lines...)
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
 }
