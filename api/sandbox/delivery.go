@@ -164,10 +164,10 @@ type Delivery struct {
 	// LastAnswer is the start of the receiver's last body (cleaned), e.g. why it refused the event.
 	LastAnswer string `json:"lastAnswer,omitempty"`
 	// Redelivery is set on the extra copies sent by the redeliveryStorm fault.
-	Redelivery     bool          `json:"redelivery,omitempty"`
-	CreatedAt      time.Time     `json:"createdAt"`
-	UpdatedAt      time.Time     `json:"updatedAt"`
-	NextAttemptAt  *time.Time    `json:"nextAttemptAt,omitempty"`
+	Redelivery    bool       `json:"redelivery,omitempty"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
+	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
 }
 
 type delivery struct {
