@@ -140,14 +140,14 @@ func TestStateSurvivesRestart(t *testing.T) {
 	})
 }
 
-// Saving is fast enough for development: a state of 2000 charges saves a change in well under
+// Saving is fast enough for development: a state of 1000 lines saves a change in well under
 // a second (the rows that did not change are not written again).
 func TestStateSaveIsIncremental(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "sandbox.db")
 	e, _ := stateEnv(t, file, testStart)
 	e.srv.mu.Lock()
 	w := e.srv.accounts[0].main()
-	for i := range 2000 {
+	for i := range 1000 {
 		e.srv.addLine(w, api.TypeFee, -1, "linha "+string(rune('a'+i%26)), "", testStart)
 	}
 	e.srv.mu.Unlock()
@@ -155,12 +155,12 @@ func TestStateSaveIsIncremental(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	const n = 20
+	const n = 10
 	for range n {
 		e.createPix(map[string]any{"amount": 10, "description": "Rápida"}, nil)
 	}
 	per := time.Since(start) / n
-	t.Logf("POST /pix with 2000 transactions in the state: %s each", per)
+	t.Logf("POST /pix with 1000 transactions in the state: %s each", per)
 	if per > time.Second {
 		t.Fatalf("a change takes %s to save", per)
 	}
