@@ -121,3 +121,96 @@ func TestDashboardKeepsReceivingAfterEmulatorRestart(t *testing.T) {
 	runEmulator(t, file, addr)
 	payAndWait(t, s, after)
 }
+
+// Against the emulator: a redelivery storm is deduplicated by the dashboard's receiver (the event
+// is stored once, the copies counted as duplicates), and an endpoint registered with another
+// secret is refused with 401, which the emulator records with the receiver's answer (why the
+// delivery was rejected, not a bare count).
+func TestReceiverAgainstEmulatorFaults(t *testing.T) {
+	dir := t.TempDir()
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := probe.Addr().String()
+	probe.Close()
+	runEmulator(t, filepath.Join(dir, "sandbox.db"), addr)
+	client, err := api.NewClient("http://"+addr+sandbox.Prefix, sandbox.DemoClientID, sandbox.DemoSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl := sandbox.NewControl(client)
+	const secret = api.Secret("profile-webhook-secret-0002")
+	s, err := Open(context.Background(), Params{Profile: "loja", Env: api.Sandbox, Client: client, StateDir: dir,
+		Simulator: ctl, Webhook: &Webhook{Listen: "127.0.0.1:0", Secret: secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := ctl.RegisterWebhookSecret(ctx, s.WebhookURL, "", secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.SetFaults(ctx, sandbox.Faults{RedeliveryStorm: 3}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.Store.LastEventSeq(ctx)
+	payAndWait(t, s, after)
+	deadline := time.Now().Add(15 * time.Second)
+	for s.ReceiverStats().Duplicates < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := s.ReceiverStats(); st.Accepted != 1 || st.Duplicates != 3 {
+		t.Fatalf("receiver: %+v, want the event accepted once and 3 duplicates", st)
+	}
+	last, _ := s.Store.LastEventSeq(ctx)
+	if last != after+1 {
+		t.Fatalf("%d events stored for one payment under a redelivery storm", last-after)
+	}
+
+	// Another secret: refused with 401, and the emulator says why.
+	if err := ctl.SetFaults(ctx, sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctl.RegisterWebhookSecret(ctx, s.WebhookURL, "", "a-stale-secret-from-before"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.Expire(ctx, mustCharge(t, s)); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(15 * time.Second)
+	for {
+		ds, err := ctl.Deliveries(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refused *sandbox.Delivery
+		for i := range ds {
+			if ds[i].LastStatusCode == 401 {
+				refused = &ds[i]
+			}
+		}
+		if refused != nil {
+			if refused.LastAnswer == "" || s.ReceiverStats().LastRejection.Reason != api.RejectSignature {
+				t.Fatalf("refused delivery %+v, receiver %+v", refused, s.ReceiverStats())
+			}
+			t.Logf("the emulator records: %d %q", refused.LastStatusCode, refused.LastAnswer)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no refused delivery: %+v", ds)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// mustCharge creates a pending charge and returns its id.
+func mustCharge(t *testing.T, s *Session) string {
+	t.Helper()
+	r := CreateCharge(context.Background(), s.Client, s.Store, Draft{Key: api.NewIdempotencyKey(), Wallet: api.WalletPrincipal,
+		Req: api.CreatePixRequest{Amount: 500, Description: "Expira"}}, nil)
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	return r.Charge.ID
+}
