@@ -202,14 +202,15 @@ type deliverer struct {
 	timeout time.Duration
 	elog    *eventLog
 
-	mu     sync.Mutex
-	closed bool
-	storm  int  // redeliveryStorm fault: extra copies of each delivered event
-	lifo   bool // outOfOrder fault: newest waiting delivery first
-	queue  []*delivery
-	log10k []*delivery
-	timers map[*delivery]Timer
-	busy   map[string]bool // endpoints with an attempt in flight
+	mu      sync.Mutex
+	changed func() // called after each attempt (the state file keeps what is still pending)
+	closed  bool
+	storm   int  // redeliveryStorm fault: extra copies of each delivered event
+	lifo    bool // outOfOrder fault: newest waiting delivery first
+	queue   []*delivery
+	log10k  []*delivery
+	timers  map[*delivery]Timer
+	busy    map[string]bool // endpoints with an attempt in flight
 }
 
 func newDeliverer(clock Clock, scale float64, timeout time.Duration, log *slog.Logger, elog *eventLog) *deliverer {
@@ -325,6 +326,12 @@ func (d *deliverer) work() {
 	for {
 		if x := d.next(); x != nil {
 			d.attempt(x)
+			d.mu.Lock()
+			changed := d.changed
+			d.mu.Unlock()
+			if changed != nil {
+				changed()
+			}
 			continue
 		}
 		select {
@@ -492,6 +499,21 @@ func (d *deliverer) list(accountID string) []Delivery {
 			v.NextAttemptAt = &n
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+// pending copies the deliveries not yet delivered nor failed, oldest first (for the state file).
+func (d *deliverer) pending() []delivery {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []delivery
+	for _, x := range d.log10k {
+		if x.status == DeliveryPending {
+			out = append(out, delivery{id: x.id, accountID: x.accountID, endpointID: x.endpointID, url: x.url,
+				eventID: x.eventID, subAccount: x.subAccount, event: x.event, body: x.body, redelivery: x.redelivery,
+				attempts: x.attempts, createdAt: x.createdAt})
+		}
 	}
 	return out
 }

@@ -48,6 +48,7 @@ const (
 	kindBlock      = "balance_block"
 	kindWithdrawal = "withdrawal"
 	kindIdem       = "idempotency"
+	kindDelivery   = "delivery"
 )
 
 // persister keeps the state file in step with the server.
@@ -318,6 +319,20 @@ type idemRow struct {
 	Created    time.Time       `json:"created"`
 }
 
+// deliveryRow is a webhook delivery not yet delivered nor failed; its secret is its endpoint's.
+type deliveryRow struct {
+	ID         string          `json:"id"`
+	Account    string          `json:"account"`
+	EndpointID string          `json:"endpointId"`
+	EventID    string          `json:"eventId"`
+	Event      api.EventKind   `json:"event"`
+	SubAccount string          `json:"subAccount"`
+	Body       json.RawMessage `json:"body"`
+	Attempts   int             `json:"attempts"`
+	Redelivery bool            `json:"redelivery,omitempty"`
+	CreatedAt  time.Time       `json:"createdAt"`
+}
+
 // --- snapshot -----------------------------------------------------------------------------------
 
 // snapshotRows renders the whole state as rows; s.mu is held.
@@ -401,6 +416,11 @@ func (s *Server) snapshotRows() (map[string]string, error) {
 			r.Charge = &ch
 		}
 		put(kindIdem, strconv.Quote(k), r)
+	}
+	for _, x := range s.deliv.pending() {
+		put(kindDelivery, x.id, deliveryRow{ID: x.id, Account: x.accountID, EndpointID: x.endpointID, EventID: x.eventID,
+			Event: x.event, SubAccount: x.subAccount, Body: json.RawMessage(x.body), Attempts: x.attempts,
+			Redelivery: x.redelivery, CreatedAt: x.createdAt})
 	}
 	return rows, firstErr
 }
@@ -641,6 +661,28 @@ func (s *Server) restore(rows map[string][]string) (bool, error) {
 			e.charge = *r.Charge
 		}
 		s.idemStore(r.Key, e)
+	}
+	var dels []deliveryRow
+	for _, data := range rows[kindDelivery] {
+		var r deliveryRow
+		if err := dec(data, &r); err != nil {
+			return false, fmt.Errorf("delivery: %w", err)
+		}
+		dels = append(dels, r)
+	}
+	sort.SliceStable(dels, func(i, j int) bool { return dels[i].CreatedAt.Before(dels[j].CreatedAt) })
+	for _, r := range dels {
+		a := accts[r.Account]
+		if a == nil {
+			continue
+		}
+		for _, e := range a.endpoints {
+			if e.id == r.EndpointID { // an endpoint gone takes its deliveries with it
+				s.deliv.enqueue(&delivery{id: r.ID, accountID: a.id, endpointID: e.id, url: e.url, secret: e.secret,
+					eventID: r.EventID, event: r.Event, subAccount: r.SubAccount, body: []byte(r.Body),
+					redelivery: r.Redelivery, attempts: r.Attempts, status: DeliveryPending, createdAt: r.CreatedAt})
+			}
+		}
 	}
 	return true, nil
 }

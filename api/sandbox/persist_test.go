@@ -307,3 +307,45 @@ func TestDeliveryKeepsTheReceiversAnswer(t *testing.T) {
 		t.Fatalf("log: %s", buf.String())
 	}
 }
+
+// A webhook still being retried when the emulator stops is delivered after the restart, with its
+// eventId and body, signed with its endpoint's secret.
+func TestStateKeepsPendingDeliveries(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "sandbox.db")
+	e, _ := stateEnv(t, file, testStart)
+	h := newHook(t)
+	h.status = http.StatusServiceUnavailable
+	secret := e.register("mp_test_full", h, "")
+	pc := e.createPix(map[string]any{"amount": 10, "description": "Pendente"}, nil)
+	e.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", map[string]any{}, nil)
+	first, _ := h.nextEvent(t) // refused: waits for a retry on the fake clock
+	k := NewControl(e.client("mp_test_full"))
+	eventually(t, "the refused attempt saved", func() bool {
+		ds, _ := k.Deliveries(context.Background())
+		if len(ds) != 1 || ds[0].Attempts != 1 {
+			return false
+		}
+		p, err := openPersister(file)
+		if err != nil {
+			return false
+		}
+		defer p.close()
+		rows, _ := p.read()
+		return len(rows[kindDelivery]) == 1 && strings.Contains(rows[kindDelivery][0], `"attempts":1`)
+	})
+	e.stop()
+	h.mu.Lock()
+	h.status = 0
+	h.mu.Unlock()
+
+	e2, _ := stateEnv(t, file, testStart.Add(time.Minute))
+	ev, req := h.nextEvent(t)
+	if ev.EventID != first.EventID || api.VerifySignature(req.body, req.header.Get(api.PagueSignatureHeader), secret) != nil {
+		t.Fatalf("after the restart: %+v, first %+v", ev, first)
+	}
+	k2 := NewControl(e2.client("mp_test_full"))
+	eventually(t, "the delivery done", func() bool {
+		ds, _ := k2.Deliveries(context.Background())
+		return len(ds) == 1 && ds[0].Status == DeliveryDelivered && ds[0].Attempts == 2
+	})
+}

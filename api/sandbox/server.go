@@ -154,6 +154,9 @@ func Open(fx *Fixture, statePath string, opts ...Option) (s *Server, restored bo
 	}
 	s.applyFixtureFaults(fx)
 	s.persist = p
+	s.deliv.mu.Lock()
+	s.deliv.changed = func() { _ = s.save() }
+	s.deliv.mu.Unlock()
 	if err := s.save(); err != nil {
 		s.Close()
 		return nil, false, err
