@@ -350,7 +350,7 @@ func (s *Server) snapshotRows() (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta := metaRow{Version: stateSchemaVersion, TxSeq: s.txSeq, IDs: ids, JWTKey: s.jwtKey}
+	meta := metaRow{Version: stateSchemaVersion, SavedAt: s.clock.Now().UTC(), TxSeq: s.txSeq, IDs: ids, JWTKey: s.jwtKey}
 	for _, a := range s.accounts {
 		meta.Order = append(meta.Order, a.id)
 		ar := accountRow{ID: a.id, Name: a.name, City: a.city, Env: a.env, PixKey: a.pixKey, Fee: a.fee, WdFee: a.wdFee,
@@ -476,7 +476,11 @@ func (s *Server) restore(rows map[string][]string) (bool, error) {
 		s.jwtKey = meta.JWTKey
 	}
 	s.txSeq = meta.TxSeq
+	if now := s.clock.Now(); now.Before(meta.SavedAt) {
+		s.log.Warn("sandbox: the clock is before the state's last save", "now", now.UTC(), "saved", meta.SavedAt)
+	}
 	accts := map[string]*account{}
+	order := map[*account][]string{} // sub-account references in creation order
 	for _, data := range rows[kindAccount] {
 		var r accountRow
 		if err := dec(data, &r); err != nil {
@@ -496,13 +500,7 @@ func (s *Server) restore(rows map[string][]string) (bool, error) {
 			a.psps = append(a.psps, &psp{id: p.ID, name: p.Name, enabled: p.Enabled, active: p.Active, outCap: p.OutCap, down: p.Down})
 		}
 		accts[a.id] = a
-		defer func(refs []string) { // sub-account order once the wallets are in
-			for _, ref := range refs {
-				if w := a.wallets[ref]; w != nil && ref != "" {
-					a.walletOrder = append(a.walletOrder, w)
-				}
-			}
-		}(r.SubAccounts)
+		order[a] = r.SubAccounts
 	}
 	for _, id := range meta.Order {
 		if a := accts[id]; a != nil {
@@ -535,6 +533,11 @@ func (s *Server) restore(rows map[string][]string) (bool, error) {
 	for _, a := range accts {
 		if a.main() == nil {
 			return false, fmt.Errorf("account %s has no main wallet", a.id)
+		}
+		for _, ref := range order[a] {
+			if w := a.wallets[ref]; w != nil && ref != "" {
+				a.walletOrder = append(a.walletOrder, w)
+			}
 		}
 	}
 	for _, data := range rows[kindCredential] {
@@ -685,6 +688,21 @@ func (s *Server) restore(rows map[string][]string) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// loadFixtureEndpoints registers the fixture's webhook endpoints on a restored state too (in the
+// account of the same name and environment): one already there with its secret is kept as is.
+// s.mu is held.
+func (s *Server) loadFixtureEndpoints(fx *Fixture) {
+	for i := range fx.Accounts {
+		af := &fx.Accounts[i]
+		for _, a := range s.accounts {
+			if a.name == strings.TrimSpace(af.Name) && string(a.env) == af.Environment {
+				s.loadEndpoints(a, af)
+				break
+			}
+		}
+	}
 }
 
 // rearm schedules again what was waiting on the clock when the state was saved: charge expiry,

@@ -349,3 +349,38 @@ func TestStateKeepsPendingDeliveries(t *testing.T) {
 		return len(ds) == 1 && ds[0].Status == DeliveryDelivered && ds[0].Attempts == 2
 	})
 }
+
+// A fixture's fixed-secret endpoint applies to a restored state too, once however many restarts.
+func TestStateFixtureEndpointOnRestore(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "sandbox.db")
+	e, _ := stateEnv(t, file, testStart)
+	e.stop()
+	h := newHook(t)
+	const secret = "fixture-secret-on-restore-1"
+	open := func() *env {
+		fx := testFixture(t)
+		fx.Accounts[0].WebhookEndpoints = []WebhookEndpointFixture{{URL: h.hs.URL + "/hook", Secret: secret}}
+		srv, restored, err := Open(fx, file, WithClock(NewFakeClock(testStart)), WithRand(42))
+		if err != nil || !restored {
+			t.Fatalf("open: %v, restored %v", err, restored)
+		}
+		hs := httptest.NewServer(srv)
+		e := &env{t: t, srv: srv, hs: hs, clock: NewFakeClock(testStart), base: hs.URL + Prefix, tokens: map[string]cachedToken{}}
+		t.Cleanup(func() { hs.Close(); srv.Close() })
+		return e
+	}
+	open().stop()
+	e2 := open()
+	e2.srv.mu.Lock()
+	n := len(e2.srv.accounts[0].endpoints)
+	e2.srv.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d endpoints after two restarts with the fixture's endpoint", n)
+	}
+	pc := e2.createPix(map[string]any{"amount": 10, "description": "Fixa"}, nil)
+	e2.full(http.MethodPost, "/_sandbox/charges/"+pc.ID+"/pay", map[string]any{}, nil)
+	_, req := h.nextEvent(t)
+	if api.VerifySignature(req.body, req.header.Get(api.PagueSignatureHeader), secret) != nil {
+		t.Fatal("the fixture's secret does not verify the delivery")
+	}
+}

@@ -142,6 +142,7 @@ func Open(fx *Fixture, statePath string, opts ...Option) (s *Server, restored bo
 	restored, err = s.restore(rows)
 	if err == nil && restored {
 		s.rearm()
+		s.loadFixtureEndpoints(fx)
 	}
 	if err == nil && !restored {
 		s.load(fx)
