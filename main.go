@@ -341,8 +341,23 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 		}
 	}
 	s, err := workflow.Open(ctx, params)
+	if err == nil && params.Simulator != nil && params.Webhook != nil && s.WebhookURL != "" {
+		// A profile on a local pixdash sandbox registers its receiver there with its own secret
+		// (the same call again is a no-op), so no curl is needed and a restart keeps receiving.
+		if _, rerr := sandbox.NewControl(client).RegisterWebhookSecret(rctx, s.WebhookURL, "", params.Webhook.Secret); rerr != nil {
+			logger.Warn("webhook not registered with the local sandbox", "url", s.WebhookURL, "err", rerr)
+			s.Notice = strings.TrimSpace(s.Notice + " " + sandboxRegisterFailed)
+		} else {
+			logger.Info("webhook registered with the local sandbox", "url", s.WebhookURL)
+		}
+	}
 	return s, withRepairHint(p.Name, err)
 }
+
+// sandboxRegisterFailed is the notice of a loopback sandbox profile whose receiver could not be
+// registered with the emulator (the dashboard translates it).
+const sandboxRegisterFailed = "The local sandbox did not take this profile's webhook endpoint (a secret of 16 to 255 printable characters is needed): payments show up by polling only."
+
 
 // openDebugLog opens (appending, mode 0600) the debug log under the state directory. Secrets are
 // api.Secret values, whose LogValue redacts them, so no handler option is needed for that.

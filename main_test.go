@@ -1227,3 +1227,84 @@ client_secret_env = "PIXDASH_TEST_UNSET_SECRET"
 		t.Errorf("the learned fee is the dashboard's estimate:\n%s", text)
 	}
 }
+
+// A profile on a local pixdash sandbox registers its receiver with the emulator, with the
+// profile's own webhook secret, when it opens: a payment is delivered to it with no set-up by
+// hand, and opening it again registers nothing twice.
+func TestLoopbackSandboxProfileRegistersItsWebhook(t *testing.T) {
+	srv := sandbox.New(secretFixture(t), sandbox.WithWebhookScale(0.01))
+	t.Cleanup(srv.Close)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	listen := freePort(t)
+	t.Setenv("PIXDASH_TEST_WEBHOOK_SECRET", "a-fixed-secret-of-the-profile-0123")
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.toml")
+	cfgText := `default_profile = "shop"
+[profiles.shop]
+base_url = "` + hs.URL + `/v2"
+client_id = "` + sandbox.DemoClientID + `"
+client_secret = "` + knownClientSecret + `"
+[profiles.shop.webhook]
+listen = "` + listen + `"
+secret_env = "PIXDASH_TEST_WEBHOOK_SECRET"
+`
+	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cfg.Profile("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateDir := filepath.Join(dir, "state")
+	for round := 0; round < 2; round++ {
+		sess, err := openProfile(context.Background(), p, stateDir, slogDiscard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sess.Notice != "" {
+			t.Fatalf("notice: %q", sess.Notice)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		r := workflow.CreateCharge(ctx, sess.Client, sess.Store, workflow.Draft{Key: api.NewIdempotencyKey(), Wallet: api.WalletPrincipal,
+			Req: api.CreatePixRequest{Amount: 990, Description: "Sem curl"}}, nil)
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		after, _ := sess.Store.LastEventSeq(ctx)
+		if err := sess.Simulator.Pay(ctx, r.Charge.ID, "Maria da Silva", "52998224725"); err != nil {
+			t.Fatal(err)
+		}
+		for got := false; !got; {
+			b, ok := workflow.WaitEvents(ctx, sess.Store, after, 100)
+			if !ok || b.Err != nil {
+				t.Fatalf("round %d: the payment was not delivered to the profile's receiver: %+v", round, b)
+			}
+			after = b.Last
+			for _, e := range b.Events {
+				got = got || e.Kind == api.EventPaymentCompleted && e.TransactionID == r.Charge.ID
+			}
+		}
+		cancel()
+		sess.Close()
+	}
+	ctlClient, err := api.NewClient(hs.URL+"/v2", sandbox.DemoClientID, knownClientSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := sandbox.NewControl(ctlClient).Deliveries(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoints := map[string]bool{}
+	for _, d := range ds {
+		endpoints[d.EndpointID] = true
+	}
+	if len(endpoints) != 1 {
+		t.Fatalf("deliveries went to %d endpoints, want the one registered once: %+v", len(endpoints), ds)
+	}
+}
