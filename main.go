@@ -358,7 +358,6 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 // registered with the emulator (the dashboard translates it).
 const sandboxRegisterFailed = "The local sandbox did not take this profile's webhook endpoint (a secret of 16 to 255 printable characters is needed): payments show up by polling only."
 
-
 // openDebugLog opens (appending, mode 0600) the debug log under the state directory. Secrets are
 // api.Secret values, whose LogValue redacts them, so no handler option is needed for that.
 func openDebugLog(stateDir string) (*slog.Logger, func(), string, error) {
