@@ -1,0 +1,40 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/api"
+)
+
+// TestEventsCountsOtherEnvironment: the Events view counts the signed events refused because
+// they came from the other environment and names that reason, in English and Portuguese (issue
+// 26 item 7).
+func TestEventsCountsOtherEnvironment(t *testing.T) {
+	stats := api.ReceiverStats{Accepted: 3, WrongEnvironment: 2,
+		LastRejection: api.Rejection{At: time.Date(2026, 11, 21, 14, 2, 0, 0, time.UTC), Reason: api.RejectEnvironment, Remote: "203.0.113.9:4242"}}
+	for _, tc := range []struct {
+		lang Lang
+		want []string
+	}{
+		{LangEN, []string{"wrong environment 2", "last: wrong environment 14:02"}},
+		{LangPT, []string{"de outro ambiente 2", "última: de outro ambiente 14:02"}},
+	} {
+		t.Run(string(tc.lang), func(t *testing.T) {
+			s, _ := evSession(t, true, stats)
+			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			send(t, m, tea.WindowSizeMsg{Width: 160, Height: 30})
+			settle(t, m, m.focusActive())
+			send(t, m, runeKey("5"))
+			out := m.View()
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the events view lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
