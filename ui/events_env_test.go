@@ -38,3 +38,24 @@ func TestEventsCountsOtherEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// TestInvalidReferenceHint: the service gives every refused sub-account reference the code
+// SUB_ACCOUNT_INVALID_REFERENCE (issue 26 item 4); only 'principal' is told it is reserved.
+func TestInvalidReferenceHint(t *testing.T) {
+	for _, tc := range []struct {
+		lang  Lang
+		value string
+		want  string
+	}{
+		{LangEN, "principal", "'principal' is reserved for the main account"},
+		{LangEN, "", "'principal' is reserved for the main account"},
+		{LangEN, "Loja Centro", "use only lowercase letters, digits, - and _, starting with a letter or digit"},
+		{LangPT, "Loja Centro", "use só letras minúsculas"},
+	} {
+		e := &api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Code: api.CodeSubAccountInvalidReference,
+			Details: map[string]any{"code": api.CodeSubAccountInvalidReference, "field": "reference", "value": tc.value}}
+		if got := errorHint(catalog{lang: tc.lang}, e); !strings.Contains(got, tc.want) {
+			t.Errorf("%s %q: hint %q, want %q", tc.lang, tc.value, got, tc.want)
+		}
+	}
+}
