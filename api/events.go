@@ -101,6 +101,23 @@ type Event struct {
 	CounterpartDocument string          `json:"counterpartDocument,omitempty"`
 	FailureReason       string          `json:"failureReason,omitempty"`
 	BalanceBlock        *BalanceBlock   `json:"balanceBlock,omitempty"`
+	// Environment is the environment the event comes from ("sandbox" or "production"; "" when
+	// the payload does not say), at the top level or in data as the service's Node SDK names it.
+	Environment Environment `json:"environment,omitempty"`
+	// Variants the service's Node SDK names: BlockID is data.blockId (a balance block event's
+	// block, else data.id), RefundTransactionID data.refundTransactionId (refund_completed's
+	// refund line, else data.id), ReversalTransactionID data.reversalTransactionId (the line that
+	// returned a reversed withdrawal's money).
+	BlockID               string `json:"blockId,omitempty"`
+	RefundTransactionID   string `json:"refundTransactionId,omitempty"`
+	ReversalTransactionID string `json:"reversalTransactionId,omitempty"`
+	// When the event's fact happened, by the name the Node SDK gives it per kind: completedAt
+	// (payment_completed: PaidAt when paidAt is absent; withdrawal_completed), expiredAt,
+	// refundedAt, failedAt. OccurredAt picks the one of the event's kind.
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	ExpiredAt   *time.Time `json:"expiredAt,omitempty"`
+	RefundedAt  *time.Time `json:"refundedAt,omitempty"`
+	FailedAt    *time.Time `json:"failedAt,omitempty"`
 	// Raw is the payload exactly as received.
 	Raw json.RawMessage `json:"-"`
 	// Envelope is true when the fields came inside a data member.
@@ -260,8 +277,45 @@ func (e *Event) decodeData(data []byte, note func(string, error)) {
 	}
 }
 
-// resolveIDs fills TransactionID and WithdrawalID from the ids the payload carries.
+// OccurredAt is when the event's fact happened, when the payload says: paidAt or completedAt
+// of a payment, expiredAt, refundedAt, failedAt, completedAt of a withdrawal; nil otherwise.
+func (e *Event) OccurredAt() *time.Time {
+	switch e.Kind {
+	case EventPaymentCompleted:
+		if e.PaidAt != nil {
+			return e.PaidAt
+		}
+		return e.CompletedAt
+	case EventPaymentExpired:
+		return e.ExpiredAt
+	case EventRefundCompleted:
+		if e.RefundedAt != nil {
+			return e.RefundedAt
+		}
+		return e.CompletedAt
+	case EventPaymentFailed, EventWithdrawalFailed:
+		return e.FailedAt
+	case EventWithdrawalCompleted:
+		return e.CompletedAt
+	}
+	return nil
+}
+
+// resolveIDs fills TransactionID and WithdrawalID from the ids the payload carries, and the
+// fields the Node SDK's variant names stand for (blockId, refundTransactionId, completedAt).
 func (e *Event) resolveIDs() {
+	switch {
+	case e.ID == "" && e.Kind == EventRefundCompleted && e.RefundTransactionID != "":
+		e.ID = e.RefundTransactionID
+	case e.ID == "" && e.Kind.IsBalanceBlock() && e.BlockID != "":
+		e.ID = e.BlockID
+	}
+	if e.BalanceBlock != nil && e.BalanceBlock.ID == "" {
+		e.BalanceBlock.ID = e.BlockID
+	}
+	if e.PaidAt == nil && e.Kind == EventPaymentCompleted && e.CompletedAt != nil {
+		e.PaidAt = e.CompletedAt
+	}
 	if e.TransactionID == "" {
 		switch {
 		case e.OriginalTransactionID != "":

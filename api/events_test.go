@@ -26,6 +26,8 @@ func fullEvent() Event {
 		E2EID:          "E1234", PaidAt: &paid, CounterpartName: "Padaria Ltda", FailureReason: "CNPJ",
 		BalanceBlock: &BalanceBlock{ID: "blk-1", TransactionID: "tx-1", Amount: 1000, Status: BlockAwaitingResponse,
 			BlockType: BlockTypeMED, ReferenceNumber: "MED-1", CreatedAt: created},
+		Environment: Sandbox, BlockID: "blk-1", RefundTransactionID: "tx-r", ReversalTransactionID: "tx-v",
+		CompletedAt: &paid, ExpiredAt: &created, RefundedAt: &paid, FailedAt: &created,
 	}
 }
 

@@ -110,6 +110,9 @@ type ReceiverStats struct {
 	Failed     uint64 // the sink could not keep the event (500, the sender retries)
 	Stale      uint64 // signed, but its timestamp (header, else body) was unreadable or outside the tolerance (400)
 	Slow       uint64 // the body did not arrive within the body deadline (408)
+	// WrongEnvironment counts signed events whose environment is not the receiver's (422):
+	// a sandbox event at a production profile's receiver, or the reverse.
+	WrongEnvironment uint64
 	// Evicted counts quiet or stalled connections closed to make room at a connection cap;
 	// Refused new connections closed because every held one was busy.
 	Evicted, Refused uint64
@@ -123,12 +126,13 @@ type RejectReason uint8
 
 // Reasons for refusing a delivery.
 const (
-	RejectNone      RejectReason = iota
-	RejectSignature              // signature missing, malformed or wrong (401)
-	RejectTimestamp              // dated outside the tolerance window, or undated (400)
-	RejectTooLarge               // body above the limit (413)
-	RejectMalformed              // signed but not an event (400)
-	RejectSlowBody               // the body did not arrive in time (408)
+	RejectNone        RejectReason = iota
+	RejectSignature                // signature missing, malformed or wrong (401)
+	RejectTimestamp                // dated outside the tolerance window, or undated (400)
+	RejectTooLarge                 // body above the limit (413)
+	RejectMalformed                // signed but not an event (400)
+	RejectSlowBody                 // the body did not arrive in time (408)
+	RejectEnvironment              // signed, but from the other environment (422)
 )
 
 // String is the reason in a few words of English.
@@ -144,6 +148,8 @@ func (r RejectReason) String() string {
 		return "not an event"
 	case RejectSlowBody:
 		return "body too slow"
+	case RejectEnvironment:
+		return "wrong environment"
 	}
 	return ""
 }
@@ -267,6 +273,13 @@ func WithReceiverClock(now func() time.Time) ReceiverOption {
 	}
 }
 
+// WithEnvironment makes the receiver refuse (422, counted as WrongEnvironment) a signed event
+// whose environment ("environment" at the top level or in data) is not env; an event that does
+// not say is taken. "" (the default) takes every environment.
+func WithEnvironment(env Environment) ReceiverOption {
+	return func(r *Receiver) { r.env = env }
+}
+
 // DefaultWebhookMaxConns caps the connections Serve holds at once.
 const DefaultWebhookMaxConns = 256
 
@@ -318,6 +331,8 @@ func WithServerLog(l *slog.Logger) ReceiverOption {
 //   - refuses a delivery whose TimestampHeader, or without one the body's own "timestamp", is
 //     more than the tolerance away from the clock or cannot be read (400, counted as Stale);
 //   - checks that the body is an event, JSON with eventId and event (400 otherwise);
+//   - with WithEnvironment, refuses an event that says it comes from the other environment
+//     (422, counted as WrongEnvironment);
 //   - answers 200 to a redelivery of an eventId it already accepted, without handing it on again
 //     (Seen reports how many times an event was delivered); a redelivery that arrives while the
 //     first copy is being kept waits for the outcome;
@@ -325,7 +340,7 @@ func WithServerLog(l *slog.Logger) ReceiverOption {
 //     Events) and answers 200 once the sink kept it. A full sink gets 503 and a failing one 500;
 //     either way the eventId is not remembered, so the sender's retry is taken.
 //
-// Each refusal (signature, timestamp, size, not an event, slow body) is kept with its time,
+// Each refusal (signature, timestamp, size, not an event, slow body, environment) is kept with its time,
 // reason and sender in a small ring (Rejections, Stats.LastRejection) and logged.
 //
 // It remembers about the last WithSeenCapacity distinct eventIds (oldest forgotten first; a set
@@ -357,6 +372,8 @@ type Receiver struct {
 
 	bodyTimeout time.Duration
 	maxPerIP    int
+	env         Environment // WithEnvironment; "" takes any
+	wrongEnv    atomic.Uint64
 }
 
 // NewReceiver builds a Receiver that verifies deliveries with the endpoint's signing secret.
@@ -408,18 +425,19 @@ func (r *Receiver) Seen(eventID string) int {
 // Stats returns the receiver's counters so far.
 func (r *Receiver) Stats() ReceiverStats {
 	return ReceiverStats{
-		Accepted:      r.accepted.Load(),
-		Duplicates:    r.duplicates.Load(),
-		Rejected:      r.rejected.Load(),
-		Malformed:     r.malformed.Load(),
-		Overflow:      r.overflow.Load(),
-		TooLarge:      r.tooLarge.Load(),
-		Failed:        r.failed.Load(),
-		Stale:         r.stale.Load(),
-		Slow:          r.slow.Load(),
-		Evicted:       r.connEvicted.Load(),
-		Refused:       r.connRefused.Load(),
-		LastRejection: r.refusals.last(),
+		Accepted:         r.accepted.Load(),
+		Duplicates:       r.duplicates.Load(),
+		Rejected:         r.rejected.Load(),
+		Malformed:        r.malformed.Load(),
+		Overflow:         r.overflow.Load(),
+		TooLarge:         r.tooLarge.Load(),
+		Failed:           r.failed.Load(),
+		Stale:            r.stale.Load(),
+		Slow:             r.slow.Load(),
+		WrongEnvironment: r.wrongEnv.Load(),
+		Evicted:          r.connEvicted.Load(),
+		Refused:          r.connRefused.Load(),
+		LastRejection:    r.refusals.last(),
 	}
 }
 
@@ -515,6 +533,15 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		id = ev.EventID
 	}
+	if r.env != "" {
+		if env := eventEnvironment(body); env != "" && !strings.EqualFold(string(env), string(r.env)) {
+			r.wrongEnv.Add(1)
+			err := fmt.Errorf("%w: the event is from %s, this receiver is for %s", ErrWrongEnvironment, truncate(string(env), 24), r.env)
+			r.refuse(req, RejectEnvironment, err)
+			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+			return
+		}
+	}
 
 	n, ticket := r.seen.begin(id)
 	if n > 0 {
@@ -544,6 +571,37 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.failed.Add(1)
 		http.Error(w, "could not store the event, retry later", http.StatusInternalServerError)
 	}
+}
+
+// ErrWrongEnvironment reports a signed event from the other environment than the receiver's.
+var ErrWrongEnvironment = errors.New("webhook event from another environment")
+
+// eventEnvironment reads the environment a valid event body says it comes from: data's
+// "environment", else the top level's; "" when neither is a non-empty string.
+func eventEnvironment(body []byte) Environment {
+	var probe struct {
+		Environment json.RawMessage `json:"environment"`
+		Data        struct {
+			Environment json.RawMessage `json:"environment"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &probe) != nil {
+		// data that is not an object: only the top level can say.
+		var top struct {
+			Environment json.RawMessage `json:"environment"`
+		}
+		if json.Unmarshal(body, &top) != nil {
+			return ""
+		}
+		probe.Environment = top.Environment
+	}
+	for _, raw := range []json.RawMessage{probe.Data.Environment, probe.Environment} {
+		var s string
+		if len(raw) > 0 && decodeString(raw, &s) == nil && strings.TrimSpace(s) != "" {
+			return Environment(strings.TrimSpace(s))
+		}
+	}
+	return ""
 }
 
 // signature returns the first signature header present, in the receiver's order.

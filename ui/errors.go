@@ -114,6 +114,9 @@ func errorHint(tr catalog, e *api.Error) string {
 	case api.CodeSubAccountQuotaExceeded:
 		return tr.T("the account reached its sub-account limit; contact support to raise it")
 	case api.CodeSubAccountInvalidReference:
+		if v := e.Detail("value"); v != "" && v != api.WalletPrincipal {
+			return tr.T("use only lowercase letters, digits, - and _, starting with a letter or digit")
+		}
 		return tr.T("'principal' is reserved for the main account")
 	}
 	if p := e.RequiredPermission(); p != "" {

@@ -459,6 +459,7 @@ func (v *eventsView) statsText() string {
 		{s.Overflow, tr.T("overflow %d")},
 		{s.Failed, tr.T("not saved %d")},
 		{s.Slow, tr.T("too slow %d")},
+		{s.WrongEnvironment, tr.T("wrong environment %d")},
 		{s.Refused, tr.T("connections refused %d")},
 	} {
 		if c.n > 0 {
@@ -489,6 +490,8 @@ func rejectReason(tr catalog, r api.RejectReason) string {
 		return tr.T("not an event")
 	case api.RejectSlowBody:
 		return tr.T("body too slow")
+	case api.RejectEnvironment:
+		return tr.T("wrong environment")
 	}
 	return sanitize(r.String())
 }

@@ -657,6 +657,9 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 		f.server[0] = tr.F("%s is already used in this account (SUB_ACCOUNT_REFERENCE_TAKEN); choose another reference", msg.ref)
 	case errors.Is(msg.err, api.ErrSubAccountQuotaExceeded):
 		f.server[0] = tr.T("the account reached its sub-account limit (SUB_ACCOUNT_QUOTA_EXCEEDED); contact support to raise it")
+	case errors.Is(msg.err, api.ErrSubAccountInvalidReference) && msg.ref != api.WalletPrincipal:
+		// The service gives every refused reference this code, not only 'principal'.
+		f.server[0] = tr.F("%s is not a valid reference (SUB_ACCOUNT_INVALID_REFERENCE): 2 to 32 characters (a-z, 0-9, - and _), starting with a letter or digit", msg.ref)
 	case errors.Is(msg.err, api.ErrSubAccountInvalidReference):
 		f.server[0] = tr.T("'principal' is reserved for the main account (SUB_ACCOUNT_INVALID_REFERENCE)")
 	case errors.As(msg.err, &ve):

@@ -140,6 +140,7 @@ func (s *Server) emit(w *wallet, kind api.EventKind, data any, now time.Time) {
 		s.log.Error("sandbox: encode event", "err", err)
 		return
 	}
+	body = eventWire(body, a.env)
 	for _, e := range targets {
 		s.deliv.enqueue(&delivery{
 			id: s.ids.uuid(), accountID: a.id, endpointID: e.id, url: e.url, secret: e.secret,

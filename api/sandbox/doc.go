@@ -72,6 +72,13 @@
 //     Transaction, Withdrawal or Balance block. An unknown X-Sub-Account: 404 details
 //     {code: SUB_ACCOUNT_NOT_FOUND, resource: Sub-account, id}. 409 details: {resource, field, value}
 //     (plus code for sub-accounts).
+//   - As the service's own PHP SDK sees it (issue 26): a body of [] (PHP's empty array, what the SDK
+//     sends for a refund without a reason) is taken as {}; every timestamp of a reply or a webhook is
+//     UTC with exactly three fractional digits ("….000Z"), the merchant's metadata left as it came;
+//     an open balance block has resolutionReason and resolvedAt null, a project without a logo
+//     logoUrl null, a new withdrawal failureReason, pspReference and processedAt null; the items of
+//     GET /projects carry no updatedAt (GET /projects/{id} does); a reference POST /sub-accounts
+//     refuses gets details.code SUB_ACCOUNT_INVALID_REFERENCE (principal and a bad pattern alike).
 //   - Envelope kinds beyond the spec's list: 405 MethodNotAllowed (with an Allow header),
 //     413 PayloadTooLarge (bodies above 1 MiB), 422 UnprocessableEntity. Kinds keep the spec's spelling
 //     (BadRequest, NotFound...).
@@ -181,8 +188,9 @@
 //     refund_completed {id (the refund line), transactionId, originalTransactionId (the charge), amount,
 //     netAmount, feeAmount, status, e2eId}; of withdrawal_* {id, withdrawalId, amount, feeAmount,
 //     netAmount, status (completed|failed|reversed), failureReason?, externalReference?, pspReference?,
-//     processedAt?}; of balance_block_* the block itself. Amounts are JSON numbers in reais with two
-//     decimals (api.Money).
+//     processedAt?}; of balance_block_* the block itself. Every data also says the account's
+//     environment ("environment": "sandbox" or "production", the name the service's Node SDK gives it).
+//     Amounts are JSON numbers in reais with two decimals (api.Money).
 //   - Headers on every attempt: Content-Type: application/json; X-Pague-Signature and
 //     X-Service-Signature (the spec's name), both sha256=<hex HMAC-SHA256(endpoint secret, raw body)>;
 //     X-Pague-Timestamp: the attempt's time in epoch milliseconds on the emulator clock; X-Pague-Event:

@@ -735,7 +735,9 @@ func (s *Server) handleCreateSubAccount(c *call) {
 		return
 	}
 	if api.ValidateSubAccountRef(ref) != nil {
-		c.invalid(api.FieldReference, "reference must match the pattern ^[a-z0-9][a-z0-9_-]{1,31}$ (2 to 32 characters)")
+		// The SDK's README gives this route's 400 the code SUB_ACCOUNT_INVALID_REFERENCE.
+		c.fail(http.StatusBadRequest, api.KindBadRequest, "reference must match the pattern ^[a-z0-9][a-z0-9_-]{1,31}$ (2 to 32 characters)",
+			map[string]any{"code": api.CodeSubAccountInvalidReference, "field": api.FieldReference, "value": ref})
 		return
 	}
 	if req.Name == nil || strings.TrimSpace(*req.Name) == "" {
@@ -855,15 +857,15 @@ func (s *Server) handleListBlocks(c *call) {
 		return
 	}
 	s.mu.Lock()
-	items := []api.BalanceBlock{}
+	items := []blockBody{}
 	for _, b := range c.wallet.blocks {
 		if status == "" || b.status == status {
-			items = append(items, b.view())
+			items = append(items, b.wire())
 		}
 	}
 	s.mu.Unlock()
 	sort.SliceStable(items, func(i, j int) bool { return items[i].CreatedAt.After(items[j].CreatedAt) })
-	c.json(http.StatusOK, api.BalanceBlockList{Items: items, Total: len(items)})
+	c.json(http.StatusOK, map[string]any{"items": items, "total": len(items)})
 }
 
 // --- GET /projects ----------------------------------------------------------------------------
@@ -874,20 +876,28 @@ const (
 	DefaultProjectLimit = 20 // the service's default page size
 )
 
-// projectBody is a project of GET /projects and GET /projects/{id}.
+// projectBody is a project of GET /projects/{id}; a project without a logo has logoUrl null,
+// as the service writes it.
 type projectBody struct {
-	ID          string    `json:"id"`
-	Name        string    `json:"name"`
-	Color       string    `json:"color,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	Description string    `json:"description,omitempty"`
-	LogoURL     string    `json:"logoUrl,omitempty"`
+	ID          string     `json:"id"`
+	Name        string     `json:"name"`
+	Color       string     `json:"color,omitempty"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   *time.Time `json:"updatedAt,omitempty"` // absent from the items of GET /projects
+	Description string     `json:"description,omitempty"`
+	LogoURL     *string    `json:"logoUrl"`
 }
 
 func (p *project) body() projectBody {
+	u := p.updatedAt.UTC()
 	return projectBody{ID: p.id, Name: p.name, Color: p.color, CreatedAt: p.createdAt.UTC(),
-		UpdatedAt: p.updatedAt.UTC(), Description: p.description, LogoURL: p.logoURL}
+		UpdatedAt: &u, Description: p.description, LogoURL: optString(p.logoURL)}
+}
+
+// listItem is the project as an item of GET /projects: the service's list items carry no updatedAt.
+func (b projectBody) listItem() projectBody {
+	b.UpdatedAt = nil
+	return b
 }
 
 func (s *Server) handleListProjects(c *call) {
@@ -938,7 +948,7 @@ func (s *Server) handleListProjects(c *call) {
 		case "name":
 			return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
 		case "updatedAt":
-			return a.UpdatedAt.Compare(b.UpdatedAt)
+			return a.UpdatedAt.Compare(*b.UpdatedAt)
 		}
 		return a.CreatedAt.Compare(b.CreatedAt)
 	}
@@ -956,7 +966,9 @@ func (s *Server) handleListProjects(c *call) {
 	items := []projectBody{}
 	if start := (page - 1) * limit; start < total {
 		end := min(start+limit, total)
-		items = all[start:end]
+		for _, p := range all[start:end] {
+			items = append(items, p.listItem())
+		}
 	}
 	totalPages := (total + limit - 1) / limit
 	c.json(http.StatusOK, map[string]any{"items": items, "total": total, "page": page, "limit": limit, "totalPages": totalPages})

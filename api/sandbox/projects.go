@@ -13,12 +13,12 @@ const maxProjectDescription = 255
 
 // projectCreated is the 201 body of POST /projects (no updatedAt, as the service answers).
 type projectCreated struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Color       string `json:"color"`
-	CreatedAt   string `json:"createdAt"`
-	Description string `json:"description,omitempty"`
-	LogoURL     string `json:"logoUrl,omitempty"`
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Color       string  `json:"color"`
+	CreatedAt   string  `json:"createdAt"`
+	Description string  `json:"description,omitempty"`
+	LogoURL     *string `json:"logoUrl"` // null without a logo, as the service writes it
 }
 
 // handleCreateProject serves POST /projects: name (required, at most 255, unique in the account
@@ -70,7 +70,7 @@ func (s *Server) handleCreateProject(c *call) {
 		createdAt: now, updatedAt: now}
 	a.projects = append(a.projects, p)
 	c.json(http.StatusCreated, projectCreated{ID: p.id, Name: p.name, Color: p.color, CreatedAt: now.UTC().Format(timeLayout),
-		Description: p.description, LogoURL: p.logoURL})
+		Description: p.description, LogoURL: optString(p.logoURL)})
 }
 
 // handleGetProject serves GET /projects/{id}: the project with updatedAt, or 404 (resource Project).

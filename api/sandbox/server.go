@@ -602,7 +602,9 @@ func (c *call) json(status int, v any) {
 	c.raw(status, b)
 }
 
+// raw answers b (JSON), its timestamps written the service's way (wireJSON).
 func (c *call) raw(status int, b []byte) {
+	b = wireJSON(b)
 	c.w.reset()
 	h := c.w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
@@ -736,6 +738,11 @@ func (c *call) decodeObject(body []byte, v any) bool {
 // (Field set); a body that is not a JSON object has no field.
 func decodeObject(body []byte, v any) *api.FieldProblem {
 	trimmed := bytes.TrimSpace(body)
+	if isEmptyArray(trimmed) {
+		// PHP encodes an empty associative array as []: the service's SDK sends it for a
+		// request without fields (a refund without a reason), and the service takes it as {}.
+		trimmed = []byte("{}")
+	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return &api.FieldProblem{Msg: "Request body must be a JSON object"}
 	}
@@ -755,6 +762,14 @@ func decodeObject(body []byte, v any) *api.FieldProblem {
 		return &api.FieldProblem{Msg: "Request body is not valid JSON"}
 	}
 	return nil
+}
+
+// isEmptyArray reports whether b is the JSON empty array ([] with blanks inside allowed).
+func isEmptyArray(b []byte) bool {
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return false
+	}
+	return len(bytes.TrimSpace(b[1:len(b)-1])) == 0
 }
 
 func jsonTypeName(goType string) string {

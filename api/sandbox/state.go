@@ -564,7 +564,7 @@ func (s *Server) newBlock(t *tx, amount api.Money, blockType, reason string, now
 	w.touch(now)
 	w.blocks = append(w.blocks, b)
 	s.blocks[b.id] = b
-	s.emit(w, api.EventBalanceBlockCreated, b.view(), now)
+	s.emit(w, api.EventBalanceBlockCreated, b.wire(), now)
 	return b
 }
 
@@ -581,14 +581,14 @@ func (s *Server) resolveBlock(b *block, status api.BlockStatus, reason string, n
 		w.touch(now)
 		at := now
 		b.resolvedAt = &at
-		s.emit(w, api.EventBalanceBlockApproved, b.view(), now)
+		s.emit(w, api.EventBalanceBlockApproved, b.wire(), now)
 	case api.BlockRejected:
 		w.blocked -= b.amount
 		w.available += b.amount
 		w.touch(now)
 		at := now
 		b.resolvedAt = &at
-		s.emit(w, api.EventBalanceBlockRejected, b.view(), now)
+		s.emit(w, api.EventBalanceBlockRejected, b.wire(), now)
 	}
 }
 

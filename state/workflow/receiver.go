@@ -90,7 +90,8 @@ type receiver struct {
 	closed   bool
 	listener net.Listener // Webhook.Listener until a start takes it
 	intake   *state.Intake
-	served   chan struct{} // closed when Serve returned
+	served   chan struct{}   // closed when Serve returned
+	env      api.Environment // the profile's: events from the other environment are refused
 }
 
 func newReceiver(store *state.Store, profile string, w *Webhook, logger *slog.Logger) *receiver {
@@ -138,7 +139,7 @@ func (r *receiver) start(ctx context.Context) (*Receiving, error) {
 			return nil, fmt.Errorf("webhook receiver: %w", err)
 		}
 	}
-	recv := api.NewReceiver(r.webhook.Secret, r.webhook.receiverOptions(api.WithSink(intake), api.WithServerLog(r.logger))...)
+	recv := api.NewReceiver(r.webhook.Secret, r.webhook.receiverOptions(api.WithSink(intake), api.WithServerLog(r.logger), api.WithEnvironment(r.env))...)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)

@@ -197,6 +197,7 @@ func Open(ctx context.Context, p Params) (*Session, error) {
 			s.WebhookExposed = w.Listen
 		}
 		recv = newReceiver(store, p.Profile, w, logger)
+		recv.env = p.Env
 		r, err := recv.start(ctx)
 		switch {
 		case errors.Is(err, state.ErrReceiverBusy):
