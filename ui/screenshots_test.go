@@ -302,6 +302,21 @@ func TestScreenshots(t *testing.T) {
 		f.waitFor("ESTORNADO")
 	}))
 
+	// NO_COLOR at 80x24: the states read by their glyphs and words, the selected row in reverse
+	// video. freeze does not draw SGR 7, so the image gets it as a dark terminal shows it: its
+	// light text colour behind, its dark background as ink (the frame itself is unchanged).
+	lipgloss.SetColorProfile(termenv.Ascii)
+	noColor := r.scene(80, 24, func(f *flow) {
+		time.Sleep(500 * time.Millisecond) // the rows are already in the store: nothing new to wait for
+		f.keys("j", "j")
+		time.Sleep(100 * time.Millisecond)
+	})
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	if !strings.Contains(noColor, sgrReverse) || strings.Count(ansi.Strip(noColor), "refunded") == 0 {
+		t.Fatalf("the NO_COLOR list has no reverse-video selection or no refunded row:\n%s", noColor)
+	}
+	write("20-charges-nocolor-80x24", strings.NewReplacer(sgrReverse, "\x1b[38;2;23;23;23;48;2;200;200;200m", sgrNoReverse, "\x1b[39;49m").Replace(noColor))
+
 	live := newShotRig(t, DemoOptions{ClientID: "mp_live_demo_full", Secret: "demo-live-secret"})
 	live.sess.Demo, live.sess.Profile = false, "loja-live"
 	write("10-production", live.scene(w, h, func(f *flow) {
