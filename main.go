@@ -1,7 +1,7 @@
 // Command pixdash is a terminal dashboard for merchants of a PIX payment API.
 //
 //	pixdash [--config FILE] [--profile NAME] [--demo] [--lang LANG] [--debug]   the dashboard
-//	pixdash sandbox [--addr ADDR] [--fixture FILE] [--print-fixture]
+//	pixdash sandbox [--addr ADDR] [--fixture FILE] [--state FILE] [--log FILE|-] [--print-fixture]
 //	pixdash config init | check [--config FILE]
 //	pixdash events prune --before YYYY-MM-DD [--yes|--dry-run] [--profile NAME] [--config FILE]
 //	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format br|csv] [--output FILE|-] [--profile NAME] [--config FILE]
@@ -377,50 +377,101 @@ func isLoopbackURL(raw string) bool {
 }
 
 func newSandboxCmd(stdout, stderr io.Writer) *cobra.Command {
-	var addr, fixture string
-	var printFx bool
+	var o sandboxOpts
 	cmd := &cobra.Command{
 		Use:   "sandbox",
 		Short: "Serve the sandbox emulator of the payment API",
 		Long: `Serve the stateful emulator of the payment API on a local address, with the demo
-credentials of its fixture (printed at start). Ctrl+C stops it.`,
+credentials of its fixture (printed at start). Ctrl+C stops it.
+
+--state FILE keeps everything (charges, sub-accounts, projects, blocks, withdrawals, webhook
+endpoints and their secrets, idempotency keys) in a SQLite file, saved before each reply; a
+restart on the same file goes on where it stopped (the fixture is applied only to a new file).
+--log FILE writes one JSON line per request and per webhook delivery attempt (with the
+receiver's answer); --log - writes them to standard output. Secrets are never logged.
+
+Control endpoints (under /v2/_sandbox, with a token of the account):
+  POST /webhook-endpoints {"url","subAccount"?,"secret"?}  a given secret stays valid across restarts
+  PUT  /faults {"latencyMs","status5xxBurst","status429Burst","retryAfterSeconds",
+                "dropReplyAfterCommit","redeliveryStorm","outOfOrder",
+                "error500","dropResponseAfterCommit"}      GET /faults shows what is left
+The fixture takes the same as [[accounts.webhook_endpoints]] (url, sub_account, secret) and
+[faults] (latency_ms, status_5xx_burst, status_429_burst, retry_after_seconds,
+drop_reply_after_commit, redelivery_storm, out_of_order, error_500, drop_response_after_commit).`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return runSandbox(addr, fixture, printFx, stdout, stderr)
+			return runSandbox(o, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
-	f.StringVar(&fixture, "fixture", "", "fixture file (TOML); default: the built-in demo fixture")
-	f.BoolVar(&printFx, "print-fixture", false, "print the built-in default fixture and exit")
+	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	f.StringVar(&o.fixture, "fixture", "", "fixture file (TOML); default: the built-in demo fixture")
+	f.BoolVar(&o.printFx, "print-fixture", false, "print the built-in default fixture and exit")
+	f.StringVar(&o.state, "state", "", "SQLite `FILE` that keeps the emulator's state across restarts (default: memory only)")
+	f.StringVar(&o.log, "log", "", "write one JSON line per request and delivery attempt to `FILE` (- for standard output)")
 	return cmd
 }
 
-func runSandbox(addr, fixture string, printFx bool, stdout, _ io.Writer) error {
-	if printFx {
+// sandboxOpts are the flags of pixdash sandbox.
+type sandboxOpts struct {
+	addr, fixture, state, log string
+	printFx                   bool
+}
+
+func runSandbox(o sandboxOpts, stdout, stderr io.Writer) error {
+	if o.printFx {
 		_, _ = stdout.Write(sandbox.DefaultFixtureTOML())
 		return nil
 	}
 	fx := sandbox.DefaultFixture()
-	if fixture != "" {
-		data, err := os.ReadFile(fixture)
+	if o.fixture != "" {
+		data, err := os.ReadFile(o.fixture)
 		if err != nil {
 			return &exitError{code: exitFailure, err: err}
 		}
 		if fx, err = sandbox.ParseFixture(data); err != nil {
-			return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", fixture, err)}
+			return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", o.fixture, err)}
 		}
+	}
+	banner := stdout
+	var opts []sandbox.Option
+	switch o.log {
+	case "":
+	case "-":
+		opts = append(opts, sandbox.WithEventLog(stdout))
+		banner = stderr // standard output holds only the JSON lines
+	default:
+		lf, err := os.OpenFile(o.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return &exitError{code: exitFailure, err: err}
+		}
+		defer lf.Close()
+		opts = append(opts, sandbox.WithEventLog(lf))
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	srv := sandbox.New(fx)
+	var srv *sandbox.Server
+	stateNote := ""
+	if o.state != "" {
+		var restored bool
+		var err error
+		if srv, restored, err = sandbox.Open(fx, o.state, opts...); err != nil {
+			return &exitError{code: exitFailure, err: err}
+		}
+		stateNote = fmt.Sprintf("State kept in %s (new file, fixture loaded)\n", o.state)
+		if restored {
+			stateNote = fmt.Sprintf("State restored from %s (the fixture's accounts are not loaded again)\n", o.state)
+		}
+	} else {
+		srv = sandbox.New(fx, opts...)
+	}
 	defer srv.Close()
-	err := sandbox.ListenAndServe(ctx, addr, srv, func(base string) {
-		fmt.Fprintf(stdout, "pixdash sandbox emulator serving %s (Ctrl+C stops)\n\nDemo credentials:\n", base)
+	err := sandbox.ListenAndServe(ctx, o.addr, srv, func(base string) {
+		fmt.Fprintf(banner, "pixdash sandbox emulator serving %s (Ctrl+C stops)\n%s\nDemo credentials:\n", base, stateNote)
 		for _, a := range fx.Accounts {
 			for _, c := range a.Credentials {
 				// Fixture secrets are demo values meant to be shown.
-				fmt.Fprintf(stdout, "  %-22s %-22s %s\n", c.ClientID, c.ClientSecret.Reveal(), credentialNote(a.Environment, c))
+				fmt.Fprintf(banner, "  %-22s %-22s %s\n", c.ClientID, c.ClientSecret.Reveal(), credentialNote(a.Environment, c))
 			}
 		}
 	})

@@ -730,7 +730,7 @@ func TestCommandLine(t *testing.T) {
 		{args: []string{"config", "--help"}, out: []string{"init", "check"}},
 		{args: []string{"config", "init", "--help"}, out: []string{"--config"}},
 		{args: []string{"config", "check", "--help"}, out: []string{"--config"}},
-		{args: []string{"sandbox", "--help"}, out: []string{"--addr", "--fixture", "--print-fixture"}},
+		{args: []string{"sandbox", "--help"}, out: []string{"--addr", "--fixture", "--print-fixture", "--state FILE", "--log FILE", "status429Burst", "redeliveryStorm", "webhook_endpoints"}},
 		{args: []string{"events", "--help"}, out: []string{"prune"}},
 		{args: []string{"events", "prune", "--help"}, out: []string{"--before", "--profile", "--config"}},
 		{args: []string{"help", "config"}, out: []string{"init", "check"}},

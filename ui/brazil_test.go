@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +115,14 @@ func TestNewChargeAmbiguousAmount(t *testing.T) {
 			}
 			if got := formOf(m).errs[fAmount]; got != tc.msg {
 				t.Fatalf("amount message %q, want %q", got, tc.msg)
+			}
+			// The whole message is on screen, wrapped under the field when it is long: what
+			// to write is at its end.
+			for _, w := range []int{80, 120} {
+				drive(t, m, tea.WindowSizeMsg{Width: w, Height: 24})
+				if screen := strings.Join(strings.Fields(ansi.Strip(m.View())), " "); !strings.Contains(screen, "✗ "+tc.msg) {
+					t.Fatalf("at %d columns the message is cut:\n%s", w, m.View())
+				}
 			}
 		})
 	}

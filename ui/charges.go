@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
 	"pixdash/state"
@@ -59,11 +60,11 @@ func newChargesView(c *common, store *state.Store) *chargesView {
 	v.setColumns([]column{
 		{title: tr.T("STATUS"), width: 12},
 		{title: tr.T("AMOUNT"), width: 14, right: true},
-		{title: tr.T("DESCRIPTION"), width: 8, fill: 1, wide: 32, widePriority: 5, gap: 1},
+		{title: tr.T("DESCRIPTION"), width: 8, fill: 1, wide: 29, widePriority: 5, gap: 1},
 		{title: tr.T("REFERENCE"), width: 16, priority: 4},
 		{title: tr.T("WALLET"), width: 12, priority: 6},
 		{title: tr.T("CREATED"), width: 12, priority: 3},
-		{title: tr.T("EXPIRES/PAID"), width: 13, priority: 7},
+		{title: tr.T("EXPIRES/PAID"), width: whenWidth, priority: 7},
 	})
 	v.win.setQuery(v.query())
 	return v
@@ -339,9 +340,21 @@ func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
 			return tr.T("paid ") + paid.Format("15:04")
 		}
 	case state.StateRefunded, state.StateReturned:
-		return tr.F("−%s", ch.Outcome().Amount.BRL()) // what went back to the payer
+		return fitMoney(tr, "−%s", ch.Outcome().Amount) // what went back to the payer
 	case state.StateBlocked:
-		return tr.F("held %s", ch.Outcome().Amount.BRL())
+		return fitMoney(tr, "held %s", ch.Outcome().Amount)
 	}
 	return ""
+}
+
+// whenWidth is the EXPIRES/PAID column's width: "held R$ 1.500,00", "retido 12.345,67".
+const whenWidth = 16
+
+// fitMoney formats an amount into the EXPIRES/PAID column whole: with "R$ " when it fits,
+// else without it, never cut (the amount is what the merchant must read).
+func fitMoney(tr catalog, format string, m api.Money) string {
+	if s := tr.F(format, m.BRL()); ansi.StringWidth(s) <= whenWidth {
+		return s
+	}
+	return tr.F(format, m.Grouped())
 }

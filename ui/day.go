@@ -438,6 +438,12 @@ func (v *dayView) summaryLines(w int) []string {
 		states = append(states, count(tr.T("cancelled "), t.Cancelled, state.StateCancelled))
 	}
 	states = append(states, st.Label.Render(tr.T("refunded "))+st.Warn.Render(fmt.Sprint(t.Refunded))+st.Muted.Render(" ("+t.RefundedAmount.BRL()+")"))
+	if t.Returned > 0 {
+		states = append(states, st.Label.Render(tr.T("returned by MED "))+st.Warn.Render(fmt.Sprint(t.Returned))+st.Muted.Render(" ("+t.ReturnedAmount.BRL()+")"))
+	}
+	if t.Blocked > 0 {
+		states = append(states, st.Label.Render(tr.T("held by MED "))+st.Warn.Render(fmt.Sprint(t.Blocked))+st.Muted.Render(" ("+t.BlockedAmount.BRL()+")"))
+	}
 	var out []string
 	out = append(out, packSegments(received, sep, w, len(received))...)
 	out = append(out, packSegments(counts, sep, w, len(counts))...)

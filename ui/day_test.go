@@ -222,6 +222,20 @@ func TestDayStripOnCharges(t *testing.T) {
 	if line := strings.Split(m.View(), "\n")[2]; !strings.Contains(line, "Today R$ 137,40 · payments 4") {
 		t.Fatalf("strip after a payment = %q", line)
 	}
+	// A MED block the service lists on it: the strip and the Sales view say what it holds.
+	if _, err := s.Store.RecordBlocks(context.Background(), []api.BalanceBlock{{ID: "b-day", TransactionID: "day-0100",
+		Amount: 1000, Status: api.BlockDefended, CreatedAt: goldenNow}}); err != nil {
+		t.Fatal(err)
+	}
+	storeChanged(t, m)
+	if line := strings.Split(m.View(), "\n")[2]; !strings.Contains(line, "held by MED R$ 10,00") {
+		t.Fatalf("strip after a MED block = %q", line)
+	}
+	send(t, m, runeKey("6"))
+	storeChanged(t, m)
+	if !strings.Contains(m.View(), "held by MED 1 (R$ 10,00)") {
+		t.Fatalf("the Sales view does not say what MED holds:\n%s", m.View())
+	}
 }
 
 func TestDayCloseReport(t *testing.T) {

@@ -9,6 +9,8 @@ var ptBRMoney = map[string]string{
 	"blocked (MED) %s":               "bloqueada (MED) %s",
 	"not found at the service":       "não encontrada no serviço",
 	"held %s":                        "retido %s",
+	"returned by MED ":               "devolvido por MED ",
+	"held by MED ":                   "retido por MED ",
 	"−%s":                            "−%s",
 	" · completed at the service":    " · concluída no serviço",
 	"This charge was already refunded (%s); see the inspector.": "Esta cobrança já foi estornada (%s); veja o inspetor.",

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	tea "github.com/charmbracelet/bubbletea"
 	"slices"
 	"strings"
 	"testing"
@@ -106,9 +107,11 @@ func TestChargesListShowsTheMoneyOutcome(t *testing.T) {
 	add(state.Charge{ID: "c-blocked", Amount: 7000, Description: "Pedido MED aberto", Status: api.StatusCompleted})
 	add(state.Charge{ID: "c-gone", Amount: 900, Description: "Pedido sumido", Status: api.StatusPending, NotFound: true, Missing: 5})
 	add(state.Charge{ID: "c-paid", Amount: 1200, Description: "Pedido pago", Status: api.StatusCompleted})
+	add(state.Charge{ID: "c-big", Amount: 1234567, Description: "Pedido grande", Status: api.StatusCompleted})
 	if _, err := s.Store.RecordBlocks(ctx, []api.BalanceBlock{
 		{ID: "b1", TransactionID: "c-returned", Amount: 5000, Status: api.BlockApproved, CreatedAt: goldenNow.Add(-30 * time.Minute)},
 		{ID: "b2", TransactionID: "c-blocked", Amount: 7000, Status: api.BlockDefended, CreatedAt: goldenNow.Add(-30 * time.Minute)},
+		{ID: "b3", TransactionID: "c-big", Amount: 1234567, Status: api.BlockDefended, CreatedAt: goldenNow.Add(-30 * time.Minute)},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +142,26 @@ func TestChargesListShowsTheMoneyOutcome(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no row of %s:\n%s", desc, strings.Join(rows, "\n"))
+		}
+	}
+	// What went back or is held is read whole, at 80 columns and in Portuguese too.
+	for _, tc := range []struct {
+		lang  Lang
+		w     int
+		parts []string
+	}{
+		{LangEN, 80, []string{"−R$ 35,50", "held R$ 70,00", "held 12.345,67"}},
+		{LangPT, 80, []string{"−R$ 35,50", "retido R$ 70,00", "retido 12.345,67"}},
+		{LangEN, 120, []string{"held 12.345,67"}},
+	} {
+		m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+		send(t, m, tea.WindowSizeMsg{Width: tc.w, Height: 30})
+		settle(t, m, m.focusActive())
+		screen := m.View()
+		for _, p := range tc.parts {
+			if !strings.Contains(screen, p) {
+				t.Errorf("%s at %d columns lacks %q:\n%s", tc.lang, tc.w, p, screen)
+			}
 		}
 	}
 	if !slices.Contains(state.StatusFilters(), state.FilterNotFound) || !slices.Contains(state.StatusFilters(), state.FilterRefunded) {

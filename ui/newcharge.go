@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"time"
 
@@ -625,11 +626,15 @@ func (f *chargeForm) formView() string {
 		}
 		e = sanitize(e) // the service's refusal is text from outside
 		if e != "" && (f.touched[i] || f.tried) {
-			room := w - lipgloss.Width(line) - 3
-			if room >= 20 {
-				line += "  " + st.FieldErr.Render("✗ "+truncateWidth(e, room))
+			// Beside the field when it fits whole, else wrapped under it: the message says what
+			// to write, so none of it is cut.
+			msg := "✗ " + e
+			if lipgloss.Width(msg) <= w-lipgloss.Width(line)-2 {
+				line += "  " + st.FieldErr.Render(msg)
 			} else {
-				line += "\n" + spaces(labelW+2) + st.FieldErr.Render("✗ "+truncateWidth(e, w-labelW-4))
+				for _, l := range strings.Split(ansi.Wrap(msg, max(w-labelW-2, 10), ""), "\n") {
+					line += "\n" + spaces(labelW+2) + st.FieldErr.Render(l)
+				}
 			}
 		}
 		b.WriteString(line + "\n")

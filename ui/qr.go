@@ -333,24 +333,20 @@ func (v *qrView) view() string {
 		bottom := v.hints(&ch, w)
 		bodyH := h - 1 - lipgloss.Height(bottom)
 		var body string
-		switch ch.State() {
-		case state.StatePaid:
-			body = v.resultView(&ch, st.PaidBanner, cu.T("PAID"), w, bodyH)
-		case state.StateFailed:
-			body = v.resultView(&ch, st.FailBanner, cu.T("FAILED"), w, bodyH)
-		case state.StateExpired:
-			body = v.resultView(&ch, st.ExpBanner, cu.T("EXPIRED"), w, bodyH)
-		case state.StateCancelled:
-			body = v.resultView(&ch, st.ExpBanner, cu.T("CANCELLED"), w, bodyH)
-		case state.StateRefunded:
-			body = v.resultView(&ch, st.FailBanner, cu.T("REFUNDED"), w, bodyH)
-		case state.StateReturned:
-			body = v.resultView(&ch, st.FailBanner, cu.T("RETURNED"), w, bodyH)
-		case state.StateBlocked:
-			body = v.resultView(&ch, st.FailBanner, cu.T("BLOCKED"), w, bodyH)
-		case state.StateNotFound:
-			body = v.resultView(&ch, st.ExpBanner, cu.T("NOT FOUND"), w, bodyH)
-		case state.StatePending:
+		// The result's banner: its word in the customer's language and its style.
+		results := map[state.ChargeState]struct {
+			style lipgloss.Style
+			word  string
+		}{
+			state.StatePaid: {st.PaidBanner, "PAID"}, state.StateFailed: {st.FailBanner, "FAILED"},
+			state.StateExpired: {st.ExpBanner, "EXPIRED"}, state.StateCancelled: {st.ExpBanner, "CANCELLED"},
+			state.StateRefunded: {st.FailBanner, "REFUNDED"}, state.StateReturned: {st.FailBanner, "RETURNED"},
+			state.StateBlocked: {st.FailBanner, "BLOCKED"}, state.StateNotFound: {st.ExpBanner, "NOT FOUND"},
+		}
+		switch r, ok := results[ch.State()]; {
+		case ok:
+			body = v.resultView(&ch, r.style, cu.T(r.word), w, bodyH)
+		case ch.State() == state.StatePending:
 			body = v.mismatchView(&ch, w)
 		default:
 			body = v.resultView(&ch, st.ExpBanner, cu.T("UNKNOWN STATUS")+" "+sanitize(string(ch.Status)), w, bodyH)
@@ -628,6 +624,13 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 	case state.StateRefunded, state.StateReturned, state.StateBlocked, state.StateNotFound:
 		// The payment was received, then its money went back (or is held): say how much.
 		lines = append(lines, "", outcomeLine(st, cu, ch.Outcome()))
+	}
+	// A long reason (the service's failure text) is wrapped to the screen, never cut and never
+	// allowed to widen the block past it (it would push the rest off centre).
+	for i, l := range lines {
+		if lipgloss.Width(l) > w-2 {
+			lines[i] = ansi.Wrap(l, max(w-2, 10), "")
+		}
 	}
 	block := lipgloss.JoinVertical(lipgloss.Center, lines...)
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)

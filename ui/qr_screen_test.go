@@ -217,3 +217,32 @@ func TestBigAmountReadsBack(t *testing.T) {
 		t.Fatal("a too-wide amount must fall back to plain text")
 	}
 }
+
+// A refused payment's result screen wraps the service's long reason to the terminal: at 80x24
+// no line is cut and the amount stays in the middle (a reason wider than the screen used to
+// push everything off it).
+func TestQRResultWrapsALongReason(t *testing.T) {
+	const reason = "Depósito recusado: a conta não aceita pagamentos de pessoa jurídica (CNPJ); o valor será devolvido ao pagador automaticamente."
+	for _, lang := range []Lang{LangEN, LangPT} {
+		s := goldenSession(t, api.Sandbox)
+		const id = "3f6c1a2e-0000-4000-8000-0000000000fa"
+		ch := state.Charge{ID: id, Amount: 1234, Description: "Venda", Status: api.StatusFailed, FailureReason: reason,
+			CreatedAt: goldenNow.Add(-time.Minute), UpdatedAt: goldenNow, Wallet: api.WalletPrincipal,
+			BlockedDeposit: &api.BlockedDeposit{Reason: api.ReasonCNPJPayerNotAllowed}}
+		if _, err := s.Store.UpsertCharge(context.Background(), ch); err != nil {
+			t.Fatal(err)
+		}
+		m := New(Options{Session: s, Lang: lang, CustomerLang: lang, Now: func() time.Time { return goldenNow }})
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		openQRByID(t, m, id)
+		screen := ansi.Strip(m.View())
+		for _, l := range strings.Split(screen, "\n") {
+			if strings.HasSuffix(strings.TrimRight(l, " "), "…") || ansi.StringWidth(l) > 80 {
+				t.Fatalf("%s: a cut line %q:\n%s", lang, l, screen)
+			}
+		}
+		if flat := strings.Join(strings.Fields(screen), " "); !strings.Contains(flat, reason) {
+			t.Fatalf("%s: the reason is not whole on screen:\n%s", lang, screen)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"sort"
 	"strings"
 
@@ -717,7 +718,9 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 			" " + padLeft(st.Muted.Render(parsed), 14) + " " + mark2
 		lines = append(lines, truncateWidth(row, w))
 		for _, m := range msgs {
-			lines = append(lines, spaces(6)+st.FieldErr.Render(truncateWidth("✗ "+m, max(w-6, 1))))
+			for _, l := range strings.Split(ansi.Wrap("✗ "+m, max(w-6, 10), ""), "\n") {
+				lines = append(lines, spaces(6)+st.FieldErr.Render(l))
+			}
 		}
 		if i == b.leg {
 			selLast = len(lines) - 1

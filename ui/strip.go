@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/charmbracelet/lipgloss"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -122,20 +124,35 @@ func (s *todayStrip) view(w int) string {
 		}
 		return truncateWidth(line+sep+st.Muted.Render(tr.T("6 for more")), w)
 	}
-	line := st.Label.Render(tr.T("Today ")) + st.Bold.Render(t.Gross.BRL()) + sep +
-		st.Label.Render(tr.T("payments ")) + st.OK.Render(fmt.Sprint(t.Paid)) + sep +
-		dayNetText(st, tr, t) + sep + stripRefunds(st, tr, t) +
-		st.Label.Render(tr.F("vs yesterday until %s", s.c.now().In(s.c.loc).Format("15:04"))+" ") +
-		st.Bold.Render(change(tr, t.Gross, s.report.Previous.Gross)) + sep +
-		st.Muted.Render(tr.T("6 for more"))
-	return truncateWidth(line, w)
+	// What happened to the money comes first: on a narrow terminal the hint, the comparison
+	// and the count of payments go, whole, rather than an amount being cut.
+	gross := st.Label.Render(tr.T("Today ")) + st.Bold.Render(t.Gross.BRL()) + sep
+	payments := st.Label.Render(tr.T("payments ")) + st.OK.Render(fmt.Sprint(t.Paid)) + sep
+	money := dayNetText(st, tr, t) + sep + stripRefunds(st, tr, t)
+	vs := st.Label.Render(tr.F("vs yesterday until %s", s.c.now().In(s.c.loc).Format("15:04"))+" ") +
+		st.Bold.Render(change(tr, t.Gross, s.report.Previous.Gross)) + sep
+	more := st.Muted.Render(tr.T("6 for more"))
+	for _, line := range []string{gross + payments + money + vs + more, gross + payments + money + vs, gross + payments + money, gross + money} {
+		if line = strings.TrimSuffix(line, sep); lipgloss.Width(line) <= w {
+			return line
+		}
+	}
+	return truncateWidth(strings.TrimSuffix(gross+money, sep), w)
 }
 
-// stripRefunds is the refunds of the day the net already subtracts, with their separator; ""
-// when there were none.
+// stripRefunds is the refunds of the day the net already subtracts, then what MED blocks
+// returned or hold, each with its separator; "" when there was none.
 func stripRefunds(st *styles, tr catalog, t state.Totals) string {
-	if t.Refunded == 0 {
-		return ""
+	var out string
+	if t.Refunded > 0 {
+		out += st.Label.Render(tr.T("refunded ")) + st.Warn.Render(t.RefundedAmount.BRL()) + st.Muted.Render(" · ")
 	}
-	return st.Label.Render(tr.T("refunded ")) + st.Warn.Render(t.RefundedAmount.BRL()) + st.Muted.Render(" · ")
+	// Money a MED block returned to the payer or holds: received, but not the merchant's now.
+	if t.Returned > 0 {
+		out += st.Label.Render(tr.T("returned by MED ")) + st.Warn.Render(t.ReturnedAmount.BRL()) + st.Muted.Render(" · ")
+	}
+	if t.Blocked > 0 {
+		out += st.Label.Render(tr.T("held by MED ")) + st.Warn.Render(t.BlockedAmount.BRL()) + st.Muted.Render(" · ")
+	}
+	return out
 }

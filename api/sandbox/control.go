@@ -92,6 +92,24 @@ func (k *Control) RegisterWebhook(ctx context.Context, url, subAccount string) (
 	return out.ID, out.Secret, nil
 }
 
+// RegisterWebhookSecret registers an endpoint with a given signing secret (16 to 255 printable
+// ASCII characters), or returns the one already registered with the same url, wallet and secret.
+func (k *Control) RegisterWebhookSecret(ctx context.Context, url, subAccount string, secret api.Secret) (string, error) {
+	var out WebhookEndpoint
+	if err := k.c.Do(ctx, http.MethodPost, "/_sandbox/webhook-endpoints",
+		WebhookEndpointRequest{URL: url, SubAccount: subAccount, Secret: secret}, &out); err != nil {
+		return "", err
+	}
+	return out.ID, nil
+}
+
+// Faults returns the faults in force, with what is left of the bursts.
+func (k *Control) Faults(ctx context.Context) (Faults, error) {
+	var out Faults
+	err := k.c.Do(ctx, http.MethodGet, "/_sandbox/faults", nil, &out)
+	return out, err
+}
+
 // Deliveries lists the account's webhook deliveries, oldest first.
 func (k *Control) Deliveries(ctx context.Context) ([]Delivery, error) {
 	var out listBody[Delivery]

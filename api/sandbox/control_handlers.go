@@ -308,43 +308,6 @@ func (c *call) feeValue(name string, raw json.RawMessage) (api.Money, bool) {
 	return fee, true
 }
 
-func (s *Server) handleRegisterWebhook(c *call) {
-	var req struct {
-		URL        *string `json:"url"`
-		SubAccount *string `json:"subAccount"`
-	}
-	body, ok := c.readBody()
-	if !ok || !c.decodeObject(body, &req) {
-		return
-	}
-	if req.URL == nil || !validHookURL(*req.URL) {
-		c.badRequest("url must be an absolute http or https URL of at most 2048 characters")
-		return
-	}
-	ref := ""
-	if req.SubAccount != nil && *req.SubAccount != api.WalletPrincipal {
-		ref = *req.SubAccount
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := c.acct
-	if ref != "" && a.wallets[ref] == nil {
-		c.subAccountError(http.StatusNotFound, api.CodeSubAccountNotFound, ref)
-		return
-	}
-	if len(a.endpoints) >= maxEndpointsPerAccount {
-		c.conflict(fmt.Sprintf("At most %d webhook endpoints per account", maxEndpointsPerAccount))
-		return
-	}
-	e := &endpoint{id: s.ids.uuid(), url: *req.URL, subAccount: ref, secret: secretToken("whsec_", 24), createdAt: s.clock.Now()}
-	a.endpoints = append(a.endpoints, e)
-	label := api.WalletPrincipal
-	if ref != "" {
-		label = ref
-	}
-	c.json(http.StatusCreated, endpointReply{ID: e.id, URL: e.url, SubAccount: label, Secret: e.secret, CreatedAt: e.createdAt.UTC()})
-}
-
 func validHookURL(s string) bool {
 	if len(s) > 2048 {
 		return false
@@ -371,31 +334,6 @@ func (s *Server) handleWallets(c *call) {
 
 func walletView(w *wallet) Wallet {
 	return Wallet{SubAccount: w.label(), ID: w.id, Name: w.name, Status: w.status, Available: w.available, Blocked: w.blocked, Currency: "BRL"}
-}
-
-func (s *Server) handleSetFaults(c *call) {
-	var f Faults
-	body, ok := c.readBody()
-	if !ok || !c.decodeObject(body, &f) {
-		return
-	}
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"dropResponseAfterCommit", f.DropResponseAfterCommit}, {"error500", f.Error500}} {
-		if !(p.v >= 0 && p.v <= 1) {
-			c.badRequest(p.name + " must be a probability from 0 to 1")
-			return
-		}
-	}
-	if f.LatencyMs < 0 || f.LatencyMs > MaxFaultLatencyMs {
-		c.badRequest(fmt.Sprintf("latencyMs must be from 0 to %d", MaxFaultLatencyMs))
-		return
-	}
-	s.mu.Lock()
-	s.faults = f
-	s.mu.Unlock()
-	c.json(http.StatusOK, f)
 }
 
 // Snapshot of the recipient of POST /_sandbox/withdrawals.

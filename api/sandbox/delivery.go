@@ -11,10 +11,12 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"pixdash/api"
+	"pixdash/api/safetext"
 )
 
 // Webhook delivery parameters from the spec.
@@ -159,9 +161,13 @@ type Delivery struct {
 	Attempts       int           `json:"attempts"`
 	LastStatusCode int           `json:"lastStatusCode,omitempty"`
 	LastError      string        `json:"lastError,omitempty"`
-	CreatedAt      time.Time     `json:"createdAt"`
-	UpdatedAt      time.Time     `json:"updatedAt"`
-	NextAttemptAt  *time.Time    `json:"nextAttemptAt,omitempty"`
+	// LastAnswer is the start of the receiver's last body (cleaned), e.g. why it refused the event.
+	LastAnswer string `json:"lastAnswer,omitempty"`
+	// Redelivery is set on the extra copies sent by the redeliveryStorm fault.
+	Redelivery    bool       `json:"redelivery,omitempty"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
+	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
 }
 
 type delivery struct {
@@ -169,11 +175,14 @@ type delivery struct {
 	event                                                       api.EventKind
 	body                                                        []byte
 
+	redelivery bool // an extra copy sent by the redeliveryStorm fault
+
 	// Guarded by deliverer.mu.
 	status      string
 	attempts    int
 	lastCode    int
 	lastErr     string
+	lastAnswer  string
 	createdAt   time.Time
 	updatedAt   time.Time
 	nextAttempt *time.Time
@@ -191,16 +200,20 @@ type deliverer struct {
 	wake    chan struct{}
 	wg      sync.WaitGroup
 	timeout time.Duration
+	elog    *eventLog
 
-	mu     sync.Mutex
-	closed bool
-	queue  []*delivery
-	log10k []*delivery
-	timers map[*delivery]Timer
-	busy   map[string]bool // endpoints with an attempt in flight
+	mu      sync.Mutex
+	changed func() // called after each attempt (the state file keeps what is still pending)
+	closed  bool
+	storm   int  // redeliveryStorm fault: extra copies of each delivered event
+	lifo    bool // outOfOrder fault: newest waiting delivery first
+	queue   []*delivery
+	log10k  []*delivery
+	timers  map[*delivery]Timer
+	busy    map[string]bool // endpoints with an attempt in flight
 }
 
-func newDeliverer(clock Clock, scale float64, timeout time.Duration, log *slog.Logger) *deliverer {
+func newDeliverer(clock Clock, scale float64, timeout time.Duration, log *slog.Logger, elog *eventLog) *deliverer {
 	tr := &http.Transport{
 		Proxy:                 nil, // talk only to the registered URL
 		DialContext:           (&net.Dialer{Timeout: timeout}).DialContext,
@@ -211,7 +224,7 @@ func newDeliverer(clock Clock, scale float64, timeout time.Duration, log *slog.L
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &deliverer{
-		clock: clock, scale: scale, log: log, tr: tr, ctx: ctx, cancel: cancel, timeout: timeout,
+		clock: clock, scale: scale, log: log, tr: tr, ctx: ctx, cancel: cancel, timeout: timeout, elog: elog,
 		client: &http.Client{
 			Transport: tr,
 			Timeout:   timeout,
@@ -287,7 +300,12 @@ func (d *deliverer) next() *delivery {
 	if d.closed {
 		return nil
 	}
-	for i, x := range d.queue {
+	for k := range d.queue {
+		i := k
+		if d.lifo {
+			i = len(d.queue) - 1 - k
+		}
+		x := d.queue[i]
 		if d.busy[x.endpointID] {
 			continue
 		}
@@ -308,6 +326,12 @@ func (d *deliverer) work() {
 	for {
 		if x := d.next(); x != nil {
 			d.attempt(x)
+			d.mu.Lock()
+			changed := d.changed
+			d.mu.Unlock()
+			if changed != nil {
+				changed()
+			}
 			continue
 		}
 		select {
@@ -320,7 +344,7 @@ func (d *deliverer) work() {
 
 // attempt posts the event once and schedules the next attempt on failure.
 func (d *deliverer) attempt(x *delivery) {
-	code, errText := d.post(x)
+	code, errText, answer := d.post(x)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.busy, x.endpointID)
@@ -329,16 +353,26 @@ func (d *deliverer) attempt(x *delivery) {
 	}
 	now := d.clock.Now()
 	x.attempts++
-	x.lastCode, x.lastErr, x.updatedAt, x.nextAttempt = code, errText, now, nil
+	x.lastCode, x.lastErr, x.lastAnswer, x.updatedAt, x.nextAttempt = code, errText, answer, now, nil
+	line := DeliveryLine{Time: now.UTC(), Type: "delivery", DeliveryID: x.id, EndpointID: x.endpointID, URL: x.url,
+		Event: string(x.event), EventID: x.eventID, Attempt: x.attempts, Status: code, Answer: answer, Error: errText,
+		Redelivery: x.redelivery}
+	defer func() { d.elog.write(line) }()
 	if code >= 200 && code < 300 {
 		x.status = DeliveryDelivered
+		line.Outcome = DeliveryDelivered
+		if !x.redelivery && !d.closed {
+			d.stormCopies(x, now)
+		}
 		return
 	}
+	line.Outcome = "retrying"
 	if d.closed {
 		return
 	}
 	if x.attempts >= WebhookAttempts {
 		x.status = DeliveryFailed
+		line.Outcome = DeliveryFailed
 		d.log.Info("sandbox: webhook delivery failed", "event", x.event, "eventId", x.eventID, "attempts", x.attempts)
 		return
 	}
@@ -370,12 +404,46 @@ func backoff(n int, scale float64) time.Duration {
 	return time.Duration(float64(w) * scale)
 }
 
-func (d *deliverer) post(x *delivery) (int, string) {
+// stormCopies queues the redeliveryStorm fault's extra copies of delivered x; d.mu is held.
+func (d *deliverer) stormCopies(x *delivery, now time.Time) {
+	for range d.storm {
+		if len(d.queue) >= maxQueued {
+			return
+		}
+		y := &delivery{id: x.id + "-r" + strconv.Itoa(len(d.log10k)), accountID: x.accountID, endpointID: x.endpointID,
+			url: x.url, secret: x.secret, eventID: x.eventID, subAccount: x.subAccount, event: x.event, body: x.body,
+			redelivery: true, status: DeliveryPending, createdAt: now, updatedAt: now}
+		d.record(y)
+		d.queue = append(d.queue, y)
+	}
+	if d.storm > 0 {
+		d.signal()
+	}
+}
+
+// setFaults sets the redelivery storm and out-of-order faults.
+func (d *deliverer) setFaults(storm int, outOfOrder bool) {
+	d.mu.Lock()
+	d.storm, d.lifo = storm, outOfOrder
+	d.mu.Unlock()
+}
+
+// faults returns the redelivery storm and out-of-order faults in force.
+func (d *deliverer) faults() (int, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.storm, d.lifo
+}
+
+// maxAnswer bounds the part of the receiver's body kept and logged.
+const maxAnswer = 200
+
+func (d *deliverer) post(x *delivery) (int, string, string) {
 	ctx, cancel := context.WithTimeout(d.ctx, d.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, x.url, bytes.NewReader(x.body))
 	if err != nil {
-		return 0, "invalid endpoint URL"
+		return 0, "invalid endpoint URL", ""
 	}
 	sig := api.Sign(x.body, api.Secret(x.secret))
 	req.Header.Set("Content-Type", "application/json")
@@ -389,14 +457,16 @@ func (d *deliverer) post(x *delivery) (int, string) {
 	req.Header.Set(api.EventIDHeader, x.eventID)
 	resp, err := d.client.Do(req)
 	if err != nil {
-		return 0, describeTransportError(err)
+		return 0, describeTransportError(err), ""
 	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, 4*maxAnswer))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
+	answer := truncateText(strings.TrimSpace(safetext.Clean(string(head))), maxAnswer)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, fmt.Sprintf("endpoint answered %d", resp.StatusCode)
+		return resp.StatusCode, fmt.Sprintf("endpoint answered %d", resp.StatusCode), answer
 	}
-	return resp.StatusCode, ""
+	return resp.StatusCode, "", answer
 }
 
 // describeTransportError names the failure without echoing anything the endpoint sent.
@@ -422,12 +492,28 @@ func (d *deliverer) list(accountID string) []Delivery {
 		}
 		v := Delivery{ID: x.id, EventID: x.eventID, Event: x.event, EndpointID: x.endpointID, URL: x.url,
 			SubAccount: x.subAccount, Status: x.status, Attempts: x.attempts, LastStatusCode: x.lastCode,
-			LastError: x.lastErr, CreatedAt: x.createdAt.UTC(), UpdatedAt: x.updatedAt.UTC()}
+			LastError: x.lastErr, LastAnswer: x.lastAnswer, Redelivery: x.redelivery,
+			CreatedAt: x.createdAt.UTC(), UpdatedAt: x.updatedAt.UTC()}
 		if x.nextAttempt != nil {
 			n := x.nextAttempt.UTC()
 			v.NextAttemptAt = &n
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+// pending copies the deliveries not yet delivered nor failed, oldest first (for the state file).
+func (d *deliverer) pending() []delivery {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []delivery
+	for _, x := range d.log10k {
+		if x.status == DeliveryPending {
+			out = append(out, delivery{id: x.id, accountID: x.accountID, endpointID: x.endpointID, url: x.url,
+				eventID: x.eventID, subAccount: x.subAccount, event: x.event, body: x.body, redelivery: x.redelivery,
+				attempts: x.attempts, createdAt: x.createdAt})
+		}
 	}
 	return out
 }

@@ -42,10 +42,12 @@
 //	POST /_sandbox/withdrawals/{id}/fail        {"reason"?}                     200 withdrawal (pending only)
 //	POST /_sandbox/withdrawals/{id}/reverse     {"reason"?}                     200 withdrawal (completed only)
 //	PUT  /_sandbox/fee                          {"pixFee"?,"withdrawalFee"?}    200 {"pixFee","withdrawalFee"}
-//	POST /_sandbox/webhook-endpoints            {"url","subAccount"?}           201 {"id","url","subAccount","secret","createdAt"}
+//	POST /_sandbox/webhook-endpoints            {"url","subAccount"?,"secret"?} 201 {"id","url","subAccount","secret","createdAt"}
+//	                                            (200 with the endpoint already there for the same url, wallet and secret)
 //	GET  /_sandbox/webhook-deliveries                                           200 {"items","total"}
 //	GET  /_sandbox/wallets                                                      200 {"items","total"}
-//	PUT  /_sandbox/faults                       {"dropResponseAfterCommit","error500","latencyMs"}  200
+//	PUT  /_sandbox/faults                       Faults (see below)              200 Faults
+//	GET  /_sandbox/faults                                                       200 Faults, with what is left of the bursts
 //
 // Ids are looked up in every wallet of the caller's account only; anything else is 404.
 //
@@ -195,9 +197,29 @@
 //     2xx is success, anything else (including 3xx: redirects are not followed) is a failure; 5 s timeout
 //     per attempt; no proxy. The last 10 000 deliveries are kept for GET /_sandbox/webhook-deliveries.
 //
-// Faults (PUT /_sandbox/faults) apply to API endpoints except POST /auth; control endpoints are never
-// affected. dropResponseAfterCommit hijacks and closes the connection after the handler ran;
-// error500 answers 500 InternalError without running the handler; latencyMs waits first.
+// Faults (PUT /_sandbox/faults, or [faults] in the fixture) apply to API endpoints except POST /auth;
+// control endpoints are never affected. latencyMs waits first; then status5xxBurst (the next N
+// requests answer 500 InternalError) and status429Burst (the next N answer 429 TooManyRequests with
+// Retry-After: retryAfterSeconds, default 1) refuse without running the handler, as does error500
+// (a probability). dropReplyAfterCommit (the next N requests) and dropResponseAfterCommit (a
+// probability) hijack and close the connection after a handler that succeeded (< 400) ran and the
+// state was saved. redeliveryStorm sends each event delivered from then on N more times (same
+// eventId, body and signature scheme; listed with redelivery true); outOfOrder serves each
+// endpoint's waiting deliveries newest first.
+//
+// State (Open, pixdash sandbox --state FILE): one SQLite table entities(kind, id, data) with a JSON
+// row per account, wallet, credential, webhook endpoint (with its secret), transaction, balance
+// block, withdrawal and idempotency entry, and a meta row (the id generator's state, the token
+// signing key, the transaction counter). After each request and each timer the rows that changed
+// are written in one transaction, before the reply is sent (a failed save answers 500). At start a
+// saved state is restored instead of the fixture, and the clock's work is armed again from the
+// saved times (expiry, blocked-deposit returns, refund confirmations, withdrawal completion);
+// deliveries under way and the delivery log are not kept, nor faults.
+//
+// Event log (WithEventLog, pixdash sandbox --log): one JSON line per API request (RequestLine:
+// method, path, wallet, status, durationMs, traceId, dropped) and per delivery attempt
+// (DeliveryLine: endpoint, url, event, eventId, attempt, status, the receiver's answer cleaned and
+// cut at 200 characters, error, outcome). No header, body, token or secret is written.
 //
 // Fixture additions to the keys of the issue: accounts.withdrawal_fee (default pix_fee),
 // accounts.promotional and accounts.sub_accounts.promotional (promotional credit, default 0),
@@ -207,6 +229,8 @@
 // the keys of accounts.balance_blocks (charge = a seeded charge's external_reference, amount, status,
 // block_type, reason, resolution_reason, age). psp_credentials.enabled, active and out_capacity are
 // booleans defaulting to true. Seeds are placed relative to the clock at New.
+// accounts.webhook_endpoints (url, sub_account, secret of 16 to 255 printable ASCII characters)
+// registers endpoints with fixed secrets, so a profile's webhook.secret_env works on every run.
 //
 // Limits of the emulator: transactions are kept for the life of the process (no eviction); there are
 // no rate limits, no transaction-value limits (as the spec says for sandbox), no GET of a withdrawal

@@ -22,6 +22,8 @@ var defaultFixtureTOML []byte
 // Fixture describes the accounts the emulator starts with.
 type Fixture struct {
 	Accounts []AccountFixture `toml:"accounts"`
+	// Faults are in force from the start ([faults]; keys as PUT /_sandbox/faults, in snake_case).
+	Faults Faults `toml:"faults"`
 }
 
 // AccountFixture is one merchant account ([[accounts]]): its settings, credentials, wallets and history.
@@ -42,6 +44,16 @@ type AccountFixture struct {
 	PSPCredentials []PSPCredentialFixture `toml:"psp_credentials"`
 	BalanceBlocks  []BalanceBlockFixture  `toml:"balance_blocks"`
 	Charges        []ChargeFixture        `toml:"charges"`
+	// WebhookEndpoints are registered at start with their given secrets ([[accounts.webhook_endpoints]]).
+	WebhookEndpoints []WebhookEndpointFixture `toml:"webhook_endpoints"`
+}
+
+// WebhookEndpointFixture is a webhook endpoint with a fixed signing secret, so that a dashboard
+// configured with that secret (webhook.secret_env) receives events from every run.
+type WebhookEndpointFixture struct {
+	URL        string     `toml:"url"`
+	SubAccount string     `toml:"sub_account"` // reference, or "" / "principal" for the main account
+	Secret     api.Secret `toml:"secret"`
 }
 
 // CredentialFixture is an API credential of an account ([[accounts.credentials]]).
@@ -232,6 +244,14 @@ func (f *Fixture) Validate() error {
 				errs = append(errs, fmt.Errorf("%s.balance_blocks[%d]: %w", where, j, err))
 			}
 		}
+		for j, e := range a.WebhookEndpoints {
+			if err := checkEndpoint(e, refs); err != nil {
+				errs = append(errs, fmt.Errorf("%s.webhook_endpoints[%d]: %w", where, j, err))
+			}
+		}
+	}
+	if msg := f.Faults.check(); msg != "" {
+		errs = append(errs, fmt.Errorf("fixture: faults: %s", msg))
 	}
 	return errors.Join(errs...)
 }

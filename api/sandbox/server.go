@@ -89,6 +89,8 @@ type Server struct {
 	jwtKey      []byte
 	routes      []route
 	deliv       *deliverer
+	elog        *eventLog  // --log: one JSON line per request and delivery attempt
+	persist     *persister // --state: nil keeps everything in memory only
 
 	mu        sync.Mutex
 	closed    bool
@@ -107,6 +109,64 @@ type Server struct {
 // New builds an emulator from fx (nil means DefaultFixture), seeding its history relative to the clock.
 // Fixture entries that fail validation are skipped and logged; use ParseFixture or Fixture.Validate to see why.
 func New(fx *Fixture, opts ...Option) *Server {
+	s := newServer(opts)
+	if fx == nil {
+		fx = DefaultFixture()
+	}
+	s.mu.Lock()
+	s.load(fx)
+	s.mu.Unlock()
+	s.applyFixtureFaults(fx)
+	return s
+}
+
+// Open is New with a state file (pixdash sandbox --state): when the file holds a saved state, that
+// state is restored (the fixture's accounts are not loaded again, its faults are applied) and
+// restored is true; otherwise fx is loaded and saved there. From then on every change is saved
+// before its reply is sent. Close closes the file.
+func Open(fx *Fixture, statePath string, opts ...Option) (s *Server, restored bool, err error) {
+	p, err := openPersister(statePath)
+	if err != nil {
+		return nil, false, err
+	}
+	rows, err := p.read()
+	if err != nil {
+		_ = p.close()
+		return nil, false, fmt.Errorf("sandbox state %s: %w", statePath, err)
+	}
+	s = newServer(opts)
+	if fx == nil {
+		fx = DefaultFixture()
+	}
+	s.mu.Lock()
+	restored, err = s.restore(rows)
+	if err == nil && restored {
+		s.rearm()
+		s.loadFixtureEndpoints(fx)
+	}
+	if err == nil && !restored {
+		s.load(fx)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		s.Close()
+		_ = p.close()
+		return nil, false, fmt.Errorf("sandbox state %s: %w", statePath, err)
+	}
+	s.applyFixtureFaults(fx)
+	s.persist = p
+	s.deliv.mu.Lock()
+	s.deliv.changed = func() { _ = s.save() }
+	s.deliv.mu.Unlock()
+	if err := s.save(); err != nil {
+		s.Close()
+		return nil, false, err
+	}
+	return s, restored, nil
+}
+
+// newServer builds a server without accounts.
+func newServer(opts []Option) *Server {
 	s := &Server{
 		clock:       realClock{},
 		log:         slog.New(slog.DiscardHandler),
@@ -130,13 +190,7 @@ func New(fx *Fixture, opts ...Option) *Server {
 	s.jwtKey = make([]byte, 32)
 	_, _ = crand.Read(s.jwtKey)
 	s.routes = s.buildRoutes()
-	s.deliv = newDeliverer(s.clock, s.scale, s.hookTimeout, s.log)
-	if fx == nil {
-		fx = DefaultFixture()
-	}
-	s.mu.Lock()
-	s.load(fx)
-	s.mu.Unlock()
+	s.deliv = newDeliverer(s.clock, s.scale, s.hookTimeout, s.log, s.elog)
 	return s
 }
 
@@ -153,8 +207,15 @@ func (s *Server) Close() {
 		t.Stop()
 		delete(s.timers, id)
 	}
+	p := s.persist
 	s.mu.Unlock()
 	s.deliv.close()
+	if p != nil {
+		p.mu.Lock() // after any save under way
+		p.closed = true
+		_ = p.close()
+		p.mu.Unlock()
+	}
 }
 
 // String describes the server without its state (which holds secrets).
@@ -171,40 +232,51 @@ func (s *Server) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 // SetCredentialRevoked revokes (or restores) a credential at once, also for its issued tokens; false if unknown.
 func (s *Server) SetCredentialRevoked(clientID string, revoked bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.creds[clientID]
-	if ok {
-		c.revoked = revoked
-	}
-	return ok
+	return s.change(func() bool {
+		c, ok := s.creds[clientID]
+		if ok {
+			c.revoked = revoked
+		}
+		return ok
+	})
 }
 
 // SetSubAccountAccess switches a credential's sub-account access, effective for issued tokens; false if unknown.
 func (s *Server) SetSubAccountAccess(clientID string, on bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.creds[clientID]
-	if ok {
-		c.subAccess = on
-	}
-	return ok
+	return s.change(func() bool {
+		c, ok := s.creds[clientID]
+		if ok {
+			c.subAccess = on
+		}
+		return ok
+	})
 }
 
 // SetSubAccountStatus changes the status of sub-account ref in the account of clientID; false if unknown.
 func (s *Server) SetSubAccountStatus(clientID, ref string, status api.SubAccountStatus) bool {
+	return s.change(func() bool {
+		c, ok := s.creds[clientID]
+		if !ok {
+			return false
+		}
+		w := c.acct.wallets[ref]
+		if w == nil || ref == "" {
+			return false
+		}
+		w.status = status
+		return true
+	})
+}
+
+// change runs f with s.mu held, then saves the state when f changed something.
+func (s *Server) change(f func() bool) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.creds[clientID]
-	if !ok {
-		return false
+	ok := f()
+	s.mu.Unlock()
+	if ok {
+		_ = s.save()
 	}
-	w := c.acct.wallets[ref]
-	if w == nil || ref == "" {
-		return false
-	}
-	w.status = status
-	return true
+	return ok
 }
 
 // BaseURL returns the API base URL ("http://host:port/v2") for a listener.
@@ -312,6 +384,7 @@ func (s *Server) buildRoutes() []route {
 		r(http.MethodGet, "/_sandbox/webhook-deliveries", true, "", false, s.handleDeliveries),
 		r(http.MethodGet, "/_sandbox/wallets", true, "", false, s.handleWallets),
 		r(http.MethodPut, "/_sandbox/faults", true, "", false, s.handleSetFaults),
+		r(http.MethodGet, "/_sandbox/faults", true, "", false, s.handleGetFaults),
 	}
 }
 
@@ -368,9 +441,26 @@ func (s *Server) match(method, escaped string) (rt *route, params []string, allo
 
 // ServeHTTP serves the API under Prefix.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	bw := &bufferedWriter{header: http.Header{}}
 	c := &call{s: s, w: bw, r: r, traceID: s.ids.hex(traceIDLen)}
 	var rt *route
+	defer func() { // after the handler (and its panic, recovered below)
+		if rt != nil && s.save() != nil {
+			// What the request did is in memory but not in the state file: no success is reported.
+			bw.reset()
+			c.fail(http.StatusInternalServerError, api.KindInternalError, "The sandbox could not save its state", nil)
+		}
+		status, dropped := s.finish(w, r, bw, rt)
+		if s.elog != nil {
+			line := RequestLine{Time: s.clock.Now().UTC(), Type: "request", Method: r.Method, Path: r.URL.Path,
+				Status: status, DurationMs: float64(time.Since(start).Microseconds()) / 1000, TraceID: c.traceID, Dropped: dropped}
+			if c.wallet != nil {
+				line.Wallet = c.wallet.label()
+			}
+			s.elog.write(line)
+		}
+	}()
 	defer func() {
 		if rec := recover(); rec != nil {
 			if rec == http.ErrAbortHandler { //nolint:errorlint // sentinel compared by identity
@@ -380,7 +470,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			bw.reset()
 			c.fail(http.StatusInternalServerError, api.KindInternalError, api.MessageUnexpected, nil)
 		}
-		s.finish(w, r, bw, rt)
 	}()
 
 	escaped := r.URL.EscapedPath()
@@ -413,55 +502,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // finish writes the buffered response, or drops the connection when a fault says so.
-func (s *Server) finish(w http.ResponseWriter, r *http.Request, bw *bufferedWriter, rt *route) {
-	if rt != nil && rt.faulty() && bw.status < 500 && s.drawFault(func(f Faults) float64 { return f.DropResponseAfterCommit }) {
+func (s *Server) finish(w http.ResponseWriter, r *http.Request, bw *bufferedWriter, rt *route) (status int, dropped bool) {
+	status = bw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	// Only a reply of a request that took effect (not a 4xx or 5xx) is dropped.
+	if rt != nil && rt.faulty() && status < 400 && s.dropReply() {
 		s.log.Info("sandbox: fault: dropping response after commit", "method", r.Method, "path", r.URL.Path)
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			_ = conn.Close()
-			return
+			return status, true
 		}
 		panic(http.ErrAbortHandler)
 	}
 	for k, v := range bw.header {
 		w.Header()[k] = v
 	}
-	status := bw.status
-	if status == 0 {
-		status = http.StatusOK
-	}
 	w.WriteHeader(status)
 	_, _ = w.Write(bw.buf.Bytes())
 	s.log.Debug("sandbox: request", "method", r.Method, "path", r.URL.Path, "status", status, "trace", bw.header.Get("X-Trace-Id"))
-}
-
-// injectBefore applies latency and 500 faults; false when the request was answered.
-func (s *Server) injectBefore(c *call) bool {
-	s.mu.Lock()
-	lat := s.faults.LatencyMs
-	s.mu.Unlock()
-	if lat > 0 {
-		t := time.NewTimer(time.Duration(lat) * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-c.r.Context().Done():
-			t.Stop()
-		}
-	}
-	if s.drawFault(func(f Faults) float64 { return f.Error500 }) {
-		c.fail(http.StatusInternalServerError, api.KindInternalError, api.MessageUnexpected, nil)
-		return false
-	}
-	return true
-}
-
-func (s *Server) drawFault(p func(Faults) float64) bool {
-	s.mu.Lock()
-	prob := p(s.faults)
-	s.mu.Unlock()
-	if prob <= 0 {
-		return false
-	}
-	return s.ids.float() < prob
+	return status, false
 }
 
 // bufferedWriter holds a response until the handler is done, so faults and panics can replace it.
@@ -722,13 +783,29 @@ func truncateText(s string, n int) string {
 
 // idGen produces ids and random draws from one seeded source.
 type idGen struct {
-	mu sync.Mutex
-	r  *rand.Rand
+	mu  sync.Mutex
+	pcg *rand.PCG
+	r   *rand.Rand
 }
 
 func newIDGen(seed uint64) *idGen {
 	// Seeded on purpose: tests and screenshots need the same ids run after run. Nothing here is a secret.
-	return &idGen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} //nolint:gosec // G404
+	pcg := rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
+	return &idGen{pcg: pcg, r: rand.New(pcg)} //nolint:gosec // G404
+}
+
+// marshal returns the generator's state (the state file keeps it, so no id comes twice).
+func (g *idGen) marshal() ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pcg.MarshalBinary()
+}
+
+// unmarshal continues from a state returned by marshal.
+func (g *idGen) unmarshal(b []byte) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pcg.UnmarshalBinary(b)
 }
 
 func (g *idGen) uuid() string {

@@ -341,6 +341,7 @@ func (s *Server) load(fx *Fixture) {
 		}
 		s.accounts = append(s.accounts, a)
 		s.seedHistory(a, af, now)
+		s.loadEndpoints(a, af)
 	}
 }
 
@@ -360,12 +361,14 @@ func (s *Server) after(d time.Duration, f func()) uint64 {
 	id := s.nextTimer
 	s.timers[id] = s.clock.AfterFunc(d, func() {
 		s.mu.Lock()
-		defer s.mu.Unlock()
 		if _, live := s.timers[id]; !live || s.closed {
+			s.mu.Unlock()
 			return
 		}
 		delete(s.timers, id)
 		f()
+		s.mu.Unlock()
+		_ = s.save() // logged when it fails; the next change saves again
 	})
 	return id
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"time"
 
 	"pixdash/api"
@@ -39,9 +40,22 @@ type FeeRequest struct {
 }
 
 // WebhookEndpointRequest is the body of POST /_sandbox/webhook-endpoints; subAccount "" or "principal" is the main account.
+// Secret, when given, is the endpoint's signing secret (so a dashboard's configured secret stays
+// valid across restarts); otherwise one is generated, as the service does. Registering again the
+// same url, wallet and secret returns the endpoint already there (200) instead of a second one.
 type WebhookEndpointRequest struct {
-	URL        string `json:"url"`
-	SubAccount string `json:"subAccount,omitempty"`
+	URL        string     `json:"url"`
+	SubAccount string     `json:"subAccount,omitempty"`
+	Secret     api.Secret `json:"secret,omitempty"`
+}
+
+// MarshalJSON sends the secret in clear: the request goes only to the emulator.
+func (r WebhookEndpointRequest) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		URL        string `json:"url"`
+		SubAccount string `json:"subAccount,omitempty"`
+		Secret     string `json:"secret,omitempty"`
+	}{r.URL, r.SubAccount, r.Secret.Reveal()})
 }
 
 // WebhookEndpoint is the reply of POST /_sandbox/webhook-endpoints; the secret is sent only there.
@@ -76,15 +90,30 @@ type Wallet struct {
 // Faults makes the API misbehave on purpose (control endpoints are never affected).
 type Faults struct {
 	// DropResponseAfterCommit is the probability of closing the connection after the request took effect.
-	DropResponseAfterCommit float64 `json:"dropResponseAfterCommit"`
+	DropResponseAfterCommit float64 `json:"dropResponseAfterCommit" toml:"drop_response_after_commit"`
 	// Error500 is the probability of answering 500 InternalError without doing anything.
-	Error500 float64 `json:"error500"`
+	Error500 float64 `json:"error500" toml:"error_500"`
 	// LatencyMs is added before every API request is handled.
-	LatencyMs int `json:"latencyMs"`
+	LatencyMs int `json:"latencyMs" toml:"latency_ms"`
+	// Status5xxBurst is how many of the next API requests answer 500 InternalError without doing anything.
+	Status5xxBurst int `json:"status5xxBurst" toml:"status_5xx_burst"`
+	// Status429Burst is how many of the next API requests answer 429 with Retry-After, without doing anything.
+	Status429Burst int `json:"status429Burst" toml:"status_429_burst"`
+	// RetryAfterSeconds is the Retry-After of those 429 replies (default 1).
+	RetryAfterSeconds int `json:"retryAfterSeconds" toml:"retry_after_seconds"`
+	// DropReplyAfterCommit is how many of the next API requests take effect and then lose their reply (the connection closes).
+	DropReplyAfterCommit int `json:"dropReplyAfterCommit" toml:"drop_reply_after_commit"`
+	// RedeliveryStorm is how many more times each webhook delivered from now on is sent again (same eventId and body).
+	RedeliveryStorm int `json:"redeliveryStorm" toml:"redelivery_storm"`
+	// OutOfOrder sends each endpoint's waiting webhooks newest first.
+	OutOfOrder bool `json:"outOfOrder" toml:"out_of_order"`
 }
 
 // MaxFaultLatencyMs bounds Faults.LatencyMs.
 const MaxFaultLatencyMs = 30_000
+
+// maxFaultCount bounds the bursts and the redelivery storm of Faults.
+const maxFaultCount = 10_000
 
 // listBody is the {"items","total"} shape of listings.
 type listBody[T any] struct {
