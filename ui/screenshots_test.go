@@ -256,6 +256,67 @@ func TestScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Money that went back: a charge refunded at the service (not from pixdash), one whose MED
+	// block was approved (returned to the payer) and one whose block is still open, each read
+	// back from the service before the list shows it.
+	ctx := context.Background()
+	ctl := sandbox.NewControl(r.sess.Client)
+	paid := func(f *flow, amount, desc string) state.Charge {
+		t.Helper()
+		f.newCharge(amount, desc)
+		f.waitFor("Pague com PIX")
+		f.keys("$")
+		f.waitFor("PAGO")
+		f.keys("esc")
+		f.waitFor(desc)
+		return r.chargeNamed(desc)
+	}
+	write("17-charges-refunded-returned", r.scene(w, h, func(f *flow) {
+		refunded := paid(f, "35,50", "Bolo de cenoura")
+		returned := paid(f, "70,00", "Kit festa infantil")
+		blocked := paid(f, "48,00", "Cesta de café")
+		if err := ctl.Refund(ctx, refunded.ID, nil); err != nil { // from the service's own panel
+			t.Fatal(err)
+		}
+		b, err := ctl.CreateBlock(ctx, sandbox.BlockRequest{TransactionID: returned.ID, Reason: "Pagador alega golpe"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ctl.CreateBlock(ctx, sandbox.BlockRequest{TransactionID: blocked.ID, Reason: "Pagador não reconhece"}); err != nil {
+			t.Fatal(err)
+		}
+		r.clock.Advance(5 * time.Second) // refund_completed and balance_block_created are delivered
+		if _, err := ctl.ResolveBlock(ctx, b.ID, api.BlockApproved, "procedente"); err != nil {
+			t.Fatal(err)
+		}
+		r.clock.Advance(5 * time.Second) // balance_block_approved
+		f.waitFor("↩ refunded", "−R$ 35,50", "↩ returned", "−R$ 70,00", "! blocked", "held R$ 48,00")
+	}))
+	write("18-inspector-refunded", r.scene(w, h, func(f *flow) {
+		ch := r.chargeNamed("Bolo de cenoura")
+		f.tm.Send(inspectMsg{query: ch.ID, wallet: ch.Wallet})
+		f.waitFor("↩ refunded R$ 35,50", "completed at the service", "1 refund of R$ 35,50")
+	}))
+	write("19-result-refunded", r.scene(w, h, func(f *flow) {
+		f.tm.Send(openChargeMsg{charge: r.chargeNamed("Bolo de cenoura")}) // as enter on its row does
+		f.waitFor("ESTORNADO")
+	}))
+
+	// NO_COLOR at 80x24: the states read by their glyphs and words, the selected row in reverse
+	// video. freeze does not draw SGR 7, so the image gets it as a dark terminal shows it: its
+	// light text colour behind, its dark background as ink (the frame itself is unchanged).
+	lipgloss.SetColorProfile(termenv.Ascii)
+	noColor := r.scene(80, 24, func(f *flow) {
+		time.Sleep(500 * time.Millisecond) // the rows are already in the store: nothing new to wait for
+		f.keys("j", "j")
+		time.Sleep(100 * time.Millisecond)
+	})
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	if !strings.Contains(noColor, sgrReverse) || strings.Count(ansi.Strip(noColor), "refunded") == 0 {
+		t.Fatalf("the NO_COLOR list has no reverse-video selection or no refunded row:\n%s", noColor)
+	}
+	write("20-charges-nocolor-80x24", strings.NewReplacer(sgrReverse, "\x1b[38;2;23;23;23;48;2;200;200;200m", sgrNoReverse, "\x1b[39;49m").Replace(noColor))
+
 	live := newShotRig(t, DemoOptions{ClientID: "mp_live_demo_full", Secret: "demo-live-secret"})
 	live.sess.Demo, live.sess.Profile = false, "loja-live"
 	write("10-production", live.scene(w, h, func(f *flow) {
