@@ -14,9 +14,9 @@ var ptBRMoney = map[string]string{
 	"−%s":                            "−%s",
 	" · completed at the service":    " · concluída no serviço",
 	"This charge was already refunded (%s); see the inspector.": "Esta cobrança já foi estornada (%s); veja o inspetor.",
-	"RETURNED":  "DEVOLVIDA",
-	"BLOCKED":   "BLOQUEADA",
-	"NOT FOUND": "NÃO ENCONTRADA",
+	"RETURNED":  "DEVOLVIDO", // result banners agree with PAGO and ESTORNADO: o pagamento
+	"BLOCKED":   "BLOQUEADO",
+	"NOT FOUND": "NÃO ENCONTRADO",
 }
 
 func init() { ptBRTables = append(ptBRTables, ptBRMoney) }

@@ -81,7 +81,7 @@ func TestFlowMoneyThatWentBackNeverReadsPaid(t *testing.T) {
 
 	// The result screen of the newest charge (the customer's language is pt-BR).
 	f.keys("g", "enter")
-	f.waitFor("DEVOLVIDA", "devolvida ao pagador (MED) R$ 50,00")
+	f.waitFor("DEVOLVIDO", "devolvida ao pagador (MED) R$ 50,00")
 }
 
 // The list says what happened to each charge's money, from the store's confirmed facts: a
