@@ -28,6 +28,9 @@ const (
 	TrainViewBlocks
 	// TrainCloseDay: the day's close is on screen.
 	TrainCloseDay
+	// TrainDecline: the trainee told a charge's customer there is no payment, so no goods
+	// (the N key in training mode).
+	TrainDecline
 )
 
 // TrainingAction is one thing the trainee did.
@@ -84,8 +87,8 @@ var (
 )
 
 // TrainingModel is the dashboard in training mode: the root model, with the scenario's
-// checklist beside or under it, the TREINAMENTO badge, the e key (hand the goods over) and the
-// summary at the end.
+// checklist beside or under it, the TREINAMENTO badge, the e key (hand the goods over), the N
+// key (no payment, no goods) and the summary at the end.
 type TrainingModel struct {
 	inner   *Model
 	trainer Trainer
@@ -185,15 +188,19 @@ func (t *TrainingModel) key(km tea.KeyMsg) (tea.Cmd, bool) {
 			t.list = !t.side
 		}
 		return nil, true
-	case "e":
+	case "e", "N":
 		if t.inner.view != viewCharges {
-			t.note = tr.T("Hand over goods: go to the charges (1) and select the customer's line.")
+			t.note = tr.T("Go to the charges (1) and select the customer's line first.")
 			return nil, true
 		}
 		ch, ok := t.inner.charges.selected()
 		if !ok {
-			t.note = tr.T("Hand over goods: select the customer's line first.")
+			t.note = tr.T("Select the customer's line first.")
 			return nil, true
+		}
+		if km.String() == "N" {
+			t.note = tr.F("Goods not handed over: %s.", ch.Amount.BRL())
+			return t.observe(TrainingAction{Kind: TrainDecline, ChargeID: ch.ID}), true
 		}
 		t.note = tr.F("Goods handed over: %s.", ch.Amount.BRL())
 		return t.observe(TrainingAction{Kind: TrainHandOver, ChargeID: ch.ID}), true
@@ -348,14 +355,20 @@ func (t *TrainingModel) stripView() string {
 	return strings.Join(lines, "\n")
 }
 
+// checklist is the scenario's lines, each wrapped to at most two lines of w cells.
 func (t *TrainingModel) checklist(w int) []string {
 	var out []string
 	for _, l := range t.st.Lines {
-		label := sanitize(l.Label)
-		if l.State == TrainNow {
-			label = t.inner.c.st.Bold.Render(label)
+		for i, part := range wrapLines(l.Label, w-2, 2) {
+			if l.State == TrainNow {
+				part = t.inner.c.st.Bold.Render(part)
+			}
+			if i == 0 {
+				out = append(out, t.mark(l.State)+" "+part)
+			} else {
+				out = append(out, "  "+part)
+			}
 		}
-		out = append(out, t.mark(l.State)+" "+truncateWidth(label, w-2))
 	}
 	return out
 }
@@ -400,10 +413,15 @@ func (t *TrainingModel) summaryView() string {
 		}
 	}
 	lines := []string{t.badge() + " " + st.Bold.Render(tr.F("Summary: %s", sanitize(t.st.Title))), ""}
+	// An item takes two lines when they all fit, else one.
+	per := 2
+	if len(t.st.Summary)*2+9 > t.height {
+		per = 1
+	}
 	add := func(title string, items []string, s TrainingLineState) {
 		lines = append(lines, st.Label.Render(fmt.Sprintf("%s (%d)", title, len(items))))
 		for _, it := range items {
-			for i, l := range wrapLines(it, w-4, 2) {
+			for i, l := range wrapLines(it, w-4, per) {
 				if i == 0 {
 					lines = append(lines, "  "+t.mark(s)+" "+l)
 				} else {

@@ -21,6 +21,8 @@ const (
 	ViewBlocks
 	// CloseDay: the trainee opened the day's close.
 	CloseDay
+	// Decline: the trainee told the customer of ChargeID there is no payment (no goods).
+	Decline
 )
 
 // Action is one thing the trainee did.
@@ -95,6 +97,7 @@ type Engine struct {
 	bound    map[string]string // customer → charge id
 	who      map[string]string // charge id → customer
 	handed   map[string]handover
+	declined map[string]bool
 	refunds  map[string]api.Money // charge id → refunded seen
 	timers   []timer
 	stepAt   time.Time // when the current step began
@@ -127,7 +130,7 @@ func New(sc *Scenario, srv *sandbox.Server, clientID string, ctl *sandbox.Contro
 	e := &Engine{sc: sc, en: o.Lang == "en", scale: o.Scale, tick: o.Tick, srv: srv, clientID: clientID, ctl: ctl, net: network,
 		actions: make(chan Action, 64), updates: make(chan State, 1),
 		verdicts: make([]*Item, len(sc.Steps)), known: map[string]bool{}, bound: map[string]string{},
-		who: map[string]string{}, handed: map[string]handover{}, refunds: map[string]api.Money{}}
+		who: map[string]string{}, handed: map[string]handover{}, declined: map[string]bool{}, refunds: map[string]api.Money{}}
 	for _, f := range srv.ChargeFacts(clientID) {
 		e.known[f.ID] = true
 	}
@@ -217,6 +220,16 @@ func (e *Engine) act(a Action) {
 				if !e.judgedLater(a.ChargeID) {
 					e.extra = append(e.extra, Item{Text: e.early(a.ChargeID, h)})
 				}
+			}
+		}
+	case Decline:
+		if e.declined[a.ChargeID] {
+			return
+		}
+		e.declined[a.ChargeID] = true
+		for _, f := range e.srv.ChargeFacts(e.clientID) {
+			if f.ID == a.ChargeID && f.Status == api.StatusCompleted {
+				e.extra = append(e.extra, Item{Text: fmt.Sprintf(e.pick("Recusou a entrega para %s, que tinha pagado", "Refused %s the goods though they had paid"), e.name(a.ChargeID))})
 			}
 		}
 	case ViewBlocks:
@@ -341,7 +354,7 @@ func (e *Engine) judge(ctx context.Context, st Step, facts map[string]sandbox.Ch
 		if _, ok := e.handed[id]; ok {
 			return Item{Text: fmt.Sprintf(e.pick("Entregou a mercadoria para %s sem pagamento", "Handed %s the goods without a payment"), st.Customer)}, true
 		}
-		if f.Status == api.StatusPending || f.Status == "" {
+		if !e.declined[id] {
 			return Item{}, false
 		}
 		return Item{Right: true, Text: fmt.Sprintf(e.pick("Não entregou para %s: o pagamento não entrou", "Did not hand %s anything: the payment never came"), st.Customer)}, true

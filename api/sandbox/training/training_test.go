@@ -56,6 +56,8 @@ func (tr *trainee) act(ctx context.Context, i int) {
 				e.Observe(Action{Kind: HandOver, ChargeID: id})
 			}
 		}
+	case KindRefuse:
+		e.Observe(Action{Kind: Decline, ChargeID: tr.charged[st.Customer]})
 	case KindBlock:
 		e.Observe(Action{Kind: ViewBlocks})
 	case KindRefund:
