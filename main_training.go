@@ -108,40 +108,61 @@ func runTraining(ctx context.Context, name string, o trainingFlags, stdout, stde
 	}
 	ctx, cancel := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer cancel()
-	logger := slog.New(slog.DiscardHandler)
 	engLang := "pt-BR"
 	if lang == ui.LangEN {
 		engLang = "en"
 	}
-	run, err := training.Start(ctx, sc, training.Options{Lang: engLang},
-		[]sandbox.Option{sandbox.WithLogger(logger)}, api.WithLogger(logger))
+	ts, err := openTraining(ctx, sc, training.Options{Lang: engLang}, ui.Options{Lang: lang,
+		ASCII: !utf8Locale(os.Getenv), DarkBackground: lipgloss.HasDarkBackground()})
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
+	}
+	_, err = tea.NewProgram(ts.model, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	end := ts.end()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return &exitError{code: exitFailure, err: err}
+	}
+	printTrainingSummary(stdout, end, lang)
+	return nil
+}
+
+// trainingSession is a running training: the emulator with the scenario's engine, and the
+// dashboard in training mode on it.
+type trainingSession struct {
+	model *ui.TrainingModel
+	final chan training.State
+	stop  context.CancelFunc
+}
+
+// openTraining starts the emulator and the engine for sc and builds the dashboard (o gives its
+// language and terminal settings; the session is training's own).
+func openTraining(ctx context.Context, sc *training.Scenario, to training.Options, o ui.Options) (*trainingSession, error) {
+	logger := slog.New(slog.DiscardHandler)
+	run, err := training.Start(ctx, sc, to, []sandbox.Option{sandbox.WithLogger(logger)}, api.WithLogger(logger))
+	if err != nil {
+		return nil, err
 	}
 	params := demoParams(run.Demo, logger)
 	params.Profile, params.Release = "treino", run.Close
 	s, err := workflow.Open(ctx, params)
 	if err != nil {
 		run.Close()
-		return &exitError{code: exitFailure, err: err}
+		return nil, err
 	}
 	ectx, stop := context.WithCancel(ctx)
-	final := make(chan training.State, 1)
-	go func() { final <- run.Engine.Run(ectx) }()
-	tr := newTrainerAdapter(ectx, run.Engine)
+	ts := &trainingSession{final: make(chan training.State, 1), stop: stop}
+	go func() { ts.final <- run.Engine.Run(ectx) }()
+	o.Session, o.CustomerLang, o.Logger = s, ui.LangPT, logger
+	ts.model = ui.NewTraining(o, newTrainerAdapter(ectx, run.Engine))
+	return ts, nil
+}
 
-	opts := ui.Options{Session: s, Lang: lang, CustomerLang: ui.LangPT, Logger: logger,
-		ASCII: !utf8Locale(os.Getenv), DarkBackground: lipgloss.HasDarkBackground()}
-	m := ui.NewTraining(opts, tr)
-	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
-	stop()
-	end := <-final
-	m.Close()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		return &exitError{code: exitFailure, err: err}
-	}
-	printTrainingSummary(stdout, end, lang)
-	return nil
+// end stops the engine and the session and returns the scenario's last state.
+func (ts *trainingSession) end() training.State {
+	ts.stop()
+	st := <-ts.final
+	ts.model.Close()
+	return st
 }
 
 // printTrainingSummary leaves the summary on the terminal after the dashboard closes.
