@@ -134,6 +134,8 @@ func TestTrainingBasicAsANewEmployee(t *testing.T) {
 	keys("s")
 	waitFor("passo 6/6")
 	keys("6", "C")
+	waitFor("Fechamento de caixa") // the close stays until the trainee has read it
+	keys("esc")
 	waitFor("Resumo")
 	waitFor("6 de 6 feitos certo.")
 	keys("q")

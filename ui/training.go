@@ -99,6 +99,7 @@ type TrainingModel struct {
 	side    bool
 	strip   bool // the strip is drawn (not over a full-screen overlay)
 	summary bool // the summary is on screen
+	shown   bool // the summary opened by itself once
 	list    bool // the whole checklist is open (narrow layout)
 	closing bool // the day's close was reported for the overlay on screen
 	note    string
@@ -139,9 +140,7 @@ func (t *TrainingModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case trainingStateMsg:
 		t.st, t.have = TrainingState(msg), true
-		if t.st.Done && !t.summary {
-			t.summary = true
-		}
+		t.showSummary()
 		cmds = append(cmds, t.wait(), t.watch())
 		return t, tea.Batch(cmds...)
 	case tea.WindowSizeMsg:
@@ -155,10 +154,19 @@ func (t *TrainingModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	_, cmd := t.inner.Update(msg)
 	cmds = append(cmds, cmd, t.watch())
+	t.showSummary()
 	if t.layout(false) {
 		cmds = append(cmds, t.sendSize())
 	}
 	return t, tea.Batch(cmds...)
+}
+
+// showSummary opens the summary once the scenario ended and the trainee closed what is open
+// (the day's close that ended it stays on screen until esc).
+func (t *TrainingModel) showSummary() {
+	if t.st.Done && !t.shown && len(t.inner.overlays) == 0 {
+		t.summary, t.shown = true, true
+	}
 }
 
 // key handles training's own keys; ok is false for the dashboard's.
@@ -215,9 +223,9 @@ func (t *TrainingModel) watch() tea.Cmd {
 	if t.inner.view == viewBlocks && len(t.inner.overlays) == 0 {
 		cmds = append(cmds, t.observe(TrainingAction{Kind: TrainViewBlocks}))
 	}
-	o, open := find[*closeOverlay](t.inner.overlays)
+	_, open := find[*closeOverlay](t.inner.overlays)
 	switch {
-	case open && o.loaded && !t.closing:
+	case open && !t.closing:
 		t.closing = true
 		cmds = append(cmds, t.observe(TrainingAction{Kind: TrainCloseDay}))
 	case !open:
@@ -342,9 +350,10 @@ func (t *TrainingModel) stripView() string {
 	head := t.badge() + " " + st.Muted.Render(t.progress()) + " " + st.Bold.Render(sanitize(current))
 	right := st.Muted.Render(t.inner.c.tr.T("T checklist"))
 	lines := []string{spread(truncateWidth(head, w-lipgloss.Width(right)-1), right, w)}
+	// The answer of e or N takes a line only when what to do now leaves one free.
 	body := wrapLines(t.nowText(), w-1, trainStripLines-1)
-	if t.note != "" {
-		body = append(wrapLines(t.nowText(), w-1, trainStripLines-2), st.StatusOK.Render(truncateWidth(sanitize(t.note), w-1)))
+	if t.note != "" && len(body) < trainStripLines-1 {
+		body = append(body, st.StatusOK.Render(truncateWidth(sanitize(t.note), w-1)))
 	}
 	for _, l := range body {
 		lines = append(lines, " "+l)

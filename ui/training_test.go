@@ -224,6 +224,15 @@ func TestTrainingObservesBlocksAndClose(t *testing.T) {
 	if len(kinds) != 2 || kinds[0] != TrainViewBlocks || kinds[1] != TrainCloseDay {
 		t.Fatalf("observed %v, want [blocks close]", kinds)
 	}
+	// The close ends the scenario: the summary waits until the trainee leaves the close.
+	tsend(t, tm, trainingStateMsg(trainingSummary()))
+	if strings.Contains(tm.View(), "Resumo:") {
+		t.Fatal("the summary covered the day's close the trainee was told to check")
+	}
+	tsend(t, tm, tea.KeyMsg{Type: tea.KeyEsc})
+	if !strings.Contains(tm.View(), "Resumo:") {
+		t.Fatalf("no summary after leaving the close:\n%s", tm.View())
+	}
 }
 
 // TestTrainingSummaryKeys: the summary lists right and missed; esc goes back to the dashboard,
