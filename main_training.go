@@ -143,7 +143,8 @@ func openTraining(ctx context.Context, sc *training.Scenario, to training.Option
 		return nil, err
 	}
 	params := demoParams(run.Demo, logger)
-	params.Profile, params.Release = "treino", run.Close
+	// The customers are the scenario's: no simulated payer keys ($, %, x) for the trainee.
+	params.Profile, params.Release, params.Simulator = "treino", run.Close, nil
 	s, err := workflow.Open(ctx, params)
 	if err != nil {
 		run.Close()

@@ -132,7 +132,7 @@ func New(sc *Scenario, srv *sandbox.Server, clientID string, ctl *sandbox.Contro
 		verdicts: make([]*Item, len(sc.Steps)), known: map[string]bool{}, bound: map[string]string{},
 		who: map[string]string{}, handed: map[string]handover{}, declined: map[string]bool{}, refunds: map[string]api.Money{}}
 	for _, f := range srv.ChargeFacts(clientID) {
-		e.known[f.ID] = true
+		e.known[f.ID], e.refunds[f.ID] = true, f.Refunded // history is not the trainee's
 	}
 	return e
 }
