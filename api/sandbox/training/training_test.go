@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ type trainee struct {
 	charged map[string]string // customer → charge id
 	// mistakes
 	handEarly   string // customer whose goods go before PAGO
+	handOffline string // customer whose goods go while the network is down
 	wrongRefund string // refund this customer's charge instead
 }
 
@@ -56,6 +58,10 @@ func (tr *trainee) act(ctx context.Context, i int) {
 				e.Observe(Action{Kind: HandOver, ChargeID: id})
 			}
 		}
+	case KindOutage:
+		if tr.handOffline != "" {
+			e.Observe(Action{Kind: HandOver, ChargeID: tr.charged[tr.handOffline]})
+		}
 	case KindRefuse:
 		e.Observe(Action{Kind: Decline, ChargeID: tr.charged[st.Customer]})
 	case KindBlock:
@@ -76,7 +82,7 @@ func (tr *trainee) act(ctx context.Context, i int) {
 }
 
 // play runs sc to its summary with a scenario second of 10ms.
-func play(t *testing.T, name string, mistakes func(*trainee)) State {
+func play(t *testing.T, name string, mistakes func(*trainee), lang ...string) State {
 	t.Helper()
 	sc, err := Builtin(name)
 	if err != nil {
@@ -84,7 +90,11 @@ func play(t *testing.T, name string, mistakes func(*trainee)) State {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	run, err := Start(ctx, sc, Options{Scale: 10 * time.Millisecond, Tick: 5 * time.Millisecond}, nil)
+	o := Options{Scale: 10 * time.Millisecond, Tick: 5 * time.Millisecond}
+	if len(lang) > 0 {
+		o.Lang = lang[0]
+	}
+	run, err := Start(ctx, sc, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,5 +180,36 @@ func TestScenarioMistakesAreMissed(t *testing.T) {
 	}
 	if len(right) != 6 {
 		t.Errorf("right %q, want the other 6 steps", right)
+	}
+}
+
+// TestSummaryInEnglish: with --lang en the checklist and the summary are the scenario's
+// English texts and the engine's English verdicts.
+func TestSummaryInEnglish(t *testing.T) {
+	s := play(t, "problemas", func(tr *trainee) { tr.wrongRefund = "Fábio" }, "en")
+	right, missed := summaryText(s)
+	if s.Title != "A day of trouble" || len(s.Lines) == 0 || s.Lines[0].Label != "Charge Fábio R$ 60.00" {
+		t.Fatalf("title %q, lines %+v", s.Title, s.Lines)
+	}
+	want := "Refunded the wrong charge (Fábio) instead of Gabi's"
+	if len(missed) != 1 || missed[0] != want {
+		t.Fatalf("missed %q, want [%q]", missed, want)
+	}
+	if !slices.Contains(right, "Waited for the network without handing anything over") || !slices.Contains(right, "Saw Fábio's MED block in the Blocks view") {
+		t.Errorf("right %q", right)
+	}
+}
+
+// TestHandOverDuringOutageIsMissed: goods handed while the network is down are missed twice
+// over: the outage was not waited out, and the customer's PAGO was never seen.
+func TestHandOverDuringOutageIsMissed(t *testing.T) {
+	s := play(t, "problemas", func(tr *trainee) { tr.handOffline = "Gabi" })
+	_, missed := summaryText(s)
+	want := []string{
+		"Entregou a mercadoria (Gabi) durante a queda da internet",
+		"Entregou a mercadoria (Gabi) com a internet fora, sem ver PAGO",
+	}
+	if strings.Join(missed, "|") != strings.Join(want, "|") {
+		t.Fatalf("missed %q, want %q", missed, want)
 	}
 }
