@@ -59,7 +59,7 @@ $(FREEZE):
 ## screenshots: render the real dashboard (sandbox emulator, fixed clock, seeded ids) and convert with freeze
 screenshots: $(FREEZE)
 	rm -rf $(SHOTS_TMP) && mkdir -p $(SHOTS_TMP)
-	PIXDASH_SCREENSHOTS=$(SHOTS_TMP) $(GO) test -count=1 -run '^TestScreenshots$$' ./ui/
+	PIXDASH_SCREENSHOTS=$(SHOTS_TMP) $(GO) test -count=1 -run '^TestScreenshots(Training)?$$' ./ui/
 	cp $(SHOTS_TMP)/qr.code.txt screenshots/qr.code.txt
 	cp $(SHOTS_TMP)/qr-80x24.code.txt screenshots/qr-80x24.code.txt
 	cd $(SHOTS_TMP) && for f in *.ansi; do \

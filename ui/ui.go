@@ -103,6 +103,11 @@ type Model struct {
 	// Read-backs of payment events in flight, and those waiting (see queueConfirm).
 	confirming int
 	confirmQ   []pendingConfirm
+
+	// training: the header says TREINAMENTO; reserveW/H are the cells training mode's
+	// checklist takes from the terminal (the dashboard's minimum size counts them).
+	training           bool
+	reserveW, reserveH int
 }
 
 // storeRefreshEvery is how often the dashboard checks whether another window on the same
@@ -682,7 +687,9 @@ func (m *Model) showView(v viewID) tea.Cmd {
 	return p.focus()
 }
 
-func (m *Model) tooSmall() bool { return m.c.width < minWidth || m.c.height < minHeight }
+func (m *Model) tooSmall() bool {
+	return m.c.width+m.reserveW < minWidth || m.c.height+m.reserveH < minHeight
+}
 
 // openForm starts a new charge with a fresh Idempotency-Key and loads the project picker.
 func (m *Model) openForm() tea.Cmd {
@@ -787,6 +794,8 @@ func (m *Model) tooSmallView() string {
 func (m *Model) envBadge() string {
 	st, tr := m.c.st, m.c.tr
 	switch {
+	case m.training:
+		return trainBadgeStyle.Render(tr.T("TRAINING"))
 	case m.app.sess.Demo:
 		// The emulator's data goes at quit; files the merchant writes (w, E) stay.
 		return st.BadgeDemo.Render(tr.T("DEMO · temporary"))
