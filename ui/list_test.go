@@ -296,11 +296,12 @@ func TestListColumnsAt80And120(t *testing.T) {
 	check(t, "blocks", blocks, 80, []string{"STATUS", "TYPE", "REFERENCE", "AMOUNT", "REASON"}, "")
 	check(t, "blocks", blocks, 120, []string{"STATUS", "TYPE", "REFERENCE", "AMOUNT", "CREATED", "REASON"}, "")
 	check(t, "blocks", blocks, 200, []string{"STATUS", "TYPE", "REFERENCE", "AMOUNT", "CREATED", "TRANSACTION", "REASON", "RESOLUTION"}, "")
-	// What the widths give at 80 and 120 (the layouts the views had before the shared list).
-	if l := layoutColumns(charges, 80); l.widths[2] != 24 {
+	// What the widths give at 80 and 120: the description gives 3 cells to EXPIRES/PAID (16),
+	// where what went back or is held is read whole.
+	if l := layoutColumns(charges, 80); l.widths[2] != 21 {
 		t.Errorf("charges at 80: description %d wide", l.widths[2])
 	}
-	if l := layoutColumns(charges, 120); l.widths[2] != 34 {
+	if l := layoutColumns(charges, 120); l.widths[2] != 31 {
 		t.Errorf("charges at 120: description %d wide", l.widths[2])
 	}
 	if l := layoutColumns(wallets, 80); l.widths[2] != 17 || l.widths[3] != 12 {
