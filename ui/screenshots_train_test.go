@@ -78,7 +78,7 @@ func TestScreenshotsTraining(t *testing.T) {
 		tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 		waitFor("passo 2/6")
 	}
-	shot("20-training-80x24", 80, 24, trainingScene(), "EXPIRA/PAGA", ana)
-	shot("21-training-120x40", 120, 40, trainingScene(), "EXPIRA/PAGA", nil)
-	shot("22-training-summary", 80, 24, trainingSummary(), "Resumo", nil)
+	shot("21-training-80x24", 80, 24, trainingScene(), "EXPIRA/PAGA", ana)
+	shot("22-training-120x40", 120, 40, trainingScene(), "EXPIRA/PAGA", nil)
+	shot("23-training-summary", 80, 24, trainingSummary(), "Resumo", nil)
 }
