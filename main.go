@@ -142,7 +142,7 @@ Secrets are never read from flags: use client_secret_env or client_secret_cmd in
 	f := root.Flags()
 	f.StringVar(&o.config, "config", "", configFlagHelp)
 	f.StringVar(&o.profile, "profile", "", "profile to open (default $PIXDASH_PROFILE, then default_profile); needs a config file")
-	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, nothing kept")
+	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, which ends with pixdash")
 	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language)`)
 	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
 	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout), newDBCmd(stdout), newTrainingCmd(stdout, stderr))
