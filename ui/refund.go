@@ -79,9 +79,16 @@ func refundBusyText(c *common, cl state.RefundClaim) string {
 // refundWhyNot says, in the merchant's language, why a charge cannot be refunded.
 func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 	var np workflow.RefundNotPaid
+	var npay workflow.RefundNotPayment
 	switch {
 	case errors.Is(err, workflow.ErrRefundReadOnly):
 		return tr.T("This profile is read-only: refunds are disabled (read_only = true).")
+	case errors.As(err, &npay) && npay.Type != "" && npay.Type != api.TypePayment:
+		return tr.F("Only payments can be refunded; this transaction is of type %s (%s).", tr.Enum(npay.Type), npay.Amount.BRL())
+	case errors.As(err, &npay) && npay.Amount < 0:
+		return tr.F("Only payments can be refunded; this is a refund line (%s), money that already went back.", npay.Amount.BRL())
+	case errors.As(err, &npay):
+		return tr.T("Only payments can be refunded; this transaction has no amount received.")
 	case errors.As(err, &np) && np.State == state.StateRefunded:
 		return tr.F("This charge was already refunded (%s); see the inspector.", ch.Outcome().Amount.BRL())
 	case errors.As(err, &np):
@@ -96,6 +103,10 @@ func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 func refundFromInspector(c *common, r *inspectResult) (overlay, tea.Cmd) {
 	if r == nil || r.tx == nil {
 		return nil, nil
+	}
+	if err := workflow.CheckRefundTransaction(r.tx); err != nil {
+		// A refund line, a withdrawal, a fee…: only a paid payment opens the form.
+		return nil, answerStatus(refundWhyNot(c.tr, r.charge, err), statusWarn)
 	}
 	ch := r.charge
 	if !r.tracked {

@@ -98,12 +98,49 @@ func (e RefundNotPaid) Error() string {
 
 func (e RefundNotPaid) Unwrap() error { return ErrRefundNotPaid }
 
+// ErrRefundNotPayment: only a payment (money received, a positive amount) can be refunded; a
+// refund line, a withdrawal, a fee or a transfer cannot.
+var ErrRefundNotPayment = errors.New("only payments can be refunded")
+
+// RefundNotPayment is the local refusal for a transaction that is not a payment: Type is the
+// service's type ("" when it sent none) and Amount its amount (negative for a refund line).
+type RefundNotPayment struct {
+	Type   api.TxType
+	Amount api.Money
+}
+
+func (e RefundNotPayment) Error() string {
+	if e.Type == "" || e.Type == api.TypePayment {
+		return fmt.Sprintf("only payments can be refunded; this transaction's amount is %s", e.Amount.BRL())
+	}
+	return fmt.Sprintf("only payments can be refunded; this transaction is a %s", e.Type)
+}
+
+func (e RefundNotPayment) Unwrap() error { return ErrRefundNotPayment }
+
+// CheckRefundTransaction says why a transaction the service showed cannot be refunded as a
+// payment (nil when its type is payment, or absent, and its amount positive); CheckRefund
+// still applies to the charge built from it.
+func CheckRefundTransaction(tx *api.Transaction) error {
+	if tx == nil {
+		return ErrRefundNotPayment
+	}
+	if (tx.Type != "" && tx.Type != api.TypePayment) || tx.Amount <= 0 {
+		return RefundNotPayment{Type: tx.Type, Amount: tx.Amount}
+	}
+	return nil
+}
+
 // CheckRefund says why a charge cannot be refunded from here (nil when it can): read-only
-// profiles, charges that are not paid, charges already refunded from pixdash.
+// profiles, anything that is not money received (an amount of zero or less, as a refund
+// line's), charges that are not paid, charges already refunded from pixdash.
 func CheckRefund(ch state.Charge, prior *state.Refund, readOnly bool) error {
 	switch {
 	case readOnly:
 		return ErrRefundReadOnly
+	case ch.Amount <= 0:
+		// A refund line (negative) or nothing: not money received, whatever its status.
+		return RefundNotPayment{Amount: ch.Amount}
 	case prior != nil && prior.State.Taken():
 		// Before the state: a charge refunded from here reads refunded once confirmed.
 		return ErrRefundDone

@@ -227,6 +227,8 @@ func TestRefundLocalRules(t *testing.T) {
 	ch, tx := refundablePaid(t, store)
 	pending := ch
 	pending.Status, pending.PaidAt = api.StatusPending, nil
+	line := ch // a refund line read as a charge: completed, negative
+	line.Amount = -4250
 	cases := []struct {
 		name string
 		o    RefundOrder
@@ -234,6 +236,7 @@ func TestRefundLocalRules(t *testing.T) {
 	}{
 		{"read-only", RefundOrder{Charge: ch, Amount: 4250, Key: "k", ReadOnly: true}, ErrRefundReadOnly},
 		{"not paid", RefundOrder{Charge: pending, Amount: 4250, Key: "k"}, ErrRefundNotPaid},
+		{"refund line", RefundOrder{Charge: line, Amount: -4250, Key: "k"}, ErrRefundNotPayment},
 		{"partial", RefundOrder{Charge: ch, Amount: 4000, Key: "k"}, ErrRefundPartial},
 		{"no key", RefundOrder{Charge: ch, Amount: 4250}, ErrRefundNoKey},
 		{"long reason", RefundOrder{Charge: ch, Amount: 4250, Key: "k", Reason: strings.Repeat("a", 256)}, ErrRefundLongReason},
@@ -247,6 +250,34 @@ func TestRefundLocalRules(t *testing.T) {
 	}
 	if _, ok, _ := store.RefundOf(context.Background(), ch.ID); ok {
 		t.Fatal("a refund refused locally left a record")
+	}
+}
+
+// Only a payment's transaction can be refunded: a refund line, a withdrawal, a fee or a
+// transfer cannot, nor a payment whose amount is not positive.
+func TestCheckRefundTransactionOnlyPayments(t *testing.T) {
+	for _, tc := range []struct {
+		typ    api.TxType
+		amount api.Money
+		ok     bool
+	}{
+		{api.TypePayment, 1250, true},
+		{"", 1250, true}, // the type absent: the amount decides
+		{api.TypeRefund, -1250, false},
+		{api.TypeRefund, 1250, false},
+		{api.TypeWithdrawal, -5000, false},
+		{api.TypeFee, -50, false},
+		{api.TypeInternalTransfer, 300, false},
+		{api.TypePayment, -1250, false},
+		{"", 0, false},
+	} {
+		err := CheckRefundTransaction(&api.Transaction{ID: "t", Type: tc.typ, Amount: tc.amount, Status: api.StatusCompleted})
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrRefundNotPayment)) {
+			t.Errorf("%q %s: %v", tc.typ, tc.amount.BRL(), err)
+		}
+	}
+	if CheckRefundTransaction(nil) == nil {
+		t.Error("nil transaction accepted")
 	}
 }
 

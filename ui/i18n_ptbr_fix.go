@@ -1,0 +1,11 @@
+package ui
+
+// ptBRFix holds the pt-BR wording of the fixes after issues 21 and 22: R on what is not a
+// payment, fees reported by events, and refusals that were still English.
+var ptBRFix = map[string]string{
+	"Only payments can be refunded; this transaction is of type %s (%s).":                      "Só pagamentos podem ser estornados; esta transação é do tipo %s (%s).",
+	"Only payments can be refunded; this is a refund line (%s), money that already went back.": "Só pagamentos podem ser estornados; este é um lançamento de estorno (%s), dinheiro que já voltou.",
+	"Only payments can be refunded; this transaction has no amount received.":                  "Só pagamentos podem ser estornados; esta transação não tem valor recebido.",
+}
+
+func init() { ptBRTables = append(ptBRTables, ptBRFix) }
