@@ -6,6 +6,7 @@ var ptBRFix = map[string]string{
 	"Only payments can be refunded; this transaction is of type %s (%s).":                      "Só pagamentos podem ser estornados; esta transação é do tipo %s (%s).",
 	"Only payments can be refunded; this is a refund line (%s), money that already went back.": "Só pagamentos podem ser estornados; este é um lançamento de estorno (%s), dinheiro que já voltou.",
 	"Only payments can be refunded; this transaction has no amount received.":                  "Só pagamentos podem ser estornados; esta transação não tem valor recebido.",
+	"%s + refund fee %s (reported, unconfirmed) = %s":                                          "%s + tarifa de estorno %s (informada, não confirmada) = %s",
 }
 
 func init() { ptBRTables = append(ptBRTables, ptBRFix) }

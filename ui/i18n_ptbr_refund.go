@@ -24,7 +24,6 @@ var ptBRRefund = map[string]string{
 	"The service refunds the whole amount (%s); partial refunds are not offered.":                       "O serviço estorna o valor inteiro (%s); estornos parciais não são oferecidos.",
 	"At most %d characters.":                                                                            "No máximo %d caracteres.",
 	"%s + refund fee (fee unknown)":                                                                     "%s + tarifa de estorno (tarifa desconhecida)",
-	"%s + refund fee %s = %s":                                                                           "%s + tarifa de estorno %s = %s",
 	"PRODUCTION: refund %s of charge %s to the payer? Costs %s. Type the amount to confirm.":            "PRODUÇÃO: estornar %s da cobrança %s ao pagador? Custa %s. Digite o valor para confirmar.",
 	"Refund %s of charge %s to the payer? Costs %s. (y/N)":                                              "Estornar %s da cobrança %s ao pagador? Custa %s. (s/N)",
 	"Refund of %s for charge %s taken by the service (pending); its completion notice will confirm it.": "Estorno de %s da cobrança %s aceito pelo serviço (pendente); o aviso de conclusão vai confirmá-lo.",

@@ -320,7 +320,8 @@ func (f *refundForm) cost(amt api.Money) string {
 	if !f.feeKnown {
 		return tr.F("%s + refund fee (fee unknown)", amt.BRL())
 	}
-	return tr.F("%s + refund fee %s = %s", amt.BRL(), f.fee.BRL(), (amt + f.fee).BRL())
+	// The fee is the one the last confirmed refund_completed reported: unconfirmed, said so.
+	return tr.F("%s + refund fee %s (reported, unconfirmed) = %s", amt.BRL(), f.fee.BRL(), (amt + f.fee).BRL())
 }
 
 // chargeName names the charge in a question: its description and id.
@@ -485,10 +486,17 @@ func (f *refundForm) view() string {
 			}
 		}
 	}
+	cost := f.cost(f.charge.Amount)
 	if f.errs[rfAmount] == "" {
-		line(tr.T("Cost"), f.cost(amt))
-	} else {
-		line(tr.T("Cost"), f.cost(f.charge.Amount))
+		cost = f.cost(amt)
+	}
+	// Wrapped, never cut: the fee's "reported, unconfirmed" is part of what it costs.
+	for i, l := range strings.Split(ansi.Wrap(cost, w-11, ""), "\n") {
+		label := ""
+		if i == 0 {
+			label = tr.T("Cost")
+		}
+		line(label, l)
 	}
 	b.WriteString(st.Muted.Render(truncateWidth(tr.T("The whole amount goes back to the payer."), w)) + "\n")
 	if f.sending {

@@ -328,12 +328,19 @@ func settle(ctx context.Context, store RefundStore, rec state.Refund, ev *state.
 	return out
 }
 
+// completeRecord marks rec completed by the confirmed refund_completed ev: its e2eId, its
+// amount, and its fee as reported by the event (unconfirmed).
 func completeRecord(rec state.Refund, ev *api.Event, at time.Time) state.Refund {
 	rec.State, rec.UpdatedAt = state.RefundCompleted, at
-	rec.Fee, rec.HasFee = ev.FeeAmount, true
 	rec.E2EID = ev.E2EID
 	if ev.Amount > 0 {
 		rec.Amount = ev.Amount
+	}
+	// The event's fee is reported, not confirmed (the refund line read back carries none):
+	// kept as such when possible (0 to the amount), dropped when not.
+	rec.FeeReported, rec.HasFeeReported = 0, false
+	if ev.FeeAmount >= 0 && ev.FeeAmount <= rec.Amount {
+		rec.FeeReported, rec.HasFeeReported = ev.FeeAmount, true
 	}
 	rec.Message, rec.TraceID = "", ""
 	return rec
@@ -347,7 +354,7 @@ type RefundFeed interface {
 
 // AwaitRefund waits until refund_completed for chargeID is recorded (by this window's receiver
 // or another's) and the service confirmed it (its refund line read back), then marks the
-// refund completed with the fee it reports. It returns the record, or ctx's error when it ends
+// refund completed with the fee it reports (kept as reported, unconfirmed). It returns the record, or ctx's error when it ends
 // first.
 func AwaitRefund(ctx context.Context, store RefundFeed, chargeID string, now func() time.Time) (state.Refund, error) {
 	if now == nil {
