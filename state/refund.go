@@ -50,7 +50,7 @@ type Refund struct {
 	// they hold came from the event too.
 	FeeReported    api.Money `json:"fee,omitempty"`
 	HasFeeReported bool      `json:"hasFee,omitempty"`
-	E2EID  string    `json:"e2eId,omitempty"`
+	E2EID          string    `json:"e2eId,omitempty"`
 	// Message and TraceID are the service's envelope when it refused the refund.
 	Message     string    `json:"message,omitempty"`
 	TraceID     string    `json:"traceId,omitempty"`
