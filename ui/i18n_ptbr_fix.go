@@ -7,6 +7,9 @@ var ptBRFix = map[string]string{
 	"Only payments can be refunded; this is a refund line (%s), money that already went back.": "Só pagamentos podem ser estornados; este é um lançamento de estorno (%s), dinheiro que já voltou.",
 	"Only payments can be refunded; this transaction has no amount received.":                  "Só pagamentos podem ser estornados; esta transação não tem valor recebido.",
 	"%s + refund fee %s (reported, unconfirmed) = %s":                                          "%s + tarifa de estorno %s (informada, não confirmada) = %s",
+	"fee %s (reported)":                           "tarifa %s (informada)",
+	"net %s · fee %s (reported) · cost to you %s": "líquido %s · tarifa %s (informada) · custo para você %s",
+	"%s (reported by the event, unconfirmed)":     "%s (segundo o evento; o serviço não confirma)",
 }
 
 func init() { ptBRTables = append(ptBRTables, ptBRFix) }
