@@ -42,7 +42,6 @@ var ptBRWithdrawal = map[string]string{
 	"It leaves the wallet; the service's fee is taken from it.":                    "Sai da carteira; a tarifa do serviço sai deste valor.",
 	"Withdrawal refused":                                                           "Saque recusado",
 	"Nothing left the wallet; esc closes.":                                         "Nada saiu da carteira; esc fecha.",
-	"Not sent: %v":                                                                 "Não enviado: %v",
 	"The withdrawal's outcome is unknown":                                          "O resultado do saque é desconhecido",
 	"Withdrawal of %s to %s completed.":                                            "Saque de %s para %s concluído.",
 	"Withdrawal of %s failed: %s. The money went back to the wallet.":              "Saque de %s falhou: %s. O dinheiro voltou para a carteira.",

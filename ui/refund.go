@@ -96,7 +96,7 @@ func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 	case errors.Is(err, workflow.ErrRefundDone):
 		return tr.T("This charge was already refunded from pixdash; see the inspector.")
 	}
-	return tr.F("Cannot refund this charge: %v", err)
+	return tr.F("Cannot refund this charge: %s", localError(tr, err))
 }
 
 // refundFromInspector is R in the inspector: the charge as tracked, else as the service showed it.
@@ -389,7 +389,7 @@ func (f *refundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 			text = tr.F("Refund of %s for charge %s completed.", out.Record.Amount.BRL(), id)
 		}
 		if out.Err != nil {
-			text += " " + tr.F("It could not be saved locally: %v", out.Err)
+			text += " " + tr.F("It could not be saved locally: %s", localError(tr, out.Err))
 		}
 		cmds := []tea.Cmd{
 			func() tea.Msg { return statusMsg{text: text, kind: statusOK, owner: ownerRefund} },
