@@ -123,5 +123,13 @@ func (s *Store) confirmBlock(ctx context.Context, r TransactionReader, e *api.Ev
 	case amount != 0 && amount != found.Amount:
 		out.Verdict, out.Reason = VerdictDisputed, Reason(ReasonAmount, strconv.FormatInt(int64(amount), 10), strconv.FormatInt(int64(found.Amount), 10))
 	}
+	if found != nil {
+		// The service's answer, whatever the event said: the block's charge shows what it
+		// holds (blocked, or returned once approved) in the list, the export, the Sales view
+		// and the close, as after the blocks view reads the same list.
+		if _, err := s.RecordBlocks(ctx, []api.BalanceBlock{*found}); err != nil {
+			return out, err
+		}
+	}
 	return out, s.SetEventVerdict(ctx, e.EventID, out.Verdict, out.Reason)
 }

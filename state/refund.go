@@ -43,10 +43,14 @@ type Refund struct {
 	State       RefundState `json:"state"`
 	Attempts    int         `json:"attempts,omitempty"`
 	PspRefundID string      `json:"pspRefundId,omitempty"`
-	// Fee is the refund fee refund_completed reported; meaningful when HasFee.
-	Fee    api.Money `json:"fee,omitempty"`
-	HasFee bool      `json:"hasFee,omitempty"`
-	E2EID  string    `json:"e2eId,omitempty"`
+	// FeeReported is the refund fee the confirmed refund_completed reported (between 0 and the
+	// amount), meaningful when HasFeeReported: reported by the event, unconfirmed (the
+	// service's answer carries no refund fee), shown as such and never counted in a total.
+	// The JSON names are those of the records written before it was marked so: every fee
+	// they hold came from the event too.
+	FeeReported    api.Money `json:"fee,omitempty"`
+	HasFeeReported bool      `json:"hasFee,omitempty"`
+	E2EID          string    `json:"e2eId,omitempty"`
 	// Message and TraceID are the service's envelope when it refused the refund.
 	Message     string    `json:"message,omitempty"`
 	TraceID     string    `json:"traceId,omitempty"`

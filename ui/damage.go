@@ -13,7 +13,7 @@ func (m *Model) noteDamage() {
 		return
 	}
 	m.damageShown = m.app.gen + 1
-	m.setStatus(m.c.tr.F("The state database is damaged and the figures may be wrong: quit and run pixdash db repair --profile %s (%v)", s.Profile, err), statusError)
+	m.setStatus(m.c.tr.F("The state database is damaged and the figures may be wrong: quit and run pixdash db repair --profile %s (%s)", s.Profile, localError(m.c.tr, err)), statusError)
 }
 
 // withDamageWarning adds to the header, in red, that the session's database is damaged.

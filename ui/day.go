@@ -459,9 +459,11 @@ func (v *dayView) tableLines(w int) []string {
 		width int
 		prio  int // dropped first when the line is too narrow: higher
 	}
+	// NET is after fees and refunds: GROSS − FEES − REFUNDED = NET reads left to right, and
+	// FEES and REFUNDED stay after PENDING and AVG are dropped (80 columns keep them).
 	cols := []col{
 		{tr.T("WALLET"), 14, 0}, {tr.T("PAID"), 5, 0}, {tr.T("GROSS"), 14, 0}, {tr.T("FEES"), 11, 3},
-		{tr.T("NET"), 14, 1}, {tr.T("REFUNDED"), 13, 4}, {tr.T("PENDING"), 8, 5}, {tr.T("AVG"), 11, 2},
+		{tr.T("REFUNDED"), 13, 2}, {tr.T("NET"), 14, 1}, {tr.T("PENDING"), 8, 5}, {tr.T("AVG"), 11, 4},
 	}
 	keep := make([]bool, len(cols))
 	for i := range keep {
@@ -502,7 +504,7 @@ func (v *dayView) tableLines(w int) []string {
 		if n, ok := t.DayNet(); ok {
 			net = n.BRL()
 		}
-		return []string{name, fmt.Sprint(t.Paid), t.Gross.BRL(), t.Fees.BRL(), net, t.RefundedAmount.BRL(), fmt.Sprint(t.Pending), t.AverageTicket().BRL()}
+		return []string{name, fmt.Sprint(t.Paid), t.Gross.BRL(), t.Fees.BRL(), t.RefundedAmount.BRL(), net, fmt.Sprint(t.Pending), t.AverageTicket().BRL()}
 	}
 	titles := make([]string, len(cols))
 	for i, c := range cols {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"pixdash/api"
@@ -431,5 +432,48 @@ func TestChargesListDatesOldPayments(t *testing.T) {
 	}
 	if row := rowOf(out, "Bolo de fubá"); !strings.Contains(row, "paid 13:05") || strings.Contains(row, "21/11 13:05") {
 		t.Errorf("today's payment row = %q", row)
+	}
+}
+
+// NET in the Sales table is after fees and refunds: at 80 columns as at 120, in both
+// languages, the table keeps GROSS, FEES and REFUNDED beside NET, so each row adds up
+// (GROSS − FEES − REFUNDED = NET); the average and pending counts go first.
+func TestSalesTableKeepsWhatExplainsNet(t *testing.T) {
+	for _, lang := range []Lang{LangEN, LangPT} {
+		tr := catalog{lang: lang}
+		for _, w := range []int{80, 120} {
+			t.Run(fmt.Sprintf("%s_%d", lang, w), func(t *testing.T) {
+				m := dayModel(t, lang, w, 40)
+				send(t, m, runeKey("a"))
+				v := m.panes[viewDay].(*dayView)
+				if v.width > w || v.width < w-2 {
+					t.Fatalf("the Sales view is %d columns wide on a %d-column terminal", v.width, w)
+				}
+				lines := v.tableLines(v.width)
+				head := ansi.Strip(lines[0])
+				for _, col := range []string{"GROSS", "FEES", "NET", "REFUNDED"} {
+					if !strings.Contains(head, tr.T(col)) {
+						t.Errorf("the table at %d columns has no %s: %q", w, tr.T(col), head)
+					}
+				}
+				var row string
+				for _, l := range lines[1:] {
+					if l := ansi.Strip(l); strings.Contains(l, "principal") {
+						row = l
+					}
+				}
+				// principal: R$ 127,40 received, R$ 2,97 fees, R$ 25,00 refunded, R$ 99,43 net.
+				for _, cell := range []string{"R$ 127,40", "R$ 2,97", "R$ 25,00", "R$ 99,43"} {
+					if !strings.Contains(row, cell) {
+						t.Errorf("principal's row at %d columns lacks %s: %q", w, cell, row)
+					}
+				}
+				for _, l := range lines {
+					if n := ansi.StringWidth(l); n > w {
+						t.Errorf("a line of %d columns at %d: %q", n, w, ansi.Strip(l))
+					}
+				}
+			})
+		}
 	}
 }

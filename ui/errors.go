@@ -36,6 +36,10 @@ func describeErrRaw(tr catalog, what string, err error) string {
 		}
 		return s
 	}
+	var ve *api.ValidationError
+	if errors.As(err, &ve) { // refused before sending: no connection to check
+		return fmt.Sprintf("%s: %s", what, validationText(tr, ve))
+	}
 	return fmt.Sprintf("%s: %s", what, transportHint(tr, err))
 }
 

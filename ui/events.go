@@ -690,7 +690,7 @@ func (v *eventsView) summary(e *state.EventEntry) string {
 			add(tr.F("payer %s", ev.CounterpartName))
 		}
 		if ev.FeeAmount != 0 {
-			add(tr.F("fee %s", ev.FeeAmount.BRL()))
+			add(tr.F("fee %s (reported)", ev.FeeAmount.BRL())) // the event's, unconfirmed
 		}
 	case api.EventPaymentFailed:
 		if bd := ev.BlockedDeposit; bd != nil {
@@ -712,7 +712,8 @@ func (v *eventsView) summary(e *state.EventEntry) string {
 			add(tr.F("ref %s", ev.ExternalReference))
 		}
 	case api.EventRefundCompleted:
-		add(tr.F("net %s · fee %s · cost to you %s", ev.NetAmount.BRL(), ev.FeeAmount.BRL(), (ev.Amount + ev.FeeAmount).BRL()))
+		// The event's own figures: the service's answer does not carry a refund's fee.
+		add(tr.F("net %s · fee %s (reported) · cost to you %s", ev.NetAmount.BRL(), ev.FeeAmount.BRL(), (ev.Amount + ev.FeeAmount).BRL()))
 	case api.EventBalanceBlockCreated, api.EventBalanceBlockApproved, api.EventBalanceBlockRejected:
 		add(blockGist(tr, ev))
 	case api.EventWithdrawalCompleted:
@@ -945,8 +946,8 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 		}
 	case api.EventRefundCompleted:
 		field(tr.T("customer receives"), ev.NetAmount.BRL())
-		field(tr.T("refund fee"), ev.FeeAmount.BRL())
-		field(tr.T("total cost to you"), (ev.Amount + ev.FeeAmount).BRL())
+		field(tr.T("refund fee"), tr.F("%s (reported by the event, unconfirmed)", ev.FeeAmount.BRL()))
+		field(tr.T("total cost to you"), tr.F("%s (reported by the event, unconfirmed)", (ev.Amount+ev.FeeAmount).BRL()))
 	}
 	if ev.DecodeErr != "" {
 		add(st.Warn.Render("⚠ " + tr.F("Some fields could not be read and were left empty: %s", sanitize(ev.DecodeErr))))

@@ -205,7 +205,7 @@ func TestEventsSummaries(t *testing.T) {
 		{"paid, split as requested", `{"eventId":"2","event":"payment_completed","transactionId":"ch-split","split":[{"subAccount":"a","amount":30},{"subAccount":"b","amount":20}]}`,
 			"split as requested: 2 legs, R$ 50,00"},
 		{"paid, a leg reduced", `{"eventId":"3","event":"payment_completed","transactionId":"ch-split","split":[{"subAccount":"a","amount":30},{"subAccount":"b","amount":5}],"feeAmount":0.99}`,
-			"split R$ 35,00 of R$ 50,00 requested: 1 leg reduced · fee R$ 0,99"},
+			"split R$ 35,00 of R$ 50,00 requested: 1 leg reduced · fee R$ 0,99 (reported)"},
 		{"paid, a leg dropped", `{"eventId":"4","event":"payment_completed","transactionId":"ch-split","split":[{"subAccount":"a","amount":30}]}`,
 			"split R$ 30,00 of R$ 50,00 requested: 1 leg dropped"},
 		{"paid, reduced and dropped", `{"eventId":"5","event":"payment_completed","transactionId":"ch-split","split":[{"subAccount":"a","amount":1}]}`,
@@ -221,7 +221,7 @@ func TestEventsSummaries(t *testing.T) {
 		{"failed without a blocked deposit", `{"eventId":"10","event":"payment_failed","failureReason":"Banco recusou"}`, "Banco recusou"},
 		{"expired", `{"eventId":"11","event":"payment_expired","externalReference":"PED-1"}`, "expired without payment · ref PED-1"},
 		{"refund: net, fee and total cost", `{"eventId":"12","event":"refund_completed","amount":10,"netAmount":10,"feeAmount":0.5}`,
-			"net R$ 10,00 · fee R$ 0,50 · cost to you R$ 10,50"},
+			"net R$ 10,00 · fee R$ 0,50 (reported) · cost to you R$ 10,50"},
 		{"block", `{"eventId":"13","event":"balance_block_rejected","balanceBlock":{"blockType":"JUDICIAL","amount":12.34,"status":"rejected","referenceNumber":"JUD-1"}}`,
 			"JUDICIAL block R$ 12,34 · rejected · JUD-1"},
 		{"block without its object", `{"eventId":"14","event":"balance_block_created","status":"awaiting_response"}`, "block awaiting response"},
@@ -246,6 +246,28 @@ func TestEventsSummaries(t *testing.T) {
 		}
 		if got := v.summary(entry); got != c.want {
 			t.Errorf("%s: summary = %q, want %q", c.name, got, c.want)
+		}
+	}
+	// The event's own fee is reported, not confirmed: in pt-BR too, in the summary and the detail.
+	v.c.tr = catalog{lang: LangPT}
+	for _, e := range eventPageOf(t, s.Store, state.EventQuery{}).Entries {
+		var want string
+		switch e.Event.EventID {
+		case "3":
+			want = "tarifa R$ 0,99 (informada)"
+		case "12":
+			want = "líquido R$ 10,00 · tarifa R$ 0,50 (informada) · custo para você R$ 10,50"
+		default:
+			continue
+		}
+		if got := v.summary(&e); !strings.Contains(got, want) {
+			t.Errorf("pt-BR summary of event %s = %q, want %q", e.Event.EventID, got, want)
+		}
+		if e.Event.EventID == "12" {
+			lines, _ := v.detailLines(e, 120, false)
+			if d := strings.Join(lines, "\n"); !strings.Contains(d, "R$ 0,50 (segundo o evento; o serviço não confirma)") {
+				t.Errorf("pt-BR detail of the refund event:\n%s", d)
+			}
 		}
 	}
 }

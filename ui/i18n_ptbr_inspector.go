@@ -10,7 +10,6 @@ var ptBRInspector = map[string]string{
 	"Requested: unknown here (this pixdash did not create the charge).": "Solicitado: desconhecido aqui (a cobrança não foi criada por este pixdash).",
 	"Refunds":                               "Estornos",
 	"could not read the events: %v":         "não foi possível ler os eventos: %v",
-	"fee %s":                                "tarifa %s",
 	"more than requested":                   "mais que o solicitado",
 	"(kept by pixdash)":                     "(guardada pelo pixdash)",
 	"(not in the spec)":                     "(fora da especificação)",

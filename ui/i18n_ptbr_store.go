@@ -13,7 +13,7 @@ var ptBRStore = map[string]string{
 	"not an event":                 "não é um evento",
 	"body too slow":                "corpo lento demais",
 	// a damaged state database
-	"The state database is damaged and the figures may be wrong: quit and run pixdash db repair --profile %s (%v)": "O banco de dados local está danificado e os valores podem estar errados: saia e execute pixdash db repair --profile %s (%v)",
+	"The state database is damaged and the figures may be wrong: quit and run pixdash db repair --profile %s (%s)": "O banco de dados local está danificado e os valores podem estar errados: saia e execute pixdash db repair --profile %s (%s)",
 	"database damaged: pixdash db repair": "banco danificado: pixdash db repair",
 	// a profile whose webhook port another program holds
 	"The webhook port %s is in use by another program: this window opens without a receiver and keeps trying.": "A porta de webhooks %s está em uso por outro programa: esta janela abre sem receptor e continua tentando.",

@@ -110,3 +110,69 @@ func TestCatalogFallsBackToEnglish(t *testing.T) {
 		t.Fatalf("unknown id = %q", got)
 	}
 }
+
+// moduleLiterals collects every string literal of the module's non-test Go files outside the
+// pt-BR catalog files: the ids the code can ask the catalog for (literals passed to T and F,
+// help texts, states and enum names, messages of other packages that localMessage and
+// serviceMessage meet).
+func moduleLiterals(t *testing.T) map[string]bool {
+	t.Helper()
+	lits := map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == "testdata" || (strings.HasPrefix(n, ".") && n != "..") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		base := filepath.Base(p)
+		if !strings.HasSuffix(base, ".go") || strings.HasSuffix(base, "_test.go") ||
+			(filepath.Base(filepath.Dir(p)) == "ui" && strings.HasPrefix(base, "i18n_ptbr")) {
+			return nil
+		}
+		af, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(af, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil {
+					lits[s] = true
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lits
+}
+
+// A pt-BR entry whose English id appears nowhere in the code is dead: its text changed or went
+// (a stale entry hides a missing translation of the new text). An id counts as used when it is
+// any string literal of the module's code, so it never fails on a used entry; it may miss an
+// entry whose id is also an unrelated literal.
+func TestNoUnusedCatalogEntries(t *testing.T) {
+	lits := moduleLiterals(t)
+	for _, id := range dynamicIDs {
+		lits[id] = true
+	}
+	var unused []string
+	for _, table := range ptBRTables {
+		for id := range table {
+			if !lits[id] {
+				unused = append(unused, strconv.Quote(id))
+			}
+		}
+	}
+	sort.Strings(unused)
+	if len(unused) > 0 {
+		t.Fatalf("%d pt-BR catalog entr(ies) no code asks for:\n%s", len(unused), strings.Join(unused, "\n"))
+	}
+}

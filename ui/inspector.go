@@ -932,7 +932,7 @@ func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 	for _, e := range r.refunds {
 		parts := []string{st.Bold.Render(e.Amount.BRL())}
 		if e.FeeAmount != 0 {
-			parts = append(parts, tr.F("fee %s", e.FeeAmount.BRL()))
+			parts = append(parts, tr.F("fee %s (reported)", e.FeeAmount.BRL())) // the event's, unconfirmed
 		}
 		if e.Status != "" {
 			parts = append(parts, tr.Enum(e.Status))

@@ -499,7 +499,7 @@ func TestInspectorRefundsAndBlocks(t *testing.T) {
 	out := strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx, txRelated: rel}, 120), "\n")
 	for _, s := range []string{
 		"Refunds · 2 refunds of R$ 29,90 in all, as the service reported them",
-		"↩ R$ 20,00 · fee R$ 0,50 · completed · 21/11/2026 14:10:00", "e2eId D99990001202611211400refund0002",
+		"↩ R$ 20,00 · fee R$ 0,50 (reported) · completed · 21/11/2026 14:10:00", "e2eId D99990001202611211400refund0002",
 		"↩ R$ 9,90 · completed · 21/11/2026 14:25:00",
 		"Balance blocks · 2 on this transaction",
 		"○ awaiting response · MED · R$ 42,50 · MED-2026-0001 · 21/11/2026 14:00", "Reason Pagador alega golpe",

@@ -79,9 +79,16 @@ func refundBusyText(c *common, cl state.RefundClaim) string {
 // refundWhyNot says, in the merchant's language, why a charge cannot be refunded.
 func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 	var np workflow.RefundNotPaid
+	var npay workflow.RefundNotPayment
 	switch {
 	case errors.Is(err, workflow.ErrRefundReadOnly):
 		return tr.T("This profile is read-only: refunds are disabled (read_only = true).")
+	case errors.As(err, &npay) && npay.Type != "" && npay.Type != api.TypePayment:
+		return tr.F("Only payments can be refunded; this transaction is of type %s (%s).", tr.Enum(npay.Type), npay.Amount.BRL())
+	case errors.As(err, &npay) && npay.Amount < 0:
+		return tr.F("Only payments can be refunded; this is a refund line (%s), money that already went back.", npay.Amount.BRL())
+	case errors.As(err, &npay):
+		return tr.T("Only payments can be refunded; this transaction has no amount received.")
 	case errors.As(err, &np) && np.State == state.StateRefunded:
 		return tr.F("This charge was already refunded (%s); see the inspector.", ch.Outcome().Amount.BRL())
 	case errors.As(err, &np):
@@ -89,13 +96,17 @@ func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 	case errors.Is(err, workflow.ErrRefundDone):
 		return tr.T("This charge was already refunded from pixdash; see the inspector.")
 	}
-	return tr.F("Cannot refund this charge: %v", err)
+	return tr.F("Cannot refund this charge: %s", localError(tr, err))
 }
 
 // refundFromInspector is R in the inspector: the charge as tracked, else as the service showed it.
 func refundFromInspector(c *common, r *inspectResult) (overlay, tea.Cmd) {
 	if r == nil || r.tx == nil {
 		return nil, nil
+	}
+	if err := workflow.CheckRefundTransaction(r.tx); err != nil {
+		// A refund line, a withdrawal, a fee…: only a paid payment opens the form.
+		return nil, answerStatus(refundWhyNot(c.tr, r.charge, err), statusWarn)
 	}
 	ch := r.charge
 	if !r.tracked {
@@ -309,7 +320,8 @@ func (f *refundForm) cost(amt api.Money) string {
 	if !f.feeKnown {
 		return tr.F("%s + refund fee (fee unknown)", amt.BRL())
 	}
-	return tr.F("%s + refund fee %s = %s", amt.BRL(), f.fee.BRL(), (amt + f.fee).BRL())
+	// The fee is the one the last confirmed refund_completed reported: unconfirmed, said so.
+	return tr.F("%s + refund fee %s (reported, unconfirmed) = %s", amt.BRL(), f.fee.BRL(), (amt + f.fee).BRL())
 }
 
 // chargeName names the charge in a question: its description and id.
@@ -377,7 +389,7 @@ func (f *refundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 			text = tr.F("Refund of %s for charge %s completed.", out.Record.Amount.BRL(), id)
 		}
 		if out.Err != nil {
-			text += " " + tr.F("It could not be saved locally: %v", out.Err)
+			text += " " + tr.F("It could not be saved locally: %s", localError(tr, out.Err))
 		}
 		cmds := []tea.Cmd{
 			func() tea.Msg { return statusMsg{text: text, kind: statusOK, owner: ownerRefund} },
@@ -474,10 +486,17 @@ func (f *refundForm) view() string {
 			}
 		}
 	}
+	cost := f.cost(f.charge.Amount)
 	if f.errs[rfAmount] == "" {
-		line(tr.T("Cost"), f.cost(amt))
-	} else {
-		line(tr.T("Cost"), f.cost(f.charge.Amount))
+		cost = f.cost(amt)
+	}
+	// Wrapped, never cut: the fee's "reported, unconfirmed" is part of what it costs.
+	for i, l := range strings.Split(ansi.Wrap(cost, w-11, ""), "\n") {
+		label := ""
+		if i == 0 {
+			label = tr.T("Cost")
+		}
+		line(label, l)
 	}
 	b.WriteString(st.Muted.Render(truncateWidth(tr.T("The whole amount goes back to the payer."), w)) + "\n")
 	if f.sending {

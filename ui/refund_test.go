@@ -283,3 +283,62 @@ func TestFlowRefundProductionNeedsTheTypedAmount(t *testing.T) {
 		t.Fatalf("the typed amount did not send the refund (%q)", st)
 	}
 }
+
+// R in the inspector on what is not a paid payment (a refund line with its negative amount, a
+// withdrawal, a fee) says why not and opens nothing; a paid payment still opens the form. The
+// charges list's R goes through the same rule for a tracked row whose amount is not positive.
+func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	goldenCharges(t, s)
+	m := goldenModel(t, s, 120, 40)
+	paid := paidGoldenCharge(t, m)
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	line := func(typ api.TxType, amount api.Money) *api.Transaction {
+		return &api.Transaction{ID: "line-" + string(typ), Type: typ, Status: api.StatusCompleted,
+			Amount: amount, CreatedAt: now, PaidAt: &now}
+	}
+	for _, tc := range []struct {
+		name, want string
+		tx         *api.Transaction
+		tracked    bool
+	}{
+		{"refund line", "this transaction is of type refund (-R$ 12,50)", line(api.TypeRefund, -1250), false},
+		{"withdrawal", "this transaction is of type withdrawal", line(api.TypeWithdrawal, -5000), false},
+		{"fee", "this transaction is of type fee", line(api.TypeFee, -50), false},
+		{"untyped negative line", "this is a refund line (-R$ 12,50)", line("", -1250), false},
+		{"refund line read for a tracked row", "this transaction is of type refund", line(api.TypeRefund, -1250), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &inspectResult{query: tc.tx.ID, wallet: "principal", tx: tc.tx, tracked: tc.tracked}
+			if tc.tracked {
+				r.charge = paid
+			}
+			o, cmd := refundFromInspector(m.c, r)
+			if o != nil {
+				t.Fatalf("a refund form opened for a %s", tc.name)
+			}
+			if cmd == nil {
+				t.Fatal("R said nothing")
+			}
+			st, ok := cmd().(statusMsg)
+			if !ok || !strings.Contains(st.text, "Only payments can be refunded") || !strings.Contains(st.text, tc.want) {
+				t.Fatalf("R on a %s: %#v", tc.name, st)
+			}
+		})
+	}
+	// The charges list: a tracked row whose amount is not money received.
+	neg := paid
+	neg.Amount = -1250
+	if o, cmd := askRefund(m.c, neg); o != nil || cmd == nil {
+		t.Fatalf("a refund form opened for a negative row: %v", o)
+	} else if st, _ := cmd().(statusMsg); !strings.Contains(st.text, "Only payments can be refunded") {
+		t.Fatalf("R on a negative row: %#v", st)
+	}
+	// A paid payment still opens the form.
+	pay := line(api.TypePayment, paid.Amount)
+	pay.ID = paid.ID
+	o, _ := refundFromInspector(m.c, &inspectResult{query: paid.ID, wallet: "principal", tx: pay, charge: paid, tracked: true})
+	if _, ok := o.(*refundForm); !ok {
+		t.Fatalf("R on the paid payment: %v", o)
+	}
+}

@@ -136,6 +136,15 @@ func (s *styles) selected(line string) string {
 	return s.Selected.Render(line)
 }
 
+// activeTab draws the active tab: the TabActive style, or reverse video without colours
+// (underline and bold go with the colours under NO_COLOR; the tab must still stand out).
+func (s *styles) activeTab(label string) string {
+	if noColour() {
+		return sgrReverse + label + sgrNoReverse
+	}
+	return s.TabActive.Render(label)
+}
+
 // tone is what a status means for the merchant's money, and so its colour.
 type tone int
 

@@ -848,14 +848,14 @@ func (m *Model) tabsView(w int) string {
 		for i, id := range mainViews {
 			label := fmt.Sprintf("%d %s", i+1, m.panes[id].title())
 			if viewID(i+1) == m.view && !formOpen {
-				b.WriteString(st.TabActive.Render(label))
+				b.WriteString(st.activeTab(label))
 			} else {
 				b.WriteString(st.TabIdle.Render(label))
 			}
 			b.WriteString(gap)
 		}
 		if formOpen {
-			b.WriteString(st.TabActive.Render(tr.T("New charge")))
+			b.WriteString(st.activeTab(tr.T("New charge")))
 		}
 		return b.String()
 	}

@@ -974,7 +974,7 @@ func (v *walletsView) detailLines(w int) []string {
 		switch {
 		case errors.As(b.err, &ve):
 			// Never sent: the reference cannot be used as X-Sub-Account.
-			for _, l := range wrapLines(tr.T("balance: ")+ve.Error(), w, 2) {
+			for _, l := range wrapLines(tr.T("balance: ")+validationText(tr, ve), w, 2) {
 				out = append(out, st.Err.Render(l))
 			}
 		case errors.As(b.err, &ae):

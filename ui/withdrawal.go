@@ -517,7 +517,7 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 			text = withdrawalSettledText(tr, r)
 		}
 		if out.Err != nil {
-			text += " " + tr.F("It could not be saved locally: %v", out.Err)
+			text += " " + tr.F("It could not be saved locally: %s", localError(tr, out.Err))
 		}
 		wallet := f.wallet
 		cmds := []tea.Cmd{
@@ -536,7 +536,7 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 			// Nothing was created: a corrected form is a new request with a new key.
 			f.key = f.c.newKey()
 		} else {
-			f.result = tr.F("Not sent: %v", out.Err)
+			f.result = tr.F("Not sent: %s", localError(tr, out.Err))
 		}
 	default:
 		f.resultKind = statusWarn

@@ -3,8 +3,10 @@ package workflow
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/state/export"
 )
 
 // liar sends signed webhooks (the endpoint's right secret) that say what the service does not,
@@ -103,6 +106,172 @@ func (l *liar) figures() state.CloseReport {
 	return r
 }
 
+// outputs are the other figures the merchant reads: the Sales view's totals (state.DayReport,
+// every wallet and each) and the export in both dialects.
+type outputs struct {
+	day     state.Totals
+	wallets []state.Totals
+	export  map[export.Format]string
+}
+
+// outputs reads the Sales view's figures of today and the whole export, as the dashboard and
+// pixdash export make them (the profile's fee as the estimate).
+func (l *liar) outputs() outputs {
+	l.t.Helper()
+	r, err := l.s.Store.DayReport(l.ctx, state.DayQuery{Period: state.Days(time.Now(), 1, time.Local), Now: time.Now(), Fee: l.d.PixFee, HasFee: true, NoBuckets: true})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	o := outputs{day: r.Total, wallets: r.Wallets, export: map[export.Format]string{}}
+	for _, f := range []export.Format{export.CSV, export.BR} {
+		var b bytes.Buffer
+		if _, err := export.Write(l.ctx, &b, l.s.Store, export.Options{Format: f, Location: time.UTC, PixFee: l.d.PixFee, HasPixFee: true}); err != nil {
+			l.t.Fatal(err)
+		}
+		o.export[f] = b.String()
+	}
+	return o
+}
+
+// recount checks the figures against the service's own answers: GET /transactions/{id} of
+// every charge the export lists (in its wallet) and of each refund line (refunds: refund line
+// → its charge), and GET /balance-blocks of each wallet. The service's answer carries no fee,
+// so each payment's fee is the profile's estimate; a refund's fee is never counted.
+func (l *liar) recount(o outputs, close state.CloseReport, refunds map[string]string) {
+	t := l.t
+	t.Helper()
+	day := state.Days(time.Now(), 1, time.Local)
+	rowsOf := func(f export.Format) [][]string {
+		r := csv.NewReader(strings.NewReader(strings.TrimPrefix(o.export[f], "\uFEFF")))
+		if f == export.BR {
+			r.Comma = ';'
+		}
+		recs, err := r.ReadAll()
+		if err != nil || len(recs) == 0 || !reflect.DeepEqual(recs[0], export.Header(f)) {
+			t.Fatalf("%s export: %v %v", f, err, recs)
+		}
+		return recs[1:]
+	}
+	h := export.Header(export.CSV)
+	col := func(name string) int {
+		for i, c := range h {
+			if c == name {
+				return i
+			}
+		}
+		t.Fatalf("no export column %s", name)
+		return -1
+	}
+	idC, walletC, statusC, amountC, feeC, refundC := col("id"), col("wallet"), col("status"), col("amount"), col("fee"), col("refund_amount")
+
+	// The service's answers.
+	txs := map[string]*api.Transaction{}
+	wallets := map[string]bool{}
+	for _, rec := range rowsOf(export.CSV) {
+		tx, err := l.s.Client.GetTransaction(l.ctx, rec[idC], api.WithSubAccount(SubAccountHeader(rec[walletC])))
+		if err != nil {
+			t.Fatalf("GET /transactions/%s: %v", rec[idC], err)
+		}
+		if tx.Type != api.TypePayment {
+			t.Errorf("the export lists %s, a %s line at the service", rec[idC], tx.Type)
+		}
+		txs[rec[idC]] = tx
+		wallets[rec[walletC]] = true
+	}
+	var want state.Totals
+	inDay := func(tx *api.Transaction) bool {
+		return tx != nil && tx.Type == api.TypePayment && tx.Status == api.StatusCompleted && tx.PaidAt != nil &&
+			!tx.PaidAt.Before(day.From) && tx.PaidAt.Before(day.To)
+	}
+	for _, tx := range txs {
+		if inDay(tx) {
+			want.Paid++
+			want.Gross += tx.Amount
+			want.Fees += l.d.PixFee
+		}
+	}
+	refunded := map[string]api.Money{}
+	for lineID, chargeID := range refunds {
+		rtx, err := l.s.Client.GetTransaction(l.ctx, lineID)
+		if err != nil || rtx.Type != api.TypeRefund || rtx.Status != api.StatusCompleted {
+			t.Fatalf("the service's refund line %s: %+v %v", lineID, rtx, err)
+		}
+		amt := rtx.Amount
+		if amt < 0 {
+			amt = -amt
+		}
+		refunded[chargeID] += amt
+		want.Refunded++
+		want.RefundedAmount += amt
+	}
+	held := map[string]api.Money{}
+	for w := range wallets {
+		list, err := l.s.Client.ListBalanceBlocks(l.ctx, "", api.WithSubAccount(SubAccountHeader(w)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range list.Items {
+			tx := txs[b.TransactionID]
+			switch b.Status {
+			case api.BlockAwaitingResponse, api.BlockDefended:
+				held[b.TransactionID] = b.Amount
+				if inDay(tx) {
+					want.Blocked++
+					want.BlockedAmount += b.Amount
+				}
+			case api.BlockApproved:
+				held[b.TransactionID] = b.Amount
+				if inDay(tx) {
+					want.Returned++
+					want.ReturnedAmount += b.Amount
+				}
+			}
+		}
+	}
+	figures := func(tt state.Totals) string {
+		return fmt.Sprintf("paid %d gross %s fees %s refunded %d %s (refund fees %s) blocked %d %s returned %d %s after refunds %s",
+			tt.Paid, tt.Gross.BRL(), tt.Fees.BRL(), tt.Refunded, tt.RefundedAmount.BRL(), tt.RefundFees.BRL(),
+			tt.Blocked, tt.BlockedAmount.BRL(), tt.Returned, tt.ReturnedAmount.BRL(), tt.AfterRefunds().BRL())
+	}
+	for name, tt := range map[string]state.Totals{"Sales view": o.day, "close": close.Total.Totals} {
+		if got := figures(tt); got != figures(want) {
+			t.Errorf("the %s is not what the service says:\n got %s\nwant %s", name, got, figures(want))
+		}
+	}
+
+	// The export, in both dialects: one row per charge of the service, with its status and
+	// amount, the fee estimate on a payment, and what went back or is held.
+	for _, f := range []export.Format{export.CSV, export.BR} {
+		rows := rowsOf(f)
+		if len(rows) != len(txs) {
+			t.Errorf("%s export: %d rows, %d charges", f, len(rows), len(txs))
+		}
+		for _, rec := range rows {
+			tx := txs[rec[idC]]
+			if tx == nil {
+				t.Errorf("%s export lists %s, which the CSV one does not", f, rec[idC])
+				continue
+			}
+			fee, refund := "", ""
+			if tx.Status == api.StatusCompleted {
+				fee = export.Amount(l.d.PixFee, f)
+			}
+			switch {
+			case refunded[tx.ID] != 0:
+				refund = export.Amount(refunded[tx.ID], f)
+			case held[tx.ID] != 0:
+				refund = export.Amount(held[tx.ID], f)
+			case tx.BlockedDeposit != nil && tx.BlockedDeposit.Refund != nil:
+				refund = export.Amount(tx.Amount, f) // a refused deposit goes back whole
+			}
+			got := fmt.Sprintf("%s %s fee %q refund %q", rec[statusC], rec[amountC], rec[feeC], rec[refundC])
+			if w := fmt.Sprintf("%s %s fee %q refund %q", tx.Status, export.Amount(tx.Amount, f), fee, refund); got != w {
+				t.Errorf("%s export of %s: %s, the service says %s", f, tx.ID, got, w)
+			}
+		}
+	}
+}
+
 // Issue 22, items 1 to 4, end to end on the emulator: signed webhooks that lie change nothing
 // the merchant reads. The close (and the Sales view's totals in it) after the lies equals the
 // close before them, which holds only what the service confirmed.
@@ -111,6 +280,18 @@ func TestLiesOnTheEmulator(t *testing.T) {
 	defer cancel()
 	s, d := demoSession(t, sandbox.DemoOptions{ServerOptions: []sandbox.Option{sandbox.WithWebhookScale(0.01)}})
 	l := &liar{t: t, ctx: ctx, s: s, d: d}
+	// As the dashboard does when a session starts (ui readBackAllBlocks): the MED blocks the
+	// demo opened before are read back onto their charges. Blocks opened later reach the
+	// charges through their events' read-back alone.
+	known, err := s.Store.KnownWallets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range known {
+		if _, err := ReadBackBlocks(ctx, s.Client, s.Store, w); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// What really happens: a R$ 12,34 sale and another of R$ 80,00 (another payer), the first
 	// refunded; a withdrawal asked from the dashboard completes; a MED block on the second sale.
@@ -161,6 +342,8 @@ func TestLiesOnTheEmulator(t *testing.T) {
 		t.Fatalf("the truth is not counted: %+v", truth.Total)
 	}
 	paid := truth.Total.Paid
+	before := l.outputs()
+	l.recount(before, truth, map[string]string{line.ID: ch.ID})
 
 	// 1. payment_completed naming a withdrawal line and a refund line.
 	wline, err := d.Control.Withdraw(ctx, sandbox.WithdrawalRequest{Amount: 1000})
@@ -222,6 +405,17 @@ func TestLiesOnTheEmulator(t *testing.T) {
 	if after.Total.Paid != paid || after.Total.Fees < 0 || after.Total.SplitSentN != 0 {
 		t.Errorf("close after the lies: %+v", after.Total)
 	}
+	// The Sales view and the export too: as before the lies, and as the service says.
+	out := l.outputs()
+	if !reflect.DeepEqual(out.day, before.day) || !reflect.DeepEqual(out.wallets, before.wallets) {
+		t.Errorf("the lies changed the Sales view:\n got %+v\nwant %+v", out.day, before.day)
+	}
+	for f, b := range before.export {
+		if out.export[f] != b {
+			t.Errorf("the lies changed the %s export:\n got %s\nwant %s", f, out.export[f], b)
+		}
+	}
+	l.recount(out, after, map[string]string{line.ID: ch.ID})
 }
 
 // confirmAll reads back every event the session records from now on until ctx ends, as the

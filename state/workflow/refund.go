@@ -98,12 +98,49 @@ func (e RefundNotPaid) Error() string {
 
 func (e RefundNotPaid) Unwrap() error { return ErrRefundNotPaid }
 
+// ErrRefundNotPayment: only a payment (money received, a positive amount) can be refunded; a
+// refund line, a withdrawal, a fee or a transfer cannot.
+var ErrRefundNotPayment = errors.New("only payments can be refunded")
+
+// RefundNotPayment is the local refusal for a transaction that is not a payment: Type is the
+// service's type ("" when it sent none) and Amount its amount (negative for a refund line).
+type RefundNotPayment struct {
+	Type   api.TxType
+	Amount api.Money
+}
+
+func (e RefundNotPayment) Error() string {
+	if e.Type == "" || e.Type == api.TypePayment {
+		return fmt.Sprintf("only payments can be refunded; this transaction's amount is %s", e.Amount.BRL())
+	}
+	return fmt.Sprintf("only payments can be refunded; this transaction is a %s", e.Type)
+}
+
+func (e RefundNotPayment) Unwrap() error { return ErrRefundNotPayment }
+
+// CheckRefundTransaction says why a transaction the service showed cannot be refunded as a
+// payment (nil when its type is payment, or absent, and its amount positive); CheckRefund
+// still applies to the charge built from it.
+func CheckRefundTransaction(tx *api.Transaction) error {
+	if tx == nil {
+		return ErrRefundNotPayment
+	}
+	if (tx.Type != "" && tx.Type != api.TypePayment) || tx.Amount <= 0 {
+		return RefundNotPayment{Type: tx.Type, Amount: tx.Amount}
+	}
+	return nil
+}
+
 // CheckRefund says why a charge cannot be refunded from here (nil when it can): read-only
-// profiles, charges that are not paid, charges already refunded from pixdash.
+// profiles, anything that is not money received (an amount of zero or less, as a refund
+// line's), charges that are not paid, charges already refunded from pixdash.
 func CheckRefund(ch state.Charge, prior *state.Refund, readOnly bool) error {
 	switch {
 	case readOnly:
 		return ErrRefundReadOnly
+	case ch.Amount <= 0:
+		// A refund line (negative) or nothing: not money received, whatever its status.
+		return RefundNotPayment{Amount: ch.Amount}
 	case prior != nil && prior.State.Taken():
 		// Before the state: a charge refunded from here reads refunded once confirmed.
 		return ErrRefundDone
@@ -291,12 +328,19 @@ func settle(ctx context.Context, store RefundStore, rec state.Refund, ev *state.
 	return out
 }
 
+// completeRecord marks rec completed by the confirmed refund_completed ev: its e2eId, its
+// amount, and its fee as reported by the event (unconfirmed).
 func completeRecord(rec state.Refund, ev *api.Event, at time.Time) state.Refund {
 	rec.State, rec.UpdatedAt = state.RefundCompleted, at
-	rec.Fee, rec.HasFee = ev.FeeAmount, true
 	rec.E2EID = ev.E2EID
 	if ev.Amount > 0 {
 		rec.Amount = ev.Amount
+	}
+	// The event's fee is reported, not confirmed (the refund line read back carries none):
+	// kept as such when possible (0 to the amount), dropped when not.
+	rec.FeeReported, rec.HasFeeReported = 0, false
+	if ev.FeeAmount >= 0 && ev.FeeAmount <= rec.Amount {
+		rec.FeeReported, rec.HasFeeReported = ev.FeeAmount, true
 	}
 	rec.Message, rec.TraceID = "", ""
 	return rec
@@ -310,7 +354,7 @@ type RefundFeed interface {
 
 // AwaitRefund waits until refund_completed for chargeID is recorded (by this window's receiver
 // or another's) and the service confirmed it (its refund line read back), then marks the
-// refund completed with the fee it reports. It returns the record, or ctx's error when it ends
+// refund completed with the fee it reports (kept as reported, unconfirmed). It returns the record, or ctx's error when it ends
 // first.
 func AwaitRefund(ctx context.Context, store RefundFeed, chargeID string, now func() time.Time) (state.Refund, error) {
 	if now == nil {

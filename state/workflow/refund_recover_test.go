@@ -132,7 +132,7 @@ func TestRefundKilledWhileSendingSettlesAtStart(t *testing.T) {
 	}
 	for _, id := range ids {
 		r, _, err := s.RefundOf(context.Background(), id)
-		if err != nil || r.State != state.RefundCompleted || r.Fee != 90 || r.Claim != nil {
+		if err != nil || r.State != state.RefundCompleted || r.FeeReported != 90 || r.Claim != nil {
 			t.Fatalf("%s after recovery: %+v %v", id, r, err)
 		}
 		ch, _, _ := s.Charge(context.Background(), id)
@@ -184,7 +184,7 @@ func TestConfirmedRefundEventSettlesTheRecord(t *testing.T) {
 				t.Fatalf("confirm: %+v %v", conf, err)
 			}
 			r, _, err := store.RefundOf(context.Background(), ch.ID)
-			if err != nil || r.State != state.RefundCompleted || r.Fee != 90 {
+			if err != nil || r.State != state.RefundCompleted || r.FeeReported != 90 {
 				t.Fatalf("after the confirmed refund_completed: %+v %v", r, err)
 			}
 		})

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -145,7 +146,7 @@ func TestRefundTakenIsSentOnceWithoutKeyInTheChargesWallet(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	done, err := AwaitRefund(ctx, store, ch.ID, nil)
-	if err != nil || done.State != state.RefundCompleted || !done.HasFee || done.E2EID != "D123" || done.Amount != 4250 {
+	if err != nil || done.State != state.RefundCompleted || !done.HasFeeReported || done.E2EID != "D123" || done.Amount != 4250 {
 		t.Fatalf("await: %+v %v", done, err)
 	}
 	if fee, ok, err := store.LastRefundFee(context.Background()); err != nil || !ok || fee != 0 {
@@ -227,6 +228,8 @@ func TestRefundLocalRules(t *testing.T) {
 	ch, tx := refundablePaid(t, store)
 	pending := ch
 	pending.Status, pending.PaidAt = api.StatusPending, nil
+	line := ch // a refund line read as a charge: completed, negative
+	line.Amount = -4250
 	cases := []struct {
 		name string
 		o    RefundOrder
@@ -234,6 +237,7 @@ func TestRefundLocalRules(t *testing.T) {
 	}{
 		{"read-only", RefundOrder{Charge: ch, Amount: 4250, Key: "k", ReadOnly: true}, ErrRefundReadOnly},
 		{"not paid", RefundOrder{Charge: pending, Amount: 4250, Key: "k"}, ErrRefundNotPaid},
+		{"refund line", RefundOrder{Charge: line, Amount: -4250, Key: "k"}, ErrRefundNotPayment},
 		{"partial", RefundOrder{Charge: ch, Amount: 4000, Key: "k"}, ErrRefundPartial},
 		{"no key", RefundOrder{Charge: ch, Amount: 4250}, ErrRefundNoKey},
 		{"long reason", RefundOrder{Charge: ch, Amount: 4250, Key: "k", Reason: strings.Repeat("a", 256)}, ErrRefundLongReason},
@@ -247,6 +251,34 @@ func TestRefundLocalRules(t *testing.T) {
 	}
 	if _, ok, _ := store.RefundOf(context.Background(), ch.ID); ok {
 		t.Fatal("a refund refused locally left a record")
+	}
+}
+
+// Only a payment's transaction can be refunded: a refund line, a withdrawal, a fee or a
+// transfer cannot, nor a payment whose amount is not positive.
+func TestCheckRefundTransactionOnlyPayments(t *testing.T) {
+	for _, tc := range []struct {
+		typ    api.TxType
+		amount api.Money
+		ok     bool
+	}{
+		{api.TypePayment, 1250, true},
+		{"", 1250, true}, // the type absent: the amount decides
+		{api.TypeRefund, -1250, false},
+		{api.TypeRefund, 1250, false},
+		{api.TypeWithdrawal, -5000, false},
+		{api.TypeFee, -50, false},
+		{api.TypeInternalTransfer, 300, false},
+		{api.TypePayment, -1250, false},
+		{"", 0, false},
+	} {
+		err := CheckRefundTransaction(&api.Transaction{ID: "t", Type: tc.typ, Amount: tc.amount, Status: api.StatusCompleted})
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrRefundNotPayment)) {
+			t.Errorf("%q %s: %v", tc.typ, tc.amount.BRL(), err)
+		}
+	}
+	if CheckRefundTransaction(nil) == nil {
+		t.Error("nil transaction accepted")
 	}
 }
 
@@ -289,7 +321,7 @@ func TestRefundOnTheEmulator(t *testing.T) {
 		}
 	}()
 	done, err := AwaitRefund(ctx, s.Store, r.Charge.ID, nil)
-	if err != nil || done.State != state.RefundCompleted || done.Amount != 1234 || !done.HasFee || done.Fee != 0 || !strings.HasPrefix(done.E2EID, "D") {
+	if err != nil || done.State != state.RefundCompleted || done.Amount != 1234 || !done.HasFeeReported || done.FeeReported != 0 || !strings.HasPrefix(done.E2EID, "D") {
 		t.Fatalf("await: %+v %v", done, err)
 	}
 	// The service refuses a second refund of the same payment, with its envelope.
@@ -331,5 +363,37 @@ func TestRefundCompletesOnlyOnceConfirmed(t *testing.T) {
 	rec, err := AwaitRefund(context.Background(), store, ch.ID, nil)
 	if err != nil || rec.State != state.RefundCompleted {
 		t.Fatalf("after the service confirmed it: %+v %v", rec, err)
+	}
+}
+
+// The refund fee of refund_completed is reported by the event, not confirmed by the service:
+// the record keeps it as reported (never as a fee the service charged), and an impossible one
+// (below zero, above the amount) is dropped.
+func TestRefundRecordKeepsTheEventFeeAsReported(t *testing.T) {
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	rec := state.Refund{ChargeID: "c1", Amount: 1250, State: state.RefundPending}
+	for _, tc := range []struct {
+		fee    api.Money
+		keep   bool
+		reason string
+	}{
+		{90, true, "a plausible fee"},
+		{0, true, "no fee"},
+		{-500, false, "a negative fee"},
+		{1251, false, "a fee above the amount"},
+	} {
+		got := completeRecord(rec, &api.Event{Kind: api.EventRefundCompleted, TransactionID: "c1", Amount: 1250, FeeAmount: tc.fee, E2EID: "D1"}, at)
+		if got.State != state.RefundCompleted || got.HasFeeReported != tc.keep || (tc.keep && got.FeeReported != tc.fee) || (!tc.keep && got.FeeReported != 0) {
+			t.Errorf("%s: %+v", tc.reason, got)
+		}
+	}
+	// The records written before kept the event's fee under the same JSON names: it reads
+	// back as reported.
+	var old state.Refund
+	if err := json.Unmarshal([]byte(`{"chargeId":"c1","amount":12.50,"state":"completed","fee":0.90,"hasFee":true}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if !old.HasFeeReported || old.FeeReported != 90 {
+		t.Fatalf("an older record's fee: %+v", old)
 	}
 }
