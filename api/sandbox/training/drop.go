@@ -1,18 +1,24 @@
 package training
 
 import (
-	"errors"
 	"net"
 	"net/http"
 	"sync/atomic"
+	"syscall"
 )
 
 // Network is the shop's network as training mode sees it: it can drop, so the dashboard's
 // requests and the service's webhook deliveries fail until it comes back.
 type Network struct{ down atomic.Bool }
 
-// ErrNetworkDown is what a request meets while the training network is down.
-var ErrNetworkDown = errors.New("training: the network is down (simulated)")
+// ErrNetworkDown is what a request meets while the training network is down: an unreachable
+// network, so the dashboard words it as it would a real drop.
+var ErrNetworkDown error = networkDown{}
+
+type networkDown struct{}
+
+func (networkDown) Error() string { return "training: the network is down (simulated)" }
+func (networkDown) Unwrap() error { return syscall.ENETUNREACH }
 
 // SetDown drops the network (true) or brings it back.
 func (n *Network) SetDown(down bool) { n.down.Store(down) }
