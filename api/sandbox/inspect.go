@@ -30,6 +30,17 @@ func (s *Server) ChargeCount() int {
 func (s *Server) Charges(clientID string) []ChargeRef {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	txs := s.pixCharges(clientID)
+	out := make([]ChargeRef, len(txs))
+	for i, t := range txs {
+		out[i] = ChargeRef{ID: t.id, Wallet: t.wallet.label()}
+	}
+	return out
+}
+
+// pixCharges is the PIX charges of the account holding credential clientID, oldest first (none
+// for an unknown credential); s.mu is held.
+func (s *Server) pixCharges(clientID string) []*tx {
 	cred, ok := s.creds[clientID]
 	if !ok {
 		return nil
@@ -41,9 +52,5 @@ func (s *Server) Charges(clientID string) []ChargeRef {
 		}
 	}
 	sort.Slice(txs, func(i, j int) bool { return txs[i].seq < txs[j].seq })
-	out := make([]ChargeRef, len(txs))
-	for i, t := range txs {
-		out[i] = ChargeRef{ID: t.id, Wallet: t.wallet.label()}
-	}
-	return out
+	return txs
 }

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"cmp"
-	"slices"
 	"time"
 
 	"pixdash/api"
@@ -24,17 +22,7 @@ type ChargeFact struct {
 func (s *Server) ChargeFacts(clientID string) []ChargeFact {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cred, ok := s.creds[clientID]
-	if !ok {
-		return nil
-	}
-	var txs []*tx
-	for _, t := range s.txs {
-		if t.typ == api.TypePayment && t.method == api.MethodPix && t.wallet.acct == cred.acct {
-			txs = append(txs, t)
-		}
-	}
-	slices.SortFunc(txs, func(a, b *tx) int { return cmp.Compare(a.seq, b.seq) })
+	txs := s.pixCharges(clientID)
 	out := make([]ChargeFact, len(txs))
 	for i, t := range txs {
 		out[i] = ChargeFact{ID: t.id, Amount: t.amount, Status: t.status, Refunded: t.refunded, CreatedAt: t.createdAt}
