@@ -333,19 +333,9 @@ func (v *qrView) view() string {
 		bottom := v.hints(&ch, w)
 		bodyH := h - 1 - lipgloss.Height(bottom)
 		var body string
-		// The result's banner: its word in the customer's language and its style.
-		results := map[state.ChargeState]struct {
-			style lipgloss.Style
-			word  string
-		}{
-			state.StatePaid: {st.PaidBanner, "PAID"}, state.StateFailed: {st.FailBanner, "FAILED"},
-			state.StateExpired: {st.ExpBanner, "EXPIRED"}, state.StateCancelled: {st.ExpBanner, "CANCELLED"},
-			state.StateRefunded: {st.FailBanner, "REFUNDED"}, state.StateReturned: {st.FailBanner, "RETURNED"},
-			state.StateBlocked: {st.FailBanner, "BLOCKED"}, state.StateNotFound: {st.ExpBanner, "NOT FOUND"},
-		}
-		switch r, ok := results[ch.State()]; {
+		switch r, ok := resultBanners[ch.State()]; {
 		case ok:
-			body = v.resultView(&ch, r.style, cu.T(r.word), w, bodyH)
+			body = v.resultView(&ch, r.style(st), cu.T(r.word), w, bodyH)
 		case ch.State() == state.StatePending:
 			body = v.mismatchView(&ch, w)
 		default:
@@ -355,6 +345,22 @@ func (v *qrView) view() string {
 	}
 	return screen
 }
+
+// resultBanners are the result screen's banners: the word (translated for the customer) and
+// the style of each final state.
+var resultBanners = map[state.ChargeState]struct {
+	word  string
+	style func(*styles) lipgloss.Style
+}{
+	state.StatePaid: {"PAID", paidBanner}, state.StateFailed: {"FAILED", failBanner},
+	state.StateExpired: {"EXPIRED", expBanner}, state.StateCancelled: {"CANCELLED", expBanner},
+	state.StateRefunded: {"REFUNDED", failBanner}, state.StateReturned: {"RETURNED", failBanner},
+	state.StateBlocked: {"BLOCKED", failBanner}, state.StateNotFound: {"NOT FOUND", expBanner},
+}
+
+func paidBanner(st *styles) lipgloss.Style { return st.PaidBanner }
+func failBanner(st *styles) lipgloss.Style { return st.FailBanner }
+func expBanner(st *styles) lipgloss.Style  { return st.ExpBanner }
 
 // mismatchView replaces the QR of a charge whose reply differs from the request: the merchant
 // sees why, the customer sees no code to pay.
