@@ -1237,29 +1237,8 @@ func TestLoopbackSandboxProfileRegistersItsWebhook(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	listen := freePort(t)
-	t.Setenv("PIXDASH_TEST_WEBHOOK_SECRET", "a-fixed-secret-of-the-profile-0123")
 	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "config.toml")
-	cfgText := `default_profile = "shop"
-[profiles.shop]
-base_url = "` + hs.URL + `/v2"
-client_id = "` + sandbox.DemoClientID + `"
-client_secret = "` + knownClientSecret + `"
-[profiles.shop.webhook]
-listen = "` + listen + `"
-secret_env = "PIXDASH_TEST_WEBHOOK_SECRET"
-`
-	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := cfg.Profile("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := takeOverProfile(t, dir, hs.URL+"/v2", listen) // its webhook secret is the profile's own
 	stateDir := filepath.Join(dir, "state")
 	for round := 0; round < 2; round++ {
 		sess, err := openProfile(context.Background(), p, stateDir, slogDiscard())
