@@ -241,12 +241,12 @@ func (s *Store) backfillRefunds(ctx context.Context) error {
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
-				rows.Close()
+				_ = rows.Close()
 				return nil, err
 			}
 			ids = append(ids, id)
 		}
-		rows.Close()
+		_ = rows.Close() // the rows were all read: Err says whether that went well
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}

@@ -98,7 +98,7 @@ func (e RefundNotPaid) Error() string {
 
 func (e RefundNotPaid) Unwrap() error { return ErrRefundNotPaid }
 
-// ErrRefundNotPayment: only a payment (money received, a positive amount) can be refunded; a
+// ErrRefundNotPayment says only a payment (money received, a positive amount) can be refunded; a
 // refund line, a withdrawal, a fee or a transfer cannot.
 var ErrRefundNotPayment = errors.New("only payments can be refunded")
 

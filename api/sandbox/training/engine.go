@@ -3,7 +3,6 @@ package training
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"pixdash/api"
@@ -105,8 +104,6 @@ type Engine struct {
 	sawBlock bool
 	closed   bool
 	last     *State
-
-	stopOnce sync.Once
 }
 
 type handover struct {
