@@ -2,12 +2,16 @@
 //
 //	pixdash [--config FILE] [--profile NAME] [--demo] [--lang LANG] [--debug]   the dashboard
 //	pixdash sandbox [--addr ADDR] [--fixture FILE] [--state FILE] [--log FILE|-] [--print-fixture]
-//	pixdash config init | check [--config FILE]
+//	pixdash config init [--lang LANG] | check [--config FILE]
 //	pixdash events prune --before YYYY-MM-DD [--yes|--dry-run] [--profile NAME] [--config FILE]
 //	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format br|csv] [--output FILE|-] [--profile NAME] [--config FILE]
 //	pixdash close [--date YYYY-MM-DD] [--width 80|48] [--lang LANG] [--csv FILE [--format csv|br]] [--print] [--offline] [--profile NAME] [--config FILE] [--debug]
 //	pixdash db check | repair [--profile NAME] [--config FILE]
 //	pixdash version
+//
+// The merchant's language (screens and reports) is --lang, else the config's language, else
+// the locale: the first non-empty of LC_ALL, LC_MESSAGES and LANG (pt_BR.* is pt-BR, anything
+// else English).
 //
 // Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command line.
 package main
