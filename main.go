@@ -2,12 +2,16 @@
 //
 //	pixdash [--config FILE] [--profile NAME] [--demo] [--lang LANG] [--debug]   the dashboard
 //	pixdash sandbox [--addr ADDR] [--fixture FILE] [--state FILE] [--log FILE|-] [--print-fixture]
-//	pixdash config init | check [--config FILE]
+//	pixdash config init [--lang LANG] | check [--config FILE]
 //	pixdash events prune --before YYYY-MM-DD [--yes|--dry-run] [--profile NAME] [--config FILE]
 //	pixdash export --from YYYY-MM-DD --to YYYY-MM-DD [--wallet W|--all-wallets] [--format br|csv] [--output FILE|-] [--profile NAME] [--config FILE]
 //	pixdash close [--date YYYY-MM-DD] [--width 80|48] [--lang LANG] [--csv FILE [--format csv|br]] [--print] [--offline] [--profile NAME] [--config FILE] [--debug]
 //	pixdash db check | repair [--profile NAME] [--config FILE]
 //	pixdash version
+//
+// The merchant's language (screens and reports) is --lang, else the config's language, else
+// the locale: the first non-empty of LC_ALL, LC_MESSAGES and LANG (pt_BR.* is pt-BR, anything
+// else English).
 //
 // Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command line.
 package main
@@ -143,7 +147,7 @@ Secrets are never read from flags: use client_secret_env or client_secret_cmd in
 	f.StringVar(&o.config, "config", "", configFlagHelp)
 	f.StringVar(&o.profile, "profile", "", "profile to open (default $PIXDASH_PROFILE, then default_profile); needs a config file")
 	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, which ends with pixdash")
-	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language)`)
+	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language, else LC_ALL/LC_MESSAGES/LANG)`)
 	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
 	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout), newDBCmd(stdout), newTrainingCmd(stdout, stderr))
 	return root
@@ -171,13 +175,8 @@ func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error
 	if o.demo && o.profile != "" {
 		return usageError("--demo and --profile exclude each other: demo mode uses no profile")
 	}
-	var lang ui.Lang
-	if o.lang != "" {
-		l, ok := parseLang(o.lang)
-		if !ok {
-			return usageError(`--lang %q: say "en" or "pt-BR"`, o.lang)
-		}
-		lang = l
+	if _, err := flagLang(o.lang); err != nil {
+		return err
 	}
 	ctx, cancel := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer cancel()
@@ -219,21 +218,43 @@ func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error
 		logger = slog.New(ui.SafeLogHandler(l.Handler()))
 		fmt.Fprintf(stderr, "pixdash: debug log at %s\n", path)
 	}
+	opts, err := dashboardOptions(ctx, o, cfg, p, logger, os.Getenv)
+	if err != nil {
+		return err
+	}
 	// The terminal's background (asked once, before the program runs): without colours the QR
 	// is drawn in the terminal's own colours and needs to know which is the light one.
-	opts := ui.Options{Lang: ui.LangEN, CustomerLang: ui.LangPT, Logger: logger, ASCII: !utf8Locale(os.Getenv),
-		DarkBackground: lipgloss.HasDarkBackground()}
+	opts.DarkBackground = lipgloss.HasDarkBackground()
+	m := ui.New(opts)
+	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	m.Close()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return &exitError{code: exitFailure, err: err}
+	}
+	return nil
+}
+
+// dashboardOptions opens the dashboard's session (demo mode when cfg is nil, else profile p)
+// and says how the merchant's screens look: their language (merchantLang), the customer's,
+// ASCII drawing for a non-UTF-8 locale, the other profiles and the export settings. o.lang
+// has been checked. The terminal's background is left to the caller.
+func dashboardOptions(ctx context.Context, o dashboardFlags, cfg *config.Config, p *config.Profile, logger *slog.Logger, getenv func(string) string) (ui.Options, error) {
+	lang, err := merchantLang(o.lang, cfg, getenv)
+	if err != nil {
+		return ui.Options{}, err
+	}
+	opts := ui.Options{Lang: lang, CustomerLang: ui.LangPT, Logger: logger, ASCII: !utf8Locale(getenv)}
 	if cfg == nil {
 		s, err := openDemo(ctx, logger)
 		if err != nil {
-			return &exitError{code: exitFailure, err: err}
+			return ui.Options{}, &exitError{code: exitFailure, err: err}
 		}
 		opts.Session = s
 	} else {
-		opts.Lang, opts.CustomerLang = ui.ParseLang(cfg.Language), ui.ParseLang(cfg.CustomerLanguage)
-		s, err := openProfile(ctx, p, config.StateDir(os.Getenv), logger)
+		opts.CustomerLang = ui.ParseLang(cfg.CustomerLanguage)
+		s, err := openProfile(ctx, p, config.StateDir(getenv), logger)
 		if err != nil {
-			return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+			return ui.Options{}, &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
 		}
 		opts.Session = s
 		for _, q := range cfg.Profiles {
@@ -244,20 +265,34 @@ func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error
 			if err != nil {
 				return nil, err
 			}
-			return openProfile(ctx, q, config.StateDir(os.Getenv), logger)
+			return openProfile(ctx, q, config.StateDir(getenv), logger)
 		}
 	}
-	if lang != "" {
-		opts.Lang = lang
-	}
 	opts.Export = exportSettings(cfg)
-	m := ui.New(opts)
-	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
-	m.Close()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		return &exitError{code: exitFailure, err: err}
+	return opts, nil
+}
+
+// flagLang reads --lang: "" when it is not given, a usage error when it names no language.
+func flagLang(flag string) (ui.Lang, error) {
+	if flag == "" {
+		return "", nil
 	}
-	return nil
+	l, ok := parseLang(flag)
+	if !ok {
+		return "", usageError(`--lang %q: say "en" or "pt-BR"`, flag)
+	}
+	return l, nil
+}
+
+// merchantLang is the language of the merchant's screens and reports: --lang, then the
+// config's language, then the environment's locale (LC_ALL, LC_MESSAGES, LANG); cfg is nil
+// in demo mode. The customer's screens keep their own setting, customer_language.
+func merchantLang(flag string, cfg *config.Config, getenv func(string) string) (ui.Lang, error) {
+	if flag != "" {
+		return flagLang(flag)
+	}
+	l, _ := parseLang(cfg.DashboardLanguage(getenv)) // always "en" or "pt-BR"
+	return l, nil
 }
 
 // parseLang reads --lang with the config's own parser, so --lang and language = accept the
@@ -520,14 +555,17 @@ func newConfigCmd(stdout, stderr io.Writer) *cobra.Command {
 			return usageError("say init or check")
 		},
 	}
-	var initPath, checkPath string
+	var initPath, initLang, checkPath string
 	initCmd := &cobra.Command{
 		Use:   "init",
 		Short: "Write a commented example config (mode 0600)",
 		Args:  noArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if _, err := flagLang(initLang); err != nil {
+				return err
+			}
 			path, _ := config.Locate(initPath, os.Getenv)
-			if err := config.WriteExample(path); err != nil {
+			if err := config.WriteExample(path, initLang); err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}
 			fmt.Fprintf(stdout, "wrote %s (mode 0600); edit it, then run: pixdash config check\n", path)
@@ -535,6 +573,7 @@ func newConfigCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	initCmd.Flags().StringVar(&initPath, "config", "", configFlagHelp)
+	initCmd.Flags().StringVar(&initLang, "lang", "", `write language = LANG ("en" or "pt-BR") into the file (default: no language line; LC_ALL/LC_MESSAGES/LANG decide)`)
 	checkCmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate every profile and try to sign in",
@@ -554,7 +593,19 @@ func newConfigCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // checkConfig validates the file, resolves every profile's secrets (never printing them) and tries POST /auth.
 func checkConfig(path string, stdout, stderr io.Writer) int {
+	if path == "" {
+		fmt.Fprintf(stderr, "pixdash: no config file to check: neither XDG_CONFIG_HOME nor HOME is set; give --config FILE (pixdash config init --config FILE writes one)\n")
+		return exitFailure
+	}
 	cfg, err := config.Load(path)
+	if errors.Is(err, os.ErrNotExist) {
+		suggest := "pixdash config init"
+		if def, _ := config.Locate("", os.Getenv); def != path {
+			suggest += " --config " + path
+		}
+		fmt.Fprintf(stderr, "pixdash: no config file at %s\ncreate one with: %s (then edit it and run pixdash config check again)\n", safetext.Clean(path), safetext.Clean(suggest))
+		return exitFailure
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s\n", safetext.Clean(err.Error()))
 		return exitFailure
@@ -907,7 +958,7 @@ print_command. A day in the future is refused.`,
 	f := cmd.Flags()
 	f.StringVar(&o.date, "date", "", "the day, YYYY-MM-DD (local time; default today, a partial close)")
 	f.IntVar(&o.width, "width", report.DefaultWidth, "line width of the text report: 80 for a terminal, 48 for a receipt printer (at least 40)")
-	f.StringVar(&o.lang, "lang", "", `language of the report: "en" or "pt-BR" (default: the config's language)`)
+	f.StringVar(&o.lang, "lang", "", `language of the report: "en" or "pt-BR" (default: the config's language, else LC_ALL/LC_MESSAGES/LANG)`)
 	f.StringVar(&o.csv, "csv", "", "also write the close as a spreadsheet to this file")
 	f.StringVar(&o.format, "format", "", `dialect of --csv: "csv" (RFC 4180) or "br" (semicolons, decimal comma, BOM); default the profile's export_format`)
 	f.BoolVar(&o.print, "print", false, "send the text report to the profile's print_command")
@@ -945,13 +996,8 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 	if o.width < report.MinWidth || o.width > maxCloseWidth {
 		return usageError("--width %d: say 80 for a terminal or 48 for a receipt printer (%d to %d)", o.width, report.MinWidth, maxCloseWidth)
 	}
-	lang := ""
-	if o.lang != "" {
-		l, ok := parseLang(o.lang)
-		if !ok {
-			return usageError(`--lang %q: say "en" or "pt-BR"`, o.lang)
-		}
-		lang = string(l)
+	if _, err := flagLang(o.lang); err != nil {
+		return err
 	}
 	if o.format != "" && o.csv == "" {
 		return usageError("--format is the dialect of --csv: give --csv FILE too")
@@ -968,12 +1014,8 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 	if o.print && len(p.PrintCommand) == 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, workflow.ErrNoPrintCommand)}
 	}
-	if lang == "" {
-		lang = report.LangEN
-		if cfg.Language == config.LangPortuguese {
-			lang = report.LangPT
-		}
-	}
+	l, _ := merchantLang(o.lang, cfg, os.Getenv)    // --lang was checked above
+	lang := string(l)                               // ui's and report's language codes are the same
 	format, _ := export.ParseFormat(p.ExportFormat) // validated when the config was read
 	if o.format != "" {
 		format, _ = export.ParseFormat(o.format)

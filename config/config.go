@@ -69,7 +69,7 @@ const (
 type Config struct {
 	Path             string     // file it was read from ("" if built in code)
 	DefaultProfile   string     // default_profile, "" when unset
-	Language         string     // dashboard language: LangEnglish or LangPortuguese
+	Language         string     // dashboard language: LangEnglish, LangPortuguese, or "" when the file does not say (the environment decides: DashboardLanguage)
 	CustomerLanguage string     // language of the customer-facing QR and result screens
 	Profiles         []*Profile // in file order
 	// Warnings are settings that work but deserve attention (a webhook receiver reachable
@@ -265,8 +265,10 @@ func (c *Config) where() string {
 func (c *Config) Validate() error {
 	var ps Problems
 	add := func(key, msg string) { ps = append(ps, Problem{File: c.Path, Key: key, Msg: msg}) }
-	if _, msg := checkLanguage(c.Language); msg != "" {
-		add("language", msg)
+	if c.Language != "" { // unset: the environment decides
+		if _, msg := checkLanguage(c.Language); msg != "" {
+			add("language", msg)
+		}
 	}
 	if _, msg := checkLanguage(c.CustomerLanguage); msg != "" {
 		add("customer_language", msg)
@@ -644,7 +646,7 @@ func (d *decoder) unknown(n node, known []string, hint string) {
 }
 
 func (d *decoder) config(root map[string]toml.Primitive) *Config {
-	cfg := &Config{Path: d.file, Language: LangEnglish, CustomerLanguage: LangPortuguese}
+	cfg := &Config{Path: d.file, CustomerLanguage: LangPortuguese}
 	var defNode node
 	for _, n := range d.children(nil, root) {
 		switch n.name() {
@@ -1144,6 +1146,41 @@ func ParseLanguage(s string) (lang string, ok bool) {
 		return LangPortuguese, true
 	}
 	return "", false
+}
+
+// LocaleLanguage reads a POSIX locale name such as "pt_BR.UTF-8" or "pt_BR@euro": its
+// language and territory go through ParseLanguage, the codeset and modifier are ignored.
+// "C", "POSIX" and anything ParseLanguage does not know give ok false.
+func LocaleLanguage(locale string) (lang string, ok bool) {
+	if i := strings.IndexAny(locale, ".@"); i >= 0 {
+		locale = locale[:i]
+	}
+	return ParseLanguage(locale)
+}
+
+// EnvLanguage is the language the environment asks for, in POSIX order: the first non-empty
+// of LC_ALL, LC_MESSAGES and LANG decides; pt_BR (and pt) give LangPortuguese, and anything
+// else, "C" and "POSIX" included, or no locale at all, LangEnglish.
+func EnvLanguage(getenv func(string) string) string {
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if v := getenv(k); v != "" {
+			if lang, ok := LocaleLanguage(v); ok {
+				return lang
+			}
+			return LangEnglish
+		}
+	}
+	return LangEnglish
+}
+
+// DashboardLanguage is the language of the merchant's screens and reports when no --lang
+// says: the config's language when it sets one, else the environment's (EnvLanguage). A nil
+// Config (demo mode, no file) leaves it to the environment.
+func (c *Config) DashboardLanguage(getenv func(string) string) string {
+	if c != nil && c.Language != "" {
+		return c.Language
+	}
+	return EnvLanguage(getenv)
 }
 
 func checkLanguage(s string) (string, string) {

@@ -449,13 +449,14 @@ func TestTopLevelKeys(t *testing.T) {
 		wantKey string
 		check   func(*testing.T, *Config)
 	}{
+		// No language line: Language stays unset for the environment to decide (DashboardLanguage).
 		{name: "defaults", doc: profileDoc(), check: func(t *testing.T, c *Config) {
-			if c.Language != LangEnglish || c.CustomerLanguage != LangPortuguese || c.DefaultProfile != "" || c.Path != testFile {
+			if c.Language != "" || c.CustomerLanguage != LangPortuguese || c.DefaultProfile != "" || c.Path != testFile {
 				t.Errorf("got %+v", c)
 			}
 		}},
 		{name: "empty file", doc: "", check: func(t *testing.T, c *Config) {
-			if len(c.Profiles) != 0 || c.Language != LangEnglish {
+			if len(c.Profiles) != 0 || c.Language != "" {
 				t.Errorf("got %+v", c)
 			}
 		}},
@@ -472,6 +473,11 @@ func TestTopLevelKeys(t *testing.T) {
 		{name: "language pt, as --lang pt", doc: "language = \"pt\"\ncustomer_language = \"PT\"\n", check: func(t *testing.T, c *Config) {
 			if c.Language != LangPortuguese || c.CustomerLanguage != LangPortuguese {
 				t.Errorf("languages %q %q", c.Language, c.CustomerLanguage)
+			}
+		}},
+		{name: "language en said", doc: "language = \"en\"\n", check: func(t *testing.T, c *Config) {
+			if c.Language != LangEnglish {
+				t.Errorf("got %q", c.Language)
 			}
 		}},
 		{name: "language unsupported", doc: "language = \"fr\"\n", wantErr: `"fr" is not supported; use "en" or "pt-BR"`, wantKey: "language"},
@@ -996,5 +1002,42 @@ func TestPrintCommandNeedsAPrivateFileAndIsValidatedInCode(t *testing.T) {
 	c.Profiles[0].PrintCommand = []string{"lp"}
 	if err := c.Validate(); err != nil {
 		t.Errorf("Validate with print_command [lp]: %v", err)
+	}
+}
+
+// The environment's language: the first non-empty of LC_ALL, LC_MESSAGES and LANG decides.
+func TestEnvLanguage(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, LangEnglish},
+		{map[string]string{"LANG": "pt_BR.UTF-8"}, LangPortuguese},
+		{map[string]string{"LANG": "pt_BR"}, LangPortuguese},
+		{map[string]string{"LANG": "pt"}, LangPortuguese},
+		{map[string]string{"LANG": "pt_BR.ISO-8859-1@x"}, LangPortuguese},
+		{map[string]string{"LANG": "pt_PT.UTF-8"}, LangEnglish},
+		{map[string]string{"LANG": "C"}, LangEnglish},
+		{map[string]string{"LANG": "C.UTF-8"}, LangEnglish},
+		{map[string]string{"LANG": "POSIX"}, LangEnglish},
+		{map[string]string{"LANG": "en_US.UTF-8"}, LangEnglish},
+		{map[string]string{"LC_MESSAGES": "pt_BR.UTF-8", "LANG": "en_US.UTF-8"}, LangPortuguese},
+		{map[string]string{"LC_MESSAGES": "C", "LANG": "pt_BR.UTF-8"}, LangEnglish},
+		{map[string]string{"LC_ALL": "pt_BR.UTF-8", "LC_MESSAGES": "C", "LANG": "C"}, LangPortuguese},
+		{map[string]string{"LC_ALL": "POSIX", "LANG": "pt_BR.UTF-8"}, LangEnglish},
+		{map[string]string{"LC_ALL": "de_DE.UTF-8", "LANG": "pt_BR.UTF-8"}, LangEnglish},
+		{map[string]string{"LC_CTYPE": "pt_BR.UTF-8"}, LangEnglish}, // LC_CTYPE is not the messages' language
+	} {
+		if got := EnvLanguage(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("EnvLanguage(%v) = %q, want %q", tc.env, got, tc.want)
+		}
+		cfg := &Config{}
+		if got := cfg.DashboardLanguage(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("unset language, %v: DashboardLanguage = %q, want %q", tc.env, got, tc.want)
+		}
+		cfg.Language = LangEnglish
+		if got := cfg.DashboardLanguage(func(k string) string { return tc.env[k] }); got != LangEnglish {
+			t.Errorf("language en, %v: DashboardLanguage = %q", tc.env, got)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Example is a commented configuration showing every key; it parses with Parse.
@@ -18,8 +19,10 @@ const Example = `# pixdash configuration.
 # With a single profile it is picked anyway.
 default_profile = "sandbox"
 
-# Language of the dashboard: "en" or "pt-BR". Default "en".
-language = "en"
+# Language of the dashboard: "en" or "pt-BR". Unset, the environment decides:
+# the first of LC_ALL, LC_MESSAGES and LANG that is set (pt_BR.UTF-8 gives
+# "pt-BR"; anything else, C and POSIX included, gives "en").
+# language = "pt-BR"
 
 # Language of the screens shown to the customer (QR code, payment result):
 # "en" or "pt-BR". Default "pt-BR".
@@ -135,8 +138,30 @@ type existsError struct{ path string }
 func (e *existsError) Error() string        { return e.path + " already exists; not overwriting it" }
 func (e *existsError) Is(target error) bool { return target == fs.ErrExist }
 
-// WriteExample writes Example to path with mode 0600, creating parent directories (0700); it never overwrites.
-func WriteExample(path string) error {
+// exampleLanguageLine is the Example's commented-out language line, which ExampleFor replaces.
+const exampleLanguageLine = "# language = \"pt-BR\"\n"
+
+// ExampleFor is Example with an active `language = "LANG"` line when lang is given ("en" or
+// "pt-BR" in any spelling ParseLanguage reads); with lang "" it is Example unchanged, whose
+// language line is commented out so that the environment decides.
+func ExampleFor(lang string) (string, error) {
+	if lang == "" {
+		return Example, nil
+	}
+	l, ok := ParseLanguage(lang)
+	if !ok {
+		return "", fmt.Errorf("config: language %q is not supported; use %q or %q", truncate(lang, 20), LangEnglish, LangPortuguese)
+	}
+	return strings.Replace(Example, exampleLanguageLine, fmt.Sprintf("language = %q\n", l), 1), nil
+}
+
+// WriteExample writes ExampleFor(lang) to path with mode 0600, creating parent directories
+// (0700); it never overwrites.
+func WriteExample(path, lang string) error {
+	text, err := ExampleFor(lang)
+	if err != nil {
+		return err
+	}
 	if _, err := os.Lstat(path); err == nil {
 		return &existsError{path: path}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -156,7 +181,7 @@ func WriteExample(path string) error {
 		_ = tmp.Close()
 		return fmt.Errorf("config: %w", err)
 	}
-	if _, err := tmp.WriteString(Example); err != nil {
+	if _, err := tmp.WriteString(text); err != nil {
 		_ = tmp.Close()
 		return fmt.Errorf("config: writing %s: %w", tmpName, err)
 	}

@@ -69,7 +69,7 @@ func TestExampleShowsEveryKey(t *testing.T) {
 func TestWriteExample(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "nested", "pixdash", "config.toml")
-	if err := WriteExample(path); err != nil {
+	if err := WriteExample(path, ""); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(path)
@@ -98,7 +98,7 @@ func TestWriteExample(t *testing.T) {
 	if err := os.WriteFile(path, []byte("# mine\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err = WriteExample(path)
+	err = WriteExample(path, "")
 	if !errors.Is(err, fs.ErrExist) || err.Error() != path+" already exists; not overwriting it" {
 		t.Fatalf("overwrite: got %v", err)
 	}
@@ -108,5 +108,27 @@ func TestWriteExample(t *testing.T) {
 	entries, _ = os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+// The Example leaves the language to the environment; ExampleFor writes it when asked.
+func TestExampleForLanguage(t *testing.T) {
+	for _, tc := range []struct{ lang, want string }{
+		{"", ""}, {"pt-BR", LangPortuguese}, {"pt_BR", LangPortuguese}, {"en", LangEnglish},
+	} {
+		text, err := ExampleFor(tc.lang)
+		if err != nil {
+			t.Fatalf("ExampleFor(%q): %v", tc.lang, err)
+		}
+		cfg, err := Parse(testFile, []byte(text), 0o600)
+		if err != nil {
+			t.Fatalf("ExampleFor(%q) does not parse: %v", tc.lang, err)
+		}
+		if cfg.Language != tc.want {
+			t.Errorf("ExampleFor(%q): Language = %q, want %q", tc.lang, cfg.Language, tc.want)
+		}
+	}
+	if _, err := ExampleFor("fr"); err == nil {
+		t.Error(`ExampleFor("fr") accepted`)
 	}
 }
