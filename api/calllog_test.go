@@ -141,3 +141,41 @@ func TestMaskDigitRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugLogsWebhookVerdicts: each delivery writes one line with its event id, kind and verdict
+// (accepted, duplicate, refused with the reason), never the body nor the secret.
+func TestDebugLogsWebhookVerdicts(t *testing.T) {
+	var buf bytes.Buffer
+	r := NewReceiver(testWebhookSecret, WithServerLog(slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	body := webhookBody("evt-log-1")
+	for _, sig := range []string{Sign(body, testWebhookSecret), Sign(body, testWebhookSecret), "sha256=00"} {
+		deliverWebhook(r, body, sig)
+	}
+	var got [][3]string
+	for _, m := range logLines(t, &buf) {
+		if strings.HasPrefix(m["msg"].(string), "webhook delivery") {
+			ev, _ := m["event"].(string)
+			verdict, _ := m["verdict"].(string)
+			extra, _ := m["kind"].(string)
+			if verdict == "refused" {
+				extra, _ = m["reason"].(string)
+			}
+			got = append(got, [3]string{ev, verdict, extra})
+		}
+	}
+	want := [][3]string{{"evt-log-1", "accepted", "payment_completed"}, {"evt-log-1", "duplicate", "payment_completed"}, {"", "refused", RejectSignature.String()}}
+	if len(got) != len(want) {
+		t.Fatalf("webhook lines = %v, want %v\n%s", got, want, buf.String())
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	out := buf.String()
+	for _, bad := range []string{testWebhookSecret.Reveal(), "tx-evt-log-1", "loja-1"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the log holds %q:\n%s", bad, out)
+		}
+	}
+}
