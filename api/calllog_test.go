@@ -119,6 +119,9 @@ func TestDebugLogsTransportError(t *testing.T) {
 		t.Fatal("want a transport error")
 	}
 	lines := callLines(logLines(t, &buf))
+	if len(lines) == 0 {
+		t.Fatalf("no call line:\n%s", buf.String())
+	}
 	last := lines[len(lines)-1]
 	if last["path"] != "/_sandbox/fee" || last["status"] != float64(0) || last["error"] == nil {
 		t.Errorf("last line = %v, want the failed GET with status 0 and an error", last)

@@ -427,7 +427,7 @@ func (c *Client) call(ctx context.Context, r *apiRequest) error {
 			return finalError(op, n, res.err)
 		}
 		c.log.LogAttrs(ctx, slog.LevelWarn, "api: retrying",
-			slog.String("op", op), slog.Int("attempt", n), slog.Duration("delay", delay), slog.String("error", res.err.Error()))
+			slog.String("op", op), slog.Int("attempt", n), slog.Duration("delay", delay), slog.String("error", logError(res.err)))
 		if err := c.sleep(ctx, delay); err != nil {
 			return contextError(op, ctx, res.err)
 		}
