@@ -38,7 +38,14 @@ func (c *Client) TokenState() TokenState { return c.tokens.state() }
 func (c *Client) Close() { c.tokens.close() }
 
 // fetchToken exchanges the credential for an access token (POST /auth) and returns it with its lifetime.
-func (c *Client) fetchToken(ctx context.Context) (Secret, time.Duration, error) {
+func (c *Client) fetchToken(ctx context.Context) (_ Secret, _ time.Duration, err error) {
+	start, status, traceID := time.Now(), 0, ""
+	defer func() {
+		if traceID == "" {
+			traceID = responseTraceID(nil, err)
+		}
+		c.logCall(ctx, http.MethodPost, pathAuth, "", 1, time.Since(start), attemptResult{err: err, status: status, traceID: traceID})
+	}()
 	body, err := json.Marshal(struct { //nolint:gosec // G117: POST /auth must send the secret; marshalled once, never logged
 		ClientID     string `json:"client_id"`
 		ClientSecret string `json:"client_secret"`
@@ -61,6 +68,7 @@ func (c *Client) fetchToken(ctx context.Context) (Secret, time.Duration, error) 
 		return "", 0, err
 	}
 	defer resp.Body.Close()
+	status, traceID = resp.StatusCode, responseTraceID(resp.Header, nil)
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBodyBytes+1))
 	if err != nil {
 		return "", 0, fmt.Errorf("POST %s: reading %d response body: %w", pathAuth, resp.StatusCode, err)

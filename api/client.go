@@ -380,6 +380,8 @@ type attemptResult struct {
 	err        error
 	retryAfter time.Duration
 	hasRetry   bool // the reply carried a usable Retry-After
+	status     int  // the reply's HTTP status (0 when none arrived)
+	traceID    string
 }
 
 // call runs r with the retry policy; see retry.go for what is retried.
@@ -405,7 +407,9 @@ func (c *Client) call(ctx context.Context, r *apiRequest) error {
 		attempts = c.retry.MaxAttempts
 	}
 	for n := 1; ; n++ {
+		start := time.Now()
 		res := c.attempt(ctx, r, target, payload)
+		c.logCall(ctx, r.method, r.path, r.opts.SubAccount, n, time.Since(start), res)
 		if res.err == nil {
 			return nil
 		}
@@ -423,7 +427,7 @@ func (c *Client) call(ctx context.Context, r *apiRequest) error {
 			return finalError(op, n, res.err)
 		}
 		c.log.LogAttrs(ctx, slog.LevelWarn, "api: retrying",
-			slog.String("op", op), slog.Int("attempt", n), slog.Duration("delay", delay), slog.String("error", res.err.Error()))
+			slog.String("op", op), slog.Int("attempt", n), slog.Duration("delay", delay), slog.String("error", logError(res.err)))
 		if err := c.sleep(ctx, delay); err != nil {
 			return contextError(op, ctx, res.err)
 		}
@@ -479,6 +483,13 @@ func (c *Client) attempt(ctx context.Context, r *apiRequest, target string, payl
 		return attemptResult{err: err}
 	}
 	defer resp.Body.Close()
+	res := c.reply(resp, r)
+	res.status, res.traceID = resp.StatusCode, responseTraceID(resp.Header, res.err)
+	return res
+}
+
+// reply reads and decodes one HTTP reply to r.
+func (c *Client) reply(resp *http.Response, r *apiRequest) attemptResult {
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	limit := int64(maxErrorBodyBytes)
 	if ok {

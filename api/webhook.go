@@ -451,7 +451,18 @@ func (r *Receiver) refuse(req *http.Request, reason RejectReason, err error) {
 		x.Detail = truncate(err.Error(), 160)
 	}
 	r.refusals.add(x)
-	r.log.Warn("webhook delivery refused", "reason", reason.String(), "remote", x.Remote, "detail", x.Detail)
+	r.log.Warn("webhook delivery refused", "verdict", "refused", "reason", reason.String(), "remote", x.Remote, "detail", MaskDigitRuns(x.Detail))
+}
+
+// delivery logs, at debug level, a signed and well-formed delivery's event id, kind and verdict
+// (accepted, duplicate, deferred, failed); refusals are logged by refuse. Never the body.
+func (r *Receiver) delivery(req *http.Request, id, kind, verdict, reason string) {
+	attrs := []slog.Attr{slog.String("event", truncate(id, 80)), slog.String("kind", truncate(kind, 60)),
+		slog.String("verdict", verdict), slog.String("remote", req.RemoteAddr)}
+	if reason != "" {
+		attrs = append(attrs, slog.String("reason", reason))
+	}
+	r.log.LogAttrs(req.Context(), slog.LevelDebug, "webhook delivery", attrs...)
 }
 
 // ServeHTTP handles one webhook delivery (see Receiver).
@@ -522,7 +533,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// One pass validates the body and reads its eventId; when the scan is unsure (escapes,
 	// odd spellings) the decoder has the last word, and a body that is not an event gets 400
 	// whether or not its id was seen.
-	id, _, ok := scanEvent(body)
+	id, kind, ok := scanEvent(body)
 	if !ok {
 		ev, err := DecodeEvent(body)
 		if err != nil {
@@ -531,7 +542,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		id = ev.EventID
+		id, kind = ev.EventID, string(ev.Kind)
 	}
 	if r.env != "" {
 		if env := eventEnvironment(body); env != "" && !strings.EqualFold(string(env), string(r.env)) {
@@ -545,6 +556,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 	n, ticket := r.seen.begin(id)
 	if n > 0 {
+		r.delivery(req, id, kind, "duplicate", "")
 		r.duplicates.Add(1)
 		if r.onDup != nil {
 			r.onDup(id, n)
@@ -556,9 +568,11 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.seen.end(ticket, err == nil)
 	switch {
 	case err == nil:
+		r.delivery(req, id, kind, "accepted", "")
 		r.accepted.Add(1)
 		w.WriteHeader(http.StatusOK)
 	case errors.Is(err, ErrSinkFull):
+		r.delivery(req, id, kind, "deferred", "buffer or disk full (503, the sender retries)")
 		r.overflow.Add(1)
 		w.Header().Set("Retry-After", "2")
 		http.Error(w, "cannot take the event now (buffer or disk full), retry later", http.StatusServiceUnavailable)
@@ -568,6 +582,8 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 	default:
 		// The sink's error may name local files: the sender only needs to know to retry.
+		r.delivery(req, id, kind, "failed", "could not store (500, the sender retries)")
+		r.log.Warn("webhook event not stored", "event", truncate(id, 80), "err", MaskDigitRuns(truncate(err.Error(), 240)))
 		r.failed.Add(1)
 		http.Error(w, "could not store the event, retry later", http.StatusInternalServerError)
 	}

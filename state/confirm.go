@@ -88,6 +88,15 @@ type Confirmation struct {
 // (confirmBlock) are read back too; other events are left unchecked. Any other failure
 // (network, 5xx, auth) is returned and the verdict stays unchecked, so the caller can try again.
 func (s *Store) ConfirmEvent(ctx context.Context, r TransactionReader, e *api.Event) (Confirmation, error) {
+	out, err := s.confirmEvent(ctx, r, e)
+	if err == nil && out.Verdict != "" {
+		s.logConfirmation(e, out)
+	}
+	return out, err
+}
+
+// confirmEvent is ConfirmEvent without its log line.
+func (s *Store) confirmEvent(ctx context.Context, r TransactionReader, e *api.Event) (Confirmation, error) {
 	out := Confirmation{EventID: e.EventID}
 	if !e.Kind.ReadBack() {
 		return out, nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -137,7 +138,16 @@ func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool,
 			}
 			first[i] = f
 		}
-		return func() { s.mark(changeEvents) }, nil
+		return func() {
+			for i, e := range es {
+				op := "stored"
+				if !first[i] {
+					op = "copy counted"
+				}
+				s.logWrite("event", op, e.EventID, slog.String("kind", string(e.Kind)), slog.String("charge", e.TransactionID))
+			}
+			s.mark(changeEvents)
+		}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -166,10 +176,11 @@ func (s *Store) SetEventVerdict(ctx context.Context, eventID string, v Verdict, 
 		if err != nil {
 			return nil, err
 		}
+		logged := func() { s.logWrite("verdict", string(v), eventID, slog.String("reason", logReason(reason))) }
 		if changed {
-			return func() { s.mark(changeEvents); s.cacheCharge(c) }, nil
+			return func() { logged(); s.mark(changeEvents); s.cacheCharge(c) }, nil
 		}
-		return func() { s.mark(changeEvents) }, nil
+		return func() { logged(); s.mark(changeEvents) }, nil
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"log/slog"
 	"time"
 )
 
@@ -39,7 +40,11 @@ func (s *Store) ClaimOnPaid(ctx context.Context, chargeID, command string) (bool
 			return nil, err
 		}
 		claimed = n == 1
-		return nil, nil
+		return func() {
+			if claimed {
+				s.logWrite("on_paid", "claim", chargeID)
+			}
+		}, nil
 	})
 	if err != nil {
 		return false, classify(err)
@@ -53,7 +58,7 @@ func (s *Store) FinishOnPaid(ctx context.Context, chargeID, outcome string) erro
 	at := s.now().UnixMilli()
 	return classify(s.write(ctx, func(tx *sql.Tx) (func(), error) {
 		_, err := tx.Exec(`UPDATE on_paid_runs SET finished_at = ?, outcome = ? WHERE charge_id = ?`, at, outcome, chargeID)
-		return nil, err
+		return func() { s.logWrite("on_paid", "finish", chargeID, slog.String("outcome", logReason(outcome))) }, err
 	}))
 }
 

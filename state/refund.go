@@ -99,7 +99,7 @@ func (s *Store) PutRefund(ctx context.Context, r Refund) (Refund, error) {
 			return nil, err
 		}
 		s.mark(changeCharges)
-		return func() { s.rememberRefund(r) }, nil
+		return func() { s.logRefund("put", r); s.rememberRefund(r) }, nil
 	})
 	return r, err
 }

@@ -157,7 +157,7 @@ func (s *Store) ClaimRefund(ctx context.Context, r Refund, until time.Time) (cla
 		}
 		s.mark(changeCharges)
 		rec := claimed
-		return func() { s.rememberRefund(rec) }, nil
+		return func() { s.logRefund("claim", rec); s.rememberRefund(rec) }, nil
 	})
 	if err != nil {
 		return r, prior, ok, classify(err)
@@ -215,7 +215,7 @@ func (s *Store) ChangeRefund(ctx context.Context, chargeID string, f func(r Refu
 		out, have, wrote = next, true, true
 		s.mark(changeCharges)
 		rec := next
-		return func() { s.rememberRefund(rec) }, nil
+		return func() { s.logRefund("change", rec); s.rememberRefund(rec) }, nil
 	})
 	if err != nil {
 		return out, have, classify(err)

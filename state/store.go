@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -27,6 +28,7 @@ type Option func(*options)
 type options struct {
 	now func() time.Time
 	loc *time.Location
+	log *slog.Logger
 }
 
 // WithClock sets the clock used to timestamp what the store records (default time.Now).
@@ -49,6 +51,7 @@ type Store struct {
 	refunds     *refundCache
 	now         func() time.Time
 	loc         *time.Location
+	log         *slog.Logger // debug lines of the writes (nil: none)
 
 	wdb, rdb *sql.DB
 	stmts    statements
@@ -226,7 +229,7 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 	if err != nil {
 		return nil, classify(err)
 	}
-	s := &Store{profile: profile, file: file, now: o.now, loc: o.loc, wdb: wdb, rdb: rdb,
+	s := &Store{profile: profile, file: file, now: o.now, loc: o.loc, log: o.log, wdb: wdb, rdb: rdb,
 		polls: newPollSet(DefaultPollPolicy()), changed: make(chan struct{}), ready: make(chan struct{})}
 	s.recent.init()
 	s.checked = make(chan struct{})
@@ -608,6 +611,7 @@ func (s *Store) changeCharge(ctx context.Context, id string, f func(c Charge, ok
 // cacheCharge keeps a committed charge where Peek and the poll schedule find it, and marks the
 // charges as changed.
 func (s *Store) cacheCharge(c Charge) {
+	s.logWrite("charge", "upsert", c.ID, slog.String("wallet", c.Wallet), slog.String("status", string(c.Status)), slog.Int64("amount", int64(c.Amount)))
 	s.polls.put(c)
 	s.recent.put(c)
 	s.mark(changeCharges)
@@ -693,7 +697,7 @@ func (s *Store) BeginSubmission(ctx context.Context, sub Submission) error {
 	return s.write(ctx, func(tx *sql.Tx) (func(), error) {
 		_, err := tx.Exec(`INSERT INTO submissions(key, wallet, created_at, doc) VALUES (?, ?, ?, ?)
 			ON CONFLICT(key) DO UPDATE SET wallet = excluded.wallet, doc = excluded.doc`, sub.Key, sub.Wallet, sub.CreatedAt.UnixMilli(), doc)
-		return nil, err
+		return func() { s.logWrite("submission", "begin", sub.Key, slog.String("wallet", sub.Wallet)) }, err
 	})
 }
 
@@ -715,7 +719,10 @@ func (s *Store) CompleteSubmission(ctx context.Context, key string, c Charge) (C
 			return nil, err
 		}
 		out = merged
-		return func() { s.cacheCharge(merged) }, nil
+		return func() {
+			s.logWrite("submission", "complete", key, slog.String("charge", merged.ID))
+			s.cacheCharge(merged)
+		}, nil
 	})
 	return out, err
 }
@@ -741,7 +748,7 @@ func (s *Store) ResolveSubmission(ctx context.Context, key string, tx *api.Trans
 func (s *Store) AbandonSubmission(ctx context.Context, key string) error {
 	return s.write(ctx, func(tx *sql.Tx) (func(), error) {
 		_, err := tx.Exec(`DELETE FROM submissions WHERE key = ?`, key)
-		return nil, err
+		return func() { s.logWrite("submission", "abandon", key) }, err
 	})
 }
 
@@ -822,6 +829,7 @@ func (s *Store) LearnFee(ctx context.Context, f LearnedFee) error {
 			return nil, err
 		}
 		return func() {
+			s.logWrite("fee", "learn", "fee")
 			s.feeMu.Lock()
 			s.fee = &f
 			s.feeMu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"pixdash/api"
@@ -89,7 +90,9 @@ func (s *Store) PutWithdrawal(ctx context.Context, w Withdrawal) (Withdrawal, er
 			return nil, err
 		}
 		s.mark(changeEvents)
-		return nil, nil
+		return func() {
+			s.logWrite("withdrawal", "put", w.Key, slog.String("wallet", w.Wallet), slog.String("state", string(w.State)), slog.Int64("amount", int64(w.Amount)))
+		}, nil
 	})
 	return w, err
 }

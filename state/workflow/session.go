@@ -148,12 +148,13 @@ func Open(ctx context.Context, p Params) (*Session, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	storeOpts := append([]state.Option{state.WithLogger(logger)}, p.StoreOptions...)
 	var store *state.Store
 	if p.StateDir == "" {
-		store = state.OpenMemory(p.StoreOptions...)
+		store = state.OpenMemory(storeOpts...)
 	} else {
 		var err error
-		if store, err = state.Open(ctx, p.StateDir, p.Profile, p.StoreOptions...); err != nil {
+		if store, err = state.Open(ctx, p.StateDir, p.Profile, storeOpts...); err != nil {
 			if p.Release != nil {
 				p.Release()
 			}
