@@ -21,7 +21,8 @@ import "pixdash/api"
 // ptBRWords holds the pt-BR messages added for issue 21's wording defects.
 var ptBRWords = map[string]string{
 	"The service answered:": "O serviço respondeu:",
-	"%ds":                   "%d s",
+	"%d min":                "%d min",
+	"<1 min":                "<1 min",
 	"Another pixdash receives this profile's webhooks; this window shows the events it saves, and takes over when that one quits.": "Outro pixdash recebe os webhooks deste perfil; esta janela mostra os eventos que ele salva e assume quando ele fechar.",
 	// main.go: a loopback sandbox profile registers its receiver with pixdash sandbox.
 	"The local sandbox did not take this profile's webhook endpoint (a secret of 16 to 255 printable characters is needed): payments show up by polling only.": "O sandbox local não aceitou o endpoint de webhook deste perfil (o segredo precisa ter de 16 a 255 caracteres imprimíveis): os pagamentos aparecem só pela consulta periódica.",

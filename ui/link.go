@@ -163,7 +163,7 @@ func (m *Model) updateLink(msg tea.Msg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-// tokenView is the token's remaining life as last sampled.
+// tokenView is the token's remaining life as last sampled, in whole minutes.
 func (m *Model) tokenView(now time.Time) string {
 	st, tr := m.c.st, m.c.tr
 	ts := m.link.token
@@ -174,7 +174,12 @@ func (m *Model) tokenView(now time.Time) string {
 	if left <= 0 {
 		return st.Warn.Render(tr.T("token expired"))
 	}
-	return st.Label.Render(tr.T("token ")) + st.Value.Render(tr.F("%ds", int(left.Seconds())))
+	// Whole minutes: the header changes once a minute, not every second, so an idle dashboard
+	// writes next to nothing to the terminal (a renewal 30 s before expiry keeps it above 0).
+	if left < time.Minute {
+		return st.Label.Render(tr.T("token ")) + st.Value.Render(tr.T("<1 min"))
+	}
+	return st.Label.Render(tr.T("token ")) + st.Value.Render(tr.F("%d min", int(left/time.Minute)))
 }
 
 // connView is the light: the last real outcome and how long ago the service last answered.
