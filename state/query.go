@@ -233,3 +233,34 @@ func (s *Store) ChargesBefore(ctx context.Context, q ChargeQuery, before int64, 
 	}
 	return charges, last, nil
 }
+
+// RefundsOf reads the refunds recorded for the given charges in one query (RefundOf for many,
+// as an export reads a batch of the list); a charge with none is absent from the map.
+func (s *Store) RefundsOf(ctx context.Context, chargeIDs []string) (map[string]Refund, error) {
+	out := make(map[string]Refund)
+	if len(chargeIDs) == 0 {
+		return out, nil
+	}
+	ids, err := json.Marshal(chargeIDs)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT charge_id, doc FROM refunds WHERE charge_id IN (SELECT value FROM json_each(?))`, string(ids))
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var doc []byte
+		if err := rows.Scan(&id, &doc); err != nil {
+			return nil, classify(err)
+		}
+		var r Refund
+		if err := json.Unmarshal(doc, &r); err != nil {
+			return nil, fmt.Errorf("%w: refund of %s: %w", ErrDamaged, id, err)
+		}
+		out[id] = r
+	}
+	return out, classify(rows.Err())
+}

@@ -67,6 +67,12 @@ type KeysetSource interface {
 	ChargesBefore(ctx context.Context, q state.ChargeQuery, before int64, limit int) ([]state.Charge, int64, error)
 }
 
+// RefundsSource is what a Source may also offer, and *state.Store does: the refunds of many
+// charges in one read (one query for a batch of the list instead of one a charge).
+type RefundsSource interface {
+	RefundsOf(ctx context.Context, chargeIDs []string) (map[string]state.Refund, error)
+}
+
 // RefundSource is what a Source may also offer: the refund asked from the dashboard for a
 // charge (*state.Store does). Without it, only a blocked deposit's return is a known refund.
 type RefundSource interface {
@@ -391,6 +397,18 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 	// emit writes one page's charges; it reports whether the rest of the list is older than
 	// the period (so the export is done).
 	emit := func(cs []state.Charge, skip map[string]bool, seen map[string]bool) (done bool, err error) {
+		var refunds map[string]state.Refund // the page's refunds, when the source reads them at once
+		if rs, ok := src.(RefundsSource); ok {
+			var ids []string
+			for i := range cs {
+				if cs[i].Status == api.StatusCompleted {
+					ids = append(ids, cs[i].ID)
+				}
+			}
+			if refunds, err = rs.RefundsOf(ctx, ids); err != nil {
+				return false, fmt.Errorf("export: reading the refunds: %w", err)
+			}
+		}
 		for i := range cs {
 			c := &cs[i]
 			if seen != nil {
@@ -408,7 +426,9 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 				break
 			}
 			r := row{c: c, f: o.Format, loc: loc, o: &o}
-			if rs, ok := src.(RefundSource); ok && c.Status == api.StatusCompleted {
+			if refunds != nil {
+				r.rf, r.hasRF = refunds[c.ID]
+			} else if rs, ok := src.(RefundSource); ok && c.Status == api.StatusCompleted {
 				// Only a completed payment can be refunded from the dashboard.
 				if r.rf, r.hasRF, err = rs.RefundOf(ctx, c.ID); err != nil {
 					return false, fmt.Errorf("export: reading the refund of %s: %w", c.ID, err)
