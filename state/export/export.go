@@ -446,20 +446,46 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 	if ks, ok := src.(KeysetSource); ok {
 		// Each batch starts after the last charge of the previous one: the same cost however
 		// deep, and a charge that arrives above the list while the export runs is not read.
-		for before := int64(math.MaxInt64); ; {
+		// The next batch is read and decoded while this one is written (at most two in memory).
+		type batch struct {
+			cs  []state.Charge
+			err error
+		}
+		rctx, cancel := context.WithCancel(ctx)
+		batches := make(chan batch, 1)
+		go func() {
+			defer close(batches)
+			for before := int64(math.MaxInt64); ; {
+				cs, last, err := ks.ChargesBefore(rctx, o.Query, before, size)
+				select {
+				case batches <- batch{cs, err}:
+				case <-rctx.Done():
+					return
+				}
+				if err != nil || len(cs) < size {
+					return
+				}
+				before = last
+			}
+		}()
+		defer func() {
+			cancel()
+			for range batches { // the reader has stopped when Write returns
+			}
+		}()
+		for b := range batches {
 			if err := ctx.Err(); err != nil {
 				return n, err
 			}
-			cs, last, err := ks.ChargesBefore(ctx, o.Query, before, size)
-			if err != nil {
-				return n, fmt.Errorf("export: reading the charges: %w", err)
+			if b.err != nil {
+				return n, fmt.Errorf("export: reading the charges: %w", b.err)
 			}
-			done, err := emit(cs, nil, nil)
-			if err != nil || done || len(cs) < size {
+			done, err := emit(b.cs, nil, nil)
+			if err != nil || done {
 				return n, err
 			}
-			before = last
 		}
+		return n, ctx.Err()
 	}
 	prev := map[string]bool{} // the previous page's ids
 	for offset := 0; ; {
