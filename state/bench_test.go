@@ -54,10 +54,12 @@ const (
 
 // Shape of the dashboard's reads: the first page the targets name; the rows the charges
 // list shows in a 120x40 terminal (ui: the body is the screen less 4 lines, the list the body
-// less 3); the window it reads (listWindow.need: the rows on screen, as many above and below).
+// less 4: ui/charges.go setSize, the day's strip included); the window it reads
+// (listWindow.need: the rows on screen, as many above and below). TestScale counts the rows on
+// the screen the dashboard draws (scaleUI.screenRows) rather than trusting this figure.
 const (
 	benchPage   = 40
-	uiListRows  = 40 - 4 - 3
+	uiListRows  = 40 - 4 - 4
 	benchWindow = 3 * uiListRows
 )
 

@@ -185,3 +185,82 @@ func scanCharges(rows *sql.Rows) ([]Charge, error) {
 	}
 	return out, classify(rows.Err())
 }
+
+// ChargesBefore reads up to limit charges of q that come after position before in the list
+// (math.MaxInt64: from the newest), newest first in ChargeWindow's order, and returns the
+// position of the last one read, to pass as before for the next batch. Unlike a window at an
+// offset, which walks every row above it, each batch costs the same however deep it is, so
+// reading the whole list (an export) takes time linear in its length. The position is the
+// charge's place in the list (charges.seq), unique even among charges created in the same
+// millisecond, so no row is skipped or repeated at a batch boundary.
+func (s *Store) ChargesBefore(ctx context.Context, q ChargeQuery, before int64, limit int) (charges []Charge, last int64, err error) {
+	text := Fold(strings.TrimSpace(q.Text))
+	exact, err := s.countSlice(ctx, q.Wallet, q.Status)
+	if err != nil {
+		return nil, before, err
+	}
+	plan := planCharges(q, text, exact)
+	key := `c.seq`
+	if plan.fts {
+		key = `f.rowid` // equal to c.seq, and the order of the full-text match
+	}
+	where := plan.where
+	if where == "" {
+		where = " WHERE " + key + " < ?"
+	} else {
+		where += " AND " + key + " < ?"
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+key+`, c.doc FROM `+plan.from+where+` ORDER BY `+plan.order+` LIMIT ?`,
+		append(plan.args, before, max(limit, 0))...)
+	if err != nil {
+		return nil, before, classify(err)
+	}
+	defer rows.Close()
+	last = before
+	for rows.Next() {
+		var doc []byte
+		if err := rows.Scan(&last, &doc); err != nil {
+			return nil, before, classify(err)
+		}
+		var c Charge
+		if err := json.Unmarshal(doc, &c); err != nil {
+			return nil, before, fmt.Errorf("%w: a charge: %w", ErrDamaged, err)
+		}
+		charges = append(charges, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, before, classify(err)
+	}
+	return charges, last, nil
+}
+
+// RefundsOf reads the refunds recorded for the given charges in one query (RefundOf for many,
+// as an export reads a batch of the list); a charge with none is absent from the map.
+func (s *Store) RefundsOf(ctx context.Context, chargeIDs []string) (map[string]Refund, error) {
+	out := make(map[string]Refund)
+	if len(chargeIDs) == 0 {
+		return out, nil
+	}
+	ids, err := json.Marshal(chargeIDs)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT charge_id, doc FROM refunds WHERE charge_id IN (SELECT value FROM json_each(?))`, string(ids))
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var doc []byte
+		if err := rows.Scan(&id, &doc); err != nil {
+			return nil, classify(err)
+		}
+		var r Refund
+		if err := json.Unmarshal(doc, &r); err != nil {
+			return nil, fmt.Errorf("%w: refund of %s: %w", ErrDamaged, id, err)
+		}
+		out[id] = r
+	}
+	return out, classify(rows.Err())
+}

@@ -381,6 +381,13 @@ func (p *ptyProc) write(s string) time.Time {
 	return time.Now()
 }
 
+// snapshot is a copy of the output read so far.
+func (p *ptyProc) snapshot() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return bytes.Clone(p.out)
+}
+
 // mark is the length of the output so far.
 func (p *ptyProc) mark() int {
 	p.mu.Lock()
@@ -694,6 +701,7 @@ func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, home, 
 	}
 	defer s.Close()
 	u := &scaleUI{t: t, p: p, s: s, flooding: func() bool { return false }}
+	u.rows = u.screenRows()
 	u.sync()
 	var flooding atomic.Bool
 	idle := u.session(false)
@@ -825,6 +833,7 @@ type scaleUI struct {
 	status   StatusFilter
 	filterOn bool
 	total    int
+	rows     int      // how many rows the list shows (screenRows)
 	top      []Charge // the rows of the current query the screen shows (from the top)
 	flooding func() bool
 }
@@ -833,9 +842,45 @@ func (u *scaleUI) query() ChargeQuery {
 	return ChargeQuery{Wallet: api.WalletPrincipal, Status: u.status, Text: u.text}
 }
 
+// screenRows is how many rows the charges list shows, counted on the screen the dashboard
+// drew (listRowsShown), not assumed from the layout: the day's strip above the list took one
+// of the 33 rows a 120x40 terminal used to give it, and the key checks counted on 33.
+func (u *scaleUI) screenRows() int {
+	p, err := u.s.ChargeWindow(context.Background(), u.query(), 0, 2*uiListRows)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	texts := make([]string, len(p.Charges))
+	for i, c := range p.Charges {
+		texts[i] = rowText(c)
+	}
+	n := listRowsShown(u.p.snapshot(), texts)
+	if n == 0 {
+		u.t.Fatalf("the list's first row %q is not on the screen: %s", texts[0], u.p.tail())
+	}
+	if n != uiListRows {
+		u.t.Logf("the list shows %d rows at %dx%d (the layout's figure is %d)", n, scaleCols, scaleLines, uiListRows)
+	}
+	return n
+}
+
+// listRowsShown counts how many of a list's first rows (texts, from the top, as rowText writes
+// them) the terminal output out draws, each after the one above it: the rows on screen.
+func listRowsShown(out []byte, texts []string) int {
+	at := 0
+	for i, text := range texts {
+		j := bytes.Index(out[at:], []byte(text))
+		if j < 0 {
+			return i
+		}
+		at += j + len(text)
+	}
+	return len(texts)
+}
+
 // sync reads the current query's total and first screen of rows.
 func (u *scaleUI) sync() {
-	p, err := u.s.ChargeWindow(context.Background(), u.query(), 0, uiListRows)
+	p, err := u.s.ChargeWindow(context.Background(), u.query(), 0, u.rows)
 	if err != nil {
 		u.t.Fatal(err)
 	}
@@ -950,9 +995,9 @@ func (u *scaleUI) session(short bool) []keyResult {
 	}
 	add(u.move("k", "k", u.cursor-1))
 	for range 3 {
-		add(u.move("ctrl+d", "\x04", u.cursor+uiListRows))
+		add(u.move("ctrl+d", "\x04", u.cursor+u.rows))
 	}
-	add(u.move("ctrl+u", "\x15", u.cursor-uiListRows))
+	add(u.move("ctrl+u", "\x15", u.cursor-u.rows))
 	if !short {
 		add(u.move("G", "G", u.total-1))
 	}

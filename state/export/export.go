@@ -2,7 +2,8 @@
 // decimal point, ISO 8601 dates) or the Brazilian dialect Excel and LibreOffice open as they
 // are (UTF-8 with a byte-order mark, ";" and a decimal comma, dates dd/mm/aaaa hh:mm).
 //
-// Rows are read from the store a page at a time (state.Store.ChargeWindow) and streamed to the
+// Rows are read from the store a batch at a time (state.Store.ChargesBefore: each batch starts
+// after the last charge of the previous one, so the time is linear in the rows) and streamed to the
 // writer: an export never holds all of history in memory. Amounts are formatted from integer
 // centavos, never through floats. Every text that came from outside is written as data: the CSV
 // quoting handles separators, quotes and line breaks, and a cell that a spreadsheet would read
@@ -17,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +58,19 @@ func (f Format) Ext() string { return ".csv" }
 // Source reads windows of the charges list, newest first: *state.Store.
 type Source interface {
 	ChargeWindow(ctx context.Context, q state.ChargeQuery, offset, limit int) (state.ChargePage, error)
+}
+
+// KeysetSource is what a Source may also offer, and *state.Store does: the list read in
+// batches that each start after the last charge of the previous one (state.Store.ChargesBefore),
+// so an export's time grows linearly with the charges rather than as their square.
+type KeysetSource interface {
+	ChargesBefore(ctx context.Context, q state.ChargeQuery, before int64, limit int) ([]state.Charge, int64, error)
+}
+
+// RefundsSource is what a Source may also offer, and *state.Store does: the refunds of many
+// charges in one read (one query for a batch of the list instead of one a charge).
+type RefundsSource interface {
+	RefundsOf(ctx context.Context, chargeIDs []string) (map[string]state.Refund, error)
 }
 
 // RefundSource is what a Source may also offer: the refund asked from the dashboard for a
@@ -379,21 +394,27 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 	}
 	n := 0
 	var rec []string
-	prev := map[string]bool{} // the previous page's ids
-	for offset := 0; ; {
-		if err := ctx.Err(); err != nil {
-			return n, err
+	// emit writes one page's charges; it reports whether the rest of the list is older than
+	// the period (so the export is done).
+	emit := func(cs []state.Charge, skip map[string]bool, seen map[string]bool) (done bool, err error) {
+		var refunds map[string]state.Refund // the page's refunds, when the source reads them at once
+		if rs, ok := src.(RefundsSource); ok {
+			var ids []string
+			for i := range cs {
+				if cs[i].Status == api.StatusCompleted {
+					ids = append(ids, cs[i].ID)
+				}
+			}
+			if refunds, err = rs.RefundsOf(ctx, ids); err != nil {
+				return false, fmt.Errorf("export: reading the refunds: %w", err)
+			}
 		}
-		page, err := src.ChargeWindow(ctx, o.Query, offset, size)
-		if err != nil {
-			return n, fmt.Errorf("export: reading the charges: %w", err)
-		}
-		seen := make(map[string]bool, len(page.Charges))
-		done := len(page.Charges) < size
-		for i := range page.Charges {
-			c := &page.Charges[i]
-			seen[c.ID] = true
-			if prev[c.ID] {
+		for i := range cs {
+			c := &cs[i]
+			if seen != nil {
+				seen[c.ID] = true
+			}
+			if skip[c.ID] {
 				continue
 			}
 			if !o.To.IsZero() && !c.CreatedAt.Before(o.To) {
@@ -405,24 +426,80 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 				break
 			}
 			r := row{c: c, f: o.Format, loc: loc, o: &o}
-			if rs, ok := src.(RefundSource); ok && c.Status == api.StatusCompleted {
+			if refunds != nil {
+				r.rf, r.hasRF = refunds[c.ID]
+			} else if rs, ok := src.(RefundSource); ok && c.Status == api.StatusCompleted {
 				// Only a completed payment can be refunded from the dashboard.
 				if r.rf, r.hasRF, err = rs.RefundOf(ctx, c.ID); err != nil {
-					return n, fmt.Errorf("export: reading the refund of %s: %w", c.ID, err)
+					return false, fmt.Errorf("export: reading the refund of %s: %w", c.ID, err)
 				}
 			}
 			rec = r.record(rec)
 			if err := cw.Write(rec); err != nil {
-				return n, err
+				return false, err
 			}
 			n++
 		}
 		cw.Flush()
-		if err := cw.Error(); err != nil {
+		return done, cw.Error()
+	}
+	if ks, ok := src.(KeysetSource); ok {
+		// Each batch starts after the last charge of the previous one: the same cost however
+		// deep, and a charge that arrives above the list while the export runs is not read.
+		// The next batch is read and decoded while this one is written (at most two in memory).
+		type batch struct {
+			cs  []state.Charge
+			err error
+		}
+		rctx, cancel := context.WithCancel(ctx)
+		batches := make(chan batch, 1)
+		go func() {
+			defer close(batches)
+			for before := int64(math.MaxInt64); ; {
+				cs, last, err := ks.ChargesBefore(rctx, o.Query, before, size)
+				select {
+				case batches <- batch{cs, err}:
+				case <-rctx.Done():
+					return
+				}
+				if err != nil || len(cs) < size {
+					return
+				}
+				before = last
+			}
+		}()
+		defer func() {
+			cancel()
+			for range batches { // the reader has stopped when Write returns
+			}
+		}()
+		for b := range batches {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+			if b.err != nil {
+				return n, fmt.Errorf("export: reading the charges: %w", b.err)
+			}
+			done, err := emit(b.cs, nil, nil)
+			if err != nil || done {
+				return n, err
+			}
+		}
+		return n, ctx.Err()
+	}
+	prev := map[string]bool{} // the previous page's ids
+	for offset := 0; ; {
+		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		if done {
-			return n, nil
+		page, err := src.ChargeWindow(ctx, o.Query, offset, size)
+		if err != nil {
+			return n, fmt.Errorf("export: reading the charges: %w", err)
+		}
+		seen := make(map[string]bool, len(page.Charges))
+		done, err := emit(page.Charges, prev, seen)
+		if err != nil || done || len(page.Charges) < size {
+			return n, err
 		}
 		prev = seen
 		offset += len(page.Charges)
