@@ -48,15 +48,7 @@ func emptyIndexPage(t *testing.T, file, index string) {
 // fewer payments; pixdash db repair mends it and close reports the whole day again. A database
 // file of zero bytes is reported, not taken for a new profile (issue 22 item 12).
 func TestDamagedDatabaseRefusedAndRepaired(t *testing.T) {
-	cfgDir, stateDir := t.TempDir(), t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfgDir)
-	t.Setenv("XDG_STATE_HOME", stateDir)
-	t.Setenv("PIXDASH_CONFIG", "")
-	t.Setenv("PIXDASH_PROFILE", "")
-	cfg := filepath.Join(cfgDir, "pixdash", "config.toml")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cfg, stateDir := isolatedDirs(t)
 	body := "default_profile = \"loja\"\n[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n" +
 		"[profiles.vazia]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n"
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {

@@ -641,14 +641,7 @@ func eventTotal(t *testing.T, s *state.Store) int {
 // pixdash events prune removes a profile's events received before a day and keeps the rest;
 // a bad day or a missing subcommand is a usage error that touches nothing.
 func TestEventsPrune(t *testing.T) {
-	cfgDir, stateDir := t.TempDir(), t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfgDir)
-	t.Setenv("XDG_STATE_HOME", stateDir)
-	t.Setenv("PIXDASH_CONFIG", "")
-	cfg := filepath.Join(cfgDir, "pixdash", "config.toml")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cfg, stateDir := isolatedDirs(t)
 	body := "[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n"
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
@@ -896,15 +889,7 @@ func packageImports(root string) (map[string][]string, error) {
 // pixdash export writes a profile's charges of a period, one wallet or all, in either dialect,
 // to a file (atomically, mode 0600) or stdout; mistakes on the command line exit 2.
 func TestExportCommand(t *testing.T) {
-	cfgDir, stateDir := t.TempDir(), t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfgDir)
-	t.Setenv("XDG_STATE_HOME", stateDir)
-	t.Setenv("PIXDASH_CONFIG", "")
-	t.Setenv("PIXDASH_PROFILE", "")
-	cfg := filepath.Join(cfgDir, "pixdash", "config.toml")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cfg, stateDir := isolatedDirs(t)
 	body := "[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\npix_fee = \"0.99\"\nexport_format = \"csv\"\n"
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
@@ -1000,17 +985,9 @@ func TestExportCommand(t *testing.T) {
 // TestCloseCommand: pixdash close prints the day's close from the profile's database with the
 // balances the service reports, writes it as a spreadsheet and sends it to print_command.
 func TestCloseCommand(t *testing.T) {
-	cfgDir, stateDir := t.TempDir(), t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfgDir)
-	t.Setenv("XDG_STATE_HOME", stateDir)
-	t.Setenv("PIXDASH_CONFIG", "")
-	t.Setenv("PIXDASH_PROFILE", "")
+	cfg, stateDir := isolatedDirs(t)
 	t.Setenv("PIXDASH_TEST_CLIENT_SECRET", knownClientSecret)
 	printed := filepath.Join(t.TempDir(), "printed.txt")
-	cfg := filepath.Join(cfgDir, "pixdash", "config.toml")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
-		t.Fatal(err)
-	}
 	body := fmt.Sprintf(`language = "pt-BR"
 default_profile = "loja"
 
@@ -1175,15 +1152,7 @@ func TestUTF8Locale(t *testing.T) {
 // (state.Store.FeeEstimate): without pix_fee, the fee learned from the service; with neither,
 // the fees are unknown, never R$ 0,00.
 func TestCloseCommandFeeEstimate(t *testing.T) {
-	cfgDir, stateDir := t.TempDir(), t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfgDir)
-	t.Setenv("XDG_STATE_HOME", stateDir)
-	t.Setenv("PIXDASH_CONFIG", "")
-	t.Setenv("PIXDASH_PROFILE", "")
-	cfg := filepath.Join(cfgDir, "pixdash", "config.toml")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cfg, stateDir := isolatedDirs(t)
 	body := `default_profile = "loja"
 
 [profiles.loja]
@@ -1286,4 +1255,21 @@ func TestLoopbackSandboxProfileRegistersItsWebhook(t *testing.T) {
 	if len(endpoints) != 1 {
 		t.Fatalf("deliveries went to %d endpoints, want the one registered once: %+v", len(endpoints), ds)
 	}
+}
+
+// isolatedDirs points XDG_CONFIG_HOME and XDG_STATE_HOME at fresh directories and clears
+// PIXDASH_CONFIG and PIXDASH_PROFILE; it returns where the default config file goes (its
+// directory made) and the state directory.
+func isolatedDirs(t *testing.T) (cfg, stateDir string) {
+	t.Helper()
+	cfgDir, stateDir := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	t.Setenv("XDG_STATE_HOME", stateDir)
+	t.Setenv("PIXDASH_CONFIG", "")
+	t.Setenv("PIXDASH_PROFILE", "")
+	cfg = filepath.Join(cfgDir, "pixdash", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, stateDir
 }
