@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,36 +11,8 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/state/statetest"
 )
-
-// emptyIndexPage rewrites the first leaf page of index in the database file as a well-formed
-// empty one: a page zeroed on disk whose type byte survived.
-func emptyIndexPage(t *testing.T, file, index string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var page, size int
-	if err := db.QueryRow(`SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno LIMIT 1`, index).Scan(&page); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
-		t.Fatal(err)
-	}
-	_ = db.Close()
-	p := make([]byte, size)
-	p[0] = 0x0a
-	p[5], p[6] = byte(size>>8), byte(size)
-	f, err := os.OpenFile(file, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(p, int64(page-1)*int64(size)); err != nil {
-		t.Fatal(err)
-	}
-	_ = f.Close()
-}
 
 // TestDamagedDatabaseRefusedAndRepaired: with one page of charges_paid damaged, pixdash close and
 // export refuse to report figures (naming the file and the repair command) instead of printing
@@ -83,7 +54,7 @@ func TestDamagedDatabaseRefusedAndRepaired(t *testing.T) {
 		t.Fatalf("close before the damage: exit %d\n%s%s", code, whole, errText)
 	}
 
-	emptyIndexPage(t, file, "charges_paid")
+	statetest.EmptyIndexPage(t, file, "charges_paid")
 	code, out, errText := closeOut()
 	if code != 1 || out != "" {
 		t.Fatalf("close of a damaged database: exit %d, printed:\n%s", code, out)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"pixdash/api"
+	"pixdash/state/statetest"
 )
 
 // checkDay is the day the damaged-index tests close.
@@ -49,38 +50,6 @@ func closeTotal(t *testing.T, s *Store) CloseLine {
 	return r.Total
 }
 
-// emptyIndexPage rewrites the first page of index in the database file as a well-formed empty
-// leaf: what a page zeroed on disk looks like once its type byte survives. PRAGMA quick_check
-// finds nothing wrong with it; the index silently lists fewer rows.
-func emptyIndexPage(t *testing.T, file, index string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var page, size int
-	if err := db.QueryRow(`SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno LIMIT 1`, index).Scan(&page); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
-		t.Fatal(err)
-	}
-	_ = db.Close()
-	p := make([]byte, size)
-	p[0] = 0x0a // a leaf of an index b-tree, no cells
-	p[5], p[6] = byte(size>>8), byte(size)
-	f, err := os.OpenFile(file, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(p, int64(page-1)*int64(size)); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestDamagedPaidIndexIsFoundAndRepaired: one page of charges_paid rewritten empty used to make
 // the day's close silently report fewer payments (issue 22 item 12). The check every Open starts
 // now reports it (Damage), naming the file and the index, and so does the check of close and
@@ -92,7 +61,7 @@ func TestDamagedPaidIndexIsFoundAndRepaired(t *testing.T) {
 		t.Fatalf("seeded close: %+v", want)
 	}
 	file := filepath.Join(dir, DBFileName("loja"))
-	emptyIndexPage(t, file, "charges_paid")
+	statetest.EmptyIndexPage(t, file, "charges_paid")
 
 	damaged, err := Open(context.Background(), dir, "loja", WithLocation(time.UTC))
 	if err != nil {
