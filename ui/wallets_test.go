@@ -18,6 +18,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/api/sandbox"
+	"pixdash/state/workflow"
 )
 
 // walletsFixtureSubs are the default fixture's sub-accounts (api/sandbox/default.toml).
@@ -701,8 +702,8 @@ func TestWalletsBalanceCallsAreBounded(t *testing.T) {
 	if len(msgs) != 13 {
 		t.Fatalf("%d balance replies, want 13", len(msgs))
 	}
-	if p := peak.Load(); p > walletsMaxBalanceCalls || p < 1 {
-		t.Fatalf("%d balance calls were in flight at once, want at most %d", p, walletsMaxBalanceCalls)
+	if p := peak.Load(); p > workflow.MaxBalanceReads || p < 1 {
+		t.Fatalf("%d balance calls were in flight at once, want at most %d", p, workflow.MaxBalanceReads)
 	}
 	for _, msg := range msgs {
 		m.Update(msg)
