@@ -217,3 +217,20 @@ func TestSessionBlocksRecordsWhatItLists(t *testing.T) {
 		t.Fatal("an unknown wallet's blocks listed")
 	}
 }
+
+// The session lists a wallet's projects, sorted by name; an unknown wallet is refused.
+func TestSessionProjectsOnTheEmulator(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, _ := demoSession(t, sandbox.DemoOptions{})
+	ps, err := s.Projects(ctx, api.WalletPrincipal)
+	if err != nil || len(ps) == 0 {
+		t.Fatalf("projects: %+v, %v", ps, err)
+	}
+	if !slices.IsSortedFunc(ps, func(a, b api.Project) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) }) {
+		t.Fatalf("not sorted by name: %+v", ps)
+	}
+	if _, err := s.Projects(ctx, "nao-existe"); err == nil {
+		t.Fatal("an unknown wallet's projects listed")
+	}
+}

@@ -40,3 +40,8 @@ func (s *Session) Refund(ctx context.Context, o RefundOrder, now func() time.Tim
 func (s *Session) Withdraw(ctx context.Context, o WithdrawalOrder, now func() time.Time) WithdrawalOutcome {
 	return Withdraw(ctx, s.Client, s.Store, o, now)
 }
+
+// Projects lists wallet's projects, sorted by name (LoadProjects).
+func (s *Session) Projects(ctx context.Context, wallet string) ([]api.Project, error) {
+	return LoadProjects(ctx, s.Client, wallet)
+}
