@@ -40,15 +40,25 @@ func CreateSubAccount(ctx context.Context, c SubAccountCreator, reference, name 
 // across every caller sharing it; nil for no bound). Giving up while waiting returns ctx's
 // error.
 func ReadBalance(ctx context.Context, acct AccountReader, slots chan struct{}, wallet string) (*api.Account, error) {
-	if slots != nil {
+	return slotted{acct, slots}.GetAccount(ctx, api.WithSubAccount(SubAccountHeader(state.NormalizeWallet(wallet))))
+}
+
+// slotted is an AccountReader whose reads each hold one of slots (nil: no bound) while they run.
+type slotted struct {
+	acct  AccountReader
+	slots chan struct{}
+}
+
+func (r slotted) GetAccount(ctx context.Context, opts ...api.RequestOption) (*api.Account, error) {
+	if r.slots != nil {
 		select {
-		case slots <- struct{}{}:
+		case r.slots <- struct{}{}:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		defer func() { <-slots }()
+		defer func() { <-r.slots }()
 	}
-	return acct.GetAccount(ctx, api.WithSubAccount(SubAccountHeader(state.NormalizeWallet(wallet))))
+	return r.acct.GetAccount(ctx, opts...)
 }
 
 // ListSubAccounts is the account's sub-account list (LoadSubAccounts); the session is the
@@ -74,20 +84,6 @@ func (s *Session) slots() chan struct{} {
 	return s.balanceSlots
 }
 
-// boundedAccounts reads accounts through the session's balance-read slots.
-type boundedAccounts struct{ s *Session }
-
-func (b boundedAccounts) GetAccount(ctx context.Context, opts ...api.RequestOption) (*api.Account, error) {
-	slots := b.s.slots()
-	select {
-	case slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() { <-slots }()
-	return b.s.Client.GetAccount(ctx, opts...)
-}
-
 // CloseDay makes the day's close q selects from the session's store with each wallet's
 // balance read now (through the session's balance-read slots); with allWallets, every usable
 // sub-account the service lists is added to q.Wallets first (CloseWallets). Without a client
@@ -95,7 +91,7 @@ func (b boundedAccounts) GetAccount(ctx context.Context, opts ...api.RequestOpti
 func (s *Session) CloseDay(ctx context.Context, q state.CloseQuery, allWallets bool) (state.CloseReport, error) {
 	var acct AccountReader
 	if s.Client != nil {
-		acct = boundedAccounts{s}
+		acct = slotted{s.Client, s.slots()}
 		if allWallets {
 			q.Wallets = CloseWallets(ctx, s, q.Wallets)
 		}

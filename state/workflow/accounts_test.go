@@ -4,42 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"pixdash/api"
+	"pixdash/api/apitest"
 	"pixdash/api/sandbox"
 	"pixdash/state"
 )
 
 // countingSession is a session on the emulator whose GET /account calls are held a moment and
 // counted: peak is the most in flight at once.
-func countingSession(t *testing.T) (s *Session, peak *atomic.Int32) {
+func countingSession(t *testing.T) (s *Session, peak func() int32) {
 	t.Helper()
 	srv := sandbox.New(sandbox.DefaultFixture())
 	t.Cleanup(srv.Close)
-	var inFlight atomic.Int32
-	peak = new(atomic.Int32)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/account") {
-			n := inFlight.Add(1)
-			for {
-				p := peak.Load()
-				if n <= p || peak.CompareAndSwap(p, n) {
-					break
-				}
-			}
-			time.Sleep(15 * time.Millisecond) // unbounded callers would pile up
-			defer inFlight.Add(-1)
-		}
-		srv.ServeHTTP(w, r)
-	}))
+	h, peak := apitest.InFlight(srv, "/account", 15*time.Millisecond)
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	c, err := api.NewClient(ts.URL+sandbox.Prefix, sandbox.DemoClientID, sandbox.DemoSecret)
 	if err != nil {
@@ -83,7 +68,7 @@ func TestSessionBalanceReadsAreBounded(t *testing.T) {
 		rep, repErr = s.CloseDay(ctx, state.CloseQuery{Day: state.Days(time.Now(), 1, time.Local), Wallets: []string{"principal"}}, true)
 	})
 	wg.Wait()
-	if p := peak.Load(); p < 1 || p > MaxBalanceReads {
+	if p := peak(); p < 1 || p > MaxBalanceReads {
 		t.Fatalf("%d balance reads in flight at once, want 1 to %d", p, MaxBalanceReads)
 	}
 	for i, w := range wallets[:5] {
