@@ -153,23 +153,6 @@ func refundStamp(s *state.Store, id string) string {
 	return ""
 }
 
-// withLocalRefund adds the refund pixdash asked for a transaction to the refunds its events
-// reported, while no refund_completed has come for it yet (shown as pending).
-func withLocalRefund(ctx context.Context, s *state.Store, id string, evs []*api.Event) []*api.Event {
-	if s == nil || len(evs) > 0 {
-		return evs
-	}
-	r, ok, err := s.RefundOf(ctx, id)
-	if err != nil || !ok || !(r.State == state.RefundPending || r.State.Open()) {
-		return evs
-	}
-	st := api.StatusPending
-	if r.State.Open() {
-		st = api.TxStatus(state.RefundUnknown)
-	}
-	return append(evs, &api.Event{Kind: api.EventRefundCompleted, TransactionID: id, Amount: r.Amount, Status: st, CreatedAt: r.RequestedAt})
-}
-
 // Fields of the refund form.
 const (
 	rfAmount = iota
@@ -365,13 +348,19 @@ func (f *refundForm) startSending() {
 	f.result = ""
 }
 
+// refunder sends a refund (*workflow.Session does).
+type refunder interface {
+	Refund(ctx context.Context, o workflow.RefundOrder, now func() time.Time) workflow.RefundOutcome
+}
+
 // send runs the workflow in a command; the outcome comes back to this form by its key.
 func (f *refundForm) send(amt api.Money, reason string) tea.Cmd {
 	sess, t := f.c.app.sess, f.c.app.tag()
 	o := workflow.RefundOrder{Charge: f.charge, Amount: amt, Reason: reason, Key: f.key, ReadOnly: sess.ReadOnly}
+	var rf refunder = sess
 	now := f.c.now
 	return f.c.app.withTimeout(workflow.RefundTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
-		return refundDoneMsg{tag: t, key: o.Key, out: workflow.Refund(ctx, sess.Client, sess.Store, o, now)}
+		return refundDoneMsg{tag: t, key: o.Key, out: rf.Refund(ctx, o, now)}
 	})
 }
 
