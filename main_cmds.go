@@ -1,0 +1,16 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// cliCommands are the command line's commands for scripts (issue 24), beside the dashboard's.
+func cliCommands(stdout, stderr io.Writer) []*cobra.Command {
+	return []*cobra.Command{
+		newChargeCmd(stdout, stderr), newRefundCmd(stdout, stderr), newWithdrawCmd(stdout, stderr),
+		newWalletsCmd(stdout, stderr), newWhoamiCmd(stdout, stderr), newTriggerCmd(stdout, stderr),
+		newCompletionCmd(stdout), newManCmd(stderr),
+	}
+}
