@@ -24,21 +24,21 @@ type chargeJSON struct {
 	State  string `json:"state"`
 	Status string `json:"status"`
 	moneyJSON
-	Wallet            string            `json:"wallet"`
-	Description       string            `json:"description,omitempty"`
-	ExternalReference string            `json:"externalReference,omitempty"`
-	IdempotencyKey    string            `json:"idempotencyKey,omitempty"`
-	CreatedAt         string            `json:"createdAt,omitempty"`
-	ExpiresAt         string            `json:"expiresAt,omitempty"`
-	PaidAt            string            `json:"paidAt,omitempty"`
-	PixCopyPaste      string            `json:"pixCopyPaste,omitempty"`
-	E2EID             string            `json:"e2eId,omitempty"`
-	PayerName         string            `json:"payerName,omitempty"`
-	PayerDocument     string            `json:"payerDocument,omitempty"` // masked
-	FailureReason     string            `json:"failureReason,omitempty"`
-	Refunded          *moneyJSON        `json:"refunded,omitempty"`
-	Split             []splitLegJSON    `json:"split,omitempty"`
-	Mismatch          string            `json:"mismatch,omitempty"`
+	Wallet            string         `json:"wallet"`
+	Description       string         `json:"description,omitempty"`
+	ExternalReference string         `json:"externalReference,omitempty"`
+	IdempotencyKey    string         `json:"idempotencyKey,omitempty"`
+	CreatedAt         string         `json:"createdAt,omitempty"`
+	ExpiresAt         string         `json:"expiresAt,omitempty"`
+	PaidAt            string         `json:"paidAt,omitempty"`
+	PixCopyPaste      string         `json:"pixCopyPaste,omitempty"`
+	E2EID             string         `json:"e2eId,omitempty"`
+	PayerName         string         `json:"payerName,omitempty"`
+	PayerDocument     string         `json:"payerDocument,omitempty"` // masked
+	FailureReason     string         `json:"failureReason,omitempty"`
+	Refunded          *moneyJSON     `json:"refunded,omitempty"`
+	Split             []splitLegJSON `json:"split,omitempty"`
+	Mismatch          string         `json:"mismatch,omitempty"`
 }
 
 // splitLegJSON is one leg of a split in --json output.
@@ -105,10 +105,10 @@ type chargeCreateFlags struct {
 	commonFlags
 	writeFlags
 	amount, description, reference, project, psp, wallet, key, split string
-	custName, custDoc, custEmail, custPhone                         string
-	expiresIn                                                       time.Duration
-	metadata                                                        []string
-	qr                                                              bool
+	custName, custDoc, custEmail, custPhone                          string
+	expiresIn                                                        time.Duration
+	metadata                                                         []string
+	qr                                                               bool
 }
 
 func newChargeCreateCmd(stdout, stderr io.Writer) *cobra.Command {
