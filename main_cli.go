@@ -258,16 +258,31 @@ func (c *cli) checkWrite(w writeFlags, what string, amount api.Money) error {
 	return nil
 }
 
-// parseAmountFlag reads an amount in reais with at most two decimals ("12.34", "12,34" or
-// "R$ 12,34"); anything else is a usage error naming the flag.
+// parseAmountFlag reads an amount in reais with at most two decimals: "12.34", "12,34", or as
+// the dashboard prints it, "R$ 1.234,56". "1.234" is an error (three decimals), never one
+// thousand two hundred and thirty-four reais; so is an exponent.
 func parseAmountFlag(flag, s string) (api.Money, error) {
 	s = strings.TrimSpace(s)
-	m, err := api.ParseDecimal(s)
-	if err != nil {
-		if m2, err2 := api.ParseBRL(s); err2 == nil {
-			return m2, nil
-		}
+	bad := func(err error) (api.Money, error) {
 		return 0, cliErrorf(exitUsage, "%s %q: %v (say e.g. 12.34)", flag, s, err)
+	}
+	if strings.HasPrefix(s, "R$") {
+		m, err := api.ParseBRL(s)
+		if err != nil {
+			return bad(err)
+		}
+		return m, nil
+	}
+	if strings.ContainsAny(s, "eE") {
+		return bad(api.ErrMoneyFormat)
+	}
+	d := s
+	if strings.Count(d, ",") == 1 && !strings.Contains(d, ".") {
+		d = strings.Replace(d, ",", ".", 1)
+	}
+	m, err := api.ParseDecimal(d)
+	if err != nil {
+		return bad(err)
 	}
 	return m, nil
 }

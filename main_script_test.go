@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"pixdash/api/sandbox"
+)
+
+// pixdashMain is the pixdash command inside the test binary: testscript scripts run it as
+// `exec pixdash …` in a process of its own, so exit codes, stdout and stderr are the real ones.
+func pixdashMain() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// scriptFixedClock is the emulator's clock in scripts whose name starts with "golden": with
+// WithRand every id is fixed too, so their --json output is compared whole.
+var scriptFixedClock = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+
+// TestScripts runs testdata/script/*.txtar against an in-process emulator (api/sandbox) of
+// their own. Each script gets a config with the profiles
+//
+//	sbx   the sandbox account's full credential (default_profile)
+//	ro    the same, read_only = true
+//	prod  the production account's credential (production writes are confirmed)
+//	read  a sandbox credential with TRANSACTION:READ only
+//	gone  a revoked sandbox credential
+//
+// $SANDBOX is the emulator's base URL; XDG_CONFIG_HOME, XDG_STATE_HOME and HOME are the
+// script's own. Extra commands: jsonvar NAME FIELD (NAME = FIELD of the last line of stdout,
+// a JSON object); exits N PROGRAM ARGS... (runs it like exec and wants exit status N).
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		Setup:               setupScript,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"jsonvar": cmdJSONVar,
+			"exits":   cmdExits,
+		},
+	})
+}
+
+func setupScript(env *testscript.Env) error {
+	opts := []sandbox.Option{sandbox.WithRand(7), sandbox.WithWebhookScale(0.01)}
+	if name := env.T().(interface{ Name() string }).Name(); strings.Contains(name, "/golden") {
+		opts = append(opts, sandbox.WithClock(sandbox.NewFakeClock(scriptFixedClock)))
+	}
+	srv := sandbox.New(sandbox.DefaultFixture(), opts...)
+	hs := httptest.NewServer(srv)
+	env.Defer(hs.Close)
+	env.Defer(srv.Close)
+	base := hs.URL + "/v2"
+	cfgDir := filepath.Join(env.WorkDir, ".config")
+	if err := os.MkdirAll(filepath.Join(cfgDir, "pixdash"), 0o700); err != nil {
+		return err
+	}
+	profile := func(name, id, secretEnv, extra string) string {
+		return fmt.Sprintf("[profiles.%s]\nbase_url = %q\nclient_id = %q\nclient_secret_env = %q\n%s\n", name, base, id, secretEnv, extra)
+	}
+	cfg := "default_profile = \"sbx\"\n\n" +
+		profile("sbx", "mp_test_demo_full", "PIXDASH_SBX_SECRET", "") +
+		profile("ro", "mp_test_demo_full", "PIXDASH_SBX_SECRET", "read_only = true") +
+		profile("prod", "mp_live_demo_full", "PIXDASH_PROD_SECRET", "") +
+		profile("read", "mp_test_demo_read", "PIXDASH_READ_SECRET", "") +
+		profile("gone", "mp_test_demo_revoked", "PIXDASH_GONE_SECRET", "")
+	if err := os.WriteFile(filepath.Join(cfgDir, "pixdash", "config.toml"), []byte(cfg), 0o600); err != nil {
+		return err
+	}
+	for k, v := range map[string]string{
+		"SANDBOX": base, "XDG_CONFIG_HOME": cfgDir, "XDG_STATE_HOME": filepath.Join(env.WorkDir, ".state"),
+		"XDG_DATA_HOME": filepath.Join(env.WorkDir, ".data"), "HOME": env.WorkDir,
+		"PIXDASH_CONFIG": "", "PIXDASH_PROFILE": "", "NO_COLOR": "1", "TZ": "UTC",
+		"PIXDASH_SBX_SECRET": "demo-full-secret", "PIXDASH_PROD_SECRET": "demo-live-secret",
+		"PIXDASH_READ_SECRET": "demo-read-secret", "PIXDASH_GONE_SECRET": "demo-revoked-secret",
+	} {
+		env.Setenv(k, v)
+	}
+	return nil
+}
+
+// cmdJSONVar sets an environment variable of the script from a field of the JSON object on
+// the last line of the last command's stdout: jsonvar NAME FIELD.
+func cmdJSONVar(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: jsonvar NAME FIELD")
+	}
+	lines := strings.Split(strings.TrimSpace(ts.ReadFile("stdout")), "\n")
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &obj); err != nil {
+		ts.Fatalf("jsonvar: stdout's last line is not a JSON object: %v", err)
+	}
+	v, ok := obj[args[1]]
+	if !ok {
+		ts.Fatalf("jsonvar: no field %q in %s", args[1], lines[len(lines)-1])
+	}
+	ts.Setenv(args[0], fmt.Sprint(v))
+}
+
+// cmdExits runs a program as exec does (stdout and stderr kept for the next assertions) and
+// wants its exit status to be N: exits N PROGRAM ARGS...
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N PROGRAM ARGS...")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: %q is not a number", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
