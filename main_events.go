@@ -16,10 +16,10 @@ import (
 	"pixdash/state"
 )
 
-// withEventsCommands adds list and show to the events command (prune is its own).
+// withEventsCommands adds list, show, resend and deliveries to the events command (prune is its own).
 func withEventsCommands(cmd *cobra.Command, stdout, stderr io.Writer) *cobra.Command {
-	cmd.RunE = func(*cobra.Command, []string) error { return usageError("say list, show or prune") }
-	cmd.AddCommand(newEventsListCmd(stdout, stderr), newEventsShowCmd(stdout, stderr))
+	cmd.RunE = func(*cobra.Command, []string) error { return usageError("say list, show, resend, deliveries or prune") }
+	cmd.AddCommand(newEventsListCmd(stdout, stderr), newEventsShowCmd(stdout, stderr), newEventsResendCmd(stdout, stderr), newEventsDeliveriesCmd(stdout, stderr))
 	return cmd
 }
 

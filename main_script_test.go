@@ -1,11 +1,19 @@
 package main
 
 import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os/exec"
 	"strconv"
+	"sync"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -15,6 +23,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"pixdash/api"
 	"pixdash/api/sandbox"
 )
 
@@ -38,6 +47,12 @@ var scriptFixedClock = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 // $SANDBOX is the emulator's base URL; XDG_CONFIG_HOME, XDG_STATE_HOME and HOME are the
 // script's own. Extra commands: jsonvar NAME FIELD (NAME = FIELD of the last line of stdout,
 // a JSON object); exits N PROGRAM ARGS... (runs it like exec and wants exit status N).
+//
+// Scripts whose name holds "listen" also get the profile "hook" (sandbox, with a webhook
+// receiver on a free port, registered with the emulator) and $APP, the merchant's own app:
+// it checks each forwarded delivery's signature with its own HMAC (secret $APP_SECRET),
+// answers /flaky's first delivery of each event 500, and appgot PATH N waits until PATH took N
+// correctly signed deliveries (and none was badly signed).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
@@ -46,6 +61,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"jsonvar": cmdJSONVar,
 			"exits":   cmdExits,
+			"appgot":  cmdAppGot,
 		},
 	})
 }
@@ -60,6 +76,13 @@ func setupScript(env *testscript.Env) error {
 	env.Defer(hs.Close)
 	env.Defer(srv.Close)
 	base := hs.URL + "/v2"
+	hookListen := ""
+	if name := env.T().(interface{ Name() string }).Name(); strings.Contains(name, "listen") {
+		var err error
+		if hookListen, err = setupListen(env, base); err != nil {
+			return err
+		}
+	}
 	cfgDir := filepath.Join(env.WorkDir, ".config")
 	if err := os.MkdirAll(filepath.Join(cfgDir, "pixdash"), 0o700); err != nil {
 		return err
@@ -73,6 +96,9 @@ func setupScript(env *testscript.Env) error {
 		profile("prod", "mp_live_demo_full", "PIXDASH_PROD_SECRET", "") +
 		profile("read", "mp_test_demo_read", "PIXDASH_READ_SECRET", "") +
 		profile("gone", "mp_test_demo_revoked", "PIXDASH_GONE_SECRET", "")
+	if hookListen != "" {
+		cfg += profile("hook", "mp_test_demo_full", "PIXDASH_SBX_SECRET", "[profiles.hook.webhook]\nlisten = \""+hookListen+"\"\nsecret_env = \"PIXDASH_HOOK_SECRET\"")
+	}
 	if err := os.WriteFile(filepath.Join(cfgDir, "pixdash", "config.toml"), []byte(cfg), 0o600); err != nil {
 		return err
 	}
@@ -82,6 +108,7 @@ func setupScript(env *testscript.Env) error {
 		"PIXDASH_CONFIG": "", "PIXDASH_PROFILE": "", "NO_COLOR": "1", "TZ": "UTC",
 		"PIXDASH_SBX_SECRET": "demo-full-secret", "PIXDASH_PROD_SECRET": "demo-live-secret",
 		"PIXDASH_READ_SECRET": "demo-read-secret", "PIXDASH_GONE_SECRET": "demo-revoked-secret",
+		"PIXDASH_HOOK_SECRET": scriptHookSecret, "APP_SECRET": scriptAppSecret,
 	} {
 		env.Setenv(k, v)
 	}
@@ -126,5 +153,104 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// Secrets of the listen scripts: the receiver's (shared with the emulator) and the app's.
+const (
+	scriptHookSecret = "whsec-script-hook-0001"
+	scriptAppSecret  = "whsec-script-app-00001"
+)
+
+// testApp is the merchant's app listen --forward-to delivers to.
+type testApp struct {
+	mu    sync.Mutex
+	got   map[string][]string // path -> event ids, correctly signed
+	bad   int                 // deliveries with a wrong or missing signature
+	tried map[string]bool     // /flaky: events already answered 500 once
+}
+
+func (a *testApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	// An independent check of the signature: HMAC-SHA256 of the raw body, hex, "sha256=".
+	m := hmac.New(sha256.New, []byte(scriptAppSecret))
+	m.Write(body)
+	want := "sha256=" + hex.EncodeToString(m.Sum(nil))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !hmac.Equal([]byte(r.Header.Get("X-Pague-Signature")), []byte(want)) || r.Header.Get("X-Pague-Timestamp") == "" {
+		a.bad++
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	var ev struct {
+		EventID string `json:"eventId"`
+	}
+	_ = json.Unmarshal(body, &ev)
+	if r.URL.Path == "/flaky" && !a.tried[ev.EventID] {
+		a.tried[ev.EventID] = true
+		w.WriteHeader(http.StatusInternalServerError)
+		return
+	}
+	a.got[r.URL.Path] = append(a.got[r.URL.Path], ev.EventID)
+	w.WriteHeader(http.StatusOK)
+}
+
+// setupListen starts the app, picks the hook profile's receiver address and registers it with
+// the emulator (as the profile's first run would; the emulator retries a delivery the receiver
+// is not up for yet).
+func setupListen(env *testscript.Env, base string) (string, error) {
+	app := &testApp{got: map[string][]string{}, tried: map[string]bool{}}
+	as := httptest.NewServer(app)
+	env.Defer(as.Close)
+	env.Values["app"] = app
+	env.Setenv("APP", as.URL)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	c, err := api.NewClient(base, sandbox.DemoClientID, sandbox.DemoSecret)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = sandbox.NewControl(c).RegisterWebhookSecret(ctx, "http://"+addr+api.WebhookPath, "", api.Secret(scriptHookSecret))
+	return addr, err
+}
+
+// cmdAppGot waits (up to 30 s) until the app took N correctly signed deliveries on PATH, and
+// fails on any badly signed one: appgot PATH N.
+func cmdAppGot(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: appgot PATH N")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("appgot: %q is not a number", args[1])
+	}
+	app, _ := ts.Value("app").(*testApp)
+	if app == nil {
+		ts.Fatalf("appgot: no app (the script's name must hold \"listen\")")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		app.mu.Lock()
+		got, bad := len(app.got[args[0]]), app.bad
+		app.mu.Unlock()
+		if bad > 0 {
+			ts.Fatalf("the app refused %d badly signed deliveries", bad)
+		}
+		if got >= n {
+			ts.Logf("the app took %d deliveries on %s", got, args[0])
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("the app took %d deliveries on %s, want %d", got, args[0], n)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
