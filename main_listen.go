@@ -330,6 +330,15 @@ func runListen(cmd *cobra.Command, o listenFlags, stdout, stderr io.Writer) erro
 		fw = &forwarder{routes: routes, secret: secret, attempts: o.attempts, backoff: o.backoff,
 			client: &http.Client{}, log: &deliveryLog{path: deliveryLogPath(c.p)}}
 	}
+	// Where the recorded events end before the receiver starts: every event it records is printed.
+	store, err := c.Store()
+	if err != nil {
+		return err
+	}
+	after, err := store.LastEventSeq(c.ctx)
+	if err != nil {
+		return cliError(exitFailure, err)
+	}
 	sess, err := openProfile(c.ctx, c.p, config.StateDir(os.Getenv), slog.New(slog.DiscardHandler))
 	if err != nil {
 		return cliError(exitFailure, fmt.Errorf("profile %s: %w", c.p.Name, err))
@@ -358,10 +367,6 @@ func runListen(cmd *cobra.Command, o listenFlags, stdout, stderr io.Writer) erro
 			msg += ": " + d.Error
 		}
 		fmt.Fprintln(stderr, safetext.Clean(msg))
-	}
-	after, err := sess.Store.LastEventSeq(c.ctx)
-	if err != nil {
-		return cliError(exitFailure, err)
 	}
 	for {
 		b, ok := workflow.WaitEvents(c.ctx, sess.Store, after, 100)
