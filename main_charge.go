@@ -365,8 +365,8 @@ func newChargeWaitCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wait ID",
 		Short: "Wait until the service confirms a charge paid, expired or failed",
-		Long: `Wait until the service confirms that the charge was paid (exit 0), expired (10) or failed
-(11), or --timeout passes (12). Only the service's answer to GET /transactions/{id} counts: a
+		Long: `Wait until the service confirms that the charge was paid (exit 0), expired or cancelled
+(10: it can no longer be paid) or failed (11), or --timeout passes (12). Only the service's answer to GET /transactions/{id} counts: a
 webhook event the profile's receiver records only makes it ask sooner.`,
 		Example: `  pixdash charge wait "$id" --timeout 10m; case $? in 0) echo paid;; 10) echo expired;; 11) echo failed;; 12) echo still waiting;; esac`,
 		Args:    exactArgs(1, "the charge's id"),
@@ -384,9 +384,10 @@ func waitVerdict(s state.ChargeState) (int, bool) {
 	switch {
 	case s.Received():
 		return exitOK, true
-	case s == state.StateExpired:
+	case s == state.StateExpired || s == state.StateCancelled:
+		// The service reports an expired charge as cancelled: either way it can no longer be paid.
 		return exitWaitExpired, true
-	case s == state.StateFailed || s == state.StateCancelled:
+	case s == state.StateFailed:
 		return exitWaitFailed, true
 	case s == state.StateNotFound:
 		return exitNotFound, true
