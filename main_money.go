@@ -90,6 +90,9 @@ func runRefund(cmd *cobra.Command, o refundFlags, id string, stdout, stderr io.W
 	}
 	// The dashboard's rules, before anything is asked.
 	if err := workflow.CheckRefund(ch, pp, false); err != nil {
+		if errors.Is(err, workflow.ErrRefundDone) {
+			return cliError(exitConflict, err)
+		}
 		return cliError(exitValidation, err)
 	}
 	if err := c.checkWrite(o.writeFlags, "refund", ch.Amount); err != nil {
