@@ -86,7 +86,13 @@ func usageError(format string, args ...any) error {
 func run(args []string, rawStdout, rawStderr io.Writer) int {
 	stdout, stderr := safetext.NewWriter(rawStdout), safetext.NewWriter(rawStderr)
 	defer func() { _ = stdout.Flush(); _ = stderr.Flush() }()
-	root := newRootCmd(stdout, stderr)
+	var out io.Writer = stdout
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		// The shells' completion protocol separates a word from its description with a TAB,
+		// which the sanitizer would turn into a space; the words are pixdash's own.
+		out = rawStdout
+	}
+	root := newRootCmd(out, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil {
