@@ -112,7 +112,9 @@ func (l *deliveryLog) add(d deliveryJSON) error {
 }
 
 // wants reports whether route r takes kind k.
-func (r forwardRoute) wants(k api.EventKind) bool { return r.Kinds == nil || slices.Contains(r.Kinds, k) }
+func (r forwardRoute) wants(k api.EventKind) bool {
+	return r.Kinds == nil || slices.Contains(r.Kinds, k)
+}
 
 // forward sends e to every route that takes it, each in its own goroutine (Wait drains them).
 func (f *forwarder) forward(ctx context.Context, e *api.Event, verdict string, report func(deliveryJSON)) {
@@ -313,6 +315,9 @@ func runListen(cmd *cobra.Command, o listenFlags, stdout, stderr io.Writer) erro
 	if err := o.forwardFlags.check(); err != nil {
 		return err
 	}
+	// Events are printed from this goroutine and deliveries reported from theirs: one lock.
+	var wmu sync.Mutex
+	stdout, stderr = &lockedWriter{mu: &wmu, w: stdout}, &lockedWriter{mu: &wmu, w: stderr}
 	c, err := openCLI(cmd, o.commonFlags, stdout, stderr)
 	if err != nil {
 		return err
@@ -461,8 +466,8 @@ type eventsResendFlags struct {
 func newEventsResendCmd(stdout, stderr io.Writer) *cobra.Command {
 	var o eventsResendFlags
 	cmd := &cobra.Command{
-		Use:   "resend EVENT_ID --to URL",
-		Short: "Send a recorded event again to your app, re-signed as listen --forward-to does",
+		Use:     "resend EVENT_ID --to URL",
+		Short:   "Send a recorded event again to your app, re-signed as listen --forward-to does",
 		Example: `  pixdash events resend evt_123 --to http://localhost:3000/webhooks/pix --forward-secret-env APP_WEBHOOK_SECRET`,
 		Args:    exactArgs(1, "the event's id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -569,4 +574,16 @@ func newEventsDeliveriesCmd(stdout, stderr io.Writer) *cobra.Command {
 	o.add(cmd, true)
 	cmd.Flags().IntVar(&limit, "limit", 100, "the last this many attempts (0: all)")
 	return cmd
+}
+
+// lockedWriter serializes writes to w under mu (shared by the writers of one command).
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

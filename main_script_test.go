@@ -7,17 +7,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os/exec"
-	"strconv"
-	"sync"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +31,10 @@ import (
 // pixdashMain is the pixdash command inside the test binary: testscript scripts run it as
 // `exec pixdash …` in a process of its own, so exit codes, stdout and stderr are the real ones.
 func pixdashMain() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// updateScripts rewrites the files a script's cmp compares with (its goldens) from what the
+// commands printed: go test -run TestScripts/golden -update-scripts, then read the diff.
+var updateScripts = flag.Bool("update-scripts", false, "rewrite the scripts' cmp files (goldens) from the output")
 
 // scriptFixedClock is the emulator's clock in scripts whose name starts with "golden": with
 // WithRand every id is fixed too, so their --json output is compared whole.
@@ -56,6 +61,7 @@ var scriptFixedClock = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
+		UpdateScripts:       *updateScripts,
 		RequireExplicitExec: true,
 		Setup:               setupScript,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
