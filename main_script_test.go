@@ -102,6 +102,17 @@ func setupScript(env *testscript.Env) error {
 		profile("prod", "mp_live_demo_full", "PIXDASH_PROD_SECRET", "") +
 		profile("read", "mp_test_demo_read", "PIXDASH_READ_SECRET", "") +
 		profile("gone", "mp_test_demo_revoked", "PIXDASH_GONE_SECRET", "")
+	if name := env.T().(interface{ Name() string }).Name(); strings.Contains(name, "readme") {
+		// The README's worked script runs against pixdash sandbox on a port of its own.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		port := ln.Addr().String()
+		_ = ln.Close()
+		env.Setenv("SANDBOX_ADDR", port)
+		cfg += fmt.Sprintf("[profiles.local]\nbase_url = \"http://%s/v2\"\nclient_id = \"mp_test_demo_full\"\nclient_secret_env = \"PIXDASH_SBX_SECRET\"\n", port)
+	}
 	if hookListen != "" {
 		cfg += profile("hook", "mp_test_demo_full", "PIXDASH_SBX_SECRET", "[profiles.hook.webhook]\nlisten = \""+hookListen+"\"\nsecret_env = \"PIXDASH_HOOK_SECRET\"")
 	}
