@@ -11,6 +11,6 @@ func cliCommands(stdout, stderr io.Writer) []*cobra.Command {
 	return []*cobra.Command{
 		newChargeCmd(stdout, stderr), newRefundCmd(stdout, stderr), newWithdrawCmd(stdout, stderr),
 		newWalletsCmd(stdout, stderr), newWhoamiCmd(stdout, stderr), newTriggerCmd(stdout, stderr), newListenCmd(stdout, stderr),
-		newCompletionCmd(stdout), newManCmd(stderr),
+		newCompletionCmd(stdout), newManCmd(stderr), newLoginCmd(stdout, stderr),
 	}
 }

@@ -46,6 +46,7 @@ environment = "sandbox"
 # The client secret: exactly one of
 #   client_secret_env = "NAME"     read from that environment variable
 #   client_secret_cmd = "COMMAND"  run with sh -c; its output (trimmed, one line) is the secret
+#   client_secret_keyring = true   the OS keyring, where "pixdash login --profile NAME" stores it
 #   client_secret     = "..."      in this file, which must then be private: chmod 600 <this file>
 client_secret_env = "PIXDASH_SANDBOX_SECRET"
 
