@@ -51,7 +51,8 @@ var scriptFixedClock = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 //
 // $SANDBOX is the emulator's base URL; XDG_CONFIG_HOME, XDG_STATE_HOME and HOME are the
 // script's own. Extra commands: jsonvar NAME FIELD (NAME = FIELD of the last line of stdout,
-// a JSON object); exits N PROGRAM ARGS... (runs it like exec and wants exit status N).
+// a JSON object); exits N PROGRAM ARGS... (runs it like exec and wants exit status N); faults
+// JSON (the emulator's PUT /_sandbox/faults, e.g. '{"dropResponseAfterCommit":1}').
 //
 // Scripts whose name holds "listen" also get the profile "hook" (sandbox, with a webhook
 // receiver on a free port, registered with the emulator) and $APP, the merchant's own app:
@@ -68,6 +69,7 @@ func TestScripts(t *testing.T) {
 			"jsonvar": cmdJSONVar,
 			"exits":   cmdExits,
 			"appgot":  cmdAppGot,
+			"faults":  cmdFaults,
 		},
 	})
 }
@@ -270,4 +272,24 @@ func cmdAppGot(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// cmdFaults sets the emulator's faults: faults JSON.
+func cmdFaults(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: faults JSON")
+	}
+	var f sandbox.Faults
+	if err := json.Unmarshal([]byte(args[0]), &f); err != nil {
+		ts.Fatalf("faults: %v", err)
+	}
+	c, err := api.NewClient(ts.Getenv("SANDBOX"), sandbox.DemoClientID, sandbox.DemoSecret)
+	if err != nil {
+		ts.Fatalf("faults: %v", err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// The faults may drop this very reply: the setting took effect all the same.
+	_ = sandbox.NewControl(c).SetFaults(ctx, f)
 }
