@@ -156,7 +156,7 @@ Secrets are never read from flags: use client_secret_env or client_secret_cmd in
 	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language, else LC_ALL/LC_MESSAGES/LANG)`)
 	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
 	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), withEventsCommands(newEventsCmd(stdout), stdout, stderr), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout), newDBCmd(stdout), newTrainingCmd(stdout, stderr))
-	root.AddCommand(cliCommands(stdout, stderr)...)
+	addCLICommands(root, stdout, stderr)
 	return root
 }
 

@@ -392,9 +392,10 @@ func newProjectsCmd(stdout, stderr io.Writer) *cobra.Command {
 		wallet string
 	}
 	list := &cobra.Command{
-		Use:   "list",
-		Short: "List a wallet's projects, by name (GET /projects, every page)",
-		Args:  noArgs,
+		Use:     "list",
+		Short:   "List a wallet's projects, by name (GET /projects, every page)",
+		Example: `  pixdash projects list --wallet loja-centro --json`,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := openCLI(cmd, lo.commonFlags, stdout, stderr)
 			if err != nil {
@@ -428,9 +429,10 @@ func newProjectsCmd(stdout, stderr io.Writer) *cobra.Command {
 		wallet string
 	}
 	get := &cobra.Command{
-		Use:   "get ID",
-		Short: "Read a project (GET /projects/{id})",
-		Args:  exactArgs(1, "the project's id"),
+		Use:     "get ID",
+		Short:   "Read a project (GET /projects/{id})",
+		Example: `  pixdash projects get 3f6c2a… --json`,
+		Args:    exactArgs(1, "the project's id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := openCLI(cmd, gop.commonFlags, stdout, stderr)
 			if err != nil {
