@@ -9,11 +9,16 @@
 //	pixdash db check | repair [--profile NAME] [--config FILE]
 //	pixdash version
 //
+// The command line for scripts (main_*.go; README › Command line): charge create|get|list|wait,
+// refund, withdraw, wallets, subaccount, projects, blocks, whoami, login, events
+// list|show|resend|deliveries, listen, trigger, completion, man.
+//
 // The merchant's language (screens and reports) is --lang, else the config's language, else
 // the locale: the first non-empty of LC_ALL, LC_MESSAGES and LANG (pt_BR.* is pt-BR, anything
 // else English).
 //
-// Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command line.
+// Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command
+// line, 3 to 8 and charge wait's 10 to 12 as main_cli.go says.
 package main
 
 import (
