@@ -109,6 +109,11 @@ func newEventsListCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if q.Wallet != "" {
+				if err := knownWallet(c.ctx, store, c.p, q.Wallet); err != nil {
+					return err // a typo is an error, not an empty list
+				}
+			}
 			const page = 500
 			n := 0
 			for offset := 0; ; offset += page {

@@ -116,7 +116,8 @@ func setupScript(env *testscript.Env) error {
 		cfg += fmt.Sprintf("[profiles.local]\nbase_url = \"http://%s/v2\"\nclient_id = \"mp_test_demo_full\"\nclient_secret_env = \"PIXDASH_SBX_SECRET\"\n", port)
 	}
 	if hookListen != "" {
-		cfg += profile("hook", "mp_test_demo_full", "PIXDASH_SBX_SECRET", "[profiles.hook.webhook]\nlisten = \""+hookListen+"\"\nsecret_env = \"PIXDASH_HOOK_SECRET\"")
+		onPaid := fmt.Sprintf("on_paid = [\"sh\", \"-c\", \"echo paid $PIXDASH_CHARGE_ID $PIXDASH_AMOUNT_CENTS >> %s\"]\n", filepath.Join(env.WorkDir, "on_paid.log"))
+		cfg += profile("hook", "mp_test_demo_full", "PIXDASH_SBX_SECRET", onPaid+"[profiles.hook.webhook]\nlisten = \""+hookListen+"\"\nsecret_env = \"PIXDASH_HOOK_SECRET\"")
 	}
 	if err := os.WriteFile(filepath.Join(cfgDir, "pixdash", "config.toml"), []byte(cfg), 0o600); err != nil {
 		return err
