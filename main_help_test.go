@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -36,4 +37,25 @@ func TestEveryCommandHasHelpWithAnExample(t *testing.T) {
 		}
 	}
 	walk(root)
+}
+
+// version names the VCS revision the build recorded (go build stamps it from git), with
+// "+dirty" for a modified work tree and the commit's time.
+func TestVersionRevision(t *testing.T) {
+	for _, tc := range []struct {
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{nil, ""},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "2f8d500abc"}, {Key: "vcs.time", Value: "2026-11-27T12:00:00Z"}, {Key: "vcs.modified", Value: "false"}}, "2f8d500abc (2026-11-27T12:00:00Z)"},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "2f8d500abc"}, {Key: "vcs.modified", Value: "true"}}, "2f8d500abc+dirty"},
+	} {
+		if got := revisionOf(tc.settings); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.settings, got, tc.want)
+		}
+	}
+	var out strings.Builder
+	if code := run([]string{"version"}, &out, io.Discard); code != 0 || !strings.HasPrefix(out.String(), "pixdash ") {
+		t.Errorf("version: exit %d, %q", code, out.String())
+	}
 }

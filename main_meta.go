@@ -77,9 +77,14 @@ func buildRevision() string {
 	if !ok {
 		return ""
 	}
+	return revisionOf(info.Settings)
+}
+
+// revisionOf reads the VCS revision, time and modified flag of a build's settings.
+func revisionOf(settings []debug.BuildSetting) string {
 	var rev, when string
 	dirty := false
-	for _, s := range info.Settings {
+	for _, s := range settings {
 		switch s.Key {
 		case "vcs.revision":
 			rev = s.Value
