@@ -57,8 +57,9 @@ var scriptFixedClock = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 // Scripts whose name holds "listen" also get the profile "hook" (sandbox, with a webhook
 // receiver on a free port, registered with the emulator) and $APP, the merchant's own app:
 // it checks each forwarded delivery's signature with its own HMAC (secret $APP_SECRET),
-// answers /flaky's first delivery of each event 500, and appgot PATH N waits until PATH took N
-// correctly signed deliveries (and none was badly signed).
+// answers /flaky's first delivery of each event 500, takes a second to answer /slow, and
+// appgot PATH N waits until PATH took N correctly signed deliveries (and none was badly
+// signed; "started:/slow" counts the /slow deliveries begun).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
@@ -207,6 +208,20 @@ func (a *testApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		EventID string `json:"eventId"`
 	}
 	_ = json.Unmarshal(body, &ev)
+	if r.URL.Path == "/slow" {
+		// A delivery still in flight when listen is told to stop: counted only if listen waits
+		// for the answer (a client that went away cancels the request's context).
+		a.got["started:/slow"] = append(a.got["started:/slow"], ev.EventID)
+		a.mu.Unlock()
+		select {
+		case <-time.After(time.Second):
+		case <-r.Context().Done():
+		}
+		a.mu.Lock()
+		if r.Context().Err() != nil {
+			return
+		}
+	}
 	if r.URL.Path == "/flaky" && !a.tried[ev.EventID] {
 		a.tried[ev.EventID] = true
 		w.WriteHeader(http.StatusInternalServerError)
