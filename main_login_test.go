@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -19,6 +20,7 @@ func TestLoginKeyring(t *testing.T) {
 	base := emulatorURL(t)
 	cfg, _ := isolatedDirs(t)
 	body := "[profiles.k]\nbase_url = \"" + base + "\"\nclient_id = \"mp_test_demo_full\"\nclient_secret_keyring = true\n" +
+		"[profiles.k.webhook]\nlisten = \"127.0.0.1:0\"\nsecret_keyring = true\n" +
 		"[profiles.e]\nbase_url = \"" + base + "\"\nclient_id = \"mp_test_demo_full\"\nclient_secret_env = \"PIXDASH_TEST_E\"\n"
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
@@ -48,8 +50,22 @@ func TestLoginKeyring(t *testing.T) {
 	if code, _, _ := cli("\n", "login", "--profile", "k"); code != exitValidation {
 		t.Errorf("login with an empty secret: exit %d, want 5", code)
 	}
-	if code, out, _ := cli(knownClientSecret+"\n", "login", "--profile", "k"); code != 0 || !strings.Contains(out, "stored its secret in the OS keyring (profile k)") {
+	if code, _, errb := cli(knownClientSecret+"\nshort\n", "login", "--profile", "k"); code != exitValidation || !strings.Contains(errb, "at least 16 characters") {
+		t.Errorf("login with a short webhook secret: exit %d, %q", code, errb)
+	}
+	if code, out, _ := cli(knownClientSecret+"\nwhsec-login-test-0001\n", "login", "--profile", "k"); code != 0 || !strings.Contains(out, "stored its secret in the OS keyring (profile k)") || !strings.Contains(out, "Stored the webhook signing secret") {
 		t.Errorf("login: exit %d, %q", code, out)
+	}
+	if v, err := keyring.Get(config.KeyringService, config.KeyringWebhookUser("k")); v != "whsec-login-test-0001" || err != nil {
+		t.Errorf("webhook secret in the keyring: %q, %v", v, err)
+	}
+	cfgK, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, _ := cfgK.Profile("k")
+	if ws, err := pk.Webhook.Secret(context.Background()); ws.Reveal() != "whsec-login-test-0001" || err != nil {
+		t.Errorf("the profile's webhook secret from the keyring: %v", err)
 	}
 	if code, out, _ := cli("", "whoami", "--profile", "k"); code != 0 || !strings.Contains(out, "secret from   OS keyring (client_secret_keyring)") || !strings.Contains(out, "signed in     yes") {
 		t.Errorf("whoami after login: exit %d, %q", code, out)
@@ -78,6 +94,7 @@ func TestConfigKeyringSource(t *testing.T) {
 	for _, tc := range []struct{ extra, want string }{
 		{"client_secret_keyring = false", "is false"},
 		{"client_secret_keyring = true\nclient_secret_env = \"X\"", "client_secret_keyring"},
+		{"client_secret_env = \"X\"\n[profiles.k.webhook]\nsecret_keyring = true\nsecret_env = \"Y\"", "found secret_keyring and secret_env"},
 	} {
 		body := "[profiles.k]\nbase_url = \"https://api.example.com/v2\"\nclient_id = \"mp_test_x\"\n" + tc.extra + "\n"
 		_, err := config.Parse("c.toml", []byte(body), 0o600)

@@ -474,7 +474,7 @@ func profileKeys() []string {
 }
 
 func webhookKeys() []string {
-	return []string{"listen", "secret_env", "secret_cmd", "signature_header", "tolerance", "tls_cert", "tls_key"}
+	return []string{"listen", "secret_env", "secret_cmd", "secret_keyring", "signature_header", "tolerance", "tls_cert", "tls_key"}
 }
 
 // probe makes the toml decoder report a key's position through a ParseError.
@@ -775,7 +775,7 @@ func (d *decoder) profile(n node) *Profile {
 					d.add(k, "is false; remove it, or set it to true to read the secret from the OS keyring (pixdash login stores it)")
 					continue
 				}
-				p.secret = secretSource{kind: sourceKeyring, field: "client_secret_keyring", keyringUser: KeyringUser(p.Name)}
+				p.secret = secretSource{kind: sourceKeyring, field: "client_secret_keyring", keyringUser: KeyringUser(p.Name), keyringProfile: p.Name}
 			}
 		case "sub_account":
 			if s, ok := d.str(k); ok {
@@ -841,6 +841,9 @@ func (d *decoder) profile(n node) *Profile {
 			p.PrintCommand = d.argv(k)
 		case "webhook":
 			w, cmd := d.webhook(k)
+			if w != nil && w.secret.kind == sourceKeyring {
+				w.secret.keyringUser, w.secret.keyringProfile = KeyringWebhookUser(p.Name), p.Name
+			}
 			p.Webhook = w
 			if cmd != nil {
 				cmdNodes = append(cmdNodes, *cmd)
@@ -994,6 +997,15 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 				kk := k
 				cmd = &kk
 			}
+		case "secret_keyring":
+			if b, ok := d.boolean(k); ok {
+				if !b {
+					d.add(k, "is false; remove it, or set it to true to read the signing secret from the OS keyring (pixdash login stores it)")
+					continue
+				}
+				sources = append(sources, k)
+				w.secret = secretSource{kind: sourceKeyring, field: "webhook.secret_keyring"}
+			}
 		case "signature_header":
 			if s, ok := d.str(k); ok {
 				if msg := checkHeaderName(s); msg != "" {
@@ -1030,7 +1042,7 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 		}
 	}
 	if len(sources) > 1 {
-		d.add(sources[1], "only one signing secret source is allowed, found secret_env and secret_cmd")
+		d.add(sources[1], "only one signing secret source is allowed, found %s and %s", sources[0].name(), sources[1].name())
 	}
 	if certNode != nil || keyNode != nil {
 		certMsg, keyMsg := checkKeyPair(w.TLSCert, w.TLSKey)

@@ -24,6 +24,9 @@ const (
 // KeyringUser is the keyring user under which a profile's client secret is kept.
 func KeyringUser(profile string) string { return profile + keyringSuffix }
 
+// KeyringWebhookUser is the keyring user of a profile's webhook signing secret (secret_keyring).
+func KeyringWebhookUser(profile string) string { return profile + "/webhook_secret" }
+
 // KeyringGet and KeyringSet read and write the OS keyring (the Secret Service on Linux, the
 // Keychain on macOS, the Credential Manager on Windows); tests use keyring.MockInit.
 var (
@@ -70,8 +73,9 @@ type secretSource struct {
 	env   string
 	cmd   api.Secret
 	value api.Secret
-	// keyringUser is the OS keyring entry's user (service KeyringService) for sourceKeyring.
-	keyringUser string
+	// keyringUser is the OS keyring entry's user (service KeyringService) for sourceKeyring,
+	// and keyringProfile the profile it belongs to (for messages).
+	keyringUser, keyringProfile string
 }
 
 // describe names the source without revealing the secret or the command line.
@@ -141,7 +145,7 @@ func (s secretSource) resolve(ctx context.Context) (api.Secret, error) {
 		v, err := KeyringGet(KeyringService, s.keyringUser)
 		switch {
 		case errors.Is(err, keyring.ErrNotFound):
-			return "", fmt.Errorf("%s: the OS keyring has no secret for this profile yet; store it with pixdash login --profile %s", s.field, strings.TrimSuffix(s.keyringUser, keyringSuffix))
+			return "", fmt.Errorf("%s: the OS keyring has no secret for this profile yet; store it with pixdash login --profile %s", s.field, s.keyringProfile)
 		case err != nil:
 			return "", fmt.Errorf("%s: %w", s.field, KeyringUnavailable{Err: err})
 		}
