@@ -36,6 +36,8 @@ type Engine struct {
 	queue   []job
 	polling map[string]bool
 	closed  bool
+	// resolving is set while a RecoverAfter pass is due or running.
+	resolving bool
 }
 
 // EngineOptions tune an Engine; the zero value is what the dashboard uses.
@@ -596,14 +598,21 @@ func (e *Engine) recoverPass(openOnes bool) {
 }
 
 // RecoverAfter runs a recovery pass of the interrupted charge creations after d (a creation
-// whose outcome is unknown), reported as RecoveryDone, and again while some stay open.
+// whose outcome is unknown), reported as RecoveryDone, and again while some stay open. While
+// such a pass is already due, it does nothing: that pass looks every submission up.
 func (e *Engine) RecoverAfter(d time.Duration) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
+	if e.closed || e.resolving {
 		return
 	}
+	e.resolving = true
 	e.goRun(func() {
+		defer func() {
+			e.mu.Lock()
+			e.resolving = false
+			e.mu.Unlock()
+		}()
 		if e.sleep(d) {
 			e.recoverPass(false)
 		}

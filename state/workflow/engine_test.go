@@ -195,6 +195,41 @@ func TestEngineRecoversAtStart(t *testing.T) {
 	}
 }
 
+// A creation whose outcome is unknown is looked up again on request (RecoverAfter): still in
+// flight it stays pending (and a retry is due); once it landed it is resolved and tracked.
+func TestEngineRecoverAfterResolvesALateCharge(t *testing.T) {
+	s := engineSession(t, false)
+	ctx := context.Background()
+	key := api.NewIdempotencyKey()
+	req := api.CreatePixRequest{Amount: 3100, Description: "Venda"}
+	if err := s.Store.BeginSubmission(ctx, state.Submission{Key: key, Request: req, Wallet: api.WalletPrincipal,
+		CreatedAt: time.Now(), InFlightUntil: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	e := startEngine(t, s, EngineOptions{PollEvery: time.Hour})
+	isRecovery := func(r Report) bool { _, ok := r.(RecoveryDone); return ok }
+	first := awaitReport(t, e, 20*time.Second, "the recovery at start", isRecovery).(RecoveryDone)
+	if first.Charges.Pending != 1 || first.RetryIn <= 0 {
+		t.Fatalf("at start: %+v", first)
+	}
+	if _, err := s.Client.CreatePix(ctx, &req, api.WithIdempotencyKey(key)); err != nil {
+		t.Fatal(err)
+	}
+	e.RecoverAfter(10 * time.Millisecond)
+	e.RecoverAfter(10 * time.Millisecond) // already due: no second pass
+	r := awaitReport(t, e, 20*time.Second, "the pass asked for", isRecovery).(RecoveryDone)
+	if len(r.Charges.Resolved) != 1 || r.Charges.Resolved[0].Amount != 3100 || r.Charges.Pending != 0 || r.Withdrawals != nil {
+		t.Fatalf("after landing: %+v", r)
+	}
+	select {
+	case x := <-e.Reports():
+		if isRecovery(x) {
+			t.Fatalf("a second pass ran: %+v", x)
+		}
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
 // On a confirmed payment the engine runs the profile's on_paid once and reports how it ended.
 func TestEngineRunsOnPaid(t *testing.T) {
 	if runtime.GOOS == "windows" {
