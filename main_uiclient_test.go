@@ -14,39 +14,19 @@ import (
 	"testing"
 )
 
-// uiClientPending are the ui files another branch of issue 23 (the engine: polling, the
-// read-back queue, recovery, links) takes off the client; until it lands they may still
-// reach it. A listed file that no longer does fails the check: take it off the list.
-var uiClientPending = []string{"ui/cmds.go", "ui/link.go"}
-
 // checkUIClientUses is TestArchitecture's rule that the dashboard reaches the service only
 // through state/workflow: no non-test file under root/ui mentions api.Client or selects a
-// Client field (sess.Client), apart from uiClientPending; and the rule catches what it forbids.
+// Client field (sess.Client); and the rule catches what it forbids.
 func checkUIClientUses(t *testing.T, root string) {
 	t.Helper()
 	uses, err := uiClientUses(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byFile := map[string][]string{}
-	for _, u := range uses {
-		file, _, _ := strings.Cut(u, ":")
-		byFile[file] = append(byFile[file], u)
-	}
-	var offending []string
-	for file, us := range byFile {
-		if !slices.Contains(uiClientPending, file) {
-			offending = append(offending, us...)
-		}
-	}
+	offending := slices.Clone(uses)
 	if len(offending) > 0 {
 		slices.Sort(offending)
 		t.Errorf("ui reaches the service's client instead of going through state/workflow:\n%s", strings.Join(offending, "\n"))
-	}
-	for _, file := range uiClientPending {
-		if _, err := os.Stat(filepath.Join(root, file)); err == nil && len(byFile[file]) == 0 {
-			t.Errorf("%s no longer reaches the client: take it off uiClientPending", file)
-		}
 	}
 
 	// The rule catches what it forbids, and lets the rest be.
