@@ -53,7 +53,7 @@ func TestOnPaidRunsWhenATrackedChargeTurnsPaidAndShowsItsFailure(t *testing.T) {
 			if len(got) != 1 || !got[0].res.Ran || got[0].res.Err == nil {
 				t.Fatalf("on payment: %+v", got)
 			}
-			m.Update(got[0])
+			m.Update(reply(m, got[0]))
 			want := map[Lang]string{
 				LangEN: "on_paid pixdash-no-such-program-xyz failed: program not found · charge tx_onpaid (R$ 25,90)",
 				LangPT: "on_paid pixdash-no-such-program-xyz falhou: programa não encontrado · cobrança tx_onpaid (R$ 25,90)",
@@ -71,7 +71,7 @@ func TestOnPaidRunsWhenATrackedChargeTurnsPaidAndShowsItsFailure(t *testing.T) {
 			if len(again) != 1 || again[0].res.Ran {
 				t.Fatalf("second time: %+v", again)
 			}
-			m.Update(again[0])
+			m.Update(reply(m, again[0]))
 			if m.status.text != "" {
 				t.Errorf("status after a run skipped: %q", m.status.text)
 			}

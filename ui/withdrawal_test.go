@@ -313,7 +313,7 @@ func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 		if !ok || msg.withdrawals == nil {
 			t.Fatalf("no withdrawals in %+v", msg)
 		}
-		_, cmd := m.Update(msg)
+		_, cmd := m.Update(reply(m, msg))
 		return msg, cmd
 	}
 	msg, cmd := run()
