@@ -23,6 +23,7 @@ var blockFilters = append([]api.BlockStatus{""}, api.BlockStatuses...)
 // blocksView lists the active wallet's balance blocks (GET /balance-blocks) with a status filter,
 // what the open and the resolved blocks add up to, and the selected block's details.
 type blocksView struct {
+	ident
 	list[string, api.BalanceBlock, api.BalanceBlock]
 	c             *common
 	width, height int // the view's; the list has the lines between the totals and the details
@@ -92,15 +93,25 @@ func newBlocksView(c *common) *blocksView {
 // title names the view in the tab strip.
 func (v *blocksView) title() string { return v.c.tr.T("Blocks") }
 
-func (v *blocksView) setSize(w, h int) {
+func (v *blocksView) setSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.place()
+	return nil
 }
 
 func (v *blocksView) capturesText() bool { return false }
 
-// focus loads the list and starts the periodic refresh.
+// focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
 func (v *blocksView) focus() tea.Cmd {
+	v.focused = true
+	if !v.ticking {
+		return v.scheduleTick()
+	}
+	return nil
+}
+
+// start loads the list and starts the periodic refresh.
+func (v *blocksView) start() tea.Cmd {
 	v.focused = true
 	cmds := []tea.Cmd{v.load(false)}
 	if !v.ticking {

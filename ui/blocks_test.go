@@ -47,7 +47,7 @@ func answerBlocks(m *Model, items []api.BalanceBlock, err error) {
 	if err == nil {
 		msg.list = &api.BalanceBlockList{Items: items, Total: len(items)}
 	}
-	m.Update(msg)
+	m.Update(reply(m, msg))
 }
 
 func TestGoldenBlocks(t *testing.T) {
@@ -179,17 +179,17 @@ func TestBlocksDropsStaleReplies(t *testing.T) {
 	v := blocksOf(m)
 	old := blocksMsg{tag: m.app.tag(), seq: v.seq, list: &api.BalanceBlockList{Items: goldenBlocks(), Total: 5}}
 	m.Update(runeKey("r"))
-	m.Update(old) // superseded by the refresh
+	m.Update(reply(m, old)) // superseded by the refresh
 	if v.loaded {
 		t.Fatal("a superseded reply was applied")
 	}
 	other := blocksMsg{tag: tag{gen: m.app.gen, wallet: "loja-sul"}, seq: v.seq, list: old.list}
-	m.Update(other)
+	m.Update(reply(m, other))
 	if v.loaded {
 		t.Fatal("a reply for another wallet was applied")
 	}
 	oldGen := blocksMsg{tag: tag{gen: m.app.gen - 1, wallet: m.app.wallet}, seq: v.seq, list: old.list}
-	m.Update(oldGen)
+	m.Update(reply(m, oldGen))
 	if v.loaded {
 		t.Fatal("a reply of another session was applied")
 	}
@@ -314,7 +314,7 @@ func TestBlocksEnterInspectsTheTransaction(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("enter did nothing")
 	}
-	got, ok := cmd().(inspectMsg)
+	got, ok := runReply(cmd).(inspectMsg)
 	if !ok || got.query != goldenBlocks()[1].TransactionID || got.wallet != api.WalletPrincipal {
 		t.Fatalf("enter sent %#v", got)
 	}

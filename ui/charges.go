@@ -33,6 +33,7 @@ type chargesView struct {
 	status        state.StatusFilter
 	win           listWindow[state.ChargeQuery, state.Charge]
 	focused       bool // on screen with the keyboard (between focus and blur)
+	started       bool // start ran: the list reads what a resize uncovers
 	strip         todayStrip
 	// refunds are the refund states of the rows held, read in a command after each read of
 	// the rows (refundStatesMsg): the view draws them without touching the store.
@@ -103,10 +104,14 @@ func newChargesView(c *common, store *state.Store) *chargesView {
 	return v
 }
 
-func (v *chargesView) setSize(w, h int) {
+func (v *chargesView) setSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.filter.Width = w - 4
 	v.resize(w, h-4)
+	if !v.started {
+		return nil // the first read is start's
+	}
+	return v.load() // the rows a taller list uncovers
 }
 
 // capturesText reports whether the filter input has the keyboard.
@@ -141,16 +146,24 @@ func (v *chargesView) requery() tea.Cmd {
 // title names the view in the tab strip.
 func (v *chargesView) title() string { return v.c.tr.T("Charges") }
 
-// focus scopes the list to the active wallet and reads it. Once that read is in, while the
+// start scopes the list to the active wallet and reads it. Once that read is in, while the
 // list is on screen, its highlight stays on its charge when newer ones arrive above it (defect 3).
-func (v *chargesView) focus() tea.Cmd {
-	v.focused = true
+func (v *chargesView) start() tea.Cmd {
+	v.focused, v.started = true, true
 	strip := v.strip.load()
 	if v.win.query != v.query() {
 		return tea.Batch(strip, v.requery())
 	}
 	v.win.invalidate()
 	return tea.Batch(strip, v.load())
+}
+
+// focus gives the list the keyboard back (an overlay above it closed); it reads nothing (store
+// changes reach the view on screen under an overlay too). Once the next read is in, its
+// highlight stays on its charge when newer ones arrive above it.
+func (v *chargesView) focus() tea.Cmd {
+	v.focused = true
+	return nil
 }
 
 // blur keeps the rows as they are. Off screen (under the new-charge form or the QR screen, or

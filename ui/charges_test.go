@@ -191,7 +191,7 @@ func TestChargesListFollowsStoreChanges(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("enter did nothing")
 	}
-	if msg, ok := cmd().(openChargeMsg); !ok || msg.charge.ID != ch.ID || msg.charge.Amount != 4200 {
+	if msg, ok := runReply(cmd).(openChargeMsg); !ok || msg.charge.ID != ch.ID || msg.charge.Amount != 4200 {
 		t.Fatalf("enter sent %+v", msg)
 	}
 }
@@ -246,11 +246,11 @@ func TestChargesCursorFollowsTheChargeWhenOneArrivesAbove(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("enter did nothing")
 	}
-	if msg, ok := cmd().(openChargeMsg); !ok || msg.charge.ID != want.ID {
+	if msg, ok := runReply(cmd).(openChargeMsg); !ok || msg.charge.ID != want.ID {
 		t.Fatalf("enter opened %q, want %q (the highlighted charge before the new one came)", msg.charge.ID, want.ID)
 	}
 	_, cmd = m.Update(runeKey("i"))
-	if msg, ok := cmd().(inspectMsg); !ok || msg.query != want.ID {
+	if msg, ok := runReply(cmd).(inspectMsg); !ok || msg.query != want.ID {
 		t.Fatalf("i inspected %+v, want %s", msg, want.ID)
 	}
 	// The highlight is on that charge's line, the fifth on screen now.

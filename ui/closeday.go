@@ -71,13 +71,18 @@ func newCloseOverlay(c *common, day state.Period) *closeOverlay {
 
 func (o *closeOverlay) layer() layer { return layerBody }
 
-func (o *closeOverlay) setSize(w, h int) {
+func (o *closeOverlay) setSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
 	o.vp.Width, o.vp.Height = w, max(h-2, 1)
 	o.render()
+	return nil
 }
 
-func (o *closeOverlay) focus() tea.Cmd {
+// focus gives the report the keyboard back; it reads nothing.
+func (o *closeOverlay) focus() tea.Cmd { return nil }
+
+// start reads the report, once.
+func (o *closeOverlay) start() tea.Cmd {
 	if o.loaded || o.loading {
 		return nil
 	}

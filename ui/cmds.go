@@ -542,7 +542,7 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		}
 		m.app.seenCharges, m.app.seenEvents = msg.chargesVer, msg.eventsVer
 		// Only the view on screen reads again; the others read when shown (activate).
-		return tea.Batch(m.activePane().update(msg), m.waitChange()), true
+		return tea.Batch(m.tell(m.activePane(), msg), m.waitChange()), true
 	case eventsMsg:
 		return m.onEvents(msg), true
 	case eventConfirmedMsg:

@@ -36,10 +36,14 @@ func newQuietConfirm(c *common, question string, then tea.Cmd) *confirmDialog {
 	return &confirmDialog{c: c, question: question, then: then}
 }
 
-func (d *confirmDialog) layer() layer     { return layerFloat }
-func (d *confirmDialog) setSize(w, h int) { d.width, d.height = w, h }
-func (d *confirmDialog) focus() tea.Cmd   { return nil }
-func (d *confirmDialog) blur()            {}
+func (d *confirmDialog) layer() layer { return layerFloat }
+func (d *confirmDialog) setSize(w, h int) tea.Cmd {
+	d.width, d.height = w, h
+	return nil
+}
+func (d *confirmDialog) focus() tea.Cmd { return nil }
+func (d *confirmDialog) start() tea.Cmd { return nil }
+func (d *confirmDialog) blur()          {}
 
 // ShortHelp lists the two answers.
 func (d *confirmDialog) ShortHelp() []key.Binding { return []key.Binding{d.c.keys.Yes, d.c.keys.No} }
@@ -57,7 +61,7 @@ func (d *confirmDialog) update(msg tea.Msg) tea.Cmd {
 		if d.onYes != nil {
 			d.onYes()
 		}
-		return d.then
+		return d.forAsker(d.then)
 	}
 	if d.cancelled == "" {
 		return nil

@@ -33,7 +33,7 @@ func TestRefundOtherWindowSendingIsNamed(t *testing.T) {
 	if o != nil || cmd == nil {
 		t.Fatalf("R while another window sends the refund opened %T", o)
 	}
-	if msg := fmt.Sprint(cmd()); !strings.Contains(msg, want) {
+	if msg := fmt.Sprint(runReply(cmd)); !strings.Contains(msg, want) {
 		t.Fatalf("R while another window sends the refund: %s", msg)
 	}
 
@@ -82,7 +82,7 @@ func TestRecoveryAtStartSettlesRefundsOfAKilledWindow(t *testing.T) {
 	if !ok || msg.refunds == nil || len(msg.refunds.Completed) != 1 {
 		t.Fatalf("recovery at start: %+v", msg)
 	}
-	m.Update(msg)
+	m.Update(reply(m, msg))
 	if v := m.View(); !strings.Contains(v, "1 refund(s) from an earlier session confirmed by the service") {
 		t.Fatalf("not said:\n%s", v)
 	}
@@ -90,7 +90,7 @@ func TestRecoveryAtStartSettlesRefundsOfAKilledWindow(t *testing.T) {
 		t.Fatalf("the row's refund: %+v", r)
 	}
 	o, cmd := askRefund(m.c, ch)
-	if o != nil || cmd == nil || !strings.Contains(fmt.Sprint(cmd()), "already refunded") {
+	if o != nil || cmd == nil || !strings.Contains(fmt.Sprint(runReply(cmd)), "already refunded") {
 		t.Fatalf("R after the recovery: %T", o)
 	}
 }

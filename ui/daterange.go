@@ -40,9 +40,13 @@ func newRangeForm(c *common, p state.Period) *rangeForm {
 	return f
 }
 
-func (f *rangeForm) layer() layer       { return layerFloat }
-func (f *rangeForm) setSize(w, h int)   { f.width, f.height = w, h }
+func (f *rangeForm) layer() layer { return layerFloat }
+func (f *rangeForm) setSize(w, h int) tea.Cmd {
+	f.width, f.height = w, h
+	return nil
+}
 func (f *rangeForm) focus() tea.Cmd     { return textinput.Blink }
+func (f *rangeForm) start() tea.Cmd     { return nil }
 func (f *rangeForm) blur()              {}
 func (f *rangeForm) capturesText() bool { return true }
 
@@ -78,7 +82,7 @@ func (f *rangeForm) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		f.close()
-		return func() tea.Msg { return dayPeriodMsg{days: p.DayCount(f.c.loc), custom: &p} }
+		return f.forAsker(func() tea.Msg { return dayPeriodMsg{days: p.DayCount(f.c.loc), custom: &p} })
 	}
 	var cmd tea.Cmd
 	if f.field == 0 {

@@ -89,12 +89,23 @@ func (v *dayView) title() string { return v.c.tr.T("Sales") }
 
 func (v *dayView) capturesText() bool { return false }
 
-func (v *dayView) setSize(w, h int) {
+func (v *dayView) setSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.redraw()
+	return nil
 }
 
+// focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
 func (v *dayView) focus() tea.Cmd {
+	v.focused = true
+	if !v.ticking {
+		return v.scheduleTick()
+	}
+	return nil
+}
+
+// start reads the period's figures and starts the periodic refresh.
+func (v *dayView) start() tea.Cmd {
 	v.focused = true
 	cmds := []tea.Cmd{v.load()}
 	if !v.ticking {

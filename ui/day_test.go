@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -403,8 +404,11 @@ func TestFlowDayFollowsPaymentsAndRefunds(t *testing.T) {
 	}
 	f.keys("6")
 	f.waitFor("Received " + after.Gross.BRL())
-	// Refund it from the list: the day counts it once refund_completed arrives.
-	f.keys("1", "g", "R")
+	// Refund it from the list: the day counts it once refund_completed arrives. The list hears
+	// of the payment from the store's change notice (closing the QR screen reads nothing).
+	f.keys("1")
+	f.waitForAll(regexp.MustCompile(`paid +R\$ 77,70  dia de venda`))
+	f.keys("g", "R")
 	f.waitFor("Refund a charge")
 	f.keys("ctrl+s")
 	f.waitFor("Refund R$ 77,70 of charge dia de venda")

@@ -49,7 +49,9 @@ const (
 // verdict or its day changes. At the top, the cursor stays on the newest event as events
 // arrive; elsewhere it stays on its event. `enter` opens the payload as received, pretty-printed.
 type eventsView struct {
+	ident
 	list[string, eventStamp, state.EventEntry]
+	started       bool // start ran: the list reads what a resize uncovers
 	c             *common
 	width, height int // the view's; the list has the lines under the three header lines
 
@@ -203,16 +205,25 @@ func (v *eventsView) current(d *eventDetail) state.EventEntry {
 	return d.entry
 }
 
-func (v *eventsView) setSize(w, h int) {
+func (v *eventsView) setSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.resize(w, h-3)
 	v.syncDetail()
+	if !v.started {
+		return nil // the first read is start's
+	}
+	return v.load() // the rows a taller list uncovers
 }
 
-func (v *eventsView) focus() tea.Cmd {
+// start reads the rows on screen and the facets.
+func (v *eventsView) start() tea.Cmd {
+	v.started = true
 	v.win.invalidate()
 	return tea.Batch(v.load(), v.loadFacets())
 }
+
+// focus gives the view the keyboard back; it reads nothing.
+func (v *eventsView) focus() tea.Cmd { return nil }
 
 // blur keeps the view as it is: it shows the same rows when it comes back.
 func (v *eventsView) blur() {}

@@ -97,13 +97,13 @@ func TestPortTakenOpensWithoutReceiver(t *testing.T) {
 			if cmd == nil {
 				t.Fatal("no try while the port is taken")
 			}
-			m.Update(cmd())
+			m.Update(reply(m, runReply(cmd)))
 			if v := m.View(); strings.Contains(v, "Could not take over") || strings.Contains(v, "Não foi possível") {
 				t.Fatalf("the still-taken port was reported as a failure:\n%s", v)
 			}
 			free = true
 			clock = clock.Add(takeOverEvery)
-			m.Update(m.takeOverTick(clock)())
+			m.Update(reply(m, m.takeOverTick(clock)()))
 			if s.Intake == nil || s.ReceiverDown != "" || !strings.Contains(m.View(), "127.0.0.1:8787/webhook") {
 				t.Fatalf("the receiver did not start once the port was free:\n%s", m.View())
 			}

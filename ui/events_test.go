@@ -496,12 +496,12 @@ func TestEventsInspectOpensTheCharge(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("i did nothing")
 	}
-	if got, ok := cmd().(inspectMsg); !ok || got.query != evPaidCharge || got.wallet != "loja-sul" {
+	if got, ok := runReply(cmd).(inspectMsg); !ok || got.query != evPaidCharge || got.wallet != "loja-sul" {
 		t.Errorf("i sent %+v", got)
 	}
 	v.cursor = 2 // evt-0007, no transaction
 	if cmd := v.update(keyMsg("i")); cmd != nil {
-		t.Errorf("i on an event without a charge sent %+v", cmd())
+		t.Errorf("i on an event without a charge sent %+v", runReply(cmd))
 	}
 }
 

@@ -22,7 +22,7 @@ func exportKey(t *testing.T, m *Model) statusMsg {
 	_, cmd := m.Update(runeKey("E"))
 	for _, msg := range runAll(cmd) {
 		if st, ok := msg.(statusMsg); ok && st.owner == exportOwner {
-			m.Update(st)
+			m.Update(reply(m, st))
 			return st
 		}
 	}

@@ -392,7 +392,7 @@ func TestSwitchCancelsTheOldSessionsCalls(t *testing.T) {
 				t.Errorf("reply %#v, want a cancelled call", msg)
 			}
 			// The new session drops it.
-			if _, cmd := m.Update(msg); cmd != nil {
+			if _, cmd := m.Update(reply(m, msg)); cmd != nil {
 				t.Errorf("the old session's reply reached the new one")
 			}
 		case <-time.After(5 * time.Second):

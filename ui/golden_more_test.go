@@ -37,7 +37,7 @@ func goldenMoreModel(t *testing.T, s *Session, lang Lang, w, h int) *Model {
 func goldenRun(t *testing.T, m *Model, cmd tea.Cmd, keep func(tea.Msg) bool) {
 	t.Helper()
 	drainCmds(t, cmd, func(msg tea.Msg) tea.Cmd {
-		if keep(msg) {
+		if keep(inner(msg)) {
 			m.Update(msg)
 		}
 		return nil
@@ -84,7 +84,7 @@ func goldenSearch(t *testing.T, m *Model, text string) searchFoundMsg {
 	if found.err != nil {
 		t.Fatalf("searching %q: %v", text, found.err)
 	}
-	m.Update(*found) // starts the read-back, whose command is not run
+	m.Update(reply(m, *found)) // starts the read-back, whose command is not run
 	return *found
 }
 
@@ -148,7 +148,7 @@ func goldenSearchMatches(t *testing.T, m *Model, readBack bool) {
 		t.Fatal("the window holds no paid charge")
 	}
 	o := searchOf(t, m)
-	m.Update(searchCheckedMsg{tag: found.tag, seq: o.seq, matches: ms})
+	m.Update(reply(m, searchCheckedMsg{tag: found.tag, seq: o.seq, matches: ms}))
 }
 
 // goldenSearchNone searches an e2e id no charge has.

@@ -123,7 +123,7 @@ func TestGoldenViews(t *testing.T) {
 		{"qr_failed", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000003") }},
 		{"qr_expired", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000004") }},
 		{"production_confirm", api.Production, true, func(t *testing.T, m *Model) {
-			m.Update(chargeSubmitMsg{draft: chargeDraft{Key: "k-golden-0001", Req: api.CreatePixRequest{Amount: 1234}}})
+			m.Update(reply(m, chargeSubmitMsg{draft: chargeDraft{Key: "k-golden-0001", Req: api.CreatePixRequest{Amount: 1234}}}))
 		}},
 	}
 	for _, tc := range cases {

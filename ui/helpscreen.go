@@ -32,11 +32,12 @@ func newHelpOverlay(c *common, groups []helpGroup) *helpOverlay {
 
 func (o *helpOverlay) layer() layer   { return layerFloat }
 func (o *helpOverlay) focus() tea.Cmd { return nil }
+func (o *helpOverlay) start() tea.Cmd { return nil }
 func (o *helpOverlay) blur()          {}
 
 // setSize lays the sections out for the room: two columns when they fit, else one, in a
 // viewport as tall as the body allows.
-func (o *helpOverlay) setSize(w, h int) {
+func (o *helpOverlay) setSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
 	st := o.c.st
 	cols := make([]string, len(o.groups))
@@ -60,6 +61,7 @@ func (o *helpOverlay) setSize(w, h int) {
 	o.vp.Width = min(lipgloss.Width(content), max(w-6, 1))
 	o.vp.Height = max(min(lipgloss.Height(content), h-5), 1)
 	o.vp.SetContent(content)
+	return nil
 }
 
 // update scrolls; ?, esc and q close.

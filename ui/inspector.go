@@ -105,11 +105,12 @@ func newInspectorView(c *common) *inspectorView {
 // title names the view in the tab strip.
 func (v *inspectorView) title() string { return v.c.tr.T("Inspector") }
 
-func (v *inspectorView) setSize(w, h int) {
+func (v *inspectorView) setSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.input.Width = max(w-lipgloss.Width(v.input.Prompt)-2, 1)
 	v.vp.Width, v.vp.Height = max(w, 0), max(h-2, 1)
 	v.syncDetail()
+	return nil
 }
 
 // syncDetail puts the result's detail, at the current width, in the viewport.
@@ -137,7 +138,11 @@ func (v *inspectorView) capturesText() bool { return v.input.Focused() }
 
 // activate loads the lookup history and, with nothing on screen, puts the cursor in the input.
 // activate loads the history; the input waits for / (or enter), so the view keys keep working.
-func (v *inspectorView) focus() tea.Cmd { return v.loadHistory() }
+// start reads the lookup history.
+func (v *inspectorView) start() tea.Cmd { return v.loadHistory() }
+
+// focus gives the view the keyboard back; it reads nothing.
+func (v *inspectorView) focus() tea.Cmd { return nil }
 
 // blur keeps the view as it is: it shows the same rows when it comes back.
 func (v *inspectorView) blur() {}

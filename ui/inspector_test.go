@@ -248,17 +248,17 @@ func TestInspectorDropsStaleAndSupersededReplies(t *testing.T) {
 	m.Update(inspectMsg{query: "first", wallet: "principal"})
 	first := v.seq
 	m.Update(inspectMsg{query: "second", wallet: "principal"})
-	m.Update(lookupMsg{tag: m.app.tag(), seq: first, query: "first", wallet: "principal", tx: goldenTransferTx()})
+	m.Update(reply(m, lookupMsg{tag: m.app.tag(), seq: first, query: "first", wallet: "principal", tx: goldenTransferTx()}))
 	if v.res != nil || !v.loading {
 		t.Fatal("a superseded lookup reply was applied")
 	}
-	m.Update(lookupMsg{tag: tag{gen: m.app.gen + 1, wallet: m.app.wallet}, seq: v.seq, query: "second", wallet: "principal", tx: goldenTransferTx()})
+	m.Update(reply(m, lookupMsg{tag: tag{gen: m.app.gen + 1, wallet: m.app.wallet}, seq: v.seq, query: "second", wallet: "principal", tx: goldenTransferTx()}))
 	if v.res != nil {
 		t.Fatal("a reply of another session was applied")
 	}
 	seq := v.seq
 	m.Update(switchWalletMsg{wallet: "loja-sul"})
-	m.Update(lookupMsg{tag: tag{gen: m.app.gen, wallet: "principal"}, seq: seq, query: "second", wallet: "principal", tx: goldenTransferTx()})
+	m.Update(reply(m, lookupMsg{tag: tag{gen: m.app.gen, wallet: "principal"}, seq: seq, query: "second", wallet: "principal", tx: goldenTransferTx()}))
 	if v.res != nil || v.loading {
 		t.Fatalf("a lookup made before the wallet switch was applied (loading=%v)", v.loading)
 	}

@@ -140,10 +140,13 @@ func (f *chargeForm) layer() layer { return layerBody }
 // focus needs nothing: the project list is loaded by the root when the form opens.
 func (f *chargeForm) focus() tea.Cmd { return nil }
 
+// start reads nothing: the root reads the projects for the form (openForm).
+func (f *chargeForm) start() tea.Cmd { return nil }
+
 // blur leaves the fields as they are.
 func (f *chargeForm) blur() {}
 
-func (f *chargeForm) setSize(w, h int) {
+func (f *chargeForm) setSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	if f.sb != nil {
 		f.sb.setSize(w, h)
@@ -159,6 +162,7 @@ func (f *chargeForm) setSize(w, h int) {
 		f.inputs[i].Width = iw
 	}
 	f.meta.SetWidth(iw)
+	return nil
 }
 
 func (f *chargeForm) setFocus(i int) {
@@ -216,9 +220,16 @@ func (f *chargeForm) setProjects(ps []api.Project, err error) {
 func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
-		if wm, ok := msg.(splitWalletsMsg); ok && f.sb != nil {
-			f.sb.onWallets(wm)
-			f.validate()
+		switch m := msg.(type) {
+		case splitWalletsMsg:
+			if f.sb != nil {
+				f.sb.onWallets(m)
+				f.validate()
+			}
+		case projectsMsg:
+			if !f.c.app.stale(m.tag) {
+				f.setProjects(m.items, m.err)
+			}
 		}
 		return nil
 	}

@@ -29,7 +29,7 @@ func submitted(t *testing.T, m *Model) (*chargeDraft, string) {
 	if cmd == nil {
 		return nil, ""
 	}
-	switch msg := cmd().(type) {
+	switch msg := runReply(cmd).(type) {
 	case chargeSubmitMsg:
 		return &msg.draft, ""
 	case statusMsg:

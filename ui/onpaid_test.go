@@ -63,7 +63,7 @@ func TestOnPaidRunsWhenATrackedChargeTurnsPaidAndShowsItsFailure(t *testing.T) {
 			if !ok || !got.res.Ran || got.res.Err == nil || got.res.ChargeID != id {
 				t.Fatalf("on payment: %+v (%v)", got, ok)
 			}
-			m.Update(got)
+			m.Update(reply(m, got))
 			want := map[Lang]string{
 				LangEN: "on_paid pixdash-no-such-program-xyz failed: program not found · charge " + id + " (R$ 25,90)",
 				LangPT: "on_paid pixdash-no-such-program-xyz falhou: programa não encontrado · cobrança " + id + " (R$ 25,90)",

@@ -56,9 +56,13 @@ func (p *picker) setItems(items []pickerItem) {
 	}
 }
 
-func (p *picker) layer() layer              { return layerFloat }
-func (p *picker) setSize(w, h int)          { p.width, p.height = w, h }
+func (p *picker) layer() layer { return layerFloat }
+func (p *picker) setSize(w, h int) tea.Cmd {
+	p.width, p.height = w, h
+	return nil
+}
 func (p *picker) focus() tea.Cmd            { return nil }
+func (p *picker) start() tea.Cmd            { return nil }
 func (p *picker) blur()                     {}
 func (p *picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
@@ -91,7 +95,7 @@ func (p *picker) update(msg tea.Msg) tea.Cmd {
 			if p.closeOnChoose {
 				p.close()
 			}
-			return func() tea.Msg { return choose(v) }
+			return p.forAsker(func() tea.Msg { return choose(v) })
 		}
 	}
 	return nil

@@ -193,7 +193,7 @@ func TestPluralFormsTranslated(t *testing.T) {
 // change (ticks, blinks, the store and event feeds) are not run.
 func drive(t *testing.T, m *Model, msg tea.Msg) {
 	t.Helper()
-	_, cmd := m.Update(msg)
+	_, cmd := m.Update(reply(m, msg))
 	runCmds(t, m, cmd)
 }
 
@@ -204,7 +204,7 @@ func runCmds(t *testing.T, m *Model, cmd tea.Cmd) {
 		if _, quit := msg.(tea.QuitMsg); quit {
 			return nil
 		}
-		_, next := m.Update(msg)
+		_, next := m.Update(reply(m, msg))
 		return next
 	})
 }

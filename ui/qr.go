@@ -69,9 +69,10 @@ func (m *Model) openQR(ch state.Charge) tea.Cmd {
 type pollChargeMsg struct{ id, wallet string }
 
 // setSize gives the screen the whole terminal.
-func (v *qrView) setSize(w, h int) {
+func (v *qrView) setSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.prepare()
+	return nil
 }
 
 // layer: the QR and result screens take the whole terminal (the customer looks at them).
@@ -99,8 +100,16 @@ type (
 	}
 )
 
-// focus polls the charge at once when it may still change, and starts the screen's tick.
+// focus gives the screen the keyboard back (a dialog over it closed): a confirmation from
+// before the dialog is stale. It polls nothing: the screen's tick goes on under a dialog.
 func (v *qrView) focus() tea.Cmd {
+	v.prepare()
+	v.notice = ""
+	return nil
+}
+
+// start polls the charge at once when it may still change, and starts the screen's tick.
+func (v *qrView) start() tea.Cmd {
 	v.prepare()
 	v.notice = "" // a confirmation from before a dialog covered the screen is stale
 	ch, ok := v.charge()

@@ -36,6 +36,11 @@ func runMsgs(t testing.TB, cmd tea.Cmd) []tea.Msg {
 		case nil:
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
+		case addressedCmd:
+			// A component's command: run it (unless it waits) as the root would.
+			if !waiting(msg.cmd) {
+				queue = append(queue, msg.run)
+			}
 		default:
 			out = append(out, msg)
 		}
@@ -47,7 +52,7 @@ func runMsgs(t testing.TB, cmd tea.Cmd) []tea.Msg {
 // command makes go back to m (not a quit), and whether the program was told to quit.
 func keyPress(t testing.TB, m *Model, k tea.KeyMsg) (quit bool) {
 	t.Helper()
-	_, cmd := m.Update(k)
+	_, cmd := m.Update(reply(m, k))
 	for _, msg := range runMsgs(t, cmd) {
 		if _, ok := msg.(tea.QuitMsg); ok {
 			quit = true
@@ -186,7 +191,7 @@ func TestQRCopyConfirmsOnScreen(t *testing.T) {
 		_, cmd := m.Update(runeKey("c"))
 		var expire []tea.Cmd
 		for _, msg := range runMsgs(t, cmd) {
-			_, next := m.Update(msg)
+			_, next := m.Update(reply(m, msg))
 			expire = append(expire, next)
 		}
 		ch, _ := chargeByID(t, s.Store, "3f6c1a2e-0000-4000-8000-000000000001")
@@ -208,7 +213,7 @@ func TestQRCopyConfirmsOnScreen(t *testing.T) {
 					continue
 				}
 				ticks++
-				m.Update(leaf())
+				m.Update(reply(m, leaf()))
 			}
 		}
 		if ticks == 0 {
@@ -229,6 +234,13 @@ func leaves(c tea.Cmd) []tea.Cmd {
 		return []tea.Cmd{c}
 	}
 	msg := c()
+	if a, ok := msg.(addressedCmd); ok {
+		// A component's command: its leaves.
+		if waiting(a.cmd) {
+			return []tea.Cmd{a.cmd} // its reply is addressed by the test (see reply)
+		}
+		return leaves(a.run)
+	}
 	if b, ok := msg.(tea.BatchMsg); ok {
 		var out []tea.Cmd
 		for _, x := range b {

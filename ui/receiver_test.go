@@ -103,7 +103,7 @@ func TestTakeOverTriesFromCommandsAndSwitchesTheReceiver(t *testing.T) {
 		if calls.Load() != tries {
 			t.Fatal("TakeOver ran inside Update")
 		}
-		msg, ok := cmd().(takeOverMsg)
+		msg, ok := runReply(cmd).(takeOverMsg)
 		if !ok {
 			t.Fatal("the try returned another message")
 		}
@@ -117,7 +117,7 @@ func TestTakeOverTriesFromCommandsAndSwitchesTheReceiver(t *testing.T) {
 	if m.takeOverTick(t0.Add(3*takeOverEvery)) != nil {
 		t.Fatal("a second try started while one is under way")
 	}
-	m.Update(msg)
+	m.Update(reply(m, msg))
 	if s.Intake != nil || !s.ReceiverElsewhere || strings.Contains(m.View(), "Receiving at") {
 		t.Fatal("a busy receiver changed the session")
 	}
@@ -126,12 +126,12 @@ func TestTakeOverTriesFromCommandsAndSwitchesTheReceiver(t *testing.T) {
 	}
 
 	outcome.Store(errBox{errors.New("listen tcp 127.0.0.1:8787: bind: address already in use")})
-	m.Update(try(t0.Add(2 * takeOverEvery)))
+	m.Update(reply(m, try(t0.Add(2*takeOverEvery))))
 	if v := m.View(); !strings.Contains(v, "Could not take over the webhook receiver (trying again)") {
 		t.Fatalf("the failure is not shown:\n%s", v)
 	}
 	m.setStatus("something else", statusInfo)
-	m.Update(try(t0.Add(3 * takeOverEvery)))
+	m.Update(reply(m, try(t0.Add(3*takeOverEvery))))
 	if v := m.View(); strings.Contains(v, "Could not take over") {
 		t.Fatal("the same failure was shown again")
 	}
@@ -140,7 +140,7 @@ func TestTakeOverTriesFromCommandsAndSwitchesTheReceiver(t *testing.T) {
 	outcome.Store(errBox{nil})
 	stale := try(t0.Add(4 * takeOverEvery))
 	stale.gen--
-	m.Update(stale)
+	m.Update(reply(m, stale))
 	if s.Intake != nil {
 		t.Fatal("a stale reply was applied")
 	}

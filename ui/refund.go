@@ -187,8 +187,11 @@ func newRefundForm(c *common, ch state.Charge) *refundForm {
 	return f
 }
 
-func (f *refundForm) layer() layer       { return layerFloat }
-func (f *refundForm) setSize(w, h int)   { f.width, f.height = w, h }
+func (f *refundForm) layer() layer { return layerFloat }
+func (f *refundForm) setSize(w, h int) tea.Cmd {
+	f.width, f.height = w, h
+	return nil
+}
 func (f *refundForm) blur()              {}
 func (f *refundForm) capturesText() bool { return true }
 func (f *refundForm) production() bool   { return f.c.app.sess.Env == api.Production }
@@ -202,8 +205,11 @@ func (f *refundForm) quitQuestion() string {
 // statusOwner: the form's messages go when it closes.
 func (f *refundForm) statusOwner() string { return ownerRefund }
 
-// focus reads the refund fee the service reported last (a refund_completed event).
-func (f *refundForm) focus() tea.Cmd {
+// focus gives the form the keyboard back; it reads nothing.
+func (f *refundForm) focus() tea.Cmd { return nil }
+
+// start reads the refund fee the service reported last (a refund_completed event).
+func (f *refundForm) start() tea.Cmd {
 	s, k := f.c.app.sess.Store, f.key
 	if s == nil {
 		return nil
@@ -522,9 +528,13 @@ func newTypedConfirm(c *common, question string, amount api.Money, then tea.Cmd)
 	return &typedConfirm{c: c, question: question, amount: amount, input: ti, then: then}
 }
 
-func (d *typedConfirm) layer() layer       { return layerFloat }
-func (d *typedConfirm) setSize(w, h int)   { d.width, d.height = w, h }
+func (d *typedConfirm) layer() layer { return layerFloat }
+func (d *typedConfirm) setSize(w, h int) tea.Cmd {
+	d.width, d.height = w, h
+	return nil
+}
 func (d *typedConfirm) focus() tea.Cmd     { return nil }
+func (d *typedConfirm) start() tea.Cmd     { return nil }
 func (d *typedConfirm) blur()              {}
 func (d *typedConfirm) capturesText() bool { return true }
 
@@ -560,7 +570,7 @@ func (d *typedConfirm) update(msg tea.Msg) tea.Cmd {
 		if d.onYes != nil {
 			d.onYes()
 		}
-		return d.then
+		return d.forAsker(d.then)
 	}
 	var cmd tea.Cmd
 	d.input, cmd = d.input.Update(km)

@@ -77,9 +77,9 @@ func TestGoldenRefund(t *testing.T) {
 		{"refused", api.Sandbox, LangEN, func(t *testing.T, m *Model) {
 			f := open(t, m)
 			err := &api.Error{HTTPStatus: 400, Kind: "BadRequest", Message: "Insufficient balance: spendable 52.53, required 89.90", TraceID: "0123456789abcdef0123456789abcdef"}
-			_, cmd := m.Update(refundDoneMsg{tag: m.app.tag(), key: f.key, out: refusedOutcome(err)})
-			if msg := cmd(); msg != nil {
-				m.Update(msg)
+			_, cmd := m.Update(reply(m, refundDoneMsg{tag: m.app.tag(), key: f.key, out: refusedOutcome(err)}))
+			if msg := runReply(cmd); msg != nil {
+				m.Update(reply(m, msg))
 			}
 		}},
 	}
@@ -107,12 +107,12 @@ func TestRefundKeyOnRowsThatCannotBeRefunded(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("R on a pending charge did nothing")
 	}
-	msg := cmd()
+	msg := runReply(cmd)
 	st, ok := msg.(statusMsg)
 	if !ok || !strings.Contains(st.text, "Only paid charges can be refunded; this one is pending") {
 		t.Fatalf("R on a pending charge: %#v", msg)
 	}
-	m.Update(msg)
+	m.Update(reply(m, msg))
 	if len(m.overlays) != 0 {
 		t.Fatal("a form opened for a pending charge")
 	}
@@ -123,7 +123,7 @@ func TestRefundKeyOnRowsThatCannotBeRefunded(t *testing.T) {
 	if o != nil || cmd == nil {
 		t.Fatalf("read-only: form %v", o)
 	}
-	if msg := cmd(); !strings.Contains(fmt.Sprint(msg), "read-only") {
+	if msg := runReply(cmd); !strings.Contains(fmt.Sprint(msg), "read-only") {
 		t.Fatalf("read-only: %#v", msg)
 	}
 }
@@ -320,7 +320,7 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 			if cmd == nil {
 				t.Fatal("R said nothing")
 			}
-			st, ok := cmd().(statusMsg)
+			st, ok := runReply(cmd).(statusMsg)
 			if !ok || !strings.Contains(st.text, "Only payments can be refunded") || !strings.Contains(st.text, tc.want) {
 				t.Fatalf("R on a %s: %#v", tc.name, st)
 			}
@@ -331,7 +331,7 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 	neg.Amount = -1250
 	if o, cmd := askRefund(m.c, neg); o != nil || cmd == nil {
 		t.Fatalf("a refund form opened for a negative row: %v", o)
-	} else if st, _ := cmd().(statusMsg); !strings.Contains(st.text, "Only payments can be refunded") {
+	} else if st, _ := runReply(cmd).(statusMsg); !strings.Contains(st.text, "Only payments can be refunded") {
 		t.Fatalf("R on a negative row: %#v", st)
 	}
 	// A paid payment still opens the form.

@@ -54,7 +54,7 @@ func TestRetentionPrunesOldEventsAtStart(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("no prune command with event_retention_days = 1")
 	}
-	m.Update(cmd())
+	m.Update(reply(m, runReply(cmd)))
 	if !strings.Contains(m.status.text, "Removed 1 event older than 1 day (event_retention_days)") {
 		t.Errorf("status = %q", m.status.text)
 	}

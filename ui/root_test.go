@@ -116,7 +116,7 @@ func TestRepliesReachOnlyTheirOwner(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m := goldenModel(t, s, 120, 40)
 	wv := m.wallets()
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: errors.New("boom")})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: errors.New("boom")}))
 	if !strings.Contains(fmt.Sprint(wv.loadErr()), "boom") {
 		t.Fatalf("the wallets view did not get its reply: %v", wv.loadErr())
 	}
@@ -232,7 +232,7 @@ func TestFormStatusGoesWithTheForm(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("an invalid submit said nothing")
 	}
-	m.Update(cmd())
+	m.Update(reply(m, runReply(cmd)))
 	if m.status.owner != ownerForm || m.status.text == "" {
 		t.Fatalf("status = %+v, want the form's", m.status)
 	}
@@ -276,7 +276,7 @@ func TestProductionSwitchSaysOpeningOnlyAfterYes(t *testing.T) {
 	_, cmd := m.Update(runeKey("y"))
 	for _, msg := range runAll(cmd) {
 		if _, ok := msg.(openProfileMsg); ok {
-			m.Update(msg)
+			m.Update(reply(m, msg))
 		}
 	}
 	if !strings.Contains(m.status.text, "Opening profile live") {
@@ -290,7 +290,7 @@ func runAll(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil || waiting(cmd) {
 		return nil
 	}
-	msg := cmd()
+	msg := runReply(cmd)
 	if b, ok := msg.(tea.BatchMsg); ok {
 		var out []tea.Msg
 		for _, c := range b {
@@ -315,7 +315,7 @@ func TestLinkLightIgnoresLocalErrorsAndHearsViews(t *testing.T) {
 	m.link.note(nil, goldenNow)
 	wv := m.wallets()
 	down := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: down})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: down}))
 	if m.link.status != linkOffline {
 		t.Fatalf("a wallets call that could not reach the service left the light at %d", m.link.status)
 	}

@@ -284,7 +284,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	shot("inspector_history")
 	iv := m.panes[viewInspector].(*inspectorView)
 	ch, _ := chargeByID(t, s.Store, "evil-pending")
-	m.Update(lookupMsg{tag: m.app.tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), tx: evilTx(), charge: ch, tracked: true})
+	m.Update(reply(m, lookupMsg{tag: m.app.tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), tx: evilTx(), charge: ch, tracked: true}))
 	shot("inspector_tx")
 	keys("v")
 	shot("inspector_tx_revealed")
@@ -292,7 +292,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 		m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
 	}
 	shot("inspector_tx_end")
-	m.Update(lookupMsg{tag: m.app.tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), err: evilError()})
+	m.Update(reply(m, lookupMsg{tag: m.app.tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), err: evilError()}))
 	shot("inspector_error")
 
 	// Wallets: the list, balances, refusals, the picker and the create form refused.
@@ -303,7 +303,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 		{ID: evil("id"), Reference: evil("loja"), Name: evil("name"), Status: api.SubAccountStatus(evil("status")), CreatedAt: goldenNow},
 		{ID: "ok", Reference: "loja-ok", Name: evil("name ok"), Status: api.SubAccountActive, CreatedAt: goldenNow},
 	}
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs}))
 	for ref, r := range map[string]walletsBalanceMsg{
 		api.WalletPrincipal: {acc: &api.Account{Status: api.AccountStatus(evil("acct")), Balance: api.AccountBalance{Available: money(100), Currency: evil("USD")}}},
 		evil("loja"):        {err: evilError()},
@@ -311,7 +311,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 		evil("wallet"):      {acc: &api.Account{Status: api.AccountApproved, Balance: api.AccountBalance{Total: money(1), Currency: evil("EUR")}}},
 	} {
 		r.tag, r.ref, r.req = m.tagNow(), ref, wv.bals[ref].req
-		m.Update(r)
+		m.Update(reply(m, r))
 	}
 	shot("wallets")
 	for range len(wv.rows) {
@@ -321,10 +321,10 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	keys("w")
 	shot("wallet_picker")
 	keys("esc")
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: evilError()})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: evilError()}))
 	shot("wallets_error")
 	keys("c")
-	m.Update(walletsCreatedMsg{tag: m.tagNow(), ref: evil("loja"), err: evilError()})
+	m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: evil("loja"), err: evilError()}))
 	shot("wallets_create_refused")
 	keys("esc")
 
@@ -335,9 +335,9 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	blocks := []api.BalanceBlock{{ID: evil("b1"), TransactionID: evil("tx"), Amount: 100, Status: api.BlockStatus(evil("status")),
 		BlockType: evil("type"), ReferenceNumber: evil("ref"), Reason: evil("reason"), ExternalReference: evil("ext"), E2EID: evil("e2e"),
 		ResolutionReason: evil("resolution"), ResolvedAt: &resolved, CreatedAt: goldenNow}}
-	m.Update(blocksMsg{tag: m.app.tag(), seq: bv.seq, status: bv.filterStatus(), list: &api.BalanceBlockList{Items: blocks, Total: 1}})
+	m.Update(reply(m, blocksMsg{tag: m.app.tag(), seq: bv.seq, status: bv.filterStatus(), list: &api.BalanceBlockList{Items: blocks, Total: 1}}))
 	shot("blocks")
-	m.Update(blocksMsg{tag: m.app.tag(), seq: bv.seq, status: bv.filterStatus(), err: evilError()})
+	m.Update(reply(m, blocksMsg{tag: m.app.tag(), seq: bv.seq, status: bv.filterStatus(), err: evilError()}))
 	shot("blocks_error")
 
 	// Events: the list, filtered, and every payload (masked, then revealed).
@@ -361,7 +361,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 
 	// The new-charge form: projects, a refusal, the split builder with the service's refusal.
 	keys("1", "n")
-	m.Update(projectsMsg{tag: m.tagNow(), items: []api.Project{{ID: evil("p1"), Name: evil("project")}, {ID: "p2", Name: evil("other")}}})
+	m.Update(reply(m, projectsMsg{tag: m.tagNow(), items: []api.Project{{ID: evil("p1"), Name: evil("project")}, {ID: "p2", Name: evil("other")}}}))
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})

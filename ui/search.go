@@ -62,11 +62,13 @@ func newSearchOverlay(c *common) *searchOverlay {
 
 func (o *searchOverlay) layer() layer       { return layerBody }
 func (o *searchOverlay) focus() tea.Cmd     { return textinput.Blink }
+func (o *searchOverlay) start() tea.Cmd     { return nil }
 func (o *searchOverlay) blur()              {}
 func (o *searchOverlay) capturesText() bool { return true }
-func (o *searchOverlay) setSize(w, h int) {
+func (o *searchOverlay) setSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
 	o.input.Width = max(min(w-4, 60), 10)
+	return nil
 }
 
 // ShortHelp lists the overlay's keys.

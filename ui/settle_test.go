@@ -35,6 +35,8 @@ const settleLeafTimeout = 10 * time.Second
 // tests that drive a model directly always did: a test sends such replies itself.
 func storeReply(msg tea.Msg) bool {
 	switch msg := msg.(type) {
+	case envelopeMsg:
+		return storeReply(msg.msg)
 	case chargePage, eventPage, facetsMsg, historyMsg, refundStatesMsg:
 		return true
 	case dayMsg, stripMsg, dayPeriodMsg, scopeChangedMsg, closeMsg, closeDoneMsg:
@@ -112,6 +114,13 @@ func drainCmds(t testing.TB, cmd tea.Cmd, each func(tea.Msg) tea.Cmd) {
 			queue = append(queue, b...)
 			continue
 		}
+		if a, ok := msg.(addressedCmd); ok {
+			// A component's command: run it (unless it waits) and hand its sealed reply on.
+			if !waiting(a.cmd) {
+				queue = append(queue, a.run)
+			}
+			continue
+		}
 		// tea.Sequence's message is an unexported []tea.Cmd.
 		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == cmdType {
 			for i := range v.Len() {
@@ -128,13 +137,13 @@ func drainCmds(t testing.TB, cmd tea.Cmd, each func(tea.Msg) tea.Cmd) {
 // settle runs cmd for m: see settleWith.
 func settle(t testing.TB, m *Model, cmd tea.Cmd) {
 	t.Helper()
-	settleWith(t, func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }, cmd)
+	settleWith(t, func(msg tea.Msg) tea.Cmd { _, c := m.Update(reply(m, msg)); return c }, cmd)
 }
 
 // send hands msg to m and settles what it returns.
 func send(t testing.TB, m *Model, msg tea.Msg) {
 	t.Helper()
-	_, cmd := m.Update(msg)
+	_, cmd := m.Update(reply(m, msg))
 	settle(t, m, cmd)
 }
 
@@ -209,7 +218,7 @@ func deadClient(t testing.TB, clientID string) *api.Client {
 
 // viewAt renders a component at a size, as the root does after a resize.
 func viewAt(c interface {
-	setSize(w, h int)
+	setSize(w, h int) tea.Cmd
 	view() string
 }, w, h int) string {
 	c.setSize(w, h)
@@ -226,4 +235,75 @@ func formOf(m *Model) *chargeForm {
 func qrOf(m *Model) *qrView {
 	q, _ := m.qrScreen()
 	return q
+}
+
+// ---- replies in tests ----
+
+// reply addresses msg, a reply a test makes up for one of m's components, to that component as
+// its command would have (see address); any other message is returned as it is.
+func reply(m *Model, msg tea.Msg) tea.Msg {
+	to := func(c component) tea.Msg {
+		return envelopeMsg{to: c.cid(), tag: tag{gen: m.app.gen}, msg: msg}
+	}
+	view := func(id viewID) tea.Msg { return to(m.panes[id]) }
+	switch msg.(type) {
+	case chargePage, stripMsg, stripMidnightMsg, refundStatesMsg:
+		return view(viewCharges)
+	case eventPage, facetsMsg:
+		return view(viewEvents)
+	case blocksMsg, blocksTickMsg:
+		return view(viewBlocks)
+	case lookupMsg, historyMsg:
+		return view(viewInspector)
+	case walletsListMsg, walletsBalanceMsg, walletsCreatedMsg:
+		return view(viewWallets)
+	case dayMsg, dayTickMsg, dayPeriodMsg:
+		return view(viewDay)
+	case splitWalletsMsg, projectsMsg:
+		if f, ok := m.chargeForm(); ok {
+			return to(f)
+		}
+	case refundDoneMsg, refundFeeMsg:
+		if f, ok := find[*refundForm](m.overlays); ok {
+			return to(f)
+		}
+	case withdrawalDoneMsg, withdrawalListMsg:
+		if f, ok := find[*withdrawalForm](m.overlays); ok {
+			return to(f)
+		}
+	case closeMsg, closeDoneMsg:
+		if o, ok := find[*closeOverlay](m.overlays); ok {
+			return to(o)
+		}
+	case searchFoundMsg, searchCheckedMsg:
+		if o, ok := find[*searchOverlay](m.overlays); ok {
+			return to(o)
+		}
+	case qrCopiedMsg, qrNoticeDoneMsg, qrRefreshMsg:
+		if o, ok := m.qrScreen(); ok {
+			return to(o)
+		}
+	}
+	return msg
+}
+
+// runReply runs a command as the runtime would and returns what its component receives: the
+// reply inside the envelope of an addressed command, any other message as it is.
+func runReply(cmd tea.Cmd) tea.Msg {
+	msg := cmd()
+	if a, ok := msg.(addressedCmd); ok {
+		msg = a.run()
+	}
+	if e, ok := msg.(envelopeMsg); ok {
+		return e.msg
+	}
+	return msg
+}
+
+// inner is the reply inside an envelope, or msg itself.
+func inner(msg tea.Msg) tea.Msg {
+	if e, ok := msg.(envelopeMsg); ok {
+		return e.msg
+	}
+	return msg
 }

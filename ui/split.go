@@ -87,9 +87,10 @@ func newSplitBuilder(c *common, origin string) *splitBuilder {
 	return &splitBuilder{c: c, origin: origin, in: ti, serverLeg: -1, width: 80, height: 20}
 }
 
-func (b *splitBuilder) setSize(w, h int) {
+func (b *splitBuilder) setSize(w, h int) tea.Cmd {
 	b.width, b.height = w, h
 	b.focusCell(b.leg, b.col)
+	return nil
 }
 
 // setGross tells the builder the charge amount typed in the form.

@@ -403,7 +403,7 @@ func TestSplitLearnsFeeFromDomainError(t *testing.T) {
 	if _, ok := f.c.app.sess.Store.LearnedFee(); ok {
 		t.Fatal("the fee was stored inside update, not by the command")
 	}
-	if msg := cmd(); msg.(persistMsg).err != nil {
+	if msg := runReply(cmd); msg.(persistMsg).err != nil {
 		t.Fatal(msg.(persistMsg).err)
 	}
 	lf, ok := f.c.app.sess.Store.LearnedFee()

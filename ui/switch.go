@@ -100,7 +100,7 @@ func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
 		env, kind = tr.T("PRODUCTION"), statusWarn
 	}
 	m.setStatus(tr.F("Switched to profile %s (%s).", msg.name, env), kind)
-	return tea.Batch(closeOld, m.authCmd(), m.waitEngine(), m.waitChange(), m.activePane().focus(), m.pruneEvents())
+	return tea.Batch(closeOld, m.authCmd(), m.waitEngine(), m.waitChange(), m.focusActive(), m.pruneEvents())
 }
 
 // closeSession cancels the current session's context: the commands still running for it
@@ -120,7 +120,7 @@ func (m *Model) openWalletPicker() tea.Cmd {
 	cmd := m.push(p)
 	if !loaded {
 		p.loading = true
-		return tea.Batch(cmd, wv.load())
+		return tea.Batch(cmd, m.addressTo(wv, wv.load()))
 	}
 	return cmd
 }

@@ -258,7 +258,7 @@ func TestTrainingSummaryKeys(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("q on the summary does not quit")
 	}
-	if _, ok := cmd().(tea.QuitMsg); !ok {
+	if _, ok := runReply(cmd).(tea.QuitMsg); !ok {
 		t.Fatal("q on the summary does not quit")
 	}
 }

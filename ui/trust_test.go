@@ -116,7 +116,7 @@ func TestFlowReplyDifferentFromRequestIsNotShown(t *testing.T) {
 	copied := ""
 	qrOf(fm).copyFn = func(s string) { copied = s }
 	if cmd := qrOf(fm).update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}}); cmd != nil {
-		cmd()
+		runReply(cmd)
 	}
 	if copied != "" {
 		t.Fatal("the code of a mismatched charge was copied")
@@ -195,7 +195,7 @@ func TestRecoverKeepsUnconfirmedWhileInFlight(t *testing.T) {
 		if !ok {
 			t.Fatal("no recoveredMsg")
 		}
-		m.Update(msg)
+		m.Update(reply(m, msg))
 		return msg
 	}
 	// 48 s after the first attempt: 404, but an attempt may still land.

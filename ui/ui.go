@@ -226,10 +226,11 @@ func (m *Model) newPanes() map[viewID]pane {
 // activePane is the view on screen.
 func (m *Model) activePane() pane { return m.panes[m.view] }
 
-// focusActive lets the view on screen load; its replies come back to it.
+// focusActive starts the view on screen (a session's start) and gives it the keyboard; its
+// replies come back to it.
 func (m *Model) focusActive() tea.Cmd {
 	p := m.activePane()
-	return p.focus()
+	return m.addressTo(p, tea.Batch(p.start(), p.focus()))
 }
 
 // Close releases the active session (its engine first).
@@ -313,43 +314,40 @@ func (m *Model) expireStatus(now time.Time) {
 	}
 }
 
-// Update routes messages: keys to the top overlay, else to a view that captures text, else to
-// the global keys, else to the active view; replies to the component that asked for them.
+// Update routes messages. Keys go to the top overlay, else to a view that captures text, else
+// to the global keys, else to the active view. A component's reply comes in an envelope and
+// goes to the component that asked, wherever it is (deliver). Facts that are nobody's reply
+// (window size, tick, store changed, wallet changed, a webhook event) take the root's own
+// paths: resize, onTick, notify and the active view (tell).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if r, ok := msg.(reply); ok {
-		return m, m.deliver(r)
-	}
 	switch msg := msg.(type) {
+	case addressedCmd:
+		return m, msg.run
+	case envelopeMsg:
+		return m, m.deliver(msg)
 	case tea.WindowSizeMsg:
 		m.c.width, m.c.height = msg.Width, msg.Height
-		m.resize()
 		// A taller list shows rows its window may not hold (the first read can even land
-		// before the first size is known): read them.
-		switch p := m.activePane().(type) {
-		case *chargesView:
-			return m, p.load()
-		case *eventsView:
-			return m, p.load()
-		}
-		return m, nil
+		// before the first size is known): the views' setSize reads them.
+		return m, m.resize()
 	case tea.KeyMsg:
 		return m, m.handleKeys(msg)
 	}
+	cmd, _ := m.updateRootMsg(msg)
+	return m, cmd
+}
+
+// updateRootMsg handles a message for the root itself (its own commands' replies, and what a
+// component asks of the root: a status line, opening a charge, switching wallet); ok is false
+// for any other message, which is then nobody's and dropped.
+func (m *Model) updateRootMsg(msg tea.Msg) (tea.Cmd, bool) {
 	if cmd, ok := m.updateRoot(msg); ok {
-		return m, cmd
+		return cmd, true
 	}
 	if cmd, ok := m.updateLink(msg); ok {
-		return m, cmd
+		return cmd, true
 	}
-	if cmd, ok := m.updateWorkflow(msg); ok {
-		return m, cmd
-	}
-	// Anything else is a component's own message (a cursor blink, a text field's): the
-	// component with the keyboard takes it.
-	if top := m.overlays.top(); top != nil {
-		return m, m.afterOverlay(top, top.update(msg))
-	}
-	return m, m.activePane().update(msg)
+	return m.updateWorkflow(msg)
 }
 
 // updateRoot handles the messages addressed to the root itself; ok is false for others.
@@ -364,12 +362,6 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		m.setOwnedStatus(msg.owner, msg.text, msg.kind)
 		return nil, true
-	case projectsMsg:
-		m.noteResult(msg.err)
-		if f, ok := m.chargeForm(); ok && !m.stale(msg.tag) {
-			f.setProjects(msg.items, msg.err)
-		}
-		return nil, true
 	case openChargeMsg:
 		if msg.charge.ID == "" {
 			return nil, true
@@ -380,8 +372,7 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 	case inspectMsg:
 		cmd := m.closeAll()
 		m.view = viewInspector
-		p := m.activePane()
-		return tea.Batch(cmd, p.update(msg)), true
+		return tea.Batch(cmd, m.tell(m.activePane(), msg)), true
 	case switchWalletMsg:
 		return m.setWallet(msg.wallet), true
 	case scopeChangedMsg:
@@ -391,44 +382,78 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 			m.setStatus(m.c.tr.F("Showing wallet %s only.", m.app.wallet), statusInfo)
 		}
 		return m.notify(msg), true
+	case refundedMsg, withdrawnMsg:
+		// A charge's refund or a wallet's balance changed: facts for whichever view shows them.
+		return m.notify(msg), true
 	}
 	return nil, false
 }
 
-// deliver hands a reply to the component that asked for it; a reply for a component that is
-// gone (a closed form, a replaced session: see the views' tags) is dropped.
-func (m *Model) deliver(r reply) tea.Cmd {
-	if s, ok := r.(serviceReply); ok {
+// serviceErr notes a project list's outcome on the header's light.
+func (m projectsMsg) serviceErr() error { return m.err }
+
+// deliver opens an envelope. What a component asks of the root (a status line, a charge to
+// open) is done whoever sent it; a reply goes to the component it is addressed to, wherever it
+// is: a main view, any overlay of the stack, even one under a question. A reply for a
+// component that is gone (a closed form, a replaced session) or made for another session (or,
+// for work bound to a wallet, another wallet) is dropped.
+func (m *Model) deliver(e envelopeMsg) tea.Cmd {
+	if cmd, ok := m.updateRootMsg(e.msg); ok {
+		return cmd
+	}
+	if s, ok := e.msg.(serviceReply); ok {
 		m.noteResult(s.serviceErr())
 	}
-	to := r.replyTo()
-	if to == viewForm {
-		if f, ok := m.chargeForm(); ok {
-			return f.update(r)
+	if e.tag.gen != m.app.gen || (e.tag.wallet != "" && e.tag.wallet != m.app.wallet) {
+		return nil
+	}
+	for _, o := range m.overlays {
+		if o.cid() == e.to {
+			return m.afterOverlay(o, m.addressTo(o, o.update(e.msg)))
 		}
-		return nil
 	}
-	p, ok := m.panes[to]
-	if !ok {
-		return nil
+	for _, id := range mainViews {
+		if p, ok := m.panes[id]; ok && p.cid() == e.to {
+			cmd := m.afterPane(p, m.addressTo(p, p.update(e.msg)))
+			if id == viewWallets {
+				m.refreshPicker()
+			}
+			return cmd
+		}
 	}
-	cmd := m.afterPane(p, p.update(r))
-	if to == viewWallets {
-		m.refreshPicker()
+	return nil
+}
+
+// addressTo makes the replies of cmd, which component c returned, envelopes to c for the
+// current session.
+func (m *Model) addressTo(c component, cmd tea.Cmd) tea.Cmd {
+	return address(c.cid(), tag{gen: m.app.gen}, cmd)
+}
+
+// tell hands a message of the root (store changed, a lookup to show) to one component; its
+// replies come back addressed to it.
+func (m *Model) tell(c component, msg tea.Msg) tea.Cmd {
+	cmd := m.addressTo(c, c.update(msg))
+	if o, ok := c.(overlay); ok {
+		return m.afterOverlay(o, cmd)
+	}
+	if p, ok := c.(pane); ok {
+		return m.afterPane(p, cmd)
 	}
 	return cmd
 }
 
-// notify hands a notification of the root (wallet changed, a webhook event) to every view and
-// overlay; each ignores what is not its own, and its replies come back addressed to it.
+// notify broadcasts a fact of the root (wallet changed, a webhook event, a refund taken) to
+// every view and overlay; each ignores what is not its own, and its replies come back
+// addressed to it.
 func (m *Model) notify(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, o := range m.overlays {
-		cmds = append(cmds, o.update(msg))
+		cmds = append(cmds, m.addressTo(o, o.update(msg)))
 	}
 	for _, id := range mainViews {
 		if p, ok := m.panes[id]; ok {
-			cmds = append(cmds, p.update(msg))
+			cmds = append(cmds, m.addressTo(p, p.update(msg)))
 		}
 	}
 	m.refreshPicker()
@@ -443,13 +468,21 @@ func (m *Model) push(o overlay) tea.Cmd {
 		m.activePane().blur()
 	}
 	m.overlays = append(m.overlays, o)
-	m.sizeOverlay(o)
+	size := m.sizeOverlay(o)
 	m.clearStatus(ownerAnswer) // the merchant moved on: an earlier answer is about something else
-	return o.focus()
+	return m.addressTo(o, tea.Batch(size, o.start(), o.focus()))
+}
+
+// pushQuestion puts q, asked by component by, on the stack: what q decides is by's reply.
+func (m *Model) pushQuestion(by component, q overlay) tea.Cmd {
+	if a, ok := q.(interface{ answerFor(compID, tag) }); ok {
+		a.answerFor(by.cid(), tag{gen: m.app.gen})
+	}
+	return m.push(q)
 }
 
 // popDone takes the finished overlays off the stack; what is then on top (or the view) gets
-// the keyboard back.
+// the keyboard back, and starts no new loading.
 func (m *Model) popDone() tea.Cmd {
 	n := len(m.overlays)
 	kept := m.overlays[:0:0]
@@ -469,9 +502,10 @@ func (m *Model) popDone() tea.Cmd {
 	}
 	m.clearStatus(ownerAnswer)
 	if top := m.overlays.top(); top != nil {
-		return top.focus()
+		return m.addressTo(top, top.focus())
 	}
-	return m.activePane().focus()
+	p := m.activePane()
+	return m.addressTo(p, p.focus())
 }
 
 // afterOverlay applies what an overlay's update asked of the stack: finished overlays go, a
@@ -480,7 +514,7 @@ func (m *Model) afterOverlay(o overlay, cmd tea.Cmd) tea.Cmd {
 	cmds := []tea.Cmd{cmd, m.popDone()}
 	if a, ok := o.(interface{ asked() overlay }); ok {
 		if q := a.asked(); q != nil && !o.done() {
-			cmds = append(cmds, m.push(q))
+			cmds = append(cmds, m.pushQuestion(o, q))
 		}
 	}
 	return tea.Batch(cmds...)
@@ -490,7 +524,7 @@ func (m *Model) afterOverlay(o overlay, cmd tea.Cmd) tea.Cmd {
 func (m *Model) afterPane(p pane, cmd tea.Cmd) tea.Cmd {
 	if a, ok := p.(interface{ asked() overlay }); ok {
 		if o := a.asked(); o != nil {
-			return tea.Batch(cmd, m.push(o))
+			return tea.Batch(cmd, m.pushQuestion(p, o))
 		}
 	}
 	return cmd
@@ -540,26 +574,30 @@ func (m *Model) setWallet(w string) tea.Cmd {
 	m.app.wallet = w
 	m.setStatus(m.c.tr.F("Active wallet: %s", w), statusOK)
 	p := m.activePane()
-	return tea.Batch(append(cmds, m.notify(walletChangedMsg{wallet: w}), p.focus())...)
+	return tea.Batch(append(cmds, m.notify(walletChangedMsg{wallet: w}), m.addressTo(p, p.start()))...)
 }
 
-func (m *Model) resize() {
+// resize gives every view and overlay its room; what they read for it comes back to them.
+func (m *Model) resize() tea.Cmd {
 	w, h := m.bodySize()
-	for _, p := range m.panes {
-		p.setSize(w, h)
+	var cmds []tea.Cmd
+	for _, id := range mainViews {
+		if p, ok := m.panes[id]; ok {
+			cmds = append(cmds, m.addressTo(p, p.setSize(w, h)))
+		}
 	}
 	for _, o := range m.overlays {
-		m.sizeOverlay(o)
+		cmds = append(cmds, m.addressTo(o, m.sizeOverlay(o)))
 	}
+	return tea.Batch(cmds...)
 }
 
 // sizeOverlay gives an overlay its room: the whole terminal or the body.
-func (m *Model) sizeOverlay(o overlay) {
+func (m *Model) sizeOverlay(o overlay) tea.Cmd {
 	if o.layer() == layerScreen {
-		o.setSize(m.c.width, m.c.height)
-		return
+		return o.setSize(m.c.width, m.c.height)
 	}
-	o.setSize(m.bodySize())
+	return o.setSize(m.bodySize())
 }
 
 // bodySize is the room left for the active view after header, tabs, footer and frame.
@@ -637,7 +675,7 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 		if _, isHelp := top.(*helpOverlay); !isHelp && key.Matches(km, k.Help) && !m.capturingText() {
 			return m.push(newHelpOverlay(m.c, m.helpGroups()))
 		}
-		return m.afterOverlay(top, top.update(km))
+		return m.afterOverlay(top, m.addressTo(top, top.update(km)))
 	}
 	if m.tooSmall() {
 		if key.Matches(km, k.Quit) {
@@ -647,7 +685,7 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 	}
 	p := m.activePane()
 	if p.capturesText() {
-		return m.afterPane(p, p.update(km))
+		return m.afterPane(p, m.addressTo(p, p.update(km)))
 	}
 	switch {
 	case key.Matches(km, k.Quit):
@@ -675,7 +713,7 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 	case key.Matches(km, k.Search):
 		return m.push(newSearchOverlay(m.c))
 	}
-	return m.afterPane(p, p.update(km))
+	return m.afterPane(p, m.addressTo(p, p.update(km)))
 }
 
 // showView switches to a main view and lets it load.
@@ -687,7 +725,7 @@ func (m *Model) showView(v viewID) tea.Cmd {
 	m.view = v
 	m.clearStatus(ownerAnswer) // an answer about the view left behind goes with it
 	p := m.activePane()
-	return p.focus()
+	return m.addressTo(p, tea.Batch(p.start(), p.focus()))
 }
 
 func (m *Model) tooSmall() bool {
@@ -700,7 +738,9 @@ func (m *Model) openForm() tea.Cmd {
 		m.setOwnedStatus(ownerAnswer, m.c.tr.T("This profile is read-only: creating charges is disabled (read_only = true)."), statusError)
 		return nil
 	}
-	return tea.Batch(m.push(newChargeForm(m.c, m.app.wallet, m.c.newKey())), m.loadProjects())
+	f := newChargeForm(m.c, m.app.wallet, m.c.newKey())
+	// The root reads the projects for the form: the list is the form's reply.
+	return tea.Batch(m.push(f), m.addressTo(f, m.loadProjects()))
 }
 
 func (m *Model) onTick(now time.Time) tea.Cmd {

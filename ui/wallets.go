@@ -151,12 +151,13 @@ func (v *walletsView) title() string { return v.c.tr.T("Wallets") }
 // capturesText reports whether the create form has the keyboard.
 func (v *walletsView) capturesText() bool { return v.form != nil }
 
-func (v *walletsView) setSize(w, h int) {
+func (v *walletsView) setSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	if v.form != nil {
 		v.sizeForm()
 	}
 	v.place()
+	return nil
 }
 
 func (v *walletsView) inputWidth() int { return min(max(v.width/3, 12), 32) }
@@ -169,7 +170,11 @@ func (v *walletsView) sizeForm() {
 }
 
 // focus loads the list the first time, and again when it is old.
-func (v *walletsView) focus() tea.Cmd {
+// focus gives the view the keyboard back; it reads nothing.
+func (v *walletsView) focus() tea.Cmd { return nil }
+
+// start reads the wallets when they were never read or are old.
+func (v *walletsView) start() tea.Cmd {
 	switch {
 	case v.loading:
 		return nil

@@ -260,32 +260,32 @@ func TestWalletsStaleRepliesAreDropped(t *testing.T) {
 	old := m.tagNow()
 	old.gen--
 	subs := []api.SubAccount{{Reference: "loja-velha", Name: "Loja de outro perfil", Status: api.SubAccountApproved}}
-	m.Update(walletsListMsg{tag: old, seq: wv.seq, subs: subs})
+	m.Update(reply(m, walletsListMsg{tag: old, seq: wv.seq, subs: subs}))
 	if wv.loaded || !wv.loading || m.app.subAccounts != nil || len(wv.rows) != 1 {
 		t.Fatalf("a reply from another session was used: loaded=%v rows=%d subAccounts=%v", wv.loaded, len(wv.rows), m.app.subAccounts)
 	}
 	// A reply to an older request of this session is dropped too.
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq - 1, subs: subs})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq - 1, subs: subs}))
 	if wv.loaded {
 		t.Fatal("a superseded list reply was used")
 	}
 	// The current reply is used and shared with the split builder.
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
 	if !wv.loaded || len(m.app.subAccounts) != 1 || m.app.subAccounts[0].Reference != "loja-centro" {
 		t.Fatalf("current reply not used: loaded=%v subAccounts=%v", wv.loaded, m.app.subAccounts)
 	}
 	// A balance reply from another session is dropped; the current one is kept.
 	b := wv.bals["loja-centro"]
 	avail := api.Money(500)
-	m.Update(walletsBalanceMsg{tag: old, ref: "loja-centro", req: b.req, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}})
+	m.Update(reply(m, walletsBalanceMsg{tag: old, ref: "loja-centro", req: b.req, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
 	if b.done {
 		t.Fatal("a balance from another session was used")
 	}
-	m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req - 100, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}})
+	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req - 100, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
 	if b.done {
 		t.Fatal("a superseded balance reply was used")
 	}
-	m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}})
+	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
 	if !b.done || b.bal.Available == nil || *b.bal.Available != 500 {
 		t.Fatalf("current balance not used: %+v", b)
 	}
@@ -295,7 +295,7 @@ func TestWalletsStaleRepliesAreDropped(t *testing.T) {
 	m.setSession(goldenSession(t, api.Sandbox))
 	nv := m.wallets()
 	nv.reload()
-	m.Update(walletsListMsg{tag: t0, seq: nv.seq, subs: subs})
+	m.Update(reply(m, walletsListMsg{tag: t0, seq: nv.seq, subs: subs}))
 	if nv.loaded || m.app.subAccounts != nil {
 		t.Fatal("the new session's view used the old session's list")
 	}
@@ -340,7 +340,7 @@ func TestWalletsReferenceValidation(t *testing.T) {
 func TestWalletsBalanceNeverGuesses(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq}))
 	if b := wv.bals[api.WalletPrincipal]; b == nil || !b.loading {
 		t.Fatal("principal's balance was not requested")
 	}
@@ -348,7 +348,7 @@ func TestWalletsBalanceNeverGuesses(t *testing.T) {
 		t.Fatalf("loading balance shows %q, want …", c[0])
 	}
 	send := func(acc *api.Account, err error) {
-		m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req, acc: acc, err: err})
+		m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req, acc: acc, err: err}))
 	}
 	avail, held, zero, total := api.Money(123456), api.Money(700), api.Money(0), api.Money(124156)
 	cases := []struct {
@@ -414,11 +414,11 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 			m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 			m.Update(runeKey("3"))
 			wv := m.wallets()
-			m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: tc.list}}})
+			m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: tc.list}}}))
 			if tc.account != "" {
 				avail := api.Money(100)
-				m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: wv.bals["loja-centro"].req,
-					acc: &api.Account{Status: tc.account, Balance: api.AccountBalance{Available: &avail}}})
+				m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: wv.bals["loja-centro"].req,
+					acc: &api.Account{Status: tc.account, Balance: api.AccountBalance{Available: &avail}}}))
 			}
 			wv.cursor = 1
 			r, _ := wv.selected()
@@ -445,10 +445,10 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 func TestWalletsPrincipalAccountStatus(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{}})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{}}))
 	avail := api.Money(100)
-	m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
-		acc: &api.Account{Status: api.AccountSuspended, Balance: api.AccountBalance{Available: &avail}}})
+	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
+		acc: &api.Account{Status: api.AccountSuspended, Balance: api.AccountBalance{Available: &avail}}}))
 	r, _ := wv.selected()
 	if txt, _ := wv.statusText(r); txt != "⊘ suspended" || wv.rowName(r) != "main account" {
 		t.Fatalf("principal: status %q, name %q", txt, wv.rowName(r))
@@ -473,11 +473,11 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 	if cmd := wv.load(); cmd != nil {
 		t.Fatal("load started a second request while one is on its way")
 	}
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{
 		{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountActive},
 		{Reference: "loja-antiga", Name: "Loja Antiga", Status: api.SubAccountSuspended},
 		{Reference: "loja-nova", Name: "Loja Nova", Status: "em_analise"},
-	}})
+	}}))
 	items, loaded = wv.pickerItems()
 	if !loaded || len(items) != 5 {
 		t.Fatalf("after loading: %+v loaded=%v", items, loaded)
@@ -517,7 +517,7 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 		t.Fatalf("enter on loja-centro = %#v", msg)
 	}
 	// The root makes it active, broadcasts the change, and the view reads the new wallet's balance.
-	m.Update(msg)
+	m.Update(reply(m, msg))
 	if m.app.wallet != "loja-centro" || !wv.bals["loja-centro"].loading {
 		t.Fatalf("wallet = %s, balance reload = %+v", m.app.wallet, wv.bals["loja-centro"])
 	}
@@ -537,7 +537,7 @@ func TestWalletsSubAccountErrorOnSwitchGoesToStatus(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("no status for a refused wallet")
 	}
-	sm, ok := cmd().(statusMsg)
+	sm, ok := runReply(cmd).(statusMsg)
 	if !ok || !strings.Contains(sm.text, "Access to sub-accounts") {
 		t.Fatalf("status = %#v", sm)
 	}
@@ -546,7 +546,7 @@ func TestWalletsSubAccountErrorOnSwitchGoesToStatus(t *testing.T) {
 func TestWalletsCreateFormMessages(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq}))
 	m.Update(runeKey("c"))
 	if wv.form == nil || !m.activePane().capturesText() {
 		t.Fatal("c did not open the form")
@@ -587,7 +587,7 @@ func TestWalletsCreateFormMessages(t *testing.T) {
 	}
 	for _, e := range errs {
 		wv.form.server = [2]string{}
-		m.Update(walletsCreatedMsg{tag: m.tagNow(), ref: "loja-x", err: e.err})
+		m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: "loja-x", err: e.err}))
 		if wv.form == nil || !strings.Contains(wv.form.server[e.field], e.want) {
 			t.Errorf("%v: field %d message = %q, want %q", e.err, e.field, wv.form.server, e.want)
 		}
@@ -604,12 +604,12 @@ func TestWalletsCreateFormMessages(t *testing.T) {
 	// A reply from another session is ignored.
 	t0 := m.tagNow()
 	t0.gen++
-	m.Update(walletsCreatedMsg{tag: t0, ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy"}})
+	m.Update(reply(m, walletsCreatedMsg{tag: t0, ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy"}}))
 	if wv.form == nil {
 		t.Fatal("a reply from another session closed the form")
 	}
 	// Success closes the form, lists and selects the new wallet, and reloads.
-	m.Update(walletsCreatedMsg{tag: m.tagNow(), ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy", Name: "Loja XY", Status: api.SubAccountApproved}})
+	m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy", Name: "Loja XY", Status: api.SubAccountApproved}}))
 	if wv.form != nil || len(m.app.subAccounts) != 1 {
 		t.Fatalf("after success: form=%v subAccounts=%v", wv.form != nil, m.app.subAccounts)
 	}
@@ -640,7 +640,7 @@ func walletsRunCmds(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
-	msg := cmd()
+	msg := runReply(cmd)
 	batch, ok := msg.(tea.BatchMsg)
 	if !ok {
 		if msg == nil {
@@ -692,7 +692,7 @@ func TestWalletsBalanceCallsAreBounded(t *testing.T) {
 		t.Fatalf("%d balance calls were in flight at once, want at most %d", p, workflow.MaxBalanceReads)
 	}
 	for _, msg := range msgs {
-		m.Update(msg)
+		m.Update(reply(m, msg))
 	}
 	if c, _ := wv.balanceCells(api.WalletPrincipal); !strings.HasPrefix(c[0], "R$ ") {
 		t.Fatalf("principal balance = %q", c[0])
@@ -709,7 +709,7 @@ func TestWalletsScrollKeepsCursorVisible(t *testing.T) {
 	for i := range 40 {
 		subs = append(subs, api.SubAccount{Reference: fmt.Sprintf("loja-%02d", i), Name: fmt.Sprintf("Loja %02d", i), Status: api.SubAccountApproved})
 	}
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs}))
 	m.Update(runeKey("G"))
 	view := m.View()
 	if !strings.Contains(view, "loja-39") || strings.Contains(view, "loja-00 ") {
@@ -737,7 +737,7 @@ func walletsGoldenData(t *testing.T, m *Model, wv *walletsView) {
 		{ID: "5b7a0c1e-0000-4000-8000-000000000004", Reference: "loja-antiga", Name: "Loja Antiga (fechada)", Status: api.SubAccountSuspended, CreatedAt: goldenNow.Add(-400 * day)},
 		{ID: "5b7a0c1e-0000-4000-8000-000000000005", Reference: "quiosque", Name: "Quiosque da praça", Status: "under_review", CreatedAt: goldenNow.Add(-2 * day)},
 	}
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs}))
 	money := func(v api.Money) *api.Money { return &v }
 	balanceAt := goldenNow.Add(-time.Minute)
 	replies := map[string]walletsBalanceMsg{
@@ -756,7 +756,7 @@ func walletsGoldenData(t *testing.T, m *Model, wv *walletsView) {
 	}
 	for ref, r := range replies {
 		r.tag, r.ref, r.req = m.tagNow(), ref, wv.bals[ref].req
-		m.Update(r)
+		m.Update(reply(m, r))
 	}
 }
 
@@ -779,11 +779,11 @@ func TestGoldenWallets(t *testing.T) {
 			}
 		}},
 		{"empty", func(t *testing.T, m *Model, wv *walletsView) {
-			m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{}})
+			m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{}}))
 		}},
 		{"list_error", func(t *testing.T, m *Model, wv *walletsView) {
-			m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden,
-				Message: "Insufficient permissions. Required: SUBACCOUNT:READ", TraceID: "tr-0007"}})
+			m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden,
+				Message: "Insufficient permissions. Required: SUBACCOUNT:READ", TraceID: "tr-0007"}}))
 		}},
 		{"create_taken", func(t *testing.T, m *Model, wv *walletsView) {
 			walletsGoldenData(t, m, wv)
@@ -792,8 +792,8 @@ func TestGoldenWallets(t *testing.T) {
 			m.Update(tea.KeyMsg{Type: tea.KeyTab})
 			walletsType(m, "Loja Centro 2")
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-			m.Update(walletsCreatedMsg{tag: m.tagNow(), ref: "loja-centro", err: &api.Error{HTTPStatus: 409, Kind: api.KindConflict,
-				Code: api.CodeSubAccountReferenceTaken, Message: "SUB_ACCOUNT_REFERENCE_TAKEN: reference 'loja-centro' is already used in this account"}})
+			m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: "loja-centro", err: &api.Error{HTTPStatus: 409, Kind: api.KindConflict,
+				Code: api.CodeSubAccountReferenceTaken, Message: "SUB_ACCOUNT_REFERENCE_TAKEN: reference 'loja-centro' is already used in this account"}}))
 		}},
 	}
 	for _, tc := range cases {
@@ -821,10 +821,10 @@ func TestWalletsViewFitsEverySize(t *testing.T) {
 			m.Update(runeKey("c"))
 			walletsType(m, "Bad Ref "+strings.Repeat("x", 40))
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-			m.Update(walletsCreatedMsg{tag: m.tagNow(), ref: "x", err: errors.New(strings.Repeat("network down ", 30))})
+			m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: "x", err: errors.New(strings.Repeat("network down ", 30))}))
 		},
 		"error": func(m *Model, wv *walletsView) {
-			m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: errors.New(strings.Repeat("long failure ", 40))})
+			m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: errors.New(strings.Repeat("long failure ", 40))}))
 		},
 	}
 	for name, setup := range states {
@@ -856,11 +856,11 @@ func TestWalletsViewFitsEverySize(t *testing.T) {
 func TestWalletsHostileListIsFlattened(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{
 		{Reference: "loja\x1b]52;c;AAAA\x07", Name: "Nome\x1b[2J\u009b6n", Status: "\x1b[5mative"},
-	}})
-	m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
-		acc: &api.Account{Status: "\u009b31m", Balance: api.AccountBalance{Currency: "\x1b[0mUSD"}}})
+	}}))
+	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
+		acc: &api.Account{Status: "\u009b31m", Balance: api.AccountBalance{Currency: "\x1b[0mUSD"}}}))
 	wv.cursor = 1
 	frames := []string{m.View()}
 	m.Update(runeKey("w"))

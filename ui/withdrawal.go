@@ -279,8 +279,11 @@ func newWithdrawalForm(c *common, wallet string, spendable *api.Money, readAt ti
 	return f
 }
 
-func (f *withdrawalForm) layer() layer       { return layerFloat }
-func (f *withdrawalForm) setSize(w, h int)   { f.width, f.height = w, h }
+func (f *withdrawalForm) layer() layer { return layerFloat }
+func (f *withdrawalForm) setSize(w, h int) tea.Cmd {
+	f.width, f.height = w, h
+	return nil
+}
 func (f *withdrawalForm) blur()              {}
 func (f *withdrawalForm) capturesText() bool { return true }
 func (f *withdrawalForm) production() bool   { return f.c.app.sess.Env == api.Production }
@@ -309,7 +312,11 @@ func (f *withdrawalForm) dirty() bool {
 }
 
 // focus reads the wallet's withdrawals (and the fee the last one reported).
-func (f *withdrawalForm) focus() tea.Cmd { return f.loadList() }
+// start reads the wallet's recent withdrawals.
+func (f *withdrawalForm) start() tea.Cmd { return f.loadList() }
+
+// focus gives the form the keyboard back; it reads nothing.
+func (f *withdrawalForm) focus() tea.Cmd { return nil }
 
 func (f *withdrawalForm) loadList() tea.Cmd {
 	s, k, w, now := f.c.app.sess.Store, f.key, f.wallet, f.c.now

@@ -313,7 +313,7 @@ func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 		if !ok || msg.withdrawals == nil {
 			t.Fatalf("no withdrawals in %+v", msg)
 		}
-		m.Update(msg)
+		m.Update(reply(m, msg))
 		return msg, msg.retry
 	}
 	msg, retry := run()

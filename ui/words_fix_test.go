@@ -38,14 +38,14 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(runeKey("3"))
 	wv := m.wallets()
-	m.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}})
+	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
 	bad := api.ValidateWallet("Loja Centro")
 	ve := &api.ValidationError{Problems: []api.FieldProblem{{Field: api.FieldSubAccountHeader, Msg: api.FieldSubAccountHeader + ": " + bad.Error()}}}
 	b := wv.bals["loja-centro"]
 	if b == nil {
 		t.Fatal("no balance request for loja-centro")
 	}
-	m.Update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, err: ve})
+	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, err: ve}))
 	for i := 0; i < len(wv.rows); i++ {
 		if r, ok := wv.selected(); ok && r.ref == "loja-centro" {
 			break
