@@ -853,8 +853,8 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 	opts := export.Options{
 		Format: format, Query: state.ChargeQuery{Wallet: wallet},
 		From: from, To: to.AddDate(0, 0, 1), Location: time.Local,
-		PixFee: p.PixFee, HasPixFee: p.HasPixFee,
 	}
+	opts.PixFee, opts.HasPixFee = workflow.FeeEstimate(store, p.PixFee, p.HasPixFee) // the figures' rule
 	var n int
 	if o.output == "-" {
 		bw := bufio.NewWriter(stdout)
@@ -1041,8 +1041,8 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 	if err != nil {
 		return &exitError{code: exitFailure, err: withRepairHint(p.Name, fmt.Errorf("profile %s: %w", p.Name, err))}
 	}
-	// The dashboard's rule: pix_fee, else the fee learned from the service, else unknown.
-	fee, hasFee := store.FeeEstimate(p.PixFee, p.HasPixFee)
+	// The dashboard's rule (workflow.FeeEstimate): pix_fee, else the fee learned from the service, else unknown.
+	fee, hasFee := workflow.FeeEstimate(store, p.PixFee, p.HasPixFee)
 	q := state.CloseQuery{
 		Day: state.Days(dayTime, 1, time.Local),
 		// The profile's own wallet and, when the service can be asked, every usable

@@ -114,18 +114,9 @@ func (v *dayView) period() state.Period {
 	return state.Days(anchor, v.days, v.c.loc)
 }
 
-// fee is the fee per payment used where the service reported none: the profile's pix_fee, else
-// the fee learned from a refusal.
-func feeEstimate(c *common) (api.Money, bool) {
-	s := c.app.sess
-	if s == nil {
-		return 0, false
-	}
-	if s.Store == nil {
-		return s.PixFee, s.HasPixFee
-	}
-	return s.Store.FeeEstimate(s.PixFee, s.HasPixFee) // the one rule, `pixdash close`'s too
-}
+// feeEstimate is the fee per payment used where the service reported none: workflow.FeeEstimate,
+// the one rule, `pixdash close`'s too.
+func feeEstimate(c *common) (api.Money, bool) { return c.app.sess.FeeEstimate() }
 
 // scopeWallet is the wallet the figures keep: the active one, or "" for all.
 func scopeWallet(c *common) string {
