@@ -162,21 +162,30 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 		c.errs[wfAmount] = tr.T("required")
 	case err != nil:
 		c.errs[wfAmount] = amountError(tr, err).Error()
-	case amt < api.MinWithdrawalAmount:
+	case api.CheckWithdrawalAmount(amt) != nil:
 		c.errs[wfAmount] = tr.F("At least %s.", api.MinWithdrawalAmount.BRL())
 	}
-	c.amt, c.need = amt, amt
-	if in.byNet && feeKnown {
-		c.need = amt + fee
+	// What leaves the wallet and whether the spendable balance covers it: the workflow's rule
+	// (WithdrawalOrder.CheckFunds), the one its send applies again.
+	o := workflow.WithdrawalOrder{Spendable: spendable}
+	if in.byNet {
+		o.Req.NetAmount = &amt
+	} else {
+		o.Req.Amount = &amt
 	}
+	if feeKnown {
+		o.Fee = fee
+	}
+	c.amt, c.need = amt, o.Need()
 	if c.errs[wfAmount] == "" {
-		switch {
-		case spendable == nil:
+		var short workflow.BalanceShort
+		switch err := o.CheckFunds(); {
+		case errors.Is(err, workflow.ErrWithdrawalNoBalance):
 			c.errs[wfAmount] = tr.T("The spendable balance is not known yet; r in the wallets view reads it.")
-		case c.need > *spendable && in.byNet && feeKnown:
-			c.errs[wfAmount] = tr.F("%s with the fee is more than the spendable %s.", c.need.BRL(), spendable.BRL())
-		case c.need > *spendable:
-			c.errs[wfAmount] = tr.F("More than the spendable %s.", spendable.BRL())
+		case errors.As(err, &short) && short.Fee > 0:
+			c.errs[wfAmount] = tr.F("%s with the fee is more than the spendable %s.", short.Need.BRL(), short.Spendable.BRL())
+		case errors.As(err, &short):
+			c.errs[wfAmount] = tr.F("More than the spendable %s.", short.Spendable.BRL())
 		}
 	}
 	c.ok = true
