@@ -254,13 +254,6 @@ func (v *dayView) shift(n int) {
 // scopeChangedMsg tells the views the scope went from the active wallet to all wallets or back.
 type scopeChangedMsg struct{}
 
-// toggleScope switches the charges list and the day view between the active wallet and all
-// wallets; writes still go to the active wallet.
-func toggleScope(c *common) tea.Cmd {
-	c.app.allWallets = !c.app.allWallets
-	return func() tea.Msg { return scopeChangedMsg{} }
-}
-
 func (v *dayView) onReport(msg dayMsg) tea.Cmd {
 	if v.c.app.stale(msg.tag) || msg.seq != v.seq {
 		return nil

@@ -206,35 +206,6 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 	return c
 }
 
-// maskPixKey hides most of a PIX key the way documents are hidden: CPF and CNPJ keys as
-// documents, a phone with its last 4 digits, an e-mail with the first letter and the domain,
-// a random key with its first and last 4 characters.
-func maskPixKey(t api.PixKeyType, k string) string {
-	k = sanitize(k)
-	switch t {
-	case api.PixKeyCPF, api.PixKeyCNPJ:
-		return maskDocument(k)
-	case api.PixKeyPhone:
-		d := strings.TrimPrefix(onlyDigits(k), "55")
-		if len(d) <= 4 {
-			return "+55 " + strings.Repeat("*", len(d))
-		}
-		return "+55 " + strings.Repeat("*", len(d)-4) + d[len(d)-4:]
-	case api.PixKeyEmail:
-		at := strings.LastIndexByte(k, '@')
-		if at <= 0 {
-			return "***"
-		}
-		r, _ := utf8.DecodeRuneInString(k)
-		return string(r) + "***" + k[at:]
-	case api.PixKeyRandom:
-		if len(k) > 8 {
-			return k[:4] + "…" + k[len(k)-4:]
-		}
-	}
-	return strings.Repeat("*", utf8.RuneCountInString(k))
-}
-
 // askWithdrawal is what s does on a wallet: the form, or a status line saying why not.
 func askWithdrawal(c *common, wallet string, spendable *api.Money, readAt time.Time) (overlay, tea.Cmd) {
 	if c.app.sess.ReadOnly {
@@ -467,15 +438,9 @@ func (f *withdrawalForm) submit() tea.Cmd {
 		big := api.Money(1 << 62)
 		c = checkWithdrawal(tr, f.input(), &big, f.fee, f.feeKnown)
 	}
-	if !c.ok {
-		for i, e := range c.errs {
-			if e != "" {
-				f.setFocus(i)
-				break
-			}
-		}
-		text := tr.T("Fix the highlighted fields; nothing was sent.")
-		return func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: ownerWithdrawal} }
+	if i, fix := fixHighlighted(f.c, c.errs[:], ownerWithdrawal); !c.ok && i >= 0 {
+		f.setFocus(i)
+		return fix
 	}
 	send := f.send(c)
 	what, dest := f.confirmDetail(c), f.destination(c.req)
