@@ -513,4 +513,3 @@ func (f *refundForm) view() string {
 	}
 	return lipgloss.Place(f.width, f.height, lipgloss.Center, lipgloss.Center, box.Render(b.String()))
 }
-
