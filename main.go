@@ -576,7 +576,7 @@ func newConfigCmd(stdout, stderr io.Writer) *cobra.Command {
 	initCmd.Flags().StringVar(&initLang, "lang", "", `write language = LANG ("en" or "pt-BR") into the file (default: no language line; LC_ALL/LC_MESSAGES/LANG decide)`)
 	checkCmd := &cobra.Command{
 		Use:   "check",
-		Short: "Validate every profile and try to sign in",
+		Short: "Validate every profile, sign in and check the credential may create charges",
 		Args:  noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			path, _ := config.Locate(checkPath, os.Getenv)
@@ -620,7 +620,7 @@ func checkConfig(path string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  ✖ %-16s %-10s %s\n", p.Name, p.Environment, safetext.Clean(res.Error()))
 			continue
 		}
-		fmt.Fprintf(stdout, "  ✔ %-16s %-10s signed in to %s\n", p.Name, p.Environment, p.BaseURL)
+		fmt.Fprintf(stdout, "  ✔ %-16s %-10s signed in to %s; may create charges\n", p.Name, p.Environment, p.BaseURL)
 	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stdout, "warning: %s\n", safetext.Clean(fmt.Sprint(w)))
@@ -649,6 +649,13 @@ func checkProfile(p *config.Profile) error {
 	}
 	if err := c.Authenticate(ctx); err != nil {
 		return fmt.Errorf("sign in: %w", err)
+	}
+	// Signing in is not enough: the credential must be allowed to create charges (in the
+	// profile's wallet). Asked without creating one (see api.Client.CanCreateCharges).
+	if err := c.CanCreateCharges(ctx, p.SubAccount); errors.Is(err, api.ErrNoChargePermission) {
+		return err
+	} else if err != nil {
+		return fmt.Errorf("creating charges: %w", err)
 	}
 	return nil
 }
