@@ -22,7 +22,10 @@ func TestCanCreateCharges(t *testing.T) {
 		{"no permission", 403, map[string]any{"statusCode": 403, "error": "Forbidden", "message": "Insufficient permissions. Required: PIX:WRITE"}, "",
 			func(err error) bool { return errors.Is(err, ErrNoChargePermission) }},
 		{"sub-account refused", 403, map[string]any{"statusCode": 403, "error": "Forbidden", "message": "no", "details": map[string]any{"code": "SUB_ACCOUNT_FORBIDDEN"}}, "loja-norte",
-			func(err error) bool { var ae *Error; return errors.As(err, &ae) && !errors.Is(err, ErrNoChargePermission) }},
+			func(err error) bool {
+				var ae *Error
+				return errors.As(err, &ae) && !errors.Is(err, ErrNoChargePermission)
+			}},
 		{"IP outside the allow-list", 403, map[string]any{"statusCode": 403, "error": "Forbidden", "message": "IP not allowed"}, "",
 			func(err error) bool { return err != nil && !errors.Is(err, ErrNoChargePermission) }},
 		{"an empty body accepted", 201, map[string]any{"id": "x"}, "", func(err error) bool { return err != nil }},
