@@ -49,7 +49,7 @@ func TestDashboardCloseAndCloseCommandShowTheSameFees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			paidAt := time.Now().Add(-time.Minute)
+			paidAt := time.Now() // today, even a minute after midnight
 			reported := api.Money(16350 * 2 / 100) // the service's fee: 2% of the amount
 			for _, c := range []state.Charge{
 				{ID: "pct", Wallet: "principal", Amount: 16350, Fee: &reported, Status: api.StatusCompleted, CreatedAt: paidAt, PaidAt: &paidAt},
@@ -98,18 +98,7 @@ func TestDashboardCloseAndCloseCommandShowTheSameFees(t *testing.T) {
 			defer m.Close()
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 			var screen bytes.Buffer
-			wait := func(texts ...string) {
-				t.Helper()
-				teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-					screen.Write(b)
-					for _, s := range texts {
-						if !bytes.Contains(screen.Bytes(), []byte(s)) {
-							return false
-						}
-					}
-					return true
-				}, teatest.WithDuration(15*time.Second))
-			}
+			wait := screenWaiter(t, tm, &screen)
 			wait("Charges")
 			tm.Type("6") // the Sales view, where C makes the day's close
 			wait("Sales")
@@ -144,4 +133,21 @@ func feeFigures(text string) []string {
 		out = append(out, re.FindAllString(l, -1)...)
 	}
 	return out
+}
+
+// screenWaiter returns a wait that reads tm's output into screen until it holds every text
+// (15 s at most), for the command tests that drive the dashboard.
+func screenWaiter(t *testing.T, tm *teatest.TestModel, screen *bytes.Buffer) func(texts ...string) {
+	return func(texts ...string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			screen.Write(b)
+			for _, s := range texts {
+				if !bytes.Contains(screen.Bytes(), []byte(s)) {
+					return false
+				}
+			}
+			return true
+		}, teatest.WithDuration(15*time.Second))
+	}
 }
