@@ -49,7 +49,7 @@ func TestDashboardCloseAndCloseCommandShowTheSameFees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			paidAt := time.Now() // today, even a minute after midnight
+			paidAt := time.Now()                   // today, even a minute after midnight
 			reported := api.Money(16350 * 2 / 100) // the service's fee: 2% of the amount
 			for _, c := range []state.Charge{
 				{ID: "pct", Wallet: "principal", Amount: 16350, Fee: &reported, Status: api.StatusCompleted, CreatedAt: paidAt, PaidAt: &paidAt},
