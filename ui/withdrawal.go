@@ -37,7 +37,7 @@ const withdrawalAwait = 5 * time.Minute
 const withdrawalListRows = 5
 
 // wdNameMax bounds the holder's name (the emulator's bound; the service documents none).
-const wdNameMax = 255
+const wdNameMax = api.MaxWithdrawalText
 
 // withdrawalDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
 type withdrawalDoneMsg struct {
