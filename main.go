@@ -588,7 +588,7 @@ func newConfigCmd(stdout, stderr io.Writer) *cobra.Command {
 	initCmd.Flags().StringVar(&initLang, "lang", "", `write language = LANG ("en" or "pt-BR") into the file (default: no language line; LC_ALL/LC_MESSAGES/LANG decide)`)
 	checkCmd := &cobra.Command{
 		Use:   "check",
-		Short: "Validate every profile and try to sign in",
+		Short: "Validate every profile, sign in and check the credential may create charges",
 		Args:  noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			path, _ := config.Locate(checkPath, os.Getenv)
@@ -632,7 +632,7 @@ func checkConfig(path string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  ✖ %-16s %-10s %s\n", p.Name, p.Environment, safetext.Clean(res.Error()))
 			continue
 		}
-		fmt.Fprintf(stdout, "  ✔ %-16s %-10s signed in to %s\n", p.Name, p.Environment, p.BaseURL)
+		fmt.Fprintf(stdout, "  ✔ %-16s %-10s signed in to %s; may create charges\n", p.Name, p.Environment, p.BaseURL)
 	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stdout, "warning: %s\n", safetext.Clean(fmt.Sprint(w)))
@@ -661,6 +661,13 @@ func checkProfile(p *config.Profile) error {
 	}
 	if err := c.Authenticate(ctx); err != nil {
 		return fmt.Errorf("sign in: %w", err)
+	}
+	// Signing in is not enough: the credential must be allowed to create charges (in the
+	// profile's wallet). Asked without creating one (see api.Client.CanCreateCharges).
+	if err := c.CanCreateCharges(ctx, p.SubAccount); errors.Is(err, api.ErrNoChargePermission) {
+		return err
+	} else if err != nil {
+		return fmt.Errorf("creating charges: %w", err)
 	}
 	return nil
 }
@@ -880,8 +887,8 @@ func runExport(ctx context.Context, o exportFlags, stdout, stderr io.Writer) err
 	opts := export.Options{
 		Format: format, Query: state.ChargeQuery{Wallet: wallet},
 		From: from, To: to.AddDate(0, 0, 1), Location: time.Local,
-		PixFee: p.PixFee, HasPixFee: p.HasPixFee,
 	}
+	opts.PixFee, opts.HasPixFee = workflow.FeeEstimate(store, p.PixFee, p.HasPixFee) // the figures' rule
 	var n int
 	if o.output == "-" {
 		bw := bufio.NewWriter(stdout)
@@ -1068,8 +1075,8 @@ func runClose(ctx context.Context, o closeFlags, stdout, stderr io.Writer) error
 	if err != nil {
 		return &exitError{code: exitFailure, err: withRepairHint(p.Name, fmt.Errorf("profile %s: %w", p.Name, err))}
 	}
-	// The dashboard's rule: pix_fee, else the fee learned from the service, else unknown.
-	fee, hasFee := store.FeeEstimate(p.PixFee, p.HasPixFee)
+	// The dashboard's rule (workflow.FeeEstimate): pix_fee, else the fee learned from the service, else unknown.
+	fee, hasFee := workflow.FeeEstimate(store, p.PixFee, p.HasPixFee)
 	q := state.CloseQuery{
 		Day: state.Days(dayTime, 1, time.Local),
 		// The profile's own wallet and, when the service can be asked, every usable

@@ -156,18 +156,7 @@ secret_env = "PIXDASH_TEST_WEBHOOK_SECRET"
 	m := ui.New(ui.Options{Session: sess, Logger: logger, Bell: func() {}, Clipboard: func(string) {}})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	var screen bytes.Buffer
-	wait := func(texts ...string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-			screen.Write(b)
-			for _, s := range texts {
-				if !bytes.Contains(screen.Bytes(), []byte(s)) {
-					return false
-				}
-			}
-			return true
-		}, teatest.WithDuration(15*time.Second))
-	}
+	wait := screenWaiter(t, tm, &screen)
 	tm.Type("n")
 	wait("New charge")
 	tm.Type("12,34")

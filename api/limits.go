@@ -28,6 +28,9 @@ const (
 	MaxProjectName            = 255
 	MaxRefundReason           = 255
 	MinWithdrawalAmount Money = 100
+	// MaxWithdrawalText bounds a withdrawal's pixKey and holderName in characters: the
+	// emulator's bound, which the dashboard checks too (the service documents none).
+	MaxWithdrawalText = 255
 )
 
 // SubAccountRefPattern is the spec's pattern for sub-account references.

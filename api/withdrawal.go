@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -118,6 +119,18 @@ const (
 	FieldNetAmount          = "netAmount"
 )
 
+// ErrWithdrawalMinimum refuses a withdrawal's amount (or netAmount) below MinWithdrawalAmount.
+var ErrWithdrawalMinimum = errors.New("a withdrawal is at least R$ 1,00")
+
+// CheckWithdrawalAmount is the service's minimum for a withdrawal's amount or netAmount, the
+// one rule of CheckCreateWithdrawal, the withdrawal form and the emulator.
+func CheckWithdrawalAmount(a Money) error {
+	if a < MinWithdrawalAmount {
+		return ErrWithdrawalMinimum
+	}
+	return nil
+}
+
 // CheckCreateWithdrawal checks a POST /withdrawals body before it is sent: required fields,
 // the enums, exactly one of amount and netAmount (each at least R$ 1,00) and the lengths.
 // The key's format per type and the documents' check digits are the caller's to check.
@@ -142,9 +155,9 @@ func CheckCreateWithdrawal(r *CreateWithdrawalRequest) []FieldProblem {
 		ps = append(ps, FieldProblem{FieldAmount, "exactly one of amount and netAmount must be given"})
 	case r.Amount != nil && r.NetAmount != nil:
 		ps = append(ps, FieldProblem{FieldAmount, "exactly one of amount and netAmount must be given, not both"})
-	case r.Amount != nil && *r.Amount < MinWithdrawalAmount:
+	case r.Amount != nil && CheckWithdrawalAmount(*r.Amount) != nil:
 		ps = append(ps, FieldProblem{FieldAmount, "amount must not be less than 1"})
-	case r.NetAmount != nil && *r.NetAmount < MinWithdrawalAmount:
+	case r.NetAmount != nil && CheckWithdrawalAmount(*r.NetAmount) != nil:
 		ps = append(ps, FieldProblem{FieldNetAmount, "netAmount must not be less than 1"})
 	}
 	if r.ProjectID != "" && !IsUUID(r.ProjectID) {

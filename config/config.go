@@ -23,6 +23,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"pixdash/api"
+	"pixdash/api/safetext"
 )
 
 // Languages the dashboard can speak.
@@ -1115,7 +1116,7 @@ func (d *decoder) tolerance(n node) (time.Duration, bool) {
 		text := strings.TrimSpace(v)
 		dur, err := time.ParseDuration(text)
 		if err != nil {
-			d.add(n, "%q is not a duration; write it like \"300s\" or \"5m\", or as whole seconds (300)", truncate(sanitize(v, 40), 40))
+			d.add(n, "%q is not a duration; write it like \"300s\" or \"5m\", or as whole seconds (300)", clean(v, 40))
 			return 0, false
 		}
 		t = dur
@@ -1230,8 +1231,8 @@ func checkBaseURL(s string) (string, string) {
 	if s == "" {
 		return "", "is empty; e.g. base_url = \"https://api.example.com/v2\""
 	}
-	if strings.ContainsFunc(s, isSpaceOrControl) {
-		return "", "must not contain spaces or control characters"
+	if strings.ContainsFunc(s, isSpaceOrControl) || unsafeText(s) {
+		return "", "must not contain spaces, control characters or invisible ones (bidi, zero-width)"
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Opaque != "" || !u.IsAbs() {
@@ -1272,8 +1273,8 @@ func checkDescription(s string) string {
 		return "is blank; give the description new charges start with, e.g. \"Venda\" (or remove the key for that default)"
 	case !utf8.ValidString(s):
 		return "is not valid UTF-8"
-	case strings.ContainsFunc(s, isControl):
-		return "must be one line without control characters"
+	case unsafeText(s):
+		return "must be one line without control characters or invisible ones (bidi, zero-width)"
 	}
 	if n := utf8.RuneCountInString(s); n > MaxDescription {
 		return fmt.Sprintf("is %d characters long; the service accepts at most %d", n, MaxDescription)
@@ -1294,7 +1295,7 @@ func checkHeaderName(s string) string {
 	}
 	for i := 0; i < len(s); i++ {
 		if !isTokenChar(s[i]) {
-			return fmt.Sprintf("%q is not an HTTP header name: use letters, digits and '-' (no spaces or ':'), e.g. \"X-Pague-Signature\"", truncate(sanitize(s, 40), 40))
+			return fmt.Sprintf("%q is not an HTTP header name: use letters, digits and '-' (no spaces or ':'), e.g. \"X-Pague-Signature\"", clean(s, 40))
 		}
 	}
 	return ""
@@ -1486,7 +1487,7 @@ func syntaxProblem(file, text string, err error) Problem {
 	if mentionsSecret(pe.LastKey) || mentionsSecret(lineKey(text, p.Line)) || mentionsSecret(lineKey(text, pe.Position.Line)) {
 		p.Msg = "invalid TOML on this line (details hidden because it may hold a secret); strings need double quotes, e.g. client_secret = \"...\""
 	}
-	p.Msg = sanitize(p.Msg, 200)
+	p.Msg = clean(p.Msg, 200)
 	return p
 }
 
@@ -1572,8 +1573,9 @@ func osaDistance(a, b string) int {
 	return d[len(ra)][len(rb)]
 }
 
-// isControl reports C0 and C1 control characters and DEL.
-func isControl(r rune) bool { return r < ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f) }
+// unsafeText reports whether s holds anything api/safetext would change: C0 and C1 control
+// characters, DEL, line separators, bidi controls, zero-width and other invisible characters.
+func unsafeText(s string) bool { return safetext.Clean(s) != s }
 
 func isSpaceOrControl(r rune) bool {
 	return r <= ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == utf8.RuneError || r == '\u00a0'
@@ -1588,19 +1590,10 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// sanitize drops control characters and cuts s to at most n bytes on a rune boundary.
-func sanitize(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if r == '\t' {
-			return ' '
-		}
-		if r < ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
-			return -1
-		}
-		return r
-	}, strings.ToValidUTF8(s, "?"))
-	return truncate(s, n)
-}
+// clean passes a text from outside (a value of the file, a parser's or a command's message)
+// through api/safetext, the one sanitizer (controls, bidi and zero-width characters), and cuts
+// it to at most n bytes on a rune boundary.
+func clean(s string, n int) string { return truncate(safetext.Clean(s), n) }
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -3,10 +3,13 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"pixdash/api/atomicfile"
 )
 
 // Example is a commented configuration showing every key; it parses with Parse.
@@ -169,42 +172,15 @@ func WriteExample(path, lang string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: %w", err)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".config.toml.tmp-*")
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	tmpName := tmp.Name()
-	defer os.Remove(tmpName) // after a successful link or rename this is a no-op
-	if err := tmp.Chmod(0o600); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("config: %w", err)
-	}
-	if _, err := tmp.WriteString(text); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("config: writing %s: %w", tmpName, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("config: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	// A hard link never replaces an existing file, so a file created meanwhile is kept.
-	if err := os.Link(tmpName, path); err == nil {
-		return nil
-	} else if errors.Is(err, fs.ErrExist) {
+	// api/atomicfile, the one atomic writer: never over a file created meanwhile.
+	err = atomicfile.Create(path, 0o600, func(w io.Writer) error { _, err := io.WriteString(w, text); return err })
+	switch {
+	case errors.Is(err, fs.ErrExist):
 		return &existsError{path: path}
-	}
-	// File systems without hard links: fall back to rename after one more check.
-	if _, err := os.Lstat(path); err == nil {
-		return &existsError{path: path}
-	}
-	if err := os.Rename(tmpName, path); err != nil {
+	case err != nil:
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil

@@ -192,7 +192,7 @@ func runSecretCmd(parent context.Context, cmdline string) (api.Secret, error) {
 		}
 		return "", fmt.Errorf("was stopped by a signal%s", detail)
 	case err != nil:
-		return "", fmt.Errorf("could not run sh: %s", sanitize(err.Error(), 160))
+		return "", fmt.Errorf("could not run sh: %s", clean(err.Error(), 160))
 	case stdout.over:
 		return "", errors.New("printed more than 64 KiB; it must print only the secret")
 	case out == "":
@@ -213,7 +213,7 @@ func stderrLine(b []byte, secret string) string {
 		if len(secret) >= 4 {
 			l = strings.ReplaceAll(l, secret, "[redacted]")
 		}
-		return ": " + sanitize(l, 160)
+		return ": " + clean(l, 160)
 	}
 	return ""
 }

@@ -270,17 +270,3 @@ func (s *Store) backfillRefunds(ctx context.Context) error {
 		}, nil
 	})
 }
-
-// FeeEstimate is the fee per payment the figures use where the service reported none, the one
-// rule of the Sales view, the Today strip, the dashboard's close and `pixdash close`: the
-// profile's pix_fee when set, else the fee learned from the service; ok is false when neither
-// is known (the figures then say the fee is unknown, never zero).
-func (s *Store) FeeEstimate(pixFee api.Money, hasPixFee bool) (api.Money, bool) {
-	if hasPixFee {
-		return pixFee, true
-	}
-	if lf, ok := s.LearnedFee(); ok {
-		return lf.Fee, true
-	}
-	return 0, false
-}

@@ -465,14 +465,6 @@ func (v *blocksView) errLines(w, n int) []string {
 	return out
 }
 
-// fitLines joins at most h lines.
-func fitLines(lines []string, h int) string {
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	return strings.Join(lines, "\n")
-}
-
 // cells are a block's columns: status, type, reference, amount, creation, transaction, e2eId,
 // reason and resolution.
 func (v *blocksView) cells(b *api.BalanceBlock) []cell {

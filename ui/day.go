@@ -125,18 +125,9 @@ func (v *dayView) period() state.Period {
 	return state.Days(anchor, v.days, v.c.loc)
 }
 
-// fee is the fee per payment used where the service reported none: the profile's pix_fee, else
-// the fee learned from a refusal.
-func feeEstimate(c *common) (api.Money, bool) {
-	s := c.app.sess
-	if s == nil {
-		return 0, false
-	}
-	if s.Store == nil {
-		return s.PixFee, s.HasPixFee
-	}
-	return s.Store.FeeEstimate(s.PixFee, s.HasPixFee) // the one rule, `pixdash close`'s too
-}
+// feeEstimate is the fee per payment used where the service reported none: workflow.FeeEstimate,
+// the one rule, `pixdash close`'s too.
+func feeEstimate(c *common) (api.Money, bool) { return c.app.sess.FeeEstimate() }
 
 // scopeWallet is the wallet the figures keep: the active one, or "" for all.
 func scopeWallet(c *common) string {
@@ -273,13 +264,6 @@ func (v *dayView) shift(n int) {
 
 // scopeChangedMsg tells the views the scope went from the active wallet to all wallets or back.
 type scopeChangedMsg struct{}
-
-// toggleScope switches the charges list and the day view between the active wallet and all
-// wallets; writes still go to the active wallet.
-func toggleScope(c *common) tea.Cmd {
-	c.app.allWallets = !c.app.allWallets
-	return func() tea.Msg { return scopeChangedMsg{} }
-}
 
 func (v *dayView) onReport(msg dayMsg) tea.Cmd {
 	if v.c.app.stale(msg.tag) || msg.seq != v.seq {

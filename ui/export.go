@@ -43,7 +43,7 @@ func (v *chargesView) export() tea.Cmd {
 	var opts export.Options
 	if sess != nil {
 		profile = sess.Profile
-		opts.PixFee, opts.HasPixFee = sess.PixFee, sess.HasPixFee
+		opts.PixFee, opts.HasPixFee = sess.FeeEstimate() // the figures' rule (workflow.FeeEstimate)
 	}
 	opts.Format = export.BR
 	if s.Format != nil {

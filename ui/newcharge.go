@@ -516,21 +516,16 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 func (f *chargeForm) submit() tea.Cmd {
 	f.tried = true
 	req, ok := f.validate()
-	if !ok {
-		text := f.c.tr.T("Fix the highlighted fields; nothing was sent.")
-		for i, e := range f.errs {
-			if e != "" {
-				if i == fSplit {
-					// The builder shows the message on the leg that breaks the rule.
-					text = f.c.tr.F("The split breaks a rule (%s); nothing was sent.", e)
-				} else if f.splitOpen {
-					f.closeSplit()
-				}
-				f.setFocus(i)
-				break
-			}
+	if i, fix := fixHighlighted(f.c, f.errs[:], ownerForm); !ok && i >= 0 {
+		if i == fSplit {
+			// The builder shows the message on the leg that breaks the rule.
+			text := f.c.tr.F("The split breaks a rule (%s); nothing was sent.", f.errs[i])
+			fix = func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: ownerForm} }
+		} else if f.splitOpen {
+			f.closeSplit()
 		}
-		return func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: ownerForm} }
+		f.setFocus(i)
+		return fix
 	}
 	if f.sending {
 		return nil
@@ -753,7 +748,7 @@ func (f *chargeForm) metadataNotes(w int) []string {
 	pairs, err := parseMetadataPairs(tr, f.meta.Value())
 	if f.field == fMetadata {
 		hint := tr.T("e.g. mesa=4 garcom=João Silva · separate pairs with a space, ; or a new line · put a value with = in quotes")
-		for _, l := range wrapParts(strings.Split(hint, " · "), " · ", max(w, 20)) {
+		for _, l := range packSegments(strings.Split(hint, " · "), " · ", max(w, 20), 0) {
 			out = append(out, st.Muted.Render(l))
 		}
 	}

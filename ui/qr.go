@@ -434,7 +434,7 @@ func (v *qrView) notes(w int) []string {
 // hints are the bottom lines: the keys, wrapped to w (one line on a wide terminal); a note,
 // when there is one, takes the first line's place (so the layout above never moves).
 func (v *qrView) hints(ch *state.Charge, w int) string {
-	lines := wrapParts(v.hintParts(ch), " · ", w)
+	lines := packSegments(v.hintParts(ch), " · ", w, 0)
 	if n := v.notes(w); len(n) > 0 {
 		lines[0] = n[0]
 	}
@@ -563,30 +563,8 @@ func (v *qrView) column(ch *state.Charge, w, h int) string {
 	lines = append(lines, v.info(ch, w)...)
 	lines = append(lines, "")
 	lines = append(lines, v.notes(w)...)
-	lines = append(lines, wrapParts(v.hintParts(ch), " · ", w)...)
+	lines = append(lines, packSegments(v.hintParts(ch), " · ", w, 0)...)
 	return fitBlock(strings.Join(lines, "\n"), w, h)
-}
-
-// wrapParts joins parts with sep into lines of at most w cells, breaking only between parts
-// (a part wider than w is cut).
-func wrapParts(parts []string, sep string, w int) []string {
-	var lines []string
-	cur := ""
-	for _, p := range parts {
-		switch {
-		case cur == "":
-			cur = p
-		case lipgloss.Width(cur)+lipgloss.Width(sep)+lipgloss.Width(p) <= w:
-			cur += sep + p
-		default:
-			lines = append(lines, truncateWidth(cur, w))
-			cur = p
-		}
-	}
-	if cur != "" {
-		lines = append(lines, truncateWidth(cur, w))
-	}
-	return lines
 }
 
 // codeBlock shows the copy-and-paste code, wrapped to the width.

@@ -315,15 +315,9 @@ func (f *refundForm) chargeName() string {
 func (f *refundForm) submit() tea.Cmd {
 	amt, ok := f.validate()
 	tr := f.c.tr
-	if !ok {
-		for i, e := range f.errs {
-			if e != "" {
-				f.setFocus(i)
-				break
-			}
-		}
-		text := tr.T("Fix the highlighted fields; nothing was sent.")
-		return func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: ownerRefund} }
+	if i, fix := fixHighlighted(f.c, f.errs[:], ownerRefund); !ok && i >= 0 {
+		f.setFocus(i)
+		return fix
 	}
 	send := f.send(amt, strings.TrimSpace(f.inputs[rfReason].Value()))
 	if f.production() {
@@ -503,88 +497,4 @@ func (f *refundForm) view() string {
 		box = st.ConfirmBox
 	}
 	return lipgloss.Place(f.width, f.height, lipgloss.Center, lipgloss.Center, box.Render(b.String()))
-}
-
-// typedConfirm asks for a production write by having the amount typed: y is not enough.
-type typedConfirm struct {
-	closer
-	c        *common
-	question string
-	amount   api.Money
-	input    textinput.Model
-	then     tea.Cmd
-	onYes    func()
-	wrong    string
-	width    int
-	height   int
-}
-
-func newTypedConfirm(c *common, question string, amount api.Money, then tea.Cmd) *typedConfirm {
-	ti := textinput.New()
-	ti.Prompt = "> "
-	ti.Placeholder = strings.TrimSpace(strings.TrimPrefix(amount.BRL(), "R$"))
-	ti.CharLimit = 24
-	ti.Focus()
-	return &typedConfirm{c: c, question: question, amount: amount, input: ti, then: then}
-}
-
-func (d *typedConfirm) layer() layer { return layerFloat }
-func (d *typedConfirm) setSize(w, h int) tea.Cmd {
-	d.width, d.height = w, h
-	return nil
-}
-func (d *typedConfirm) focus() tea.Cmd     { return nil }
-func (d *typedConfirm) start() tea.Cmd     { return nil }
-func (d *typedConfirm) blur()              {}
-func (d *typedConfirm) capturesText() bool { return true }
-
-// ShortHelp lists the answers.
-func (d *typedConfirm) ShortHelp() []key.Binding {
-	return []key.Binding{
-		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", d.c.tr.T("confirm"))),
-		d.c.keys.Back,
-	}
-}
-
-// FullHelp lists the answers.
-func (d *typedConfirm) FullHelp() [][]key.Binding { return [][]key.Binding{d.ShortHelp()} }
-
-// update: enter confirms when the typed text is the amount; esc cancels; anything else types.
-func (d *typedConfirm) update(msg tea.Msg) tea.Cmd {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return nil
-	}
-	switch {
-	case key.Matches(km, d.c.keys.Back):
-		d.close()
-		text := d.c.tr.T("Cancelled; nothing was sent.")
-		return func() tea.Msg { return statusMsg{text: text, kind: statusInfo} }
-	case km.Type == tea.KeyEnter:
-		typed, err := api.ParseBRL(d.input.Value())
-		if err != nil || typed != d.amount {
-			d.wrong = d.c.tr.F("Type %s exactly to confirm; nothing was sent.", d.amount.BRL())
-			return nil
-		}
-		d.close()
-		if d.onYes != nil {
-			d.onYes()
-		}
-		return d.forAsker(d.then)
-	}
-	var cmd tea.Cmd
-	d.input, cmd = d.input.Update(km)
-	d.wrong = ""
-	return cmd
-}
-
-func (d *typedConfirm) view() string {
-	st := d.c.st
-	w := max(min(d.width-6, confirmMaxWidth), 20)
-	body := st.Confirm.Render(ansi.Wrap(d.question, w, "")) + "\n\n" + d.input.View()
-	if d.wrong != "" {
-		body += "\n" + st.Err.Render(ansi.Wrap(d.wrong, w, ""))
-	}
-	body += "\n\n" + st.Muted.Render(d.c.tr.T("enter confirms · esc cancels"))
-	return lipgloss.Place(d.width, d.height, lipgloss.Center, lipgloss.Center, st.ConfirmBox.Render(body))
 }

@@ -13,16 +13,8 @@ import (
 	"pixdash/state"
 )
 
-// onlyDigits strips everything but digits (so "123.456.789-09" reads as a CPF).
-func onlyDigits(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// onlyDigits strips everything but digits (so "123.456.789-09" reads as a CPF): api/brdoc's rule.
+var onlyDigits = brdoc.Digits
 
 // checkDocument validates a CPF or CNPJ (numeric or alphanumeric) as typed, with or without
 // punctuation, through api/brdoc, and returns its compact form (what the service is sent: 11

@@ -597,14 +597,12 @@ func (v *walletsView) submit() tea.Cmd {
 		return walletsStatus(tr.T("This profile is read-only: nothing was sent."), statusError)
 	}
 	refErr, nameErr := v.formErrors()
-	if refErr != "" || nameErr != "" {
+	if i, fix := fixHighlighted(v.c, []string{refErr, nameErr}, ownerAnswer); i >= 0 {
 		var focus tea.Cmd
-		if refErr != "" && f.focus != 0 {
-			focus = v.setFormFocus(0)
-		} else if refErr == "" && f.focus != 1 {
-			focus = v.setFormFocus(1)
+		if f.focus != i {
+			focus = v.setFormFocus(i)
 		}
-		return tea.Batch(focus, answerStatus(tr.T("Fix the highlighted fields; nothing was sent."), statusError))
+		return tea.Batch(focus, fix)
 	}
 	if v.c.app.sess.Env == api.Production {
 		f.confirming = true
@@ -1027,34 +1025,6 @@ func (v *walletsView) detailLines(w int) []string {
 		}
 	}
 	return out
-}
-
-// packSegments joins segs with sep into at most n lines of at most w cells, breaking only
-// between segments (a segment wider than a line is cut); what does not fit is dropped.
-func packSegments(segs []string, sep string, w, n int) []string {
-	if w <= 0 || n <= 0 {
-		return nil
-	}
-	var lines []string
-	cur := ""
-	for _, sg := range segs {
-		switch {
-		case cur == "":
-			cur = truncateWidth(sg, w)
-		case lipgloss.Width(cur)+lipgloss.Width(sep)+lipgloss.Width(sg) <= w:
-			cur += sep + sg
-		default:
-			lines = append(lines, cur)
-			if len(lines) == n {
-				return lines
-			}
-			cur = truncateWidth(sg, w)
-		}
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	return lines
 }
 
 // formLines render the create form: both fields with their messages, then the state of the submission.

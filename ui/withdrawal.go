@@ -37,7 +37,7 @@ const withdrawalAwait = 5 * time.Minute
 const withdrawalListRows = 5
 
 // wdNameMax bounds the holder's name (the emulator's bound; the service documents none).
-const wdNameMax = 255
+const wdNameMax = api.MaxWithdrawalText
 
 // withdrawalDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
 type withdrawalDoneMsg struct {
@@ -162,21 +162,30 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 		c.errs[wfAmount] = tr.T("required")
 	case err != nil:
 		c.errs[wfAmount] = amountError(tr, err).Error()
-	case amt < api.MinWithdrawalAmount:
+	case api.CheckWithdrawalAmount(amt) != nil:
 		c.errs[wfAmount] = tr.F("At least %s.", api.MinWithdrawalAmount.BRL())
 	}
-	c.amt, c.need = amt, amt
-	if in.byNet && feeKnown {
-		c.need = amt + fee
+	// What leaves the wallet and whether the spendable balance covers it: the workflow's rule
+	// (WithdrawalOrder.CheckFunds), the one its send applies again.
+	o := workflow.WithdrawalOrder{Spendable: spendable}
+	if in.byNet {
+		o.Req.NetAmount = &amt
+	} else {
+		o.Req.Amount = &amt
 	}
+	if feeKnown {
+		o.Fee = fee
+	}
+	c.amt, c.need = amt, o.Need()
 	if c.errs[wfAmount] == "" {
-		switch {
-		case spendable == nil:
+		var short workflow.BalanceShort
+		switch err := o.CheckFunds(); {
+		case errors.Is(err, workflow.ErrWithdrawalNoBalance):
 			c.errs[wfAmount] = tr.T("The spendable balance is not known yet; r in the wallets view reads it.")
-		case c.need > *spendable && in.byNet && feeKnown:
-			c.errs[wfAmount] = tr.F("%s with the fee is more than the spendable %s.", c.need.BRL(), spendable.BRL())
-		case c.need > *spendable:
-			c.errs[wfAmount] = tr.F("More than the spendable %s.", spendable.BRL())
+		case errors.As(err, &short) && short.Fee > 0:
+			c.errs[wfAmount] = tr.F("%s with the fee is more than the spendable %s.", short.Need.BRL(), short.Spendable.BRL())
+		case errors.As(err, &short):
+			c.errs[wfAmount] = tr.F("More than the spendable %s.", short.Spendable.BRL())
 		}
 	}
 	c.ok = true
@@ -195,35 +204,6 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 		}
 	}
 	return c
-}
-
-// maskPixKey hides most of a PIX key the way documents are hidden: CPF and CNPJ keys as
-// documents, a phone with its last 4 digits, an e-mail with the first letter and the domain,
-// a random key with its first and last 4 characters.
-func maskPixKey(t api.PixKeyType, k string) string {
-	k = sanitize(k)
-	switch t {
-	case api.PixKeyCPF, api.PixKeyCNPJ:
-		return maskDocument(k)
-	case api.PixKeyPhone:
-		d := strings.TrimPrefix(onlyDigits(k), "55")
-		if len(d) <= 4 {
-			return "+55 " + strings.Repeat("*", len(d))
-		}
-		return "+55 " + strings.Repeat("*", len(d)-4) + d[len(d)-4:]
-	case api.PixKeyEmail:
-		at := strings.LastIndexByte(k, '@')
-		if at <= 0 {
-			return "***"
-		}
-		r, _ := utf8.DecodeRuneInString(k)
-		return string(r) + "***" + k[at:]
-	case api.PixKeyRandom:
-		if len(k) > 8 {
-			return k[:4] + "…" + k[len(k)-4:]
-		}
-	}
-	return strings.Repeat("*", utf8.RuneCountInString(k))
 }
 
 // askWithdrawal is what s does on a wallet: the form, or a status line saying why not.
@@ -465,15 +445,9 @@ func (f *withdrawalForm) submit() tea.Cmd {
 		big := api.Money(1 << 62)
 		c = checkWithdrawal(tr, f.input(), &big, f.fee, f.feeKnown)
 	}
-	if !c.ok {
-		for i, e := range c.errs {
-			if e != "" {
-				f.setFocus(i)
-				break
-			}
-		}
-		text := tr.T("Fix the highlighted fields; nothing was sent.")
-		return func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: ownerWithdrawal} }
+	if i, fix := fixHighlighted(f.c, c.errs[:], ownerWithdrawal); !c.ok && i >= 0 {
+		f.setFocus(i)
+		return fix
 	}
 	send := f.send(c)
 	what, dest := f.confirmDetail(c), f.destination(c.req)

@@ -32,7 +32,7 @@ const (
 const pspProvider = "sandbox"
 
 // maxWithdrawalText bounds the text fields of a withdrawal (the service's bounds are not documented).
-const maxWithdrawalText = 255
+const maxWithdrawalText = api.MaxWithdrawalText
 
 // withdrawal is a PIX withdrawal; its statement transaction (same id, type withdrawal, amount
 // -gross) exists from creation, pending until the outcome.

@@ -12,19 +12,18 @@
 package export
 
 import (
-	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"pixdash/api"
+	"pixdash/api/atomicfile"
 	"pixdash/api/safetext"
 	"pixdash/state"
 )
@@ -516,41 +515,15 @@ func WriteFile(ctx context.Context, path string, src Source, o Options) (n int, 
 	return n, err
 }
 
-// WriteAtomic writes a file at path with what fill writes: into a temporary file (mode 0600)
-// in the same directory, synced, then renamed over path; a failure leaves path as it was.
-func WriteAtomic(path string, fill func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("export: cannot write %s: %w", path, err)
+// WriteAtomic writes a file at path with what fill writes (mode 0600) through api/atomicfile,
+// the one atomic writer: a failure leaves path as it was.
+func WriteAtomic(path string, fill func(io.Writer) error) error {
+	err := atomicfile.Replace(path, 0o600, fill)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("export: cannot write %s: %w", path, pe.Err)
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err = fill(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	return nil
+	return err
 }
 
 // FileName is the dashboard's name for an export of profile at t: <profile>-<yyyymmdd-hhmmss>.csv

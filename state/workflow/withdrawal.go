@@ -81,8 +81,10 @@ var (
 	ErrWithdrawalBalance   = errors.New("the withdrawal is more than the spendable balance")
 )
 
-// BalanceShort is the local refusal of a withdrawal larger than the spendable balance.
-type BalanceShort struct{ Need, Spendable api.Money }
+// BalanceShort is the local refusal of a withdrawal larger than the spendable balance. Need is
+// what would leave the wallet; Fee is the part of it that is the fee last seen (a netAmount
+// withdrawal: the recipient's amount plus the fee), 0 for a gross amount.
+type BalanceShort struct{ Need, Spendable, Fee api.Money }
 
 func (e BalanceShort) Error() string {
 	return fmt.Sprintf("the withdrawal takes %s and the spendable balance is %s", e.Need.BRL(), e.Spendable.BRL())
@@ -99,11 +101,22 @@ func CheckWithdrawal(o WithdrawalOrder) error {
 	if ps := api.CheckCreateWithdrawal(&o.Req); len(ps) > 0 {
 		return &api.ValidationError{Problems: ps}
 	}
+	return o.CheckFunds()
+}
+
+// CheckFunds is the balance rule of CheckWithdrawal, the one the withdrawal form also applies
+// as the amount is typed: ErrWithdrawalNoBalance while the spendable balance is unknown, a
+// BalanceShort when what leaves the wallet (Need) is more than it.
+func (o WithdrawalOrder) CheckFunds() error {
 	if o.Spendable == nil {
 		return ErrWithdrawalNoBalance
 	}
 	if need := o.Need(); need > *o.Spendable {
-		return BalanceShort{Need: need, Spendable: *o.Spendable}
+		short := BalanceShort{Need: need, Spendable: *o.Spendable}
+		if o.Req.Amount == nil && o.Req.NetAmount != nil {
+			short.Fee = o.Fee
+		}
+		return short
 	}
 	return nil
 }

@@ -1,0 +1,48 @@
+package ui
+
+import (
+	"reflect"
+	"testing"
+)
+
+// fixHighlighted, the forms' one answer to a submit with errors: the first field with a
+// message, and a status line in the catalog's language owned by the form.
+func TestFixHighlighted(t *testing.T) {
+	for _, tc := range []struct {
+		lang Lang
+		want string
+	}{{LangEN, "Fix the highlighted fields; nothing was sent."}, {LangPT, "Corrija os campos destacados; nada foi enviado."}} {
+		c := &common{tr: catalog{lang: tc.lang}}
+		i, cmd := fixHighlighted(c, []string{"", "required", "too long"}, ownerRefund)
+		if i != 1 || cmd == nil {
+			t.Fatalf("first field with a message = %d (cmd %v), want 1", i, cmd != nil)
+		}
+		msg, ok := cmd().(statusMsg)
+		if !ok || msg.kind != statusError || msg.owner != ownerRefund {
+			t.Fatalf("status = %#v", cmd())
+		}
+		if tc.lang == LangEN && msg.text != tc.want {
+			t.Errorf("text = %q, want %q", msg.text, tc.want)
+		}
+		if tc.lang == LangPT && msg.text == "Fix the highlighted fields; nothing was sent." {
+			t.Errorf("pt-BR text left in English: %q", msg.text)
+		}
+		if i, cmd := fixHighlighted(c, []string{"", ""}, ownerRefund); i != -1 || cmd != nil {
+			t.Errorf("no message: %d, %v; want -1 and nothing", i, cmd != nil)
+		}
+	}
+}
+
+// packSegments, the one segment packer: n limits the lines, n <= 0 keeps all.
+func TestPackSegments(t *testing.T) {
+	segs := []string{"enter open", "c copy", "q quit"}
+	if got, want := packSegments(segs, " · ", 20, 0), []string{"enter open · c copy", "q quit"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("unlimited = %q, want %q", got, want)
+	}
+	if got, want := packSegments(segs, " · ", 20, 1), []string{"enter open · c copy"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("one line = %q, want %q", got, want)
+	}
+	if got := packSegments(segs, " · ", 0, 0); got != nil {
+		t.Errorf("no width = %q", got)
+	}
+}
