@@ -110,12 +110,6 @@ func (c Catalog) lookup(id string) (Message, bool) {
 	return m, ok
 }
 
-// Has reports whether id is an id of the catalog.
-func Has(id string) bool {
-	_, ok := messagesEN[id]
-	return ok
-}
-
 // T is the text of id in the catalog's language (English when the language lacks it). A
 // string that is no id is looked up as English text (Text); failing that it is returned as it came.
 func (c Catalog) T(id string) string {
