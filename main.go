@@ -43,6 +43,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"pixdash/api"
+	"pixdash/api/i18n"
 	"pixdash/api/safetext"
 	"pixdash/api/sandbox"
 	"pixdash/config"
@@ -307,16 +308,10 @@ func merchantLang(flag string, cfg *config.Config, getenv func(string) string) (
 	return l, nil
 }
 
-// parseLang reads --lang with the config's own parser, so --lang and language = accept the
-// same spellings.
+// parseLang reads --lang with the catalog's one parser (i18n.Parse), the one the config's
+// language = goes through, so both accept the same spellings.
 func parseLang(s string) (ui.Lang, bool) {
-	switch l, _ := config.ParseLanguage(s); l {
-	case config.LangEnglish:
-		return ui.LangEN, true
-	case config.LangPortuguese:
-		return ui.LangPT, true
-	}
-	return "", false
+	return i18n.Parse(s)
 }
 
 // openDemo starts the emulator in-process and opens demo mode's session on it: the demo

@@ -108,11 +108,7 @@ func runTraining(ctx context.Context, name string, o trainingFlags, stdout, stde
 	}
 	ctx, cancel := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer cancel()
-	engLang := "pt-BR"
-	if lang == ui.LangEN {
-		engLang = "en"
-	}
-	ts, err := openTraining(ctx, sc, training.Options{Lang: engLang}, ui.Options{Lang: lang,
+	ts, err := openTraining(ctx, sc, training.Options{Lang: string(lang)}, ui.Options{Lang: lang,
 		ASCII: !utf8Locale(os.Getenv), DarkBackground: lipgloss.HasDarkBackground()})
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}

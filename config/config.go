@@ -24,12 +24,13 @@ import (
 
 	"pixdash/api"
 	"pixdash/api/safetext"
+	"pixdash/api/i18n"
 )
 
-// Languages the dashboard can speak.
+// Languages the dashboard can speak (the catalog's, pixdash/api/i18n).
 const (
-	LangEnglish    = "en"
-	LangPortuguese = "pt-BR"
+	LangEnglish    = string(i18n.English)
+	LangPortuguese = string(i18n.Portuguese)
 )
 
 // DefaultListen is the webhook receiver address used when listen is not set.
@@ -1157,41 +1158,27 @@ func checkProfileName(name string) string {
 }
 
 // ParseLanguage reads a language as the config's language and customer_language and the
-// command line's --lang say it: "en", or "pt-BR" also written "pt", "pt_BR" or in any case.
-// It returns LangEnglish or LangPortuguese; ok is false for anything else.
+// command line's --lang say it, with the catalog's one parser (i18n.Parse): "en", or "pt-BR"
+// also written "pt", "pt_BR" or in any case. It returns LangEnglish or LangPortuguese; ok is
+// false for anything else.
 func ParseLanguage(s string) (lang string, ok bool) {
-	switch strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), "_", "-")) {
-	case "en":
-		return LangEnglish, true
-	case "pt-br", "pt":
-		return LangPortuguese, true
-	}
-	return "", false
+	l, ok := i18n.Parse(s)
+	return string(l), ok
 }
 
-// LocaleLanguage reads a POSIX locale name such as "pt_BR.UTF-8" or "pt_BR@euro": its
-// language and territory go through ParseLanguage, the codeset and modifier are ignored.
+// LocaleLanguage reads a POSIX locale name such as "pt_BR.UTF-8" or "pt_BR@euro" (i18n.ParseLocale):
+// its language and territory go through ParseLanguage, the codeset and modifier are ignored.
 // "C", "POSIX" and anything ParseLanguage does not know give ok false.
 func LocaleLanguage(locale string) (lang string, ok bool) {
-	if i := strings.IndexAny(locale, ".@"); i >= 0 {
-		locale = locale[:i]
-	}
-	return ParseLanguage(locale)
+	l, ok := i18n.ParseLocale(locale)
+	return string(l), ok
 }
 
-// EnvLanguage is the language the environment asks for, in POSIX order: the first non-empty
-// of LC_ALL, LC_MESSAGES and LANG decides; pt_BR (and pt) give LangPortuguese, and anything
-// else, "C" and "POSIX" included, or no locale at all, LangEnglish.
+// EnvLanguage is the language the environment asks for (i18n.FromEnv), in POSIX order: the
+// first non-empty of LC_ALL, LC_MESSAGES and LANG decides; pt_BR (and pt) give LangPortuguese,
+// and anything else, "C" and "POSIX" included, or no locale at all, LangEnglish.
 func EnvLanguage(getenv func(string) string) string {
-	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		if v := getenv(k); v != "" {
-			if lang, ok := LocaleLanguage(v); ok {
-				return lang
-			}
-			return LangEnglish
-		}
-	}
-	return LangEnglish
+	return string(i18n.FromEnv(getenv))
 }
 
 // DashboardLanguage is the language of the merchant's screens and reports when no --lang

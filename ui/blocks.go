@@ -77,21 +77,21 @@ func newBlocksView(c *common) *blocksView {
 	v.list = newList[string, api.BalanceBlock](&v.items, func(b *api.BalanceBlock) string { return b.ID })
 	tr := c.tr
 	v.setColumns([]column{
-		{title: tr.T("STATUS"), width: 20, wide: 22, widePriority: 6}, // "○ aguardando resposta"
-		{title: tr.T("TYPE"), width: 14, priority: 8},
-		{title: tr.T("REFERENCE"), width: 19, priority: 9},
-		{title: tr.T("AMOUNT"), width: 13, right: true},
-		{title: tr.T("CREATED"), width: 11, priority: 6},
-		{title: tr.T("TRANSACTION"), width: 36, priority: 3},
+		{title: tr.T("blocks.status_caps"), width: 20, wide: 22, widePriority: 6}, // "○ aguardando resposta"
+		{title: tr.T("blocks.type_caps"), width: 14, priority: 8},
+		{title: tr.T("blocks.reference_caps"), width: 19, priority: 9},
+		{title: tr.T("blocks.amount_caps"), width: 13, right: true},
+		{title: tr.T("blocks.created_caps"), width: 11, priority: 6},
+		{title: tr.T("blocks.transaction_caps"), width: 36, priority: 3},
 		{title: "E2EID", width: 32, priority: 2},
-		{title: tr.T("REASON"), width: 9, priority: 7, wide: 28, widePriority: 5, fill: 3},
-		{title: tr.T("RESOLUTION"), width: 20, priority: 4, fill: 2},
+		{title: tr.T("blocks.reason_caps"), width: 9, priority: 7, wide: 28, widePriority: 5, fill: 3},
+		{title: tr.T("blocks.resolution_caps"), width: 20, priority: 4, fill: 2},
 	})
 	return v
 }
 
 // title names the view in the tab strip.
-func (v *blocksView) title() string { return v.c.tr.T("Blocks") }
+func (v *blocksView) title() string { return v.c.tr.T("blocks.blocks") }
 
 func (v *blocksView) setSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
@@ -234,7 +234,7 @@ func (v *blocksView) onBlocks(msg blocksMsg) {
 	}
 	v.loading = false
 	if msg.err != nil {
-		v.errText = describeErr(v.c.tr, v.c.tr.T("load balance blocks"), msg.err)
+		v.errText = describeErr(v.c.tr, v.c.tr.T("blocks.load_balance_blocks"), msg.err)
 		return
 	}
 	restore := v.hold()
@@ -283,15 +283,15 @@ func sumBlocks(items []api.BalanceBlock) []blockSum {
 func blockMeaning(tr catalog, s api.BlockStatus) string {
 	switch s {
 	case api.BlockAwaitingResponse:
-		return tr.T("awaiting your response; the amount stays blocked")
+		return tr.T("blocks.awaiting_your_response_the_amount_stays")
 	case api.BlockDefended:
-		return tr.T("defence sent; awaiting the decision")
+		return tr.T("blocks.defence_sent_awaiting_the_decision")
 	case api.BlockApproved:
-		return tr.T("approved: the amount was returned to the payer")
+		return tr.T("blocks.approved_the_amount_was_returned_to")
 	case api.BlockRejected:
-		return tr.T("rejected: the amount is back in your available balance")
+		return tr.T("blocks.rejected_the_amount_is_back_in")
 	}
-	return tr.T("status not in the spec")
+	return tr.T("blocks.status_not_in_the_spec")
 }
 
 // open reports whether a block still holds the merchant's money: awaiting a response or defended.
@@ -367,10 +367,10 @@ func (v *blocksView) sumLines(w int) []string {
 	// on theirs.
 	var openLine, doneLine []string
 	if len(openSegs) > 0 {
-		openLine = append([]string{st.Label.Render(tr.T("open, blocked: ")) + st.Bold.Render(openSum.BRL()) + st.Muted.Render(fmt.Sprintf(" (%d)", openN))}, openSegs...)
+		openLine = append([]string{st.Label.Render(tr.T("blocks.open_blocked")) + st.Bold.Render(openSum.BRL()) + st.Muted.Render(fmt.Sprintf(" (%d)", openN))}, openSegs...)
 	}
 	if len(doneSegs) > 0 {
-		doneLine = append([]string{st.Label.Render(tr.T("resolved: ")) + st.Value.Render(doneSum.BRL()) + st.Muted.Render(fmt.Sprintf(" (%d)", doneN))}, doneSegs...)
+		doneLine = append([]string{st.Label.Render(tr.T("blocks.resolved")) + st.Value.Render(doneSum.BRL()) + st.Muted.Render(fmt.Sprintf(" (%d)", doneN))}, doneSegs...)
 	}
 	doneLine = append(doneLine, otherSegs...)
 	sep := st.Muted.Render(" │ ")
@@ -388,32 +388,32 @@ func (v *blocksView) view() string {
 	var count string
 	switch {
 	case !v.loaded || v.shown != v.filterStatus():
-		count = tr.T("Balance blocks")
+		count = tr.T("blocks.balance_blocks")
 	case v.total != len(v.items):
-		count = tr.N(v.total, "%d of %d block", "%d of %d blocks", len(v.items), v.total)
+		count = tr.N("blocks.of_blocks_n", v.total, len(v.items), v.total)
 	case len(v.items) == 1:
-		count = tr.T("1 block")
+		count = tr.T("blocks.1_block")
 	default:
-		count = tr.F("%d blocks", len(v.items))
+		count = tr.F("blocks.blocks_2", len(v.items))
 	}
-	filter := tr.T("all")
+	filter := tr.T("blocks.all")
 	if f := v.filterStatus(); f != "" {
 		filter = tr.Enum(f)
 	}
-	left := st.Bold.Render(count) + st.Muted.Render(" · "+tr.F("wallet %s", v.c.app.wallet)+" · "+tr.T("status")+": ") + st.Value.Render(filter)
+	left := st.Bold.Render(count) + st.Muted.Render(" · "+tr.F("blocks.wallet", v.c.app.wallet)+" · "+tr.T("blocks.status")+": ") + st.Value.Render(filter)
 	var right string
 	switch {
 	case v.loading && v.loaded:
-		right = st.Muted.Render(tr.T("refreshing…"))
+		right = st.Muted.Render(tr.T("blocks.refreshing"))
 	case v.loading:
-		right = st.Muted.Render(tr.T("loading…"))
+		right = st.Muted.Render(tr.T("blocks.loading"))
 	case v.loaded:
 		age := v.c.now().Sub(v.loadedAt)
 		style := st.Muted
 		if v.errText != "" || age > 2*blocksRefreshEvery {
 			style = st.Warn
 		}
-		right = style.Render(tr.F("updated %s ago", humanDuration(age)))
+		right = style.Render(tr.F("blocks.updated_ago", humanDuration(age)))
 	}
 	lines = append(lines, spread(left, right, w))
 	// Until a reply for the current filter arrives, the rows of another filter are not shown.
@@ -421,9 +421,9 @@ func (v *blocksView) view() string {
 		switch {
 		case v.errText != "":
 			lines = append(lines, v.errLines(w, h)...)
-			lines = append(lines, st.Muted.Render(truncateWidth(tr.T("r retries"), w)))
+			lines = append(lines, st.Muted.Render(truncateWidth(tr.T("blocks.r_retries"), w)))
 		default:
-			lines = append(lines, st.Muted.Render(truncateWidth(tr.F("Loading the balance blocks of wallet %s…", v.c.app.wallet), w)))
+			lines = append(lines, st.Muted.Render(truncateWidth(tr.F("blocks.loading_the_balance_blocks_of_wallet", v.c.app.wallet), w)))
 		}
 		return fitLines(lines, h)
 	}
@@ -431,9 +431,9 @@ func (v *blocksView) view() string {
 	lines = append(lines, f.sums...)
 	lines = append(lines, f.errs...)
 	if len(v.items) == 0 {
-		msg := tr.F("No balance blocks in wallet %s.", v.c.app.wallet)
+		msg := tr.F("blocks.no_balance_blocks_in_wallet", v.c.app.wallet)
 		if v.shown != "" {
-			msg = tr.F("No blocks with status %s in wallet %s. f changes the filter.", tr.Enum(v.shown), v.c.app.wallet)
+			msg = tr.F("blocks.no_blocks_with_status_in_wallet", tr.Enum(v.shown), v.c.app.wallet)
 		}
 		lines = append(lines, "", st.Muted.Render(truncateWidth(msg, w)))
 		return fitLines(lines, h)
@@ -511,14 +511,14 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	}
 	txLine := st.Value.Render(orDash(sanitize(b.TransactionID)))
 	if b.ExternalReference != "" {
-		txLine += st.Muted.Render(" · " + tr.F("external reference %s", sanitize(b.ExternalReference)))
+		txLine += st.Muted.Render(" · " + tr.F("blocks.external_reference", sanitize(b.ExternalReference)))
 	}
 	if b.TransactionID != "" {
-		txLine += st.Muted.Render(" · " + tr.T("enter inspects it"))
+		txLine += st.Muted.Render(" · " + tr.T("blocks.enter_inspects_it"))
 	}
-	dates := tr.F("created %s", b.CreatedAt.In(v.c.loc).Format("02/01/2006 15:04:05 MST"))
+	dates := tr.F("blocks.created", b.CreatedAt.In(v.c.loc).Format("02/01/2006 15:04:05 MST"))
 	if b.ResolvedAt != nil {
-		dates += " · " + tr.F("resolved %s", b.ResolvedAt.In(v.c.loc).Format("02/01/2006 15:04:05 MST"))
+		dates += " · " + tr.F("blocks.resolved_2", b.ResolvedAt.In(v.c.loc).Format("02/01/2006 15:04:05 MST"))
 	}
 	res := sty.Render(sym+" "+orDash(tr.Enum(b.Status))) + st.Muted.Render(" · "+blockMeaning(tr, b.Status))
 	if b.ResolutionReason != "" {
@@ -526,11 +526,11 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	}
 	return []string{
 		truncateWidth(rule, w),
-		field(tr.T("Reason"), st.Value.Render(orDash(sanitize(b.Reason)))),
-		field(tr.T("Transaction"), txLine),
+		field(tr.T("blocks.reason"), st.Value.Render(orDash(sanitize(b.Reason)))),
+		field(tr.T("blocks.transaction"), txLine),
 		field("e2eId", st.Value.Render(orDash(sanitize(b.E2EID)))),
-		field(tr.T("Dates"), st.Value.Render(dates)),
-		field(tr.T("Resolution"), res),
+		field(tr.T("blocks.dates"), st.Value.Render(dates)),
+		field(tr.T("blocks.resolution"), res),
 	}
 }
 

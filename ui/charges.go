@@ -86,19 +86,19 @@ type chargePage = windowLoadedMsg[state.ChargeQuery, state.Charge]
 func newChargesView(c *common, store *state.Store) *chargesView {
 	ti := textinput.New()
 	ti.Prompt = "/ "
-	ti.Placeholder = c.tr.T("filter: id, description, reference, wallet, amount, date")
+	ti.Placeholder = c.tr.T("charges.filter_id_description_reference_wallet_amount")
 	ti.CharLimit = 100
 	v := &chargesView{c: c, store: store, filter: ti, strip: todayStrip{c: c}}
 	v.list = newList[string, chargeStamp](&v.win, func(ch *state.Charge) string { return ch.ID })
 	tr := c.tr
 	v.setColumns([]column{
-		{title: tr.T("STATUS"), width: 12},
-		{title: tr.T("AMOUNT"), width: 14, right: true},
-		{title: tr.T("DESCRIPTION"), width: 8, fill: 1, wide: 29, widePriority: 5, gap: 1},
-		{title: tr.T("REFERENCE"), width: 16, priority: 4},
-		{title: tr.T("WALLET"), width: 12, priority: 6},
-		{title: tr.T("CREATED"), width: 12, priority: 3},
-		{title: tr.T("EXPIRES/PAID"), width: whenWidth, priority: 7},
+		{title: tr.T("charges.status_caps"), width: 12},
+		{title: tr.T("charges.amount_caps"), width: 14, right: true},
+		{title: tr.T("charges.description_caps"), width: 8, fill: 1, wide: 29, widePriority: 5, gap: 1},
+		{title: tr.T("charges.reference_caps"), width: 16, priority: 4},
+		{title: tr.T("charges.wallet_caps"), width: 12, priority: 6},
+		{title: tr.T("charges.created_caps"), width: 12, priority: 3},
+		{title: tr.T("charges.expires_paid_caps"), width: whenWidth, priority: 7},
 	})
 	v.win.setQuery(v.query())
 	return v
@@ -144,7 +144,7 @@ func (v *chargesView) requery() tea.Cmd {
 }
 
 // title names the view in the tab strip.
-func (v *chargesView) title() string { return v.c.tr.T("Charges") }
+func (v *chargesView) title() string { return v.c.tr.T("charges.charges") }
 
 // start scopes the list to the active wallet and reads it. Once that read is in, while the
 // list is on screen, its highlight stays on its charge when newer ones arrive above it (defect 3).
@@ -196,7 +196,7 @@ func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(strip, v.load())
 	case chargePage:
 		cmd, _ := v.win.reply(msg, chargesOwner, v.c.app.gen, func(err error) string {
-			return v.c.tr.F("Could not read the charges: %v", err)
+			return v.c.tr.F("charges.could_not_read_the_charges", err)
 		}, v.hold, v.load)
 		v.stickTop = !v.focused // the first read after focus still came from off screen
 		return tea.Batch(cmd, v.loadRefunds())
@@ -278,7 +278,7 @@ type refreshChargeMsg struct{ id, wallet string }
 func (v *chargesView) ShortHelp() []key.Binding {
 	k := v.c.keys
 	if v.filterOn {
-		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("keep filter"))), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", v.c.tr.T("clear filter")))}
+		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("charges.keep_filter"))), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", v.c.tr.T("charges.clear_filter")))}
 	}
 	return []key.Binding{k.Enter, k.Inspect, k.Filter, k.StatusFilter}
 }
@@ -297,23 +297,23 @@ func (v *chargesView) view() string {
 	case v.filterOn:
 		top = v.filter.View()
 	default:
-		count := tr.N(n, "%d charge", "%d charges")
+		count := tr.N("charges.charges_n", n)
 		if v.win.capped {
-			count = tr.F("%d+ charges", n)
+			count = tr.F("charges.charges_2", n)
 		}
-		scope := tr.F("wallet %s", sanitize(v.c.app.wallet))
+		scope := tr.F("charges.wallet", sanitize(v.c.app.wallet))
 		if v.c.app.allWallets {
-			scope = tr.T("all wallets")
+			scope = tr.T("charges.all_wallets")
 		}
 		top = st.Bold.Render(count) + st.Muted.Render(" · "+scope)
 		if q := v.filter.Value(); q != "" {
 			top += st.Muted.Render("  /" + sanitize(q))
 		}
 		if s := v.status; s != state.FilterAll {
-			top += st.Muted.Render("  "+tr.T("status")+": ") + st.stateStyle(state.ChargeState(s)).Render(stateName(tr, state.ChargeState(s)))
+			top += st.Muted.Render("  "+tr.T("charges.status")+": ") + st.stateStyle(state.ChargeState(s)).Render(stateName(tr, state.ChargeState(s)))
 		}
 		if !v.win.shown && v.win.inflight {
-			top += st.Muted.Render("  " + tr.T("reading…"))
+			top += st.Muted.Render("  " + tr.T("charges.reading"))
 		}
 	}
 	b.WriteString(truncateWidth(top, w))
@@ -322,17 +322,17 @@ func (v *chargesView) view() string {
 	b.WriteByte('\n')
 	switch {
 	case v.win.err != nil && !v.win.shown:
-		b.WriteString(st.Err.Render(truncateWidth(tr.F("Could not read the charges: %v", v.win.err), w)))
+		b.WriteString(st.Err.Render(truncateWidth(tr.F("charges.could_not_read_the_charges", v.win.err), w)))
 		return b.String()
 	case !v.win.shown:
 		return b.String()
 	case n == 0:
-		msg := tr.T("No charges yet. Press n to create one.")
+		msg := tr.T("charges.no_charges_yet_press_n_to")
 		if v.c.app.sess.ReadOnly {
-			msg = tr.T("No charges yet. This profile is read-only: charges are created elsewhere.")
+			msg = tr.T("charges.no_charges_yet_this_profile_is")
 		}
 		if v.filter.Value() != "" || v.status != state.FilterAll {
-			msg = tr.T("No charge matches the filter. esc clears it.")
+			msg = tr.T("charges.no_charge_matches_the_filter_esc")
 		}
 		b.WriteString(st.Muted.Render(msg))
 		return b.String()
@@ -379,16 +379,16 @@ func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
 		}
 		left := ch.ExpiresAt.Sub(now)
 		if left <= 0 {
-			return tr.T("expiring…")
+			return tr.T("charges.expiring")
 		}
-		return tr.F("in %s", humanDuration(left))
+		return tr.F("charges.in", humanDuration(left))
 	case state.StatePaid:
 		if ch.PaidAt != nil {
 			paid, today := ch.PaidAt.In(v.c.loc), now.In(v.c.loc)
 			if paid.YearDay() != today.YearDay() || paid.Year() != today.Year() {
-				return tr.T("paid ") + paid.Format("02/01") // not today: the day (the inspector has the time)
+				return tr.T("charges.paid") + paid.Format("02/01") // not today: the day (the inspector has the time)
 			}
-			return tr.T("paid ") + paid.Format("15:04")
+			return tr.T("charges.paid") + paid.Format("15:04")
 		}
 	case state.StateRefunded, state.StateReturned:
 		return fitMoney(tr, "−%s", ch.Outcome().Amount) // what went back to the payer

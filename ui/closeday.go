@@ -95,9 +95,9 @@ func (o *closeOverlay) blur() {}
 func (o *closeOverlay) ShortHelp() []key.Binding {
 	tr := o.c.tr
 	return []key.Binding{
-		key.NewBinding(key.WithKeys("w"), key.WithHelp("w", tr.T("write files"))),
-		key.NewBinding(key.WithKeys("p"), key.WithHelp("p", tr.T("print"))),
-		key.NewBinding(key.WithKeys("t"), key.WithHelp("t", tr.T("80 / 48 columns"))),
+		key.NewBinding(key.WithKeys("w"), key.WithHelp("w", tr.T("closeday.write_files"))),
+		key.NewBinding(key.WithKeys("p"), key.WithHelp("p", tr.T("closeday.print"))),
+		key.NewBinding(key.WithKeys("t"), key.WithHelp("t", tr.T("closeday.80_48_columns"))),
 		o.c.keys.Back,
 	}
 }
@@ -132,7 +132,7 @@ type dayCloser interface {
 func (o *closeOverlay) load() tea.Cmd {
 	sess := o.c.app.sess
 	if sess == nil || sess.Store == nil {
-		o.errText = o.c.tr.T("This session has no local store.")
+		o.errText = o.c.tr.T("closeday.this_session_has_no_local_store")
 		return nil
 	}
 	o.seq++
@@ -174,7 +174,7 @@ func (o *closeOverlay) update(msg tea.Msg) tea.Cmd {
 		}
 		o.loading = false
 		if msg.err != nil {
-			o.errText = o.c.tr.F("Could not make the day's close: %v", msg.err)
+			o.errText = o.c.tr.F("closeday.could_not_make_the_day_s", msg.err)
 			return nil
 		}
 		o.loaded, o.rep, o.errText = true, msg.rep, ""
@@ -239,7 +239,7 @@ func (o *closeOverlay) write() tea.Cmd {
 	dir := o.c.export.Dir
 	if dir == "" {
 		return func() tea.Msg {
-			return statusMsg{text: tr.T("Nowhere to write the report: set XDG_DATA_HOME or HOME."), kind: statusError, owner: closeOwner}
+			return statusMsg{text: tr.T("closeday.nowhere_to_write_the_report_set"), kind: statusError, owner: closeOwner}
 		}
 	}
 	profile := ""
@@ -254,10 +254,10 @@ func (o *closeOverlay) write() tea.Cmd {
 	}
 	base := export.FileStem(profile) + "-close-" + o.day.From.In(o.c.loc).Format("20060102") // a day's close replaces the last one of that day
 	wide, narrow, rep := o.text(80), o.text(48), o.rep
-	o.busy = tr.T("writing…")
+	o.busy = tr.T("closeday.writing")
 	return o.c.app.withTimeout(closeTimeout, func(ctx context.Context) tea.Msg {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return closeDoneMsg{text: tr.T("Could not write the report"), err: err}
+			return closeDoneMsg{text: tr.T("closeday.could_not_write_the_report"), err: err}
 		}
 		files := []struct {
 			name string
@@ -270,13 +270,13 @@ func (o *closeOverlay) write() tea.Cmd {
 		for _, f := range files {
 			var b bytes.Buffer
 			if err := f.fill(&b); err != nil {
-				return closeDoneMsg{text: tr.T("Could not write the report"), err: err}
+				return closeDoneMsg{text: tr.T("closeday.could_not_write_the_report"), err: err}
 			}
 			if err := export.WriteAtomic(filepath.Join(dir, f.name), func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
-				return closeDoneMsg{text: tr.T("Could not write the report"), err: err}
+				return closeDoneMsg{text: tr.T("closeday.could_not_write_the_report"), err: err}
 			}
 		}
-		return closeDoneMsg{text: tr.F("Day's close written to %s (.txt, -48.txt, .csv)", filepath.Join(dir, base))}
+		return closeDoneMsg{text: tr.F("closeday.day_s_close_written_to_txt", filepath.Join(dir, base))}
 	})
 }
 
@@ -289,31 +289,31 @@ func (o *closeOverlay) print() tea.Cmd {
 	}
 	if len(argv) == 0 {
 		return func() tea.Msg {
-			return statusMsg{text: tr.T("No print_command in this profile: add one to the config (e.g. print_command = [\"lp\"]) or press w to write the files."), kind: statusWarn, owner: closeOwner}
+			return statusMsg{text: tr.T("closeday.no_print_command_in_this_profile"), kind: statusWarn, owner: closeOwner}
 		}
 	}
 	text := []byte(o.text(48))
-	o.busy = tr.T("printing…")
+	o.busy = tr.T("closeday.printing")
 	return o.c.app.withTimeout(printTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
 		if err := workflow.PrintReport(ctx, argv, text, printTimeout); err != nil {
-			return closeDoneMsg{text: tr.T("Printing failed"), err: err}
+			return closeDoneMsg{text: tr.T("closeday.printing_failed"), err: err}
 		}
-		return closeDoneMsg{text: tr.F("Day's close sent to %s", argv[0])}
+		return closeDoneMsg{text: tr.F("closeday.day_s_close_sent_to", argv[0])}
 	})
 }
 
 func (o *closeOverlay) view() string {
 	st, tr := o.c.st, o.c.tr
 	w := o.width
-	title := tr.F("Day's close · %s", o.day.From.In(o.c.loc).Format("02/01/2006"))
+	title := tr.F("closeday.day_s_close", o.day.From.In(o.c.loc).Format("02/01/2006"))
 	var right string
 	switch {
 	case o.busy != "":
 		right = st.Muted.Render(o.busy)
 	case o.loading:
-		right = st.Muted.Render(tr.T("reading figures and balances…"))
+		right = st.Muted.Render(tr.T("closeday.reading_figures_and_balances"))
 	case o.loaded && o.rep.Partial:
-		right = st.Warn.Render(tr.T("the day has not ended"))
+		right = st.Warn.Render(tr.T("closeday.the_day_has_not_ended"))
 	}
 	if o.loaded && !o.vp.AtBottom() {
 		right += st.Muted.Render(fmt.Sprintf(" · %.0f%% ↓", o.vp.ScrollPercent()*100))
@@ -322,10 +322,10 @@ func (o *closeOverlay) view() string {
 	switch {
 	case o.errText != "":
 		lines = append(lines, wrapLines(o.errText, w, 3)...)
-		lines = append(lines, st.Muted.Render(tr.T("r tries again · esc closes")))
+		lines = append(lines, st.Muted.Render(tr.T("closeday.r_tries_again_esc_closes")))
 		return fitLines(lines, o.height)
 	case !o.loaded:
-		lines = append(lines, st.Muted.Render(tr.T("Reading the day's figures and each wallet's balance…")))
+		lines = append(lines, st.Muted.Render(tr.T("closeday.reading_the_day_s_figures_and")))
 		return fitLines(lines, o.height)
 	}
 	lines = append(lines, o.vp.View())

@@ -92,7 +92,7 @@ func (m *Model) onAuth(msg authMsg) tea.Cmd {
 	}
 	m.noteResult(msg.err)
 	if msg.err != nil {
-		m.setStatus(m.describeError(m.c.tr.T("connect"), msg.err), statusError)
+		m.setStatus(m.describeError(m.c.tr.T("cmds.connect"), msg.err), statusError)
 		return nil
 	}
 	return m.readBackAllBlocks()
@@ -128,12 +128,12 @@ func walletHeader(w string) string { return workflow.SubAccountHeader(w) }
 func (m *Model) onSubmit(d chargeDraft) tea.Cmd {
 	tr := m.c.tr
 	if m.app.sess.ReadOnly {
-		m.setStatus(tr.T("This profile is read-only: nothing was sent."), statusError)
+		m.setStatus(tr.T("cmds.this_profile_is_read_only_nothing"), statusError)
 		return nil
 	}
 	if m.app.sess.Env == api.Production {
 		then := func() tea.Msg { return sendChargeMsg{draft: d} }
-		return m.push(newConfirm(m.c, tr.F("Create %s in PRODUCTION? (y/N)", d.Req.Amount.BRL()), then))
+		return m.push(newConfirm(m.c, tr.F("cmds.create_in_production_y_n", d.Req.Amount.BRL()), then))
 	}
 	return m.sendCharge(d)
 }
@@ -146,7 +146,7 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 	if f, ok := m.chargeForm(); ok && f.key == d.Key {
 		f.sending, f.mayLand = true, true
 	}
-	m.setStatus(m.c.tr.F("Creating %s…", d.Req.Amount.BRL()), statusInfo)
+	m.setStatus(m.c.tr.F("cmds.creating", d.Req.Amount.BRL()), statusInfo)
 	t, eng := m.tagNow(), m.eng
 	// The end of the session cancels it, leaving the submission pending: it is looked up by its
 	// key when the profile opens again.
@@ -175,7 +175,7 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	case msg.charge != nil && !formOpen && msg.charge.Mismatch == "" && msg.err == nil:
 		// Its form was discarded while the request was out: the charge is tracked (recovered,
 		// as the discard said), not put on screen over what the merchant does now.
-		m.setStatus(tr.F("The charge of %s whose form was discarded was created after all; it is in the charges list.", msg.charge.Amount.BRL()), statusWarn)
+		m.setStatus(tr.F("cmds.the_charge_of_whose_form_was", msg.charge.Amount.BRL()), statusWarn)
 		return nil
 	case msg.charge != nil:
 		var cmds []tea.Cmd
@@ -185,22 +185,22 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 		cmds = append(cmds, m.openQR(*msg.charge))
 		switch {
 		case msg.charge.Mismatch != "":
-			m.setStatus(tr.F("The service's reply differs from the charge you asked for: %s. Do not show it to the customer.", msg.charge.Mismatch), statusError)
+			m.setStatus(tr.F("cmds.the_service_s_reply_differs_from", msg.charge.Mismatch), statusError)
 		case msg.err != nil:
-			m.setStatus(tr.F("Charge created, but saving it locally failed: %v", msg.err), statusWarn)
+			m.setStatus(tr.F("cmds.charge_created_but_saving_it_locally", msg.err), statusWarn)
 		default:
-			m.setStatus(tr.F("Charge %s created.", msg.charge.Amount.BRL()), statusOK)
+			m.setStatus(tr.F("cmds.charge_created", msg.charge.Amount.BRL()), statusOK)
 		}
 		return tea.Batch(cmds...)
 	case msg.unconfirmed:
-		m.setStatus(m.describeError(tr.T("create charge"), msg.err)+" · "+tr.T("not confirmed: pixdash will look it up by its key before anything is sent again"), statusWarn)
+		m.setStatus(m.describeError(tr.T("cmds.create_charge"), msg.err)+" · "+tr.T("cmds.not_confirmed_pixdash_will_look_it"), statusWarn)
 		return m.resolveLater(msg.draft.Key)
 	default:
 		var cmd tea.Cmd
 		if formOpen {
 			cmd = form.serverError(msg.err)
 		}
-		m.setStatus(m.describeError(tr.T("create charge"), msg.err), statusError)
+		m.setStatus(m.describeError(tr.T("cmds.create_charge"), msg.err), statusError)
 		return cmd
 	}
 }
@@ -225,7 +225,7 @@ func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level
 	one := len(w.Taken)+len(w.NotSent) == 1
 	for _, r := range w.Taken {
 		if one {
-			parts = append(parts, tr.F("Withdrawal of %s to %s from an earlier session: taken by the service (%s).",
+			parts = append(parts, tr.F("cmds.withdrawal_of_to_from_an_earlier",
 				r.Amount.BRL(), maskPixKey(r.PixKeyType, r.PixKey), tr.T(string(r.State))))
 		}
 		if r.State == state.WithdrawalFailed || r.State == state.WithdrawalReversed {
@@ -234,23 +234,23 @@ func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level
 	}
 	for _, r := range w.NotSent {
 		if one {
-			parts = append(parts, tr.F("Withdrawal of %s to %s from an earlier session: never reached the service; nothing left the wallet.",
+			parts = append(parts, tr.F("cmds.withdrawal_of_to_from_an_earlier_2",
 				r.Amount.BRL(), maskPixKey(r.PixKeyType, r.PixKey)))
 		}
 		raise(statusWarn) // the merchant has to ask again: the line stays until replaced
 	}
 	if !one {
 		if n := len(w.Taken); n > 0 {
-			parts = append(parts, tr.F("%d withdrawal(s) from an earlier session taken by the service.", n))
+			parts = append(parts, tr.F("cmds.withdrawal_s_from_an_earlier_session", n))
 		}
 		if n := len(w.NotSent); n > 0 {
-			parts = append(parts, tr.F("%d withdrawal(s) from an earlier session never reached the service; nothing left the wallet.", n))
+			parts = append(parts, tr.F("cmds.withdrawal_s_from_an_earlier_session_2", n))
 		}
 	}
 	if n := len(w.Pending); n > 0 {
-		parts = append(parts, tr.F("%d withdrawal(s) from an earlier session not confirmed yet; looking them up again.", n))
+		parts = append(parts, tr.F("cmds.withdrawal_s_from_an_earlier_session_3", n))
 		if w.Err != nil {
-			parts = append(parts, m.describeError(tr.T("look up a withdrawal"), w.Err))
+			parts = append(parts, m.describeError(tr.T("cmds.look_up_a_withdrawal"), w.Err))
 		}
 		raise(statusWarn)
 	}
@@ -266,15 +266,15 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 	var parts []string
 	level := statusOK
 	if n := len(msg.resolved); n > 0 {
-		parts = append(parts, tr.F("Recovered %d charge(s) whose creation was interrupted.", n))
+		parts = append(parts, tr.F("cmds.recovered_charge_s_whose_creation_was", n))
 	}
 	if msg.abandoned > 0 {
-		parts = append(parts, tr.F("%d interrupted charge(s) never reached the service; nothing was created.", msg.abandoned))
+		parts = append(parts, tr.F("cmds.interrupted_charge_s_never_reached_the", msg.abandoned))
 		level = statusInfo
 	}
 	// The engine looks again by itself while something stays open.
 	if msg.pending > 0 {
-		parts = append(parts, tr.F("%d interrupted charge(s) not confirmed yet; looking them up again.", msg.pending))
+		parts = append(parts, tr.F("cmds.interrupted_charge_s_not_confirmed_yet", msg.pending))
 		level = statusWarn
 	}
 	if msg.withdrawals != nil {
@@ -295,13 +295,13 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *statusKind) (parts []string) {
 	tr := m.c.tr
 	if n := len(r.Completed); n > 0 {
-		parts = append(parts, tr.F("%d refund(s) from an earlier session confirmed by the service: refunded.", n))
+		parts = append(parts, tr.F("cmds.refund_s_from_an_earlier_session", n))
 	}
 	if n := len(r.Taken); n > 0 {
-		parts = append(parts, tr.F("%d refund(s) from an earlier session taken by the service; waiting for its confirmation.", n))
+		parts = append(parts, tr.F("cmds.refund_s_from_an_earlier_session_2", n))
 	}
 	if r.Err != nil {
-		parts = append(parts, m.describeError(tr.T("settle a refund"), r.Err))
+		parts = append(parts, m.describeError(tr.T("cmds.settle_a_refund"), r.Err))
 		if *level < statusWarn {
 			*level = statusWarn
 		}
@@ -345,7 +345,7 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 	m.noteResult(msg.err)
 	if msg.err != nil {
 		if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
-			qr.pollErr = m.describeError(m.c.tr.T("refresh"), msg.err)
+			qr.pollErr = m.describeError(m.c.tr.T("cmds.refresh"), msg.err)
 		}
 		if msg.after.NotFound {
 			// 404s in a row over minutes: the charge is no longer polled (state.MarkMissing).
@@ -437,12 +437,12 @@ func (m *Model) onConfirmed(msg eventConfirmedMsg) tea.Cmd {
 	if msg.err != nil {
 		// The engine tries again, a few times; the charge's own polling goes on regardless.
 		if msg.attempt+1 >= workflow.MaxConfirmAttempts {
-			m.setStatus(m.describeError(tr.T("check a payment with the service"), msg.err), statusWarn)
+			m.setStatus(m.describeError(tr.T("cmds.check_a_payment_with_the_service"), msg.err), statusWarn)
 		}
 		return nil
 	}
 	if msg.conf.Verdict == state.VerdictDisputed {
-		m.setStatus(tr.F("A webhook disagrees with the service and was not applied: %s", verdictReason(tr, msg.conf.Reason)), statusWarn)
+		m.setStatus(tr.F("cmds.a_webhook_disagrees_with_the_service", verdictReason(tr, msg.conf.Reason)), statusWarn)
 	}
 	if msg.conf.After.ID == "" {
 		return nil
@@ -457,7 +457,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
-		m.setStatus(m.c.tr.F("Could not read the saved events: %v", msg.err), statusError)
+		m.setStatus(m.c.tr.F("cmds.could_not_read_the_saved_events", msg.err), statusError)
 		return nil
 	}
 	m.app.eventSeq = msg.last
@@ -549,25 +549,25 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		return m.onConfirmed(msg), true
 	case persistMsg:
 		if msg.err != nil {
-			m.setStatus(m.c.tr.F("Could not save local state: %v", msg.err), statusError)
+			m.setStatus(m.c.tr.F("cmds.could_not_save_local_state", msg.err), statusError)
 		}
 		return nil, true
 	case simulatedMsg:
 		if msg.err != nil {
-			m.setStatus(m.describeError(m.c.tr.T("simulate payment"), msg.err), statusError)
+			m.setStatus(m.describeError(m.c.tr.T("cmds.simulate_payment"), msg.err), statusError)
 			return nil, true
 		}
-		m.setOwnedStatus(chargeOwner(msg.id), m.c.tr.T("Payment simulated; waiting for the service to confirm…"), statusInfo)
+		m.setOwnedStatus(chargeOwner(msg.id), m.c.tr.T("cmds.payment_simulated_waiting_for_the_service"), statusInfo)
 		return m.pollNow(msg.id, msg.wallet), true
 	case recoveredMsg:
 		return m.onRecovered(msg), true
 	case refreshChargeMsg:
-		m.setStatus(m.c.tr.T("Refreshing…"), statusInfo)
+		m.setStatus(m.c.tr.T("cmds.refreshing"), statusInfo)
 		return m.pollNow(msg.id, msg.wallet), true
 	case storeRefreshedMsg:
 		if msg.gen == m.app.gen {
 			if msg.err != nil {
-				m.setStatus(m.c.tr.F("Local state: %v", msg.err), statusWarn)
+				m.setStatus(m.c.tr.F("cmds.local_state", msg.err), statusWarn)
 			}
 
 		}

@@ -27,7 +27,7 @@ type confirmDialog struct {
 
 // newConfirm asks before a write: no says that nothing was sent.
 func newConfirm(c *common, question string, then tea.Cmd) *confirmDialog {
-	return &confirmDialog{c: c, question: question, then: then, cancelled: c.tr.T("Cancelled; nothing was sent.")}
+	return &confirmDialog{c: c, question: question, then: then, cancelled: c.tr.T("confirm.cancelled_nothing_was_sent")}
 }
 
 // newQuietConfirm asks before something that sends nothing (quitting, discarding a form): no
@@ -84,7 +84,7 @@ func (d *confirmDialog) view() string {
 	// A long question wraps inside the box (border and padding take 6 cells).
 	q := ansi.Wrap(d.question, max(min(w-6, confirmMaxWidth), 20), "")
 	box := st.ConfirmBox.Render(st.Confirm.Render(q) + "\n\n" +
-		st.Muted.Render(d.c.tr.T("y confirms · any other key cancels")))
+		st.Muted.Render(d.c.tr.T("confirm.y_confirms_any_other_key_cancels")))
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
 }
 

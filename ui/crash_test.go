@@ -166,7 +166,7 @@ func TestNewChargeQuestionsWhileARequestMayLand(t *testing.T) {
 		f := formOf(m)
 		f.sending, f.mayLand = true, true
 		for _, q := range []string{f.discardQuestion(), f.quitQuestion()} {
-			if strings.Contains(q, m.c.tr.T("Discard this charge? Nothing was sent. (y/N)")) || q == "" {
+			if strings.Contains(q, m.c.tr.T("newcharge.discard_this_charge_nothing_was_sent")) || q == "" {
 				t.Errorf("%s while sending: %q", lang, q)
 			}
 		}
@@ -175,12 +175,12 @@ func TestNewChargeQuestionsWhileARequestMayLand(t *testing.T) {
 		if f.sending || !f.mayLand {
 			t.Fatalf("%s after a lost reply: sending %v, mayLand %v", lang, f.sending, f.mayLand)
 		}
-		if q := f.discardQuestion(); !strings.Contains(q, m.c.tr.T("A request was sent and may still have created this charge. Discard the form? It will be recovered if it landed. (y/N)")) {
+		if q := f.discardQuestion(); !strings.Contains(q, m.c.tr.T("newcharge.a_request_was_sent_and_may")) {
 			t.Errorf("%s after a lost reply: %q", lang, q)
 		}
 		// A refusal: nothing was created, and the form says so again.
 		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: f.key}, err: &api.Error{HTTPStatus: 400, Message: "amount"}})
-		if f.mayLand || !strings.Contains(f.discardQuestion(), m.c.tr.T("Discard this charge? Nothing was sent. (y/N)")) {
+		if f.mayLand || !strings.Contains(f.discardQuestion(), m.c.tr.T("newcharge.discard_this_charge_nothing_was_sent")) {
 			t.Errorf("%s after a refusal: %q", lang, f.discardQuestion())
 		}
 	}

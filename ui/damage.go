@@ -13,7 +13,7 @@ func (m *Model) noteDamage() {
 		return
 	}
 	m.damageShown = m.app.gen + 1
-	m.setStatus(m.c.tr.F("The state database is damaged and the figures may be wrong: quit and run pixdash db repair --profile %s (%s)", s.Profile, localError(m.c.tr, err)), statusError)
+	m.setStatus(m.c.tr.F("damage.the_state_database_is_damaged_and", s.Profile, localError(m.c.tr, err)), statusError)
 }
 
 // withDamageWarning adds to the header, in red, that the session's database is damaged.
@@ -23,5 +23,5 @@ func (m *Model) withDamageWarning(left string) string {
 		return left
 	}
 	st := m.c.st
-	return left + st.Muted.Render(" │ ") + st.Err.Render("⚠ "+m.c.tr.T("database damaged: pixdash db repair"))
+	return left + st.Muted.Render(" │ ") + st.Err.Render("⚠ "+m.c.tr.T("damage.database_damaged_pixdash_db_repair"))
 }

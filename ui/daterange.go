@@ -53,7 +53,7 @@ func (f *rangeForm) capturesText() bool { return true }
 // ShortHelp lists the form's keys.
 func (f *rangeForm) ShortHelp() []key.Binding {
 	k := f.c.keys
-	return []key.Binding{k.NextField, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", f.c.tr.T("apply"))), k.Back}
+	return []key.Binding{k.NextField, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", f.c.tr.T("daterange.apply"))), k.Back}
 }
 
 // FullHelp lists the form's keys for the help screen.
@@ -100,11 +100,11 @@ func (f *rangeForm) parse() (state.Period, bool) {
 	day := func(s string) (time.Time, string) {
 		s = strings.TrimSpace(s)
 		if s == "" {
-			return time.Time{}, tr.T("a day is needed, as dd/mm/yyyy")
+			return time.Time{}, tr.T("daterange.a_day_is_needed_as_dd")
 		}
 		t, err := time.ParseInLocation("02/01/2006", s, loc)
 		if err != nil {
-			return time.Time{}, tr.T("not a day: write it as dd/mm/yyyy, e.g. 24/11/2026")
+			return time.Time{}, tr.T("daterange.not_a_day_write_it_as")
 		}
 		return t, ""
 	}
@@ -115,12 +115,12 @@ func (f *rangeForm) parse() (state.Period, bool) {
 		return state.Period{}, false
 	}
 	if to.Before(from) {
-		f.errs[1] = tr.T("the last day comes before the first")
+		f.errs[1] = tr.T("daterange.the_last_day_comes_before_the")
 		return state.Period{}, false
 	}
 	p := state.Period{From: from, To: time.Date(to.Year(), to.Month(), to.Day()+1, 0, 0, 0, 0, loc)}
 	if p.DayCount(loc) > maxRangeDays {
-		f.errs[1] = tr.F("at most %d days", maxRangeDays)
+		f.errs[1] = tr.F("daterange.at_most_days", maxRangeDays)
 		return state.Period{}, false
 	}
 	return p, true
@@ -129,15 +129,15 @@ func (f *rangeForm) parse() (state.Period, bool) {
 func (f *rangeForm) view() string {
 	st, tr := f.c.st, f.c.tr
 	var b strings.Builder
-	b.WriteString(st.Brand.Render(tr.T("Custom period")) + "\n\n")
+	b.WriteString(st.Brand.Render(tr.T("daterange.custom_period")) + "\n\n")
 	row := func(label string, in textinput.Model, err string) {
 		b.WriteString(st.FieldLabel.Render(padRight(label, 12)) + in.View() + "\n")
 		if err != "" {
 			b.WriteString(spaces(12) + st.FieldErr.Render(err) + "\n")
 		}
 	}
-	row(tr.T("First day"), f.from, f.errs[0])
-	row(tr.T("Last day"), f.to, f.errs[1])
-	b.WriteString("\n" + st.Muted.Render(tr.T("both days included · enter applies · esc closes")))
+	row(tr.T("daterange.first_day"), f.from, f.errs[0])
+	row(tr.T("daterange.last_day"), f.to, f.errs[1])
+	b.WriteString("\n" + st.Muted.Render(tr.T("daterange.both_days_included_enter_applies_esc")))
 	return lipgloss.Place(f.width, f.height, lipgloss.Center, lipgloss.Center, st.Overlay.Render(b.String()))
 }

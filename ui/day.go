@@ -85,7 +85,7 @@ func newDayView(c *common) *dayView {
 }
 
 // title names the view in the tab strip.
-func (v *dayView) title() string { return v.c.tr.T("Sales") }
+func (v *dayView) title() string { return v.c.tr.T("day.sales") }
 
 func (v *dayView) capturesText() bool { return false }
 
@@ -275,7 +275,7 @@ func (v *dayView) onReport(msg dayMsg) tea.Cmd {
 		cmd = v.load()
 	}
 	if msg.err != nil {
-		v.errText = v.c.tr.F("Could not read the figures: %v", msg.err)
+		v.errText = v.c.tr.F("day.could_not_read_the_figures", msg.err)
 		return cmd
 	}
 	v.errText = ""
@@ -345,17 +345,17 @@ func (v *dayView) periodLabel() string {
 	span := from.Format("02/01") + "–" + to.Format("02/01/2006")
 	switch {
 	case v.custom != nil:
-		return tr.T("Custom") + " · " + span
+		return tr.T("day.custom") + " · " + span
 	case v.days == 1 && v.back == 0:
-		return tr.T("Today") + " · " + from.Format("02/01/2006")
+		return tr.T("day.today") + " · " + from.Format("02/01/2006")
 	case v.days == 1 && v.back == 1:
-		return tr.T("Yesterday") + " · " + from.Format("02/01/2006")
+		return tr.T("day.yesterday") + " · " + from.Format("02/01/2006")
 	case v.days == 1:
 		return from.Format("02/01/2006")
 	case v.back == 0:
-		return tr.F("Last %d days", v.days) + " · " + span
+		return tr.F("day.last_days", v.days) + " · " + span
 	}
-	return tr.F("%d days", v.days) + " · " + span
+	return tr.F("day.days", v.days) + " · " + span
 }
 
 // comparisonLabel says what the figures are compared with.
@@ -367,22 +367,22 @@ func (v *dayView) comparisonLabel() string {
 	days := p.DayCount(v.c.loc)
 	switch {
 	case days == 1 && running:
-		return tr.F("vs yesterday until %s", now.In(v.c.loc).Format("15:04"))
+		return tr.F("day.vs_yesterday_until", now.In(v.c.loc).Format("15:04"))
 	case days == 1:
-		return tr.T("vs the day before")
+		return tr.T("day.vs_the_day_before")
 	case running:
-		return tr.F("vs the %d days before, until the same time", days)
+		return tr.F("day.vs_the_days_before_until_the", days)
 	}
-	return tr.F("vs the %d days before", days)
+	return tr.F("day.vs_the_days_before", days)
 }
 
 // change is "+12%" / "−5%" between two amounts, or a word when there is nothing to compare with.
 func change(tr catalog, now, before api.Money) string {
 	switch {
 	case before == 0 && now == 0:
-		return tr.T("no change")
+		return tr.T("day.no_change")
 	case before == 0:
-		return tr.T("none before")
+		return tr.T("day.none_before")
 	}
 	pct := float64(now-before) * 100 / float64(before)
 	switch {
@@ -402,42 +402,42 @@ func (v *dayView) summaryLines(w int) []string {
 	}
 	t := v.report.Total
 	sep := st.Muted.Render(" · ")
-	fees := st.Label.Render(tr.T("fees ")) + st.Value.Render(t.Fees.BRL())
+	fees := st.Label.Render(tr.T("day.fees")) + st.Value.Render(t.Fees.BRL())
 	if t.FeesEstimated > 0 {
-		note := tr.N(t.FeesEstimated, "%d estimated", "%d estimated")
+		note := tr.N("day.estimated_n", t.FeesEstimated)
 		if !v.report.Query.HasFee { // no fee to estimate with when the figures were read
-			note = tr.N(t.FeesEstimated, "%d fee unknown", "%d fees unknown")
+			note = tr.N("day.fees_unknown_n", t.FeesEstimated)
 		}
 		fees += st.Warn.Render(" (" + note + ")")
 	}
 	received := []string{
-		st.Label.Render(tr.T("Received ")) + st.Bold.Render(t.Gross.BRL()),
+		st.Label.Render(tr.T("day.received")) + st.Bold.Render(t.Gross.BRL()),
 		fees,
 		dayNetText(st, tr, t),
 	}
 	counts := []string{
-		st.Label.Render(tr.T("payments ")) + st.OK.Render(fmt.Sprint(t.Paid)),
-		st.Label.Render(tr.T("avg ticket ")) + st.Value.Render(t.AverageTicket().BRL()),
+		st.Label.Render(tr.T("day.payments")) + st.OK.Render(fmt.Sprint(t.Paid)),
+		st.Label.Render(tr.T("day.avg_ticket")) + st.Value.Render(t.AverageTicket().BRL()),
 		st.Label.Render(v.comparisonLabel()+": ") + st.Value.Render(v.report.Previous.Gross.BRL()) + " " + st.Bold.Render(change(tr, t.Gross, v.report.Previous.Gross)),
 	}
 	count := func(label string, n int, s state.ChargeState) string {
 		return st.Label.Render(label) + st.stateStyle(s).Render(fmt.Sprint(n))
 	}
 	states := []string{
-		st.Label.Render(tr.T("created ")) + st.Value.Render(fmt.Sprint(t.Created)),
-		count(tr.T("pending "), t.Pending, state.StatePending),
-		count(tr.T("expired "), t.Expired, state.StateExpired),
-		count(tr.T("failed "), t.Failed, state.StateFailed),
+		st.Label.Render(tr.T("day.created")) + st.Value.Render(fmt.Sprint(t.Created)),
+		count(tr.T("day.pending"), t.Pending, state.StatePending),
+		count(tr.T("day.expired"), t.Expired, state.StateExpired),
+		count(tr.T("day.failed"), t.Failed, state.StateFailed),
 	}
 	if t.Cancelled > 0 {
-		states = append(states, count(tr.T("cancelled "), t.Cancelled, state.StateCancelled))
+		states = append(states, count(tr.T("day.cancelled"), t.Cancelled, state.StateCancelled))
 	}
-	states = append(states, st.Label.Render(tr.T("refunded "))+st.Warn.Render(fmt.Sprint(t.Refunded))+st.Muted.Render(" ("+t.RefundedAmount.BRL()+")"))
+	states = append(states, st.Label.Render(tr.T("day.refunded"))+st.Warn.Render(fmt.Sprint(t.Refunded))+st.Muted.Render(" ("+t.RefundedAmount.BRL()+")"))
 	if t.Returned > 0 {
-		states = append(states, st.Label.Render(tr.T("returned by MED "))+st.Warn.Render(fmt.Sprint(t.Returned))+st.Muted.Render(" ("+t.ReturnedAmount.BRL()+")"))
+		states = append(states, st.Label.Render(tr.T("day.returned_by_med"))+st.Warn.Render(fmt.Sprint(t.Returned))+st.Muted.Render(" ("+t.ReturnedAmount.BRL()+")"))
 	}
 	if t.Blocked > 0 {
-		states = append(states, st.Label.Render(tr.T("held by MED "))+st.Warn.Render(fmt.Sprint(t.Blocked))+st.Muted.Render(" ("+t.BlockedAmount.BRL()+")"))
+		states = append(states, st.Label.Render(tr.T("day.held_by_med"))+st.Warn.Render(fmt.Sprint(t.Blocked))+st.Muted.Render(" ("+t.BlockedAmount.BRL()+")"))
 	}
 	var out []string
 	out = append(out, packSegments(received, sep, w, len(received))...)
@@ -457,8 +457,8 @@ func (v *dayView) tableLines(w int) []string {
 	// NET is after fees and refunds: GROSS − FEES − REFUNDED = NET reads left to right, and
 	// FEES and REFUNDED stay after PENDING and AVG are dropped (80 columns keep them).
 	cols := []col{
-		{tr.T("WALLET"), 14, 0}, {tr.T("PAID"), 5, 0}, {tr.T("GROSS"), 14, 0}, {tr.T("FEES"), 11, 3},
-		{tr.T("REFUNDED"), 13, 2}, {tr.T("NET"), 14, 1}, {tr.T("PENDING"), 8, 5}, {tr.T("AVG"), 11, 4},
+		{tr.T("day.wallet_caps"), 14, 0}, {tr.T("day.paid_caps"), 5, 0}, {tr.T("day.gross_caps"), 14, 0}, {tr.T("day.fees_caps"), 11, 3},
+		{tr.T("day.refunded_caps"), 13, 2}, {tr.T("day.net_caps"), 14, 1}, {tr.T("day.pending_caps"), 8, 5}, {tr.T("day.avg_caps"), 11, 4},
 	}
 	keep := make([]bool, len(cols))
 	for i := range keep {
@@ -495,7 +495,7 @@ func (v *dayView) tableLines(w int) []string {
 		return style.Render(truncateWidth(b.String(), w))
 	}
 	cells := func(t state.Totals, name string) []string {
-		net := tr.T("unknown") // a fee is unknown (state.Totals.DayNet)
+		net := tr.T("day.unknown") // a fee is unknown (state.Totals.DayNet)
 		if n, ok := t.DayNet(); ok {
 			net = n.BRL()
 		}
@@ -516,7 +516,7 @@ func (v *dayView) tableLines(w int) []string {
 		out = append(out, row(cells(t, name), style))
 	}
 	if len(v.report.Wallets) > 1 {
-		out = append(out, row(cells(v.report.Total, tr.T("total")), st.Bold))
+		out = append(out, row(cells(v.report.Total, tr.T("day.total")), st.Bold))
 	}
 	return out
 }
@@ -527,19 +527,19 @@ func (v *dayView) view() string {
 		return ""
 	}
 	st, tr := v.c.st, v.c.tr
-	scope := tr.F("wallet %s", sanitize(v.c.app.wallet))
+	scope := tr.F("day.wallet", sanitize(v.c.app.wallet))
 	if v.c.app.allWallets {
-		scope = tr.T("all wallets")
+		scope = tr.T("day.all_wallets")
 	}
 	left := st.Bold.Render(v.periodLabel()) + st.Muted.Render(" · "+scope)
 	var right string
 	switch {
 	case v.loading && !v.loaded:
-		right = st.Muted.Render(tr.T("reading…"))
+		right = st.Muted.Render(tr.T("day.reading"))
 	case v.errText != "":
-		right = st.Err.Render(tr.T("not updated"))
+		right = st.Err.Render(tr.T("day.not_updated"))
 	case v.loaded:
-		right = st.Muted.Render(tr.T("charges known to this profile"))
+		right = st.Muted.Render(tr.T("day.charges_known_to_this_profile"))
 	}
 	lines := []string{spread(left, right, w)}
 	if v.errText != "" {
@@ -547,14 +547,14 @@ func (v *dayView) view() string {
 	}
 	if !v.loaded {
 		if v.errText == "" {
-			lines = append(lines, st.Muted.Render(truncateWidth(tr.T("Reading the figures…"), w)))
+			lines = append(lines, st.Muted.Render(truncateWidth(tr.T("day.reading_the_figures"), w)))
 		}
 		return fitLines(lines, h)
 	}
 	f := v.frame()
 	lines = append(lines, f.summary...)
 	if v.report.Total.Paid == 0 && v.report.Total.Created == 0 && v.report.Total.Refunded == 0 {
-		lines = append(lines, "", st.Muted.Render(truncateWidth(tr.T("No sales in this period. p picks another, [ goes back."), w)))
+		lines = append(lines, "", st.Muted.Render(truncateWidth(tr.T("day.no_sales_in_this_period_p"), w)))
 	}
 	if v.chart != "" {
 		lines = append(lines, strings.Split(v.chart, "\n")...)
@@ -570,13 +570,13 @@ func (v *dayView) view() string {
 func newPeriodPicker(c *common, days, back int, custom bool) *picker {
 	tr := c.tr
 	items := []pickerItem{
-		{label: tr.T("Today"), value: "1/0", current: !custom && days == 1 && back == 0},
-		{label: tr.T("Yesterday"), value: "1/1", current: !custom && days == 1 && back == 1},
-		{label: tr.T("Last 7 days"), value: "7/0", current: !custom && days == 7 && back == 0},
-		{label: tr.T("Last 30 days"), value: "30/0", current: !custom && days == 30 && back == 0},
-		{label: tr.T("Custom range…"), value: "custom", current: custom},
+		{label: tr.T("day.today"), value: "1/0", current: !custom && days == 1 && back == 0},
+		{label: tr.T("day.yesterday"), value: "1/1", current: !custom && days == 1 && back == 1},
+		{label: tr.T("day.last_7_days"), value: "7/0", current: !custom && days == 7 && back == 0},
+		{label: tr.T("day.last_30_days"), value: "30/0", current: !custom && days == 30 && back == 0},
+		{label: tr.T("day.custom_range"), value: "custom", current: custom},
 	}
-	p := newPicker(c, tr.T("Period"), items, func(val string) tea.Msg {
+	p := newPicker(c, tr.T("day.period"), items, func(val string) tea.Msg {
 		if val == "custom" {
 			return dayPeriodMsg{ask: true}
 		}
@@ -593,7 +593,7 @@ func newPeriodPicker(c *common, days, back int, custom bool) *picker {
 func dayNetText(st *styles, tr catalog, t state.Totals) string {
 	net, ok := t.DayNet()
 	if !ok {
-		return st.Label.Render(tr.T("net ")) + st.Warn.Render(tr.T("unknown"))
+		return st.Label.Render(tr.T("day.net")) + st.Warn.Render(tr.T("day.unknown"))
 	}
-	return st.Label.Render(tr.T("net ")) + st.OK.Render(net.BRL())
+	return st.Label.Render(tr.T("day.net")) + st.OK.Render(net.BRL())
 }

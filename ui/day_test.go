@@ -455,7 +455,7 @@ func TestSalesTableKeepsWhatExplainsNet(t *testing.T) {
 				}
 				lines := v.tableLines(v.width)
 				head := ansi.Strip(lines[0])
-				for _, col := range []string{"GROSS", "FEES", "NET", "REFUNDED"} {
+				for _, col := range []string{"day.gross_caps", "day.fees_caps", "day.net_caps", "day.refunded_caps"} {
 					if !strings.Contains(head, tr.T(col)) {
 						t.Errorf("the table at %d columns has no %s: %q", w, tr.T(col), head)
 					}

@@ -26,7 +26,7 @@ func describeErrRaw(tr catalog, what string, err error) string {
 		msg := serviceText(tr, ae)
 		s := fmt.Sprintf("%s: %s", what, msg)
 		if ae.Path == "/auth" {
-			s = fmt.Sprintf("%s: %s: %s", what, tr.T("sign-in (POST /auth) failed"), msg)
+			s = fmt.Sprintf("%s: %s: %s", what, tr.T("errors.sign_in_post_auth_failed"), msg)
 		}
 		if ae.TraceID != "" {
 			s += " [trace " + ae.TraceID + "]"
@@ -72,34 +72,34 @@ func transportHint(tr catalog, err error) string {
 	var cause string
 	switch {
 	case errors.Is(err, context.Canceled):
-		return tr.T("cancelled")
+		return tr.T("errors.cancelled")
 	case errors.Is(err, state.ErrDiskFull):
-		return tr.T("this computer's disk is full: free some space; nothing was saved (and nothing was sent)")
+		return tr.T("errors.this_computer_s_disk_is_full")
 	case errors.Is(err, state.ErrNoAccess):
-		return tr.T("the local database cannot be written (permissions or a read-only disk); check $XDG_STATE_HOME/pixdash")
+		return tr.T("errors.the_local_database_cannot_be_written")
 	case errors.Is(err, state.ErrIO):
-		return tr.T("the disk failed to read or write the local database; check the disk")
+		return tr.T("errors.the_disk_failed_to_read_or")
 	case errors.Is(err, state.ErrDamaged):
-		return tr.T("the local database is damaged; quit, keep a copy of $XDG_STATE_HOME/pixdash and report it")
+		return tr.T("errors.the_local_database_is_damaged_quit")
 	case errors.Is(err, state.ErrBusy):
-		return tr.T("another pixdash window kept the local database busy; try again")
+		return tr.T("errors.another_pixdash_window_kept_the_local")
 	case errors.As(err, &dnsErr):
-		cause = tr.F("cannot resolve %s; check base_url and this machine's network or DNS", dnsErr.Name)
+		cause = tr.F("errors.cannot_resolve_check_base_url_and", dnsErr.Name)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		cause = tr.T("connection refused; is the service running at base_url?")
+		cause = tr.T("errors.connection_refused_is_the_service_running")
 	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid):
-		cause = tr.T("TLS: the server's certificate is not trusted for this host; check base_url and this machine's CA certificates")
+		cause = tr.T("errors.tls_the_server_s_certificate_is")
 	case errors.As(err, &recErr), strings.Contains(err.Error(), "HTTP response to HTTPS client"):
-		cause = tr.T("TLS: the server does not speak https at base_url; check the scheme and port")
+		cause = tr.T("errors.tls_the_server_does_not_speak")
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		cause = tr.T("the service did not answer in time; check your connection and press r to retry")
+		cause = tr.T("errors.the_service_did_not_answer_in")
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
-		cause = tr.T("the network dropped the connection; check your connection, the dashboard keeps retrying")
+		cause = tr.T("errors.the_network_dropped_the_connection_check")
 	default:
-		cause = fmt.Sprintf("%v · %s", err, tr.T("check your connection; the dashboard keeps retrying"))
+		cause = fmt.Sprintf("%v · %s", err, tr.T("errors.check_your_connection_the_dashboard_keeps"))
 	}
 	if authFail {
-		return tr.T("sign-in (POST /auth) failed") + ": " + cause
+		return tr.T("errors.sign_in_post_auth_failed") + ": " + cause
 	}
 	return cause
 }
@@ -108,47 +108,47 @@ func transportHint(tr catalog, err error) string {
 func errorHint(tr catalog, e *api.Error) string {
 	switch e.SubAccountCode() {
 	case api.CodeSubAccountForbidden:
-		return tr.T("this credential's access to sub-accounts is off: switch it on in the dashboard under Settings › Integration › API Credentials › 'Access to sub-accounts'")
+		return tr.T("errors.this_credential_s_access_to_sub")
 	case api.CodeSubAccountSuspended:
-		return tr.T("this sub-account is suspended; switch to another wallet (w) or contact support")
+		return tr.T("errors.this_sub_account_is_suspended_switch")
 	case api.CodeSubAccountNotFound:
-		return tr.T("no sub-account with that reference in this account/environment; pick one from the wallet list (w)")
+		return tr.T("errors.no_sub_account_with_that_reference")
 	case api.CodeSubAccountReferenceTaken:
-		return tr.T("choose another reference")
+		return tr.T("errors.choose_another_reference")
 	case api.CodeSubAccountQuotaExceeded:
-		return tr.T("the account reached its sub-account limit; contact support to raise it")
+		return tr.T("errors.the_account_reached_its_sub_account")
 	case api.CodeSubAccountInvalidReference:
 		if v := e.Detail("value"); v != "" && v != api.WalletPrincipal {
-			return tr.T("use only lowercase letters, digits, - and _, starting with a letter or digit")
+			return tr.T("errors.use_only_lowercase_letters_digits_and")
 		}
-		return tr.T("'principal' is reserved for the main account")
+		return tr.T("errors.principal_is_reserved_for_the_main")
 	}
 	if p := e.RequiredPermission(); p != "" {
-		return tr.F("create a credential with %s (or FULL_ACCESS)", p)
+		return tr.F("errors.create_a_credential_with_or_full", p)
 	}
 	if r := e.InstitutionReason(); r != "" {
-		return tr.T("the pinned institution cannot issue this charge; remove pspCredentialId to use configured routing")
+		return tr.T("errors.the_pinned_institution_cannot_issue_this")
 	}
 	lower := strings.ToLower(e.Message)
 	switch {
 	case e.HTTPStatus == 401 && strings.Contains(lower, "expired"):
-		return tr.T("the token was refused as expired right after sign-in: check this machine's clock (NTP)")
+		return tr.T("errors.the_token_was_refused_as_expired")
 	case e.HTTPStatus == 401:
-		return tr.T("check client_id and the secret (pixdash config check)")
+		return tr.T("errors.check_client_id_and_the_secret")
 	case e.HTTPStatus == 403 && strings.Contains(lower, "ip"):
-		return tr.T("this machine's IP is not in the credential's allow-list; add it in the dashboard or use another network")
+		return tr.T("errors.this_machine_s_ip_is_not")
 	case e.HTTPStatus == 403:
-		return tr.T("the credential or this machine's IP is not allowed; check the credential's permissions and IP allow-list")
+		return tr.T("errors.the_credential_or_this_machine_s")
 	case e.HTTPStatus == 404:
-		return tr.T("nothing matched; check the id")
+		return tr.T("errors.nothing_matched_check_the_id")
 	case e.HTTPStatus == 422:
-		return tr.T("this idempotency key was used with a different charge; open a new form")
+		return tr.T("errors.this_idempotency_key_was_used_with")
 	case e.HTTPStatus == 429:
-		return tr.T("too many requests; the dashboard slows down and retries")
+		return tr.T("errors.too_many_requests_the_dashboard_slows")
 	case e.HTTPStatus >= 500 && e.Path == "/auth":
-		return tr.T("the sign-in endpoint is failing; the dashboard retries on the next call")
+		return tr.T("errors.the_sign_in_endpoint_is_failing")
 	case e.HTTPStatus >= 500:
-		return tr.T("the service failed; try again in a moment (same charge, no duplicate)")
+		return tr.T("errors.the_service_failed_try_again_in")
 	}
 	return ""
 }

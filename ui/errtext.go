@@ -44,26 +44,26 @@ func localErrorRaw(tr catalog, err error) string {
 	case errors.As(err, &dm):
 		return damageDetail(tr, dm)
 	case errors.As(err, &short):
-		return tr.F("the withdrawal takes %s and the spendable balance is %s", short.Need.BRL(), short.Spendable.BRL())
+		return tr.F("errtext.the_withdrawal_takes_and_the_spendable", short.Need.BRL(), short.Spendable.BRL())
 	case errors.As(err, &busy):
-		return tr.F("this refund is being sent by another window (pid %d) since %s", busy.Claim.PID, busy.Claim.Since.Format("15:04:05"))
+		return tr.F("errtext.this_refund_is_being_sent_by", busy.Claim.PID, busy.Claim.Since.Format("15:04:05"))
 	case errors.Is(err, workflow.ErrWithdrawalReadOnly):
-		return tr.T("This profile is read-only: withdrawals are disabled (read_only = true).")
+		return tr.T("errtext.this_profile_is_read_only_withdrawals")
 	case errors.Is(err, workflow.ErrRefundReadOnly):
-		return tr.T("This profile is read-only: refunds are disabled (read_only = true).")
+		return tr.T("errtext.this_profile_is_read_only_refunds")
 	case errors.Is(err, workflow.ErrWithdrawalNoBalance):
-		return tr.T("The spendable balance is not known yet; r in the wallets view reads it.")
+		return tr.T("errtext.the_spendable_balance_is_not_known")
 	case errors.Is(err, workflow.ErrWithdrawalNoKey), errors.Is(err, workflow.ErrRefundNoKey):
-		return tr.T("the form lost the key minted when it opened; close it and open it again")
+		return tr.T("errtext.the_form_lost_the_key_minted")
 	case errors.Is(err, workflow.ErrRefundPartial):
-		return tr.T("the service refunds the whole amount of a payment; partial refunds are not offered")
+		return tr.T("errtext.the_service_refunds_the_whole_amount")
 	case errors.Is(err, workflow.ErrRefundLongReason):
-		return tr.F("the reason must be at most %d characters", api.MaxRefundReason)
+		return tr.F("errtext.the_reason_must_be_at_most", api.MaxRefundReason)
 	case errors.Is(err, workflow.ErrRefundDone), errors.Is(err, state.ErrRefundTaken):
-		return tr.T("This charge was already refunded from pixdash; see the inspector.")
+		return tr.T("errtext.this_charge_was_already_refunded_from")
 	case strings.HasPrefix(msg, "recording the ") && strings.Contains(msg, "(nothing was sent)") && errors.Unwrap(err) != nil:
 		// The workflow's record before the request could not be written.
-		return tr.T("it could not be recorded before sending (nothing was sent)") + ": " + localErrorRaw(tr, errors.Unwrap(err))
+		return tr.T("errtext.it_could_not_be_recorded_before") + ": " + localErrorRaw(tr, errors.Unwrap(err))
 	case errors.Is(err, state.ErrDiskFull), errors.Is(err, state.ErrNoAccess), errors.Is(err, state.ErrIO),
 		errors.Is(err, state.ErrDamaged), errors.Is(err, state.ErrBusy):
 		return transportHint(tr, err)
@@ -74,7 +74,7 @@ func localErrorRaw(tr catalog, err error) string {
 	if s := localMessage(tr, msg); s != msg {
 		return s
 	}
-	return tr.T("Detail, in English:") + " " + msg
+	return tr.T("errtext.detail_in_english") + " " + msg
 }
 
 // validationText is a request the api package refused before sending it, problem by problem,
@@ -97,7 +97,7 @@ func validationText(tr catalog, ve *api.ValidationError) string {
 		}
 		msgs = append(msgs, prefix+m)
 	}
-	return tr.T("invalid request (nothing was sent):") + " " + strings.Join(msgs, "; ")
+	return tr.T("errtext.invalid_request_nothing_was_sent") + " " + strings.Join(msgs, "; ")
 }
 
 // damageProblemRE is one finding of the store's check (state.DamageError's Problems).
@@ -117,14 +117,14 @@ func damageDetail(tr catalog, dm *state.DamageError) string {
 	ps := dm.Problems
 	more := ""
 	if len(ps) > 3 {
-		more = " " + tr.F("(and %d more)", len(ps)-3)
+		more = " " + tr.F("errtext.and_more", len(ps)-3)
 		ps = ps[:3]
 	}
 	out := make([]string, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, damageProblem(p))
 	}
-	return tr.F("file %s: %s", dm.File, strings.Join(out, "; ")+more)
+	return tr.F("errtext.file", dm.File, strings.Join(out, "; ")+more)
 }
 
 // damageProblem is one finding in Portuguese.

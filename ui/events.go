@@ -82,13 +82,13 @@ type facetsMsg struct {
 // evMinSummary, it goes under the row, and the wallet widens into the room it leaves.
 func eventColumns(tr catalog) []column {
 	return []column{
-		evColTime:    {title: tr.T("TIME"), width: evTimeW},
-		evColKind:    {title: tr.T("KIND"), width: evKindW},
-		evColWallet:  {title: tr.T("WALLET"), width: 12, priority: 6, wide: 16, widePriority: 1},
-		evColAmount:  {title: tr.T("AMOUNT"), width: evAmountW, right: true},
-		evColCharge:  {title: tr.T("CHARGE"), width: evChargeW, priority: 5},
+		evColTime:    {title: tr.T("events.time_caps"), width: evTimeW},
+		evColKind:    {title: tr.T("events.kind_caps"), width: evKindW},
+		evColWallet:  {title: tr.T("events.wallet_caps"), width: 12, priority: 6, wide: 16, widePriority: 1},
+		evColAmount:  {title: tr.T("events.amount_caps"), width: evAmountW, right: true},
+		evColCharge:  {title: tr.T("events.charge_caps"), width: evChargeW, priority: 5},
 		evColCount:   {title: "", width: evCountW, priority: 4},
-		evColSummary: {title: tr.T("SUMMARY"), width: evMinSummary, wide: evMinSummary + 10, widePriority: 2, fill: 1, priority: 3, below: true},
+		evColSummary: {title: tr.T("events.summary_caps"), width: evMinSummary, wide: evMinSummary + 10, widePriority: 2, fill: 1, priority: 3, below: true},
 	}
 }
 
@@ -149,7 +149,7 @@ func newEventsView(c *common) *eventsView {
 	return v
 }
 
-func (v *eventsView) title() string { return v.c.tr.T("Events") }
+func (v *eventsView) title() string { return v.c.tr.T("events.events") }
 
 func (v *eventsView) capturesText() bool { return false }
 
@@ -265,7 +265,7 @@ func (v *eventsView) handle(msg tea.Msg) tea.Cmd {
 	case eventPage:
 		// The cursor stays on its event as new ones arrive above it (see list.hold).
 		cmd, _ := v.win.reply(msg, eventsOwner, v.c.app.gen, func(err error) string {
-			return v.c.tr.F("Could not read the events: %v", err)
+			return v.c.tr.F("events.could_not_read_the_events", err)
 		}, v.hold, v.load)
 		return cmd
 	case facetsMsg:
@@ -406,7 +406,7 @@ func (v *eventsView) view() string {
 	b.WriteByte('\n')
 	if !v.win.shown {
 		if v.win.err != nil {
-			b.WriteString(st.Err.Render(truncateWidth(v.c.tr.F("Could not read the events: %v", v.win.err), w)))
+			b.WriteString(st.Err.Render(truncateWidth(v.c.tr.F("events.could_not_read_the_events", v.win.err), w)))
 		}
 		return b.String()
 	}
@@ -429,16 +429,16 @@ func (v *eventsView) view() string {
 func (v *eventsView) topLine(w, shown int) string {
 	st, tr := v.c.st, v.c.tr
 	total := v.facets.Total
-	left := st.Bold.Render(tr.N(total, "%d event", "%d events"))
+	left := st.Bold.Render(tr.N("events.events_n", total))
 	kind, wallet := v.filter.Kind, v.filter.Wallet
 	if kind != "" || wallet != "" {
-		left = st.Bold.Render(tr.N(total, "%d of %d event", "%d of %d events", shown, total))
+		left = st.Bold.Render(tr.N("events.of_events_n", total, shown, total))
 	}
 	if kind != "" {
-		left += st.Muted.Render(" · "+tr.T("kind")+": ") + v.kindStyle(kind).Render(tr.Enum(kind))
+		left += st.Muted.Render(" · "+tr.T("events.kind")+": ") + v.kindStyle(kind).Render(tr.Enum(kind))
 	}
 	if wallet != "" {
-		left += st.Muted.Render(" · "+tr.T("wallet")+": ") + st.Bold.Render(sanitize(wallet))
+		left += st.Muted.Render(" · "+tr.T("events.wallet")+": ") + st.Bold.Render(sanitize(wallet))
 	}
 	return spread(left, v.statsText(), w)
 }
@@ -455,23 +455,23 @@ func (v *eventsView) statsText() string {
 	if s.Rejected > 0 {
 		rej = st.Err
 	}
-	parts := []string{rej.Render(tr.F("rejected %d", s.Rejected))}
+	parts := []string{rej.Render(tr.F("events.rejected", s.Rejected))}
 	if s.Stale > 0 {
 		// Signed, but dated outside the receiver's window: refused (400) and not applied.
-		parts = append(parts, st.Err.Render(tr.F("%d refused: timestamp outside ±%s", s.Stale, shortDuration(v.c.app.sess.Tolerance()))))
+		parts = append(parts, st.Err.Render(tr.F("events.refused_timestamp_outside", s.Stale, shortDuration(v.c.app.sess.Tolerance()))))
 	}
 	for _, c := range []struct {
 		n   uint64
 		fmt string
 	}{
-		{s.Duplicates, tr.T("duplicates %d")},
-		{s.Malformed, tr.T("malformed %d")},
-		{s.TooLarge, tr.T("too large %d")},
-		{s.Overflow, tr.T("overflow %d")},
-		{s.Failed, tr.T("not saved %d")},
-		{s.Slow, tr.T("too slow %d")},
-		{s.WrongEnvironment, tr.T("wrong environment %d")},
-		{s.Refused, tr.T("connections refused %d")},
+		{s.Duplicates, tr.T("events.duplicates")},
+		{s.Malformed, tr.T("events.malformed")},
+		{s.TooLarge, tr.T("events.too_large")},
+		{s.Overflow, tr.T("events.overflow")},
+		{s.Failed, tr.T("events.not_saved")},
+		{s.Slow, tr.T("events.too_slow")},
+		{s.WrongEnvironment, tr.T("events.wrong_environment")},
+		{s.Refused, tr.T("events.connections_refused")},
 	} {
 		if c.n > 0 {
 			parts = append(parts, st.Warn.Render(fmt.Sprintf(c.fmt, c.n)))
@@ -483,7 +483,7 @@ func (v *eventsView) statsText() string {
 		if !sameDay(at, v.c.now().In(v.c.loc)) {
 			when = at.Format("02/01 15:04")
 		}
-		parts = append(parts, st.Muted.Render(tr.F("last: %s %s", rejectReason(tr, last.Reason), when)))
+		parts = append(parts, st.Muted.Render(tr.F("events.last", rejectReason(tr, last.Reason), when)))
 	}
 	return strings.Join(parts, st.Muted.Render(" · "))
 }
@@ -492,17 +492,17 @@ func (v *eventsView) statsText() string {
 func rejectReason(tr catalog, r api.RejectReason) string {
 	switch r {
 	case api.RejectSignature:
-		return tr.T("bad signature")
+		return tr.T("events.bad_signature")
 	case api.RejectTimestamp:
-		return tr.T("timestamp outside the window")
+		return tr.T("events.timestamp_outside_the_window")
 	case api.RejectTooLarge:
-		return tr.T("too large")
+		return tr.T("events.too_large_2")
 	case api.RejectMalformed:
-		return tr.T("not an event")
+		return tr.T("events.not_an_event")
 	case api.RejectSlowBody:
-		return tr.T("body too slow")
+		return tr.T("events.body_too_slow")
 	case api.RejectEnvironment:
-		return tr.T("wrong environment")
+		return tr.T("events.wrong_environment_2")
 	}
 	return sanitize(r.String())
 }
@@ -529,23 +529,23 @@ func (v *eventsView) receiverLine(w int) string {
 	st, tr := v.c.st, v.c.tr
 	sess := v.c.app.sess
 	if !v.receiving() && sess.ReceiverElsewhere {
-		return st.Muted.Render(truncateWidth(tr.T("Another pixdash receives this profile's webhooks; this list shows the events it saves."), w))
+		return st.Muted.Render(truncateWidth(tr.T("events.another_pixdash_receives_this_profile_s"), w))
 	}
 	if !v.receiving() && sess.ReceiverDown != "" {
-		return st.Warn.Render(truncateWidth(tr.F("No webhook receiver: %s is in use by another program; trying again. These are saved events.", sess.ReceiverDown), w))
+		return st.Warn.Render(truncateWidth(tr.F("events.no_webhook_receiver_is_in_use", sess.ReceiverDown), w))
 	}
 	if !v.receiving() {
-		return st.Warn.Render(truncateWidth(tr.F("No webhook receiver: these are saved events; add [profiles.%s.webhook] to receive new ones.", sess.Profile), w))
+		return st.Warn.Render(truncateWidth(tr.F("events.no_webhook_receiver_these_are_saved", sess.Profile), w))
 	}
-	s := tr.T("Receiver on")
+	s := tr.T("events.receiver_on")
 	if sess.WebhookURL != "" {
-		s = tr.F("Receiving at %s", sess.WebhookURL)
+		s = tr.F("events.receiving_at", sess.WebhookURL)
 	}
 	if v.filter != (state.EventQuery{}) {
 		return st.Muted.Render(truncateWidth(s, w))
 	}
 	if at := v.facets.LastAt; !at.IsZero() {
-		s += " · " + tr.F("last event %s ago", humanDuration(v.c.now().Sub(at)))
+		s += " · " + tr.F("events.last_event_ago", humanDuration(v.c.now().Sub(at)))
 	}
 	return st.Muted.Render(truncateWidth(s, w))
 }
@@ -553,11 +553,11 @@ func (v *eventsView) receiverLine(w int) string {
 func (v *eventsView) emptyText(w int) string {
 	st, tr := v.c.st, v.c.tr
 	if v.filter != (state.EventQuery{}) {
-		return st.Muted.Render(truncateWidth(tr.T("No event matches the filter. t and W change it; esc clears it."), w))
+		return st.Muted.Render(truncateWidth(tr.T("events.no_event_matches_the_filter_t"), w))
 	}
-	lines := []string{tr.T("No events yet. They appear here as soon as the service delivers them.")}
+	lines := []string{tr.T("events.no_events_yet_they_appear_here")}
 	if v.c.app.sess.Demo {
-		lines = append(lines, tr.T("Demo: create a charge (n) and press $ on its QR screen to pay it."))
+		lines = append(lines, tr.T("events.demo_create_a_charge_n_and"))
 	}
 	var out []string
 	for _, l := range lines {
@@ -698,38 +698,38 @@ func (v *eventsView) summary(e *state.EventEntry) string {
 		ch, _ := v.chargeOf(e)
 		add(splitGist(tr, ch.SplitRequested, ev.Split))
 		if ev.CounterpartName != "" {
-			add(tr.F("payer %s", ev.CounterpartName))
+			add(tr.F("events.payer", ev.CounterpartName))
 		}
 		if ev.FeeAmount != 0 {
-			add(tr.F("fee %s (reported)", ev.FeeAmount.BRL())) // the event's, unconfirmed
+			add(tr.F("events.fee_reported", ev.FeeAmount.BRL())) // the event's, unconfirmed
 		}
 	case api.EventPaymentFailed:
 		if bd := ev.BlockedDeposit; bd != nil {
 			if bd.Reason == api.ReasonCNPJPayerNotAllowed {
-				add(tr.T("CNPJ payer blocked"))
+				add(tr.T("events.cnpj_payer_blocked"))
 			} else {
-				add(tr.F("blocked: %s", bd.Reason))
+				add(tr.F("events.blocked", bd.Reason))
 			}
 			add(refundGist(tr, bd.Refund))
 			if now := v.currentRefund(e); now != "" {
-				add(tr.F("now %s", tr.T(now)))
+				add(tr.F("events.now", tr.T(now)))
 			}
 		} else {
-			add(orText(ev.FailureReason, tr.T("payment failed")))
+			add(orText(ev.FailureReason, tr.T("events.payment_failed")))
 		}
 	case api.EventPaymentExpired:
-		add(tr.T("expired without payment"))
+		add(tr.T("events.expired_without_payment"))
 		if ev.ExternalReference != "" {
-			add(tr.F("ref %s", ev.ExternalReference))
+			add(tr.F("events.ref", ev.ExternalReference))
 		}
 	case api.EventRefundCompleted:
 		// The event's own figures: the service's answer does not carry a refund's fee.
-		add(tr.F("net %s · fee %s (reported) · cost to you %s", ev.NetAmount.BRL(), ev.FeeAmount.BRL(), (ev.Amount + ev.FeeAmount).BRL()))
+		add(tr.F("events.net_fee_reported_cost_to_you", ev.NetAmount.BRL(), ev.FeeAmount.BRL(), (ev.Amount + ev.FeeAmount).BRL()))
 	case api.EventBalanceBlockCreated, api.EventBalanceBlockApproved, api.EventBalanceBlockRejected:
 		add(blockGist(tr, ev))
 	case api.EventWithdrawalCompleted:
 		if ev.CounterpartName != "" {
-			add(tr.F("to %s", ev.CounterpartName))
+			add(tr.F("events.to", ev.CounterpartName))
 		}
 		add(ev.E2EID)
 	case api.EventWithdrawalFailed, api.EventWithdrawalReversed:
@@ -781,42 +781,42 @@ func splitGist(tr catalog, requested, distributed []api.SplitItem) string {
 	rec := api.ReconcileSplit(requested, distributed, true)
 	switch {
 	case rec.None():
-		return tr.T("no split")
+		return tr.T("events.no_split")
 	case len(requested) == 0:
-		return tr.N(len(distributed), "split distributed: %d leg, %s", "split distributed: %d legs, %s", len(distributed), rec.Distributed.BRL())
+		return tr.N("events.split_distributed_legs_n", len(distributed), len(distributed), rec.Distributed.BRL())
 	}
 	reduced, dropped := rec.Reduced, rec.NotPaid
 	got, asked := rec.Distributed.BRL(), rec.Requested.BRL()
 	switch {
 	case reduced == 0 && dropped == 0:
-		return tr.N(len(requested), "split as requested: %d leg, %s", "split as requested: %d legs, %s", len(requested), asked)
+		return tr.N("events.split_as_requested_legs_n", len(requested), len(requested), asked)
 	case dropped == 0:
-		return tr.N(reduced, "split %s of %s requested: %d leg reduced", "split %s of %s requested: %d legs reduced", got, asked, reduced)
+		return tr.N("events.split_of_requested_legs_reduced_n", reduced, got, asked, reduced)
 	case reduced == 0:
-		return tr.N(dropped, "split %s of %s requested: %d leg dropped", "split %s of %s requested: %d legs dropped", got, asked, dropped)
+		return tr.N("events.split_of_requested_legs_dropped_n", dropped, got, asked, dropped)
 	}
-	return tr.F("split %s of %s requested: %d reduced, %d dropped", got, asked, reduced, dropped)
+	return tr.F("events.split_of_requested_reduced_dropped", got, asked, reduced, dropped)
 }
 
 // refundGist is the refund progress a payment_failed event reported.
 func refundGist(tr catalog, r *api.Refund) string {
 	if r == nil {
-		return tr.T("refund not started")
+		return tr.T("events.refund_not_started")
 	}
-	return tr.F("refund %s", tr.Enum(r.Status))
+	return tr.F("events.refund", tr.Enum(r.Status))
 }
 
 // blockGist is a balance block's type, amount, status and reference.
 func blockGist(tr catalog, ev *api.Event) string {
 	bb := ev.BalanceBlock
 	if bb == nil {
-		return tr.F("block %s", orText(tr.Enum(api.BlockStatus(ev.Status)), "—"))
+		return tr.F("events.block", orText(tr.Enum(api.BlockStatus(ev.Status)), "—"))
 	}
 	amount := bb.Amount
 	if amount == 0 {
 		amount = ev.Amount
 	}
-	s := tr.F("%s block %s · %s", orText(tr.Enum(blockType(bb.BlockType)), "?"), amount.BRL(), tr.Enum(bb.Status))
+	s := tr.F("events.block_2", orText(tr.Enum(blockType(bb.BlockType)), "?"), amount.BRL(), tr.Enum(bb.Status))
 	if bb.ReferenceNumber != "" {
 		s += " · " + bb.ReferenceNumber
 	}
@@ -841,19 +841,19 @@ func (v *eventsView) setupView(w, h int) string {
 	code := func(s string) string { return st.Accent.Render(truncateWidth(s, w)) }
 	comment := func(s string) string { return st.Muted.Render(truncateWidth("  # "+s, w)) }
 	lines := []string{
-		st.Bold.Render(truncateWidth(tr.F("No webhook receiver for profile %s.", profile), w)),
+		st.Bold.Render(truncateWidth(tr.F("events.no_webhook_receiver_for_profile", profile), w)),
 		"",
-		wrap(tr.T("The service pushes events (payments, refunds, withdrawals, balance blocks) to a URL you register. pixdash can receive them, check their signature and show them here as they arrive. To turn it on, add to the config file:")),
+		wrap(tr.T("events.the_service_pushes_events_payments_refunds")),
 		"",
 		code("  [profiles." + profile + ".webhook]"),
-		comment(tr.T("address and port to listen on")),
+		comment(tr.T("events.address_and_port_to_listen_on")),
 		code(`  listen     = "127.0.0.1:8787"`),
-		comment(tr.T("environment variable holding the signing secret")),
-		comment(tr.T("(or secret_cmd = a command that prints it)")),
+		comment(tr.T("events.environment_variable_holding_the_signing_secret")),
+		comment(tr.T("events.or_secret_cmd_a_command_that")),
 		code(`  secret_env = "PIXDASH_WEBHOOK_SECRET"`),
 		"",
-		wrap(tr.F("Then restart pixdash and register the receiver's public URL, ending in %s, as a webhook endpoint with the service: it must reach this machine (use a tunnel or a reverse proxy when listen is 127.0.0.1). The signing secret is shown once, when the endpoint is created.", api.WebhookPath)),
-		wrap(tr.T("Check the file with: pixdash config check")),
+		wrap(tr.F("events.then_restart_pixdash_and_register_the", api.WebhookPath)),
+		wrap(tr.T("events.check_the_file_with_pixdash_config")),
 	}
 	return fitBlock(strings.Join(lines, "\n"), w, h)
 }
@@ -871,7 +871,7 @@ func (v *eventsView) detailView(w, h int) string {
 		title += "  " + st.Accent.Render(fmt.Sprintf("×%d", n))
 	}
 	var b strings.Builder
-	b.WriteString(spread(title, st.Muted.Render(tr.T("esc back")), w))
+	b.WriteString(spread(title, st.Muted.Render(tr.T("events.esc_back")), w))
 	end := min(first+body, len(d.lines))
 	for _, l := range d.lines[first:end] {
 		b.WriteByte('\n')
@@ -881,12 +881,12 @@ func (v *eventsView) detailView(w, h int) string {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	pos := tr.F("lines %d–%d of %d", min(first+1, len(d.lines)), end, len(d.lines)) + " · ↑/↓ pgup/pgdn"
+	pos := tr.F("events.lines_of", min(first+1, len(d.lines)), end, len(d.lines)) + " · ↑/↓ pgup/pgdn"
 	switch {
 	case d.reveal:
-		pos += " · " + tr.T("v hides documents")
+		pos += " · " + tr.T("events.v_hides_documents")
 	case d.masked:
-		pos += " · " + tr.T("v reveals documents")
+		pos += " · " + tr.T("events.v_reveals_documents")
 	}
 	b.WriteString(st.Muted.Render(truncateWidth(pos, w)))
 	return b.String()
@@ -915,22 +915,22 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 		return t.In(loc).Format("02/01/2006 15:04:05")
 	}
 	if vl := v.verdictLine(&e); vl != "" {
-		add(st.Label.Render(tr.T("service check")+": ") + vl)
+		add(st.Label.Render(tr.T("events.service_check")+": ") + vl)
 	}
-	field(tr.T("received"), stamp(e.ReceivedAt))
-	field(tr.T("created"), stamp(ev.CreatedAt))
-	field(tr.T("wallet"), ev.Wallet())
-	field(tr.T("charge"), ev.TransactionID)
-	field(tr.T("reference"), ev.ExternalReference)
+	field(tr.T("events.received"), stamp(e.ReceivedAt))
+	field(tr.T("events.created"), stamp(ev.CreatedAt))
+	field(tr.T("events.wallet"), ev.Wallet())
+	field(tr.T("events.charge"), ev.TransactionID)
+	field(tr.T("events.reference"), ev.ExternalReference)
 	if ev.Amount != 0 {
-		field(tr.T("amount"), ev.Amount.BRL())
+		field(tr.T("events.amount"), ev.Amount.BRL())
 	}
 	if ev.Kind.Known() {
 		sum := v.summary(&e)
 		if !reveal {
 			sum = maskDocumentsIn(sum)
 		}
-		field(tr.T("summary"), sum)
+		field(tr.T("events.summary"), sum)
 	}
 	switch ev.Kind {
 	case api.EventPaymentCompleted:
@@ -947,23 +947,23 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 			add(st.Err.Render(sanitize(reason)))
 		}
 		if bd := ev.BlockedDeposit; bd != nil {
-			add(st.Label.Render(tr.T("Blocked deposit: ")) + sanitize(blockReason(tr, bd.Reason)))
+			add(st.Label.Render(tr.T("events.blocked_deposit")) + sanitize(blockReason(tr, bd.Reason)))
 			for _, l := range refundLines(tr, st, cleanRefund(bd.Refund), loc) {
 				add("  " + l)
 			}
 			if now := v.currentRefund(&e); now != "" {
-				add("  " + tr.F("now %s (read from the transaction)", tr.T(now)))
+				add("  " + tr.F("events.now_read_from_the_transaction", tr.T(now)))
 			}
 		}
 	case api.EventRefundCompleted:
-		field(tr.T("customer receives"), ev.NetAmount.BRL())
-		field(tr.T("refund fee"), tr.F("%s (reported by the event, unconfirmed)", ev.FeeAmount.BRL()))
-		field(tr.T("total cost to you"), tr.F("%s (reported by the event, unconfirmed)", (ev.Amount+ev.FeeAmount).BRL()))
+		field(tr.T("events.customer_receives"), ev.NetAmount.BRL())
+		field(tr.T("events.refund_fee"), tr.F("events.reported_by_the_event_unconfirmed", ev.FeeAmount.BRL()))
+		field(tr.T("events.total_cost_to_you"), tr.F("events.reported_by_the_event_unconfirmed", (ev.Amount+ev.FeeAmount).BRL()))
 	}
 	if ev.DecodeErr != "" {
-		add(st.Warn.Render("⚠ " + tr.F("Some fields could not be read and were left empty: %s", sanitize(ev.DecodeErr))))
+		add(st.Warn.Render("⚠ " + tr.F("events.some_fields_could_not_be_read", sanitize(ev.DecodeErr))))
 	}
-	out = append(out, "", st.Bold.Render(tr.T("Payload as received:")))
+	out = append(out, "", st.Bold.Render(tr.T("events.payload_as_received")))
 	payload, masked := prettyPayload(ev, !reveal)
 	for _, l := range payload {
 		add(sanitize(l))
@@ -978,11 +978,11 @@ func splitLegLines(tr catalog, requested, distributed []api.SplitItem) []string 
 		line := "→ " + padRight(sanitize(l.SubAccount), 16) + " " + padLeft(l.Distributed.BRL(), evAmountW)
 		switch {
 		case l.Outcome == api.SplitNotRequested:
-			line += "  " + tr.T("not requested")
+			line += "  " + tr.T("events.not_requested")
 		case l.Distributed == l.Requested:
-			line += "  " + tr.T("as requested")
+			line += "  " + tr.T("events.as_requested")
 		default:
-			line += "  " + tr.F("requested %s", l.Requested.BRL())
+			line += "  " + tr.F("events.requested", l.Requested.BRL())
 		}
 		out = append(out, line)
 	}

@@ -35,7 +35,7 @@ func (v *chargesView) export() tea.Cmd {
 	tr := v.c.tr
 	if s.Dir == "" {
 		return func() tea.Msg {
-			return statusMsg{text: tr.T("Nowhere to write the export: set XDG_DATA_HOME or HOME."), kind: statusError, owner: exportOwner}
+			return statusMsg{text: tr.T("export.nowhere_to_write_the_export_set"), kind: statusError, owner: exportOwner}
 		}
 	}
 	sess := v.c.app.sess
@@ -61,9 +61,9 @@ func (v *chargesView) export() tea.Cmd {
 	return v.c.app.withTimeout(exportTimeout, func(ctx context.Context) tea.Msg {
 		n, err := writeExport(ctx, s.Dir, path, store, opts)
 		if err != nil {
-			return statusMsg{text: tr.F("Export failed: %v", err), kind: statusError, owner: exportOwner}
+			return statusMsg{text: tr.F("export.export_failed", err), kind: statusError, owner: exportOwner}
 		}
-		return statusMsg{text: tr.N(n, "Exported %d charge to %s", "Exported %d charges to %s", n, path), kind: statusOK, owner: exportOwner}
+		return statusMsg{text: tr.N("export.exported_charges_to_n", n, n, path), kind: statusOK, owner: exportOwner}
 	})
 }
 

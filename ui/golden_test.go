@@ -116,7 +116,7 @@ func TestGoldenViews(t *testing.T) {
 				m.Update(runeKey(string(r)))
 			}
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-			m.Update(statusMsg{text: m.c.tr.T("Fix the highlighted fields; nothing was sent."), kind: statusError})
+			m.Update(statusMsg{text: m.c.tr.T("kit.fix_the_highlighted_fields_nothing_was"), kind: statusError})
 		}},
 		{"qr_pending", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000001") }},
 		{"qr_paid", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000002") }},

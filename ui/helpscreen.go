@@ -104,11 +104,11 @@ func (o *helpOverlay) FullHelp() [][]key.Binding { return [][]key.Binding{o.Shor
 
 func (o *helpOverlay) view() string {
 	st, tr := o.c.st, o.c.tr
-	closing := tr.T("? or esc closes this help")
+	closing := tr.T("helpscreen.or_esc_closes_this_help")
 	if o.vp.TotalLineCount() > o.vp.Height {
-		closing = tr.F("↑/↓ scroll (%d%%) · ", int(o.vp.ScrollPercent()*100)) + closing
+		closing = tr.F("helpscreen.scroll", int(o.vp.ScrollPercent()*100)) + closing
 	}
-	box := st.Overlay.Render(st.Brand.Render(tr.T("Keys")) + "\n\n" + o.vp.View() + "\n" + st.Muted.Render(truncateWidth(closing, o.vp.Width)))
+	box := st.Overlay.Render(st.Brand.Render(tr.T("helpscreen.keys")) + "\n\n" + o.vp.View() + "\n" + st.Muted.Render(truncateWidth(closing, o.vp.Width)))
 	return lipgloss.Place(o.width, o.height, lipgloss.Center, lipgloss.Center, box)
 }
 

@@ -4,72 +4,51 @@ import (
 	"fmt"
 
 	"pixdash/api"
+	"pixdash/api/i18n"
 )
 
-// Lang is a user-interface language.
-type Lang string
+// Lang is a user-interface language (the catalog's: one type for the dashboard, the reports
+// and the command line).
+type Lang = i18n.Lang
 
 // Supported languages.
 const (
-	LangEN Lang = "en"
-	LangPT Lang = "pt-BR"
+	LangEN = i18n.English
+	LangPT = i18n.Portuguese
 )
 
-// ParseLang maps a config value to a Lang (default English).
+// ParseLang maps a config value to a Lang (default English), with the catalog's one parser.
 func ParseLang(s string) Lang {
-	switch s {
-	case "pt-BR", "pt", "pt_BR", "pt-br":
-		return LangPT
+	if l, ok := i18n.Parse(s); ok {
+		return l
 	}
 	return LangEN
 }
 
-// catalog translates the UI's English message ids; every user-facing string goes through it.
+// catalog gives the UI's messages by id (pixdash/api/i18n); every user-facing string goes
+// through it. Its results are sanitized: arguments and English data are often text from outside.
 type catalog struct{ lang Lang }
 
-// T returns msg in the catalog's language (the id itself in English). An id without a
-// translation is sanitized: statuses and reasons from outside are translated through T.
-func (c catalog) T(msg string) string {
-	if c.lang == LangPT {
-		for _, t := range ptBRTables {
-			if s, ok := t[msg]; ok {
-				return s
-			}
-		}
-	}
-	return sanitize(msg)
+func (c catalog) cat() i18n.Catalog { return i18n.For(c.lang) }
+
+// T returns the message id in the catalog's language. A string that is no id is English data
+// (a state, another package's message) and is translated by its text when the catalog knows
+// it, else shown as it came, sanitized.
+func (c catalog) T(id string) string {
+	return sanitize(c.cat().T(id))
 }
 
-// ptBRTables are the pt-BR catalogs: the shell's and one per view.
-var ptBRTables = []map[string]string{ptBR, ptBRInspector, ptBRWallets, ptBRSplit, ptBRBlocks, ptBREvents, ptBRRoot, ptBRQR, ptBROnPaid, ptBRExport, ptBRRefund, ptBRSearch, ptBRWithdrawal, ptBRDay}
-
-// ptBRHas reports whether msg has a pt-BR translation.
-func ptBRHas(msg string) bool {
-	for _, t := range ptBRTables {
-		if _, ok := t[msg]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-// F formats a translated format string; the result is sanitized, since its arguments are often
+// F formats the message id with args; the result is sanitized, since its arguments are often
 // text from outside (wallet names, service messages).
-func (c catalog) F(format string, args ...any) string {
-	return sanitize(fmt.Sprintf(c.T(format), args...))
+func (c catalog) F(id string, args ...any) string {
+	return sanitize(c.cat().F(id, args...))
 }
 
-// N formats a count with its noun in the catalog's language: one when n is 1, other otherwise.
-// Both are format strings; args default to n alone ("%d charge", "%d charges"), and are given
-// when the format names more than one figure ("%d of %d event", "%d of %d events", shown, n).
-func (c catalog) N(n int, one, other string, args ...any) string {
-	if len(args) == 0 {
-		args = []any{n}
-	}
-	if n == 1 {
-		return c.F(one, args...)
-	}
-	return c.F(other, args...)
+// N formats the plural message id for the count n, its form chosen by the language's CLDR
+// plural rule. args default to n alone, and are given when the format names more than one
+// figure ("%d of %d events": shown, n).
+func (c catalog) N(id string, n int, args ...any) string {
+	return sanitize(c.cat().N(id, n, args...))
 }
 
 // blockType is a balance block's blockType, typed so Enum can tell it from other text.

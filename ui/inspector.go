@@ -88,13 +88,13 @@ type lookupMsg struct {
 func newInspectorView(c *common) *inspectorView {
 	ti := textinput.New()
 	ti.Prompt = "/ "
-	ti.Placeholder = c.tr.T("transaction id, external reference or idempotency key")
+	ti.Placeholder = c.tr.T("inspector.transaction_id_external_reference_or_idempotency")
 	ti.CharLimit = 255
 	tr := c.tr
 	lw := inspectorLabelMin
-	for _, l := range []string{tr.T("Payment method"), tr.T("External reference"), tr.T("Idempotency key"),
-		tr.T("Counterpart doc."), tr.T("Failure reason"), tr.T("Blocked deposit"), "  " + tr.T("Refund settled"),
-		"  " + tr.T("Refund e2eId"), tr.T("Customer id"), tr.T("Project id"), tr.T("Description")} {
+	for _, l := range []string{tr.T("inspector.payment_method"), tr.T("inspector.external_reference"), tr.T("inspector.idempotency_key"),
+		tr.T("inspector.counterpart_doc"), tr.T("inspector.failure_reason"), tr.T("inspector.blocked_deposit"), "  " + tr.T("inspector.refund_settled"),
+		"  " + tr.T("inspector.refund_e2eid"), tr.T("inspector.customer_id"), tr.T("inspector.project_id"), tr.T("inspector.description")} {
 		lw = max(lw, lipgloss.Width(l)+1)
 	}
 	vp := viewport.New(0, 0)
@@ -103,7 +103,7 @@ func newInspectorView(c *common) *inspectorView {
 }
 
 // title names the view in the tab strip.
-func (v *inspectorView) title() string { return v.c.tr.T("Inspector") }
+func (v *inspectorView) title() string { return v.c.tr.T("inspector.inspector") }
 
 func (v *inspectorView) setSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
@@ -179,15 +179,15 @@ func (v *inspectorView) ShortHelp() []key.Binding {
 	k, tr := v.c.keys, v.c.tr
 	if v.input.Focused() {
 		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.T("look up"))),
-			key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", tr.T("history"))),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.T("leave input"))),
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.T("inspector.look_up"))),
+			key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", tr.T("inspector.history"))),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.T("inspector.leave_input"))),
 		}
 	}
 	if v.res == nil {
 		bs := []key.Binding{k.Lookup}
 		if len(v.history) > 0 {
-			bs = append(bs, k.Up, k.Down, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.T("look up"))))
+			bs = append(bs, k.Up, k.Down, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.T("inspector.look_up"))))
 		}
 		if v.failed() {
 			bs = append(bs, k.Refresh)
@@ -203,7 +203,7 @@ func (v *inspectorView) ShortHelp() []key.Binding {
 
 func (v *inspectorView) FullHelp() [][]key.Binding {
 	k := v.c.keys
-	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("look up")))
+	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("inspector.look_up")))
 	return [][]key.Binding{{k.Lookup, enter, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Reveal, k.QR, k.Refund, k.Refresh, k.Back}}
 }
 
@@ -411,7 +411,7 @@ func (v *inspectorView) onLookup(msg lookupMsg) tea.Cmd {
 	v.loading = false
 	cmd := v.loadHistory()
 	if msg.saveErr != nil {
-		text := v.c.tr.F("Could not save the lookup history: %v", msg.saveErr)
+		text := v.c.tr.F("inspector.could_not_save_the_lookup_history", msg.saveErr)
 		cmd = tea.Batch(cmd, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} })
 	}
 	if msg.err != nil {
@@ -419,7 +419,7 @@ func (v *inspectorView) onLookup(msg lookupMsg) tea.Cmd {
 		v.notFound = isTxNotFound(msg.err)
 		v.errText = ""
 		if !v.notFound {
-			v.errText = describeErr(v.c.tr, v.c.tr.T("look up transaction"), msg.err)
+			v.errText = describeErr(v.c.tr, v.c.tr.T("inspector.look_up_transaction"), msg.err)
 		}
 		v.res = nil
 		v.syncDetail()
@@ -446,13 +446,13 @@ func qrAvailable(tx *api.Transaction) bool {
 func (v *inspectorView) openQR() tea.Cmd {
 	tr := v.c.tr
 	if v.res == nil || !qrAvailable(v.res.tx) {
-		return answerStatus(tr.T("The QR is shown only for pending PIX charges that have a PIX code."), statusWarn)
+		return answerStatus(tr.T("inspector.the_qr_is_shown_only_for"), statusWarn)
 	}
 	store, tx, wallet := v.c.app.sess.Store, v.res.tx, v.res.wallet
 	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
 		ch, err := store.TrackTransaction(ctx, tx, wallet)
 		if err != nil {
-			return statusMsg{text: tr.F("Could not track the charge: %v", err), kind: statusError}
+			return statusMsg{text: tr.F("inspector.could_not_track_the_charge", err), kind: statusError}
 		}
 		return openChargeMsg{charge: ch}
 	})
@@ -463,11 +463,11 @@ func (v *inspectorView) matchedBy(r *inspectResult) string {
 	tr := v.c.tr
 	switch {
 	case r.tx.ID == r.query:
-		return tr.T("matched by id")
+		return tr.T("inspector.matched_by_id")
 	case r.tx.ExternalReference != "" && r.tx.ExternalReference == r.query:
-		return tr.T("matched by external reference")
+		return tr.T("inspector.matched_by_external_reference")
 	}
-	return tr.T("matched by idempotency key")
+	return tr.T("inspector.matched_by_idempotency_key")
 }
 
 func (v *inspectorView) view() string {
@@ -489,10 +489,10 @@ func (v *inspectorView) view() string {
 		vp := v.vp
 		vp.Width, vp.Height = w, body
 		vp.SetContent(v.detailContent(w))
-		head := st.Bold.Render(tr.T("Transaction")) +
-			st.Muted.Render(" · "+tr.F("wallet %s", v.res.wallet)+" · "+v.matchedBy(v.res))
+		head := st.Bold.Render(tr.T("inspector.transaction")) +
+			st.Muted.Render(" · "+tr.F("inspector.wallet", v.res.wallet)+" · "+v.matchedBy(v.res))
 		if v.loading {
-			head += st.Muted.Render(" · " + tr.T("refreshing…"))
+			head += st.Muted.Render(" · " + tr.T("inspector.refreshing"))
 		}
 		right := ""
 		if n := vp.TotalLineCount(); n > body {
@@ -509,12 +509,12 @@ func (v *inspectorView) view() string {
 		lines = append(lines, spread(head, right, w))
 		lines = append(lines, strings.Split(vp.View(), "\n")...)
 	case v.loading:
-		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("Looking up “%s” in wallet %s…", sanitize(v.pendingQuery), v.pendingWallet), w)))
+		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("inspector.looking_up_in_wallet", sanitize(v.pendingQuery), v.pendingWallet), w)))
 		lines = append(lines, v.historyLines(w, body)...)
 	case v.notFound:
-		lines = append(lines, st.Err.Render(truncateWidth(tr.F("Nothing matched “%s” in wallet %s.", sanitize(v.failQuery), v.failWallet), w)))
-		more := tr.T("It is not a transaction id, an external reference nor an idempotency key of this wallet.") + " " +
-			tr.F("If it belongs to another wallet, switch with w (now %s) and look it up again.", v.c.app.wallet)
+		lines = append(lines, st.Err.Render(truncateWidth(tr.F("inspector.nothing_matched_in_wallet", sanitize(v.failQuery), v.failWallet), w)))
+		more := tr.T("inspector.it_is_not_a_transaction_id") + " " +
+			tr.F("inspector.if_it_belongs_to_another_wallet", v.c.app.wallet)
 		for _, m := range strings.Split(ansi.Wrap(more, w, ""), "\n") {
 			lines = append(lines, st.Subtle.Render(truncateWidth(m, w)))
 		}
@@ -527,11 +527,11 @@ func (v *inspectorView) view() string {
 			}
 			lines = append(lines, st.Err.Render(truncateWidth(l, w)))
 		}
-		lines = append(lines, st.Muted.Render(truncateWidth(tr.T("r retries · / starts another lookup"), w)), "")
+		lines = append(lines, st.Muted.Render(truncateWidth(tr.T("inspector.r_retries_starts_another_lookup"), w)), "")
 		lines = append(lines, v.historyLines(w, h-len(lines))...)
 	default:
-		lines = append(lines, st.Subtle.Render(truncateWidth(tr.T("Press / and type a transaction id, an external reference or an idempotency key, then enter."), w)))
-		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("Lookups run in wallet %s (w switches wallets).", v.c.app.wallet), w)), "")
+		lines = append(lines, st.Subtle.Render(truncateWidth(tr.T("inspector.press_and_type_a_transaction_id"), w)))
+		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("inspector.lookups_run_in_wallet_w_switches", v.c.app.wallet), w)), "")
 		lines = append(lines, v.historyLines(w, body-2)...)
 	}
 	if len(lines) > h {
@@ -547,13 +547,13 @@ func (v *inspectorView) historyLines(w, h int) []string {
 		return nil
 	}
 	if len(v.history) == 0 {
-		return []string{st.Muted.Render(truncateWidth(tr.T("No recent lookups yet."), w))}
+		return []string{st.Muted.Render(truncateWidth(tr.T("inspector.no_recent_lookups_yet"), w))}
 	}
-	out := []string{st.Bold.Render(tr.T("Recent lookups")) + st.Muted.Render(truncateWidth(" · "+tr.T("↑/↓ choose · enter looks it up again"), max(w-lipgloss.Width(tr.T("Recent lookups")), 0)))}
+	out := []string{st.Bold.Render(tr.T("inspector.recent_lookups")) + st.Muted.Render(truncateWidth(" · "+tr.T("inspector.choose_enter_looks_it_up_again"), max(w-lipgloss.Width(tr.T("inspector.recent_lookups")), 0)))}
 	const walletW, whenW, resW = 14, 12, 14
 	qW := max(w-walletW-whenW-resW-5, 8)
 	if h >= 3 {
-		out = append(out, st.ColHeader.Render(truncateWidth("  "+padRight(tr.T("QUERY"), qW)+" "+padRight(tr.T("WALLET"), walletW)+" "+padRight(tr.T("WHEN"), whenW)+" "+tr.T("RESULT"), w)))
+		out = append(out, st.ColHeader.Render(truncateWidth("  "+padRight(tr.T("inspector.query_caps"), qW)+" "+padRight(tr.T("inspector.wallet_caps"), walletW)+" "+padRight(tr.T("inspector.when_caps"), whenW)+" "+tr.T("inspector.result_caps"), w)))
 	}
 	rows := h - len(out)
 	if rows <= 0 {
@@ -566,12 +566,12 @@ func (v *inspectorView) historyLines(w, h int) []string {
 	now := v.c.now()
 	for i := start; i < len(v.history) && i < start+rows; i++ {
 		l := v.history[i]
-		res := "✓ " + tr.T("found")
+		res := "✓ " + tr.T("inspector.found")
 		if !l.Found {
-			res = "✗ " + tr.T("not found")
+			res = "✗ " + tr.T("inspector.not_found")
 		}
 		row := padRight(sanitize(l.Query), qW) + " " + padRight(sanitize(l.Wallet), walletW) + " " +
-			padRight(tr.F("%s ago", humanDuration(now.Sub(l.At))), whenW) + " " + res
+			padRight(tr.F("inspector.ago", humanDuration(now.Sub(l.At))), whenW) + " " + res
 		if i == v.histCur {
 			out = append(out, st.selected(padRight("▸ "+row, w)))
 			continue
@@ -581,7 +581,7 @@ func (v *inspectorView) historyLines(w, h int) []string {
 			style = st.Muted
 		}
 		out = append(out, truncateWidth("  "+padRight(sanitize(l.Query), qW)+" "+padRight(sanitize(l.Wallet), walletW)+" "+
-			st.Muted.Render(padRight(tr.F("%s ago", humanDuration(now.Sub(l.At))), whenW))+" "+style.Render(res), w))
+			st.Muted.Render(padRight(tr.F("inspector.ago", humanDuration(now.Sub(l.At))), whenW))+" "+style.Render(res), w))
 	}
 	return out
 }
@@ -651,7 +651,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		if known {
 			return st.Value.Render(sanitize(s))
 		}
-		return st.Value.Render(sanitize(s)) + st.Muted.Render(" "+tr.T("(not in the spec)"))
+		return st.Value.Render(sanitize(s)) + st.Muted.Render(" "+tr.T("inspector.not_in_the_spec"))
 	}
 	when := func(t *time.Time) string {
 		if t == nil || t.IsZero() {
@@ -666,105 +666,105 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	if tx.Status == "" {
 		status = dash
 	} else if !tx.Status.Known() {
-		status += st.Muted.Render(" " + tr.T("(not in the spec)"))
+		status += st.Muted.Render(" " + tr.T("inspector.not_in_the_spec"))
 	}
 	if o := r.outcome(); wentBack(o.State) {
 		// The money went back to the payer or is held: that is the headline, not "completed".
 		status = outcomeLine(st, tr, o)
 		if tx.Status == api.StatusCompleted {
-			status += st.Muted.Render(tr.T(" · completed at the service"))
+			status += st.Muted.Render(tr.T("inspector.completed_at_the_service"))
 		}
 	}
-	field(tr.T("Status"), status)
-	field(tr.T("Type"), unknown(tx.Type.Known(), tr.Enum(tx.Type)))
+	field(tr.T("inspector.status"), status)
+	field(tr.T("inspector.type"), unknown(tx.Type.Known(), tr.Enum(tx.Type)))
 	if tx.Type == api.TypeInternalTransfer {
 		switch {
 		case tx.Amount < 0:
-			field(tr.T("Direction"), st.Warn.Render("→ "+tr.T("sent (outgoing)")))
+			field(tr.T("inspector.direction"), st.Warn.Render("→ "+tr.T("inspector.sent_outgoing")))
 		case tx.Amount > 0:
-			field(tr.T("Direction"), st.OK.Render("← "+tr.T("received (incoming)")))
+			field(tr.T("inspector.direction"), st.OK.Render("← "+tr.T("inspector.received_incoming")))
 		default:
-			field(tr.T("Direction"), dash)
+			field(tr.T("inspector.direction"), dash)
 		}
 	}
-	field(tr.T("Payment method"), unknown(tx.PaymentMethod.Known(), tr.Enum(tx.PaymentMethod)))
-	field(tr.T("Amount"), st.Bold.Render(tx.Amount.BRL()))
-	text(tr.T("Currency"), tx.Currency)
-	wrapped(tr.T("Description"), tx.Description, st.Value)
-	text(tr.T("External reference"), tx.ExternalReference)
+	field(tr.T("inspector.payment_method"), unknown(tx.PaymentMethod.Known(), tr.Enum(tx.PaymentMethod)))
+	field(tr.T("inspector.amount"), st.Bold.Render(tx.Amount.BRL()))
+	text(tr.T("inspector.currency"), tx.Currency)
+	wrapped(tr.T("inspector.description"), tx.Description, st.Value)
+	text(tr.T("inspector.external_reference"), tx.ExternalReference)
 	if r.tracked && r.charge.IdempotencyKey != "" {
-		field(tr.T("Idempotency key"), st.Value.Render(sanitize(r.charge.IdempotencyKey))+st.Muted.Render(" "+tr.T("(kept by pixdash)")))
+		field(tr.T("inspector.idempotency_key"), st.Value.Render(sanitize(r.charge.IdempotencyKey))+st.Muted.Render(" "+tr.T("inspector.kept_by_pixdash")))
 	}
-	text(tr.T("Customer id"), tx.CustomerID)
-	text(tr.T("Project id"), tx.ProjectID)
+	text(tr.T("inspector.customer_id"), tx.CustomerID)
+	text(tr.T("inspector.project_id"), tx.ProjectID)
 	created := tx.CreatedAt
-	field(tr.T("Created"), when(&created))
-	field(tr.T("Updated"), when(tx.UpdatedAt))
+	field(tr.T("inspector.created"), when(&created))
+	field(tr.T("inspector.updated"), when(tx.UpdatedAt))
 	exp := when(tx.ExpiresAt)
 	if tx.ExpiresAt != nil && !tx.ExpiresAt.IsZero() {
 		if left := tx.ExpiresAt.Sub(v.c.now()); left > 0 {
-			exp += st.Muted.Render(" · " + tr.F("in %s", humanDuration(left)))
+			exp += st.Muted.Render(" · " + tr.F("inspector.in", humanDuration(left)))
 		} else {
-			exp += st.Muted.Render(" · " + tr.F("%s ago", humanDuration(left)))
+			exp += st.Muted.Render(" · " + tr.F("inspector.ago", humanDuration(left)))
 		}
 	}
-	field(tr.T("Expires"), exp)
-	field(tr.T("Paid at"), when(tx.PaidAt))
+	field(tr.T("inspector.expires"), exp)
+	field(tr.T("inspector.paid_at"), when(tx.PaidAt))
 	text("e2eId", tx.E2EID)
-	text(tr.T("Counterpart"), tx.CounterpartName)
+	text(tr.T("inspector.counterpart"), tx.CounterpartName)
 	if doc := tx.CounterpartDocument; doc != "" {
-		shown, hint := maskDocument(doc), tr.T("(v reveals)")
+		shown, hint := maskDocument(doc), tr.T("inspector.v_reveals")
 		if v.reveal {
-			shown, hint = formatDocument(doc), tr.T("(v hides)")
+			shown, hint = formatDocument(doc), tr.T("inspector.v_hides")
 			if c := brdoc.Clean(doc); c != doc || brdoc.Format(c) == c { // not a compact CPF/CNPJ: as it came
 				shown = sanitize(doc)
 			}
 		}
-		field(tr.T("Counterpart doc."), st.Value.Render(shown)+st.Muted.Render(" "+hint))
+		field(tr.T("inspector.counterpart_doc"), st.Value.Render(shown)+st.Muted.Render(" "+hint))
 	} else {
-		field(tr.T("Counterpart doc."), dash)
+		field(tr.T("inspector.counterpart_doc"), dash)
 	}
 	failure := tx.FailureReason
 	if !v.reveal {
 		failure = maskDocumentsIn(failure)
 	}
-	wrapped(tr.T("Failure reason"), failure, st.Err)
+	wrapped(tr.T("inspector.failure_reason"), failure, st.Err)
 	if bd := tx.BlockedDeposit; bd != nil {
 		reason := bd.Reason
 		if bd.Reason == api.ReasonCNPJPayerNotAllowed {
 			reason = blockReason(tr, bd.Reason) + " (" + bd.Reason + ")"
 		}
-		wrapped(tr.T("Blocked deposit"), reason, st.Err)
+		wrapped(tr.T("inspector.blocked_deposit"), reason, st.Err)
 		if rf := bd.Refund; rf != nil {
 			rs := dash
 			if rf.Status != "" {
 				rs = refundStyle(st, rf.Status).Render(tr.Enum(rf.Status))
 				if !rf.Status.Known() {
-					rs += st.Muted.Render(" " + tr.T("(not in the spec)"))
+					rs += st.Muted.Render(" " + tr.T("inspector.not_in_the_spec"))
 				}
 			}
-			field("  "+tr.T("Refund"), rs)
+			field("  "+tr.T("inspector.refund"), rs)
 			e2e := ""
 			if rf.E2EID != nil {
 				e2e = *rf.E2EID
 			}
-			text("  "+tr.T("Refund e2eId"), e2e)
-			field("  "+tr.T("Refund settled"), when(rf.SettledAt))
+			text("  "+tr.T("inspector.refund_e2eid"), e2e)
+			field("  "+tr.T("inspector.refund_settled"), when(rf.SettledAt))
 		} else {
-			field("  "+tr.T("Refund"), st.Muted.Render(tr.T("not started")))
+			field("  "+tr.T("inspector.refund"), st.Muted.Render(tr.T("inspector.not_started")))
 		}
 	} else {
-		field(tr.T("Blocked deposit"), dash)
+		field(tr.T("inspector.blocked_deposit"), dash)
 	}
 	if len(tx.Metadata) == 0 {
-		field(tr.T("Metadata"), dash)
+		field(tr.T("inspector.metadata"), dash)
 	} else {
 		keys := make([]string, 0, len(tx.Metadata))
 		for k := range tx.Metadata {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		field(tr.T("Metadata"), st.Muted.Render(tr.N(len(keys), "%d key", "%d keys")))
+		field(tr.T("inspector.metadata"), st.Muted.Render(tr.N("inspector.keys_n", len(keys))))
 		for _, k := range keys {
 			val := metaValue(tx.Metadata[k])
 			_, isText := tx.Metadata[k].(string)
@@ -781,13 +781,13 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		}
 	}
 	if tx.PixCopyPaste == "" {
-		field(tr.T("PIX code"), dash)
+		field(tr.T("inspector.pix_code"), dash)
 	} else {
 		hint := ""
 		if qrAvailable(tx) {
-			hint = st.Muted.Render(tr.T("Q shows the QR"))
+			hint = st.Muted.Render(tr.T("inspector.q_shows_the_qr"))
 		}
-		field(tr.T("PIX code"), hint)
+		field(tr.T("inspector.pix_code"), hint)
 		for _, l := range chunkCells(tx.PixCopyPaste, max(w-2, 10)) {
 			out = append(out, "  "+l)
 		}
@@ -815,8 +815,8 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 	// unknown, not "nothing".
 	requestUnknown := len(ch.SplitRequested) == 0 && ch.Source != state.SourceCreated
 	const destW, amtW = 20, 14
-	out := []string{"", st.Bold.Render(tr.T("Split")) + st.Muted.Render(" · "+tr.T("requested at creation, distributed on payment"))}
-	out = append(out, st.ColHeader.Render(truncateWidth("  "+padRight(tr.T("DESTINATION"), destW)+" "+padLeft(tr.T("REQUESTED"), amtW)+" "+padLeft(tr.T("DISTRIBUTED"), amtW), w)))
+	out := []string{"", st.Bold.Render(tr.T("inspector.split")) + st.Muted.Render(" · "+tr.T("inspector.requested_at_creation_distributed_on_payment"))}
+	out = append(out, st.ColHeader.Render(truncateWidth("  "+padRight(tr.T("inspector.destination_caps"), destW)+" "+padLeft(tr.T("inspector.requested_caps"), amtW)+" "+padLeft(tr.T("inspector.distributed_caps"), amtW), w)))
 	dash := "—"
 	for _, l := range rec.Legs {
 		req, got, note := l.Requested.BRL(), l.Distributed.BRL(), ""
@@ -824,13 +824,13 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 		case api.SplitNotReported:
 			got = dash
 		case api.SplitReduced:
-			note = tr.T("reduced")
+			note = tr.T("inspector.reduced")
 		case api.SplitNotPaid:
-			note = tr.T("not paid")
+			note = tr.T("inspector.not_paid")
 		case api.SplitOverpaid:
-			note = tr.T("more than requested")
+			note = tr.T("inspector.more_than_requested")
 		case api.SplitNotRequested:
-			req, note = dash, tr.T("not requested")
+			req, note = dash, tr.T("inspector.not_requested")
 			if requestUnknown {
 				req, note = "?", ""
 			}
@@ -843,11 +843,11 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 	}
 	switch {
 	case requestUnknown:
-		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Requested: unknown here (this pixdash did not create the charge)."), w)))
+		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("inspector.requested_unknown_here_this_pixdash_did"), w)))
 	case !rec.Reported:
-		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Distributed: not reported yet (the service reports it when the payment is confirmed)."), w)))
+		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("inspector.distributed_not_reported_yet_the_service"), w)))
 	case rec.Distributed == 0:
-		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("Nothing was distributed."), w)))
+		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("inspector.nothing_was_distributed"), w)))
 	}
 	return out
 }
@@ -859,7 +859,7 @@ func (v *inspectorView) reportedSplit(r *inspectResult, w int) []string {
 	if !r.tracked || len(r.charge.SplitReported) == 0 {
 		return nil
 	}
-	out := []string{"", st.Bold.Render(tr.T("Split reported by the event")) + st.Warn.Render(" · "+tr.T("unconfirmed, not counted"))}
+	out := []string{"", st.Bold.Render(tr.T("inspector.split_reported_by_the_event")) + st.Warn.Render(" · "+tr.T("inspector.unconfirmed_not_counted"))}
 	for _, l := range r.charge.SplitReported {
 		out = append(out, truncateWidth("  → "+sanitize(l.SubAccount)+"  "+l.Amount.BRL(), w))
 	}
@@ -870,7 +870,7 @@ func (v *inspectorView) reportedSplit(r *inspectResult, w int) []string {
 func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 	st, tr := v.c.st, v.c.tr
 	if r.RefundsErr != nil {
-		return []string{"", st.Bold.Render(tr.T("Refunds")) + st.Muted.Render(truncateWidth(" · "+tr.F("could not read the events: %v", r.RefundsErr), max(w-12, 0)))}
+		return []string{"", st.Bold.Render(tr.T("inspector.refunds")) + st.Muted.Render(truncateWidth(" · "+tr.F("inspector.could_not_read_the_events", r.RefundsErr), max(w-12, 0)))}
 	}
 	if len(r.Refunds) == 0 {
 		return nil
@@ -879,12 +879,12 @@ func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 	for _, e := range r.Refunds {
 		total += e.Amount
 	}
-	out := []string{"", st.Bold.Render(tr.T("Refunds")) + st.Muted.Render(truncateWidth(" · "+
-		tr.N(len(r.Refunds), "%d refund of %s, as the service reported it", "%d refunds of %s in all, as the service reported them", len(r.Refunds), total.BRL()), max(w-12, 0)))}
+	out := []string{"", st.Bold.Render(tr.T("inspector.refunds")) + st.Muted.Render(truncateWidth(" · "+
+		tr.N("inspector.refunds_of_in_all_as_the_n", len(r.Refunds), len(r.Refunds), total.BRL()), max(w-12, 0)))}
 	for _, e := range r.Refunds {
 		parts := []string{st.Bold.Render(e.Amount.BRL())}
 		if e.FeeAmount != 0 {
-			parts = append(parts, tr.F("fee %s (reported)", e.FeeAmount.BRL())) // the event's, unconfirmed
+			parts = append(parts, tr.F("inspector.fee_reported", e.FeeAmount.BRL())) // the event's, unconfirmed
 		}
 		if e.Status != "" {
 			parts = append(parts, tr.Enum(e.Status))
@@ -904,12 +904,12 @@ func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 func (v *inspectorView) blockDetail(r *inspectResult, w int) []string {
 	st, tr := v.c.st, v.c.tr
 	if r.BlocksErr != nil {
-		return []string{"", st.Bold.Render(tr.T("Balance blocks")) + st.Muted.Render(truncateWidth(" · "+describeErr(tr, tr.T("load balance blocks"), r.BlocksErr), max(w-20, 0)))}
+		return []string{"", st.Bold.Render(tr.T("inspector.balance_blocks")) + st.Muted.Render(truncateWidth(" · "+describeErr(tr, tr.T("inspector.load_balance_blocks"), r.BlocksErr), max(w-20, 0)))}
 	}
 	if len(r.Blocks) == 0 {
 		return nil
 	}
-	out := []string{"", st.Bold.Render(tr.T("Balance blocks")) + st.Muted.Render(" · "+tr.F("%d on this transaction", len(r.Blocks)))}
+	out := []string{"", st.Bold.Render(tr.T("inspector.balance_blocks")) + st.Muted.Render(" · "+tr.F("inspector.on_this_transaction", len(r.Blocks)))}
 	for _, b := range r.Blocks {
 		sty, sym := st.status(b.Status)
 		parts := []string{sty.Render(sym + " " + orDash(tr.Enum(b.Status))), orDash(tr.Enum(blockType(b.BlockType))), st.Bold.Render(b.Amount.BRL())}
@@ -921,12 +921,12 @@ func (v *inspectorView) blockDetail(r *inspectResult, w int) []string {
 		}
 		out = append(out, truncateWidth("  "+strings.Join(parts, st.Muted.Render(" · ")), w))
 		if b.Reason != "" {
-			out = append(out, truncateWidth("    "+st.Label.Render(tr.T("Reason")+" ")+st.Value.Render(sanitize(b.Reason)), w))
+			out = append(out, truncateWidth("    "+st.Label.Render(tr.T("inspector.reason")+" ")+st.Value.Render(sanitize(b.Reason)), w))
 		}
 		if b.ResolvedAt != nil || b.ResolutionReason != "" {
 			res := blockMeaning(tr, b.Status)
 			if b.ResolvedAt != nil {
-				res = tr.F("resolved %s", b.ResolvedAt.In(v.c.loc).Format("02/01/2006 15:04")) + " · " + res
+				res = tr.F("inspector.resolved", b.ResolvedAt.In(v.c.loc).Format("02/01/2006 15:04")) + " · " + res
 			}
 			if b.ResolutionReason != "" {
 				res += " · " + sanitize(b.ResolutionReason)

@@ -97,7 +97,7 @@ func toggleScope(c *common) tea.Cmd {
 func fixHighlighted(c *common, errs []string, owner string) (int, tea.Cmd) {
 	for i, e := range errs {
 		if e != "" {
-			text := c.tr.T("Fix the highlighted fields; nothing was sent.")
+			text := c.tr.T("kit.fix_the_highlighted_fields_nothing_was")
 			return i, func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: owner} }
 		}
 	}
@@ -140,7 +140,7 @@ func (d *typedConfirm) capturesText() bool { return true }
 // ShortHelp lists the answers.
 func (d *typedConfirm) ShortHelp() []key.Binding {
 	return []key.Binding{
-		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", d.c.tr.T("confirm"))),
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", d.c.tr.T("kit.confirm"))),
 		d.c.keys.Back,
 	}
 }
@@ -157,12 +157,12 @@ func (d *typedConfirm) update(msg tea.Msg) tea.Cmd {
 	switch {
 	case key.Matches(km, d.c.keys.Back):
 		d.close()
-		text := d.c.tr.T("Cancelled; nothing was sent.")
+		text := d.c.tr.T("kit.cancelled_nothing_was_sent")
 		return func() tea.Msg { return statusMsg{text: text, kind: statusInfo} }
 	case km.Type == tea.KeyEnter:
 		typed, err := api.ParseBRL(d.input.Value())
 		if err != nil || typed != d.amount {
-			d.wrong = d.c.tr.F("Type %s exactly to confirm; nothing was sent.", d.amount.BRL())
+			d.wrong = d.c.tr.F("kit.type_exactly_to_confirm_nothing_was", d.amount.BRL())
 			return nil
 		}
 		d.close()
@@ -184,6 +184,6 @@ func (d *typedConfirm) view() string {
 	if d.wrong != "" {
 		body += "\n" + st.Err.Render(ansi.Wrap(d.wrong, w, ""))
 	}
-	body += "\n\n" + st.Muted.Render(d.c.tr.T("enter confirms · esc cancels"))
+	body += "\n\n" + st.Muted.Render(d.c.tr.T("kit.enter_confirms_esc_cancels"))
 	return lipgloss.Place(d.width, d.height, lipgloss.Center, lipgloss.Center, st.ConfirmBox.Render(body))
 }

@@ -168,18 +168,18 @@ func (m *Model) tokenView(now time.Time) string {
 	st, tr := m.c.st, m.c.tr
 	ts := m.link.token
 	if !ts.Cached {
-		return st.Muted.Render(tr.T("token —"))
+		return st.Muted.Render(tr.T("link.token"))
 	}
 	left := ts.Expiry.Sub(now)
 	if left <= 0 {
-		return st.Warn.Render(tr.T("token expired"))
+		return st.Warn.Render(tr.T("link.token_expired"))
 	}
 	// Whole minutes: the header changes once a minute, not every second, so an idle dashboard
 	// writes next to nothing to the terminal (a renewal 30 s before expiry keeps it above 0).
 	if left < time.Minute {
-		return st.Label.Render(tr.T("token ")) + st.Value.Render(tr.T("<1 min"))
+		return st.Label.Render(tr.T("link.token_2")) + st.Value.Render(tr.T("link.1_min"))
 	}
-	return st.Label.Render(tr.T("token ")) + st.Value.Render(tr.F("%d min", int(left/time.Minute)))
+	return st.Label.Render(tr.T("link.token_2")) + st.Value.Render(tr.F("link.min", int(left/time.Minute)))
 }
 
 // connView is the light: the last real outcome and how long ago the service last answered.
@@ -187,15 +187,15 @@ func (m *Model) connView(now time.Time) string {
 	st, tr := m.c.st, m.c.tr
 	switch m.link.status {
 	case linkOnline:
-		s := st.OK.Render("● " + tr.T("online"))
+		s := st.OK.Render("● " + tr.T("link.online"))
 		if age := now.Sub(m.link.lastOK); age >= time.Minute {
-			s += st.Muted.Render(" · " + tr.F("answered %s ago", humanDuration(age)))
+			s += st.Muted.Render(" · " + tr.F("link.answered_ago", humanDuration(age)))
 		}
 		return s
 	case linkOffline:
-		return st.Err.Render("● "+tr.T("offline")) + st.Muted.Render(" · "+tr.T("retrying"))
+		return st.Err.Render("● "+tr.T("link.offline")) + st.Muted.Render(" · "+tr.T("link.retrying"))
 	case linkRefused:
-		return st.Err.Render("● " + tr.T("credentials refused"))
+		return st.Err.Render("● " + tr.T("link.credentials_refused"))
 	}
-	return st.Muted.Render("○ " + tr.T("connecting…"))
+	return st.Muted.Render("○ " + tr.T("link.connecting"))
 }

@@ -107,15 +107,15 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 		f.inputs[i] = mk("", 0)
 	}
 	f.inputs[fAmount] = mk("12,34", 20)
-	f.inputs[fDescription] = mk(c.tr.T("what is being paid"), 300)
+	f.inputs[fDescription] = mk(c.tr.T("newcharge.what_is_being_paid"), 300)
 	f.inputs[fExpiry] = mk("90m, 2h, 3d", 12)
-	f.inputs[fExternalRef] = mk(c.tr.T("your order id"), 300)
-	f.inputs[fName] = mk(c.tr.T("payer name"), 120)
+	f.inputs[fExternalRef] = mk(c.tr.T("newcharge.your_order_id"), 300)
+	f.inputs[fName] = mk(c.tr.T("newcharge.payer_name"), 120)
 	f.inputs[fDocument] = mk("000.000.000-00", 20)
-	f.inputs[fEmail] = mk(c.tr.T("name@example.com"), 120)
+	f.inputs[fEmail] = mk(c.tr.T("newcharge.name_example_com"), 120)
 	f.inputs[fPhone] = mk("+55 11 91234-5678", 20)
 	f.meta = textarea.New()
-	f.meta.Placeholder = c.tr.T("order=1234")
+	f.meta.Placeholder = c.tr.T("newcharge.order_1234")
 	f.meta.ShowLineNumbers = false
 	f.meta.Prompt = ""
 	f.meta.SetHeight(2)
@@ -445,14 +445,14 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 	case err != nil:
 		set(fAmount, amountError(tr, err))
 	case amt < api.MinChargeAmount:
-		f.errs[fAmount] = tr.T("the minimum charge is R$ 1,00")
+		f.errs[fAmount] = tr.T("newcharge.the_minimum_charge_is_r_1")
 	default:
 		req.Amount = amt
 	}
 	req.Description = strings.TrimSpace(f.inputs[fDescription].Value())
 	if req.Description == "" {
 		// The service refuses a charge without one ("description should not be empty").
-		f.errs[fDescription] = tr.T("Description is required")
+		f.errs[fDescription] = tr.T("newcharge.description_is_required")
 	} else {
 		set(fDescription, checkMaxLen(tr, req.Description, api.MaxDescription))
 	}
@@ -497,7 +497,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 			}
 		case api.FieldExpiresIn:
 			if f.errs[fExpiry] == "" {
-				f.errs[fExpiry] = tr.T("expiry must be between 5 minutes and 7 days")
+				f.errs[fExpiry] = tr.T("newcharge.expiry_must_be_between_5_minutes")
 			}
 		case api.FieldExternalRef:
 			if f.errs[fExternalRef] == "" {
@@ -519,7 +519,7 @@ func (f *chargeForm) submit() tea.Cmd {
 	if i, fix := fixHighlighted(f.c, f.errs[:], ownerForm); !ok && i >= 0 {
 		if i == fSplit {
 			// The builder shows the message on the leg that breaks the rule.
-			text := f.c.tr.F("The split breaks a rule (%s); nothing was sent.", f.errs[i])
+			text := f.c.tr.F("newcharge.the_split_breaks_a_rule_nothing", f.errs[i])
 			fix = func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: ownerForm} }
 		} else if f.splitOpen {
 			f.closeSplit()
@@ -538,8 +538,8 @@ func (f *chargeForm) submit() tea.Cmd {
 func (f *chargeForm) fieldLabel(i int) string {
 	tr := f.c.tr
 	return [...]string{
-		tr.T("Amount"), tr.T("Description"), tr.T("Expires in"), tr.T("External ref"), tr.T("Project"),
-		tr.T("Payer name"), tr.T("CPF/CNPJ"), tr.T("E-mail"), tr.T("Phone"), tr.T("Metadata"), tr.T("Split"), "",
+		tr.T("newcharge.amount"), tr.T("newcharge.description"), tr.T("newcharge.expires_in"), tr.T("newcharge.external_ref"), tr.T("newcharge.project"),
+		tr.T("newcharge.payer_name_2"), tr.T("newcharge.cpf_cnpj_caps"), tr.T("newcharge.e_mail"), tr.T("newcharge.phone"), tr.T("newcharge.metadata"), tr.T("newcharge.split"), "",
 	}[i]
 }
 
@@ -555,9 +555,9 @@ func (f *chargeForm) formView() string {
 	}
 	st, tr := f.c.st, f.c.tr
 	var b strings.Builder
-	title := tr.T("New charge")
+	title := tr.T("newcharge.new_charge")
 	if f.wallet != "" && f.wallet != api.WalletPrincipal {
-		title += " · " + tr.F("wallet %s", sanitize(f.wallet))
+		title += " · " + tr.F("newcharge.wallet", sanitize(f.wallet))
 	}
 	b.WriteString(st.Bold.Render(title) + "\n")
 	labelW := 14 // the longest label and a space (pt-BR's "Nome do pagador" needs 16)
@@ -583,11 +583,11 @@ func (f *chargeForm) formView() string {
 		case fProject:
 			switch {
 			case f.projLoad:
-				val = st.Muted.Render(tr.T("loading projects…"))
+				val = st.Muted.Render(tr.T("newcharge.loading_projects"))
 			case f.projErr != "":
-				val = st.Err.Render(tr.T("projects unavailable")) + st.Muted.Render(" · "+tr.T("the default applies"))
+				val = st.Err.Render(tr.T("newcharge.projects_unavailable")) + st.Muted.Render(" · "+tr.T("newcharge.the_default_applies"))
 			case f.project == 0:
-				val = "‹ " + tr.T("default") + " ›"
+				val = "‹ " + tr.T("newcharge.default") + " ›"
 				if len(f.projects) == 1 {
 					val += st.Muted.Render(" " + sanitize(f.projects[0].Name))
 				}
@@ -601,10 +601,10 @@ func (f *chargeForm) formView() string {
 			if ck, ok := f.splitCheck(); ok {
 				val = f.sb.summary(ck)
 			} else {
-				val = st.Muted.Render(tr.T("none · enter to build one"))
+				val = st.Muted.Render(tr.T("newcharge.none_enter_to_build_one"))
 			}
 		case fSubmit:
-			btn := "[ " + tr.T("Create charge") + " ]"
+			btn := "[ " + tr.T("newcharge.create_charge") + " ]"
 			if i == f.field {
 				btn = st.FieldFocus.Render(btn)
 			}
@@ -620,9 +620,9 @@ func (f *chargeForm) formView() string {
 			}
 		}
 		if i == fDescription && f.descDefault && f.field == fDescription {
-			hint := tr.T("default · typing replaces it")
+			hint := tr.T("newcharge.default_typing_replaces_it")
 			if room := w - lipgloss.Width(line) - 2; lipgloss.Width(hint) > room {
-				hint = tr.T("type to replace")
+				hint = tr.T("newcharge.type_to_replace")
 			}
 			line += st.Muted.Render("  " + hint)
 		}
@@ -650,7 +650,7 @@ func (f *chargeForm) formView() string {
 			}
 		}
 	}
-	b.WriteString(st.Muted.Render(tr.F("Idempotency-Key %s", f.key)))
+	b.WriteString(st.Muted.Render(tr.F("newcharge.idempotency_key", f.key)))
 	return b.String()
 }
 
@@ -721,23 +721,23 @@ func (f *chargeForm) discardQuestion() string {
 	tr := f.c.tr
 	switch {
 	case f.sending:
-		return tr.T("A request is being sent and may still create this charge. Discard the form? It will be recovered if it lands. (y/N)")
+		return tr.T("newcharge.a_request_is_being_sent_and")
 	case f.mayLand:
-		return tr.T("A request was sent and may still have created this charge. Discard the form? It will be recovered if it landed. (y/N)")
+		return tr.T("newcharge.a_request_was_sent_and_may")
 	}
-	return tr.T("Discard this charge? Nothing was sent. (y/N)")
+	return tr.T("newcharge.discard_this_charge_nothing_was_sent")
 }
 
 // quitQuestion is what quitting asks when the form holds something typed ("" when untouched).
 // While a request may land it says that the charge may be created and is looked up next time.
 func (f *chargeForm) quitQuestion() string {
 	if f.mayLand {
-		return f.c.tr.T("A request for this charge was sent and may still create it; quit anyway? pixdash looks it up by its key when the profile opens again. (y/N)")
+		return f.c.tr.T("newcharge.a_request_for_this_charge_was")
 	}
 	if !f.dirty() || f.sending {
 		return ""
 	}
-	return f.c.tr.T("Quit and discard the charge being filled in? Nothing was sent. (y/N)")
+	return f.c.tr.T("newcharge.quit_and_discard_the_charge_being")
 }
 
 // metadataNotes are the lines under the metadata field: how to write pairs (while it is
@@ -747,7 +747,7 @@ func (f *chargeForm) metadataNotes(w int) []string {
 	var out []string
 	pairs, err := parseMetadataPairs(tr, f.meta.Value())
 	if f.field == fMetadata {
-		hint := tr.T("e.g. mesa=4 garcom=João Silva · separate pairs with a space, ; or a new line · put a value with = in quotes")
+		hint := tr.T("newcharge.e_g_mesa_4_garcom_joao")
 		for _, l := range packSegments(strings.Split(hint, " · "), " · ", max(w, 20), 0) {
 			out = append(out, st.Muted.Render(l))
 		}
@@ -759,6 +759,6 @@ func (f *chargeForm) metadataNotes(w int) []string {
 	for i, p := range pairs {
 		shown[i] = p.String()
 	}
-	line := tr.N(len(pairs), "sends %d pair: %s", "sends %d pairs: %s", len(pairs), strings.Join(shown, " · "))
+	line := tr.N("newcharge.sends_pairs_n", len(pairs), len(pairs), strings.Join(shown, " · "))
 	return append(out, st.Muted.Render(truncateWidth(line, max(w, 20))))
 }

@@ -27,14 +27,14 @@ func (m *Model) onOnPaid(msg onPaidMsg) tea.Cmd {
 	var exit *exec.ExitError
 	switch {
 	case errors.Is(r.Err, workflow.ErrOnPaidNotFound):
-		why = tr.T("program not found")
+		why = tr.T("onpaid.program_not_found")
 	case errors.Is(r.Err, workflow.ErrOnPaidTimeout):
-		why = tr.T("timed out (killed)")
+		why = tr.T("onpaid.timed_out_killed")
 	case errors.As(r.Err, &exit) && r.ExitCode >= 0:
-		why = tr.F("exit code %d", r.ExitCode)
+		why = tr.F("onpaid.exit_code", r.ExitCode)
 	default:
 		why = r.Err.Error()
 	}
-	m.setStatus(tr.F("on_paid %s failed: %s · charge %s (%s)", r.Command, why, r.ChargeID, r.Amount), statusWarn)
+	m.setStatus(tr.F("onpaid.on_paid_failed_charge", r.Command, why, r.ChargeID, r.Amount), statusWarn)
 	return nil
 }

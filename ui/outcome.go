@@ -12,13 +12,13 @@ import (
 func stateName(tr catalog, s state.ChargeState) string {
 	switch s {
 	case state.StateRefunded:
-		return tr.T("refunded")
+		return tr.T("outcome.refunded")
 	case state.StateReturned:
-		return tr.T("returned")
+		return tr.T("outcome.returned")
 	case state.StateBlocked:
-		return tr.T("blocked")
+		return tr.T("outcome.blocked")
 	case state.StateNotFound:
-		return tr.T("not found")
+		return tr.T("outcome.not_found")
 	}
 	return tr.T(string(s))
 }
@@ -34,13 +34,13 @@ func stateText(tr catalog, s state.ChargeState) string {
 func outcomeText(tr catalog, o state.Outcome) string {
 	switch o.State {
 	case state.StateRefunded:
-		return tr.F("refunded %s", o.Amount.BRL())
+		return tr.F("outcome.refunded_2", o.Amount.BRL())
 	case state.StateReturned:
-		return tr.F("returned to the payer (MED) %s", o.Amount.BRL())
+		return tr.F("outcome.returned_to_the_payer_med", o.Amount.BRL())
 	case state.StateBlocked:
-		return tr.F("blocked (MED) %s", o.Amount.BRL())
+		return tr.F("outcome.blocked_med", o.Amount.BRL())
 	case state.StateNotFound:
-		return tr.T("not found at the service")
+		return tr.T("outcome.not_found_at_the_service")
 	}
 	return stateName(tr, o.State)
 }

@@ -113,7 +113,7 @@ func (p *picker) view() string {
 	b.WriteString(st.Brand.Render(sanitize(p.title)) + "\n\n")
 	switch {
 	case p.loading && len(p.items) == 0:
-		b.WriteString(st.Muted.Render(tr.T("loading…")) + "\n")
+		b.WriteString(st.Muted.Render(tr.T("picker.loading")) + "\n")
 	case p.err != "":
 		b.WriteString(st.Err.Render(truncateWidth(sanitize(p.err), w-8)) + "\n")
 	}
@@ -139,6 +139,6 @@ func (p *picker) view() string {
 		}
 		b.WriteString(line + "\n")
 	}
-	b.WriteString("\n" + st.Muted.Render(tr.T("enter chooses · esc closes")))
+	b.WriteString("\n" + st.Muted.Render(tr.T("picker.enter_chooses_esc_closes")))
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, st.Overlay.Render(b.String()))
 }

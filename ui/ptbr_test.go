@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
+	"pixdash/api/i18n"
 	"pixdash/api/sandbox"
 	"pixdash/state"
 )
@@ -131,20 +132,20 @@ func TestPluralHelper(t *testing.T) {
 		{pt, 0, "0 eventos"}, {pt, 1, "1 evento"}, {pt, 2, "2 eventos"},
 	}
 	for _, tc := range cases {
-		if got := tc.tr.N(tc.n, "%d event", "%d events"); got != tc.want {
+		if got := tc.tr.N("events.events_n", tc.n); got != tc.want {
 			t.Errorf("%s N(%d) = %q, want %q", tc.tr.lang, tc.n, got, tc.want)
 		}
 	}
-	if got := pt.N(1, "%d of %d event", "%d of %d events", 0, 1); got != "0 de 1 evento" {
+	if got := pt.N("events.of_events_n", 1, 0, 1); got != "0 de 1 evento" {
 		t.Errorf("two figures = %q", got)
 	}
-	if got := en.N(3, "%d of %d event", "%d of %d events", 2, 3); got != "2 of 3 events" {
+	if got := en.N("events.of_events_n", 3, 2, 3); got != "2 of 3 events" {
 		t.Errorf("two figures = %q", got)
 	}
 }
 
-// TestPluralFormsTranslated: both forms of every tr.N call in the package have a pt-BR
-// translation (the catalog test sees only the first argument of T and F).
+// TestPluralFormsTranslated: every tr.N call names a plural message (a One and an Other form)
+// of both tables.
 func TestPluralFormsTranslated(t *testing.T) {
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("*.go")
@@ -162,21 +163,21 @@ func TestPluralFormsTranslated(t *testing.T) {
 		}
 		ast.Inspect(f, func(node ast.Node) bool {
 			call, ok := node.(*ast.CallExpr)
-			if !ok || len(call.Args) < 3 {
+			if !ok || len(call.Args) < 2 {
 				return true
 			}
 			if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "N" {
 				return true
 			}
-			for _, a := range call.Args[1:3] {
-				lit, ok := a.(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					continue
-				}
-				s, _ := strconv.Unquote(lit.Value)
-				n++
-				if !ptBRHas(s) {
-					t.Errorf("%s: %q has no pt-BR translation", fset.Position(lit.Pos()), s)
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			id, _ := strconv.Unquote(lit.Value)
+			n++
+			for _, l := range []Lang{LangEN, LangPT} {
+				if m := i18n.IDs(l)[id]; m.One == "" || m.Other == "" {
+					t.Errorf("%s: %s has no %s plural forms", fset.Position(lit.Pos()), id, l)
 				}
 			}
 			return true
@@ -184,7 +185,7 @@ func TestPluralFormsTranslated(t *testing.T) {
 	}
 
 	if n < 10 {
-		t.Fatalf("found only %d plural forms: the scan is broken", n)
+		t.Fatalf("found only %d plural messages: the scan is broken", n)
 	}
 }
 

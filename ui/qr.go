@@ -167,7 +167,7 @@ func (v *qrView) prepared(ch *state.Charge) (qrCode, error) {
 func (v *qrView) quitKey(ch *state.Charge) key.Binding {
 	k := v.c.keys.Quit
 	if ch != nil && v.pending(ch) {
-		k.SetHelp(k.Help().Key, v.c.tr.T("quit (asks first)"))
+		k.SetHelp(k.Help().Key, v.c.tr.T("qr.quit_asks_first"))
 	}
 	return k
 }
@@ -187,9 +187,9 @@ func (v *qrView) quitQuestion() string {
 	}
 	if v.c.app.sess.Demo {
 		// Demo mode's emulator runs inside pixdash: it stops with it, and the charge with it.
-		return v.c.tr.F("The charge of %s is waiting for payment. This is the demo: the built-in emulator stops with pixdash, so it cannot be paid after quitting. Quit? (y/N)", ch.Amount.BRL())
+		return v.c.tr.F("qr.the_charge_of_is_waiting_for", ch.Amount.BRL())
 	}
-	return v.c.tr.F("The charge of %s is waiting for payment and can still be paid after pixdash quits. Quit? (y/N)", ch.Amount.BRL())
+	return v.c.tr.F("qr.the_charge_of_is_waiting_for_2", ch.Amount.BRL())
 }
 
 // ShortHelp lists the screen's keys.
@@ -223,7 +223,7 @@ func (v *qrView) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		v.noticeSeq++
-		v.notice = v.c.tr.T("PIX code copied")
+		v.notice = v.c.tr.T("qr.pix_code_copied")
 		seq := v.noticeSeq
 		return tea.Tick(qrNoticeFor, func(time.Time) tea.Msg { return qrNoticeDoneMsg{v: v, seq: seq} })
 	case qrNoticeDoneMsg:
@@ -269,7 +269,7 @@ func (v *qrView) update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.SimulatePay), key.Matches(km, k.SimulateCNPJ), key.Matches(km, k.Expire):
 		if v.ctl == nil {
 			return func() tea.Msg {
-				return statusMsg{text: v.c.tr.T("Simulation works only against the sandbox emulator."), kind: statusWarn}
+				return statusMsg{text: v.c.tr.T("qr.simulation_works_only_against_the_sandbox"), kind: statusWarn}
 			}
 		}
 		if ch.State() != state.StatePending {
@@ -333,7 +333,7 @@ func (v *qrView) view() string {
 	st, cu := v.c.st, v.c.cust
 	ch, ok := v.charge()
 	if !ok {
-		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, st.Muted.Render(v.c.tr.T("This charge is no longer tracked. esc goes back.")))
+		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, st.Muted.Render(v.c.tr.T("qr.this_charge_is_no_longer_tracked")))
 	}
 	var screen string
 	if ch.State() == state.StatePending && ch.Mismatch == "" {
@@ -348,7 +348,7 @@ func (v *qrView) view() string {
 		case ch.State() == state.StatePending:
 			body = v.mismatchView(&ch, w)
 		default:
-			body = v.resultView(&ch, st.ExpBanner, cu.T("UNKNOWN STATUS")+" "+sanitize(string(ch.Status)), w, bodyH)
+			body = v.resultView(&ch, st.ExpBanner, cu.T("qr.unknown_status_caps")+" "+sanitize(string(ch.Status)), w, bodyH)
 		}
 		screen = v.topBar(&ch, w) + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
@@ -376,7 +376,7 @@ func expBanner(st *styles) lipgloss.Style  { return st.ExpBanner }
 func (v *qrView) mismatchView(ch *state.Charge, w int) string {
 	st, tr := v.c.st, v.c.tr
 	lines := []string{
-		st.Err.Render(tr.T("This charge differs from what was asked; it is not shown to the customer.")),
+		st.Err.Render(tr.T("qr.this_charge_differs_from_what_was")),
 		"",
 	}
 	for _, p := range strings.Split(ansi.Wrap(sanitize(ch.Mismatch), max(w-8, 20), ""), "\n") {
@@ -389,14 +389,14 @@ func (v *qrView) mismatchView(ch *state.Charge, w int) string {
 func (v *qrView) badge() string {
 	st, tr := v.c.st, v.c.tr
 	if v.env == api.Production {
-		return st.BadgeProd.Render(tr.T("PRODUCTION"))
+		return st.BadgeProd.Render(tr.T("qr.production_caps"))
 	}
-	return st.BadgeSand.Render(tr.T("SANDBOX"))
+	return st.BadgeSand.Render(tr.T("qr.sandbox_caps"))
 }
 
 // topBar is the environment and the charge's id; the wallet is the merchant's business.
 func (v *qrView) topBar(ch *state.Charge, w int) string {
-	return truncateWidth(v.badge()+" "+v.c.st.Muted.Render(v.c.tr.F("charge %s", sanitize(ch.ID))), w)
+	return truncateWidth(v.badge()+" "+v.c.st.Muted.Render(v.c.tr.F("qr.charge", sanitize(ch.ID))), w)
 }
 
 // hintParts are the keys that work on the screen now, each drawn "key description".
@@ -449,9 +449,9 @@ func (v *qrView) countdown(ch *state.Charge) (string, bool) {
 		return "", false
 	}
 	if left := ch.ExpiresAt.Sub(v.c.now()); left > 0 {
-		return st.Label.Render(cu.T("Expires in ")) + st.BigAmount.Render(humanDuration(left)), true
+		return st.Label.Render(cu.T("qr.expires_in")) + st.BigAmount.Render(humanDuration(left)), true
 	}
-	return st.Warn.Render(cu.T("Expired; confirming with the bank…")), true
+	return st.Warn.Render(cu.T("qr.expired_confirming_with_the_bank")), true
 }
 
 // merchant is who receives the payment, as the code names it ("" when it does not).
@@ -466,7 +466,7 @@ func merchant(ch *state.Charge) string {
 // info is the amount, description, merchant, countdown and status beside or under the QR.
 func (v *qrView) info(ch *state.Charge, w int) []string {
 	st, cu := v.c.st, v.c.cust
-	lines := []string{st.Accent.Render(cu.T("Pay with PIX")), ""}
+	lines := []string{st.Accent.Render(cu.T("qr.pay_with_pix")), ""}
 	if big := bigAmount(ch.Amount, w); big != nil {
 		for _, l := range big {
 			lines = append(lines, st.BigAmount.Render(l))
@@ -478,13 +478,13 @@ func (v *qrView) info(ch *state.Charge, w int) []string {
 		lines = append(lines, truncateWidth(sanitize(ch.Description), w))
 	}
 	if name := merchant(ch); name != "" {
-		lines = append(lines, truncateWidth(st.Label.Render(cu.T("Merchant: "))+name, w))
+		lines = append(lines, truncateWidth(st.Label.Render(cu.T("qr.merchant"))+name, w))
 	}
 	lines = append(lines, "")
 	if c, ok := v.countdown(ch); ok {
 		lines = append(lines, truncateWidth(c, w))
 	}
-	lines = append(lines, st.Warn.Render(stateSymbol(state.StatePending)+" "+cu.T("Waiting for payment")))
+	lines = append(lines, st.Warn.Render(stateSymbol(state.StatePending)+" "+cu.T("qr.waiting_for_payment")))
 	return lines
 }
 
@@ -508,8 +508,8 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 	bodyH := h - 1 - lipgloss.Height(bottom)
 	code, codeErr := v.prepared(ch)
 	if codeErr != nil {
-		warn := st.StatusErr.Render("⚠ "+cu.T("The PIX code failed validation; the QR is not shown.")) + "\n" +
-			st.Err.Render(truncateWidth(sanitize(codeErr.Error()), w)) + "\n" + st.Muted.Render(tr.T("Do not ask the customer to pay this code. Refresh with r or create a new charge."))
+		warn := st.StatusErr.Render("⚠ "+cu.T("qr.the_pix_code_failed_validation_the")) + "\n" +
+			st.Err.Render(truncateWidth(sanitize(codeErr.Error()), w)) + "\n" + st.Muted.Render(tr.T("qr.do_not_ask_the_customer_to"))
 		return top + "\n" + fitBlock(strings.Join(v.info(ch, w), "\n")+"\n\n"+warn, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w-qrInfoWidth-qrGap, bodyH); r.fits {
@@ -539,7 +539,7 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 	// Too small for any QR: say how large the terminal must be (the smallest layout is the QR
 	// alone, and the dashboard needs minWidth×minHeight), and show the code to copy.
 	r := code.render(0, 0)
-	msg := st.Warn.Render(cu.F("The QR needs a %dx%d terminal (now %dx%d): enlarge the window or make the font smaller.",
+	msg := st.Warn.Render(cu.F("qr.the_qr_needs_a_x_terminal",
 		max(r.needW, minWidth), max(r.needH, minHeight), w, h))
 	body := strings.Join(v.info(ch, w), "\n") + "\n\n" + ansi.Wrap(msg, w, "") + "\n\n" + v.codeBlock(ch, w)
 	return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
@@ -549,7 +549,7 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 // pays and the time left.
 func (v *qrView) summary(ch *state.Charge) string {
 	st, cu := v.c.st, v.c.cust
-	line := cu.T("Pay with PIX") + "  " + st.BigAmount.Render(ch.Amount.BRL())
+	line := cu.T("qr.pay_with_pix") + "  " + st.BigAmount.Render(ch.Amount.BRL())
 	if c, ok := v.countdown(ch); ok {
 		line += "  " + c
 	}
@@ -574,7 +574,7 @@ func (v *qrView) codeBlock(ch *state.Charge, w int) string {
 		w = 10
 	}
 	var b strings.Builder
-	b.WriteString(st.Label.Render(cu.T("PIX copy and paste:")) + "\n")
+	b.WriteString(st.Label.Render(cu.T("qr.pix_copy_and_paste")) + "\n")
 	b.WriteString(strings.Join(chunkCells(ch.PixCopyPaste, w), "\n"))
 	return b.String()
 }
@@ -596,10 +596,10 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 	switch ch.State() {
 	case state.StatePaid:
 		if ch.PayerName != "" {
-			lines = append(lines, "", st.Label.Render(cu.T("Payer: "))+sanitize(ch.PayerName))
+			lines = append(lines, "", st.Label.Render(cu.T("qr.payer"))+sanitize(ch.PayerName))
 		}
 		if ch.PaidAt != nil {
-			lines = append(lines, st.Label.Render(cu.T("Paid at: "))+ch.PaidAt.In(v.c.loc).Format("02/01/2006 15:04:05"))
+			lines = append(lines, st.Label.Render(cu.T("qr.paid_at"))+ch.PaidAt.In(v.c.loc).Format("02/01/2006 15:04:05"))
 		}
 		if ch.E2EID != "" {
 			lines = append(lines, st.Label.Render("e2eId: ")+sanitize(ch.E2EID))
@@ -609,11 +609,11 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 			lines = append(lines, "", st.Err.Render(sanitize(ch.FailureReason)))
 		}
 		if bd := ch.BlockedDeposit; bd != nil {
-			lines = append(lines, st.Label.Render(cu.T("Blocked deposit: "))+blockReason(cu, bd.Reason))
+			lines = append(lines, st.Label.Render(cu.T("qr.blocked_deposit"))+blockReason(cu, bd.Reason))
 			lines = append(lines, refundLines(cu, st, bd.Refund, v.c.loc)...)
 		}
 	case state.StateExpired:
-		lines = append(lines, "", st.Muted.Render(cu.T("This charge expired without payment. Create a new one.")))
+		lines = append(lines, "", st.Muted.Render(cu.T("qr.this_charge_expired_without_payment_create")))
 	case state.StateRefunded, state.StateReturned, state.StateBlocked, state.StateNotFound:
 		// The payment was received, then its money went back (or is held): say how much.
 		lines = append(lines, "", outcomeLine(st, cu, ch.Outcome()))
@@ -631,22 +631,22 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 
 func blockReason(tr catalog, reason string) string {
 	if reason == api.ReasonCNPJPayerNotAllowed {
-		return tr.T("payments from companies (CNPJ) are not accepted by this account")
+		return tr.T("qr.payments_from_companies_cnpj_are_not")
 	}
 	return sanitize(reason)
 }
 
 func refundLines(tr catalog, st *styles, r *api.Refund, loc *time.Location) []string {
 	if r == nil {
-		return []string{st.Muted.Render(tr.T("Refund to the payer: not started"))}
+		return []string{st.Muted.Render(tr.T("qr.refund_to_the_payer_not_started"))}
 	}
-	s := tr.T("Refund to the payer: ") + tr.Enum(r.Status)
+	s := tr.T("qr.refund_to_the_payer") + tr.Enum(r.Status)
 	out := []string{s}
 	if r.E2EID != nil && *r.E2EID != "" {
-		out = append(out, st.Label.Render(tr.T("refund e2eId: "))+sanitize(*r.E2EID))
+		out = append(out, st.Label.Render(tr.T("qr.refund_e2eid"))+sanitize(*r.E2EID))
 	}
 	if r.SettledAt != nil {
-		out = append(out, st.Label.Render(tr.T("settled at: "))+r.SettledAt.In(loc).Format("02/01/2006 15:04:05"))
+		out = append(out, st.Label.Render(tr.T("qr.settled_at"))+r.SettledAt.In(loc).Format("02/01/2006 15:04:05"))
 	}
 	return out
 }

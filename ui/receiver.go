@@ -79,9 +79,9 @@ func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
 		s.ReceiverElsewhere, s.ReceiverDown = false, ""
 		m.takeOver.lastErr = ""
 		if msg.recv.Notice != "" {
-			m.setStatus(tr.T("This window now receives the profile's webhooks")+". "+msg.recv.Notice, statusWarn)
+			m.setStatus(tr.T("receiver.this_window_now_receives_the_profile")+". "+msg.recv.Notice, statusWarn)
 		} else {
-			m.setStatus(tr.T("This window now receives the profile's webhooks"), statusOK)
+			m.setStatus(tr.T("receiver.this_window_now_receives_the_profile"), statusOK)
 		}
 		return nil
 	case errors.Is(msg.err, state.ErrReceiverBusy):
@@ -92,7 +92,7 @@ func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
 	}
 	if text := msg.err.Error(); text != m.takeOver.lastErr {
 		m.takeOver.lastErr = text
-		m.setStatus(tr.F("Could not take over the webhook receiver (trying again): %v", msg.err), statusWarn)
+		m.setStatus(tr.F("receiver.could_not_take_over_the_webhook", msg.err), statusWarn)
 	}
 	return nil
 }
@@ -109,9 +109,9 @@ func (m *Model) withWebhookWarning(left, right string, w int) (string, string, i
 	sep := st.Muted.Render(" │ ")
 	room := w - lipgloss.Width(left) - lipgloss.Width(sep) - lipgloss.Width(right) - 1
 	texts := []string{
-		tr.F("webhooks on %s without TLS", addr),
-		tr.T("webhooks without TLS"),
-		tr.T("no TLS"),
+		tr.F("receiver.webhooks_on_without_tls", addr),
+		tr.T("receiver.webhooks_without_tls"),
+		tr.T("receiver.no_tls"),
 	}
 	for _, t := range texts {
 		if warn := st.Err.Render("⚠ " + t); lipgloss.Width(warn) <= room {
@@ -127,5 +127,5 @@ func receiverDownNotice(tr catalog, s *workflow.Session) string {
 	if s == nil || s.ReceiverDown == "" {
 		return ""
 	}
-	return tr.F("The webhook port %s is in use by another program: this window opens without a receiver and keeps trying.", s.ReceiverDown)
+	return tr.F("receiver.the_webhook_port_is_in_use", s.ReceiverDown)
 }

@@ -68,11 +68,11 @@ func askRefund(c *common, ch state.Charge) (overlay, tea.Cmd) {
 // refundBusyText says which window sends a charge's refund, and since when.
 func refundBusyText(c *common, cl state.RefundClaim) string {
 	tr := c.tr
-	who := tr.F("pid %d", cl.PID)
+	who := tr.F("refund.pid", cl.PID)
 	if !cl.OnThisHost() && cl.Host != "" {
-		who = tr.F("pid %d on %s", cl.PID, sanitize(cl.Host))
+		who = tr.F("refund.pid_on", cl.PID, sanitize(cl.Host))
 	}
-	return tr.F("This refund is being sent by another window (%s) since %s; nothing was sent from here.",
+	return tr.F("refund.this_refund_is_being_sent_by",
 		who, cl.Since.In(c.loc).Format("15:04"))
 }
 
@@ -82,21 +82,21 @@ func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 	var npay workflow.RefundNotPayment
 	switch {
 	case errors.Is(err, workflow.ErrRefundReadOnly):
-		return tr.T("This profile is read-only: refunds are disabled (read_only = true).")
+		return tr.T("refund.this_profile_is_read_only_refunds")
 	case errors.As(err, &npay) && npay.Type != "" && npay.Type != api.TypePayment:
-		return tr.F("Only payments can be refunded; this transaction is of type %s (%s).", tr.Enum(npay.Type), npay.Amount.BRL())
+		return tr.F("refund.only_payments_can_be_refunded_this", tr.Enum(npay.Type), npay.Amount.BRL())
 	case errors.As(err, &npay) && npay.Amount < 0:
-		return tr.F("Only payments can be refunded; this is a refund line (%s), money that already went back.", npay.Amount.BRL())
+		return tr.F("refund.only_payments_can_be_refunded_this_2", npay.Amount.BRL())
 	case errors.As(err, &npay):
-		return tr.T("Only payments can be refunded; this transaction has no amount received.")
+		return tr.T("refund.only_payments_can_be_refunded_this_3")
 	case errors.As(err, &np) && np.State == state.StateRefunded:
-		return tr.F("This charge was already refunded (%s); see the inspector.", ch.Outcome().Amount.BRL())
+		return tr.F("refund.this_charge_was_already_refunded_see", ch.Outcome().Amount.BRL())
 	case errors.As(err, &np):
-		return tr.F("Only paid charges can be refunded; this one is %s.", stateName(tr, np.State))
+		return tr.F("refund.only_paid_charges_can_be_refunded", stateName(tr, np.State))
 	case errors.Is(err, workflow.ErrRefundDone):
-		return tr.T("This charge was already refunded from pixdash; see the inspector.")
+		return tr.T("refund.this_charge_was_already_refunded_from")
 	}
-	return tr.F("Cannot refund this charge: %s", localError(tr, err))
+	return tr.F("refund.cannot_refund_this_charge", localError(tr, err))
 }
 
 // refundFromInspector is R in the inspector: the charge as tracked, else as the service showed it.
@@ -130,11 +130,11 @@ func refundLabel(c *common, r state.RefundState, ch *state.Charge) cell {
 	}
 	switch r {
 	case state.RefundCompleted:
-		return cell{text: "↩ " + c.tr.T("refunded"), style: &c.st.EvRefund}
+		return cell{text: "↩ " + c.tr.T("refund.refunded"), style: &c.st.EvRefund}
 	case state.RefundPending:
-		return cell{text: "↩ " + c.tr.T("refunding"), style: &c.st.Warn}
+		return cell{text: "↩ " + c.tr.T("refund.refunding"), style: &c.st.Warn}
 	case state.RefundRequested, state.RefundUnknown:
-		return cell{text: "? " + c.tr.T("refund unknown"), style: &c.st.Warn}
+		return cell{text: "? " + c.tr.T("refund.refund_unknown"), style: &c.st.Warn}
 	}
 	return base
 }
@@ -181,7 +181,7 @@ func newRefundForm(c *common, ch state.Charge) *refundForm {
 	f.inputs[rfAmount] = mk("12,34", 20)
 	f.inputs[rfAmount].SetValue(strings.TrimSpace(strings.TrimPrefix(ch.Amount.BRL(), "R$")))
 	f.inputs[rfAmount].CursorEnd()
-	f.inputs[rfReason] = mk(c.tr.T("why the money goes back (optional)"), api.MaxRefundReason)
+	f.inputs[rfReason] = mk(c.tr.T("refund.why_the_money_goes_back_optional"), api.MaxRefundReason)
 	f.setFocus(rfReason)
 	f.validate()
 	return f
@@ -197,7 +197,7 @@ func (f *refundForm) capturesText() bool { return true }
 func (f *refundForm) production() bool   { return f.c.app.sess.Env == api.Production }
 func (f *refundForm) quitQuestion() string {
 	if f.sending {
-		return f.c.tr.T("A refund is being sent; quit anyway? Its outcome will be read back next time. (y/N)")
+		return f.c.tr.T("refund.a_refund_is_being_sent_quit")
 	}
 	return ""
 }
@@ -259,7 +259,7 @@ func (f *refundForm) update(msg tea.Msg) tea.Cmd {
 }
 
 func (f *refundForm) handleKey(km tea.KeyMsg) tea.Cmd {
-	nav := moneyForm{c: f.c, owner: ownerRefund, busy: f.c.tr.T("The refund is being sent; wait for the answer."),
+	nav := moneyForm{c: f.c, owner: ownerRefund, busy: f.c.tr.T("refund.the_refund_is_being_sent_wait"),
 		field: f.field, count: rfCount, setFocus: f.setFocus, close: f.close, submit: f.submit}
 	if cmd, ok := formKeys(nav, km, f.sending); ok {
 		return cmd
@@ -280,14 +280,14 @@ func (f *refundForm) validate() (api.Money, bool) {
 	case err != nil:
 		f.errs[rfAmount] = sanitize(amountError(tr, err).Error())
 	case amt <= 0:
-		f.errs[rfAmount] = tr.T("The amount must be more than zero.")
+		f.errs[rfAmount] = tr.T("refund.the_amount_must_be_more_than")
 	case amt > f.charge.Amount:
-		f.errs[rfAmount] = tr.F("More than the charge (%s).", f.charge.Amount.BRL())
+		f.errs[rfAmount] = tr.F("refund.more_than_the_charge", f.charge.Amount.BRL())
 	case amt != f.charge.Amount:
-		f.errs[rfAmount] = tr.F("The service refunds the whole amount (%s); partial refunds are not offered.", f.charge.Amount.BRL())
+		f.errs[rfAmount] = tr.F("refund.the_service_refunds_the_whole_amount", f.charge.Amount.BRL())
 	}
 	if n := len([]rune(f.inputs[rfReason].Value())); n > api.MaxRefundReason {
-		f.errs[rfReason] = tr.F("At most %d characters.", api.MaxRefundReason)
+		f.errs[rfReason] = tr.F("refund.at_most_characters", api.MaxRefundReason)
 	}
 	f.amt = amt
 	return amt, f.errs[rfAmount] == "" && f.errs[rfReason] == ""
@@ -297,10 +297,10 @@ func (f *refundForm) validate() (api.Money, bool) {
 func (f *refundForm) cost(amt api.Money) string {
 	tr := f.c.tr
 	if !f.feeKnown {
-		return tr.F("%s + refund fee (fee unknown)", amt.BRL())
+		return tr.F("refund.refund_fee_fee_unknown", amt.BRL())
 	}
 	// The fee is the one the last confirmed refund_completed reported: unconfirmed, said so.
-	return tr.F("%s + refund fee %s (reported, unconfirmed) = %s", amt.BRL(), f.fee.BRL(), (amt + f.fee).BRL())
+	return tr.F("refund.refund_fee_reported_unconfirmed", amt.BRL(), f.fee.BRL(), (amt + f.fee).BRL())
 }
 
 // chargeName names the charge in a question: its description and id.
@@ -321,13 +321,13 @@ func (f *refundForm) submit() tea.Cmd {
 	}
 	send := f.send(amt, strings.TrimSpace(f.inputs[rfReason].Value()))
 	if f.production() {
-		q := newTypedConfirm(f.c, tr.F("PRODUCTION: refund %s of charge %s to the payer? Costs %s. Type the amount to confirm.",
+		q := newTypedConfirm(f.c, tr.F("refund.production_refund_of_charge_to_the",
 			amt.BRL(), f.chargeName(), f.cost(amt)), amt, send)
 		q.onYes = f.startSending
 		f.ask(q)
 		return nil
 	}
-	q := newConfirm(f.c, tr.F("Refund %s of charge %s to the payer? Costs %s. (y/N)", amt.BRL(), f.chargeName(), f.cost(amt)), send)
+	q := newConfirm(f.c, tr.F("refund.refund_of_charge_to_the_payer", amt.BRL(), f.chargeName(), f.cost(amt)), send)
 	q.onYes = f.startSending
 	f.ask(q)
 	return nil
@@ -363,12 +363,12 @@ func (f *refundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 	switch out.Kind {
 	case workflow.RefundDone:
 		f.close()
-		text := tr.F("Refund of %s for charge %s taken by the service (pending); its completion notice will confirm it.", out.Record.Amount.BRL(), id)
+		text := tr.F("refund.refund_of_for_charge_taken_by", out.Record.Amount.BRL(), id)
 		if out.Record.State == state.RefundCompleted {
-			text = tr.F("Refund of %s for charge %s completed.", out.Record.Amount.BRL(), id)
+			text = tr.F("refund.refund_of_for_charge_completed", out.Record.Amount.BRL(), id)
 		}
 		if out.Err != nil {
-			text += " " + tr.F("It could not be saved locally: %s", localError(tr, out.Err))
+			text += " " + tr.F("refund.it_could_not_be_saved_locally", localError(tr, out.Err))
 		}
 		cmds := []tea.Cmd{
 			func() tea.Msg { return statusMsg{text: text, kind: statusOK, owner: ownerRefund} },
@@ -383,24 +383,24 @@ func (f *refundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 		var ae *api.Error
 		switch {
 		case errors.As(out.Err, &ae) && strings.Contains(strings.ToLower(ae.Message), "already refunded"):
-			f.result = describeErr(tr, tr.T("Refund refused"), out.Err) + " · " + tr.T("The service had refunded this payment already; nothing more was refunded. The inspector lists the refunds it reported; esc closes.")
+			f.result = describeErr(tr, tr.T("refund.refund_refused"), out.Err) + " · " + tr.T("refund.the_service_had_refunded_this_payment")
 		case ae != nil:
-			f.result = describeErr(tr, tr.T("Refund refused"), out.Err) + " · " + tr.T("Nothing was refunded. Check the charge in the inspector; esc closes.")
+			f.result = describeErr(tr, tr.T("refund.refund_refused"), out.Err) + " · " + tr.T("refund.nothing_was_refunded_check_the_charge")
 		default:
-			f.result = tr.F("Not sent: %s", refundWhyNot(tr, f.charge, out.Err))
+			f.result = tr.F("refund.not_sent", refundWhyNot(tr, f.charge, out.Err))
 		}
 	case workflow.RefundBusy:
 		f.resultKind = statusWarn
 		var busy *state.RefundBusyError
 		if errors.As(out.Err, &busy) {
-			f.result = refundBusyText(f.c, busy.Claim) + " " + tr.T("The charge's row shows its outcome; esc closes.")
+			f.result = refundBusyText(f.c, busy.Claim) + " " + tr.T("refund.the_charge_s_row_shows_its")
 		} else {
-			f.result = describeErr(tr, tr.T("Not sent"), out.Err)
+			f.result = describeErr(tr, tr.T("refund.not_sent_2"), out.Err)
 		}
 	default:
 		f.resultKind = statusWarn
-		f.result = describeErr(tr, tr.T("The refund's outcome is unknown"), out.Err) + " · " +
-			tr.T("It may have been taken. ctrl+s reads the transaction first and asks again only if it did not land.")
+		f.result = describeErr(tr, tr.T("refund.the_refund_s_outcome_is_unknown"), out.Err) + " · " +
+			tr.T("refund.it_may_have_been_taken_ctrl")
 	}
 	text := f.result
 	kind := f.resultKind
@@ -416,9 +416,9 @@ func (f *refundForm) await() tea.Cmd {
 	return f.c.app.withTimeout(refundAwait, func(ctx context.Context) tea.Msg {
 		r, err := workflow.AwaitRefund(ctx, store, id, now)
 		if err != nil {
-			return statusMsg{text: tr.F("No completion notice for the refund of charge %s yet; the inspector shows the refund when it comes.", id), kind: statusInfo, owner: ownerRefund}
+			return statusMsg{text: tr.F("refund.no_completion_notice_for_the_refund", id), kind: statusInfo, owner: ownerRefund}
 		}
-		return statusMsg{text: tr.F("Refund of %s for charge %s completed.", r.Amount.BRL(), id), kind: statusOK, owner: ownerRefund}
+		return statusMsg{text: tr.F("refund.refund_of_for_charge_completed", r.Amount.BRL(), id), kind: statusOK, owner: ownerRefund}
 	})
 }
 
@@ -427,28 +427,28 @@ func (f *refundForm) view() string {
 	w := max(min(f.width-6, 64), 30)
 	amt := f.amt // validated in update: the view rewrites nothing
 	var b strings.Builder
-	title := tr.T("Refund a charge")
+	title := tr.T("refund.refund_a_charge")
 	if f.production() {
-		title += " · " + tr.T("PRODUCTION")
+		title += " · " + tr.T("refund.production_caps")
 	}
 	b.WriteString(st.Bold.Render(title) + "\n")
 	line := func(label, value string) {
 		b.WriteString(truncateWidth(st.Label.Render(padRight(label, 10))+" "+value, w) + "\n")
 	}
-	line(tr.T("Charge"), st.Value.Render(sanitize(f.charge.ID)))
+	line(tr.T("refund.charge"), st.Value.Render(sanitize(f.charge.ID)))
 	if d := strings.TrimSpace(f.charge.Description); d != "" {
 		line("", sanitize(d))
 	}
 	paid := f.charge.Amount.BRL()
 	if f.charge.PaidAt != nil {
-		paid += " · " + tr.T("paid ") + f.charge.PaidAt.In(f.c.loc).Format("02/01 15:04")
+		paid += " · " + tr.T("refund.paid") + f.charge.PaidAt.In(f.c.loc).Format("02/01 15:04")
 	}
-	line(tr.T("Paid"), paid)
+	line(tr.T("refund.paid_2"), paid)
 	if n := strings.TrimSpace(f.charge.PayerName); n != "" {
-		line(tr.T("Payer"), sanitize(n))
+		line(tr.T("refund.payer"), sanitize(n))
 	}
 	b.WriteString("\n")
-	for i, label := range []string{tr.T("Amount"), tr.T("Reason")} {
+	for i, label := range []string{tr.T("refund.amount"), tr.T("refund.reason")} {
 		ls := st.FieldLabel
 		if i == f.field {
 			ls = st.FieldFocus
@@ -456,7 +456,7 @@ func (f *refundForm) view() string {
 		value := f.inputs[i].View()
 		if i == rfAmount {
 			// Fixed, not a field: the service refunds the whole amount.
-			value = st.Value.Render(f.charge.Amount.BRL()) + st.Muted.Render(" "+tr.T("(the whole amount)"))
+			value = st.Value.Render(f.charge.Amount.BRL()) + st.Muted.Render(" "+tr.T("refund.the_whole_amount"))
 		}
 		b.WriteString(truncateWidth(ls.Render(padRight(label, 10))+" "+value, w) + "\n")
 		if e := f.errs[i]; e != "" && (i != rfAmount || f.inputs[rfAmount].Value() != "") {
@@ -473,13 +473,13 @@ func (f *refundForm) view() string {
 	for i, l := range strings.Split(ansi.Wrap(cost, w-11, ""), "\n") {
 		label := ""
 		if i == 0 {
-			label = tr.T("Cost")
+			label = tr.T("refund.cost")
 		}
 		line(label, l)
 	}
-	b.WriteString(st.Muted.Render(truncateWidth(tr.T("The whole amount goes back to the payer."), w)) + "\n")
+	b.WriteString(st.Muted.Render(truncateWidth(tr.T("refund.the_whole_amount_goes_back_to"), w)) + "\n")
 	if f.sending {
-		b.WriteString("\n" + st.Warn.Render(tr.T("Sending the refund…")) + "\n")
+		b.WriteString("\n" + st.Warn.Render(tr.T("refund.sending_the_refund")) + "\n")
 	}
 	if f.result != "" {
 		sty := st.Err
@@ -491,7 +491,7 @@ func (f *refundForm) view() string {
 			b.WriteString(sty.Render(l) + "\n")
 		}
 	}
-	b.WriteString("\n" + st.Muted.Render(truncateWidth(tr.T("ctrl+s refund · tab next field · esc close"), w)))
+	b.WriteString("\n" + st.Muted.Render(truncateWidth(tr.T("refund.ctrl_s_refund_tab_next_field"), w)))
 	box := st.Overlay
 	if f.production() {
 		box = st.ConfirmBox

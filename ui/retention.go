@@ -40,9 +40,9 @@ func (m *Model) onPruned(msg prunedMsg) {
 	switch {
 	case msg.gen != m.app.gen:
 	case msg.err != nil:
-		m.setStatus(m.c.tr.F("Could not remove events older than %s: %v", m.c.tr.N(msg.days, "%d day", "%d days"), msg.err), statusWarn)
+		m.setStatus(m.c.tr.F("retention.could_not_remove_events_older_than", m.c.tr.N("retention.days_n", msg.days), msg.err), statusWarn)
 	case msg.n > 0:
-		m.setStatus(m.c.tr.N(msg.n, "Removed %d event older than %s (event_retention_days).", "Removed %d events older than %s (event_retention_days).", msg.n, m.c.tr.N(msg.days, "%d day", "%d days")), statusInfo)
+		m.setStatus(m.c.tr.N("retention.removed_events_older_than_event_retention_n", msg.n, msg.n, m.c.tr.N("retention.days_n", msg.days)), statusInfo)
 	}
 }
 
@@ -51,9 +51,9 @@ func importNotice(tr catalog, r *state.ImportReport) string {
 	if r == nil {
 		return ""
 	}
-	s := tr.F("Imported %s, %s and %s from the old journal.", tr.N(r.Charges, "%d charge", "%d charges"), tr.N(r.Events, "%d event", "%d events"), tr.N(r.Submissions, "%d pending charge creation", "%d pending charge creations"))
+	s := tr.F("retention.imported_and_from_the_old_journal", tr.N("retention.charges_n", r.Charges), tr.N("retention.events_n", r.Events), tr.N("retention.pending_charge_creations_n", r.Submissions))
 	if r.Damaged > 0 {
-		s += " " + tr.N(r.Damaged, "%d damaged record was skipped.", "%d damaged records were skipped.")
+		s += " " + tr.N("retention.damaged_records_were_skipped_n", r.Damaged)
 	}
-	return s + " " + tr.F("The old files are kept in %s as %s.", sanitize(r.Dir), sanitize(strings.Join(r.Kept, ", ")))
+	return s + " " + tr.F("retention.the_old_files_are_kept_in", sanitize(r.Dir), sanitize(strings.Join(r.Kept, ", ")))
 }

@@ -54,7 +54,7 @@ type searchOverlay struct {
 func newSearchOverlay(c *common) *searchOverlay {
 	ti := textinput.New()
 	ti.Prompt = "› "
-	ti.Placeholder = c.tr.T("E2E id, amount, payer or 14:00-14:30")
+	ti.Placeholder = c.tr.T("search.e2e_id_amount_payer_or_14")
 	ti.CharLimit = 80
 	ti.Focus()
 	return &searchOverlay{c: c, input: ti}
@@ -75,8 +75,8 @@ func (o *searchOverlay) setSize(w, h int) tea.Cmd {
 func (o *searchOverlay) ShortHelp() []key.Binding {
 	k := o.c.keys
 	return []key.Binding{
-		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", o.c.tr.T("search / inspect"))),
-		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", o.c.tr.T("move"))),
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", o.c.tr.T("search.search_inspect"))),
+		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", o.c.tr.T("search.move"))),
 		k.Back,
 	}
 }
@@ -92,7 +92,7 @@ func (o *searchOverlay) update(msg tea.Msg) tea.Cmd {
 		}
 		o.found, o.q, o.matches, o.capped, o.cursor = true, msg.q, msg.matches, msg.capped, 0
 		if msg.err != nil {
-			o.err = describeErr(o.c.tr, o.c.tr.T("Search failed"), msg.err)
+			o.err = describeErr(o.c.tr, o.c.tr.T("search.search_failed"), msg.err)
 			return nil
 		}
 		if len(o.matches) == 0 {
@@ -145,12 +145,12 @@ func (o *searchOverlay) search(text string) tea.Cmd {
 	o.searched, o.found, o.reading, o.matches, o.capped, o.err, o.cursor = text, false, false, nil, false, "", 0
 	q, err := workflow.ParseSearch(text, o.c.now(), o.c.loc)
 	if err != nil {
-		o.err = o.c.tr.T("Cannot search") + ": " + o.c.tr.T(sanitize(amountError(o.c.tr, err).Error()))
+		o.err = o.c.tr.T("search.cannot_search") + ": " + o.c.tr.T(sanitize(amountError(o.c.tr, err).Error()))
 		return nil
 	}
 	store := o.c.app.sess.Store
 	if store == nil {
-		o.err = o.c.tr.T("This session has no local store to search.")
+		o.err = o.c.tr.T("search.this_session_has_no_local_store")
 		return nil
 	}
 	seq, t := o.seq, o.c.app.tag()
@@ -179,14 +179,14 @@ func (o *searchOverlay) what() string {
 	tr, q := o.c.tr, o.q
 	switch q.Kind {
 	case state.SearchE2E:
-		return tr.F("e2e id %s", q.E2E)
+		return tr.F("search.e2e_id", q.E2E)
 	case state.SearchAmount:
-		return tr.F("amount %s", q.Amount.BRL())
+		return tr.F("search.amount", q.Amount.BRL())
 	case state.SearchPayer:
-		return tr.F("payer name containing “%s”", q.Payer)
+		return tr.F("search.payer_name_containing", q.Payer)
 	case state.SearchWindow:
 		loc := o.c.loc
-		return tr.F("created or paid from %s to %s", q.From.In(loc).Format("02/01/2006 15:04"), q.To.In(loc).Format("02/01/2006 15:04"))
+		return tr.F("search.created_or_paid_from_to", q.From.In(loc).Format("02/01/2006 15:04"), q.To.In(loc).Format("02/01/2006 15:04"))
 	}
 	return ""
 }
@@ -196,24 +196,24 @@ func (o *searchOverlay) view() string {
 	w := max(o.width, 20)
 	var b strings.Builder
 	profile := sanitize(o.c.app.sess.Profile)
-	b.WriteString(st.Bold.Render(truncateWidth(tr.T("The customer says they paid")+" · "+tr.F("every wallet of profile %s", profile), w)) + "\n")
-	b.WriteString(st.Muted.Render(truncateWidth(tr.T("Search by e2e id (E…), amount (49,90), payer name, or time (14:00-14:30, 23/11)."), w)) + "\n\n")
+	b.WriteString(st.Bold.Render(truncateWidth(tr.T("search.the_customer_says_they_paid")+" · "+tr.F("search.every_wallet_of_profile", profile), w)) + "\n")
+	b.WriteString(st.Muted.Render(truncateWidth(tr.T("search.search_by_e2e_id_e_amount"), w)) + "\n\n")
 	b.WriteString(o.input.View() + "\n\n")
 	switch {
 	case o.err != "":
 		b.WriteString(st.Err.Render(truncateWidth(o.err, w)) + "\n")
 	case o.searched == "":
 	case !o.found:
-		b.WriteString(st.Muted.Render(tr.T("searching…")) + "\n")
+		b.WriteString(st.Muted.Render(tr.T("search.searching")) + "\n")
 	case len(o.matches) == 0:
-		b.WriteString(st.Warn.Render(truncateWidth(tr.F("No charge with %s in any wallet of profile %s.", o.what(), profile), w)) + "\n")
+		b.WriteString(st.Warn.Render(truncateWidth(tr.F("search.no_charge_with_in_any_wallet", o.what(), profile), w)) + "\n")
 	default:
-		head := tr.N(len(o.matches), "%d charge with %s", "%d charges with %s", len(o.matches), o.what())
+		head := tr.N("search.charges_with_n", len(o.matches), len(o.matches), o.what())
 		if o.capped {
-			head += " · " + tr.F("showing the newest %d; narrow the search", state.MaxSearchResults)
+			head += " · " + tr.F("search.showing_the_newest_narrow_the_search", state.MaxSearchResults)
 		}
 		if o.reading {
-			head += " · " + tr.T("checking with the service…")
+			head += " · " + tr.T("search.checking_with_the_service")
 		}
 		b.WriteString(truncateWidth(head, w) + "\n")
 		b.WriteString(o.rows(w, max(o.height-7, 1)))
@@ -241,12 +241,12 @@ func (o *searchOverlay) rows(w, h int) string {
 		var status string
 		switch {
 		case !m.Checked:
-			status = st.Muted.Render(padRight("… "+tr.T("checking…"), 16)) // the header says with whom
+			status = st.Muted.Render(padRight("… "+tr.T("search.checking"), 16)) // the header says with whom
 		case m.Service == state.StateNotFound:
 			sty, _ := st.status(m.Service)
 			status = sty.Render(padRight(stateText(tr, m.Service), 16))
 		case m.Tx == nil:
-			status = st.Err.Render(padRight("! "+tr.T("not confirmed"), 16))
+			status = st.Err.Render(padRight("! "+tr.T("search.not_confirmed"), 16))
 		default:
 			sty, _ := st.status(m.Service)
 			status = sty.Render(padRight(stateText(tr, m.Service), 16))
@@ -285,7 +285,7 @@ func (o *searchOverlay) rows(w, h int) string {
 			b.WriteString(truncateWidth("    "+outcomeLine(st, tr, m.Outcome), w) + "\n")
 		}
 		if m.Checked && m.Err != nil && i == o.cursor {
-			b.WriteString(st.Err.Render(truncateWidth("  "+describeErr(tr, tr.T("read-back"), m.Err), w)) + "\n")
+			b.WriteString(st.Err.Render(truncateWidth("  "+describeErr(tr, tr.T("search.read_back"), m.Err), w)) + "\n")
 		}
 	}
 	return b.String()

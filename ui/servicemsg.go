@@ -176,7 +176,7 @@ func serviceMessage(tr catalog, msg string) string {
 	}
 	out := strings.Join(known, "; ")
 	if len(unknown) > 0 {
-		quoted := tr.T("The service answered:") + " " + strings.Join(unknown, "; ")
+		quoted := tr.T("servicemsg.the_service_answered") + " " + strings.Join(unknown, "; ")
 		if out == "" {
 			return quoted
 		}

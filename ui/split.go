@@ -236,7 +236,7 @@ func (b *splitBuilder) focusCell(i, col int) {
 	l := b.draft.Legs[b.leg]
 	if col == colDest {
 		b.in.CharLimit = 40
-		b.in.Placeholder = b.c.tr.T("reference or principal")
+		b.in.Placeholder = b.c.tr.T("split.reference_or_principal")
 		b.in.Width = dw - 1
 		b.in.SetValue(l.Dest)
 	} else {
@@ -273,7 +273,7 @@ func (b *splitBuilder) storeCell() {
 
 func (b *splitBuilder) addLeg() tea.Cmd {
 	if len(b.draft.Legs) >= maxDraftLegs {
-		return answerStatus(b.c.tr.F("The builder holds at most %d legs (the service accepts %d).", maxDraftLegs, api.MaxSplitItems), statusWarn)
+		return answerStatus(b.c.tr.F("split.the_builder_holds_at_most_legs", maxDraftLegs, api.MaxSplitItems), statusWarn)
 	}
 	i := b.draft.Add()
 	b.touch()
@@ -471,7 +471,7 @@ func (b *splitBuilder) check() splitCheck {
 	rank = 2
 	for _, e := range perr {
 		badText[e.Index] = true
-		add(e.Index, b.legErrorText(e), tr.T("amount not valid"))
+		add(e.Index, b.legErrorText(e), tr.T("split.amount_not_valid"))
 	}
 	status := b.walletStatus()
 	for _, p := range api.CheckSplit(items, b.origin, b.gross, ck.fee, status) {
@@ -488,27 +488,27 @@ func (b *splitBuilder) check() splitCheck {
 		switch p.Rule {
 		case api.SplitTooMany:
 			for i := api.MaxSplitItems; i < len(items); i++ {
-				add(i, tr.F("at most %d legs per split: remove this one", api.MaxSplitItems), tr.T("too many legs"))
+				add(i, tr.F("split.at_most_legs_per_split_remove", api.MaxSplitItems), tr.T("split.too_many_legs"))
 			}
 		case api.SplitAmountTooSmall:
 			if !badText[p.Index] {
-				add(p.Index, tr.T("each leg must be at least R$ 0,01"), tr.T("amount below R$ 0,01"))
+				add(p.Index, tr.T("split.each_leg_must_be_at_least"), tr.T("split.amount_below_r_0_01"))
 			}
 		case api.SplitBadReference:
 			if p.Ref == "" {
-				add(p.Index, tr.T("choose a destination: a sub-account reference or principal (←/→ lists them)"), tr.T("no destination"))
+				add(p.Index, tr.T("split.choose_a_destination_a_sub_account"), tr.T("split.no_destination"))
 			} else {
-				add(p.Index, tr.F("%q is not a sub-account reference (a-z, 0-9, - or _, 2 to 32 characters) nor principal", p.Ref), tr.T("invalid destination"))
+				add(p.Index, tr.F("split.is_not_a_sub_account_reference", p.Ref), tr.T("split.invalid_destination"))
 			}
 		case api.SplitSelf:
-			add(p.Index, tr.F("%s creates this charge: the originator cannot be in its own split", p.Ref), tr.T("originator in its own split"))
+			add(p.Index, tr.F("split.creates_this_charge_the_originator_cannot", p.Ref), tr.T("split.originator_in_its_own_split"))
 		case api.SplitPrincipalFromMain:
-			add(p.Index, tr.T("principal may receive a split only when a sub-account creates the charge; this one comes from the main account"), tr.T("principal from the main account"))
+			add(p.Index, tr.T("split.principal_may_receive_a_split_only"), tr.T("split.principal_from_the_main_account"))
 		case api.SplitUnknownDestination:
 			if exists, _ := status(p.Ref); exists {
-				add(p.Index, tr.F("sub-account %s is suspended: it cannot receive a split", p.Ref), tr.T("suspended destination"))
+				add(p.Index, tr.F("split.sub_account_is_suspended_it_cannot", p.Ref), tr.T("split.suspended_destination"))
 			} else {
-				add(p.Index, tr.F("no active sub-account %s in this account", p.Ref), tr.T("unknown destination"))
+				add(p.Index, tr.F("split.no_active_sub_account_in_this", p.Ref), tr.T("split.unknown_destination"))
 			}
 		case api.SplitDuplicate:
 			first := 0
@@ -518,7 +518,7 @@ func (b *splitBuilder) check() splitCheck {
 					break
 				}
 			}
-			add(p.Index, tr.F("%s already receives leg %d: a destination may appear only once", p.Ref, first+1), tr.T("destination twice"))
+			add(p.Index, tr.F("split.already_receives_leg_a_destination_may", p.Ref, first+1), tr.T("split.destination_twice"))
 		case api.SplitSumExceedsNet:
 			if !b.grossKnown {
 				continue // the form asks for the amount; there is nothing to compare with yet
@@ -527,11 +527,11 @@ func (b *splitBuilder) check() splitCheck {
 			leg := p.Over
 			switch over := p.Sum - p.Net; {
 			case ck.feeSrc == feeUnknown:
-				add(leg, tr.F("the split (%s) exceeds the charge amount %s, before any fee", p.Sum.BRL(), p.Gross.BRL()), tr.T("sum exceeds the amount"))
+				add(leg, tr.F("split.the_split_exceeds_the_charge_amount", p.Sum.BRL(), p.Gross.BRL()), tr.T("split.sum_exceeds_the_amount"))
 			case over > 0:
-				add(leg, tr.F("the split (%s) exceeds the net %s by %s", p.Sum.BRL(), p.Net.BRL(), over.BRL()), tr.T("sum exceeds net"))
+				add(leg, tr.F("split.the_split_exceeds_the_net_by", p.Sum.BRL(), p.Net.BRL(), over.BRL()), tr.T("split.sum_exceeds_net"))
 			default:
-				add(leg, tr.F("the split (%s) exceeds the net %s", p.Sum.BRL(), p.Net.BRL()), tr.T("sum exceeds net"))
+				add(leg, tr.F("split.the_split_exceeds_the_net", p.Sum.BRL(), p.Net.BRL()), tr.T("split.sum_exceeds_net"))
 			}
 		}
 	}
@@ -548,9 +548,9 @@ func (b *splitBuilder) check() splitCheck {
 	}
 	if len(issues) > 0 {
 		is := issues[0]
-		ck.first = tr.F("leg %d: %s", is.leg+1, is.msg)
-		ck.short = tr.F("leg %d: %s", is.leg+1, is.shortM)
-		if is.shortM == tr.T("sum exceeds net") || is.shortM == tr.T("sum exceeds the amount") {
+		ck.first = tr.F("split.leg", is.leg+1, is.msg)
+		ck.short = tr.F("split.leg", is.leg+1, is.shortM)
+		if is.shortM == tr.T("split.sum_exceeds_net") || is.shortM == tr.T("split.sum_exceeds_the_amount") {
 			ck.short = is.shortM
 		}
 	}
@@ -562,41 +562,41 @@ func (b *splitBuilder) legErrorText(e state.LegError) string {
 	tr := b.c.tr
 	switch e.Kind {
 	case state.LegAmountMissing:
-		return tr.T("enter the amount in reais, e.g. 12,34")
+		return tr.T("split.enter_the_amount_in_reais_e")
 	case state.LegAmountPrecision:
-		return tr.T("at most 2 decimal places: the smallest amount is R$ 0,01")
+		return tr.T("split.at_most_2_decimal_places_the")
 	case state.LegAmountRange:
-		return tr.T("amount too large")
+		return tr.T("split.amount_too_large")
 	}
 	if errors.Is(e.Err, api.ErrMoneyAmbiguous) {
 		return amountError(tr, e.Err).Error()
 	}
-	return tr.T("not an amount: use digits and a decimal comma, e.g. 1.234,56")
+	return tr.T("split.not_an_amount_use_digits_and")
 }
 
 // summary is the form's one-line view of the split ("2 legs · R$ 12,00 of R$ 11,35 net ✗ sum exceeds net").
 func (b *splitBuilder) summary(ck splitCheck) string {
 	st, tr := b.c.st, b.c.tr
 	n := len(ck.items)
-	s := tr.N(n, "%d leg", "%d legs")
+	s := tr.N("split.legs_n", n)
 	switch {
 	case !ck.grossKnown:
 		s += " · " + ck.sum.BRL()
 	case ck.feeSrc == feeUnknown:
-		s += " · " + tr.F("%s · fee unknown", ck.sum.BRL())
+		s += " · " + tr.F("split.fee_unknown", ck.sum.BRL())
 	default:
-		s += " · " + tr.F("%s of %s net", ck.sum.BRL(), ck.net.BRL())
+		s += " · " + tr.F("split.of_net", ck.sum.BRL(), ck.net.BRL())
 	}
 	switch {
 	case !ck.ok():
 		s += " " + st.FieldErr.Render("✗ "+ck.short)
 	case ck.grossKnown && ck.feeSrc != feeUnknown:
-		s += " " + st.OK.Render("✓ "+tr.F("keeps %s", (ck.net-ck.sum).BRL()))
+		s += " " + st.OK.Render("✓ "+tr.F("split.keeps", (ck.net-ck.sum).BRL()))
 	default:
 		s += " " + st.OK.Render("✓")
 	}
 	if b.learned != nil {
-		s += st.Warn.Render(" · " + tr.F("fee learned: %s", b.learned.fee.BRL()))
+		s += st.Warn.Render(" · " + tr.F("split.fee_learned", b.learned.fee.BRL()))
 	}
 	return s
 }
@@ -613,9 +613,9 @@ func (b *splitBuilder) ShortHelp() []key.Binding {
 func (b *splitBuilder) feeLabel(src feeSource) string {
 	switch src {
 	case feeLearned:
-		return b.c.tr.T("learned from the service")
+		return b.c.tr.T("split.learned_from_the_service")
 	case feeProfile:
-		return b.c.tr.T("profile pix_fee")
+		return b.c.tr.T("split.profile_pix_fee")
 	}
 	return ""
 }
@@ -624,27 +624,27 @@ func (b *splitBuilder) feeLabel(src feeSource) string {
 func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
 	st, tr := b.c.st, b.c.tr
 	var out []string
-	title := st.Bold.Render(tr.T("Split")) + st.Muted.Render(" · "+tr.F("new charge from %s", b.origin)+" · "+tr.T("legs settle in this order"))
+	title := st.Bold.Render(tr.T("split.split")) + st.Muted.Render(" · "+tr.F("split.new_charge_from", b.origin)+" · "+tr.T("split.legs_settle_in_this_order"))
 	out = append(out, title)
 	var money string
 	switch {
 	case !ck.grossKnown:
-		money = st.Label.Render(tr.T("Gross ")) + st.Warn.Render(tr.T("not set: type the charge amount in the form (esc)"))
+		money = st.Label.Render(tr.T("split.gross")) + st.Warn.Render(tr.T("split.not_set_type_the_charge_amount"))
 	case ck.feeSrc == feeUnknown:
-		money = st.Label.Render(tr.T("Gross ")) + st.Value.Render(ck.gross.BRL()) + st.Muted.Render(" · ") +
-			st.Warn.Render(tr.T("fee unknown: the net cannot be checked (the service checks it)"))
+		money = st.Label.Render(tr.T("split.gross")) + st.Value.Render(ck.gross.BRL()) + st.Muted.Render(" · ") +
+			st.Warn.Render(tr.T("split.fee_unknown_the_net_cannot_be"))
 	default:
-		money = st.Label.Render(tr.T("Gross ")) + st.Value.Render(ck.gross.BRL()) +
-			st.Label.Render(" − "+tr.T("fee ")) + st.Value.Render(ck.fee.BRL()) + st.Muted.Render(" ("+b.feeLabel(ck.feeSrc)+")") +
-			st.Label.Render(" = "+tr.T("net ")) + st.Bold.Render(ck.net.BRL())
+		money = st.Label.Render(tr.T("split.gross")) + st.Value.Render(ck.gross.BRL()) +
+			st.Label.Render(" − "+tr.T("split.fee")) + st.Value.Render(ck.fee.BRL()) + st.Muted.Render(" ("+b.feeLabel(ck.feeSrc)+")") +
+			st.Label.Render(" = "+tr.T("split.net")) + st.Bold.Render(ck.net.BRL())
 	}
 	out = append(out, money)
-	alloc := st.Label.Render(tr.T("Allocated ")) + st.Value.Render(ck.sum.BRL())
+	alloc := st.Label.Render(tr.T("split.allocated")) + st.Value.Render(ck.sum.BRL())
 	if ck.grossKnown {
 		keeps := ck.net - ck.sum
-		label := tr.T("originator keeps ")
+		label := tr.T("split.originator_keeps")
 		if ck.feeSrc == feeUnknown {
-			label = tr.T("originator keeps, before the fee, ")
+			label = tr.T("split.originator_keeps_before_the_fee")
 		}
 		ks := st.Value.Render(keeps.BRL())
 		if keeps < 0 {
@@ -653,30 +653,30 @@ func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
 		alloc += st.Muted.Render(" · ") + st.Label.Render(label) + ks
 		switch {
 		case keeps < 0:
-			alloc += " " + st.Err.Render("✗ "+tr.T("sum exceeds net"))
+			alloc += " " + st.Err.Render("✗ "+tr.T("split.sum_exceeds_net"))
 		case keeps == 0 && len(ck.items) > 0 && ck.feeSrc != feeUnknown:
-			alloc += " " + st.OK.Render("✓ "+tr.T("equal to the net: accepted"))
+			alloc += " " + st.OK.Render("✓ "+tr.T("split.equal_to_the_net_accepted"))
 		case ck.feeSrc != feeUnknown && len(ck.items) > 0:
-			alloc += " " + st.OK.Render("✓ "+tr.T("within the net"))
+			alloc += " " + st.OK.Render("✓ "+tr.T("split.within_the_net"))
 		}
 	}
 	out = append(out, alloc)
 	if l := b.learned; l != nil {
-		was := tr.T("unknown")
+		was := tr.T("split.unknown")
 		if l.wasKnown {
 			was = l.was.BRL()
 		}
-		out = append(out, st.Warn.Render(tr.F("fee learned from the service: %s (was %s)", l.fee.BRL(), was)))
+		out = append(out, st.Warn.Render(tr.F("split.fee_learned_from_the_service_was", l.fee.BRL(), was)))
 	}
 	if _, ok := b.wallets(); !ok {
-		note := tr.T("wallet list not loaded: existence checked by the service")
+		note := tr.T("split.wallet_list_not_loaded_existence_checked")
 		if b.subsLoading {
-			note = tr.T("loading the wallet list…; until then existence is checked by the service")
+			note = tr.T("split.loading_the_wallet_list_until_then")
 		}
 		out = append(out, st.Muted.Render(note))
 	}
 	if b.server != "" && (b.serverLeg < 0 || b.serverLeg >= len(b.draft.Legs)) {
-		out = append(out, st.Err.Render("✗ "+tr.F("the service refused the split: %s", sanitize(b.server))))
+		out = append(out, st.Err.Render("✗ "+tr.F("split.the_service_refused_the_split", sanitize(b.server))))
 	}
 	for i := range out {
 		out[i] = truncateWidth(out[i], w)
@@ -716,7 +716,7 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 			msgs, mark2 = nil, " "
 		}
 		if b.server != "" && b.serverLeg == i {
-			msgs = append(msgs[:len(msgs):len(msgs)], tr.F("the service refused it: %s", sanitize(b.server)))
+			msgs = append(msgs[:len(msgs):len(msgs)], tr.F("split.the_service_refused_it", sanitize(b.server)))
 		}
 		if len(msgs) > 0 {
 			mark2 = st.Err.Render("✗")
@@ -740,14 +740,14 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 // under a fee R$ 1,00 higher, saying which legs would be reduced or dropped.
 func (b *splitBuilder) previewLines(ck splitCheck, w int) []string {
 	st, tr := b.c.st, b.c.tr
-	title := st.Bold.Render(tr.T("Settlement preview"))
+	title := st.Bold.Render(tr.T("split.settlement_preview"))
 	switch {
 	case len(ck.items) == 0:
 		return nil
 	case !ck.grossKnown:
-		return []string{truncateWidth(title+st.Muted.Render(" · "+tr.T("needs the charge amount")), w)}
+		return []string{truncateWidth(title+st.Muted.Render(" · "+tr.T("split.needs_the_charge_amount")), w)}
 	case ck.feeSrc == feeUnknown:
-		return []string{truncateWidth(title+st.Muted.Render(" · "+tr.T("needs the fee (unknown): the service settles legs in order until the net runs out")), w)}
+		return []string{truncateWidth(title+st.Muted.Render(" · "+tr.T("split.needs_the_fee_unknown_the_service")), w)}
 	}
 	higher := ck.fee + whatIfFeeRise
 	pv := b.draft.Preview(ck.gross, ck.fee, higher)
@@ -760,21 +760,21 @@ func (b *splitBuilder) previewLines(ck splitCheck, w int) []string {
 			reduced++
 		}
 	}
-	verdict := st.OK.Render(tr.T("every leg still paid in full"))
+	verdict := st.OK.Render(tr.T("split.every_leg_still_paid_in_full"))
 	if reduced+dropped > 0 {
-		verdict = st.Warn.Render(tr.F("%d reduced, %d dropped", reduced, dropped))
+		verdict = st.Warn.Render(tr.F("split.reduced_dropped", reduced, dropped))
 	}
-	out := []string{truncateWidth(title+st.Muted.Render(" · "+tr.F("if the fee rose to %s: ", higher.BRL()))+verdict, w)}
+	out := []string{truncateWidth(title+st.Muted.Render(" · "+tr.F("split.if_the_fee_rose_to", higher.BRL()))+verdict, w)}
 	dw := min(max(w-60, 12), 24)
-	head := "   # " + padRight(tr.T("DESTINATION"), dw) + " " + padLeft(tr.T("AMOUNT"), 13) + " " + padLeft(tr.T("NOW"), 13) + " " + padLeft(tr.F("FEE %s", higher.BRL()), 15)
+	head := "   # " + padRight(tr.T("split.destination_caps"), dw) + " " + padLeft(tr.T("split.amount_caps"), 13) + " " + padLeft(tr.T("split.now_caps"), 13) + " " + padLeft(tr.F("split.fee_2", higher.BRL()), 15)
 	out = append(out, truncateWidth(st.ColHeader.Render(head), w))
 	for i, p := range pv {
 		note := ""
 		switch {
 		case p.Dropped():
-			note = st.Err.Render(tr.T("dropped"))
+			note = st.Err.Render(tr.T("split.dropped"))
 		case p.Reduced():
-			note = st.Warn.Render(tr.T("reduced"))
+			note = st.Warn.Render(tr.T("split.reduced"))
 		}
 		now := p.Paid.BRL()
 		if p.Paid < p.Leg.Amount {
@@ -794,9 +794,9 @@ func (b *splitBuilder) footerLines(w int) []string {
 	if len(b.draft.Legs) > 0 && b.col == colDest {
 		if _, ok := b.wallets(); ok || !b.fromMain() {
 			if sug := b.suggestions(); len(sug) > 0 {
-				out = append(out, truncateWidth(st.Label.Render(tr.T("wallets (←/→): "))+strings.Join(sug, " · "), w))
+				out = append(out, truncateWidth(st.Label.Render(tr.T("split.wallets"))+strings.Join(sug, " · "), w))
 			} else {
-				out = append(out, truncateWidth(st.Muted.Render(tr.T("no other active wallet to suggest: type a reference")), w))
+				out = append(out, truncateWidth(st.Muted.Render(tr.T("split.no_other_active_wallet_to_suggest")), w))
 			}
 		}
 	}
@@ -846,14 +846,14 @@ func (b *splitBuilder) view() string {
 	var legs []string
 	selFirst, selLast := 0, 0
 	if len(b.draft.Legs) == 0 {
-		legs = []string{st.Muted.Render(truncateWidth(tr.T("No legs: ctrl+n adds one; esc returns to the form without a split."), w))}
+		legs = []string{st.Muted.Render(truncateWidth(tr.T("split.no_legs_ctrl_n_adds_one"), w))}
 	} else {
 		legs, selFirst, selLast = b.legLines(ck, w)
 	}
 	dw, aw := b.cellWidths()
-	head := spaces(6) + padRight(tr.T("DESTINATION"), dw+2) + " " + padRight(tr.T("AMOUNT (R$)"), aw+2)
+	head := spaces(6) + padRight(tr.T("split.destination_caps"), dw+2) + " " + padRight(tr.T("split.amount_r_caps"), aw+2)
 	if n := len(b.draft.Legs); n > 0 {
-		head += "  " + tr.F("leg %d of %d", b.leg+1, n)
+		head += "  " + tr.F("split.leg_of", b.leg+1, n)
 	}
 	head = truncateWidth(st.ColHeader.Render(head), w)
 	prev := b.previewLines(ck, w)
@@ -895,9 +895,9 @@ func (b *splitBuilder) view() string {
 		switch {
 		case len(show) <= avail:
 		case avail >= 4:
-			show = append(prev[:avail-1:avail-1], st.Muted.Render(tr.N(len(prev)-(avail-1), "… %d more leg", "… %d more legs")))
+			show = append(prev[:avail-1:avail-1], st.Muted.Render(tr.N("split.more_legs_n", len(prev)-(avail-1))))
 		case avail >= 2:
-			show = []string{prev[0], st.Muted.Render(tr.N(len(prev)-2, "… %d more leg", "… %d more legs"))}
+			show = []string{prev[0], st.Muted.Render(tr.N("split.more_legs_n", len(prev)-2))}
 		default:
 			show = prev[:1]
 		}

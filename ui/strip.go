@@ -80,7 +80,7 @@ func (s *todayStrip) onMsg(msg stripMsg) tea.Cmd {
 		cmd = s.load()
 	}
 	if msg.err != nil {
-		s.errText = s.c.tr.F("Today's figures could not be read: %v", msg.err)
+		s.errText = s.c.tr.F("strip.today_s_figures_could_not_be", msg.err)
 		return cmd
 	}
 	s.loaded, s.report, s.errText = true, msg.report, ""
@@ -113,25 +113,25 @@ func (s *todayStrip) view(w int) string {
 	case s.errText != "":
 		return st.Err.Render(truncateWidth(s.errText, w))
 	case !s.loaded, s.stale(s.c.now()):
-		return st.Muted.Render(truncateWidth(tr.T("Today: reading…"), w))
+		return st.Muted.Render(truncateWidth(tr.T("strip.today_reading"), w))
 	}
 	t := s.report.Total
 	sep := st.Muted.Render(" · ")
 	if t.Paid == 0 {
-		line := st.Label.Render(tr.T("Today: no payments yet"))
+		line := st.Label.Render(tr.T("strip.today_no_payments_yet"))
 		if y := s.report.Previous; y.Paid > 0 {
-			line += sep + st.Label.Render(tr.F("yesterday by %s: ", s.c.now().In(s.c.loc).Format("15:04"))) + st.Value.Render(y.Gross.BRL())
+			line += sep + st.Label.Render(tr.F("strip.yesterday_by", s.c.now().In(s.c.loc).Format("15:04"))) + st.Value.Render(y.Gross.BRL())
 		}
-		return truncateWidth(line+sep+st.Muted.Render(tr.T("6 for more")), w)
+		return truncateWidth(line+sep+st.Muted.Render(tr.T("strip.6_for_more")), w)
 	}
 	// What happened to the money comes first: on a narrow terminal the hint, the comparison
 	// and the count of payments go, whole, rather than an amount being cut.
-	gross := st.Label.Render(tr.T("Today ")) + st.Bold.Render(t.Gross.BRL()) + sep
-	payments := st.Label.Render(tr.T("payments ")) + st.OK.Render(fmt.Sprint(t.Paid)) + sep
+	gross := st.Label.Render(tr.T("strip.today")) + st.Bold.Render(t.Gross.BRL()) + sep
+	payments := st.Label.Render(tr.T("strip.payments")) + st.OK.Render(fmt.Sprint(t.Paid)) + sep
 	money := dayNetText(st, tr, t) + sep + stripRefunds(st, tr, t)
-	vs := st.Label.Render(tr.F("vs yesterday until %s", s.c.now().In(s.c.loc).Format("15:04"))+" ") +
+	vs := st.Label.Render(tr.F("strip.vs_yesterday_until", s.c.now().In(s.c.loc).Format("15:04"))+" ") +
 		st.Bold.Render(change(tr, t.Gross, s.report.Previous.Gross)) + sep
-	more := st.Muted.Render(tr.T("6 for more"))
+	more := st.Muted.Render(tr.T("strip.6_for_more"))
 	for _, line := range []string{gross + payments + money + vs + more, gross + payments + money + vs, gross + payments + money, gross + money} {
 		if line = strings.TrimSuffix(line, sep); lipgloss.Width(line) <= w {
 			return line
@@ -145,14 +145,14 @@ func (s *todayStrip) view(w int) string {
 func stripRefunds(st *styles, tr catalog, t state.Totals) string {
 	var out string
 	if t.Refunded > 0 {
-		out += st.Label.Render(tr.T("refunded ")) + st.Warn.Render(t.RefundedAmount.BRL()) + st.Muted.Render(" · ")
+		out += st.Label.Render(tr.T("strip.refunded")) + st.Warn.Render(t.RefundedAmount.BRL()) + st.Muted.Render(" · ")
 	}
 	// Money a MED block returned to the payer or holds: received, but not the merchant's now.
 	if t.Returned > 0 {
-		out += st.Label.Render(tr.T("returned by MED ")) + st.Warn.Render(t.ReturnedAmount.BRL()) + st.Muted.Render(" · ")
+		out += st.Label.Render(tr.T("strip.returned_by_med")) + st.Warn.Render(t.ReturnedAmount.BRL()) + st.Muted.Render(" · ")
 	}
 	if t.Blocked > 0 {
-		out += st.Label.Render(tr.T("held by MED ")) + st.Warn.Render(t.BlockedAmount.BRL()) + st.Muted.Render(" · ")
+		out += st.Label.Render(tr.T("strip.held_by_med")) + st.Warn.Render(t.BlockedAmount.BRL()) + st.Muted.Render(" · ")
 	}
 	return out
 }

@@ -25,18 +25,18 @@ type profileOpenedMsg struct {
 func (m *Model) openProfilePicker() tea.Cmd {
 	tr := m.c.tr
 	if m.opts.OpenProfile == nil || len(m.opts.Profiles) == 0 {
-		m.setOwnedStatus(ownerAnswer, tr.T("No other profiles: add [profiles.NAME] tables to config.toml (pixdash config init writes an example)."), statusWarn)
+		m.setOwnedStatus(ownerAnswer, tr.T("switch.no_other_profiles_add_profiles_name"), statusWarn)
 		return nil
 	}
 	var items []pickerItem
 	for _, p := range m.opts.Profiles {
-		note := tr.T("sandbox")
+		note := tr.T("switch.sandbox")
 		if p.Env == api.Production {
-			note = tr.T("PRODUCTION")
+			note = tr.T("switch.production_caps")
 		}
 		items = append(items, pickerItem{label: p.Name, value: p.Name, note: note, current: p.Name == m.app.sess.Profile})
 	}
-	p := newPicker(m.c, tr.T("Switch profile"), items, func(v string) tea.Msg { return switchProfileMsg{name: v} })
+	p := newPicker(m.c, tr.T("switch.switch_profile"), items, func(v string) tea.Msg { return switchProfileMsg{name: v} })
 	p.kind = pickerProfiles
 	return m.push(p)
 }
@@ -54,7 +54,7 @@ func (m *Model) switchProfile(name string) tea.Cmd {
 	open := func() tea.Msg { return openProfileMsg{name: name} }
 	for _, p := range m.opts.Profiles {
 		if p.Name == name && p.Env == api.Production {
-			return tea.Batch(closing, m.push(newConfirm(m.c, m.c.tr.F("Switch to the PRODUCTION profile %s? (y/N)", name), open)))
+			return tea.Batch(closing, m.push(newConfirm(m.c, m.c.tr.F("switch.switch_to_the_production_profile_y", name), open)))
 		}
 	}
 	return tea.Batch(closing, open)
@@ -65,7 +65,7 @@ type openProfileMsg struct{ name string }
 
 // openProfileCmd opens a profile in a command and says so.
 func (m *Model) openProfileCmd(name string) tea.Cmd {
-	m.setStatus(m.c.tr.F("Opening profile %s…", name), statusInfo)
+	m.setStatus(m.c.tr.F("switch.opening_profile", name), statusInfo)
 	open := m.opts.OpenProfile
 	// Not the current session's context: the new session outlives the one it replaces.
 	return withTimeout(profileOpenTimeout, func(ctx context.Context) tea.Msg {
@@ -78,7 +78,7 @@ func (m *Model) openProfileCmd(name string) tea.Cmd {
 func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
 	tr := m.c.tr
 	if msg.err != nil {
-		m.setStatus(tr.F("Could not open profile %s: %v", msg.name, msg.err), statusError)
+		m.setStatus(tr.F("switch.could_not_open_profile", msg.name, msg.err), statusError)
 		return nil
 	}
 	old, oldEng := m.app.sess, m.eng
@@ -94,12 +94,12 @@ func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
 		}
 		return nil
 	}
-	env := tr.T("sandbox")
+	env := tr.T("switch.sandbox")
 	kind := statusOK
 	if msg.sess.Env == api.Production {
-		env, kind = tr.T("PRODUCTION"), statusWarn
+		env, kind = tr.T("switch.production_caps"), statusWarn
 	}
-	m.setStatus(tr.F("Switched to profile %s (%s).", msg.name, env), kind)
+	m.setStatus(tr.F("switch.switched_to_profile", msg.name, env), kind)
 	return tea.Batch(closeOld, m.authCmd(), m.waitEngine(), m.waitChange(), m.focusActive(), m.pruneEvents())
 }
 
@@ -115,7 +115,7 @@ func (m *Model) closeSession() {
 func (m *Model) openWalletPicker() tea.Cmd {
 	wv := m.wallets()
 	items, loaded := wv.pickerItems()
-	p := newPicker(m.c, m.c.tr.T("Switch wallet"), items, func(v string) tea.Msg { return switchWalletMsg{wallet: v} })
+	p := newPicker(m.c, m.c.tr.T("switch.switch_wallet"), items, func(v string) tea.Msg { return switchWalletMsg{wallet: v} })
 	p.kind = pickerWallets
 	cmd := m.push(p)
 	if !loaded {

@@ -198,19 +198,19 @@ func (t *TrainingModel) key(km tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, true
 	case "e", "N":
 		if t.inner.view != viewCharges {
-			t.note = tr.T("Go to the charges (1) and select the customer's line first.")
+			t.note = tr.T("training.go_to_the_charges_1_and")
 			return nil, true
 		}
 		ch, ok := t.inner.charges.selected()
 		if !ok {
-			t.note = tr.T("Select the customer's line first.")
+			t.note = tr.T("training.select_the_customer_s_line_first")
 			return nil, true
 		}
 		if km.String() == "N" {
-			t.note = tr.F("Goods not handed over: %s.", ch.Amount.BRL())
+			t.note = tr.F("training.goods_not_handed_over", ch.Amount.BRL())
 			return t.observe(TrainingAction{Kind: TrainDecline, ChargeID: ch.ID}), true
 		}
-		t.note = tr.F("Goods handed over: %s.", ch.Amount.BRL())
+		t.note = tr.F("training.goods_handed_over", ch.Amount.BRL())
 		return t.observe(TrainingAction{Kind: TrainHandOver, ChargeID: ch.ID}), true
 	}
 	t.note = ""
@@ -322,19 +322,21 @@ func (t *TrainingModel) progress() string {
 	if n == 0 {
 		n = len(t.st.Lines)
 	}
-	return t.inner.c.tr.F("step %d/%d", n, len(t.st.Lines))
+	return t.inner.c.tr.F("training.step", n, len(t.st.Lines))
 }
 
-func (t *TrainingModel) badge() string { return trainBadgeStyle.Render(t.inner.c.tr.T("TRAINING")) }
+func (t *TrainingModel) badge() string {
+	return trainBadgeStyle.Render(t.inner.c.tr.T("training.training_caps"))
+}
 
 // nowText is what to do now, with the last answer of the e key.
 func (t *TrainingModel) nowText() string {
 	tr := t.inner.c.tr
 	if !t.have {
-		return tr.T("The scenario is starting…")
+		return tr.T("training.the_scenario_is_starting")
 	}
 	if t.st.Done {
-		return tr.T("Scenario finished: T shows the summary.")
+		return tr.T("training.scenario_finished_t_shows_the_summary")
 	}
 	return t.st.Now
 }
@@ -348,7 +350,7 @@ func (t *TrainingModel) stripView() string {
 		}
 	}
 	head := t.badge() + " " + st.Muted.Render(t.progress()) + " " + st.Bold.Render(sanitize(current))
-	right := st.Muted.Render(t.inner.c.tr.T("T checklist"))
+	right := st.Muted.Render(t.inner.c.tr.T("training.t_checklist"))
 	lines := []string{spread(truncateWidth(head, w-lipgloss.Width(right)-1), right, w)}
 	// The answer of e or N takes a line only when what to do now leaves one free.
 	body := wrapLines(t.nowText(), w-1, trainStripLines-1)
@@ -389,7 +391,7 @@ func (t *TrainingModel) sideView() string {
 	lines = append(lines, wrapLines(t.st.Title, w, 2)...)
 	lines = append(lines, "")
 	lines = append(lines, t.checklist(w)...)
-	lines = append(lines, "", st.Label.Render(tr.T("Now:")))
+	lines = append(lines, "", st.Label.Render(tr.T("training.now")))
 	rest := t.height - len(lines) - 3
 	lines = append(lines, wrapLines(t.nowText(), w, max(rest, 1))...)
 	if t.note != "" {
@@ -405,7 +407,7 @@ func (t *TrainingModel) listBox() string {
 	w := min(t.width-4, 60)
 	lines := []string{t.badge() + " " + sanitize(t.st.Title), ""}
 	lines = append(lines, t.checklist(w)...)
-	lines = append(lines, "", t.inner.c.st.Muted.Render(tr.T("any key closes")))
+	lines = append(lines, "", t.inner.c.st.Muted.Render(tr.T("training.any_key_closes")))
 	return lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colTrain).Padding(0, 1).Render(strings.Join(lines, "\n"))
 }
 
@@ -421,7 +423,7 @@ func (t *TrainingModel) summaryView() string {
 			missed = append(missed, it.Text)
 		}
 	}
-	lines := []string{t.badge() + " " + st.Bold.Render(tr.F("Summary: %s", sanitize(t.st.Title))), ""}
+	lines := []string{t.badge() + " " + st.Bold.Render(tr.F("training.summary", sanitize(t.st.Title))), ""}
 	// An item takes two lines when they all fit, else one.
 	per := 2
 	if len(t.st.Summary)*2+9 > t.height {
@@ -440,9 +442,9 @@ func (t *TrainingModel) summaryView() string {
 		}
 		lines = append(lines, "")
 	}
-	add(tr.T("Done right"), right, TrainRight)
-	add(tr.T("Missed"), missed, TrainMissed)
-	lines = append(lines, st.Bold.Render(tr.F("%d of %d done right.", len(right), len(right)+len(missed))),
-		st.Muted.Render(tr.T("esc back to the dashboard · q quit")))
+	add(tr.T("training.done_right"), right, TrainRight)
+	add(tr.T("training.missed"), missed, TrainMissed)
+	lines = append(lines, st.Bold.Render(tr.F("training.of_done_right", len(right), len(right)+len(missed))),
+		st.Muted.Render(tr.T("training.esc_back_to_the_dashboard_q")))
 	return fitBlock(" "+strings.Join(lines, "\n "), t.width, t.height)
 }

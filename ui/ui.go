@@ -377,9 +377,9 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 		return m.setWallet(msg.wallet), true
 	case scopeChangedMsg:
 		if m.app.allWallets {
-			m.setStatus(m.c.tr.F("Showing every wallet; new charges still go to wallet %s.", m.app.wallet), statusInfo)
+			m.setStatus(m.c.tr.F("ui.showing_every_wallet_new_charges_still", m.app.wallet), statusInfo)
 		} else {
-			m.setStatus(m.c.tr.F("Showing wallet %s only.", m.app.wallet), statusInfo)
+			m.setStatus(m.c.tr.F("ui.showing_wallet_only", m.app.wallet), statusInfo)
 		}
 		return m.notify(msg), true
 	case refundedMsg, withdrawnMsg:
@@ -572,7 +572,7 @@ func (m *Model) setWallet(w string) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	m.app.wallet = w
-	m.setStatus(m.c.tr.F("Active wallet: %s", w), statusOK)
+	m.setStatus(m.c.tr.F("ui.active_wallet", w), statusOK)
 	p := m.activePane()
 	return tea.Batch(append(cmds, m.notify(walletChangedMsg{wallet: w}), m.addressTo(p, p.start()))...)
 }
@@ -735,7 +735,7 @@ func (m *Model) tooSmall() bool {
 // openForm starts a new charge with a fresh Idempotency-Key and loads the project picker.
 func (m *Model) openForm() tea.Cmd {
 	if m.app.sess.ReadOnly {
-		m.setOwnedStatus(ownerAnswer, m.c.tr.T("This profile is read-only: creating charges is disabled (read_only = true)."), statusError)
+		m.setOwnedStatus(ownerAnswer, m.c.tr.T("ui.this_profile_is_read_only_creating"), statusError)
 		return nil
 	}
 	f := newChargeForm(m.c, m.app.wallet, m.c.newKey())
@@ -828,9 +828,9 @@ func (m *Model) frame(s string, full bool) string {
 
 func (m *Model) tooSmallView() string {
 	tr := m.c.tr
-	msg := tr.F("Enlarge the terminal to at least %dx%d (now %dx%d).", minWidth, minHeight, m.c.width, m.c.height)
+	msg := tr.F("ui.enlarge_the_terminal_to_at_least", minWidth, minHeight, m.c.width, m.c.height)
 	return lipgloss.Place(m.c.width, m.c.height, lipgloss.Center, lipgloss.Center,
-		lipgloss.JoinVertical(lipgloss.Center, truncateWidth(msg, max(m.c.width-2, 1)), tr.T("q quits")))
+		lipgloss.JoinVertical(lipgloss.Center, truncateWidth(msg, max(m.c.width-2, 1)), tr.T("ui.q_quits")))
 }
 
 // envBadge is the environment label: DEMO, SANDBOX (yellow) or PRODUCTION (red).
@@ -838,14 +838,14 @@ func (m *Model) envBadge() string {
 	st, tr := m.c.st, m.c.tr
 	switch {
 	case m.training:
-		return trainBadgeStyle.Render(tr.T("TRAINING"))
+		return trainBadgeStyle.Render(tr.T("ui.training_caps"))
 	case m.app.sess.Demo:
 		// The emulator's data goes at quit; files the merchant writes (w, E) stay.
-		return st.BadgeDemo.Render(tr.T("DEMO · temporary"))
+		return st.BadgeDemo.Render(tr.T("ui.demo_temporary"))
 	case m.app.sess.Env == api.Production:
-		return st.BadgeProd.Render(tr.T("PRODUCTION"))
+		return st.BadgeProd.Render(tr.T("ui.production_caps"))
 	}
-	return st.BadgeSand.Render(tr.T("SANDBOX"))
+	return st.BadgeSand.Render(tr.T("ui.sandbox_caps"))
 }
 
 // readOnlyBadge marks a read_only profile in the header ("" otherwise).
@@ -853,7 +853,7 @@ func (m *Model) readOnlyBadge() string {
 	if !m.app.sess.ReadOnly {
 		return ""
 	}
-	return " " + m.c.st.Warn.Render(m.c.tr.T("READ-ONLY"))
+	return " " + m.c.st.Warn.Render(m.c.tr.T("ui.read_only_caps"))
 }
 
 // headerView is who and where: brand, environment, profile and the active wallet.
@@ -861,8 +861,8 @@ func (m *Model) headerView(w int) string {
 	st, tr := m.c.st, m.c.tr
 	parts := []string{
 		st.Brand.Render("pixdash") + " " + m.envBadge() + m.readOnlyBadge(),
-		st.Label.Render(tr.T("profile ")) + st.Value.Render(sanitize(m.app.sess.Profile)),
-		st.Label.Render(tr.T("wallet ")) + st.Bold.Render(sanitize(m.app.wallet)),
+		st.Label.Render(tr.T("ui.profile")) + st.Value.Render(sanitize(m.app.sess.Profile)),
+		st.Label.Render(tr.T("ui.wallet")) + st.Bold.Render(sanitize(m.app.wallet)),
 	}
 	return spread(m.withWebhookWarning(m.withDamageWarning(strings.Join(parts, st.Muted.Render(" │ "))), m.tokenView(m.c.now()), w))
 }
@@ -898,7 +898,7 @@ func (m *Model) tabsView(w int) string {
 			b.WriteString(gap)
 		}
 		if formOpen {
-			b.WriteString(st.activeTab(tr.T("New charge")))
+			b.WriteString(st.activeTab(tr.T("ui.new_charge")))
 		}
 		return b.String()
 	}
@@ -959,10 +959,10 @@ func (m *Model) helpGroups() []helpGroup {
 	tr, k := m.c.tr, m.c.keys
 	p := m.activePane()
 	groups := []helpGroup{
-		{tr.T("Everywhere"), []key.Binding{k.View1, k.View2, k.View3, k.View4, k.View5, k.View6, k.New, k.Search, k.Wallets, k.Profiles, k.Help, k.Back, k.Quit, k.ForceQuit}},
+		{tr.T("ui.everywhere"), []key.Binding{k.View1, k.View2, k.View3, k.View4, k.View5, k.View6, k.New, k.Search, k.Wallets, k.Profiles, k.Help, k.Back, k.Quit, k.ForceQuit}},
 		{p.title(), flatten(p.FullHelp())},
-		{tr.T("QR screen"), m.qrHelp()},
-		{tr.T("New charge"), []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}},
+		{tr.T("ui.qr_screen"), m.qrHelp()},
+		{tr.T("ui.new_charge"), []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}},
 	}
 	if f, ok := m.chargeForm(); ok {
 		groups[3].keys = flatten(f.FullHelp())

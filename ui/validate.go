@@ -39,45 +39,45 @@ func brdocError(tr catalog, err error) error {
 	var msg string
 	switch {
 	case errors.As(err, &le) && errors.Is(err, brdoc.ErrLength):
-		msg = tr.F("a CPF has 11 digits and a CNPJ 14 characters (got %d)", le.Got)
+		msg = tr.F("validate.a_cpf_has_11_digits_and", le.Got)
 	case errors.As(err, &le):
-		msg = tr.F("a phone has 10 to 13 digits with area code (got %d)", le.Got)
+		msg = tr.F("validate.a_phone_has_10_to_13", le.Got)
 	case errors.Is(err, brdoc.ErrEmpty):
-		msg = tr.T("required")
+		msg = tr.T("validate.required")
 	case errors.Is(err, brdoc.ErrCharacters):
-		msg = tr.T("use only digits, letters (CNPJ), dots, dashes and a slash")
+		msg = tr.T("validate.use_only_digits_letters_cnpj_dots")
 	case errors.Is(err, brdoc.ErrCPFLetters):
-		msg = tr.T("a CPF has digits only")
+		msg = tr.T("validate.a_cpf_has_digits_only")
 	case errors.Is(err, brdoc.ErrCPFRepeated):
-		msg = tr.T("a CPF with all 11 digits the same (like 111.111.111-11) is not valid")
+		msg = tr.T("validate.a_cpf_with_all_11_digits")
 	case errors.Is(err, brdoc.ErrCPFCheck):
-		msg = tr.T("CPF check digits do not match")
+		msg = tr.T("validate.cpf_check_digits_do_not_match")
 	case errors.Is(err, brdoc.ErrCNPJShape):
-		msg = tr.T("a CNPJ ends in two check digits (0-9)")
+		msg = tr.T("validate.a_cnpj_ends_in_two_check")
 	case errors.Is(err, brdoc.ErrCNPJRepeated):
-		msg = tr.T("a CNPJ with all 14 characters the same is not valid")
+		msg = tr.T("validate.a_cnpj_with_all_14_characters")
 	case errors.Is(err, brdoc.ErrCNPJCheck):
-		msg = tr.T("CNPJ check digits do not match")
+		msg = tr.T("validate.cnpj_check_digits_do_not_match")
 	case errors.Is(err, brdoc.ErrNotCPF):
-		msg = tr.T("a CPF key has 11 digits")
+		msg = tr.T("validate.a_cpf_key_has_11_digits")
 	case errors.Is(err, brdoc.ErrNotCNPJ):
-		msg = tr.T("a CNPJ key has 14 characters")
+		msg = tr.T("validate.a_cnpj_key_has_14_characters")
 	case errors.Is(err, brdoc.ErrEmail):
-		msg = tr.T("not an e-mail address (name@example.com)")
+		msg = tr.T("validate.not_an_e_mail_address_name")
 	case errors.Is(err, brdoc.ErrPhoneCharacters):
-		msg = tr.T("use digits, spaces, +, ( ) and -")
+		msg = tr.T("validate.use_digits_spaces_and")
 	case errors.Is(err, brdoc.ErrPhoneCountry):
-		msg = tr.T("only Brazilian numbers (+55) can be PIX keys")
+		msg = tr.T("validate.only_brazilian_numbers_55_can_be")
 	case errors.Is(err, brdoc.ErrPhoneShape):
-		msg = tr.T("write +55, the area code (DDD) and the number: +55 11 98765-4321")
+		msg = tr.T("validate.write_55_the_area_code_ddd")
 	case errors.Is(err, brdoc.ErrPhoneDDD):
-		msg = tr.T("the area code (DDD) is two digits from 11 to 99")
+		msg = tr.T("validate.the_area_code_ddd_is_two")
 	case errors.Is(err, brdoc.ErrPhoneMobile):
-		msg = tr.T("a 9-digit mobile number starts with 9")
+		msg = tr.T("validate.a_9_digit_mobile_number_starts")
 	case errors.Is(err, brdoc.ErrEVP):
-		msg = tr.T("a random key is a UUID (8-4-4-4-12 hexadecimal digits)")
+		msg = tr.T("validate.a_random_key_is_a_uuid")
 	case errors.Is(err, brdoc.ErrKeyType):
-		msg = tr.T("choose the key type")
+		msg = tr.T("validate.choose_the_key_type")
 	default:
 		msg = tr.T(err.Error())
 	}
@@ -89,7 +89,7 @@ func brdocError(tr catalog, err error) error {
 func amountError(tr catalog, err error) error {
 	var ae *api.AmbiguousAmountError
 	if errors.As(err, &ae) {
-		return errors.New(tr.F("%s could be %s or %s: write %s or %s (or %s)", ae.Text, ae.Thousands.BRL(), ae.Decimal.BRL(),
+		return errors.New(tr.F("validate.could_be_or_write_or_or", ae.Text, ae.Thousands.BRL(), ae.Decimal.BRL(),
 			ae.Thousands.Typed(), ae.Thousands.Grouped(), ae.Decimal.Grouped()))
 	}
 	return errors.New(localMessage(tr, err.Error()))
@@ -104,7 +104,7 @@ func amountPreview(tr catalog, text string) string {
 	case err == nil && amt > 0:
 		return "= " + amt.BRL()
 	case errors.As(err, &ae):
-		return tr.F("= %s or %s?", ae.Thousands.BRL(), ae.Decimal.BRL())
+		return tr.F("validate.or", ae.Thousands.BRL(), ae.Decimal.BRL())
 	}
 	return ""
 }
@@ -136,7 +136,7 @@ func checkPhone(tr catalog, s string) error {
 
 func checkMaxLen(tr catalog, s string, max int) error {
 	if n := utf8.RuneCountInString(s); n > max {
-		return fmt.Errorf(tr.T("at most %d characters (now %d)"), max, n)
+		return fmt.Errorf(tr.T("validate.at_most_characters_now"), max, n)
 	}
 	return nil
 }
@@ -182,7 +182,7 @@ func parseMetadataPairs(tr catalog, s string) ([]metaPair, error) {
 			eq := strings.IndexByte(rest, '=')
 			sp := strings.IndexFunc(rest, unicode.IsSpace)
 			if eq <= 0 || (sp >= 0 && sp < eq) || strings.ContainsRune(rest[:eq], '"') {
-				return nil, fmt.Errorf(tr.T("%q: write key=value"), strings.TrimSpace(rest))
+				return nil, fmt.Errorf(tr.T("validate.write_key_value"), strings.TrimSpace(rest))
 			}
 			k := rest[:eq]
 			rest = rest[eq+1:]
@@ -190,7 +190,7 @@ func parseMetadataPairs(tr catalog, s string) ([]metaPair, error) {
 			if strings.HasPrefix(rest, `"`) {
 				end := strings.IndexByte(rest[1:], '"')
 				if end < 0 {
-					return nil, fmt.Errorf(tr.T("%q: the closing quote (\") is missing"), k+"="+rest)
+					return nil, fmt.Errorf(tr.T("validate.the_closing_quote_is_missing"), k+"="+rest)
 				}
 				v, rest = rest[1:1+end], rest[2+end:]
 			} else {
@@ -198,7 +198,7 @@ func parseMetadataPairs(tr catalog, s string) ([]metaPair, error) {
 				v, rest = strings.TrimSpace(rest[:end]), rest[end:]
 			}
 			if seen[k] {
-				return nil, fmt.Errorf(tr.T("key %q appears twice"), k)
+				return nil, fmt.Errorf(tr.T("validate.key_appears_twice"), k)
 			}
 			seen[k] = true
 			pairs = append(pairs, metaPair{key: k, value: v})
@@ -235,12 +235,12 @@ func nextMetaKey(s string) int {
 func parseDuration(tr catalog, s string) (time.Duration, error) {
 	s = strings.TrimSpace(strings.ToLower(s))
 	if s == "" {
-		return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+		return 0, fmt.Errorf("%s", tr.T("validate.enter_a_duration_like_30m_2h"))
 	}
 	if onlyDigits(s) == s {
 		var n int
 		if _, err := fmt.Sscan(s, &n); err != nil || len(s) > 7 {
-			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+			return 0, fmt.Errorf("%s", tr.T("validate.enter_a_duration_like_30m_2h"))
 		}
 		return time.Duration(n) * time.Second, nil
 	}
@@ -252,15 +252,15 @@ func parseDuration(tr catalog, s string) (time.Duration, error) {
 			i++
 		}
 		if i == 0 || i == len(rest) || i > 6 {
-			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+			return 0, fmt.Errorf("%s", tr.T("validate.enter_a_duration_like_30m_2h"))
 		}
 		var n int
 		if _, err := fmt.Sscan(rest[:i], &n); err != nil {
-			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+			return 0, fmt.Errorf("%s", tr.T("validate.enter_a_duration_like_30m_2h"))
 		}
 		unit := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}[rest[i]]
 		if unit == 0 {
-			return 0, fmt.Errorf("%s", tr.T("enter a duration like 30m, 2h or 3d"))
+			return 0, fmt.Errorf("%s", tr.T("validate.enter_a_duration_like_30m_2h"))
 		}
 		total += time.Duration(n) * unit
 		rest = rest[i+1:]
@@ -271,7 +271,7 @@ func parseDuration(tr catalog, s string) (time.Duration, error) {
 func checkExpiry(tr catalog, d time.Duration) error {
 	secs := int(d / time.Second)
 	if secs < api.MinExpiresIn || secs > api.MaxExpiresIn {
-		return fmt.Errorf("%s", tr.T("expiry must be between 5 minutes and 7 days"))
+		return fmt.Errorf("%s", tr.T("validate.expiry_must_be_between_5_minutes"))
 	}
 	return nil
 }

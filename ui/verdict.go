@@ -16,9 +16,9 @@ func (v *eventsView) verdictClaim(e *state.EventEntry) string {
 	tr := v.c.tr
 	switch e.Verdict {
 	case state.VerdictDisputed:
-		return tr.F("disputed: %s", verdictReason(tr, e.VerdictReason))
+		return tr.F("verdict.disputed", verdictReason(tr, e.VerdictReason))
 	case state.VerdictUnknown:
-		return tr.T("unknown to the service")
+		return tr.T("verdict.unknown_to_the_service")
 	}
 	return ""
 }
@@ -42,25 +42,25 @@ func verdictReason(tr catalog, r string) string {
 	}
 	switch code {
 	case state.ReasonStatus:
-		return tr.F("%s, but the service says the charge is %s", tr.Enum(api.EventKind(arg(0))), tr.T(arg(1)))
+		return tr.F("verdict.but_the_service_says_the_charge", tr.Enum(api.EventKind(arg(0))), tr.T(arg(1)))
 	case state.ReasonAmount:
-		return tr.F("the event says %s, the service %s", money(0), money(1))
+		return tr.F("verdict.the_event_says_the_service", money(0), money(1))
 	case state.ReasonE2E:
-		return tr.T("the event's end-to-end id differs from the service's")
+		return tr.T("verdict.the_event_s_end_to_end")
 	case state.ReasonOtherTransaction:
-		return tr.T("the service answered for another transaction")
+		return tr.T("verdict.the_service_answered_for_another_transaction")
 	case state.ReasonNoTransaction:
-		return tr.T("the event names no transaction")
+		return tr.T("verdict.the_event_names_no_transaction")
 	case state.ReasonNotFound:
-		return tr.F("the service does not know transaction %s in wallet %s", arg(0), arg(1))
+		return tr.F("verdict.the_service_does_not_know_transaction", arg(0), arg(1))
 	case state.ReasonType:
-		return tr.F("%s, but the service says it is a %s line", arg(0), arg(1))
+		return tr.F("verdict.but_the_service_says_it_is", arg(0), arg(1))
 	case state.ReasonNoWallet:
-		return tr.F("the account has no wallet %s", arg(0))
+		return tr.F("verdict.the_account_has_no_wallet", arg(0))
 	case state.ReasonRefundCharge:
-		return tr.F("refund line %s does not belong to charge %s", shortID(arg(0)), shortID(arg(1)))
+		return tr.F("verdict.refund_line_does_not_belong_to", shortID(arg(0)), shortID(arg(1)))
 	case state.ReasonRefundCounted:
-		return tr.F("refund line %s is already counted (charge %s)", shortID(arg(0)), shortID(arg(1)))
+		return tr.F("verdict.refund_line_is_already_counted_charge", shortID(arg(0)), shortID(arg(1)))
 	case "":
 		return "—"
 	}
@@ -77,16 +77,16 @@ func (v *eventsView) verdictLine(e *state.EventEntry) string {
 	var text string
 	switch e.Verdict {
 	case state.VerdictConfirmed:
-		text = tr.T("confirmed by the service")
+		text = tr.T("verdict.confirmed_by_the_service")
 	case state.VerdictDisputed:
-		text = tr.F("disputed: %s", verdictReason(tr, e.VerdictReason)) + " · " + tr.T("not applied")
+		text = tr.F("verdict.disputed", verdictReason(tr, e.VerdictReason)) + " · " + tr.T("verdict.not_applied")
 	case state.VerdictUnknown:
-		text = tr.T("unknown to the service: nothing applied")
+		text = tr.T("verdict.unknown_to_the_service_nothing_applied")
 		if e.VerdictReason != "" {
 			text += " (" + verdictReason(tr, e.VerdictReason) + ")"
 		}
 	default:
-		return style.Render(tr.T("checking…"))
+		return style.Render(tr.T("verdict.checking"))
 	}
 	return style.Render(sym + " " + text)
 }

@@ -125,7 +125,7 @@ func newWalletsView(c *common) *walletsView {
 	v := &walletsView{
 		c:        c,
 		bals:     map[string]*walletBalance{},
-		enterKey: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", c.tr.T("make active"))),
+		enterKey: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", c.tr.T("wallets.make_active"))),
 	}
 	v.list = newList[string, uint64](&v.rows, func(r *walletRow) string { return r.ref })
 	tr := c.tr
@@ -133,20 +133,20 @@ func newWalletsView(c *common) *walletsView {
 	// promotional balance (the detail lines always show all four), then the creation date.
 	v.setColumns([]column{
 		{width: 2}, // the cursor's and the active wallet's marks
-		{title: tr.T("REFERENCE"), width: 18},
-		{title: tr.T("NAME"), width: 8, fill: 1, wide: 20, widePriority: 6},
-		{title: tr.T("STATUS"), width: 12, wide: 19, widePriority: 5},
-		{title: tr.T("AVAILABLE"), width: 14, right: true, priority: 8},
-		{title: tr.T("HELD"), width: 12, right: true, priority: 7},
-		{title: tr.T("PROMOTIONAL"), width: 12, right: true, priority: 3},
-		{title: tr.T("TOTAL"), width: 14, right: true, priority: 4},
-		{title: tr.T("CREATED"), width: 10, priority: 2},
+		{title: tr.T("wallets.reference_caps"), width: 18},
+		{title: tr.T("wallets.name_caps"), width: 8, fill: 1, wide: 20, widePriority: 6},
+		{title: tr.T("wallets.status_caps"), width: 12, wide: 19, widePriority: 5},
+		{title: tr.T("wallets.available_caps"), width: 14, right: true, priority: 8},
+		{title: tr.T("wallets.held_caps"), width: 12, right: true, priority: 7},
+		{title: tr.T("wallets.promotional_caps"), width: 12, right: true, priority: 3},
+		{title: tr.T("wallets.total_caps"), width: 14, right: true, priority: 4},
+		{title: tr.T("wallets.created_caps"), width: 10, priority: 2},
 	})
 	v.rebuild()
 	return v
 }
 
-func (v *walletsView) title() string { return v.c.tr.T("Wallets") }
+func (v *walletsView) title() string { return v.c.tr.T("wallets.wallets") }
 
 // capturesText reports whether the create form has the keyboard.
 func (v *walletsView) capturesText() bool { return v.form != nil }
@@ -200,7 +200,7 @@ func (v *walletsView) loadErr() string {
 	if v.err == nil {
 		return ""
 	}
-	return describeErr(v.c.tr, v.c.tr.T("load wallets"), v.err)
+	return describeErr(v.c.tr, v.c.tr.T("wallets.load_wallets"), v.err)
 }
 
 // pickerItems are the quick picker's choices: principal first, then the sub-accounts; the bool says
@@ -217,7 +217,7 @@ func (v *walletsView) pickerItems() ([]pickerItem, bool) {
 		// The reference came from the service: flattened for the screen, kept as is for the switch.
 		it := pickerItem{label: sanitize(r.ref), value: r.ref, note: note, current: r.ref == v.c.app.wallet}
 		if v.isSuspended(r) {
-			it.disabled = tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot be made active; pick another wallet or contact support", r.ref)
+			it.disabled = tr.F("wallets.is_suspended_sub_account_suspended_it", r.ref)
 		}
 		items = append(items, it)
 	}
@@ -395,7 +395,7 @@ func (v *walletsView) onBalance(msg walletsBalanceMsg) tea.Cmd {
 	if msg.err != nil && msg.onSwitch && msg.ref == v.c.app.wallet {
 		var ae *api.Error
 		if errors.As(msg.err, &ae) {
-			line := describeErr(v.c.tr, v.c.tr.F("wallet %s", msg.ref), msg.err)
+			line := describeErr(v.c.tr, v.c.tr.F("wallets.wallet", msg.ref), msg.err)
 			return walletsStatus(line, statusWarn)
 		}
 	}
@@ -432,7 +432,7 @@ func (v *walletsView) openWithdrawal() tea.Cmd {
 		return nil
 	}
 	if v.isSuspended(r) {
-		return answerStatus(v.c.tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot withdraw; contact support", r.ref), statusWarn)
+		return answerStatus(v.c.tr.F("wallets.is_suspended_sub_account_suspended_it_2", r.ref), statusWarn)
 	}
 	var spendable *api.Money
 	var at time.Time
@@ -453,9 +453,9 @@ func (v *walletsView) makeActive() tea.Cmd {
 	case !ok:
 		return nil
 	case v.isSuspended(r):
-		return answerStatus(tr.F("%s is suspended (SUB_ACCOUNT_SUSPENDED): it cannot be made active; pick another wallet or contact support", r.ref), statusWarn)
+		return answerStatus(tr.F("wallets.is_suspended_sub_account_suspended_it", r.ref), statusWarn)
 	case r.ref == v.c.app.wallet:
-		return answerStatus(tr.F("%s is already the active wallet.", r.ref), statusInfo)
+		return answerStatus(tr.F("wallets.is_already_the_active_wallet", r.ref), statusInfo)
 	}
 	ref := r.ref
 	return func() tea.Msg { return switchWalletMsg{wallet: ref} }
@@ -466,7 +466,7 @@ func (v *walletsView) makeActive() tea.Cmd {
 func (v *walletsView) openForm() tea.Cmd {
 	tr := v.c.tr
 	if v.c.app.sess.ReadOnly {
-		return answerStatus(tr.T("This profile is read-only: creating sub-accounts is disabled (read_only = true)."), statusError)
+		return answerStatus(tr.T("wallets.this_profile_is_read_only_creating"), statusError)
 	}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
@@ -476,8 +476,8 @@ func (v *walletsView) openForm() tea.Cmd {
 		return ti
 	}
 	v.form = &subAccountForm{
-		ref:  mk(tr.T("e.g. loja-norte"), walletsRefMax),
-		name: mk(tr.T("e.g. Loja Norte"), api.MaxSubAccountName+45),
+		ref:  mk(tr.T("wallets.e_g_loja_norte"), walletsRefMax),
+		name: mk(tr.T("wallets.e_g_loja_norte_2"), api.MaxSubAccountName+45),
 	}
 	v.sizeForm()
 	return v.form.ref.Focus()
@@ -502,12 +502,12 @@ func (v *walletsView) formKey(km tea.KeyMsg) tea.Cmd {
 		if key.Matches(km, k.Yes) {
 			return v.send()
 		}
-		return walletsStatus(tr.T("Cancelled; nothing was sent."), statusInfo)
+		return walletsStatus(tr.T("wallets.cancelled_nothing_was_sent"), statusInfo)
 	}
 	switch {
 	case key.Matches(km, k.Back):
 		dirty := strings.TrimSpace(f.ref.Value()) != "" || strings.TrimSpace(f.name.Value()) != ""
-		v.ask(discardGuard(v.c, dirty, tr.T("Discard this sub-account? Nothing was sent. (y/N)"), func() { v.form = nil }))
+		v.ask(discardGuard(v.c, dirty, tr.T("wallets.discard_this_sub_account_nothing_was"), func() { v.form = nil }))
 		return nil
 	case key.Matches(km, k.Submit):
 		return v.submit()
@@ -542,7 +542,7 @@ func (v *walletsView) refProblem(ref string, strict bool) string {
 	tr := v.c.tr
 	if ref == "" {
 		if strict {
-			return tr.T("required: 2 to 32 characters (a-z, 0-9, - and _)")
+			return tr.T("wallets.required_2_to_32_characters_a")
 		}
 		return ""
 	}
@@ -550,19 +550,19 @@ func (v *walletsView) refProblem(ref string, strict bool) string {
 		return ""
 	}
 	if ref == api.WalletPrincipal {
-		return tr.T("'principal' is reserved for the main account")
+		return tr.T("wallets.principal_is_reserved_for_the_main")
 	}
 	for i, r := range ref {
 		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || i > 0 && (r == '-' || r == '_')
 		if !ok {
-			return tr.T("use only lowercase letters, digits, - and _, starting with a letter or digit")
+			return tr.T("wallets.use_only_lowercase_letters_digits_and")
 		}
 	}
 	if n := len(ref); n > 32 {
-		return tr.F("too long: %d characters, at most 32", n)
+		return tr.F("wallets.too_long_characters_at_most_32", n)
 	}
 	if strict {
-		return tr.T("too short: 2 to 32 characters")
+		return tr.T("wallets.too_short_2_to_32_characters")
 	}
 	return ""
 }
@@ -576,7 +576,7 @@ func (v *walletsView) formErrors() (string, string) {
 	switch {
 	case name == "":
 		if f.touched[1] || f.tried {
-			nameErr = tr.T("required: the name shown for this wallet")
+			nameErr = tr.T("wallets.required_the_name_shown_for_this")
 		}
 	default:
 		if err := checkMaxLen(tr, name, api.MaxSubAccountName); err != nil {
@@ -594,7 +594,7 @@ func (v *walletsView) submit() tea.Cmd {
 	}
 	if v.c.app.sess.ReadOnly {
 		v.form = nil
-		return walletsStatus(tr.T("This profile is read-only: nothing was sent."), statusError)
+		return walletsStatus(tr.T("wallets.this_profile_is_read_only_nothing"), statusError)
 	}
 	refErr, nameErr := v.formErrors()
 	if i, fix := fixHighlighted(v.c, []string{refErr, nameErr}, ownerAnswer); i >= 0 {
@@ -622,7 +622,7 @@ func (v *walletsView) send() tea.Cmd {
 		sub, err := wa.CreateSubAccount(ctx, ref, name)
 		return walletsCreatedMsg{tag: t, ref: ref, sub: sub, err: err}
 	})
-	return tea.Batch(walletsStatus(tr.F("Creating sub-account %s…", ref), statusInfo), create)
+	return tea.Batch(walletsStatus(tr.F("wallets.creating_sub_account", ref), statusInfo), create)
 }
 
 func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
@@ -642,13 +642,13 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 		}
 		v.want = msg.sub.Reference
 		v.rebuild()
-		cmds := []tea.Cmd{walletsStatus(tr.F("Sub-account %s created.", msg.sub.Reference), statusOK), v.balanceCmd(msg.sub.Reference, false)}
+		cmds := []tea.Cmd{walletsStatus(tr.F("wallets.sub_account_created", msg.sub.Reference), statusOK), v.balanceCmd(msg.sub.Reference, false)}
 		if !v.loading {
 			cmds = append(cmds, v.reload())
 		}
 		return tea.Batch(cmds...)
 	}
-	line := describeErr(tr, tr.T("create sub-account"), msg.err)
+	line := describeErr(tr, tr.T("wallets.create_sub_account"), msg.err)
 	if f == nil {
 		return walletsStatus(line, statusError)
 	}
@@ -656,14 +656,14 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 	var ve *api.ValidationError
 	switch {
 	case errors.Is(msg.err, api.ErrSubAccountReferenceTaken):
-		f.server[0] = tr.F("%s is already used in this account (SUB_ACCOUNT_REFERENCE_TAKEN); choose another reference", msg.ref)
+		f.server[0] = tr.F("wallets.is_already_used_in_this_account", msg.ref)
 	case errors.Is(msg.err, api.ErrSubAccountQuotaExceeded):
-		f.server[0] = tr.T("the account reached its sub-account limit (SUB_ACCOUNT_QUOTA_EXCEEDED); contact support to raise it")
+		f.server[0] = tr.T("wallets.the_account_reached_its_sub_account")
 	case errors.Is(msg.err, api.ErrSubAccountInvalidReference) && msg.ref != api.WalletPrincipal:
 		// The service gives every refused reference this code, not only 'principal'.
-		f.server[0] = tr.F("%s is not a valid reference (SUB_ACCOUNT_INVALID_REFERENCE): 2 to 32 characters (a-z, 0-9, - and _), starting with a letter or digit", msg.ref)
+		f.server[0] = tr.F("wallets.is_not_a_valid_reference_sub", msg.ref)
 	case errors.Is(msg.err, api.ErrSubAccountInvalidReference):
-		f.server[0] = tr.T("'principal' is reserved for the main account (SUB_ACCOUNT_INVALID_REFERENCE)")
+		f.server[0] = tr.T("wallets.principal_is_reserved_for_the_main_2")
 	case errors.As(msg.err, &ve):
 		for _, p := range ve.Problems {
 			switch p.Field {
@@ -683,7 +683,7 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 		f.err = line
 	default:
 		// No answer: the request may have been carried out. The list shows whether it exists.
-		f.err = line + " · " + tr.T("it may have been created: the list is reloaded to check")
+		f.err = line + " · " + tr.T("wallets.it_may_have_been_created_the")
 		if !v.loading {
 			return tea.Batch(walletsStatus(line, statusError), v.reload())
 		}
@@ -731,9 +731,9 @@ func (v *walletsView) rowName(r walletRow) string {
 	tr := v.c.tr
 	switch {
 	case r.main:
-		return tr.T("main account")
+		return tr.T("wallets.main_account")
 	case r.fromConfig:
-		return tr.T("(from config)")
+		return tr.T("wallets.from_config")
 	}
 	return sanitize(r.name)
 }
@@ -745,7 +745,7 @@ func (v *walletsView) rowName(r walletRow) string {
 func (v *walletsView) statusText(r walletRow) (string, lipgloss.Style) {
 	st, tr := v.c.st, v.c.tr
 	if r.fromConfig {
-		return "? " + tr.T("unlisted"), st.Warn
+		return "? " + tr.T("wallets.unlisted"), st.Warn
 	}
 	acct := v.accountStatus(r.ref)
 	switch {
@@ -767,17 +767,17 @@ func (v *walletsView) accountStatusText(s api.AccountStatus) (string, lipgloss.S
 	label := sanitize(string(s))
 	switch s {
 	case api.AccountApproved:
-		label = tr.T("approved")
+		label = tr.T("wallets.approved")
 	case api.AccountPending:
-		label = tr.T("pending")
+		label = tr.T("wallets.pending")
 	case api.AccountPendingDocs:
-		label = tr.T("documents pending")
+		label = tr.T("wallets.documents_pending")
 	case api.AccountPendingApproval:
-		label = tr.T("approval pending")
+		label = tr.T("wallets.approval_pending")
 	case api.AccountRejected:
-		label = tr.T("rejected")
+		label = tr.T("wallets.rejected")
 	case api.AccountSuspended:
-		label = tr.T("suspended")
+		label = tr.T("wallets.suspended")
 	}
 	sty, sym := v.c.st.status(s)
 	return withSymbol(sym, label), *sty
@@ -796,14 +796,14 @@ func (v *walletsView) accountHint(r walletRow, s api.AccountStatus) string {
 	tr := v.c.tr
 	switch s {
 	case api.AccountPending, api.AccountPendingDocs, api.AccountPendingApproval:
-		return tr.T("the account is not approved yet; the service may refuse its charges until it is")
+		return tr.T("wallets.the_account_is_not_approved_yet")
 	case api.AccountRejected:
-		return tr.T("the account was rejected; contact support")
+		return tr.T("wallets.the_account_was_rejected_contact_support")
 	case api.AccountSuspended:
 		if r.main {
-			return tr.T("the account is suspended; contact support")
+			return tr.T("wallets.the_account_is_suspended_contact_support")
 		}
-		return tr.T("this sub-account is suspended; switch to another wallet (w) or contact support")
+		return tr.T("wallets.this_sub_account_is_suspended_switch")
 	}
 	return ""
 }
@@ -826,23 +826,23 @@ func (v *walletsView) balanceReason(err error) string {
 	var ve *api.ValidationError
 	switch {
 	case errors.As(err, &ve):
-		return tr.T("invalid reference")
+		return tr.T("wallets.invalid_reference")
 	case errors.Is(err, api.ErrSubAccountSuspended):
-		return tr.T("suspended")
+		return tr.T("wallets.suspended")
 	case errors.Is(err, api.ErrSubAccountForbidden):
-		return tr.T("no access")
+		return tr.T("wallets.no_access")
 	case errors.Is(err, api.ErrSubAccountNotFound):
-		return tr.T("not found")
+		return tr.T("wallets.not_found")
 	case errors.Is(err, api.ErrUnauthorized):
-		return tr.T("sign-in refused")
+		return tr.T("wallets.sign_in_refused")
 	case errors.Is(err, api.ErrForbidden):
-		return tr.T("not allowed")
+		return tr.T("wallets.not_allowed")
 	case errors.Is(err, context.DeadlineExceeded):
-		return tr.T("timed out")
+		return tr.T("wallets.timed_out")
 	case errors.As(err, &ae):
-		return tr.F("error %d", ae.HTTPStatus)
+		return tr.F("wallets.error", ae.HTTPStatus)
 	}
-	return tr.T("unavailable")
+	return tr.T("wallets.unavailable")
 }
 
 // balanceCells are the available, held, promotional and total cells of a wallet, and their style.
@@ -908,29 +908,29 @@ func (v *walletsView) topLines(w int) []string {
 	now := v.c.now()
 	var out []string
 	if v.err != nil {
-		text := describeErr(tr, tr.T("load wallets"), v.err) + " · " + tr.T("r retries")
+		text := describeErr(tr, tr.T("wallets.load_wallets"), v.err) + " · " + tr.T("wallets.r_retries")
 		for _, l := range wrapLines(text, w, 2) {
 			out = append(out, st.Err.Render(l))
 		}
 	}
 	switch {
 	case !v.loaded && v.loading:
-		out = append(out, st.Muted.Render(tr.T("Loading wallets…")))
+		out = append(out, st.Muted.Render(tr.T("wallets.loading_wallets")))
 	case !v.loaded:
 		if v.err == nil {
-			out = append(out, st.Muted.Render(tr.T("Wallets not loaded yet; r loads them.")))
+			out = append(out, st.Muted.Render(tr.T("wallets.wallets_not_loaded_yet_r_loads")))
 		}
 	default:
-		line := st.Bold.Render(tr.N(len(v.rows), "%d wallet", "%d wallets")) + st.Muted.Render(" · "+tr.F("active %s", v.c.app.wallet))
+		line := st.Bold.Render(tr.N("wallets.wallets_n", len(v.rows))) + st.Muted.Render(" · "+tr.F("wallets.active", v.c.app.wallet))
 		age := now.Sub(v.loadedAt)
-		ageText := " · " + tr.F("updated %s ago", humanDuration(age))
+		ageText := " · " + tr.F("wallets.updated_ago", humanDuration(age))
 		if age > walletsStaleAfter {
-			line += st.Warn.Render(ageText + " (" + tr.T("stale") + ")")
+			line += st.Warn.Render(ageText + " (" + tr.T("wallets.stale") + ")")
 		} else {
 			line += st.Muted.Render(ageText)
 		}
 		if v.loading {
-			line += st.Muted.Render(" · " + tr.T("Refreshing…"))
+			line += st.Muted.Render(" · " + tr.T("wallets.refreshing"))
 		}
 		out = append(out, truncateWidth(line, w))
 	}
@@ -948,9 +948,9 @@ func (v *walletsView) detailLines(w int) []string {
 	parts := []string{st.Bold.Render(sanitize(r.ref))}
 	switch {
 	case r.main:
-		parts = append(parts, tr.T("main account (no X-Sub-Account)"), tr.F("profile %s", sanitize(v.c.app.sess.Profile)))
+		parts = append(parts, tr.T("wallets.main_account_no_x_sub_account"), tr.F("wallets.profile", sanitize(v.c.app.sess.Profile)))
 	case r.fromConfig:
-		parts = append(parts, tr.T("profile default (from config), not listed by the API"))
+		parts = append(parts, tr.T("wallets.profile_default_from_config_not_listed"))
 	default:
 		if r.name != "" {
 			parts = append(parts, sanitize(r.name))
@@ -958,25 +958,25 @@ func (v *walletsView) detailLines(w int) []string {
 		stText, stStyle := v.statusText(r)
 		parts = append(parts, stStyle.Render(stText))
 		if !r.created.IsZero() {
-			parts = append(parts, tr.F("created %s", r.created.In(v.c.loc).Format("02/01/2006 15:04")))
+			parts = append(parts, tr.F("wallets.created", r.created.In(v.c.loc).Format("02/01/2006 15:04")))
 		}
 	}
 	if r.ref == v.c.app.wallet {
-		parts = append(parts, st.Accent.Render("● "+tr.T("active")))
+		parts = append(parts, st.Accent.Render("● "+tr.T("wallets.active_2")))
 	}
 	out = append(out, truncateWidth(strings.Join(parts, st.Muted.Render(" · ")), w))
 
 	b := v.bals[r.ref]
 	switch {
 	case b == nil || !b.done:
-		out = append(out, st.Muted.Render(tr.T("balance: loading…")))
+		out = append(out, st.Muted.Render(tr.T("wallets.balance_loading")))
 	case b.err != nil:
 		var ae *api.Error
 		var ve *api.ValidationError
 		switch {
 		case errors.As(b.err, &ve):
 			// Never sent: the reference cannot be used as X-Sub-Account.
-			for _, l := range wrapLines(tr.T("balance: ")+validationText(tr, ve), w, 2) {
+			for _, l := range wrapLines(tr.T("wallets.balance")+validationText(tr, ve), w, 2) {
 				out = append(out, st.Err.Render(l))
 			}
 		case errors.As(b.err, &ae):
@@ -984,14 +984,14 @@ func (v *walletsView) detailLines(w int) []string {
 			if ae.TraceID != "" {
 				msg += " [trace " + ae.TraceID + "]"
 			}
-			out = append(out, st.Err.Render(truncateWidth(tr.T("balance: ")+sanitize(msg), w)))
+			out = append(out, st.Err.Render(truncateWidth(tr.T("wallets.balance")+sanitize(msg), w)))
 			if h := errorHint(tr, ae); h != "" {
 				for _, l := range wrapLines("→ "+h, w, 2) {
 					out = append(out, st.Warn.Render(l))
 				}
 			}
 		default:
-			for _, l := range wrapLines(describeErr(tr, tr.T("balance"), b.err), w, 2) {
+			for _, l := range wrapLines(describeErr(tr, tr.T("wallets.balance_2"), b.err), w, 2) {
 				out = append(out, st.Err.Render(l))
 			}
 		}
@@ -999,19 +999,19 @@ func (v *walletsView) detailLines(w int) []string {
 		// Every figure exactly as the service sent it; one it did not send is "—".
 		cur, bal := b.bal.Currency, b.bal
 		segs := []string{
-			tr.T("available ") + st.Bold.Render(v.money(bal.Available, cur)),
-			tr.T("held ") + v.money(bal.Held, cur),
-			tr.T("promotional ") + v.money(bal.Promotional, cur),
-			tr.T("total ") + v.money(bal.Total, cur),
+			tr.T("wallets.available") + st.Bold.Render(v.money(bal.Available, cur)),
+			tr.T("wallets.held") + v.money(bal.Held, cur),
+			tr.T("wallets.promotional") + v.money(bal.Promotional, cur),
+			tr.T("wallets.total") + v.money(bal.Total, cur),
 		}
 		if bal.UpdatedAt != nil {
-			segs = append(segs, st.Muted.Render(tr.F("as of %s", bal.UpdatedAt.In(v.c.loc).Format("02/01 15:04"))))
+			segs = append(segs, st.Muted.Render(tr.F("wallets.as_of", bal.UpdatedAt.In(v.c.loc).Format("02/01 15:04"))))
 		}
-		segs = append(segs, st.Muted.Render(tr.F("read %s ago", humanDuration(v.c.now().Sub(b.at)))))
+		segs = append(segs, st.Muted.Render(tr.F("wallets.read_ago", humanDuration(v.c.now().Sub(b.at)))))
 		out = append(out, packSegments(segs, st.Muted.Render(" · "), w, 2)...)
 		if b.status != "" {
 			text, sty := v.accountStatusText(b.status)
-			out = append(out, truncateWidth(tr.T("account status: ")+sty.Render(text), w))
+			out = append(out, truncateWidth(tr.T("wallets.account_status")+sty.Render(text), w))
 			if h := v.accountHint(r, b.status); h != "" && !(r.status == api.SubAccountSuspended && b.status == api.AccountSuspended) {
 				for _, l := range wrapLines("→ "+h, w, 2) {
 					out = append(out, st.Warn.Render(l))
@@ -1020,7 +1020,7 @@ func (v *walletsView) detailLines(w int) []string {
 		}
 	}
 	if v.isSuspended(r) && (b == nil || b.err != nil || b.status != api.AccountSuspended) && (b == nil || b.err == nil || !errors.Is(b.err, api.ErrSubAccountSuspended)) {
-		for _, l := range wrapLines("→ "+tr.T("this sub-account is suspended; switch to another wallet (w) or contact support"), w, 2) {
+		for _, l := range wrapLines("→ "+tr.T("wallets.this_sub_account_is_suspended_switch"), w, 2) {
 			out = append(out, st.Warn.Render(l))
 		}
 	}
@@ -1031,7 +1031,7 @@ func (v *walletsView) detailLines(w int) []string {
 func (v *walletsView) formLines(w int) []string {
 	st, tr, f := v.c.st, v.c.tr, v.form
 	out := []string{st.Rule.Render(strings.Repeat("─", w))}
-	out = append(out, truncateWidth(st.Bold.Render(tr.T("New sub-account"))+st.Muted.Render(" · "+tr.T("created on the main account; starts with zero balance")), w))
+	out = append(out, truncateWidth(st.Bold.Render(tr.T("wallets.new_sub_account"))+st.Muted.Render(" · "+tr.T("wallets.created_on_the_main_account_starts")), w))
 	refErr, nameErr := v.formErrors()
 	const labelW = 12
 	iw := v.inputWidth()
@@ -1040,8 +1040,8 @@ func (v *walletsView) formLines(w int) []string {
 		in    textinput.Model
 		err   string
 	}{
-		{tr.T("Reference"), f.ref, refErr},
-		{tr.T("Name"), f.name, nameErr},
+		{tr.T("wallets.reference"), f.ref, refErr},
+		{tr.T("wallets.name"), f.name, nameErr},
 	}
 	for i, fd := range fields {
 		label := padRight(fd.label, labelW)
@@ -1071,16 +1071,16 @@ func (v *walletsView) formLines(w int) []string {
 	}
 	switch {
 	case f.confirming:
-		q := tr.F("Create sub-account %s in PRODUCTION? (y/N)", f.ref.Value())
-		out = append(out, truncateWidth(st.Confirm.Render(q)+st.Muted.Render("  "+tr.T("y confirms · any other key cancels")), w))
+		q := tr.F("wallets.create_sub_account_in_production_y", f.ref.Value())
+		out = append(out, truncateWidth(st.Confirm.Render(q)+st.Muted.Render("  "+tr.T("wallets.y_confirms_any_other_key_cancels")), w))
 	case f.sending:
-		out = append(out, st.Muted.Render(truncateWidth(tr.F("Creating sub-account %s…", f.ref.Value()), w)))
+		out = append(out, st.Muted.Render(truncateWidth(tr.F("wallets.creating_sub_account", f.ref.Value()), w)))
 	case f.err != "":
 		for _, l := range wrapLines(f.err, w, 2) {
 			out = append(out, st.Err.Render(l))
 		}
 	default:
-		out = append(out, st.Muted.Render(truncateWidth(tr.T("ctrl+s or enter on the name creates · tab switches fields · esc cancels"), w)))
+		out = append(out, st.Muted.Render(truncateWidth(tr.T("wallets.ctrl_s_or_enter_on_the"), w)))
 	}
 	return out
 }
@@ -1104,9 +1104,9 @@ func (v *walletsView) frame() walletsFrame {
 		f.bottom = v.detailLines(w)
 	}
 	if v.loaded && len(v.subs) == 0 {
-		empty := tr.T("No sub-accounts yet. Press c to create one.")
+		empty := tr.T("wallets.no_sub_accounts_yet_press_c")
 		if v.c.app.sess.ReadOnly {
-			empty = tr.T("No sub-accounts yet. This profile is read-only: sub-accounts are created elsewhere.")
+			empty = tr.T("wallets.no_sub_accounts_yet_this_profile")
 		}
 		f.empty = st.Muted.Render(truncateWidth(empty, w))
 	}
@@ -1144,7 +1144,7 @@ func (v *walletsView) view() string {
 	hdr := v.header(st)
 	if first > 0 || last < n {
 		// Scrolled: say which rows are on screen.
-		hdr = st.ColHeader.Render(padRight(v.heading, max(w-12, 0))) + st.ColHeader.Render(padLeft(tr.F("%d-%d of %d", first+1, last, n), 12))
+		hdr = st.ColHeader.Render(padRight(v.heading, max(w-12, 0))) + st.ColHeader.Render(padLeft(tr.F("wallets.of", first+1, last, n), 12))
 	}
 	b.WriteString(truncateWidth(hdr, w))
 	if n > 0 && f.rows > 0 {

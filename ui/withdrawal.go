@@ -102,11 +102,11 @@ func pixKeyTypeLabel(tr catalog, t api.PixKeyType) string {
 	case api.PixKeyCNPJ:
 		return "CNPJ"
 	case api.PixKeyEmail:
-		return tr.T("e-mail")
+		return tr.T("withdrawal.e_mail")
 	case api.PixKeyPhone:
-		return tr.T("phone")
+		return tr.T("withdrawal.phone")
 	case api.PixKeyRandom:
-		return tr.T("random key")
+		return tr.T("withdrawal.random_key")
 	}
 	return sanitize(string(t))
 }
@@ -119,7 +119,7 @@ func checkPixKey(tr catalog, t api.PixKeyType, s string) (string, error) {
 	k, err := brdoc.PixKey(brdoc.KeyType(t), s)
 	if errors.Is(err, brdoc.ErrEmailKeyLong) {
 		n := utf8.RuneCountInString(strings.TrimSpace(s))
-		return "", fmt.Errorf(tr.T("at most %d characters (now %d)"), brdoc.EmailKeyMax, n)
+		return "", fmt.Errorf(tr.T("withdrawal.at_most_characters_now"), brdoc.EmailKeyMax, n)
 	}
 	if err != nil {
 		return "", brdocError(tr, err)
@@ -133,7 +133,7 @@ func checkPixKey(tr catalog, t api.PixKeyType, s string) (string, error) {
 func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money, feeKnown bool) wdCheck {
 	var c wdCheck
 	if !in.keyType.Known() {
-		c.errs[wfKeyType] = tr.T("choose the key type")
+		c.errs[wfKeyType] = tr.T("withdrawal.choose_the_key_type")
 	}
 	pk, err := checkPixKey(tr, in.keyType, in.key)
 	if err != nil {
@@ -142,15 +142,15 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 	name := strings.TrimSpace(in.name)
 	switch {
 	case name == "":
-		c.errs[wfName] = tr.T("required")
+		c.errs[wfName] = tr.T("withdrawal.required")
 	case utf8.RuneCountInString(name) > wdNameMax:
-		c.errs[wfName] = fmt.Sprintf(tr.T("at most %d characters (now %d)"), wdNameMax, utf8.RuneCountInString(name))
+		c.errs[wfName] = fmt.Sprintf(tr.T("withdrawal.at_most_characters_now"), wdNameMax, utf8.RuneCountInString(name))
 	}
 	doc, kind, err := checkDocument(tr, in.doc)
 	docType := api.DocumentCPF
 	switch {
 	case strings.TrimSpace(in.doc) == "":
-		c.errs[wfDoc] = tr.T("required")
+		c.errs[wfDoc] = tr.T("withdrawal.required")
 	case err != nil:
 		c.errs[wfDoc] = err.Error()
 	case kind == brdoc.CNPJ:
@@ -159,11 +159,11 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 	amt, err := api.ParseBRL(in.amount)
 	switch {
 	case strings.TrimSpace(in.amount) == "":
-		c.errs[wfAmount] = tr.T("required")
+		c.errs[wfAmount] = tr.T("withdrawal.required")
 	case err != nil:
 		c.errs[wfAmount] = amountError(tr, err).Error()
 	case api.CheckWithdrawalAmount(amt) != nil:
-		c.errs[wfAmount] = tr.F("At least %s.", api.MinWithdrawalAmount.BRL())
+		c.errs[wfAmount] = tr.F("withdrawal.at_least", api.MinWithdrawalAmount.BRL())
 	}
 	// What leaves the wallet and whether the spendable balance covers it: the workflow's rule
 	// (WithdrawalOrder.CheckFunds), the one its send applies again.
@@ -181,11 +181,11 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 		var short workflow.BalanceShort
 		switch err := o.CheckFunds(); {
 		case errors.Is(err, workflow.ErrWithdrawalNoBalance):
-			c.errs[wfAmount] = tr.T("The spendable balance is not known yet; r in the wallets view reads it.")
+			c.errs[wfAmount] = tr.T("withdrawal.the_spendable_balance_is_not_known")
 		case errors.As(err, &short) && short.Fee > 0:
-			c.errs[wfAmount] = tr.F("%s with the fee is more than the spendable %s.", short.Need.BRL(), short.Spendable.BRL())
+			c.errs[wfAmount] = tr.F("withdrawal.with_the_fee_is_more_than", short.Need.BRL(), short.Spendable.BRL())
 		case errors.As(err, &short):
-			c.errs[wfAmount] = tr.F("More than the spendable %s.", short.Spendable.BRL())
+			c.errs[wfAmount] = tr.F("withdrawal.more_than_the_spendable", short.Spendable.BRL())
 		}
 	}
 	c.ok = true
@@ -209,7 +209,7 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 // askWithdrawal is what s does on a wallet: the form, or a status line saying why not.
 func askWithdrawal(c *common, wallet string, spendable *api.Money, readAt time.Time) (overlay, tea.Cmd) {
 	if c.app.sess.ReadOnly {
-		return nil, answerStatus(c.tr.T("This profile is read-only: withdrawals are disabled (read_only = true)."), statusWarn)
+		return nil, answerStatus(c.tr.T("withdrawal.this_profile_is_read_only_withdrawals"), statusWarn)
 	}
 	return newWithdrawalForm(c, wallet, spendable, readAt), nil
 }
@@ -251,8 +251,8 @@ func newWithdrawalForm(c *common, wallet string, spendable *api.Money, readAt ti
 		ti.CharLimit = limit
 		return ti
 	}
-	f.inputs[wfKey] = mk(c.tr.T("the recipient's PIX key"), 80)
-	f.inputs[wfName] = mk(c.tr.T("as the bank knows them"), wdNameMax+10)
+	f.inputs[wfKey] = mk(c.tr.T("withdrawal.the_recipient_s_pix_key"), 80)
+	f.inputs[wfName] = mk(c.tr.T("withdrawal.as_the_bank_knows_them"), wdNameMax+10)
 	f.inputs[wfDoc] = mk("CPF / CNPJ", 20)
 	f.inputs[wfAmount] = mk("12,34", 20)
 	f.setFocus(wfKey)
@@ -269,7 +269,7 @@ func (f *withdrawalForm) capturesText() bool { return true }
 func (f *withdrawalForm) production() bool   { return f.c.app.sess.Env == api.Production }
 func (f *withdrawalForm) quitQuestion() string {
 	if f.sending {
-		return f.c.tr.T("A withdrawal is being sent; quit anyway? Its outcome is looked up by its key when pixdash opens again; nothing is sent twice. (y/N)")
+		return f.c.tr.T("withdrawal.a_withdrawal_is_being_sent_quit")
 	}
 	return ""
 }
@@ -322,7 +322,7 @@ func (f *withdrawalForm) setFocus(i int) {
 // ShortHelp lists the form's keys.
 func (f *withdrawalForm) ShortHelp() []key.Binding {
 	k := f.c.keys
-	choose := key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", f.c.tr.T("choose")))
+	choose := key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", f.c.tr.T("withdrawal.choose")))
 	return []key.Binding{k.Submit, k.NextField, choose, k.Back}
 }
 
@@ -346,7 +346,7 @@ func (f *withdrawalForm) update(msg tea.Msg) tea.Cmd {
 		}
 		f.list, f.listErr = msg.list, ""
 		if msg.err != nil {
-			f.listErr = describeErr(f.c.tr, f.c.tr.T("withdrawals"), msg.err)
+			f.listErr = describeErr(f.c.tr, f.c.tr.T("withdrawal.withdrawals"), msg.err)
 		}
 		for _, w := range msg.list {
 			if w.State.Taken() && w.ID != "" {
@@ -367,14 +367,14 @@ func (f *withdrawalForm) update(msg tea.Msg) tea.Cmd {
 }
 
 func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
-	nav := moneyForm{c: f.c, owner: ownerWithdrawal, busy: f.c.tr.T("The withdrawal is being sent; wait for the answer."),
+	nav := moneyForm{c: f.c, owner: ownerWithdrawal, busy: f.c.tr.T("withdrawal.the_withdrawal_is_being_sent_wait"),
 		field: f.field, count: wfCount, setFocus: f.setFocus, close: f.close, submit: f.submit,
-		dirty: f.dirty(), discard: f.c.tr.T("Discard this withdrawal? Nothing was sent. (y/N)"), ask: f.ask}
+		dirty: f.dirty(), discard: f.c.tr.T("withdrawal.discard_this_withdrawal_nothing_was_sent"), ask: f.ask}
 	if cmd, ok := formKeys(nav, km, f.sending); ok {
 		return cmd
 	}
 	if f.locked {
-		text := f.c.tr.T("The first request may have landed: ctrl+s asks again with the same key; esc closes. The fields cannot change.")
+		text := f.c.tr.T("withdrawal.the_first_request_may_have_landed")
 		return func() tea.Msg { return statusMsg{text: text, kind: statusWarn, owner: ownerWithdrawal} }
 	}
 	switch f.field {
@@ -402,7 +402,7 @@ func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
 // their document.
 func (f *withdrawalForm) destination(r api.CreateWithdrawalRequest) string {
 	tr := f.c.tr
-	return tr.F("%s key %s (%s, %s)", pixKeyTypeLabel(tr, r.PixKeyType), maskPixKey(r.PixKeyType, r.PixKey),
+	return tr.F("withdrawal.key", pixKeyTypeLabel(tr, r.PixKeyType), maskPixKey(r.PixKeyType, r.PixKey),
 		sanitize(r.HolderName), maskDocument(r.HolderDocument))
 }
 
@@ -411,14 +411,14 @@ func (f *withdrawalForm) amountText(c wdCheck) string {
 	tr := f.c.tr
 	if f.byNet {
 		if f.feeKnown {
-			return tr.F("%s to the recipient (%s leaves the wallet with the fee)", c.amt.BRL(), c.need.BRL())
+			return tr.F("withdrawal.to_the_recipient_leaves_the_wallet", c.amt.BRL(), c.need.BRL())
 		}
-		return tr.F("%s to the recipient (plus the service's fee)", c.amt.BRL())
+		return tr.F("withdrawal.to_the_recipient_plus_the_service", c.amt.BRL())
 	}
 	if f.feeKnown && c.amt > f.fee {
-		return tr.F("%s from the wallet (the recipient gets %s after the fee)", c.amt.BRL(), (c.amt - f.fee).BRL())
+		return tr.F("withdrawal.from_the_wallet_the_recipient_gets", c.amt.BRL(), (c.amt - f.fee).BRL())
 	}
-	return tr.F("%s from the wallet (the service's fee is taken from it)", c.amt.BRL())
+	return tr.F("withdrawal.from_the_wallet_the_service_s", c.amt.BRL())
 }
 
 // confirmDetail is the confirmation's second sentence: what the recipient gets and what leaves
@@ -427,13 +427,13 @@ func (f *withdrawalForm) confirmDetail(c wdCheck) string {
 	tr := f.c.tr
 	switch {
 	case f.byNet && f.feeKnown:
-		return tr.F("The recipient gets it all; %s leaves the wallet with the fee.", c.need.BRL())
+		return tr.F("withdrawal.the_recipient_gets_it_all_leaves", c.need.BRL())
 	case f.byNet:
-		return tr.T("The recipient gets it all; the service's fee leaves the wallet too.")
+		return tr.T("withdrawal.the_recipient_gets_it_all_the")
 	case f.feeKnown && c.amt > f.fee:
-		return tr.F("It leaves the wallet; the recipient gets %s after the fee.", (c.amt - f.fee).BRL())
+		return tr.F("withdrawal.it_leaves_the_wallet_the_recipient", (c.amt - f.fee).BRL())
 	}
-	return tr.T("It leaves the wallet; the service's fee is taken from it.")
+	return tr.T("withdrawal.it_leaves_the_wallet_the_service")
 }
 
 func (f *withdrawalForm) submit() tea.Cmd {
@@ -452,12 +452,12 @@ func (f *withdrawalForm) submit() tea.Cmd {
 	send := f.send(c)
 	what, dest := f.confirmDetail(c), f.destination(c.req)
 	if f.production() {
-		q := newTypedConfirm(f.c, tr.F("PRODUCTION: withdraw %s from wallet %s to %s? %s Type the amount to confirm.", c.amt.BRL(), f.wallet, dest, what), c.amt, send)
+		q := newTypedConfirm(f.c, tr.F("withdrawal.production_withdraw_from_wallet_to_type", c.amt.BRL(), f.wallet, dest, what), c.amt, send)
 		q.onYes = f.startSending
 		f.ask(q)
 		return clearOwned
 	}
-	q := newConfirm(f.c, tr.F("Withdraw %s from wallet %s to %s? %s (y/N)", c.amt.BRL(), f.wallet, dest, what), send)
+	q := newConfirm(f.c, tr.F("withdrawal.withdraw_from_wallet_to_y_n", c.amt.BRL(), f.wallet, dest, what), send)
 	q.onYes = f.startSending
 	f.ask(q)
 	return clearOwned
@@ -499,12 +499,12 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 	case workflow.WithdrawalDone:
 		f.close()
 		r := out.Record
-		text := tr.F("Withdrawal of %s from %s taken by the service (pending); its completion notice will confirm it.", r.Amount.BRL(), f.wallet)
+		text := tr.F("withdrawal.withdrawal_of_from_taken_by_the", r.Amount.BRL(), f.wallet)
 		if r.State.Settled() {
 			text = withdrawalSettledText(tr, r)
 		}
 		if out.Err != nil {
-			text += " " + tr.F("It could not be saved locally: %s", localError(tr, out.Err))
+			text += " " + tr.F("withdrawal.it_could_not_be_saved_locally", localError(tr, out.Err))
 		}
 		wallet := f.wallet
 		cmds := []tea.Cmd{
@@ -519,17 +519,17 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 		f.resultKind = statusError
 		var ae *api.Error
 		if errors.As(out.Err, &ae) {
-			f.result = describeErr(tr, tr.T("Withdrawal refused"), out.Err) + " · " + tr.T("Nothing left the wallet; esc closes.")
+			f.result = describeErr(tr, tr.T("withdrawal.withdrawal_refused"), out.Err) + " · " + tr.T("withdrawal.nothing_left_the_wallet_esc_closes")
 			// Nothing was created: a corrected form is a new request with a new key.
 			f.key = f.c.newKey()
 		} else {
-			f.result = tr.F("Not sent: %s", localError(tr, out.Err))
+			f.result = tr.F("withdrawal.not_sent", localError(tr, out.Err))
 		}
 	default:
 		f.resultKind = statusWarn
 		f.locked = true
-		f.result = describeErr(tr, tr.T("The withdrawal's outcome is unknown"), out.Err) + " · " +
-			tr.T("It may have been taken. ctrl+s asks again with the same key: the service answers the first request, nothing is sent twice.")
+		f.result = describeErr(tr, tr.T("withdrawal.the_withdrawal_s_outcome_is_unknown"), out.Err) + " · " +
+			tr.T("withdrawal.it_may_have_been_taken_ctrl")
 	}
 	text, kind := f.result, f.resultKind
 	return tea.Batch(f.loadList(), func() tea.Msg { return statusMsg{text: text, kind: kind, owner: ownerWithdrawal} })
@@ -539,13 +539,13 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 func withdrawalSettledText(tr catalog, r state.Withdrawal) string {
 	switch r.State {
 	case state.WithdrawalCompleted:
-		return tr.F("Withdrawal of %s to %s completed.", r.Amount.BRL(), maskPixKey(r.PixKeyType, r.PixKey))
+		return tr.F("withdrawal.withdrawal_of_to_completed", r.Amount.BRL(), maskPixKey(r.PixKeyType, r.PixKey))
 	case state.WithdrawalFailed:
-		return tr.F("Withdrawal of %s failed: %s. The money went back to the wallet.", r.Amount.BRL(), sanitize(r.FailureReason))
+		return tr.F("withdrawal.withdrawal_of_failed_the_money_went", r.Amount.BRL(), sanitize(r.FailureReason))
 	case state.WithdrawalReversed:
-		return tr.F("Withdrawal of %s was reversed: %s. The money came back to the wallet.", r.Amount.BRL(), sanitize(r.FailureReason))
+		return tr.F("withdrawal.withdrawal_of_was_reversed_the_money", r.Amount.BRL(), sanitize(r.FailureReason))
 	}
-	return tr.F("Withdrawal of %s is %s.", r.Amount.BRL(), tr.T(string(r.State)))
+	return tr.F("withdrawal.withdrawal_of_is", r.Amount.BRL(), tr.T(string(r.State)))
 }
 
 // await waits for the event that settles the withdrawal and tells the wallets view.
@@ -558,7 +558,7 @@ func (f *withdrawalForm) await() tea.Cmd {
 		r, err := workflow.AwaitWithdrawal(ctx, store, k, now)
 		if err != nil {
 			return withdrawnMsg{wallet: wallet, kind: statusInfo,
-				text: tr.T("No completion notice yet; s in the wallets view lists the wallet's withdrawals.")}
+				text: tr.T("withdrawal.no_completion_notice_yet_s_in")}
 		}
 		kind := statusOK
 		if r.State != state.WithdrawalCompleted {
@@ -595,20 +595,20 @@ func (f *withdrawalForm) view() string {
 		b.WriteString(s + "\n")
 		lines++
 	}
-	title := tr.T("Withdraw to a bank account (PIX)")
+	title := tr.T("withdrawal.withdraw_to_a_bank_account_pix")
 	if f.production() {
-		title += " · " + tr.T("PRODUCTION")
+		title += " · " + tr.T("withdrawal.production_caps")
 	}
 	emit(st.Bold.Render(title))
 	const lw = 11
 	line := func(label, value string) {
 		emit(truncateWidth(st.Label.Render(padRight(label, lw))+" "+value, w))
 	}
-	bal := st.Warn.Render(tr.T("unknown: r in the wallets view reads it"))
+	bal := st.Warn.Render(tr.T("withdrawal.unknown_r_in_the_wallets_view"))
 	if f.spendable != nil {
-		bal = st.Bold.Render(f.spendable.BRL()) + st.Muted.Render(" · "+tr.F("read %s ago", humanDuration(f.c.now().Sub(f.readAt))))
+		bal = st.Bold.Render(f.spendable.BRL()) + st.Muted.Render(" · "+tr.F("withdrawal.read_ago", humanDuration(f.c.now().Sub(f.readAt))))
 	}
-	line(tr.T("Wallet"), st.Value.Render(sanitize(f.wallet))+" · "+tr.T("spendable ")+bal)
+	line(tr.T("withdrawal.wallet"), st.Value.Render(sanitize(f.wallet))+" · "+tr.T("withdrawal.spendable")+bal)
 	emit("")
 	showErr := func(i int) {
 		e := c.errs[i]
@@ -623,7 +623,7 @@ func (f *withdrawalForm) view() string {
 			emit(spaces(lw+1) + st.FieldErr.Render(mark+l))
 		}
 	}
-	labels := [wfCount]string{tr.T("Key type"), tr.T("PIX key"), tr.T("Holder"), tr.T("Document"), tr.T("Amount is"), tr.T("Amount")}
+	labels := [wfCount]string{tr.T("withdrawal.key_type"), tr.T("withdrawal.pix_key"), tr.T("withdrawal.holder"), tr.T("withdrawal.document"), tr.T("withdrawal.amount_is"), tr.T("withdrawal.amount")}
 	for i := range wfCount {
 		ls := st.FieldLabel
 		if i == f.field {
@@ -634,9 +634,9 @@ func (f *withdrawalForm) view() string {
 		case wfKeyType:
 			val = "‹ " + pixKeyTypeLabel(tr, api.PixKeyTypes[f.keyType]) + " ›"
 		case wfMode:
-			val = "‹ " + tr.T("gross: what leaves the wallet") + " ›"
+			val = "‹ " + tr.T("withdrawal.gross_what_leaves_the_wallet") + " ›"
 			if f.byNet {
-				val = "‹ " + tr.T("net: what the recipient receives") + " ›"
+				val = "‹ " + tr.T("withdrawal.net_what_the_recipient_receives") + " ›"
 			}
 		default:
 			val = f.inputs[i].View()
@@ -644,17 +644,17 @@ func (f *withdrawalForm) view() string {
 		emit(truncateWidth(ls.Render(padRight(labels[i], lw))+" "+val, w))
 		showErr(i)
 	}
-	fee := tr.T("the service's fee (not known yet: no withdrawal seen)")
+	fee := tr.T("withdrawal.the_service_s_fee_not_known")
 	if f.feeKnown {
-		fee = tr.F("%s (the last withdrawal's)", f.fee.BRL())
+		fee = tr.F("withdrawal.the_last_withdrawal_s", f.fee.BRL())
 	}
-	line(tr.T("Fee"), fee)
+	line(tr.T("withdrawal.fee"), fee)
 	if c.errs[wfAmount] == "" {
 		line("", f.amountText(c))
 	}
 	if f.sending {
 		emit("")
-		emit(st.Warn.Render(tr.T("Sending the withdrawal…")))
+		emit(st.Warn.Render(tr.T("withdrawal.sending_the_withdrawal")))
 	}
 	if f.result != "" {
 		sty := st.Err
@@ -670,12 +670,12 @@ func (f *withdrawalForm) view() string {
 	room := min(f.height-lines-7, withdrawalListRows)
 	if room >= 1 {
 		emit("")
-		head := tr.T("Withdrawals of this wallet")
+		head := tr.T("withdrawal.withdrawals_of_this_wallet")
 		switch {
 		case f.listErr != "":
 			emit(truncateWidth(st.Err.Render(f.listErr), w))
 		case len(f.list) == 0:
-			emit(st.Muted.Render(truncateWidth(head+": "+tr.T("none yet"), w)))
+			emit(st.Muted.Render(truncateWidth(head+": "+tr.T("withdrawal.none_yet"), w)))
 		default:
 			emit(st.Muted.Render(truncateWidth(head, w)))
 			for _, r := range f.list[:min(len(f.list), max(room-1, 1))] {
@@ -685,9 +685,9 @@ func (f *withdrawalForm) view() string {
 			}
 		}
 	}
-	hint := tr.T("ctrl+s withdraw · tab next field · ←/→ choose · esc close")
+	hint := tr.T("withdrawal.ctrl_s_withdraw_tab_next_field")
 	if f.locked {
-		hint = tr.T("ctrl+s asks again with the same key · esc close")
+		hint = tr.T("withdrawal.ctrl_s_asks_again_with_the")
 	}
 	b.WriteString("\n" + st.Muted.Render(truncateWidth(hint, w)))
 	box := st.Overlay

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
+	"pixdash/api/i18n"
 	"pixdash/state"
 )
 
@@ -49,11 +50,10 @@ func TestConfirmYesKeyPerLanguage(t *testing.T) {
 		})
 	}
 	// Every pt-BR question of the catalog says (s/N).
-	for _, table := range ptBRTables {
-		for id, pt := range table {
-			if strings.Contains(id, "(y/N)") && !strings.Contains(pt, "(s/N)") {
-				t.Errorf("%q → %q: not (s/N)", id, pt)
-			}
+	ptTable := i18n.IDs(LangPT)
+	for id, en := range i18n.IDs(LangEN) {
+		if pt := ptTable[id]; strings.Contains(en.Other, "(y/N)") && !strings.Contains(pt.Other, "(s/N)") {
+			t.Errorf("%s: %q → %q: not (s/N)", id, en.Other, pt.Other)
 		}
 	}
 }

@@ -23,14 +23,15 @@ import (
 	"github.com/clipperhouse/displaywidth"
 
 	"pixdash/api"
+	"pixdash/api/i18n"
 	"pixdash/state"
 	"pixdash/state/export"
 )
 
-// The report's languages (config.LangEnglish and config.LangPortuguese).
+// The report's languages (the catalog's, pixdash/api/i18n).
 const (
-	LangEN = "en"
-	LangPT = "pt-BR"
+	LangEN = string(i18n.English)
+	LangPT = string(i18n.Portuguese)
 )
 
 // Widths of the text report: a terminal and a receipt printer; anything from MinWidth works.
@@ -44,7 +45,7 @@ const (
 type Options struct {
 	// Width is the most display cells a line takes (DefaultWidth when 0; at least MinWidth).
 	Width int
-	// Lang is LangEN or LangPT (anything else is English).
+	// Lang is LangEN or LangPT, in any spelling i18n.Parse reads (anything else is English).
 	Lang string
 	// Loc is the time zone of the day and of the time the report was made (time.Local when nil).
 	Loc *time.Location
@@ -65,40 +66,57 @@ type labels struct {
 	noWallets                                                                string
 }
 
-var en = labels{
-	title: "Day close", profile: "Profile", day: "Day", period: "Period", periodTo: "to", made: "Made at",
-	partial: "PARTIAL — the day has not ended",
-	wallet:  "Wallet", total: "TOTAL", wallets: "wallets",
-	created: "Charges created", paid: "Paid", gross: "Gross", fees: "Fees", feesEstimate: "Fees (estimate)",
-	feesEstimateNote: "%s of %s at the estimated fee (%s)",
-	net:              "Net",
-	unknown:          "unknown", feesUnknownNote: "%s of %s with no fee reported and no estimate (pix_fee)",
-	medReturned: "Returned to the payer (MED)", medBlocked: "Blocked (MED, open)",
-	refunds: "Refunds", refundedAmount: "Refunded", refundFees: "Refund fees", afterRefunds: "Net after refunds", refundFeesReported: "Refund fees reported by events (unconfirmed, not counted)",
-	pending: "Pending", expired: "Expired", failed: "Failed", cancelled: "Cancelled", other: "Other status",
-	withdrawals: "Withdrawals", withdrawalsDone: "Completed", withdrawalsFailed: "Failed", withdrawnGross: "Withdrawn (gross)",
-	blocks: "MED blocks opened/resolved", splitSent: "Split sent", splitReceived: "Split received",
-	balance: "Balance at close", available: "Available", held: "Held", balanceTotal: "Total",
-	notRead: "not read", notReadTotal: "not read: a wallet's balance is missing", noFigures: "—",
-	noWallets: "No wallet had any activity.",
-}
-
-var pt = labels{
-	title: "Fechamento de caixa", profile: "Perfil", day: "Dia", period: "Período", periodTo: "a", made: "Emitido às",
-	partial: "PARCIAL — o dia ainda não terminou",
-	wallet:  "Carteira", total: "TOTAL", wallets: "carteiras",
-	created: "Cobranças criadas", paid: "Pagas", gross: "Bruto", fees: "Tarifas", feesEstimate: "Tarifas (estimativa)",
-	feesEstimateNote: "%s de %s com tarifa estimada (%s)",
-	net:              "Líquido",
-	unknown:          "desconhecido", feesUnknownNote: "%s de %s sem tarifa informada nem estimativa (pix_fee)",
-	medReturned: "Devolvido ao pagador (MED)", medBlocked: "Bloqueado (MED, em aberto)",
-	refunds: "Estornos", refundedAmount: "Estornado", refundFees: "Tarifas de estorno", afterRefunds: "Líquido após estornos", refundFeesReported: "Tarifas de estorno informadas nos eventos (não confirmadas, fora do total)",
-	pending: "Pendentes", expired: "Expiradas", failed: "Com falha", cancelled: "Canceladas", other: "Outra situação",
-	withdrawals: "Saques", withdrawalsDone: "Concluídos", withdrawalsFailed: "Com falha", withdrawnGross: "Sacado (bruto)",
-	blocks: "Bloqueios MED abertos/resolvidos", splitSent: "Split enviado", splitReceived: "Split recebido",
-	balance: "Saldo no fechamento", available: "Disponível", held: "Bloqueado", balanceTotal: "Total",
-	notRead: "não lido", notReadTotal: "não lido: falta o saldo de uma carteira", noFigures: "—",
-	noWallets: "Nenhuma carteira teve movimento.",
+// labelsFor is the report's words in l, from the catalog (ids "report.*").
+func labelsFor(l i18n.Lang) labels {
+	tr := i18n.For(l)
+	return labels{
+		title:              tr.T("report.title"),
+		profile:            tr.T("report.profile"),
+		day:                tr.T("report.day"),
+		period:             tr.T("report.period"),
+		periodTo:           tr.T("report.period_to"),
+		made:               tr.T("report.made"),
+		partial:            tr.T("report.partial"),
+		wallet:             tr.T("report.wallet"),
+		total:              tr.T("report.total"),
+		wallets:            tr.T("report.wallets"),
+		created:            tr.T("report.created"),
+		paid:               tr.T("report.paid"),
+		gross:              tr.T("report.gross"),
+		fees:               tr.T("report.fees"),
+		feesEstimate:       tr.T("report.fees_estimate"),
+		feesEstimateNote:   tr.T("report.fees_estimate_note"),
+		net:                tr.T("report.net"),
+		unknown:            tr.T("report.unknown"),
+		feesUnknownNote:    tr.T("report.fees_unknown_note"),
+		medReturned:        tr.T("report.med_returned"),
+		medBlocked:         tr.T("report.med_blocked"),
+		refunds:            tr.T("report.refunds"),
+		refundedAmount:     tr.T("report.refunded_amount"),
+		refundFees:         tr.T("report.refund_fees"),
+		afterRefunds:       tr.T("report.after_refunds"),
+		refundFeesReported: tr.T("report.refund_fees_reported"),
+		pending:            tr.T("report.pending"),
+		expired:            tr.T("report.expired"),
+		failed:             tr.T("report.failed"),
+		cancelled:          tr.T("report.cancelled"),
+		other:              tr.T("report.other"),
+		withdrawals:        tr.T("report.withdrawals"),
+		withdrawalsDone:    tr.T("report.withdrawals_done"),
+		withdrawalsFailed:  tr.T("report.withdrawals_failed"),
+		withdrawnGross:     tr.T("report.withdrawn_gross"),
+		blocks:             tr.T("report.blocks"),
+		splitSent:          tr.T("report.split_sent"),
+		splitReceived:      tr.T("report.split_received"),
+		balance:            tr.T("report.balance"),
+		available:          tr.T("report.available"),
+		held:               tr.T("report.held"),
+		balanceTotal:       tr.T("report.balance_total"),
+		notRead:            tr.T("report.not_read"),
+		notReadTotal:       tr.T("report.not_read_total"),
+		noFigures:          tr.T("report.no_figures"),
+		noWallets:          tr.T("report.no_wallets"),
+	}
 }
 
 // textWriter lays the report out in lines of at most width cells.
@@ -113,19 +131,17 @@ type textWriter struct {
 // display cells: a header (profile, day, when it was made, PARTIAL while the day runs), one
 // section per wallet and the TOTAL, with the figures right-aligned.
 func Text(r state.CloseReport, o Options) string {
-	w := &textWriter{width: o.Width, l: &en}
+	lang, _ := i18n.Parse(o.Lang)
+	l := labelsFor(lang)
+	w := &textWriter{width: o.Width, l: &l, pt: lang == i18n.Portuguese}
 	if w.width == 0 {
 		w.width = DefaultWidth
 	}
 	w.width = max(w.width, MinWidth)
-	if o.Lang == LangPT {
-		w.pt, w.l = true, &pt
-	}
 	loc := o.Loc
 	if loc == nil {
 		loc = time.Local
 	}
-	l := w.l
 	w.rule('=')
 	w.text(0, strings.ToUpper(l.title))
 	w.text(0, l.profile+": "+safetext.Clean(r.Profile))
