@@ -23,8 +23,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"pixdash/api"
-	"pixdash/api/safetext"
 	"pixdash/api/i18n"
+	"pixdash/api/safetext"
 )
 
 // Languages the dashboard can speak (the catalog's, pixdash/api/i18n).
