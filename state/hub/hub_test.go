@@ -283,4 +283,3 @@ func TestChargeAnnouncedToOtherCounters(t *testing.T) {
 		t.Errorf("a late announcement turned a paid charge into %s", ch.Status)
 	}
 }
-
