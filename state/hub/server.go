@@ -15,8 +15,8 @@ import (
 
 // ServerOptions configure the embedded NATS server of `pixdash hub`.
 type ServerOptions struct {
-	// Listen is the client address, host:port ("127.0.0.1:4222" when empty; port 0 picks a free
-	// one). A ConfigFile's listen settings win over it.
+	// Listen is the client address, host:port (port 0 picks a free one). When empty, the
+	// ConfigFile's listen settings, else DefaultListen.
 	Listen string
 	// ConfigFile is a nats-server configuration file (accounts, users, permissions, TLS); ""
 	// for none: then the server accepts loopback clients without authentication.
@@ -52,7 +52,7 @@ func StartServer(o ServerOptions) (*Server, error) {
 			return nil, fmt.Errorf("hub: %w", err)
 		}
 	}
-	if opts.Host == "" && opts.Port == 0 {
+	if o.Listen != "" || opts.Host == "" && opts.Port == 0 {
 		listen := o.Listen
 		if listen == "" {
 			listen = DefaultListen
