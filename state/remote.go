@@ -45,3 +45,25 @@ func (s *Store) TrackRemoteCharge(ctx context.Context, rc RemoteCharge) (c Charg
 	})
 	return c, err == nil && !tracked, err
 }
+
+// OnChargeCreated has fn told of every pending charge this pixdash created (source
+// SourceCreated), after the commit that records it, and again after each later commit of it
+// while it stays pending; nil stops it. fn runs on the writer's path: it must not block or call
+// the store (the hub link queues the charge and announces it from its own goroutine).
+func (s *Store) OnChargeCreated(fn func(Charge)) {
+	if fn == nil {
+		s.created.Store(nil)
+		return
+	}
+	s.created.Store(&fn)
+}
+
+// tellCreated tells the OnChargeCreated function of c when c is a pending charge created here.
+func (s *Store) tellCreated(c Charge) {
+	if c.Source != SourceCreated || c.Status != api.StatusPending {
+		return
+	}
+	if f := s.created.Load(); f != nil {
+		(*f)(c)
+	}
+}
