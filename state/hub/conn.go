@@ -11,6 +11,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"pixdash/api"
 )
 
 // Link is how a pixdash reaches the hub's NATS: the URL and the credentials of its user.
@@ -20,7 +22,8 @@ type Link struct {
 	// Name names the connection in the server's monitoring (the counter's name).
 	Name string
 	// User and Password authenticate with a user/password pair.
-	User, Password string
+	User     string
+	Password api.Secret
 	// CredsFile is a .creds file (JWT and nkey seed) of a decentralised-auth deployment.
 	CredsFile string
 	// NKeyFile is a file holding a user's nkey seed (SU…).
@@ -101,7 +104,7 @@ func (l Link) Dial(ctx context.Context, extra ...nats.Option) (*nats.Conn, error
 		nats.Timeout(5 * time.Second),
 	}
 	if l.User != "" {
-		opts = append(opts, nats.UserInfo(l.User, l.Password))
+		opts = append(opts, nats.UserInfo(l.User, l.Password.Reveal()))
 	}
 	if l.CredsFile != "" {
 		opts = append(opts, nats.UserCredentials(l.CredsFile))

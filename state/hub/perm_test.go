@@ -30,7 +30,7 @@ func TestServerEnforcesPermissions(t *testing.T) {
 	}
 	defer srv.Shutdown()
 	link := func(user, password string) hub.Link {
-		return hub.Link{URL: srv.URL(), Name: user, User: user, Password: password, InboxPrefix: "_INBOX_" + user}
+		return hub.Link{URL: srv.URL(), Name: user, User: user, Password: api.Secret(password), InboxPrefix: "_INBOX_" + user}
 	}
 	// The hub creates the stream and publishes events of two wallets.
 	_, hjs, err := link("hub", "hub-change-me").JetStream(ctx, nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))

@@ -86,7 +86,7 @@ func AttachHub(ctx context.Context, s *Session, l HubLink, logger *slog.Logger) 
 		}
 		return nil, err
 	}
-	nc, js, err := l.Link.JetStream(ctx)
+	nc, js, err := l.Link.JetStream(ctx, nats.RetryOnFailedConnect(true)) // a hub away now is waited for
 	if err != nil {
 		return fail(err)
 	}
