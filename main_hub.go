@@ -28,6 +28,7 @@ type hubFlags struct {
 	nats, natsListen, natsConfig string
 	maxAge, dupWindow            time.Duration
 	maxBytes                     int64
+	replicas                     int
 	debug                        bool
 }
 
@@ -63,6 +64,7 @@ authentication are required: the hub refuses to start without them.`,
 	fl.DurationVar(&f.maxAge, "max-age", hub.DefaultMaxAge, "how long the stream keeps an event")
 	fl.Int64Var(&f.maxBytes, "max-bytes", hub.DefaultMaxBytes, "the most the stream keeps on disk, in bytes (the oldest go first)")
 	fl.DurationVar(&f.dupWindow, "duplicate-window", hub.DefaultDuplicateWindow, "how long JetStream drops a redelivered eventId (at most --max-age)")
+	fl.IntVar(&f.replicas, "replicas", 1, "how many servers of a JetStream cluster keep the stream (with --nats; 3 survives losing one)")
 	fl.BoolVar(&f.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
 	return cmd
 }
@@ -129,7 +131,7 @@ func runHub(ctx context.Context, f hubFlags, stdout, stderr io.Writer) error {
 		return &exitError{code: exitFailure, err: err}
 	}
 	defer nc.Close()
-	limits := hub.Limits{MaxAge: f.maxAge, MaxBytes: f.maxBytes, DuplicateWindow: f.dupWindow}
+	limits := hub.Limits{MaxAge: f.maxAge, MaxBytes: f.maxBytes, DuplicateWindow: f.dupWindow, Replicas: f.replicas}
 	if err := hub.EnsureStream(ctx, js, p.Environment, limits); err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}

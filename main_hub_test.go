@@ -71,6 +71,20 @@ func TestHubCommandRefusesUnprotectedNATS(t *testing.T) {
 	}
 }
 
+// TestHubCommandHelp: pixdash hub --help says what it does and names its options.
+func TestHubCommandHelp(t *testing.T) {
+	noConfig(t)
+	var out, errOut strings.Builder
+	if code := run([]string{"hub", "--help"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, w := range []string{"pix.<environment>.<wallet>.<kind>", "--nats", "--nats-listen", "--nats-config", "--max-age", "--max-bytes", "--duplicate-window", "--replicas", "--profile", "TLS"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("help lacks %q", w)
+		}
+	}
+}
+
 // syncBuffer is a strings.Builder safe for a writer and a reader in two goroutines.
 type syncBuffer struct {
 	mu sync.Mutex

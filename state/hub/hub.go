@@ -47,6 +47,9 @@ type Limits struct {
 	// is acknowledged as a duplicate and not stored. It is at most MaxAge. Copies published
 	// after it reach the counters, whose stores record an eventId once.
 	DuplicateWindow time.Duration
+	// Replicas is how many servers of a JetStream cluster keep the stream (1 when 0; 3 for a
+	// cluster that survives losing a server).
+	Replicas int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -60,6 +63,7 @@ func (l Limits) withDefaults() Limits {
 		l.DuplicateWindow = DefaultDuplicateWindow
 	}
 	l.DuplicateWindow = min(l.DuplicateWindow, l.MaxAge)
+	l.Replicas = max(l.Replicas, 1)
 	return l
 }
 
@@ -129,6 +133,7 @@ func StreamConfig(env api.Environment, l Limits) jetstream.StreamConfig {
 		MaxBytes:    l.MaxBytes,
 		Duplicates:  l.DuplicateWindow,
 		MaxMsgSize:  MaxMessageBytes,
+		Replicas:    l.Replicas,
 	}
 }
 
