@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -205,6 +206,7 @@ func TestCounterCatchesUpAfterStop(t *testing.T) {
 
 // TestEnvironmentsNeverShare: a production counter on the same server never gets a sandbox
 // event: the streams and subject spaces are apart, and a production hub refuses a sandbox event.
+// A service event of kind charge_created is refused too: that subject kind is the counters'.
 func TestEnvironmentsNeverShare(t *testing.T) {
 	srv := startServer(t, t.TempDir())
 	sb := startHub(t, srv.URL(), api.Sandbox)
@@ -222,6 +224,11 @@ func TestEnvironmentsNeverShare(t *testing.T) {
 	}
 	if code := deliver(pr.url, eventBody("evt-sb-2", "principal", api.Sandbox)); code == 200 {
 		t.Fatal("a production hub accepted a sandbox event")
+	}
+	// A service event may not pose as a counter's announcement.
+	posing := []byte(strings.Replace(string(eventBody("evt-pose", "principal", api.Sandbox)), `"payment_completed"`, `"charge_created"`, 1))
+	if code := deliver(sb.url, posing); code == 200 {
+		t.Error("the hub published a service event under the announcements' kind")
 	}
 	waitEvents(t, cs.store, 1, 30*time.Second)
 	waitEvents(t, cp.store, 1, 30*time.Second)

@@ -62,6 +62,9 @@ func (p *Publisher) accept(next api.EventSink, raw []byte) error {
 	if err != nil {
 		return err
 	}
+	if ev.Kind == KindChargeCreated { // the subject kind of the counters' announcements
+		return fmt.Errorf("%w: event kind %q is reserved for the counters' announcements", api.ErrEventInvalid, ev.Kind)
+	}
 	if ev.Environment != "" && ev.Environment != p.env {
 		return fmt.Errorf("%w: a %s event on the %s hub", api.ErrEventInvalid, ev.Environment, p.env)
 	}
