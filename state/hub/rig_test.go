@@ -22,7 +22,7 @@ import (
 
 // hubEvents is how many events the flood tests deliver; `go test ./state/hub -hub.events=10000`
 // runs the issue's full flood (make test keeps the default small).
-var hubEvents = flag.Int("hub.events", 600, "events delivered by the hub flood tests")
+var hubEvents = flag.Int("hub.events", 300, "events delivered by the hub flood tests")
 
 const hubSecret = api.Secret("hub-test-webhook-secret-0001")
 
