@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"net"
 	"path/filepath"
 	"testing"
@@ -146,5 +147,37 @@ func readBackPayment(ctx context.Context, t *testing.T, s *Session, id string) {
 				return
 			}
 		}
+	}
+}
+
+// TestAttachHubOncePerProfile: a second window of a counter's profile does not consume too (the
+// first holds the profile's receiver lock); it is told so and shows what the first commits.
+func TestAttachHubOncePerProfile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	srv, err := hub.StartServer(hub.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	open := func() *Session {
+		s, err := Open(ctx, Params{Profile: "caixa", Env: api.Sandbox, Client: offline(t), StateDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	first, second := open(), open()
+	link := HubLink{Link: hub.Link{URL: srv.URL()}, Counter: "caixa"}
+	if _, err := AttachHub(ctx, first, link, nil); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := AttachHub(ctx, second, link, nil); !errors.Is(err, ErrHubElsewhere) || h != nil || second.Hub != nil {
+		t.Fatalf("second window: %v, %v", h, err)
+	}
+	first.Close() // releases the lock: the second window may link now
+	if _, err := AttachHub(ctx, second, link, nil); err != nil {
+		t.Fatalf("after the first window closed: %v", err)
 	}
 }
