@@ -17,8 +17,9 @@ import (
 type flakySink struct {
 	next api.EventSink
 	mu   sync.Mutex
-	seen map[string]bool
-	n    int
+	seen   map[string]bool
+	n      int
+	failed uint64
 }
 
 func (f *flakySink) Accept(raw []byte) error {
@@ -30,6 +31,9 @@ func (f *flakySink) Accept(raw []byte) error {
 	f.n++
 	fail := f.n%3 == 0 && !f.seen[ev.EventID]
 	f.seen[ev.EventID] = true
+	if fail {
+		f.failed++
+	}
 	f.mu.Unlock()
 	if fail {
 		return fmt.Errorf("%w: disk busy", api.ErrSinkFull)
@@ -49,7 +53,8 @@ func TestCounterAcksOnlyCommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, js := connect(t, srv.URL())
-	c, err := hub.NewCounter(js, hub.CounterOptions{Name: "caixa", Env: api.Sandbox, Intake: &flakySink{next: intake, seen: map[string]bool{}}, Charges: store})
+	sink := &flakySink{next: intake, seen: map[string]bool{}}
+	c, err := hub.NewCounter(js, hub.CounterOptions{Name: "caixa", Env: api.Sandbox, Intake: sink, Charges: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +73,10 @@ func TestCounterAcksOnlyCommitted(t *testing.T) {
 	waitEvents(t, store, len(want), 30*time.Second)
 	waitIdle(t, rig, 10*time.Second)
 	storedOnce(t, "caixa", store, want)
-	if st := c.Status(context.Background()); st.Err == "" {
-		t.Errorf("status %+v: the failed commits are not reported", st)
+	sink.mu.Lock()
+	failed := sink.failed
+	sink.mu.Unlock()
+	if st := c.Status(context.Background()); failed == 0 || st.Retried != failed || st.Err != "" || st.Lag != 0 {
+		t.Errorf("status %+v: want the %d failed commits counted, and no error once all committed", st, failed)
 	}
 }

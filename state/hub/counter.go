@@ -74,6 +74,7 @@ type Counter struct {
 	lastErr   atomic.Value // string
 	committed atomic.Uint64
 	ignored   atomic.Uint64
+	retried   atomic.Uint64
 	cons      atomic.Pointer[jetstream.Consumer]
 }
 
@@ -154,13 +155,15 @@ type Status struct {
 	Lag int64
 	// Committed counts the messages this counter committed and acknowledged since it started.
 	Committed uint64
-	// Err is the last error met ("" when none).
+	// Retried counts the messages handed back after a failed commit (they come again).
+	Retried uint64
+	// Err is the last error met, until a batch commits whole again ("" when none).
 	Err string
 }
 
 // Status reports the link's state; it asks the server for the lag, bounded by ctx.
 func (c *Counter) Status(ctx context.Context) Status {
-	st := Status{State: c.state.Load().(string), Lag: -1, Committed: c.committed.Load(), Err: c.lastErr.Load().(string)}
+	st := Status{State: c.state.Load().(string), Lag: -1, Committed: c.committed.Load(), Retried: c.retried.Load(), Err: c.lastErr.Load().(string)}
 	if st.State == StateConnected && c.js.Conn().Status() != nats.CONNECTED {
 		st.State = StateReconnecting
 	}
@@ -260,6 +263,12 @@ func (c *Counter) consume(ctx context.Context) error {
 // can never be kept.
 func (c *Counter) apply(ctx context.Context, batch []jetstream.Msg) {
 	var wg sync.WaitGroup
+	var failed atomic.Bool
+	defer func() {
+		if !failed.Load() {
+			c.lastErr.Store("")
+		}
+	}()
 	for _, m := range batch {
 		wg.Add(1)
 		go func() {
@@ -279,6 +288,8 @@ func (c *Counter) apply(ctx context.Context, batch []jetstream.Msg) {
 				_ = m.Term()
 				c.log.Warn("hub counter: message refused", "counter", c.o.Name, "subject", m.Subject(), "err", err)
 			default:
+				failed.Store(true)
+				c.retried.Add(1)
 				c.lastErr.Store(err.Error())
 				_ = m.NakWithDelay(time.Second)
 				c.log.Warn("hub counter: commit failed; the message comes again", "counter", c.o.Name, "subject", m.Subject(), "err", err)
