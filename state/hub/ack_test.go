@@ -15,8 +15,8 @@ import (
 // flakySink fails the first attempt to keep every third event (a busy disk, a locked database);
 // the counter must not acknowledge what was not committed.
 type flakySink struct {
-	next api.EventSink
-	mu   sync.Mutex
+	next   api.EventSink
+	mu     sync.Mutex
 	seen   map[string]bool
 	n      int
 	failed uint64
