@@ -29,7 +29,7 @@ type hubFlags struct {
 	maxAge, dupWindow            time.Duration
 	maxBytes                     int64
 	replicas                     int
-	debug                        bool
+	debug, syncAlways            bool
 }
 
 func newHubCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -65,6 +65,7 @@ authentication are required: the hub refuses to start without them.`,
 	fl.Int64Var(&f.maxBytes, "max-bytes", hub.DefaultMaxBytes, "the most the stream keeps on disk, in bytes (the oldest go first)")
 	fl.DurationVar(&f.dupWindow, "duplicate-window", hub.DefaultDuplicateWindow, "how long JetStream drops a redelivered eventId (at most --max-age)")
 	fl.IntVar(&f.replicas, "replicas", 1, "how many servers of a JetStream cluster keep the stream (with --nats; 3 survives losing one)")
+	fl.BoolVar(&f.syncAlways, "sync-always", false, "the embedded server flushes every event to disk before acknowledging it (survives a power cut; slower)")
 	fl.BoolVar(&f.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
 	return cmd
 }
@@ -115,7 +116,7 @@ func runHub(ctx context.Context, f hubFlags, stdout, stderr io.Writer) error {
 		}
 	} else {
 		dir := filepath.Join(stateDir, "hub-"+state.ProfileFileName(p.Name), "jetstream")
-		srv, err := hub.StartServer(hub.ServerOptions{Listen: f.natsListen, ConfigFile: f.natsConfig, StoreDir: dir, Logger: logger})
+		srv, err := hub.StartServer(hub.ServerOptions{Listen: f.natsListen, ConfigFile: f.natsConfig, StoreDir: dir, Logger: logger, SyncAlways: f.syncAlways})
 		if errors.Is(err, hub.ErrUnprotected) {
 			return usageError("%v", err)
 		}

@@ -78,7 +78,7 @@ func TestHubCommandHelp(t *testing.T) {
 	if code := run([]string{"hub", "--help"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	for _, w := range []string{"pix.<environment>.<wallet>.<kind>", "--nats", "--nats-listen", "--nats-config", "--max-age", "--max-bytes", "--duplicate-window", "--replicas", "--profile", "TLS"} {
+	for _, w := range []string{"pix.<environment>.<wallet>.<kind>", "--nats", "--nats-listen", "--nats-config", "--max-age", "--max-bytes", "--duplicate-window", "--replicas", "--sync-always", "--profile", "TLS"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("help lacks %q", w)
 		}

@@ -25,6 +25,11 @@ type ServerOptions struct {
 	StoreDir string
 	// Logger receives the server's notices and errors (discarded when nil).
 	Logger *slog.Logger
+	// SyncAlways has JetStream flush every write to disk before it acknowledges it: what the
+	// hub acknowledged then survives a power cut too, not only a crash of the process (by
+	// default the files are flushed every two minutes; the operating system keeps what a
+	// killed process wrote).
+	SyncAlways bool
 }
 
 // DefaultListen is the embedded server's client address when none is given.
@@ -84,6 +89,9 @@ func StartServer(o ServerOptions) (*Server, error) {
 		opts.ServerName = "pixdash-hub"
 	}
 	opts.NoSigs = true // the hub command handles signals
+	if o.SyncAlways {
+		opts.SyncAlways = true
+	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
