@@ -9,11 +9,16 @@
 //	pixdash db check | repair [--profile NAME] [--config FILE]
 //	pixdash version
 //
+// The command line for scripts (main_*.go; README › Command line): charge create|get|list|wait,
+// refund, withdraw, wallets, subaccount, projects, blocks, whoami, login, events
+// list|show|resend|deliveries, listen, trigger, completion, man.
+//
 // The merchant's language (screens and reports) is --lang, else the config's language, else
 // the locale: the first non-empty of LC_ALL, LC_MESSAGES and LANG (pt_BR.* is pt-BR, anything
 // else English).
 //
-// Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command line.
+// Exit codes: 0 success (help included), 1 a failure at run time, 2 a mistake on the command
+// line, 3 to 8 and charge wait's 10 to 12 as main_cli.go says.
 package main
 
 import (
@@ -86,7 +91,13 @@ func usageError(format string, args ...any) error {
 func run(args []string, rawStdout, rawStderr io.Writer) int {
 	stdout, stderr := safetext.NewWriter(rawStdout), safetext.NewWriter(rawStderr)
 	defer func() { _ = stdout.Flush(); _ = stderr.Flush() }()
-	root := newRootCmd(stdout, stderr)
+	var out io.Writer = stdout
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		// The shells' completion protocol separates a word from its description with a TAB,
+		// which the sanitizer would turn into a space; the words are pixdash's own.
+		out = rawStdout
+	}
+	root := newRootCmd(out, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil {
@@ -149,7 +160,8 @@ Secrets are never read from flags: use client_secret_env or client_secret_cmd in
 	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, which ends with pixdash")
 	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language, else LC_ALL/LC_MESSAGES/LANG)`)
 	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
-	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), newEventsCmd(stdout), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout), newDBCmd(stdout), newTrainingCmd(stdout, stderr), newHubCmd(stdout, stderr))
+	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), withEventsCommands(newEventsCmd(stdout), stdout, stderr), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout), newDBCmd(stdout), newTrainingCmd(stdout, stderr), newHubCmd(stdout, stderr))
+	addCLICommands(root, stdout, stderr)
 	return root
 }
 
@@ -159,7 +171,7 @@ func newVersionCmd(stdout io.Writer) *cobra.Command {
 		Short: "Print pixdash's version",
 		Args:  noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(stdout, "pixdash %s\n", api.Version)
+			fmt.Fprintln(stdout, versionLine()) // with the build's VCS revision when it recorded one
 			return nil
 		},
 	}
@@ -679,7 +691,9 @@ func newEventsCmd(stdout io.Writer) *cobra.Command {
 		Short: "Remove the profile's webhook events received before a day; charges are kept",
 		Long: `Remove the profile's webhook events received before a day (local time); charges are kept.
 It says how many events that is and asks before removing them; without a terminal to ask on,
---yes confirms. --dry-run only counts them.`,
+--yes confirms. When that is every event of the profile (a day in the future, say), it asks
+for the number of events even with --yes; without a terminal, --all confirms. --dry-run only
+counts them.`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return runPrune(o, stdout)
@@ -689,6 +703,7 @@ It says how many events that is and asks before removing them; without a termina
 	f.StringVar(&o.before, "before", "", "remove the events received before this day, YYYY-MM-DD (local time)")
 	f.BoolVar(&o.yes, "yes", false, "remove without asking (needed when standard input is not a terminal)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "only say how many events would be removed")
+	f.BoolVar(&o.all, "all", false, "confirm that every event of the profile goes (asked otherwise, even with --yes)")
 	f.StringVar(&o.profile, "profile", "", "profile whose events to remove (default $PIXDASH_PROFILE, then default_profile)")
 	f.StringVar(&o.config, "config", "", configFlagHelp)
 	cmd.AddCommand(prune)
@@ -698,7 +713,7 @@ It says how many events that is and asks before removing them; without a termina
 // pruneFlags are the options of pixdash events prune.
 type pruneFlags struct {
 	config, profile, before string
-	yes, dryRun             bool
+	yes, dryRun, all        bool
 }
 
 // promptIn is where a confirmation is read, and stdinTerminal whether it is a terminal that
@@ -740,15 +755,27 @@ func runPrune(o pruneFlags, stdout io.Writer) error {
 	if before.After(time.Now()) {
 		what += " (--before is in the future: that is every event)"
 	}
+	everything, err := pruneTakesEverything(ctx, store, n)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("profile %s: %w", p.Name, err)}
+	}
 	switch {
 	case n == 0:
 		fmt.Fprintf(stdout, "No events received before %s in profile %s; nothing to remove.\n", day, p.Name)
 		return nil
 	case o.dryRun:
+		if everything {
+			what += ": every event of the profile"
+		}
 		fmt.Fprintf(stdout, "Would remove %s; charges are kept. Nothing removed (--dry-run).\n", what)
 		return nil
 	case !o.yes && !stdinTerminal():
 		return usageError("this would remove %s: add --yes to confirm (standard input is not a terminal to ask on), or --dry-run to only count them", what)
+	case everything && !o.all:
+		// Every event: asked for the count even with --yes (--all without a terminal).
+		if ok, err := confirmEverything(what, n, stdout); !ok || err != nil {
+			return err
+		}
 	case !o.yes:
 		fmt.Fprintf(stdout, "Remove %s? Charges are kept. [y/N] ", what)
 		answer, _ := bufio.NewReader(promptIn).ReadString('\n')

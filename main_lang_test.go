@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"pixdash/config"
 	"pixdash/ui"
@@ -25,7 +26,8 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 	}
-	os.Exit(m.Run())
+	// The pixdash command of testscript's scripts (main_script_test.go) is this binary.
+	testscript.Main(m, map[string]func(){"pixdash": pixdashMain})
 }
 
 // setLocale sets the three locale variables the merchant's language is read from.

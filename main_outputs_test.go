@@ -181,7 +181,8 @@ func eventCount(t *testing.T, stateDir, profile string) int {
 
 // events prune says how many events it would remove and removes them only once confirmed: a
 // question on a terminal, --yes otherwise; --dry-run only counts. A day in the future (every
-// event) is said so.
+// event) is said so, and removing every event wants the count typed even with --yes (--all
+// without a terminal): a new user deleted every event by typing a future date.
 func TestEventsPruneCountsAndConfirms(t *testing.T) {
 	_, stateDir := writeConfig(t, "[profiles.loja]\nbase_url = \"http://127.0.0.1:1/v2\"\nclient_id = \"mp_test_x\"\nclient_secret_env = \"PIXDASH_TEST_CLIENT_SECRET\"\n")
 	seedEvents(t, stateDir, "loja", time.Now().Add(-time.Hour), "e1", "e2")
@@ -210,24 +211,42 @@ func TestEventsPruneCountsAndConfirms(t *testing.T) {
 	}
 	// A terminal: asked; anything but yes keeps them.
 	terminal, answer = true, "\n"
-	if code, out, _ := prune(); code != 0 || !strings.Contains(out, "Remove 2 events received before "+future) || !strings.Contains(out, "[y/N] Nothing removed.") {
-		t.Errorf("declined: exit %d, %q", code, out)
+	// Every event of the profile: the count must be typed, --yes or not; "yes" is not enough.
+	for _, a := range []string{"\n", "s\n", "yes\n"} {
+		answer = a
+		if code, out, _ := prune(); code != 0 || !strings.Contains(out, "This removes 2 events received before "+future) || !strings.Contains(out, "EVERY event") || !strings.Contains(out, "Type 2 to confirm: Nothing removed.") {
+			t.Errorf("declined with %q: exit %d, %q", a, code, out)
+		}
+		if code, out, _ := prune("--yes"); code != 0 || !strings.Contains(out, "Nothing removed.") {
+			t.Errorf("--yes, declined with %q: exit %d, %q", a, code, out)
+		}
 	}
 	if n := eventCount(t, stateDir, "loja"); n != 2 {
 		t.Fatalf("%d events left after refusals, want 2", n)
 	}
-	answer = "s\n"
+	answer = "2\n"
 	if code, out, _ := prune(); code != 0 || !strings.Contains(out, "Removed 2 events") {
 		t.Errorf("confirmed: exit %d, %q", code, out)
 	}
 	if code, out, _ := prune("--yes"); code != 0 || !strings.Contains(out, "No events received before "+future+" in profile loja; nothing to remove.") {
 		t.Errorf("nothing left: exit %d, %q", code, out)
 	}
-	// --yes removes without asking.
+	// Without a terminal, every event needs --all beside --yes.
 	seedEvents(t, stateDir, "loja", time.Now().Add(-time.Hour), "e3")
 	terminal = false
-	if code, out, _ := prune("--yes"); code != 0 || !strings.Contains(out, "Removed 1 events") {
-		t.Errorf("--yes: exit %d, %q", code, out)
+	if code, out, errb := prune("--yes"); code != exitUsage || out != "" || !strings.Contains(errb, "every event of the profile: add --all") {
+		t.Errorf("--yes, every event: exit %d, %q, %q", code, out, errb)
+	}
+	if code, out, _ := prune("--yes", "--all"); code != 0 || !strings.Contains(out, "Removed 1 events") {
+		t.Errorf("--yes --all: exit %d, %q", code, out)
+	}
+	// Not every event: --yes removes without asking.
+	seedEvents(t, stateDir, "loja", time.Now().Add(-72*time.Hour), "old")
+	seedEvents(t, stateDir, "loja", time.Now().Add(-time.Hour), "recent")
+	yesterday := time.Now().AddDate(0, 0, -1).Format("2006-01-02")
+	var out, errb strings.Builder
+	if code := run([]string{"events", "prune", "--before", yesterday, "--yes"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "Removed 1 events") {
+		t.Errorf("--yes, some events: exit %d, %q, %q", code, out.String(), errb.String())
 	}
 }
 

@@ -782,8 +782,8 @@ func TestCommandLine(t *testing.T) {
 
 // TestArchitecture: the packages import one way (main → ui → state → api, main → config,
 // api/sandbox → api); ui does not reach the emulator, state and its workflows know nothing of
-// a terminal, and api knows nothing of the dashboard. Only non-test files count: tests may
-// drive the emulator.
+// a terminal, and api knows nothing of the dashboard; ui makes no *api.Client call. Only
+// non-test files count: tests may drive the emulator.
 func TestArchitecture(t *testing.T) {
 	imports, err := packageImports(".")
 	if err != nil {
@@ -808,6 +808,8 @@ func TestArchitecture(t *testing.T) {
 	if got := architectureViolations(bad); len(got) != 7 {
 		t.Errorf("%d violations found in a tree with 7:\n%s", len(got), strings.Join(got, "\n"))
 	}
+	// ui reaches the service only through state/workflow: no *api.Client, no sess.Client.
+	checkUIClientUses(t, ".")
 }
 
 // architectureRules say which imports a package (and the packages under it) may not use.

@@ -472,11 +472,11 @@ func topKeys() []string {
 }
 
 func profileKeys() []string {
-	return append([]string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "sub_account", "pix_fee", "default_description", "read_only", "event_retention_days", "export_format", "on_paid", "on_paid_timeout_seconds", "print_command", "webhook"}, hubKeys()...)
+	return append([]string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "client_secret_keyring", "sub_account", "pix_fee", "default_description", "read_only", "event_retention_days", "export_format", "on_paid", "on_paid_timeout_seconds", "print_command", "webhook"}, hubKeys()...)
 }
 
 func webhookKeys() []string {
-	return []string{"listen", "secret_env", "secret_cmd", "signature_header", "tolerance", "tls_cert", "tls_key"}
+	return []string{"listen", "secret_env", "secret_cmd", "secret_keyring", "signature_header", "tolerance", "tls_cert", "tls_key"}
 }
 
 // probe makes the toml decoder report a key's position through a ParseError.
@@ -771,6 +771,14 @@ func (d *decoder) profile(n node) *Profile {
 				d.add(k, "is empty")
 			}
 			p.secret = secretSource{kind: sourceFile, value: api.Secret(s), field: "client_secret"}
+		case "client_secret_keyring":
+			if b, ok := d.boolean(k); ok {
+				if !b {
+					d.add(k, "is false; remove it, or set it to true to read the secret from the OS keyring (pixdash login stores it)")
+					continue
+				}
+				p.secret = secretSource{kind: sourceKeyring, field: "client_secret_keyring", keyringUser: KeyringUser(p.Name), keyringProfile: p.Name}
+			}
 		case "sub_account":
 			if s, ok := d.str(k); ok {
 				if msg := checkSubAccount(s); msg != "" {
@@ -837,6 +845,9 @@ func (d *decoder) profile(n node) *Profile {
 			d.hubKey(p, k)
 		case "webhook":
 			w, cmd := d.webhook(k)
+			if w != nil && w.secret.kind == sourceKeyring {
+				w.secret.keyringUser, w.secret.keyringProfile = KeyringWebhookUser(p.Name), p.Name
+			}
 			p.Webhook = w
 			if cmd != nil {
 				cmdNodes = append(cmdNodes, *cmd)
@@ -864,13 +875,13 @@ func (d *decoder) profile(n node) *Profile {
 		d.add(envNode, "is %q but client_id starts with %s, which is %s; fix one of them", env, prefixOf(p.Environment), p.Environment)
 	}
 	for _, k := range kids {
-		if k.name() == "client_secret_env" || k.name() == "client_secret_cmd" || k.name() == "client_secret" {
+		if k.name() == "client_secret_env" || k.name() == "client_secret_cmd" || k.name() == "client_secret" || k.name() == "client_secret_keyring" {
 			sources = append(sources, k)
 		}
 	}
 	switch len(sources) {
 	case 0:
-		d.add(n, "missing the client secret: set exactly one of client_secret_env (variable name), client_secret_cmd (command that prints it) or client_secret (in this file, which must then be chmod 600)")
+		d.add(n, "missing the client secret: set exactly one of client_secret_env (variable name), client_secret_cmd (command that prints it), client_secret_keyring = true (the OS keyring; pixdash login stores it) or client_secret (in this file, which must then be chmod 600)")
 	case 1:
 	default:
 		names := make([]string, len(sources))
@@ -995,6 +1006,15 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 				kk := k
 				cmd = &kk
 			}
+		case "secret_keyring":
+			if b, ok := d.boolean(k); ok {
+				if !b {
+					d.add(k, "is false; remove it, or set it to true to read the signing secret from the OS keyring (pixdash login stores it)")
+					continue
+				}
+				sources = append(sources, k)
+				w.secret = secretSource{kind: sourceKeyring, field: "webhook.secret_keyring"}
+			}
 		case "signature_header":
 			if s, ok := d.str(k); ok {
 				if msg := checkHeaderName(s); msg != "" {
@@ -1031,7 +1051,7 @@ func (d *decoder) webhook(n node) (*Webhook, *node) {
 		}
 	}
 	if len(sources) > 1 {
-		d.add(sources[1], "only one signing secret source is allowed, found secret_env and secret_cmd")
+		d.add(sources[1], "only one signing secret source is allowed, found %s and %s", sources[0].name(), sources[1].name())
 	}
 	if certNode != nil || keyNode != nil {
 		certMsg, keyMsg := checkKeyPair(w.TLSCert, w.TLSKey)

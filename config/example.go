@@ -46,6 +46,7 @@ environment = "sandbox"
 # The client secret: exactly one of
 #   client_secret_env = "NAME"     read from that environment variable
 #   client_secret_cmd = "COMMAND"  run with sh -c; its output (trimmed, one line) is the secret
+#   client_secret_keyring = true   the OS keyring, where "pixdash login --profile NAME" stores it
 #   client_secret     = "..."      in this file, which must then be private: chmod 600 <this file>
 client_secret_env = "PIXDASH_SANDBOX_SECRET"
 
@@ -123,7 +124,8 @@ listen = "127.0.0.1:8085"
 # (both or neither; a relative path is read from this file's directory).
 # tls_cert = "/etc/pixdash/webhook-cert.pem"
 # tls_key = "/etc/pixdash/webhook-key.pem"
-# The endpoint's signing secret: secret_env = "NAME" or secret_cmd = "COMMAND".
+# The endpoint's signing secret: secret_env = "NAME" or secret_cmd = "COMMAND", or
+# secret_keyring = true (the OS keyring, where "pixdash login" stores it).
 # Without one the receiver is disabled.
 secret_env = "PIXDASH_SANDBOX_WEBHOOK_SECRET"
 # Optional: a header to read the signature from before the service's own

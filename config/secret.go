@@ -9,8 +9,40 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zalando/go-keyring"
+
 	"pixdash/api"
 )
+
+// The OS keyring entries of client_secret_keyring: service KeyringService, user
+// KeyringUser(profile).
+const (
+	KeyringService = "pixdash"
+	keyringSuffix  = "/client_secret"
+)
+
+// KeyringUser is the keyring user under which a profile's client secret is kept.
+func KeyringUser(profile string) string { return profile + keyringSuffix }
+
+// KeyringWebhookUser is the keyring user of a profile's webhook signing secret (secret_keyring).
+func KeyringWebhookUser(profile string) string { return profile + "/webhook_secret" }
+
+// KeyringGet and KeyringSet read and write the OS keyring (the Secret Service on Linux, the
+// Keychain on macOS, the Credential Manager on Windows); tests use keyring.MockInit.
+var (
+	KeyringGet = keyring.Get
+	KeyringSet = keyring.Set
+)
+
+// KeyringUnavailable is the error of a machine without a usable keyring (a server without a
+// D-Bus session or Secret Service): it names the alternatives.
+type KeyringUnavailable struct{ Err error }
+
+func (e KeyringUnavailable) Error() string {
+	return fmt.Sprintf("the OS keyring is not available here (%v); on a headless machine use client_secret_env (an environment variable, e.g. from systemd's LoadCredential or EnvironmentFile) or client_secret_cmd (a command that prints the secret, e.g. \"pass show pixdash/live\") instead", e.Err)
+}
+
+func (e KeyringUnavailable) Unwrap() error { return e.Err }
 
 // SecretCommandTimeout bounds a client_secret_cmd or secret_cmd run (long enough for a pinentry prompt).
 const SecretCommandTimeout = 30 * time.Second
@@ -31,6 +63,7 @@ const (
 	sourceEnv
 	sourceCmd
 	sourceFile
+	sourceKeyring
 )
 
 // secretSource says where a secret comes from; the command line is held as a Secret since it may embed one.
@@ -40,6 +73,9 @@ type secretSource struct {
 	env   string
 	cmd   api.Secret
 	value api.Secret
+	// keyringUser is the OS keyring entry's user (service KeyringService) for sourceKeyring,
+	// and keyringProfile the profile it belongs to (for messages).
+	keyringUser, keyringProfile string
 }
 
 // describe names the source without revealing the secret or the command line.
@@ -51,6 +87,8 @@ func (s secretSource) describe() string {
 		return "command (" + s.field + ")"
 	case sourceFile:
 		return "config file (" + s.field + ")"
+	case sourceKeyring:
+		return "OS keyring (" + s.field + ")"
 	}
 	return "none"
 }
@@ -58,7 +96,7 @@ func (s secretSource) describe() string {
 // ClientSecret resolves the profile's client secret from its environment variable, command or file.
 func (p *Profile) ClientSecret(ctx context.Context) (api.Secret, error) {
 	if p.secret.kind == sourceNone {
-		return "", errors.New("no client secret source (set client_secret_env, client_secret_cmd or client_secret)")
+		return "", errors.New("no client secret source (set client_secret_env, client_secret_cmd, client_secret_keyring or client_secret)")
 	}
 	return p.secret.resolve(ctx)
 }
@@ -103,6 +141,19 @@ func (s secretSource) resolve(ctx context.Context) (api.Secret, error) {
 			return "", fmt.Errorf("%s %w", s.field, err)
 		}
 		return v, nil
+	case sourceKeyring:
+		v, err := KeyringGet(KeyringService, s.keyringUser)
+		switch {
+		case errors.Is(err, keyring.ErrNotFound):
+			return "", fmt.Errorf("%s: the OS keyring has no secret for this profile yet; store it with pixdash login --profile %s", s.field, s.keyringProfile)
+		case err != nil:
+			return "", fmt.Errorf("%s: %w", s.field, KeyringUnavailable{Err: err})
+		}
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return "", fmt.Errorf("%s: the OS keyring's secret for this profile is empty; store it again with pixdash login", s.field)
+		}
+		return api.Secret(v), nil
 	case sourceFile:
 		v := strings.TrimSpace(s.value.Reveal())
 		if v == "" {

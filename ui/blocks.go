@@ -114,6 +114,11 @@ func (v *blocksView) blur() { v.focused = false }
 
 func (v *blocksView) filterStatus() api.BlockStatus { return blockFilters[v.filter] }
 
+// blockLister lists a wallet's MED blocks and records them (*workflow.Session does).
+type blockLister interface {
+	Blocks(ctx context.Context, wallet string, status api.BlockStatus) (*api.BalanceBlockList, error)
+}
+
 // load asks for the blocks of the active wallet; unless force, a load already in flight for the
 // same session, wallet and filter is reused.
 func (v *blocksView) load(force bool) tea.Cmd {
@@ -123,12 +128,11 @@ func (v *blocksView) load(force bool) tea.Cmd {
 	}
 	v.seq++
 	v.loading, v.loadTag = true, t
-	seq, status, client, opt, store := v.seq, v.filterStatus(), v.c.app.sess.Client, v.c.app.walletOpt(), v.c.app.sess.Store
+	var bl blockLister = v.c.app.sess
+	seq, status, wallet := v.seq, v.filterStatus(), v.c.app.wallet
 	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		list, err := client.ListBalanceBlocks(ctx, status, opt)
-		if err == nil && store != nil {
-			_, _ = store.RecordBlocks(ctx, list.Items) // the charges show what the service listed
-		}
+		// The charges show what the service listed: the session records the blocks.
+		list, err := bl.Blocks(ctx, wallet, status)
 		return blocksMsg{tag: t, seq: seq, status: status, list: list, err: err}
 	})
 }

@@ -34,6 +34,39 @@ type chargesView struct {
 	win           listWindow[state.ChargeQuery, state.Charge]
 	focused       bool // on screen with the keyboard (between focus and blur)
 	strip         todayStrip
+	// refunds are the refund states of the rows held, read in a command after each read of
+	// the rows (refundStatesMsg): the view draws them without touching the store.
+	refunds map[string]state.RefundState
+}
+
+// replyTo: the refund states answer the charges list wherever it is.
+func (refundStatesMsg) replyTo() viewID { return viewCharges }
+
+// refundStatesMsg carries the refunds pixdash asked for the charges the list holds.
+type refundStatesMsg struct {
+	gen     uint64
+	refunds map[string]state.RefundState
+}
+
+// loadRefunds reads the refund states of the rows held (the store's memory, off Update).
+func (v *chargesView) loadRefunds() tea.Cmd {
+	store, gen := v.store, v.c.app.gen
+	if store == nil || len(v.win.items) == 0 {
+		return nil
+	}
+	ids := make([]string, len(v.win.items))
+	for i := range v.win.items {
+		ids[i] = v.win.items[i].ID
+	}
+	return func() tea.Msg {
+		m := make(map[string]state.RefundState)
+		for _, id := range ids {
+			if r, ok := store.PeekRefund(id); ok {
+				m[id] = r.State
+			}
+		}
+		return refundStatesMsg{gen: gen, refunds: m}
+	}
 }
 
 // chargeStamp is what a charge's row shows besides the width: it is drawn again when it changes.
@@ -144,7 +177,7 @@ func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 	case storeChangedMsg:
 		strip := v.strip.load() // refunds arrive as events
 		if !msg.charges {
-			return strip // events only: the list shows none
+			return tea.Batch(strip, v.loadRefunds()) // events only: the rows stay, their refunds may not
 		}
 		v.win.invalidate()
 		return tea.Batch(strip, v.load())
@@ -153,7 +186,12 @@ func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 			return v.c.tr.F("Could not read the charges: %v", err)
 		}, v.hold, v.load)
 		v.stickTop = !v.focused // the first read after focus still came from off screen
-		return cmd
+		return tea.Batch(cmd, v.loadRefunds())
+	case refundStatesMsg:
+		if msg.gen == v.c.app.gen {
+			v.refunds = msg.refunds
+		}
+		return nil
 	}
 	return nil
 }
@@ -290,7 +328,7 @@ func (v *chargesView) view() string {
 	v.draw(&b, st, rowPainter[chargeStamp, state.Charge]{
 		cells: func(ch *state.Charge, _ bool) []cell { return v.cells(ch, now) },
 		stamp: func(ch *state.Charge) chargeStamp {
-			return chargeStamp{updated: ch.UpdatedAt.UnixNano(), state: ch.State(), when: v.whenText(ch, now) + refundStamp(v.store, ch.ID)}
+			return chargeStamp{updated: ch.UpdatedAt.UnixNano(), state: ch.State(), when: v.whenText(ch, now) + string(v.refunds[ch.ID])}
 		},
 	})
 	return b.String()
@@ -308,7 +346,7 @@ func (v *chargesView) cells(ch *state.Charge, now time.Time) []cell {
 		wallet = api.WalletPrincipal
 	}
 	return []cell{
-		refundLabel(v.c, v.store, ch),
+		refundLabel(v.c, v.refunds[ch.ID], ch),
 		{text: ch.Amount.BRL()},
 		{text: sanitize(desc)},
 		{text: sanitize(ch.ExternalReference)},

@@ -118,6 +118,11 @@ func (o *closeOverlay) wallets() []string {
 	return ws
 }
 
+// dayCloser makes the day's close with the wallets' balances (*workflow.Session does).
+type dayCloser interface {
+	CloseDay(ctx context.Context, q state.CloseQuery, allWallets bool) (state.CloseReport, error)
+}
+
 // load reads the close (figures and balances) in a command.
 func (o *closeOverlay) load() tea.Cmd {
 	sess := o.c.app.sess
@@ -129,19 +134,13 @@ func (o *closeOverlay) load() tea.Cmd {
 	o.loading = true
 	fee, hasFee := feeEstimate(o.c)
 	q := state.CloseQuery{Day: o.day, Wallets: o.wallets(), Fee: fee, HasFee: hasFee}
-	seq, gen, store, client := o.seq, o.c.app.gen, sess.Store, sess.Client
-	listSubs := o.c.app.subAccounts == nil && client != nil
-	var acct workflow.AccountReader
-	if client != nil {
-		acct = client
-	}
+	var cd dayCloser = sess
+	seq, gen := o.seq, o.c.app.gen
+	// Until the wallets view lists the sub-accounts, the close asks for them: every usable
+	// wallet of the account belongs in the close, with its balance, even on a day without sales.
+	listSubs := o.c.app.subAccounts == nil
 	return o.c.app.withTimeout(closeTimeout, func(ctx context.Context) tea.Msg {
-		if listSubs {
-			// The wallets view has not listed the sub-accounts yet: every usable wallet of the
-			// account belongs in the close, with its balance, even on a day without sales.
-			q.Wallets = workflow.CloseWallets(ctx, client, q.Wallets)
-		}
-		rep, err := workflow.CloseDay(ctx, store, acct, q)
+		rep, err := cd.CloseDay(ctx, q, listSubs)
 		return closeMsg{seq: seq, gen: gen, rep: rep, err: err}
 	})
 }

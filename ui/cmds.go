@@ -13,9 +13,6 @@ import (
 	"pixdash/state/workflow"
 )
 
-// Poll pacing: the charge on screen every 2 s, others backing off, at most this many calls a second.
-const maxPollsPerTick = 4
-
 type authMsg struct {
 	gen uint64
 	err error
@@ -71,13 +68,21 @@ type recoveredMsg struct {
 	// refunds is what settling the refunds left open by an earlier session found (nil when
 	// this run did not look at them).
 	refunds *workflow.RecoveredRefunds
+	// retry is when the engine looks again (0: nothing left open).
+	retry time.Duration
+}
+
+// recoveredFrom words the engine's recovery report as the root's message.
+func recoveredFrom(gen uint64, r workflow.RecoveryDone) recoveredMsg {
+	return recoveredMsg{gen: gen, resolved: r.Charges.Resolved, pending: r.Charges.Pending, abandoned: r.Charges.Abandoned,
+		err: r.Charges.Err, withdrawals: r.Withdrawals, refunds: r.Refunds, retry: r.RetryIn}
 }
 
 // authCmd fetches the first token so the header can show it and bad credentials surface at once.
 func (m *Model) authCmd() tea.Cmd {
-	gen, c := m.app.gen, m.app.sess.Client
+	gen, eng := m.app.gen, m.eng
 	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		return authMsg{gen: gen, err: workflow.Authenticate(ctx, c)}
+		return authMsg{gen: gen, err: eng.Authenticate(ctx)}
 	})
 }
 
@@ -93,24 +98,13 @@ func (m *Model) onAuth(msg authMsg) tea.Cmd {
 	return m.readBackAllBlocks()
 }
 
-// maxBlockWallets bounds how many wallets the start of a session reads the MED blocks of.
-const maxBlockWallets = 20
-
-// readBackAllBlocks reads the MED blocks of every wallet the store holds charges of, once at
-// the start of a session: a block resolved while the dashboard was closed shows on its charge.
+// readBackAllBlocks has the engine read the MED blocks of every wallet the store holds
+// charges of, once at the start of a session: a block resolved while the dashboard was closed
+// shows on its charge.
 func (m *Model) readBackAllBlocks() tea.Cmd {
-	c, store := m.app.sess.Client, m.app.sess.Store
-	if c == nil || store == nil {
-		return nil
-	}
+	eng := m.eng
 	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		wallets, err := store.KnownWallets(ctx)
-		if err != nil {
-			return nil
-		}
-		for _, w := range wallets[:min(len(wallets), maxBlockWallets)] {
-			_, _ = workflow.ReadBackBlocks(ctx, c, store, w) // a failure leaves the charges as they were
-		}
+		_ = eng.ReadBackAllBlocks(ctx) // a failure leaves the charges as they were
 		return nil
 	})
 }
@@ -120,9 +114,9 @@ func (m *Model) noteResult(err error) { m.link.note(err, m.c.now()) }
 
 // loadProjects lists the active wallet's projects for the new-charge form.
 func (m *Model) loadProjects() tea.Cmd {
-	t, c := m.tagNow(), m.app.sess.Client
+	t, eng := m.tagNow(), m.eng
 	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		items, err := workflow.LoadProjects(ctx, c, t.wallet)
+		items, err := eng.LoadProjects(ctx, t.wallet)
 		return projectsMsg{tag: t, items: items, err: err}
 	})
 }
@@ -153,11 +147,11 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 		f.sending, f.mayLand = true, true
 	}
 	m.setStatus(m.c.tr.F("Creating %s…", d.Req.Amount.BRL()), statusInfo)
-	t, c, store, now := m.tagNow(), m.app.sess.Client, m.app.sess.Store, m.c.now
+	t, eng := m.tagNow(), m.eng
 	// The end of the session cancels it, leaving the submission pending: it is looked up by its
 	// key when the profile opens again.
 	return m.app.withTimeout(createTimeout, func(ctx context.Context) tea.Msg {
-		r := workflow.CreateCharge(ctx, c, store, workflow.Draft(d), now)
+		r := eng.CreateCharge(ctx, workflow.Draft(d))
 		return chargeCreatedMsg{tag: t, draft: d, charge: r.Charge, err: r.Err, unconfirmed: r.Unconfirmed}
 	})
 }
@@ -211,40 +205,16 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	}
 }
 
-// resolveLater looks an unconfirmed submission up by its key after a pause.
-func (m *Model) resolveLater(key string) tea.Cmd {
-	return tea.Tick(3*time.Second, func(time.Time) tea.Msg { return resolveMsg{key: key} })
-}
-
-type resolveMsg struct{ key string }
-
-// recoverSubmissions resolves submissions left unconfirmed by a crash or restart: GET by idempotency key.
-// At the session's start it also resolves the withdrawals an earlier session left requested
-// or unknown (workflow.RecoverWithdrawals: looked up by their key, never sent again).
-func (m *Model) recoverSubmissions() tea.Cmd { return m.recoverCmd(true) }
-
-// recoverCmd looks the interrupted charge creations up, and the open withdrawals when
-// withdrawals is set, in one command whose reply is one recoveredMsg.
-func (m *Model) recoverCmd(withdrawals bool) tea.Cmd {
-	gen, c, store, now := m.app.gen, m.app.sess.Client, m.app.sess.Store, m.c.now
-	return m.app.withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
-		r := workflow.RecoverSubmissions(ctx, c, store, now)
-		msg := recoveredMsg{gen: gen, resolved: r.Resolved, pending: r.Pending, abandoned: r.Abandoned, err: r.Err}
-		if withdrawals && store != nil {
-			w := workflow.RecoverWithdrawals(ctx, c, store, now)
-			msg.withdrawals = &w
-			// Refunds a killed or crashed window left "refunding" or "refund unknown".
-			rr := workflow.RecoverRefunds(ctx, c, store, now)
-			msg.refunds = &rr
-		}
-		return msg
-	})
+// resolveLater has the engine look an unconfirmed submission up by its key after a pause
+// (and again while it stays unconfirmed); what it finds comes back as a recoveredMsg.
+func (m *Model) resolveLater(string) tea.Cmd {
+	eng := m.eng
+	return func() tea.Msg { eng.RecoverAfter(3 * time.Second); return nil }
 }
 
 // recoveredWithdrawalParts words what RecoverWithdrawals found, each withdrawal by its amount
-// and its destination masked as the form masks it; level is raised to what they call for,
-// and retry is how long until the open ones are looked up again (0: none left open).
-func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level *statusKind) (parts []string, retry time.Duration) {
+// and its destination masked as the form masks it; level is raised to what they call for.
+func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level *statusKind) (parts []string) {
 	tr := m.c.tr
 	raise := func(k statusKind) {
 		if k > *level {
@@ -283,9 +253,8 @@ func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level
 			parts = append(parts, m.describeError(tr.T("look up a withdrawal"), w.Err))
 		}
 		raise(statusWarn)
-		retry = max(w.RetryAt.Sub(m.c.now()), time.Second)
 	}
-	return parts, retry
+	return parts
 }
 
 func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
@@ -303,49 +272,27 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 		parts = append(parts, tr.F("%d interrupted charge(s) never reached the service; nothing was created.", msg.abandoned))
 		level = statusInfo
 	}
-	var retry time.Duration
+	// The engine looks again by itself while something stays open.
 	if msg.pending > 0 {
 		parts = append(parts, tr.F("%d interrupted charge(s) not confirmed yet; looking them up again.", msg.pending))
 		level = statusWarn
-		retry = 10 * time.Second
 	}
-	withdrawalsOpen := false
 	if msg.withdrawals != nil {
-		wparts, wretry := m.recoveredWithdrawalParts(msg.withdrawals, &level)
-		parts = append(parts, wparts...)
-		if wretry > 0 {
-			withdrawalsOpen = true
-			if retry == 0 || wretry < retry {
-				retry = wretry
-			}
-		}
+		parts = append(parts, m.recoveredWithdrawalParts(msg.withdrawals, &level)...)
 	}
 	if msg.refunds != nil {
-		rparts, rretry := m.recoveredRefundParts(msg.refunds, &level)
-		parts = append(parts, rparts...)
-		if rretry > 0 {
-			withdrawalsOpen = true // the start's set is looked at again, refunds with it
-			if retry == 0 || rretry < retry {
-				retry = rretry
-			}
-		}
-	}
-	var cmd tea.Cmd
-	if retry > 0 {
-		gen := msg.gen
-		cmd = tea.Tick(retry, func(time.Time) tea.Msg { return retryRecoverMsg{gen: gen, withdrawals: withdrawalsOpen} })
+		parts = append(parts, m.recoveredRefundParts(msg.refunds, &level)...)
 	}
 	if len(parts) > 0 {
 		m.setOwnedStatus(ownerRecover, strings.Join(parts, " "), level)
 	} else {
 		m.clearStatus(ownerRecover) // an earlier "not confirmed yet" is over
 	}
-	return cmd
+	return nil
 }
 
-// recoveredRefundParts words what RecoverRefunds settled; level is raised to what it calls for,
-// and retry is how long until a refund another window holds is looked at again (0: none).
-func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *statusKind) (parts []string, retry time.Duration) {
+// recoveredRefundParts words what RecoverRefunds settled; level is raised to what it calls for.
+func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *statusKind) (parts []string) {
 	tr := m.c.tr
 	if n := len(r.Completed); n > 0 {
 		parts = append(parts, tr.F("%d refund(s) from an earlier session confirmed by the service: refunded.", n))
@@ -359,57 +306,42 @@ func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *status
 			*level = statusWarn
 		}
 	}
-	if !r.RetryAt.IsZero() {
-		retry = max(r.RetryAt.Sub(m.c.now()), time.Second)
-	}
-	return parts, retry
+	return parts
 }
 
-// retryRecoverMsg looks the interrupted charges up again, and the withdrawals left open by
-// an earlier session when withdrawals is set.
-type retryRecoverMsg struct {
-	gen         uint64
-	withdrawals bool
-}
-
-// schedulePolls asks for the charges that are due, within the per-second cap.
-func (m *Model) schedulePolls(now time.Time) tea.Cmd {
-	focused := ""
+// watchCmd tells the engine which charge is on the customer's screen (polled first, read
+// first) when that changes; the engine polls the charges that are due by itself.
+func (m *Model) watchCmd() tea.Cmd {
+	id := ""
 	if qr, ok := m.qrScreen(); ok {
-		focused = qr.id
+		id = qr.id
 	}
-	store := m.app.sess.Store
-	due := store.DuePolls(now, focused, maxPollsPerTick)
-	var cmds []tea.Cmd
-	for _, id := range due {
-		if m.polling[id] {
-			continue
-		}
-		ch, ok := store.Peek(id)
-		if !ok {
-			continue
-		}
-		store.MarkPolled(id, now)
-		cmds = append(cmds, m.pollNow(id, ch.Wallet))
+	if id == m.watched {
+		return nil
 	}
-	return tea.Batch(cmds...)
+	m.watched = id
+	eng := m.eng
+	return func() tea.Msg { eng.Watch(id); return nil }
 }
 
-// pollNow reads one transaction.
+// pollNow reads one transaction now (a refresh, a simulated payment); the engine runs on_paid
+// if the answer is a payment.
 func (m *Model) pollNow(id, wallet string) tea.Cmd {
-	m.polling[id] = true
-	gen, c, store := m.app.gen, m.app.sess.Client, m.app.sess.Store
+	gen, eng := m.app.gen, m.eng
 	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		r := workflow.PollCharge(ctx, c, store, id, wallet)
-		return txMsg{gen: gen, id: id, wallet: wallet, tx: r.Tx, before: r.Before, after: r.After, err: r.Err}
+		return txFrom(gen, eng.Poll(ctx, id, wallet))
 	})
+}
+
+// txFrom is the root's message for a poll's outcome.
+func txFrom(gen uint64, r workflow.ChargeChanged) txMsg {
+	return txMsg{gen: gen, id: r.ID, wallet: r.Wallet, tx: r.Tx, before: r.Before, after: r.After, err: r.Err}
 }
 
 func (m *Model) onTx(msg txMsg) tea.Cmd {
 	if msg.gen != m.app.gen {
 		return nil
 	}
-	delete(m.polling, msg.id)
 	m.noteResult(msg.err)
 	if msg.err != nil {
 		if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
@@ -440,13 +372,10 @@ func (m *Model) onChargeChanged(before, after state.Charge) tea.Cmd {
 	if after.Final() {
 		m.clearStatus(chargeOwner(after.ID)) // e.g. "payment simulated; waiting…"
 	}
-	// A payment back to paid (a MED block rejected) was received before: no second bell or run.
-	if after.State() == state.StatePaid && !before.State().Received() {
-		run := m.runOnPaid(after) // the profile's on_paid command, once per payment
-		if onScreen {
-			return tea.Batch(m.bell(), run)
-		}
-		return run
+	// A payment back to paid (a MED block rejected) was received before: no second bell. The
+	// engine runs the profile's on_paid (onPaidMsg).
+	if after.State() == state.StatePaid && !before.State().Received() && onScreen {
+		return m.bell()
 	}
 	return nil
 }
@@ -459,35 +388,24 @@ func (m *Model) bell() tea.Cmd {
 	return func() tea.Msg { ring(); return nil }
 }
 
-// maxEventBatch bounds how many webhook events one eventsMsg carries.
-const maxEventBatch = 1024
-
 // eventsMsg is a batch of webhook events that reached the store (from this window's receiver
-// or another's) since the last one; the root handles each item as an eventMsg.
+// or another's) since the last one, as the engine reported them; the root hands each item to
+// the views as an eventMsg.
 type eventsMsg struct {
 	gen   uint64
 	items []eventMsg
-	// last is the Seq of the newest event seen; the next wait reads after it.
+	// last is the Seq of the newest event seen.
 	last int64
 	err  error
 }
 
-// waitEvent waits until events newer than the last one seen are in the store and returns up to
-// maxEventBatch of them; it is re-armed after each batch. At the start of a session it first
-// reads where the events end: older ones are history, shown by the events view.
-func (m *Model) waitEvent() tea.Cmd {
-	gen, store, life, after := m.app.gen, m.app.sess.Store, m.app.ctx, m.app.eventSeq
-	return func() tea.Msg {
-		b, ok := workflow.WaitEvents(life, store, after, maxEventBatch)
-		if !ok {
-			return nil // the session ended
-		}
-		msg := eventsMsg{gen: gen, last: b.Last, err: b.Err, items: make([]eventMsg, len(b.Events))}
-		for i, ev := range b.Events {
-			msg.items[i] = eventMsg{gen: gen, ev: ev}
-		}
-		return msg
+// eventsFrom is the root's message for the engine's Events report.
+func eventsFrom(gen uint64, r workflow.Events) eventsMsg {
+	msg := eventsMsg{gen: gen, last: r.Last, err: r.Err, items: make([]eventMsg, len(r.Events))}
+	for i, ev := range r.Events {
+		msg.items[i] = eventMsg{gen: gen, ev: ev}
 	}
+	return msg
 }
 
 // waitFor waits until ch delivers, or reports false when done closes first.
@@ -500,7 +418,8 @@ func waitFor[T any](done <-chan struct{}, ch <-chan T) bool {
 	}
 }
 
-// eventConfirmedMsg is the service's answer to a payment event read back (state.ConfirmEvent).
+// eventConfirmedMsg is the service's answer to a payment event the engine read back
+// (state.ConfirmEvent); attempt counts the tries before it.
 type eventConfirmedMsg struct {
 	gen     uint64
 	ev      *api.Event
@@ -509,116 +428,18 @@ type eventConfirmedMsg struct {
 	err     error
 }
 
-// retryConfirmMsg reads a payment event back again after a failure.
-type retryConfirmMsg struct {
-	gen     uint64
-	ev      *api.Event
-	attempt int
-}
-
-// maxConfirmAttempts bounds how often one payment event is read back after failures; the
-// charge's own polling goes on regardless.
-const maxConfirmAttempts = 5
-
-// maxStartupConfirms bounds how many unchecked payment events are read back at start.
-const maxStartupConfirms = 20
-
-// Read-backs of payment events: at most maxConfirming at a time, the others wait in a queue
-// of at most maxConfirmQueue (a flood of webhooks does not become a flood of requests; events
-// beyond it stay unchecked in the store, and their charges are still polled).
-const (
-	maxConfirming   = 4
-	maxConfirmQueue = 512
-)
-
-// pendingConfirm is a read-back waiting for a slot.
-type pendingConfirm struct {
-	ev      *api.Event
-	attempt int
-}
-
-// queueConfirm reads a payment event back now if a slot is free, else queues it.
-func (m *Model) queueConfirm(ev *api.Event, attempt int) tea.Cmd {
-	if m.confirming < maxConfirming {
-		m.confirming++
-		return m.confirmEvent(ev, attempt)
-	}
-	if len(m.confirmQ) < maxConfirmQueue {
-		m.confirmQ = append(m.confirmQ, pendingConfirm{ev: ev, attempt: attempt})
-	}
-	return nil
-}
-
-// confirmDone frees a slot and starts the next queued read-back.
-func (m *Model) confirmDone() tea.Cmd {
-	m.confirming = max(m.confirming-1, 0)
-	if len(m.confirmQ) == 0 {
-		return nil
-	}
-	p := m.confirmQ[0]
-	m.confirmQ = m.confirmQ[1:]
-	return m.queueConfirm(p.ev, p.attempt)
-}
-
-// confirmEvent reads a payment event's transaction back from the service: PAGO, "paid" and the
-// bell come from that answer, never from the event.
-func (m *Model) confirmEvent(ev *api.Event, attempt int) tea.Cmd {
-	gen, c, store := m.app.gen, m.app.sess.Client, m.app.sess.Store
-	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		conf, err := workflow.ConfirmPayment(ctx, c, store, ev)
-		return eventConfirmedMsg{gen: gen, ev: ev, conf: conf, attempt: attempt, err: err}
-	})
-}
-
-// confirmUnchecked reads back the newest payment events left unchecked (e.g. by a restart).
-func (m *Model) confirmUnchecked() tea.Cmd {
-	gen, store := m.app.gen, m.app.sess.Store
-	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		events, err := workflow.UncheckedPayments(ctx, store, maxStartupConfirms)
-		return uncheckedMsg{gen: gen, events: events, err: err}
-	})
-}
-
-// uncheckedMsg lists payment events to read back.
-type uncheckedMsg struct {
-	gen    uint64
-	events []*api.Event
-	err    error
-}
-
-func (m *Model) onUnchecked(msg uncheckedMsg) tea.Cmd {
-	if msg.gen != m.app.gen {
-		return nil
-	}
-	if msg.err != nil {
-		m.setStatus(m.c.tr.F("Could not read the saved events: %v", msg.err), statusError)
-		return nil
-	}
-	cmds := make([]tea.Cmd, 0, len(msg.events))
-	for _, ev := range msg.events {
-		cmds = append(cmds, m.queueConfirm(ev, 0))
-	}
-	return tea.Batch(cmds...)
-}
-
 func (m *Model) onConfirmed(msg eventConfirmedMsg) tea.Cmd {
 	if msg.gen != m.app.gen {
 		return nil
 	}
-	next := m.confirmDone()
-	return tea.Batch(next, m.afterConfirm(msg))
-}
-
-func (m *Model) afterConfirm(msg eventConfirmedMsg) tea.Cmd {
 	tr := m.c.tr
 	m.noteResult(msg.err)
 	if msg.err != nil {
-		if msg.attempt+1 >= maxConfirmAttempts {
+		// The engine tries again, a few times; the charge's own polling goes on regardless.
+		if msg.attempt+1 >= workflow.MaxConfirmAttempts {
 			m.setStatus(m.describeError(tr.T("check a payment with the service"), msg.err), statusWarn)
-			return nil
 		}
-		gen, ev, n := msg.gen, msg.ev, msg.attempt+1
-		return tea.Tick(time.Second<<msg.attempt, func(time.Time) tea.Msg { return retryConfirmMsg{gen: gen, ev: ev, attempt: n} })
+		return nil
 	}
 	if msg.conf.Verdict == state.VerdictDisputed {
 		m.setStatus(tr.F("A webhook disagrees with the service and was not applied: %s", verdictReason(tr, msg.conf.Reason)), statusWarn)
@@ -629,46 +450,70 @@ func (m *Model) afterConfirm(msg eventConfirmedMsg) tea.Cmd {
 	return m.onChargeChanged(msg.conf.Before, msg.conf.After)
 }
 
-// onEvents reads back each new payment event, lets the views see every event (the events
-// feed, blocks on balance_block_*) and waits for the next ones.
+// onEvents lets the views see every new event (the events feed, blocks on balance_block_*);
+// the engine reads the payment events back and the MED blocks of their wallets.
 func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	if msg.gen != m.app.gen {
 		return nil
 	}
-	m.app.eventSeq = msg.last
 	if msg.err != nil {
 		m.setStatus(m.c.tr.F("Could not read the saved events: %v", msg.err), statusError)
-		return tea.Tick(time.Second, func(time.Time) tea.Msg { return rewaitEventsMsg{gen: msg.gen} })
+		return nil
 	}
-	var cmds []tea.Cmd
+	m.app.eventSeq = msg.last
+	cmds := make([]tea.Cmd, 0, len(msg.items))
 	for _, it := range msg.items {
-		if it.ev != nil && it.ev.Kind.ReadBack() {
-			cmds = append(cmds, m.queueConfirm(it.ev, 0))
-		}
-		if it.ev != nil && it.ev.Kind.IsBalanceBlock() {
-			cmds = append(cmds, m.readBackBlocks(it.ev.Wallet()))
-		}
 		cmds = append(cmds, m.notify(it))
 	}
-	cmds = append(cmds, m.waitEvent())
 	return tea.Batch(cmds...)
 }
 
-// readBackBlocks lists wallet's MED blocks and records them on the tracked charges (a
-// balance_block_* event is a hint; the service's list is what the charges show).
-func (m *Model) readBackBlocks(wallet string) tea.Cmd {
-	c, store := m.app.sess.Client, m.app.sess.Store
-	if c == nil || store == nil {
-		return nil
-	}
-	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		_, _ = workflow.ReadBackBlocks(ctx, c, store, wallet) // a failure leaves the charges as they were
-		return nil
-	})
+// engineMsg is one report of the session's engine (gen: the session it belongs to).
+type engineMsg struct {
+	gen uint64
+	r   workflow.Report
 }
 
-// rewaitEventsMsg re-arms the event feed after a failed read.
-type rewaitEventsMsg struct{ gen uint64 }
+// waitEngine starts the session's engine (once) and waits for its next report; it is
+// re-armed after each. It returns nil when the engine stops (the session was replaced).
+func (m *Model) waitEngine() tea.Cmd {
+	gen, eng := m.app.gen, m.eng
+	return func() tea.Msg {
+		eng.Start()
+		select {
+		case r := <-eng.Reports():
+			return engineMsg{gen: gen, r: r}
+		case <-eng.Done():
+			return nil
+		}
+	}
+}
+
+// onEngine turns an engine's report into the root's message for it, handles that and waits
+// for the next report.
+func (m *Model) onEngine(msg engineMsg) tea.Cmd {
+	if msg.gen != m.app.gen {
+		return nil // a replaced session's engine: it is closing
+	}
+	var inner tea.Msg
+	switch r := msg.r.(type) {
+	case workflow.ChargeChanged:
+		inner = txFrom(msg.gen, r)
+	case workflow.Events:
+		inner = eventsFrom(msg.gen, r)
+	case workflow.EventConfirmed:
+		inner = eventConfirmedMsg{gen: msg.gen, ev: r.Event, conf: r.Conf, attempt: r.Attempt, err: r.Err}
+	case workflow.RecoveryDone:
+		inner = recoveredFrom(msg.gen, r)
+	case workflow.OnPaidDone:
+		inner = onPaidMsg{gen: msg.gen, res: r.Result}
+	}
+	var cmd tea.Cmd
+	if inner != nil {
+		cmd, _ = m.updateWorkflow(inner)
+	}
+	return tea.Batch(cmd, m.waitEngine())
+}
 
 // updateWorkflow handles the replies of the workflow commands (charges, polls, events,
 // profiles); ok is false for any other message.
@@ -686,16 +531,11 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		return m.onTx(msg), true
 	case onPaidMsg:
 		return m.onOnPaid(msg), true
-	case uncheckedMsg:
-		return m.onUnchecked(msg), true
+	case engineMsg:
+		return m.onEngine(msg), true
 	case prunedMsg:
 		m.onPruned(msg)
 		return nil, true
-	case rewaitEventsMsg:
-		if msg.gen != m.app.gen {
-			return nil, true
-		}
-		return m.waitEvent(), true
 	case storeChangedMsg:
 		if msg.gen != m.app.gen {
 			return nil, true
@@ -707,11 +547,6 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		return m.onEvents(msg), true
 	case eventConfirmedMsg:
 		return m.onConfirmed(msg), true
-	case retryConfirmMsg:
-		if msg.gen != m.app.gen {
-			return nil, true
-		}
-		return m.queueConfirm(msg.ev, msg.attempt), true
 	case persistMsg:
 		if msg.err != nil {
 			m.setStatus(m.c.tr.F("Could not save local state: %v", msg.err), statusError)
@@ -729,10 +564,6 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case refreshChargeMsg:
 		m.setStatus(m.c.tr.T("Refreshing…"), statusInfo)
 		return m.pollNow(msg.id, msg.wallet), true
-	case resolveMsg:
-		return m.recoverCmd(false), true
-	case retryRecoverMsg:
-		return m.recoverCmd(msg.withdrawals), true
 	case storeRefreshedMsg:
 		if msg.gen == m.app.gen {
 			if msg.err != nil {

@@ -116,7 +116,7 @@ func startFlow(t *testing.T, s *Session, w, h int) *flow {
 	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Bell: func() { mu.Lock(); bells++; mu.Unlock() }, Clipboard: func(string) {}})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	f := &flow{t: t, tm: tm, m: m, out: &screenLog{}, bells: &bells, mu: &mu}
-	t.Cleanup(func() { _ = tm.Quit() })
+	t.Cleanup(func() { stopEngine(t, tm, m) })
 	return f
 }
 

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"pixdash/api"
 	"pixdash/api/brdoc"
 	"pixdash/state"
+	"pixdash/state/workflow"
 )
 
 // inspectorLabelWidth bounds the label column of the transaction detail (it fits the longest label).
@@ -58,10 +58,6 @@ type inspectorView struct {
 	histCur int
 }
 
-// inspectorRefundScan bounds how many of the wallet's newest refund_completed events a lookup
-// reads to find the transaction's refunds.
-const inspectorRefundScan = 500
-
 // inspectResult is a transaction found by a lookup, with the tracked charge it belongs to (if
 // any), the balance blocks the service lists for it and the refunds its webhooks reported.
 type inspectResult struct {
@@ -73,13 +69,8 @@ type inspectResult struct {
 }
 
 // txRelated is what a lookup gathers about a payment beyond its transaction: its balance blocks
-// (GET /balance-blocks) and its refunds (refund_completed events received).
-type txRelated struct {
-	blocks     []api.BalanceBlock
-	blocksErr  error
-	refunds    []*api.Event
-	refundsErr error
-}
+// and its refunds (workflow.LookupRelated).
+type txRelated = workflow.Related
 
 // lookupMsg is the reply of a lookup.
 type lookupMsg struct {
@@ -383,6 +374,11 @@ func (v *inspectorView) selectedLookup() (state.Lookup, bool) {
 	return v.history[v.histCur], true
 }
 
+// lookuper finds a transaction and what belongs to it (*workflow.Session does).
+type lookuper interface {
+	Lookup(ctx context.Context, query, wallet string, record bool) workflow.LookupResult
+}
+
 // lookup reads the transaction in wallet; record adds it to the history (a refresh does not).
 func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 	if wallet == "" {
@@ -391,66 +387,17 @@ func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 	v.seq++
 	v.loading = true
 	v.pendingQuery, v.pendingWallet = query, wallet
-	seq, t, client, store := v.seq, v.c.app.tag(), v.c.app.sess.Client, v.c.app.sess.Store
+	var lk lookuper = v.c.app.sess
+	seq, t := v.seq, v.c.app.tag()
 	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		out := lookupMsg{tag: t, seq: seq, query: query, wallet: wallet}
-		tx, err := client.GetTransaction(ctx, query, api.WithSubAccount(walletHeader(wallet)))
-		out.tx, out.err = tx, err
-		if err == nil {
-			out.related = lookupRelated(ctx, client, store, tx, wallet)
-			// Read after the blocks the service listed were recorded on it.
-			out.charge, out.tracked, _ = store.Charge(ctx, tx.ID)
-		}
-		if record && (err == nil || isTxNotFound(err)) {
-			l := state.Lookup{Query: query, Wallet: wallet, Found: err == nil}
-			if tx != nil {
-				l.TxID = tx.ID
-			}
-			out.saveErr = store.AddLookup(ctx, l)
-		}
-		return out
+		r := lk.Lookup(ctx, query, wallet, record)
+		return lookupMsg{tag: t, seq: seq, query: query, wallet: wallet, tx: r.Tx, charge: r.Charge, tracked: r.Tracked,
+			related: r.Related, err: r.Err, saveErr: r.SaveErr}
 	})
 }
 
-// lookupRelated reads what belongs to a payment that left pending: the balance blocks the service
-// lists for it in wallet, and the refund_completed events received for it (among the wallet's
-// newest inspectorRefundScan). Other transactions have neither.
-func lookupRelated(ctx context.Context, client *api.Client, store *state.Store, tx *api.Transaction, wallet string) txRelated {
-	var r txRelated
-	if tx.Status == api.StatusPending || (tx.Type != api.TypePayment && tx.Type != "") {
-		return r
-	}
-	list, err := client.ListBalanceBlocks(ctx, "", api.WithSubAccount(walletHeader(wallet)))
-	if err != nil {
-		r.blocksErr = err
-	} else {
-		for _, b := range list.Items {
-			if b.TransactionID == tx.ID {
-				r.blocks = append(r.blocks, b)
-			}
-		}
-		// The service's answer is what the tracked charges' money outcome is made of.
-		_, _ = store.RecordBlocks(ctx, r.blocks)
-	}
-	page, err := store.EventWindow(ctx, state.EventQuery{Wallet: state.NormalizeWallet(wallet), Kind: api.EventRefundCompleted}, 0, inspectorRefundScan)
-	if err != nil {
-		r.refundsErr = err
-		return r
-	}
-	for _, e := range page.Entries {
-		if e.Event != nil && !e.Damaged && e.Event.TransactionID == tx.ID {
-			r.refunds = append(r.refunds, e.Event)
-		}
-	}
-	r.refunds = withLocalRefund(ctx, store, tx.ID, r.refunds)
-	return r
-}
-
 // isTxNotFound reports a 404 about the transaction itself (not about the wallet in X-Sub-Account).
-func isTxNotFound(err error) bool {
-	var ae *api.Error
-	return errors.As(err, &ae) && ae.HTTPStatus == 404 && ae.SubAccountCode() == ""
-}
+func isTxNotFound(err error) bool { return workflow.TxNotFound(err) }
 
 func (v *inspectorView) onLookup(msg lookupMsg) tea.Cmd {
 	if v.c.app.stale(msg.tag) || msg.seq != v.seq {
@@ -917,19 +864,19 @@ func (v *inspectorView) reportedSplit(r *inspectResult, w int) []string {
 // refundDetail lists the refunds of the transaction that refund_completed webhooks reported.
 func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 	st, tr := v.c.st, v.c.tr
-	if r.refundsErr != nil {
-		return []string{"", st.Bold.Render(tr.T("Refunds")) + st.Muted.Render(truncateWidth(" · "+tr.F("could not read the events: %v", r.refundsErr), max(w-12, 0)))}
+	if r.RefundsErr != nil {
+		return []string{"", st.Bold.Render(tr.T("Refunds")) + st.Muted.Render(truncateWidth(" · "+tr.F("could not read the events: %v", r.RefundsErr), max(w-12, 0)))}
 	}
-	if len(r.refunds) == 0 {
+	if len(r.Refunds) == 0 {
 		return nil
 	}
 	var total api.Money
-	for _, e := range r.refunds {
+	for _, e := range r.Refunds {
 		total += e.Amount
 	}
 	out := []string{"", st.Bold.Render(tr.T("Refunds")) + st.Muted.Render(truncateWidth(" · "+
-		tr.N(len(r.refunds), "%d refund of %s, as the service reported it", "%d refunds of %s in all, as the service reported them", len(r.refunds), total.BRL()), max(w-12, 0)))}
-	for _, e := range r.refunds {
+		tr.N(len(r.Refunds), "%d refund of %s, as the service reported it", "%d refunds of %s in all, as the service reported them", len(r.Refunds), total.BRL()), max(w-12, 0)))}
+	for _, e := range r.Refunds {
 		parts := []string{st.Bold.Render(e.Amount.BRL())}
 		if e.FeeAmount != 0 {
 			parts = append(parts, tr.F("fee %s (reported)", e.FeeAmount.BRL())) // the event's, unconfirmed
@@ -951,14 +898,14 @@ func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 // blockDetail lists the balance blocks the service holds on the transaction.
 func (v *inspectorView) blockDetail(r *inspectResult, w int) []string {
 	st, tr := v.c.st, v.c.tr
-	if r.blocksErr != nil {
-		return []string{"", st.Bold.Render(tr.T("Balance blocks")) + st.Muted.Render(truncateWidth(" · "+describeErr(tr, tr.T("load balance blocks"), r.blocksErr), max(w-20, 0)))}
+	if r.BlocksErr != nil {
+		return []string{"", st.Bold.Render(tr.T("Balance blocks")) + st.Muted.Render(truncateWidth(" · "+describeErr(tr, tr.T("load balance blocks"), r.BlocksErr), max(w-20, 0)))}
 	}
-	if len(r.blocks) == 0 {
+	if len(r.Blocks) == 0 {
 		return nil
 	}
-	out := []string{"", st.Bold.Render(tr.T("Balance blocks")) + st.Muted.Render(" · "+tr.F("%d on this transaction", len(r.blocks)))}
-	for _, b := range r.blocks {
+	out := []string{"", st.Bold.Render(tr.T("Balance blocks")) + st.Muted.Render(" · "+tr.F("%d on this transaction", len(r.Blocks)))}
+	for _, b := range r.Blocks {
 		sty, sym := st.status(b.Status)
 		parts := []string{sty.Render(sym + " " + orDash(tr.Enum(b.Status))), orDash(tr.Enum(blockType(b.BlockType))), st.Bold.Render(b.Amount.BRL())}
 		if b.ReferenceNumber != "" {
@@ -1011,7 +958,7 @@ func (r *inspectResult) outcome() state.Outcome {
 	if r.tracked {
 		ch = ch.WithOutcomeOf(r.charge)
 	}
-	for _, b := range r.blocks {
+	for _, b := range r.Blocks {
 		if ch.Block == nil || b.ID == ch.Block.ID || !b.CreatedAt.Before(ch.Block.CreatedAt) {
 			ch.Block = &state.Block{ID: b.ID, Amount: b.Amount, Status: b.Status, CreatedAt: b.CreatedAt, ResolvedAt: b.ResolvedAt}
 		}

@@ -484,12 +484,12 @@ func TestInspectorRefundsAndBlocks(t *testing.T) {
 	tx, _ := goldenSplitTx()
 	resolved := goldenNow.Add(-10 * time.Minute)
 	rel := txRelated{
-		refunds: []*api.Event{
+		Refunds: []*api.Event{
 			{Kind: api.EventRefundCompleted, ID: "r1", TransactionID: tx.ID, Amount: 2000, FeeAmount: 50, Status: api.StatusCompleted,
 				E2EID: "D99990001202611211400refund0002", CreatedAt: goldenNow.Add(-20 * time.Minute)},
 			{Kind: api.EventRefundCompleted, ID: "r2", TransactionID: tx.ID, Amount: 990, Status: api.StatusCompleted, CreatedAt: goldenNow.Add(-5 * time.Minute)},
 		},
-		blocks: []api.BalanceBlock{
+		Blocks: []api.BalanceBlock{
 			{ID: "b1", TransactionID: tx.ID, Amount: 4250, Status: api.BlockAwaitingResponse, BlockType: api.BlockTypeMED,
 				ReferenceNumber: "MED-2026-0001", Reason: "Pagador alega golpe", CreatedAt: goldenNow.Add(-30 * time.Minute)},
 			{ID: "b2", TransactionID: tx.ID, Amount: 1000, Status: api.BlockRejected, BlockType: api.BlockTypeJudicial,
@@ -512,7 +512,7 @@ func TestInspectorRefundsAndBlocks(t *testing.T) {
 	if strings.Contains(out, "awaiting_response") || strings.Contains(out, " med ") {
 		t.Errorf("raw enum values drawn:\n%s", out)
 	}
-	rel = txRelated{blocksErr: &api.Error{HTTPStatus: 403, Kind: "Forbidden", Message: "Missing permission BALANCE_BLOCK:READ"}, refundsErr: fmt.Errorf("database is locked")}
+	rel = txRelated{BlocksErr: &api.Error{HTTPStatus: 403, Kind: "Forbidden", Message: "Missing permission BALANCE_BLOCK:READ"}, RefundsErr: fmt.Errorf("database is locked")}
 	out = strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx, txRelated: rel}, 120), "\n")
 	if !strings.Contains(out, "Refunds · could not read the events: database is locked") || !strings.Contains(out, "Balance blocks · ") ||
 		!strings.Contains(out, "BALANCE_BLOCK:READ") {

@@ -127,8 +127,8 @@ type probedMsg struct {
 // onLinkTick samples the token state and, while the service is unreachable or refuses the
 // credentials, probes it now and then so the light turns green as soon as it is back.
 func (m *Model) onLinkTick(now time.Time) tea.Cmd {
-	c, gen := m.app.sess.Client, m.app.gen
-	cmds := []tea.Cmd{func() tea.Msg { return linkSampledMsg{gen: gen, token: c.TokenState()} }}
+	eng, gen := m.eng, m.app.gen
+	cmds := []tea.Cmd{func() tea.Msg { return linkSampledMsg{gen: gen, token: eng.TokenState()} }}
 	every := time.Duration(0)
 	switch m.link.status {
 	case linkOffline:
@@ -139,7 +139,7 @@ func (m *Model) onLinkTick(now time.Time) tea.Cmd {
 	if every > 0 && !m.link.probing && now.Sub(m.link.lastProbe) >= every && now.Sub(m.link.at) >= every {
 		m.link.probing, m.link.lastProbe = true, now
 		cmds = append(cmds, m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-			return probedMsg{gen: gen, err: c.Authenticate(ctx)}
+			return probedMsg{gen: gen, err: eng.Authenticate(ctx)}
 		}))
 	}
 	return tea.Batch(cmds...)

@@ -55,11 +55,11 @@ func BenchmarkPaymentToPaid(b *testing.B) {
 				if !it.ev.Kind.IsPayment() {
 					continue
 				}
-				cm, ok := m.confirmEvent(it.ev, 0)().(eventConfirmedMsg)
-				if !ok || cm.err != nil {
-					b.Fatalf("confirm: %v", cm.err)
+				conf, err := engineOf(m).Confirm(ctx, it.ev)
+				if err != nil {
+					b.Fatalf("confirm: %v", err)
 				}
-				if cm.conf.After.ID == pix.ID && cm.conf.After.State() == state.StatePaid {
+				if conf.After.ID == pix.ID && conf.After.State() == state.StatePaid {
 					paid = true
 				}
 			}

@@ -35,9 +35,6 @@ func (a *appState) tag() tag { return tag{gen: a.gen, wallet: a.wallet} }
 // stale reports whether a reply belongs to another session or wallet.
 func (a *appState) stale(t tag) bool { return t.gen != a.gen || t.wallet != a.wallet }
 
-// walletOpt is the X-Sub-Account option for the active wallet.
-func (a *appState) walletOpt() api.RequestOption { return api.WithSubAccount(walletHeader(a.wallet)) }
-
 // walletChangedMsg tells the views the active wallet changed; they drop data of the old one.
 type walletChangedMsg struct{ wallet string }
 

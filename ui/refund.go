@@ -119,19 +119,16 @@ func refundFromInspector(c *common, r *inspectResult) (overlay, tea.Cmd) {
 }
 
 // refundLabel is the state cell of a charge row: what happened to its money (Outcome), or the
-// refund pixdash asked while the service has not confirmed it.
-func refundLabel(c *common, s *state.Store, ch *state.Charge) cell {
+// refund pixdash asked (r, as the list last read it; "" for none) while the service has not
+// confirmed it.
+func refundLabel(c *common, r state.RefundState, ch *state.Charge) cell {
 	cs := ch.State()
 	sty, _ := c.st.status(cs)
 	base := cell{text: stateText(c.tr, cs), style: sty}
-	if s == nil || cs != state.StatePaid {
+	if cs != state.StatePaid {
 		return base // a confirmed outcome is what the row says
 	}
-	r, ok := s.PeekRefund(ch.ID)
-	if !ok {
-		return base
-	}
-	switch r.State {
+	switch r {
 	case state.RefundCompleted:
 		return cell{text: "↩ " + c.tr.T("refunded"), style: &c.st.EvRefund}
 	case state.RefundPending:
@@ -140,34 +137,6 @@ func refundLabel(c *common, s *state.Store, ch *state.Charge) cell {
 		return cell{text: "? " + c.tr.T("refund unknown"), style: &c.st.Warn}
 	}
 	return base
-}
-
-// refundStamp changes when a charge's refund does (for the row cache).
-func refundStamp(s *state.Store, id string) string {
-	if s == nil {
-		return ""
-	}
-	if r, ok := s.PeekRefund(id); ok {
-		return string(r.State)
-	}
-	return ""
-}
-
-// withLocalRefund adds the refund pixdash asked for a transaction to the refunds its events
-// reported, while no refund_completed has come for it yet (shown as pending).
-func withLocalRefund(ctx context.Context, s *state.Store, id string, evs []*api.Event) []*api.Event {
-	if s == nil || len(evs) > 0 {
-		return evs
-	}
-	r, ok, err := s.RefundOf(ctx, id)
-	if err != nil || !ok || !(r.State == state.RefundPending || r.State.Open()) {
-		return evs
-	}
-	st := api.StatusPending
-	if r.State.Open() {
-		st = api.TxStatus(state.RefundUnknown)
-	}
-	return append(evs, &api.Event{Kind: api.EventRefundCompleted, TransactionID: id, Amount: r.Amount, Status: st, CreatedAt: r.RequestedAt})
 }
 
 // Fields of the refund form.
@@ -191,6 +160,8 @@ type refundForm struct {
 	fee      api.Money
 	feeKnown bool
 	sending  bool
+	// amt is the amount the fields hold as validate last read it (errs say what is wrong).
+	amt api.Money
 	// result is the last outcome shown in the form (refused or unknown), with its kind.
 	result     string
 	resultKind statusKind
@@ -212,6 +183,7 @@ func newRefundForm(c *common, ch state.Charge) *refundForm {
 	f.inputs[rfAmount].CursorEnd()
 	f.inputs[rfReason] = mk(c.tr.T("why the money goes back (optional)"), api.MaxRefundReason)
 	f.setFocus(rfReason)
+	f.validate()
 	return f
 }
 
@@ -311,6 +283,7 @@ func (f *refundForm) validate() (api.Money, bool) {
 	if n := len([]rune(f.inputs[rfReason].Value())); n > api.MaxRefundReason {
 		f.errs[rfReason] = tr.F("At most %d characters.", api.MaxRefundReason)
 	}
+	f.amt = amt
 	return amt, f.errs[rfAmount] == "" && f.errs[rfReason] == ""
 }
 
@@ -365,13 +338,19 @@ func (f *refundForm) startSending() {
 	f.result = ""
 }
 
+// refunder sends a refund (*workflow.Session does).
+type refunder interface {
+	Refund(ctx context.Context, o workflow.RefundOrder, now func() time.Time) workflow.RefundOutcome
+}
+
 // send runs the workflow in a command; the outcome comes back to this form by its key.
 func (f *refundForm) send(amt api.Money, reason string) tea.Cmd {
 	sess, t := f.c.app.sess, f.c.app.tag()
 	o := workflow.RefundOrder{Charge: f.charge, Amount: amt, Reason: reason, Key: f.key, ReadOnly: sess.ReadOnly}
+	var rf refunder = sess
 	now := f.c.now
 	return f.c.app.withTimeout(workflow.RefundTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
-		return refundDoneMsg{tag: t, key: o.Key, out: workflow.Refund(ctx, sess.Client, sess.Store, o, now)}
+		return refundDoneMsg{tag: t, key: o.Key, out: rf.Refund(ctx, o, now)}
 	})
 }
 
@@ -446,7 +425,7 @@ func (f *refundForm) await() tea.Cmd {
 func (f *refundForm) view() string {
 	st, tr := f.c.st, f.c.tr
 	w := max(min(f.width-6, 64), 30)
-	amt, _ := f.validate()
+	amt := f.amt // validated in update: the view rewrites nothing
 	var b strings.Builder
 	title := tr.T("Refund a charge")
 	if f.production() {

@@ -97,7 +97,9 @@ func (r *shotRig) sceneModel(w, h int, steps func(f *flow)) *Model {
 	if err := tm.Quit(); err != nil {
 		r.t.Fatal(err)
 	}
-	return tm.FinalModel(r.t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	fm := tm.FinalModel(r.t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	fm.eng.Close() // the program ended: its engine stops, the rig's session stays
+	return fm
 }
 
 // lightFrame draws m as a light terminal shows it. A light terminal's default text is dark;

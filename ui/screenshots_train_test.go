@@ -62,6 +62,7 @@ func TestScreenshotsTraining(t *testing.T) {
 			t.Fatal(err)
 		}
 		final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*TrainingModel)
+		final.inner.eng.Close() // the program ended: its engine stops, the rig's session stays
 		if err := os.WriteFile(filepath.Join(dir, name+".ansi"), []byte(final.View()), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -158,11 +158,17 @@ func (o *searchOverlay) search(text string) tea.Cmd {
 	})
 }
 
+// readBacker reads search matches back from the service (*workflow.Session does).
+type readBacker interface {
+	ReadBack(ctx context.Context, ms []workflow.SearchMatch) []workflow.SearchMatch
+}
+
 // readBack asks the service about every match.
 func (o *searchOverlay) readBack(seq int, ms []workflow.SearchMatch) tea.Cmd {
-	sess, t := o.c.app.sess, o.c.app.tag()
+	var rb readBacker = o.c.app.sess
+	t := o.c.app.tag()
 	return o.c.app.withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
-		return searchCheckedMsg{tag: t, seq: seq, matches: workflow.ReadBackMatches(ctx, sess.Client, sess.Store, ms, workflow.SearchReadBackWorkers)}
+		return searchCheckedMsg{tag: t, seq: seq, matches: rb.ReadBack(ctx, ms)}
 	})
 }
 

@@ -23,7 +23,7 @@ import (
 // (clock ticks, cursor blinks, the store-change and event feeds) and would block the test. A
 // test sends what they would bring itself (see storeChanged and deliver).
 var waitingCmds = []string{
-	"bubbletea.Tick.", "bubbletea.Every.", "BlinkCmd", ".waitChange.", ".waitEvent.",
+	"bubbletea.Tick.", "bubbletea.Every.", "BlinkCmd", ".waitChange.", ".waitEvent.", ".waitEngine.",
 }
 
 // settleLeafTimeout bounds one command settle runs; a slower one is a command that waits and
@@ -35,7 +35,7 @@ const settleLeafTimeout = 10 * time.Second
 // tests that drive a model directly always did: a test sends such replies itself.
 func storeReply(msg tea.Msg) bool {
 	switch msg := msg.(type) {
-	case chargePage, eventPage, facetsMsg, historyMsg:
+	case chargePage, eventPage, facetsMsg, historyMsg, refundStatesMsg:
 		return true
 	case dayMsg, stripMsg, dayPeriodMsg, scopeChangedMsg, closeMsg, closeDoneMsg:
 		return true // the day view, its strip and the close read the store (the close's balances fail fast against deadClient)

@@ -159,15 +159,21 @@ func (b *splitBuilder) walletStatus() api.WalletStatus {
 	}
 }
 
+// subAccountLister loads the account's sub-accounts (*workflow.Session does).
+type subAccountLister interface {
+	ListSubAccounts(ctx context.Context) ([]api.SubAccount, error)
+}
+
 // loadWallets fetches the sub-account list when nobody has yet.
 func (b *splitBuilder) loadWallets() tea.Cmd {
-	if _, ok := b.wallets(); ok || b.subsLoading || b.c.app.sess == nil || b.c.app.sess.Client == nil {
+	if _, ok := b.wallets(); ok || b.subsLoading || b.c.app.sess == nil {
 		return nil
 	}
 	b.subsLoading = true
-	t, c := b.c.app.tag(), b.c.app.sess.Client
+	var sl subAccountLister = b.c.app.sess
+	t := b.c.app.tag()
 	return b.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		items, err := c.ListSubAccounts(ctx)
+		items, err := sl.ListSubAccounts(ctx)
 		return splitWalletsMsg{tag: t, items: items, err: err}
 	})
 }

@@ -81,11 +81,18 @@ func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
 		m.setStatus(tr.F("Could not open profile %s: %v", msg.name, msg.err), statusError)
 		return nil
 	}
-	old := m.app.sess
+	old, oldEng := m.app.sess, m.eng
 	m.closeSession()
 	m.setSession(msg.sess)
-	if old != nil && old.Close != nil {
-		go old.Close()
+	// The old engine stops, then the old session closes, in a command: Update waits for neither.
+	closeOld := func() tea.Msg {
+		if oldEng != nil {
+			oldEng.Close()
+		}
+		if old != nil && old.Close != nil {
+			old.Close()
+		}
+		return nil
 	}
 	env := tr.T("sandbox")
 	kind := statusOK
@@ -93,7 +100,7 @@ func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
 		env, kind = tr.T("PRODUCTION"), statusWarn
 	}
 	m.setStatus(tr.F("Switched to profile %s (%s).", msg.name, env), kind)
-	return tea.Batch(m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked(), m.waitChange(), m.activePane().focus(), m.pruneEvents())
+	return tea.Batch(closeOld, m.authCmd(), m.waitEngine(), m.waitChange(), m.activePane().focus(), m.pruneEvents())
 }
 
 // closeSession cancels the current session's context: the commands still running for it

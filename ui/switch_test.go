@@ -33,7 +33,7 @@ func TestFlowProfileSwitchIntoProductionAsksAndReloads(t *testing.T) {
 		Bell:        func() {}, Clipboard: func(string) {},
 	})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	t.Cleanup(func() { _ = tm.Quit() })
+	t.Cleanup(func() { stopEngine(t, tm, m) })
 	f := &flow{t: t, tm: tm, m: m, out: &screenLog{}}
 	f.waitFor("SANDBOX", "profile loja")
 	f.keys("P")

@@ -94,15 +94,15 @@ type Model struct {
 	statusAt time.Time
 
 	link        linkState
-	polling     map[string]bool
 	lastTick    time.Time
 	lastRefresh time.Time
 	takeOver    takeOverState
 	damageShown uint64 // app.gen+1 once the session's damaged database was reported
 
-	// Read-backs of payment events in flight, and those waiting (see queueConfirm).
-	confirming int
-	confirmQ   []pendingConfirm
+	// eng is the session's engine (polling, read-backs, event feed, recovery, on_paid);
+	// watched is the charge it was last told is on the customer's screen.
+	eng     sessionEngine
+	watched string
 
 	// training: the header says TREINAMENTO; reserveW/H are the cells training mode's
 	// checklist takes from the terminal (the dashboard's minimum size counts them).
@@ -173,7 +173,7 @@ func New(o Options) *Model {
 	tr := catalog{lang: o.Lang}
 	app := &appState{}
 	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey, export: o.Export, ascii: o.ASCII, darkBG: o.DarkBackground}
-	m := &Model{c: c, opts: o, app: app, view: viewCharges, polling: map[string]bool{}, helpLine: newHelpLine(c.st)}
+	m := &Model{c: c, opts: o, app: app, view: viewCharges, helpLine: newHelpLine(c.st)}
 	m.setSession(o.Session)
 	return m
 }
@@ -195,8 +195,7 @@ func (m *Model) setSession(s *workflow.Session) {
 	m.charges = newChargesView(m.c, s.Store)
 	m.panes = m.newPanes()
 	m.overlays = nil
-	m.polling = map[string]bool{}
-	m.confirming, m.confirmQ = 0, nil
+	m.eng, m.watched = m.newEngine(s), ""
 	m.app.eventSeq = -1
 	m.app.seenCharges, m.app.seenEvents = s.Store.Versions()
 	m.link = linkState{}
@@ -233,17 +232,21 @@ func (m *Model) focusActive() tea.Cmd {
 	return p.focus()
 }
 
-// Close releases the active session.
+// Close releases the active session (its engine first).
 func (m *Model) Close() {
 	m.closeSession()
+	if m.eng != nil {
+		m.eng.Close()
+	}
 	if m.app.sess != nil && m.app.sess.Close != nil {
 		m.app.sess.Close()
 	}
 }
 
-// Init starts the clock, authentication, pending-submission recovery and the event feed.
+// Init starts the clock, authentication and the session's engine (recovery, polling, the
+// event feed).
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tick(), m.authCmd(), m.recoverSubmissions(), m.waitEvent(), m.confirmUnchecked(), m.waitChange(), m.focusActive(), m.pruneEvents())
+	return tea.Batch(tick(), m.authCmd(), m.waitEngine(), m.waitChange(), m.focusActive(), m.pruneEvents())
 }
 
 func (m *Model) tagNow() tag { return m.app.tag() }
@@ -704,7 +707,7 @@ func (m *Model) onTick(now time.Time) tea.Cmd {
 	m.lastTick = now
 	m.expireStatus(now)
 	m.noteDamage()
-	cmds := []tea.Cmd{tick(), m.schedulePolls(now), m.takeOverTick(now), m.onLinkTick(now)}
+	cmds := []tea.Cmd{tick(), m.watchCmd(), m.takeOverTick(now), m.onLinkTick(now)}
 	if st := m.app.sess.Store; st.Persistent() && now.Sub(m.lastRefresh) >= storeRefreshEvery {
 		m.lastRefresh = now
 		gen := m.app.gen

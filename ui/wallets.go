@@ -21,8 +21,6 @@ const (
 	walletsRefreshAfter = 30 * time.Second
 	// walletsStaleAfter: past this age the "updated … ago" note turns into a warning.
 	walletsStaleAfter = 2 * time.Minute
-	// walletsMaxBalanceCalls bounds the GET /account calls in flight at once.
-	walletsMaxBalanceCalls = 4
 	// walletsRefMax is how many characters the reference field accepts (the spec allows 32;
 	// a few more let "too long" be explained instead of silently cut).
 	walletsRefMax = 40
@@ -53,6 +51,15 @@ type walletsCreatedMsg struct {
 	ref string
 	sub *api.SubAccount
 	err error
+}
+
+// walletsService is what the wallets view asks the service through the session
+// (*workflow.Session does): the sub-account list, a new sub-account, a wallet's balance (at
+// most workflow.MaxBalanceReads in flight).
+type walletsService interface {
+	ListSubAccounts(ctx context.Context) ([]api.SubAccount, error)
+	CreateSubAccount(ctx context.Context, reference, name string) (*api.SubAccount, error)
+	Balance(ctx context.Context, wallet string) (*api.Account, error)
 }
 
 // walletRow is one wallet of the list.
@@ -96,7 +103,6 @@ type walletsView struct {
 	list[string, uint64, walletRow]
 	asker    // the withdrawal form s opens
 	c        *common
-	sem      chan struct{} // bounds concurrent balance calls
 	subs     []api.SubAccount
 	rows     sliceRows[walletRow]
 	ver      uint64 // changes with every message: the rows' cache stamp
@@ -118,7 +124,6 @@ type walletsView struct {
 func newWalletsView(c *common) *walletsView {
 	v := &walletsView{
 		c:        c,
-		sem:      make(chan struct{}, walletsMaxBalanceCalls),
 		bals:     map[string]*walletBalance{},
 		enterKey: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", c.tr.T("make active"))),
 	}
@@ -218,15 +223,15 @@ func (v *walletsView) pickerItems() ([]pickerItem, bool) {
 func (v *walletsView) reload() tea.Cmd {
 	v.loading = true
 	v.seq++
-	t, c, seq := v.c.app.tag(), v.c.app.sess.Client, v.seq
+	var wa walletsService = v.c.app.sess
+	t, seq := v.c.app.tag(), v.seq
 	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		// /sub-accounts always acts on the main account: no X-Sub-Account.
-		subs, err := c.ListSubAccounts(ctx)
+		subs, err := wa.ListSubAccounts(ctx)
 		return walletsListMsg{tag: t, seq: seq, subs: subs, err: err}
 	})
 }
 
-// balanceCmd reads one wallet's balance with its X-Sub-Account; at most walletsMaxBalanceCalls run at once.
+// balanceCmd reads one wallet's balance (the session bounds the reads in flight).
 func (v *walletsView) balanceCmd(ref string, onSwitch bool) tea.Cmd {
 	b := v.bals[ref]
 	if b == nil {
@@ -235,18 +240,11 @@ func (v *walletsView) balanceCmd(ref string, onSwitch bool) tea.Cmd {
 	}
 	v.nextReq++
 	b.req, b.loading = v.nextReq, true
-	t, c, sem, req := v.c.app.tag(), v.c.app.sess.Client, v.sem, v.nextReq
+	var wa walletsService = v.c.app.sess
+	t, req := v.c.app.tag(), v.nextReq
 	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		out := walletsBalanceMsg{tag: t, ref: ref, req: req, onSwitch: onSwitch}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			out.err = ctx.Err()
-			return out
-		}
-		defer func() { <-sem }()
-		out.acc, out.err = c.GetAccount(ctx, api.WithSubAccount(walletHeader(ref)))
-		return out
+		acc, err := wa.Balance(ctx, ref)
+		return walletsBalanceMsg{tag: t, ref: ref, req: req, acc: acc, err: err, onSwitch: onSwitch}
 	})
 }
 
@@ -614,13 +612,14 @@ func (v *walletsView) submit() tea.Cmd {
 func (v *walletsView) send() tea.Cmd {
 	f, tr := v.form, v.c.tr
 	f.sending, f.err = true, ""
-	req := api.CreateSubAccountRequest{Reference: f.ref.Value(), Name: strings.TrimSpace(f.name.Value())}
-	t, c := v.c.app.tag(), v.c.app.sess.Client
+	ref, name := f.ref.Value(), f.name.Value()
+	var wa walletsService = v.c.app.sess
+	t := v.c.app.tag()
 	create := v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		sub, err := c.CreateSubAccount(ctx, &req)
-		return walletsCreatedMsg{tag: t, ref: req.Reference, sub: sub, err: err}
+		sub, err := wa.CreateSubAccount(ctx, ref, name)
+		return walletsCreatedMsg{tag: t, ref: ref, sub: sub, err: err}
 	})
-	return tea.Batch(walletsStatus(tr.F("Creating sub-account %s…", req.Reference), statusInfo), create)
+	return tea.Batch(walletsStatus(tr.F("Creating sub-account %s…", ref), statusInfo), create)
 }
 
 func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {

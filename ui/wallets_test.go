@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,7 +15,9 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"pixdash/api"
+	"pixdash/api/apitest"
 	"pixdash/api/sandbox"
+	"pixdash/state/workflow"
 )
 
 // walletsFixtureSubs are the default fixture's sub-accounts (api/sandbox/default.toml).
@@ -668,22 +668,9 @@ func walletsRunCmds(cmd tea.Cmd) []tea.Msg {
 func TestWalletsBalanceCallsAreBounded(t *testing.T) {
 	srv := sandbox.New(sandbox.DefaultFixture())
 	t.Cleanup(srv.Close)
-	var inFlight, peak atomic.Int32
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/account") {
-			n := inFlight.Add(1)
-			for {
-				p := peak.Load()
-				if n <= p || peak.CompareAndSwap(p, n) {
-					break
-				}
-			}
-			// Hold the call a moment so unbounded callers would pile up.
-			time.Sleep(15 * time.Millisecond)
-			defer inFlight.Add(-1)
-		}
-		srv.ServeHTTP(w, r)
-	}))
+	// Hold the call a moment so unbounded callers would pile up.
+	h, peak := apitest.InFlight(srv, "/account", 15*time.Millisecond)
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	c, err := api.NewClient(ts.URL+sandbox.Prefix, DemoClientID, demoSecret)
 	if err != nil {
@@ -701,8 +688,8 @@ func TestWalletsBalanceCallsAreBounded(t *testing.T) {
 	if len(msgs) != 13 {
 		t.Fatalf("%d balance replies, want 13", len(msgs))
 	}
-	if p := peak.Load(); p > walletsMaxBalanceCalls || p < 1 {
-		t.Fatalf("%d balance calls were in flight at once, want at most %d", p, walletsMaxBalanceCalls)
+	if p := peak(); p > workflow.MaxBalanceReads || p < 1 {
+		t.Fatalf("%d balance calls were in flight at once, want at most %d", p, workflow.MaxBalanceReads)
 	}
 	for _, msg := range msgs {
 		m.Update(msg)

@@ -2,11 +2,7 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"testing"
-	"time"
-
-	"pixdash/api"
 )
 
 // A list whose total is only "at least" (a short filter text) reads on as the cursor nears the
@@ -71,33 +67,5 @@ func TestListWindowReadsOnPastACappedTotal(t *testing.T) {
 	w.apply(msg) // its answer is dropped
 	if w.loaded || w.err != nil {
 		t.Fatalf("a cancelled read of the old query was applied: loaded %v err %v", w.loaded, w.err)
-	}
-}
-
-// A flood of payment events becomes at most maxConfirming read-backs at a time; the others
-// wait their turn, and the queue is bounded.
-func TestPaymentReadBacksAreBounded(t *testing.T) {
-	s := goldenSession(t, api.Sandbox)
-	m := New(Options{Session: s, Lang: LangEN, Now: func() time.Time { return goldenNow }})
-	var items []eventMsg
-	for i := range maxConfirmQueue + 20 {
-		ev := &api.Event{EventID: fmt.Sprintf("e%d", i), Kind: api.EventPaymentCompleted, TransactionID: "tx"}
-		items = append(items, eventMsg{gen: m.app.gen, ev: ev})
-	}
-	m.onEvents(eventsMsg{gen: m.app.gen, items: items, last: 1})
-	if m.confirming != maxConfirming || len(m.confirmQ) != maxConfirmQueue {
-		t.Fatalf("%d in flight, %d queued; want %d and %d", m.confirming, len(m.confirmQ), maxConfirming, maxConfirmQueue)
-	}
-	first := m.confirmQ[0].ev.EventID
-	if cmd := m.onConfirmed(eventConfirmedMsg{gen: m.app.gen, ev: items[0].ev}); cmd == nil {
-		t.Fatal("a finished read-back did not start the next")
-	}
-	if m.confirming != maxConfirming || len(m.confirmQ) != maxConfirmQueue-1 || m.confirmQ[0].ev.EventID == first {
-		t.Fatalf("after one: %d in flight, %d queued", m.confirming, len(m.confirmQ))
-	}
-	// A reply of a replaced session frees nothing.
-	m.onConfirmed(eventConfirmedMsg{gen: m.app.gen + 1, ev: items[1].ev})
-	if m.confirming != maxConfirming {
-		t.Fatalf("a stale reply changed the slots: %d", m.confirming)
 	}
 }

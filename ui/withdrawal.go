@@ -490,6 +490,11 @@ func (f *withdrawalForm) startSending() {
 	f.result = ""
 }
 
+// withdrawer sends a withdrawal (*workflow.Session does).
+type withdrawer interface {
+	Withdraw(ctx context.Context, o workflow.WithdrawalOrder, now func() time.Time) workflow.WithdrawalOutcome
+}
+
 // send runs the workflow in a command; the outcome comes back to this form by its key.
 func (f *withdrawalForm) send(c wdCheck) tea.Cmd {
 	sess, t := f.c.app.sess, f.c.app.tag()
@@ -498,8 +503,9 @@ func (f *withdrawalForm) send(c wdCheck) tea.Cmd {
 		o.Fee = f.fee
 	}
 	now := f.c.now
+	var wd withdrawer = sess
 	return f.c.app.withTimeout(workflow.WithdrawalTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
-		return withdrawalDoneMsg{tag: t, key: o.Key, out: workflow.Withdraw(ctx, sess.Client, sess.Store, o, now)}
+		return withdrawalDoneMsg{tag: t, key: o.Key, out: wd.Withdraw(ctx, o, now)}
 	})
 }
 

@@ -307,17 +307,17 @@ func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 	if _, err := s.Store.PutWithdrawal(ctx, early); err != nil {
 		t.Fatal(err)
 	}
-	run := func() (recoveredMsg, tea.Cmd) {
+	run := func() (recoveredMsg, time.Duration) {
 		t.Helper()
 		msg, ok := m.recoverSubmissions()().(recoveredMsg)
 		if !ok || msg.withdrawals == nil {
 			t.Fatalf("no withdrawals in %+v", msg)
 		}
-		_, cmd := m.Update(msg)
-		return msg, cmd
+		m.Update(msg)
+		return msg, msg.retry
 	}
-	msg, cmd := run()
-	if len(msg.withdrawals.Pending) != 1 || cmd == nil || m.status.kind != statusWarn ||
+	msg, retry := run()
+	if len(msg.withdrawals.Pending) != 1 || retry <= 0 || m.status.kind != statusWarn ||
 		m.status.text != "1 saque(s) de uma sessão anterior ainda sem confirmação; consultando de novo." {
 		t.Fatalf("inside the window: %+v, status %q (%d)", msg.withdrawals, m.status.text, m.status.kind)
 	}

@@ -27,3 +27,13 @@ func ReadBackBlocks(ctx context.Context, c BlockLister, s BlockRecorder, wallet 
 	}
 	return s.RecordBlocks(ctx, list.Items)
 }
+
+// ListBlocks lists wallet's MED blocks with status ("" for every status) and records them on
+// the tracked charges they name (s may be nil), as ReadBackBlocks does.
+func ListBlocks(ctx context.Context, c BlockLister, s BlockRecorder, wallet string, status api.BlockStatus) (*api.BalanceBlockList, error) {
+	list, err := c.ListBalanceBlocks(ctx, status, api.WithSubAccount(SubAccountHeader(wallet)))
+	if err == nil && s != nil {
+		_, _ = s.RecordBlocks(ctx, list.Items) // the charges show what the service listed
+	}
+	return list, err
+}

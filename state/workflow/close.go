@@ -248,7 +248,7 @@ func CloseWallets(ctx context.Context, l SubAccountLister, base []string) []stri
 	if l == nil {
 		return out
 	}
-	subs, err := l.ListSubAccounts(ctx)
+	subs, err := LoadSubAccounts(ctx, l)
 	if err != nil {
 		return out
 	}

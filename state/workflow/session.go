@@ -77,6 +77,10 @@ type Session struct {
 	// Close releases the session's resources (receiver, store, the client's token renewal,
 	// emulator); may be nil.
 	Close func()
+
+	// balanceSlots bounds the session's balance reads in flight (see Session.Balance).
+	balanceOnce  sync.Once
+	balanceSlots chan struct{}
 }
 
 // Description is the description new charges start with.

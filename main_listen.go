@@ -1,0 +1,589 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"pixdash/api"
+	"pixdash/api/safetext"
+	"pixdash/config"
+	"pixdash/state"
+	"pixdash/state/workflow"
+)
+
+// forwardRoute is one --forward-to: the URL and the kinds it takes (nil: every kind).
+type forwardRoute struct {
+	URL   string
+	Kinds []api.EventKind
+}
+
+// parseForwardTo reads --forward-to URL or --forward-to kind1,kind2=URL.
+func parseForwardTo(v string) (forwardRoute, error) {
+	var r forwardRoute
+	raw := v
+	if i := strings.Index(v, "="); i >= 0 && !strings.Contains(v[:i], "://") {
+		for k := range strings.SplitSeq(v[:i], ",") {
+			k = strings.TrimSpace(k)
+			if !api.EventKind(k).Known() {
+				return r, usageError("--forward-to %q: %q is not an event kind the service sends", v, k)
+			}
+			r.Kinds = append(r.Kinds, api.EventKind(k))
+		}
+		raw = v[i+1:]
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return r, usageError("--forward-to %q: say an http(s) URL, optionally after kind1,kind2=", v)
+	}
+	r.URL = raw
+	return r, nil
+}
+
+// forwarder re-signs verified events and posts them to the merchant's own app, retrying with
+// backoff, and logs every attempt (events deliveries reads the log).
+type forwarder struct {
+	routes   []forwardRoute
+	secret   api.Secret
+	attempts int
+	backoff  time.Duration
+	client   *http.Client
+	log      *deliveryLog
+	wg       sync.WaitGroup
+}
+
+// deliveryJSON is one attempt of a forwarded delivery (the delivery log's lines, and events
+// deliveries --json).
+type deliveryJSON struct {
+	At       string `json:"at"`
+	EventID  string `json:"eventId"`
+	Kind     string `json:"kind"`
+	URL      string `json:"url"`
+	Attempt  int    `json:"attempt"`
+	Status   int    `json:"status,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Outcome  string `json:"outcome"` // delivered, retrying, failed
+	Duration int64  `json:"durationMs"`
+}
+
+// deliveryLog appends one JSON line per attempt to the profile's delivery log (mode 0600).
+type deliveryLog struct {
+	mu   sync.Mutex
+	path string
+}
+
+func deliveryLogPath(p *config.Profile) string {
+	return filepath.Join(config.StateDir(os.Getenv), "pixdash", p.Name+".deliveries.jsonl")
+}
+
+func (l *deliveryLog) add(d deliveryJSON) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(d)
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// wants reports whether route r takes kind k.
+func (r forwardRoute) wants(k api.EventKind) bool {
+	return r.Kinds == nil || slices.Contains(r.Kinds, k)
+}
+
+// forward sends e to every route that takes it, each in its own goroutine (Wait drains them).
+func (f *forwarder) forward(ctx context.Context, e *api.Event, verdict string, report func(deliveryJSON)) {
+	for _, r := range f.routes {
+		if !r.wants(e.Kind) {
+			continue
+		}
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			f.deliver(ctx, r.URL, e, verdict, report)
+		}()
+	}
+}
+
+// deliver posts e's payload, as received, to url with the service's headers, re-signed with
+// the local secret; a network failure or a 5xx/429 is retried with doubling backoff up to
+// f.attempts. ctx ending stops the retries, not an attempt in flight.
+func (f *forwarder) deliver(ctx context.Context, url string, e *api.Event, verdict string, report func(deliveryJSON)) bool {
+	body := []byte(e.Raw)
+	if len(body) == 0 {
+		body, _ = json.Marshal(e)
+	}
+	wait := f.backoff
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		d := deliveryJSON{At: rfc3339(start), EventID: e.EventID, Kind: string(e.Kind), URL: url, Attempt: attempt}
+		status, err := f.post(context.WithoutCancel(ctx), url, body, e, verdict)
+		d.Status, d.Duration = status, time.Since(start).Milliseconds()
+		retry := err != nil || status >= 500 || status == http.StatusTooManyRequests
+		switch {
+		case err != nil:
+			d.Error = err.Error()
+		case status < 200 || status > 299:
+			d.Error = http.StatusText(status)
+		}
+		d.Outcome = "delivered"
+		if d.Error != "" {
+			d.Outcome = "failed"
+			if retry && attempt < f.attempts && ctx.Err() == nil {
+				d.Outcome = "retrying"
+			}
+		}
+		if f.log != nil {
+			_ = f.log.add(d)
+		}
+		report(d)
+		if d.Outcome != "retrying" {
+			return d.Outcome == "delivered"
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// post sends one attempt and returns the app's status code.
+func (f *forwarder) post(ctx context.Context, url string, body []byte, e *api.Event, verdict string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	sig := api.Sign(body, f.secret)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(api.PagueSignatureHeader, sig)
+	req.Header.Set(api.SignatureHeader, sig)
+	req.Header.Set(api.TimestampHeader, strconv.FormatInt(time.Now().UnixMilli(), 10))
+	req.Header.Set(api.EventHeader, string(e.Kind))
+	req.Header.Set(api.EventIDHeader, e.EventID)
+	req.Header.Set(api.WebhookIDHeader, "pixdash-listen")
+	if verdict != "" {
+		req.Header.Set("X-Pixdash-Verdict", verdict) // informative, as the service's other headers
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// forwardFlags are the options shared by listen and events resend.
+type forwardFlags struct {
+	secretEnv string
+	attempts  int
+	backoff   time.Duration
+}
+
+func (o *forwardFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.secretEnv, "forward-secret-env", "", "environment variable holding the secret forwarded deliveries are signed with (default: a new one, printed at start)")
+	f.IntVar(&o.attempts, "forward-attempts", 6, "attempts per delivery (a network failure, 5xx or 429 is retried)")
+	f.DurationVar(&o.backoff, "forward-backoff", time.Second, "wait before the first retry; doubles each time")
+}
+
+// forwardSecret reads the forwarding secret from --forward-secret-env, else mints one and says
+// it on stderr (the merchant's app needs it to check the signatures).
+func (o forwardFlags) forwardSecret(stderr io.Writer) (api.Secret, error) {
+	if o.secretEnv != "" {
+		v := os.Getenv(o.secretEnv)
+		if len(v) < 16 {
+			return "", usageError("--forward-secret-env %s: the variable must hold a secret of at least 16 characters", o.secretEnv)
+		}
+		return api.Secret(v), nil
+	}
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	s := "whsec_" + hex.EncodeToString(b)
+	// Printed on purpose: a secret made for this run, which the merchant's app must be given.
+	fmt.Fprintf(stderr, "Forwarding secret (sign check: HMAC-SHA256 of the body, header %s): %s\n", api.PagueSignatureHeader, s)
+	return api.Secret(s), nil
+}
+
+func (o forwardFlags) check() error {
+	if o.attempts < 1 || o.backoff <= 0 {
+		return usageError("--forward-attempts must be at least 1 and --forward-backoff positive")
+	}
+	return nil
+}
+
+// listenFlags are the options of pixdash listen.
+type listenFlags struct {
+	commonFlags
+	forwardFlags
+	forwardTo []string
+	events    string
+	wallet    string
+}
+
+// listenJSON is one line of pixdash listen --json: the event and the service's verdict.
+type listenJSON struct {
+	eventJSON
+	Charge *chargeJSON `json:"charge,omitempty"`
+}
+
+func newListenCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o listenFlags
+	cmd := &cobra.Command{
+		Use:   "listen",
+		Short: "Run the profile's webhook receiver without the dashboard, printing each event with its verdict",
+		Long: `Run the profile's webhook receiver ([profiles.NAME.webhook]) without the dashboard: the same
+signature check, timestamp window, dedupe and durable commit before 200; every payment,
+refund, withdrawal and block event is read back from the service (a webhook is only a hint),
+on_paid runs once per payment the service confirms, and one line (or, with --json, one JSON
+object) per event says the verdict: confirmed, disputed or unknown.
+
+--forward-to URL sends each verified event to your own app, re-signed with HMAC-SHA256 (hex,
+"sha256=" prefix) of the body in the X-Pague-Signature and X-Service-Signature headers, with
+X-Pague-Timestamp, X-Pague-Event and X-Service-Event-Id, as the service sends them; the secret
+is printed at start, or read from --forward-secret-env. --forward-to kind1,kind2=URL takes only
+those kinds; --events and --wallet filter every route. A delivery the app answers 5xx or 429,
+or does not answer, is retried with backoff; every attempt goes to the delivery log (pixdash
+events deliveries). SIGTERM or Ctrl+C stops receiving and drains the deliveries in flight.`,
+		Example: `  pixdash listen --forward-to http://localhost:3000/webhooks/pix
+  pixdash listen --json --forward-to payment_completed,refund_completed=http://localhost:3000/pix --forward-secret-env APP_WEBHOOK_SECRET`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runListen(cmd, o, stdout, stderr) },
+	}
+	o.commonFlags.add(cmd, true)
+	o.forwardFlags.add(cmd)
+	f := cmd.Flags()
+	f.StringArrayVar(&o.forwardTo, "forward-to", nil, "URL (or kind1,kind2=URL) to forward each verified event to (repeatable)")
+	f.StringVar(&o.events, "events", "", "only these kinds, comma-separated (printed and forwarded)")
+	f.StringVar(&o.wallet, "wallet", "", "only events of this wallet")
+	return cmd
+}
+
+func runListen(cmd *cobra.Command, o listenFlags, stdout, stderr io.Writer) error {
+	var routes []forwardRoute
+	for _, v := range o.forwardTo {
+		r, err := parseForwardTo(v)
+		if err != nil {
+			return err
+		}
+		routes = append(routes, r)
+	}
+	var only []api.EventKind
+	for k := range strings.SplitSeq(o.events, ",") {
+		if k = strings.TrimSpace(k); k == "" {
+			continue
+		}
+		if !api.EventKind(k).Known() {
+			return usageError("--events: %q is not an event kind the service sends", k)
+		}
+		only = append(only, api.EventKind(k))
+	}
+	if o.wallet != "" {
+		if err := api.ValidateWallet(o.wallet); err != nil {
+			return usageError("--wallet: %v", err)
+		}
+	}
+	if err := o.forwardFlags.check(); err != nil {
+		return err
+	}
+	// Events are printed from this goroutine and deliveries reported from theirs: one lock.
+	var wmu sync.Mutex
+	stdout, stderr = &lockedWriter{mu: &wmu, w: stdout}, &lockedWriter{mu: &wmu, w: stderr}
+	c, err := openCLI(cmd, o.commonFlags, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if !c.p.Webhook.Enabled() {
+		return usageError("profile %s has no webhook receiver: add [profiles.%s.webhook] with listen and secret_env (pixdash config init shows one)", c.p.Name, c.p.Name)
+	}
+	var fw *forwarder
+	if len(routes) > 0 {
+		secret, err := o.forwardSecret(stderr)
+		if err != nil {
+			return err
+		}
+		fw = &forwarder{routes: routes, secret: secret, attempts: o.attempts, backoff: o.backoff,
+			client: &http.Client{}, log: &deliveryLog{path: deliveryLogPath(c.p)}}
+	}
+	// Where the recorded events end before the receiver starts: every event it records is printed.
+	store, err := c.Store()
+	if err != nil {
+		return err
+	}
+	after, err := store.LastEventSeq(c.ctx)
+	if err != nil {
+		return cliError(exitFailure, err)
+	}
+	sess, err := openProfile(c.ctx, c.p, config.StateDir(os.Getenv), slog.New(slog.DiscardHandler))
+	if err != nil {
+		return cliError(exitFailure, fmt.Errorf("profile %s: %w", c.p.Name, err))
+	}
+	defer sess.Close()
+	switch {
+	case sess.WebhookURL != "":
+		c.note("Receiving the webhooks of profile %s at %s (Ctrl+C or SIGTERM stops)", c.p.Name, sess.WebhookURL)
+	case sess.ReceiverElsewhere:
+		c.note("Another pixdash receives the webhooks of profile %s; printing the events it records", c.p.Name)
+	default:
+		c.note("%s", sess.Notice)
+	}
+	if sess.Notice != "" && sess.WebhookURL != "" {
+		c.note("%s", sess.Notice)
+	}
+	var outMu sync.Mutex
+	report := func(d deliveryJSON) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		msg := fmt.Sprintf("  → %s %s attempt %d: %s", d.URL, d.EventID, d.Attempt, d.Outcome)
+		if d.Status != 0 {
+			msg += fmt.Sprintf(" (%d)", d.Status)
+		}
+		if d.Error != "" {
+			msg += ": " + d.Error
+		}
+		fmt.Fprintln(stderr, safetext.Clean(msg))
+	}
+	for {
+		b, ok := workflow.WaitEvents(c.ctx, sess.Store, after, 100)
+		if !ok {
+			break
+		}
+		if b.Err != nil {
+			c.note("warning: reading the recorded events: %v", b.Err)
+			select {
+			case <-c.ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		after = b.Last
+		for _, ev := range b.Events {
+			if ev == nil || (len(only) > 0 && !slices.Contains(only, ev.Kind)) ||
+				(o.wallet != "" && state.NormalizeWallet(ev.SubAccount) != o.wallet) {
+				continue
+			}
+			e, found, err := sess.Store.Event(c.ctx, ev.EventID)
+			if err != nil || !found {
+				e = state.EventEntry{Event: ev, ReceivedAt: time.Now(), Count: 1}
+			}
+			listenOne(c, sess, e, fw, &outMu, report)
+		}
+	}
+	if fw != nil {
+		c.note("Stopping: draining the deliveries in flight…")
+		fw.wg.Wait()
+	}
+	return nil
+}
+
+// listenOne reads one recorded event back (a payment counts only by the service's answer),
+// runs on_paid for a payment it confirms, prints it with its verdict and forwards it.
+func listenOne(c *cli, sess *workflow.Session, e state.EventEntry, fw *forwarder, outMu *sync.Mutex, report func(deliveryJSON)) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), 30*time.Second)
+	defer cancel()
+	out := listenJSON{eventJSON: eventOut(e)}
+	if e.Event.Kind.ReadBack() && e.Verdict == "" {
+		conf, err := workflow.ConfirmPayment(ctx, sess.Client, sess.Store, e.Event)
+		if err != nil {
+			out.VerdictReason = "not read back yet: " + workflow.BalanceErrText(err)
+		} else {
+			out.Verdict, out.VerdictReason = string(conf.Verdict), conf.Reason
+			if conf.After.ID != "" {
+				ch := chargeOut(conf.After)
+				out.Charge = &ch
+			}
+			if sess.OnPaid != nil && conf.Verdict == state.VerdictConfirmed && conf.After.State() == state.StatePaid {
+				if r := workflow.RunOnPaid(ctx, sess.Store, sess.OnPaid, conf.After); r.Failed() {
+					c.note("on_paid for %s failed: %v", conf.After.ID, r.Err)
+				}
+			}
+		}
+	}
+	outMu.Lock()
+	if c.json {
+		_ = writeJSON(c.stdout, out)
+	} else {
+		verdict := out.Verdict
+		if verdict == "" {
+			verdict = "unchecked"
+		}
+		line := fmt.Sprintf("%s  %-24s %-12s %s", e.ReceivedAt.Local().Format("15:04:05"), out.Kind, out.Wallet, verdict)
+		if out.Amount != nil {
+			line += "  " + e.Event.Amount.BRL()
+		}
+		line += "  " + out.EventID
+		if id := out.TransactionID + out.WithdrawalID; id != "" {
+			line += "  " + id
+		}
+		if out.VerdictReason != "" {
+			line += "  (" + out.VerdictReason + ")"
+		}
+		fmt.Fprintln(c.stdout, line)
+	}
+	outMu.Unlock()
+	if fw != nil && out.Verdict != string(state.VerdictDisputed) && !e.Damaged {
+		fw.forward(c.ctx, e.Event, out.Verdict, report)
+	}
+}
+
+// eventsResendFlags are the options of pixdash events resend.
+type eventsResendFlags struct {
+	commonFlags
+	forwardFlags
+	to string
+}
+
+func newEventsResendCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o eventsResendFlags
+	cmd := &cobra.Command{
+		Use:     "resend EVENT_ID --to URL",
+		Short:   "Send a recorded event again to your app, re-signed as listen --forward-to does",
+		Example: `  pixdash events resend evt_123 --to http://localhost:3000/webhooks/pix --forward-secret-env APP_WEBHOOK_SECRET`,
+		Args:    exactArgs(1, "the event's id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := parseForwardTo(o.to)
+			if err != nil || r.Kinds != nil {
+				return usageError("--to %q: say the http(s) URL to send the event to", o.to)
+			}
+			if err := o.forwardFlags.check(); err != nil {
+				return err
+			}
+			c, err := openCLI(cmd, o.commonFlags, stdout, stderr)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			store, err := c.Store()
+			if err != nil {
+				return err
+			}
+			e, ok, err := store.Event(c.ctx, args[0])
+			if err != nil {
+				return cliError(exitFailure, err)
+			}
+			if !ok {
+				return cliErrorf(exitNotFound, "no event %q in profile %s", args[0], c.p.Name)
+			}
+			if e.Damaged {
+				return cliErrorf(exitFailure, "event %s: its stored payload no longer decodes; nothing sent", e.Event.EventID)
+			}
+			secret, err := o.forwardSecret(stderr)
+			if err != nil {
+				return err
+			}
+			fw := &forwarder{secret: secret, attempts: o.attempts, backoff: o.backoff, client: &http.Client{}, log: &deliveryLog{path: deliveryLogPath(c.p)}}
+			var last deliveryJSON
+			okd := fw.deliver(c.ctx, r.URL, e.Event, string(e.Verdict), func(d deliveryJSON) {
+				last = d
+				if !c.json {
+					fmt.Fprintf(stderr, "attempt %d: %s %s\n", d.Attempt, d.Outcome, strings.TrimSpace(strconv.Itoa(d.Status)+" "+d.Error))
+				}
+			})
+			if err := c.emit(last, func(w io.Writer) {
+				fmt.Fprintf(w, "%s %s to %s: %s after %d attempt(s)\n", last.Kind, last.EventID, last.URL, last.Outcome, last.Attempt)
+			}); err != nil {
+				return err
+			}
+			if !okd {
+				return cliErrorf(exitFailure, "the app did not take event %s (%s)", e.Event.EventID, last.Error)
+			}
+			return nil
+		},
+	}
+	o.commonFlags.add(cmd, true)
+	o.forwardFlags.add(cmd)
+	cmd.Flags().StringVar(&o.to, "to", "", "the URL to send the event to")
+	return cmd
+}
+
+func newEventsDeliveriesCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o commonFlags
+	var limit int
+	cmd := &cobra.Command{
+		Use:     "deliveries",
+		Short:   "Print the log of forwarded deliveries (listen --forward-to, events resend), newest last",
+		Example: `  pixdash events deliveries --json | jq 'select(.outcome!="delivered")'`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := openCLI(cmd, o, stdout, stderr)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			data, err := os.ReadFile(deliveryLogPath(c.p))
+			if errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			if err != nil {
+				return cliError(exitFailure, err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if limit > 0 && len(lines) > limit {
+				lines = lines[len(lines)-limit:]
+			}
+			for _, l := range lines {
+				var d deliveryJSON
+				if json.Unmarshal([]byte(l), &d) != nil {
+					continue
+				}
+				if c.json {
+					if err := writeJSON(stdout, d); err != nil {
+						return err
+					}
+					continue
+				}
+				st := ""
+				if d.Status != 0 {
+					st = strconv.Itoa(d.Status)
+				}
+				fmt.Fprintf(stdout, "%s  %-9s %-3s %-24s %s attempt %d  %s %s\n", d.At, d.Outcome, st, d.Kind, d.EventID, d.Attempt, d.URL, d.Error)
+			}
+			return nil
+		},
+	}
+	o.add(cmd, true)
+	cmd.Flags().IntVar(&limit, "limit", 100, "the last this many attempts (0: all)")
+	return cmd
+}
+
+// lockedWriter serializes writes to w under mu (shared by the writers of one command).
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

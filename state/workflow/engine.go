@@ -1,0 +1,643 @@
+package workflow
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"pixdash/api"
+	"pixdash/state"
+)
+
+// Engine is the long-lived service of one session: it polls the pending charges, reads
+// payment events back from the service (a bounded queue, the watched charge first), follows
+// the store's event feed, recovers interrupted submissions, refunds and withdrawals, reads MED
+// blocks back and runs on_paid. It knows nothing of terminals: the dashboard turns its reports
+// into messages, a command line prints them, a hub publishes them.
+//
+// NewEngine builds it idle; Start starts its goroutines; Reports delivers what changed (read
+// it, or the engine waits); Close stops everything and waits for it.
+type Engine struct {
+	sess *Session
+	opt  EngineOptions
+
+	reports chan Report
+	wake    chan struct{}
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	startOnce, closeOnce sync.Once
+
+	mu      sync.Mutex
+	watched string
+	queue   []job
+	polling map[string]bool
+	closed  bool
+	// resolving is set while a RecoverAfter pass is due or running.
+	resolving bool
+}
+
+// EngineOptions tune an Engine; the zero value is what the dashboard uses.
+type EngineOptions struct {
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// PollEvery is how often due charges are looked for (1 s when 0).
+	PollEvery time.Duration
+	// MaxPollsPerTick bounds the polls started at each look (4 when 0).
+	MaxPollsPerTick int
+	// Workers is how many reads of the service run at a time (4 when 0).
+	Workers int
+	// QueueSize bounds the reads waiting for a worker (512 when 0).
+	QueueSize int
+	// CallTimeout bounds one call to the service (15 s when 0).
+	CallTimeout time.Duration
+	// RetryBase is the first pause before a failed read-back of an event is tried again; it
+	// doubles each time (1 s when 0).
+	RetryBase time.Duration
+}
+
+// Defaults of EngineOptions and limits of the engine.
+const (
+	// MaxConfirmAttempts bounds how often one payment event is read back after failures; the
+	// charge's own polling goes on regardless.
+	MaxConfirmAttempts = 5
+	// MaxStartupConfirms bounds how many unchecked payment events are read back at start.
+	MaxStartupConfirms = 20
+	// MaxEventBatch bounds how many events one Events report carries.
+	MaxEventBatch = 1024
+	// MaxBlockWallets bounds how many wallets ReadBackAllBlocks reads the MED blocks of.
+	MaxBlockWallets = 20
+	// onPaidSlack is how long a run may take beyond its own timeout before it is given up.
+	onPaidSlack = 15 * time.Second
+	// pendingRecoverRetry is when interrupted charge creations still unconfirmed are looked
+	// up again.
+	pendingRecoverRetry = 10 * time.Second
+)
+
+// Report is one change the engine saw: ChargeChanged, Events, EventConfirmed, RecoveryDone or
+// OnPaidDone.
+type Report interface{ report() }
+
+// ChargeChanged is the outcome of one poll of a tracked charge (Err set on failure; After
+// is then the charge as it stays, NotFound after 404s in a row).
+type ChargeChanged struct {
+	ID, Wallet    string
+	Tx            *api.Transaction
+	Before, After state.Charge
+	Err           error
+}
+
+// Events are webhook events new in the store (this window's receiver or another's), oldest
+// first; Last is the Seq of the newest. Err is a failed read of the store.
+type Events struct {
+	Events []*api.Event
+	Last   int64
+	Err    error
+}
+
+// EventConfirmed is the service's answer to a payment event read back (state.ConfirmEvent).
+// Attempt counts the tries before this one; a failure with Attempt+1 == MaxConfirmAttempts
+// is the last (the engine tries again otherwise).
+type EventConfirmed struct {
+	Event   *api.Event
+	Conf    state.Confirmation
+	Attempt int
+	Err     error
+}
+
+// RecoveryDone is what one recovery pass found: the interrupted charge creations, and (at
+// start and on its retries) the withdrawals and refunds an earlier session left open.
+type RecoveryDone struct {
+	Charges     Recovered
+	Withdrawals *RecoveredWithdrawals
+	Refunds     *RecoveredRefunds
+	// RetryIn is when the engine looks again (0: nothing left open).
+	RetryIn time.Duration
+}
+
+// OnPaidDone is how the profile's on_paid command ended for one charge.
+type OnPaidDone struct{ Result OnPaidResult }
+
+func (ChargeChanged) report()  {}
+func (Events) report()         {}
+func (EventConfirmed) report() {}
+func (RecoveryDone) report()   {}
+func (OnPaidDone) report()     {}
+
+// jobKind is what a queued read does.
+type jobKind int
+
+const (
+	jobPoll jobKind = iota
+	jobConfirm
+	jobBlocks
+)
+
+// job is one read of the service waiting for a worker.
+type job struct {
+	kind    jobKind
+	id      string // the charge (poll) or the event's transaction (confirm)
+	wallet  string
+	ev      *api.Event
+	attempt int
+}
+
+// NewEngine builds the engine of s, idle until Start. s stays the caller's: Close stops the
+// engine, not the session.
+func NewEngine(s *Session, o EngineOptions) *Engine {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.PollEvery <= 0 {
+		o.PollEvery = time.Second
+	}
+	if o.MaxPollsPerTick <= 0 {
+		o.MaxPollsPerTick = 4
+	}
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = 512
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 15 * time.Second
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Engine{sess: s, opt: o, reports: make(chan Report, 64), wake: make(chan struct{}, 1),
+		ctx: ctx, cancel: cancel, polling: map[string]bool{}}
+}
+
+// Reports delivers the engine's reports, in the order they happen; it is never closed (Done
+// tells when the engine stopped). Nobody reading holds the engine's work back.
+func (e *Engine) Reports() <-chan Report { return e.reports }
+
+// Done is closed when the engine stops (Close).
+func (e *Engine) Done() <-chan struct{} { return e.ctx.Done() }
+
+// Start starts the engine (once; later calls do nothing): the workers, the polling of due
+// charges, the event feed, the recovery of what an earlier session left open and the read-back
+// of the payment events it left unchecked.
+func (e *Engine) Start() {
+	e.startOnce.Do(func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.closed {
+			return
+		}
+		for range e.opt.Workers {
+			e.goRun(e.worker)
+		}
+		e.goRun(e.pollLoop)
+		e.goRun(e.feed)
+		e.goRun(func() { e.recoverPass(true) })
+		e.goRun(e.confirmUnchecked)
+	})
+}
+
+// Close stops the engine and waits for its goroutines (an on_paid run in progress finishes
+// first, within its own timeout). It is safe to call more than once.
+func (e *Engine) Close() {
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		e.queue = nil
+		e.mu.Unlock()
+		e.cancel()
+	})
+	e.wg.Wait()
+}
+
+// goRun runs f on a goroutine Close waits for.
+func (e *Engine) goRun(f func()) {
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		f()
+	}()
+}
+
+// emit hands r to Reports, or drops it once the engine stops.
+func (e *Engine) emit(r Report) {
+	select {
+	case e.reports <- r:
+	case <-e.ctx.Done():
+	}
+}
+
+// sleep waits d, or reports false when the engine stops first.
+func (e *Engine) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-e.ctx.Done():
+		return false
+	}
+}
+
+// call derives a context for one call to the service: ctx bounded by the call timeout and
+// by the engine's life.
+func (e *Engine) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, e.opt.CallTimeout)
+	stop := context.AfterFunc(e.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// Watch names the charge on the customer's screen ("" for none): it is polled first and most
+// often, and its reads jump the queue.
+func (e *Engine) Watch(id string) {
+	e.mu.Lock()
+	e.watched = id
+	e.mu.Unlock()
+}
+
+// Watched is the charge Watch named last.
+func (e *Engine) Watched() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.watched
+}
+
+// enqueue queues j for a worker; it reports false when the queue is full (a read of the
+// watched charge then takes the place of the newest other one) or the engine stopped.
+func (e *Engine) enqueue(j job) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return false
+	}
+	if len(e.queue) >= e.opt.QueueSize {
+		if e.watched == "" || j.id != e.watched {
+			return false // beyond the bound: an event stays unchecked in the store, a charge is polled later
+		}
+		evict := -1
+		for k := len(e.queue) - 1; k >= 0; k-- {
+			if e.queue[k].id != e.watched {
+				evict = k
+				break
+			}
+		}
+		if evict < 0 {
+			return false
+		}
+		e.dropLocked(e.queue[evict])
+		e.queue = slices.Delete(e.queue, evict, evict+1)
+	}
+	e.queue = append(e.queue, j)
+	e.signal()
+	return true
+}
+
+// dropLocked forgets a job taken off the queue unrun.
+func (e *Engine) dropLocked(j job) {
+	if j.kind == jobPoll {
+		delete(e.polling, j.id)
+	}
+}
+
+// signal wakes a worker.
+func (e *Engine) signal() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// next takes the job to run next: the watched charge's first, else the oldest.
+func (e *Engine) next() (job, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.queue) == 0 {
+		return job{}, false
+	}
+	i := 0
+	if e.watched != "" {
+		if k := slices.IndexFunc(e.queue, func(j job) bool { return j.id == e.watched }); k >= 0 {
+			i = k
+		}
+	}
+	j := e.queue[i]
+	e.queue = slices.Delete(e.queue, i, i+1)
+	if len(e.queue) > 0 {
+		e.signal() // the next worker takes the next one
+	}
+	return j, true
+}
+
+// Queued is how many reads wait for a worker.
+func (e *Engine) Queued() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.queue)
+}
+
+func (e *Engine) worker() {
+	for {
+		j, ok := e.next()
+		if !ok {
+			select {
+			case <-e.ctx.Done():
+				return
+			case <-e.wake:
+			}
+			continue
+		}
+		if e.ctx.Err() != nil {
+			return
+		}
+		e.run(j)
+	}
+}
+
+// run does one queued read and reports it.
+func (e *Engine) run(j job) {
+	switch j.kind {
+	case jobPoll:
+		e.emit(e.poll(e.ctx, j.id, j.wallet))
+	case jobConfirm:
+		conf, err := e.Confirm(e.ctx, j.ev)
+		if e.ctx.Err() != nil {
+			return
+		}
+		e.emit(EventConfirmed{Event: j.ev, Conf: conf, Attempt: j.attempt, Err: err})
+		if err != nil && j.attempt+1 < MaxConfirmAttempts {
+			ev, n, pause := j.ev, j.attempt+1, e.opt.RetryBase<<j.attempt
+			e.goRun(func() {
+				if e.sleep(pause) {
+					e.enqueue(job{kind: jobConfirm, id: ev.TransactionID, ev: ev, attempt: n})
+				}
+			})
+		}
+	case jobBlocks:
+		ctx, cancel := e.call(e.ctx)
+		defer cancel()
+		_, _ = ReadBackBlocks(ctx, e.sess.Client, e.sess.Store, j.wallet) // a failure leaves the charges as they were
+	}
+}
+
+// pollLoop queues the polls of the charges that are due, once each PollEvery.
+func (e *Engine) pollLoop() {
+	t := time.NewTicker(e.opt.PollEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+			e.PollDue()
+		}
+	}
+}
+
+// PollDue queues the polls of the charges due now (the watched one first), within the
+// per-tick cap; the engine's own loop calls it every PollEvery.
+func (e *Engine) PollDue() {
+	store := e.sess.Store
+	now := e.opt.Now()
+	for _, id := range store.DuePolls(now, e.Watched(), e.opt.MaxPollsPerTick) {
+		ch, ok := store.Peek(id)
+		if !ok {
+			continue
+		}
+		e.mu.Lock()
+		busy := e.polling[id]
+		if !busy {
+			e.polling[id] = true
+		}
+		e.mu.Unlock()
+		if busy {
+			continue
+		}
+		store.MarkPolled(id, now)
+		if !e.enqueue(job{kind: jobPoll, id: id, wallet: ch.Wallet}) {
+			e.mu.Lock()
+			delete(e.polling, id)
+			e.mu.Unlock()
+		}
+	}
+}
+
+// Poll reads charge id of wallet from the service now and applies the answer (PollCharge);
+// a payment it confirms runs on_paid. The result is returned, not reported.
+func (e *Engine) Poll(ctx context.Context, id, wallet string) ChargeChanged {
+	return e.poll(ctx, id, wallet)
+}
+
+func (e *Engine) poll(ctx context.Context, id, wallet string) ChargeChanged {
+	ctx, cancel := e.call(ctx)
+	defer cancel()
+	r := PollCharge(ctx, e.sess.Client, e.sess.Store, id, wallet)
+	e.mu.Lock()
+	delete(e.polling, id)
+	e.mu.Unlock()
+	if r.Err == nil {
+		e.paid(r.Before, r.After)
+	}
+	return ChargeChanged{ID: id, Wallet: wallet, Tx: r.Tx, Before: r.Before, After: r.After, Err: r.Err}
+}
+
+// Confirm reads a payment event's transaction back from the service and records the verdict
+// (ConfirmPayment): paid comes from that answer, never from the event. A payment it confirms
+// runs on_paid. The result is returned, not reported.
+func (e *Engine) Confirm(ctx context.Context, ev *api.Event) (state.Confirmation, error) {
+	ctx, cancel := e.call(ctx)
+	defer cancel()
+	conf, err := ConfirmPayment(ctx, e.sess.Client, e.sess.Store, ev)
+	if err == nil && conf.After.ID != "" {
+		e.paid(conf.Before, conf.After)
+	}
+	return conf, err
+}
+
+// paid runs the profile's on_paid command when a charge became paid (a payment back to paid
+// after a rejected MED block was received before: no second run). The run is bounded by its
+// own timeout, not by the engine: closing it does not cut a receipt half printed.
+func (e *Engine) paid(before, after state.Charge) {
+	c := e.sess.OnPaid
+	if c == nil || after.State() != state.StatePaid || before.State().Received() {
+		return
+	}
+	limit := c.Timeout
+	if limit <= 0 {
+		limit = DefaultOnPaidTimeout
+	}
+	store := e.sess.Store
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return
+	}
+	e.goRun(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), limit+onPaidSlack)
+		defer cancel()
+		res := RunOnPaid(ctx, store, c, after)
+		if res.Ran {
+			select {
+			case e.reports <- OnPaidDone{Result: res}:
+			case <-e.ctx.Done():
+			}
+		}
+	})
+}
+
+// feed follows the store's events: each payment event is read back, each MED block event
+// reads the wallet's blocks, and every event is reported. At start what is stored is history.
+func (e *Engine) feed() {
+	after := int64(-1)
+	for {
+		b, ok := WaitEvents(e.ctx, e.sess.Store, after, MaxEventBatch)
+		if !ok {
+			return
+		}
+		if b.Err != nil {
+			e.emit(Events{Last: after, Err: b.Err})
+			if !e.sleep(time.Second) {
+				return
+			}
+			continue
+		}
+		after = b.Last
+		for _, ev := range b.Events {
+			if ev == nil {
+				continue
+			}
+			if ev.Kind.ReadBack() {
+				e.enqueue(job{kind: jobConfirm, id: ev.TransactionID, ev: ev})
+			}
+			if ev.Kind.IsBalanceBlock() {
+				e.enqueue(job{kind: jobBlocks, wallet: ev.Wallet()})
+			}
+		}
+		e.emit(Events{Events: b.Events, Last: b.Last})
+	}
+}
+
+// confirmUnchecked queues the newest payment events a restart left unchecked.
+func (e *Engine) confirmUnchecked() {
+	events, err := UncheckedPayments(e.ctx, e.sess.Store, MaxStartupConfirms)
+	if err != nil {
+		if e.ctx.Err() == nil {
+			e.emit(Events{Last: -1, Err: err})
+		}
+		return
+	}
+	for _, ev := range events {
+		e.enqueue(job{kind: jobConfirm, id: ev.TransactionID, ev: ev})
+	}
+}
+
+// ReadBackAllBlocks queues the read of the MED blocks of every wallet the store holds
+// charges of (at most MaxBlockWallets): a block resolved while the dashboard was closed shows
+// on its charge. Call it once the credentials are known good.
+func (e *Engine) ReadBackAllBlocks(ctx context.Context) error {
+	wallets, err := e.sess.Store.KnownWallets(ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range wallets[:min(len(wallets), MaxBlockWallets)] {
+		e.enqueue(job{kind: jobBlocks, wallet: w})
+	}
+	return nil
+}
+
+// Recover runs one recovery pass now and returns what it found: the interrupted charge
+// creations, and with openOnes the withdrawals and refunds an earlier session left open
+// (looked up by their key, never sent again). RetryIn says when another pass is due.
+func (e *Engine) Recover(ctx context.Context, openOnes bool) RecoveryDone {
+	ctx, cancel := context.WithTimeout(ctx, 2*e.opt.CallTimeout)
+	defer cancel()
+	stop := context.AfterFunc(e.ctx, cancel)
+	defer stop()
+	c, store, now := e.sess.Client, e.sess.Store, e.opt.Now
+	r := RecoveryDone{Charges: RecoverSubmissions(ctx, c, store, now)}
+	if r.Charges.Pending > 0 {
+		r.RetryIn = pendingRecoverRetry
+	}
+	soonest := func(at time.Time) {
+		d := max(at.Sub(now()), time.Second)
+		if r.RetryIn == 0 || d < r.RetryIn {
+			r.RetryIn = d
+		}
+	}
+	if openOnes && store != nil {
+		w := RecoverWithdrawals(ctx, c, store, now)
+		r.Withdrawals = &w
+		if len(w.Pending) > 0 {
+			soonest(w.RetryAt)
+		}
+		rr := RecoverRefunds(ctx, c, store, now)
+		r.Refunds = &rr
+		if !rr.RetryAt.IsZero() {
+			soonest(rr.RetryAt)
+		}
+	}
+	return r
+}
+
+// recoverPass runs Recover, reports it and runs it again while something is left open.
+func (e *Engine) recoverPass(openOnes bool) {
+	for {
+		r := e.Recover(e.ctx, openOnes)
+		if e.ctx.Err() != nil {
+			return
+		}
+		e.emit(r)
+		if r.RetryIn <= 0 || !e.sleep(r.RetryIn) {
+			return
+		}
+		openOnes = openOnes && (r.Withdrawals != nil && len(r.Withdrawals.Pending) > 0 || r.Refunds != nil && !r.Refunds.RetryAt.IsZero())
+	}
+}
+
+// RecoverAfter runs a recovery pass of the interrupted charge creations after d (a creation
+// whose outcome is unknown), reported as RecoveryDone, and again while some stay open. While
+// such a pass is already due, it does nothing: that pass looks every submission up.
+func (e *Engine) RecoverAfter(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed || e.resolving {
+		return
+	}
+	e.resolving = true
+	e.goRun(func() {
+		defer func() {
+			e.mu.Lock()
+			e.resolving = false
+			e.mu.Unlock()
+		}()
+		if e.sleep(d) {
+			e.recoverPass(false)
+		}
+	})
+}
+
+// Authenticate signs in (or renews the token) now: bad credentials surface at once.
+func (e *Engine) Authenticate(ctx context.Context) error {
+	ctx, cancel := e.call(ctx)
+	defer cancel()
+	return Authenticate(ctx, e.sess.Client)
+}
+
+// TokenState is the access token's state (cached, expiry, the last renewal's failure).
+func (e *Engine) TokenState() api.TokenState { return e.sess.Client.TokenState() }
+
+// LoadProjects lists wallet's projects for the new-charge form (LoadProjects).
+func (e *Engine) LoadProjects(ctx context.Context, wallet string) ([]api.Project, error) {
+	ctx, cancel := e.call(ctx)
+	defer cancel()
+	return LoadProjects(ctx, e.sess.Client, wallet)
+}
+
+// CreateCharge creates the charge of d with its Idempotency-Key (CreateCharge). ctx bounds
+// it; the engine's end does not cut it (its submission stays pending and is recovered).
+func (e *Engine) CreateCharge(ctx context.Context, d Draft) Created {
+	return CreateCharge(ctx, e.sess.Client, e.sess.Store, d, e.opt.Now)
+}
