@@ -50,6 +50,14 @@ By default the hub embeds the NATS server (JetStream files under the state direc
 127.0.0.1:4222; --nats-config gives it a nats-server configuration (accounts, permissions,
 TLS). --nats URL uses an existing NATS deployment instead. Beyond loopback, TLS and
 authentication are required: the hub refuses to start without them.`,
+		Example: `  # a small shop: the embedded NATS server on 127.0.0.1:4222, counters on this machine
+  pixdash hub --profile loja
+
+  # counters on other machines: TLS, accounts and permissions from a nats-server config
+  pixdash hub --profile loja --nats-config /etc/pixdash/hub-nats.conf --nats-listen 0.0.0.0:4222
+
+  # an existing JetStream cluster (credentials from the profile's hub_* keys)
+  pixdash hub --profile loja --nats tls://nats1.example:4222,tls://nats2.example:4222 --replicas 3`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runHub(cmd.Context(), f, stdout, stderr)
