@@ -30,6 +30,7 @@ test:
 ## benchmarks build a 100k-charge history once under $TMPDIR/pixdash-bench (a few minutes the first time)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 40m ./ui/ ./state/ ./api/ | tee bench.out
+	$(GO) test -run '^$$' -bench Hub -benchtime 5000x -count 1 -timeout 20m ./state/hub/ | tee -a bench.out
 
 ## scale: the issue's targets at 1M charges + 100k events, the dashboard run under a pseudo-terminal
 ## (needs script(1)); the profile is built once under ${PIXDASH_SCALE_DIR:-/tmp/pixdash-scale}

@@ -161,7 +161,7 @@ Secrets are never read from flags: use client_secret_env or client_secret_cmd in
 	f.BoolVar(&o.demo, "demo", false, "force demo mode: the built-in sandbox emulator, which ends with pixdash")
 	f.StringVar(&o.lang, "lang", "", `language of the merchant's screens: "en" or "pt-BR" (default: the config's language, else LC_ALL/LC_MESSAGES/LANG)`)
 	f.BoolVar(&o.debug, "debug", false, "write a structured debug log (secrets redacted) to $XDG_STATE_HOME/pixdash/debug.log")
-	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), withEventsCommands(newEventsCmd(stdout), stdout, stderr), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout), newDBCmd(stdout), newTrainingCmd(stdout, stderr))
+	root.AddCommand(newSandboxCmd(stdout, stderr), newConfigCmd(stdout, stderr), withEventsCommands(newEventsCmd(stdout), stdout, stderr), newExportCmd(stdout, stderr), newCloseCmd(stdout, stderr), newVersionCmd(stdout), newDBCmd(stdout), newTrainingCmd(stdout, stderr), newHubCmd(stdout, stderr))
 	addCLICommands(root, stdout, stderr)
 	return root
 }
@@ -345,8 +345,10 @@ func demoParams(d *sandbox.Demo, logger *slog.Logger) workflow.Params {
 	}
 }
 
-// openProfile resolves the profile's secrets and opens its session: client, state, receiver.
-func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger *slog.Logger) (*workflow.Session, error) {
+// openProfile resolves the profile's secrets and opens its session: client, state, receiver,
+// and the link to the shop's hub when the profile has one (hub = "nats://…"). tweak adjusts
+// the session's parameters before it opens (pixdash hub puts its publisher behind the receiver).
+func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger *slog.Logger, tweak ...func(*workflow.Params)) (*workflow.Session, error) {
 	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	secret, err := p.ClientSecret(rctx)
@@ -382,7 +384,16 @@ func openProfile(ctx context.Context, p *config.Profile, stateDir string, logger
 			SignatureHeader: w.SignatureHeader, Tolerance: w.Tolerance, Exposed: w.PlainBeyondLoopback(),
 		}
 	}
+	for _, f := range tweak {
+		f(&params)
+	}
 	s, err := workflow.Open(ctx, params)
+	if err == nil && p.Hub != nil && (params.Webhook == nil || params.Webhook.Forward == nil) { // not the hub itself
+		if herr := attachProfileHub(ctx, s, p, logger); herr != nil {
+			s.Close()
+			return nil, fmt.Errorf("hub link: %w", herr)
+		}
+	}
 	if err == nil && params.Simulator != nil && params.Webhook != nil && s.WebhookURL != "" {
 		// A profile on a local pixdash sandbox registers its receiver there with its own secret
 		// (the same call again is a no-op), so no curl is needed and a restart keeps receiving.

@@ -108,6 +108,8 @@ type Profile struct {
 	// sent to on its stdin (pixdash close --print, the dashboard's close screen); nil for none.
 	PrintCommand []string
 	Webhook      *Webhook // nil when the profile has no webhook table
+	// Hub is the link to the shop's hub (hub = "nats://…" and the hub_* keys); nil for none.
+	Hub *Hub
 
 	secret secretSource // exactly one of client_secret_env, client_secret_cmd, client_secret
 }
@@ -472,7 +474,7 @@ func topKeys() []string {
 }
 
 func profileKeys() []string {
-	return []string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "client_secret_keyring", "sub_account", "pix_fee", "default_description", "read_only", "event_retention_days", "export_format", "on_paid", "on_paid_timeout_seconds", "print_command", "webhook"}
+	return append([]string{"base_url", "client_id", "environment", "client_secret_env", "client_secret_cmd", "client_secret", "client_secret_keyring", "sub_account", "pix_fee", "default_description", "read_only", "event_retention_days", "export_format", "on_paid", "on_paid_timeout_seconds", "print_command", "webhook"}, hubKeys()...)
 }
 
 func webhookKeys() []string {
@@ -841,6 +843,8 @@ func (d *decoder) profile(n node) *Profile {
 		case "print_command":
 			cmdNodes = append(cmdNodes, k)
 			p.PrintCommand = d.argv(k)
+		case "hub", "hub_counter", "hub_wallets", "hub_user", "hub_password_env", "hub_creds", "hub_nkey", "hub_tls_ca", "hub_tls_cert", "hub_tls_key", "hub_inbox":
+			d.hubKey(p, k)
 		case "webhook":
 			w, cmd := d.webhook(k)
 			if w != nil && w.secret.kind == sourceKeyring {
@@ -856,6 +860,11 @@ func (d *decoder) profile(n node) *Profile {
 				hint = k.name() + " belongs in the [" + append(slices.Clone(n.key), "webhook").String() + "] section"
 			}
 			d.unknown(k, profileKeys(), hint)
+		}
+	}
+	if p.Hub != nil {
+		for _, pr := range checkHub(p.Hub) {
+			d.add(n, "%s: %s", pr[0], pr[1])
 		}
 	}
 	if !d.has(kids, "base_url") {

@@ -98,6 +98,24 @@ event_retention_days = 0
 # LANG and TZ (no secrets), and it is killed after 30 seconds.
 # print_command = ["lp", "-d", "recibos"]   # the day's close is sent to its stdin
 
+# Optional: a counter of a shop with several (README › Several counters). The
+# shop's hub (pixdash hub) receives the service's webhooks and hands them to
+# every counter through NATS JetStream; this profile then needs no webhook
+# section (the signing secret lives only on the hub). Each event is committed
+# here before it is acknowledged, and read back from the service before
+# anything counts. Beyond loopback, TLS and credentials are required.
+# hub = "nats://127.0.0.1:4222"
+# hub_counter = "caixa-1"           # unique per counter; default: the profile's name
+# hub_wallets = ["principal"]       # default: sub_account; ["*"]: every wallet (the owner)
+# hub_user = "caixa1"               # user and password, or a .creds file, or an nkey
+# hub_password_env = "PIXDASH_HUB_PASSWORD"
+# hub_creds = "/etc/pixdash/caixa1.creds"
+# hub_nkey = "/etc/pixdash/caixa1.nk"
+# hub_tls_ca = "/etc/pixdash/hub-ca.pem"
+# hub_tls_cert = "/etc/pixdash/caixa1.pem"   # client certificate, when the hub asks for one
+# hub_tls_key = "/etc/pixdash/caixa1-key.pem"
+# hub_inbox = "_INBOX_caixa1"       # when the server gives each user its own inbox
+
 # Optional: local receiver for the service's signed webhooks.
 [profiles.sandbox.webhook]
 # host:port to listen on. Default "127.0.0.1:0" (loopback, any free port).

@@ -12,6 +12,7 @@ const (
 	SourceCreated = "created" // created from this dashboard (201 of POST /pix)
 	SourceEvent   = "event"   // first seen in a webhook event
 	SourceLookup  = "lookup"  // first seen in a GET /transactions/{id} reply
+	SourceHub     = "hub"     // created at another counter, announced through the hub (TrackRemoteCharge)
 )
 
 // ChargeState is how the dashboard classifies a charge for display and filtering.
@@ -75,6 +76,8 @@ type Charge struct {
 	SplitReported []api.SplitItem `json:"splitReported,omitempty"`
 	UpdatedAt     time.Time       `json:"updatedAt,omitzero"`
 	Source        string          `json:"source,omitempty"`
+	// Counter is the counter that created the charge when another one did (SourceHub); "" otherwise.
+	Counter string `json:"counter,omitempty"`
 	// Refunded is what went back to the payer by a refund the service confirmed (a
 	// refund_completed whose refund line was read back); RefundedAt is when it was reported.
 	Refunded   api.Money  `json:"refunded,omitempty"`
@@ -385,6 +388,7 @@ func (c *Charge) Merge(o Charge) {
 	}
 	setStr(&c.Description, o.Description)
 	setStr(&c.ExternalReference, o.ExternalReference)
+	setStr(&c.Counter, o.Counter)
 	if !o.CreatedAt.IsZero() && (c.CreatedAt.IsZero() || o.Source != SourceEvent) {
 		c.CreatedAt = o.CreatedAt
 	}

@@ -52,6 +52,8 @@ type Store struct {
 	now         func() time.Time
 	loc         *time.Location
 	log         *slog.Logger // debug lines of the writes (nil: none)
+	// created is told of each charge this pixdash created, after its commit (OnChargeCreated).
+	created atomic.Pointer[func(Charge)]
 
 	wdb, rdb *sql.DB
 	stmts    statements
@@ -615,6 +617,7 @@ func (s *Store) cacheCharge(c Charge) {
 	s.polls.put(c)
 	s.recent.put(c)
 	s.mark(changeCharges)
+	s.tellCreated(c)
 }
 
 // UpsertCharge merges c into the tracked charge with its ID (adding it when unknown) and persists the result.

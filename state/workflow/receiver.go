@@ -36,6 +36,10 @@ type Webhook struct {
 	Exposed bool
 	// Options are added after the receiver's settings above (e.g. a test clock).
 	Options []api.ReceiverOption
+	// Forward, when set, wraps the session's intake: the receiver hands each verified delivery
+	// to the sink it returns (the hub publishes to JetStream after the intake's commit), and
+	// answers 200 once that sink returned nil.
+	Forward func(intake api.EventSink) api.EventSink
 }
 
 // receiverOptions are the receiver settings of w, after extra.
@@ -139,7 +143,11 @@ func (r *receiver) start(ctx context.Context) (*Receiving, error) {
 			return nil, fmt.Errorf("webhook receiver: %w", err)
 		}
 	}
-	recv := api.NewReceiver(r.webhook.Secret, r.webhook.receiverOptions(api.WithSink(intake), api.WithServerLog(r.logger), api.WithEnvironment(r.env))...)
+	var sink api.EventSink = intake
+	if r.webhook.Forward != nil {
+		sink = r.webhook.Forward(intake)
+	}
+	recv := api.NewReceiver(r.webhook.Secret, r.webhook.receiverOptions(api.WithSink(sink), api.WithServerLog(r.logger), api.WithEnvironment(r.env))...)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)

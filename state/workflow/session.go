@@ -35,6 +35,8 @@ type Session struct {
 	// ReceiverElsewhere reports that the profile's webhooks are received by another pixdash
 	// (its events reach this session through the shared database).
 	ReceiverElsewhere bool
+	// Hub is the session's link to the shop's hub (AttachHub); nil without one.
+	Hub *HubCounter
 	// ReceiverStats reports the receiver's counters; nil without a receiver.
 	ReceiverStats func() api.ReceiverStats
 	// TakeOver, set while ReceiverElsewhere or ReceiverDown, tries to become the profile's webhook receiver (the
