@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"pixdash/state/export"
 	"strings"
 	"time"
 
@@ -88,4 +89,13 @@ func chunkCells(s string, w int) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// ExportSettings say where the charges view's export key (E) writes and in which dialect.
+type ExportSettings struct {
+	// Dir is the exports directory ($XDG_DATA_HOME/pixdash/exports); "" leaves the key saying
+	// there is nowhere to write.
+	Dir string
+	// Format is a profile's export_format (nil, or "" for a profile: export.BR).
+	Format func(profile string) export.Format
 }

@@ -262,8 +262,6 @@ func (v *dayView) shift(n int) {
 	v.back = max(v.back+n, 0)
 }
 
-// scopeChangedMsg tells the views the scope went from the active wallet to all wallets or back.
-type scopeChangedMsg struct{}
 
 func (v *dayView) onReport(msg dayMsg) tea.Cmd {
 	if v.c.app.stale(msg.tag) || msg.seq != v.seq {

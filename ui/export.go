@@ -12,14 +12,6 @@ import (
 	"pixdash/state/export"
 )
 
-// ExportSettings say where the charges view's export key (E) writes and in which dialect.
-type ExportSettings struct {
-	// Dir is the exports directory ($XDG_DATA_HOME/pixdash/exports); "" leaves the key saying
-	// there is nowhere to write.
-	Dir string
-	// Format is a profile's export_format (nil, or "" for a profile: export.BR).
-	Format func(profile string) export.Format
-}
 
 // exportTimeout bounds one export from the dashboard (it streams the list a page at a time).
 const exportTimeout = 5 * time.Minute

@@ -76,3 +76,34 @@ func withTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd 
 		return fn(ctx)
 	}
 }
+
+// scopeChangedMsg tells the views the scope went from the active wallet to all wallets or back.
+type scopeChangedMsg struct{}
+
+// answerStatus puts a key's answer on the status line (see ownerAnswer).
+func answerStatus(text string, kind statusKind) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: text, kind: kind, owner: ownerAnswer} }
+}
+
+// Status owners: a message about something that ends (a payment awaited, a form's errors,
+// interrupted charges) names it, and goes when it ends (clearStatus).
+const (
+	ownerForm    = "form"
+	ownerRecover = "recover"
+	// ownerAnswer owns a key's answer about what is on screen ("only paid charges can be
+	// refunded", "read-only profile"): it goes when the merchant moves on (another view, a form
+	// or dialog opened or closed) and after statusLifetime, whatever its kind.
+	ownerAnswer = "answer"
+)
+
+
+// statusOwner is an overlay whose status messages go when it closes (a form's complaints).
+type statusOwner interface {
+	statusOwner() string
+}
+
+
+// chargeOwner owns the messages about one charge (e.g. a simulated payment awaited).
+
+// statusLifetime is how long an OK or informational message stays; warnings and errors stay
+const statusLifetime = 8 * time.Second

@@ -259,33 +259,12 @@ func (m *Model) stale(t tag) bool { return m.app.stale(t) }
 // it, and an OK or informational one goes away by itself after statusLifetime.
 func (m *Model) setStatus(text string, kind statusKind) { m.setOwnedStatus("", text, kind) }
 
-// Status owners: a message about something that ends (a payment awaited, a form's errors,
-// interrupted charges) names it, and goes when it ends (clearStatus).
-const (
-	ownerForm    = "form"
-	ownerRecover = "recover"
-	// ownerAnswer owns a key's answer about what is on screen ("only paid charges can be
-	// refunded", "read-only profile"): it goes when the merchant moves on (another view, a form
-	// or dialog opened or closed) and after statusLifetime, whatever its kind.
-	ownerAnswer = "answer"
-)
 
-// answerStatus puts a key's answer on the status line (see ownerAnswer).
-func answerStatus(text string, kind statusKind) tea.Cmd {
-	return func() tea.Msg { return statusMsg{text: text, kind: kind, owner: ownerAnswer} }
-}
 
-// statusOwner is an overlay whose status messages go when it closes (a form's complaints).
-type statusOwner interface {
-	statusOwner() string
-}
 
-// chargeOwner owns the messages about one charge (e.g. a simulated payment awaited).
 func chargeOwner(id string) string { return "charge:" + id }
 
-// statusLifetime is how long an OK or informational message stays; warnings and errors stay
 // until replaced or until their cause is gone.
-const statusLifetime = 8 * time.Second
 
 // setOwnedStatus puts a message on the status line on behalf of owner.
 func (m *Model) setOwnedStatus(owner, text string, kind statusKind) {
