@@ -515,26 +515,26 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 	if r := code.render(w-qrInfoWidth-qrGap, bodyH); r.fits {
 		infoW := w - r.width - qrGap
 		right := strings.Join(v.info(ch, infoW), "\n") + "\n\n" + v.codeBlock(ch, infoW)
-		body := lipgloss.JoinHorizontal(lipgloss.Top, v.c.drawQR(r), spaces(qrGap), right)
+		body := lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), spaces(qrGap), right)
 		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w, bodyH-qrStackedRows); r.fits {
-		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, v.c.drawQR(r)) + "\n" +
+		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.c, r)) + "\n" +
 			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(v.summary(ch), w))
 		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w-qrColumnMin-qrColumnGap, h); r.fits {
 		colW := w - r.width - qrColumnGap
-		return fitBlock(lipgloss.JoinHorizontal(lipgloss.Top, v.c.drawQR(r), spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
+		return fitBlock(lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
 	}
 	// The QR alone the whole height but one, the amount on one line under it (issue 21 #7).
 	if r := code.render(w, h-qrStackedRows); r.fits {
-		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, v.c.drawQR(r)) + "\n" +
+		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.c, r)) + "\n" +
 			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(v.summary(ch), w))
 		return fitBlock(body, w, h)
 	}
 	if r := code.render(w, h); r.fits {
-		return fitBlock(v.c.drawQR(r), w, h)
+		return fitBlock(drawQR(v.c, r), w, h)
 	}
 	// Too small for any QR: say how large the terminal must be (the smallest layout is the QR
 	// alone, and the dashboard needs minWidth×minHeight), and show the code to copy.

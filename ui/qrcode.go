@@ -403,7 +403,7 @@ func qrHalfBlocksSides(m [][]bool, quiet, side int) []string {
 // drawQR paints a rendered QR dark modules on light whatever the terminal: black on white with
 // colours; without colours (NO_COLOR) in the terminal's own two colours, the ink (foreground)
 // being the dark modules on a light terminal and the light modules and quiet zone on a dark one.
-func (c *common) drawQR(r qrRender) string {
+func drawQR(c *common, r qrRender) string {
 	if !noColour() {
 		return r.styled(c.st.QR)
 	}
