@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 // blocksRefreshEvery is how often the blocks view reloads while it is on screen.
@@ -23,21 +24,21 @@ var blockFilters = append([]api.BlockStatus{""}, api.BlockStatuses...)
 // blocksView lists the active wallet's balance blocks (GET /balance-blocks) with a status filter,
 // what the open and the resolved blocks add up to, and the selected block's details.
 type blocksView struct {
-	ident
-	list[string, api.BalanceBlock, api.BalanceBlock]
-	c             *common
+	common.Ident
+	common.List[string, api.BalanceBlock, api.BalanceBlock]
+	c             *common.Common
 	width, height int // the view's; the list has the lines between the totals and the details
 
 	filter int // index in blockFilters
 	// seq numbers loads; a reply for an older one (other filter, superseded) is dropped.
 	seq     uint64
 	loading bool
-	loadTag tag
+	loadTag common.Tag
 
 	loaded   bool
 	loadedAt time.Time
 	shown    api.BlockStatus // the filter the items were loaded with
-	items    sliceRows[api.BalanceBlock]
+	items    common.SliceRows[api.BalanceBlock]
 	total    int
 	sums     []blockSum
 	errText  string
@@ -59,7 +60,7 @@ type blockSum struct {
 
 // blocksMsg is the reply of GET /balance-blocks.
 type blocksMsg struct {
-	tag    tag
+	tag    common.Tag
 	seq    uint64
 	status api.BlockStatus
 	list   *api.BalanceBlockList
@@ -72,37 +73,37 @@ type blocksTickMsg struct {
 	seq uint64
 }
 
-func newBlocksView(c *common) *blocksView {
+func newBlocksView(c *common.Common) *blocksView {
 	v := &blocksView{c: c}
-	v.list = newList[string, api.BalanceBlock](&v.items, func(b *api.BalanceBlock) string { return b.ID })
-	tr := c.tr
-	v.setColumns([]column{
-		{title: tr.T("blocks.status_caps"), width: 20, wide: 22, widePriority: 6}, // "○ aguardando resposta"
-		{title: tr.T("blocks.type_caps"), width: 14, priority: 8},
-		{title: tr.T("blocks.reference_caps"), width: 19, priority: 9},
-		{title: tr.T("blocks.amount_caps"), width: 13, right: true},
-		{title: tr.T("blocks.created_caps"), width: 11, priority: 6},
-		{title: tr.T("blocks.transaction_caps"), width: 36, priority: 3},
-		{title: "E2EID", width: 32, priority: 2},
-		{title: tr.T("blocks.reason_caps"), width: 9, priority: 7, wide: 28, widePriority: 5, fill: 3},
-		{title: tr.T("blocks.resolution_caps"), width: 20, priority: 4, fill: 2},
+	v.List = common.NewList[string, api.BalanceBlock](&v.items, func(b *api.BalanceBlock) string { return b.ID })
+	tr := c.Tr
+	v.SetColumns([]common.Column{
+		{Title: tr.T("blocks.status_caps"), Width: 20, Wide: 22, WidePriority: 6}, // "○ aguardando resposta"
+		{Title: tr.T("blocks.type_caps"), Width: 14, Priority: 8},
+		{Title: tr.T("blocks.reference_caps"), Width: 19, Priority: 9},
+		{Title: tr.T("blocks.amount_caps"), Width: 13, Right: true},
+		{Title: tr.T("blocks.created_caps"), Width: 11, Priority: 6},
+		{Title: tr.T("blocks.transaction_caps"), Width: 36, Priority: 3},
+		{Title: "E2EID", Width: 32, Priority: 2},
+		{Title: tr.T("blocks.reason_caps"), Width: 9, Priority: 7, Wide: 28, WidePriority: 5, Fill: 3},
+		{Title: tr.T("blocks.resolution_caps"), Width: 20, Priority: 4, Fill: 2},
 	})
 	return v
 }
 
 // title names the view in the tab strip.
-func (v *blocksView) title() string { return v.c.tr.T("blocks.blocks") }
+func (v *blocksView) Title() string { return v.c.Tr.T("blocks.blocks") }
 
-func (v *blocksView) setSize(w, h int) tea.Cmd {
+func (v *blocksView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.place()
 	return nil
 }
 
-func (v *blocksView) capturesText() bool { return false }
+func (v *blocksView) CapturesText() bool { return false }
 
 // focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
-func (v *blocksView) focus() tea.Cmd {
+func (v *blocksView) Focus() tea.Cmd {
 	v.focused = true
 	if !v.ticking {
 		return v.scheduleTick()
@@ -111,7 +112,7 @@ func (v *blocksView) focus() tea.Cmd {
 }
 
 // start loads the list and starts the periodic refresh.
-func (v *blocksView) start() tea.Cmd {
+func (v *blocksView) Start() tea.Cmd {
 	v.focused = true
 	cmds := []tea.Cmd{v.load(false)}
 	if !v.ticking {
@@ -121,7 +122,7 @@ func (v *blocksView) start() tea.Cmd {
 }
 
 // blur lets the refresh cycle stop at its next tick; the rows stay for when the view comes back.
-func (v *blocksView) blur() { v.focused = false }
+func (v *blocksView) Blur() { v.focused = false }
 
 func (v *blocksView) filterStatus() api.BlockStatus { return blockFilters[v.filter] }
 
@@ -133,15 +134,15 @@ type blockLister interface {
 // load asks for the blocks of the active wallet; unless force, a load already in flight for the
 // same session, wallet and filter is reused.
 func (v *blocksView) load(force bool) tea.Cmd {
-	t := v.c.app.tag()
+	t := v.c.App.Tag()
 	if !force && v.loading && v.loadTag == t {
 		return nil
 	}
 	v.seq++
 	v.loading, v.loadTag = true, t
-	var bl blockLister = v.c.app.sess
-	seq, status, wallet := v.seq, v.filterStatus(), v.c.app.wallet
-	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	var bl blockLister = v.c.App.Sess
+	seq, status, wallet := v.seq, v.filterStatus(), v.c.App.Wallet
+	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		// The charges show what the service listed: the session records the blocks.
 		list, err := bl.Blocks(ctx, wallet, status)
 		return blocksMsg{tag: t, seq: seq, status: status, list: list, err: err}
@@ -151,23 +152,23 @@ func (v *blocksView) load(force bool) tea.Cmd {
 func (v *blocksView) scheduleTick() tea.Cmd {
 	v.tickSeq++
 	v.ticking = true
-	gen, seq := v.c.app.gen, v.tickSeq
+	gen, seq := v.c.App.Gen, v.tickSeq
 	return tea.Tick(blocksRefreshEvery, func(time.Time) tea.Msg { return blocksTickMsg{gen: gen, seq: seq} })
 }
 
 // ShortHelp lists the keys the footer shows.
 func (v *blocksView) ShortHelp() []key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	return []key.Binding{k.OpenTx, k.StatusFilter, k.Refresh}
 }
 
 // FullHelp lists the view's keys for the help screen.
 func (v *blocksView) FullHelp() [][]key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.OpenTx, k.StatusFilter, k.Refresh}}
 }
 
-func (v *blocksView) update(msg tea.Msg) tea.Cmd {
+func (v *blocksView) Update(msg tea.Msg) tea.Cmd {
 	cmd := v.handle(msg)
 	v.place()
 	return cmd
@@ -180,7 +181,7 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 	case blocksMsg:
 		v.onBlocks(msg)
 	case blocksTickMsg:
-		if msg.gen != v.c.app.gen || msg.seq != v.tickSeq || !v.ticking {
+		if msg.gen != v.c.App.Gen || msg.seq != v.tickSeq || !v.ticking {
 			return nil
 		}
 		if !v.focused {
@@ -190,16 +191,16 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(v.load(false), v.scheduleTick())
 	case eventMsg:
-		if msg.gen == v.c.app.gen && msg.ev != nil && msg.ev.Kind.IsBalanceBlock() &&
-			msg.ev.Wallet() == v.c.app.wallet && (v.loaded || v.loading) {
+		if msg.gen == v.c.App.Gen && msg.ev != nil && msg.ev.Kind.IsBalanceBlock() &&
+			msg.ev.Wallet() == v.c.App.Wallet && (v.loaded || v.loading) {
 			return v.load(true)
 		}
-	case walletChangedMsg:
+	case common.WalletChangedMsg:
 		// The old wallet's blocks go; a view that was ever opened reloads for the new one.
 		used := v.loaded || v.loading || v.ticking
 		v.items, v.sums, v.total = nil, nil, 0
 		v.loaded, v.errText = false, ""
-		v.top()
+		v.Top()
 		v.loading = false
 		if used {
 			return v.load(true)
@@ -209,18 +210,18 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 }
 
 func (v *blocksView) key(km tea.KeyMsg) tea.Cmd {
-	k := v.c.keys
+	k := v.c.Keys
 	switch {
-	case v.navigate(km, k):
+	case v.Navigate(km, k):
 	case key.Matches(km, k.StatusFilter):
 		v.filter = (v.filter + 1) % len(blockFilters)
-		v.top()
+		v.Top()
 		return v.load(true)
 	case key.Matches(km, k.Refresh):
 		return v.load(true)
 	case key.Matches(km, k.OpenTx):
-		if b, ok := v.selected(); ok && b.TransactionID != "" {
-			q := inspectMsg{query: b.TransactionID, wallet: v.c.app.wallet}
+		if b, ok := v.SelectedLine(); ok && b.TransactionID != "" {
+			q := common.InspectMsg{Query: b.TransactionID, Wallet: v.c.App.Wallet}
 			return func() tea.Msg { return q }
 		}
 	}
@@ -229,20 +230,20 @@ func (v *blocksView) key(km tea.KeyMsg) tea.Cmd {
 
 // onBlocks takes a list: the cursor stays on its block when the filter is the same.
 func (v *blocksView) onBlocks(msg blocksMsg) {
-	if v.c.app.stale(msg.tag) || msg.seq != v.seq {
+	if v.c.App.Stale(msg.tag) || msg.seq != v.seq {
 		return
 	}
 	v.loading = false
 	if msg.err != nil {
-		v.errText = describeErr(v.c.tr, v.c.tr.T("blocks.load_balance_blocks"), msg.err)
+		v.errText = common.DescribeErr(v.c.Tr, v.c.Tr.T("blocks.load_balance_blocks"), msg.err)
 		return
 	}
-	restore := v.hold()
+	restore := v.Hold()
 	if v.shown != msg.status {
-		restore = v.top
+		restore = v.Top
 	}
 	v.errText = ""
-	v.loaded, v.loadedAt, v.shown = true, v.c.now(), msg.status
+	v.loaded, v.loadedAt, v.shown = true, v.c.Now(), msg.status
 	v.items, v.total = nil, 0
 	if msg.list != nil {
 		v.items, v.total = msg.list.Items, msg.list.Total
@@ -280,7 +281,7 @@ func sumBlocks(items []api.BalanceBlock) []blockSum {
 }
 
 // blockMeaning says what a block status means for the merchant's money.
-func blockMeaning(tr catalog, s api.BlockStatus) string {
+func blockMeaning(tr common.Catalog, s api.BlockStatus) string {
 	switch s {
 	case api.BlockAwaitingResponse:
 		return tr.T("blocks.awaiting_your_response_the_amount_stays")
@@ -330,12 +331,12 @@ func (v *blocksView) frame() blocksFrame {
 }
 
 // place gives the list the lines the frame leaves it (after every change of size or data).
-func (v *blocksView) place() { v.resize(v.width, v.frame().rows) }
+func (v *blocksView) place() { v.Resize(v.width, v.frame().rows) }
 
 // sumLines are the totals: what the open blocks hold (only they are blocked), what the resolved
 // ones added up to, and the count and sum of each status, wrapped to w.
 func (v *blocksView) sumLines(w int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if !v.loaded {
 		return nil
 	}
@@ -352,7 +353,7 @@ func (v *blocksView) sumLines(w int) []string {
 		if v.shown != "" && s.status != v.shown && s.count == 0 {
 			continue
 		}
-		sty, sym := st.status(s.status)
+		sty, sym := st.StatusLine(s.status)
 		seg := sty.Render(sym+" "+tr.Enum(s.status)) + " " + st.Value.Render(fmt.Sprintf("%d · %s", s.count, s.sum.BRL()))
 		switch {
 		case open(s.status):
@@ -374,15 +375,15 @@ func (v *blocksView) sumLines(w int) []string {
 	}
 	doneLine = append(doneLine, otherSegs...)
 	sep := st.Muted.Render(" │ ")
-	return append(packSegments(openLine, sep, w, len(openLine)), packSegments(doneLine, sep, w, len(doneLine))...)
+	return append(common.PackSegments(openLine, sep, w, len(openLine)), common.PackSegments(doneLine, sep, w, len(doneLine))...)
 }
 
-func (v *blocksView) view() string {
+func (v *blocksView) View() string {
 	w, h := v.width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	lines := make([]string, 0, h)
 	// Line 1: count, wallet, filter, and how fresh the data is.
 	var count string
@@ -400,7 +401,7 @@ func (v *blocksView) view() string {
 	if f := v.filterStatus(); f != "" {
 		filter = tr.Enum(f)
 	}
-	left := st.Bold.Render(count) + st.Muted.Render(" · "+tr.F("blocks.wallet", v.c.app.wallet)+" · "+tr.T("blocks.status")+": ") + st.Value.Render(filter)
+	left := st.Bold.Render(count) + st.Muted.Render(" · "+tr.F("blocks.wallet", v.c.App.Wallet)+" · "+tr.T("blocks.status")+": ") + st.Value.Render(filter)
 	var right string
 	switch {
 	case v.loading && v.loaded:
@@ -408,12 +409,12 @@ func (v *blocksView) view() string {
 	case v.loading:
 		right = st.Muted.Render(tr.T("blocks.loading"))
 	case v.loaded:
-		age := v.c.now().Sub(v.loadedAt)
+		age := v.c.Now().Sub(v.loadedAt)
 		style := st.Muted
 		if v.errText != "" || age > 2*blocksRefreshEvery {
 			style = st.Warn
 		}
-		right = style.Render(tr.F("blocks.updated_ago", humanDuration(age)))
+		right = style.Render(tr.F("blocks.updated_ago", common.HumanDuration(age)))
 	}
 	lines = append(lines, spread(left, right, w))
 	// Until a reply for the current filter arrives, the rows of another filter are not shown.
@@ -421,73 +422,73 @@ func (v *blocksView) view() string {
 		switch {
 		case v.errText != "":
 			lines = append(lines, v.errLines(w, h)...)
-			lines = append(lines, st.Muted.Render(truncateWidth(tr.T("blocks.r_retries"), w)))
+			lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.T("blocks.r_retries"), w)))
 		default:
-			lines = append(lines, st.Muted.Render(truncateWidth(tr.F("blocks.loading_the_balance_blocks_of_wallet", v.c.app.wallet), w)))
+			lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.F("blocks.loading_the_balance_blocks_of_wallet", v.c.App.Wallet), w)))
 		}
-		return fitLines(lines, h)
+		return common.FitLines(lines, h)
 	}
 	f := v.frame()
 	lines = append(lines, f.sums...)
 	lines = append(lines, f.errs...)
 	if len(v.items) == 0 {
-		msg := tr.F("blocks.no_balance_blocks_in_wallet", v.c.app.wallet)
+		msg := tr.F("blocks.no_balance_blocks_in_wallet", v.c.App.Wallet)
 		if v.shown != "" {
-			msg = tr.F("blocks.no_blocks_with_status_in_wallet", tr.Enum(v.shown), v.c.app.wallet)
+			msg = tr.F("blocks.no_blocks_with_status_in_wallet", tr.Enum(v.shown), v.c.App.Wallet)
 		}
-		lines = append(lines, "", st.Muted.Render(truncateWidth(msg, w)))
-		return fitLines(lines, h)
+		lines = append(lines, "", st.Muted.Render(common.TruncateWidth(msg, w)))
+		return common.FitLines(lines, h)
 	}
-	lines = append(lines, v.header(st))
+	lines = append(lines, v.Header(st))
 	var b strings.Builder
-	v.draw(&b, st, rowPainter[api.BalanceBlock, api.BalanceBlock]{
-		cells: func(b *api.BalanceBlock, _ bool) []cell { return v.cells(b) },
-		stamp: func(b *api.BalanceBlock) api.BalanceBlock { return *b },
+	v.Draw(&b, st, common.RowPainter[api.BalanceBlock, api.BalanceBlock]{
+		Cells: func(b *api.BalanceBlock, _ bool) []common.Cell { return v.cells(b) },
+		Stamp: func(b *api.BalanceBlock) api.BalanceBlock { return *b },
 	})
 	lines = append(lines, strings.Split(b.String(), "\n")...)
 	if f.detail {
 		for len(lines) < h-blocksDetailHeight {
 			lines = append(lines, "")
 		}
-		if b, ok := v.selected(); ok {
+		if b, ok := v.SelectedLine(); ok {
 			lines = append(lines, v.detail(&b, w)...)
 		}
 	}
-	return fitLines(lines, h)
+	return common.FitLines(lines, h)
 }
 
 // errLines is the last error wrapped to w, in at most n lines.
 func (v *blocksView) errLines(w, n int) []string {
-	out := wrapLines(v.errText, w, n)
+	out := common.WrapLines(v.errText, w, n)
 	for i := range out {
-		out[i] = v.c.st.Err.Render(out[i])
+		out[i] = v.c.St.Err.Render(out[i])
 	}
 	return out
 }
 
 // cells are a block's columns: status, type, reference, amount, creation, transaction, e2eId,
 // reason and resolution.
-func (v *blocksView) cells(b *api.BalanceBlock) []cell {
-	tr := v.c.tr
-	sty, sym := v.c.st.status(b.Status)
-	return []cell{
-		{text: sym + " " + orDash(tr.Enum(b.Status)), style: sty},
-		{text: orDash(tr.Enum(blockType(b.BlockType)))},
-		{text: orDash(sanitize(b.ReferenceNumber))},
-		{text: b.Amount.BRL()},
-		{text: b.CreatedAt.In(v.c.loc).Format("02/01 15:04")},
-		{text: orDash(sanitize(b.TransactionID))},
-		{text: orDash(sanitize(b.E2EID))},
-		{text: orDash(sanitize(b.Reason))},
-		{text: v.resolution(b)},
+func (v *blocksView) cells(b *api.BalanceBlock) []common.Cell {
+	tr := v.c.Tr
+	sty, sym := v.c.St.StatusLine(b.Status)
+	return []common.Cell{
+		{Text: sym + " " + orDash(tr.Enum(b.Status)), Style: sty},
+		{Text: orDash(tr.Enum(common.BlockType(b.BlockType)))},
+		{Text: orDash(common.Sanitize(b.ReferenceNumber))},
+		{Text: b.Amount.BRL()},
+		{Text: b.CreatedAt.In(v.c.Loc).Format("02/01 15:04")},
+		{Text: orDash(common.Sanitize(b.TransactionID))},
+		{Text: orDash(common.Sanitize(b.E2EID))},
+		{Text: orDash(common.Sanitize(b.Reason))},
+		{Text: v.resolution(b)},
 	}
 }
 
 // resolution is the resolution reason and when it was resolved, or a dash.
 func (v *blocksView) resolution(b *api.BalanceBlock) string {
-	s := sanitize(b.ResolutionReason)
+	s := common.Sanitize(b.ResolutionReason)
 	if b.ResolvedAt != nil {
-		at := b.ResolvedAt.In(v.c.loc).Format("02/01 15:04")
+		at := b.ResolvedAt.In(v.c.Loc).Format("02/01 15:04")
 		if s == "" {
 			return at
 		}
@@ -498,37 +499,37 @@ func (v *blocksView) resolution(b *api.BalanceBlock) string {
 
 // detail is the selected block's panel: every field, full width.
 func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	const lw = 14
-	sty, sym := st.status(b.Status)
-	title := " " + orDash(sanitize(b.ReferenceNumber)) + " · " + orDash(tr.Enum(blockType(b.BlockType))) + " · " + b.Amount.BRL() + " "
-	rule := st.Rule.Render("──") + st.Bold.Render(truncateWidth(title, max(w-4, 1)))
+	sty, sym := st.StatusLine(b.Status)
+	title := " " + orDash(common.Sanitize(b.ReferenceNumber)) + " · " + orDash(tr.Enum(common.BlockType(b.BlockType))) + " · " + b.Amount.BRL() + " "
+	rule := st.Rule.Render("──") + st.Bold.Render(common.TruncateWidth(title, max(w-4, 1)))
 	if fill := w - lipgloss.Width(rule); fill > 0 {
 		rule += st.Rule.Render(strings.Repeat("─", fill))
 	}
 	field := func(label, value string) string {
-		return truncateWidth(st.Label.Render(padRight(label, lw))+value, w)
+		return common.TruncateWidth(st.Label.Render(common.PadRight(label, lw))+value, w)
 	}
-	txLine := st.Value.Render(orDash(sanitize(b.TransactionID)))
+	txLine := st.Value.Render(orDash(common.Sanitize(b.TransactionID)))
 	if b.ExternalReference != "" {
-		txLine += st.Muted.Render(" · " + tr.F("blocks.external_reference", sanitize(b.ExternalReference)))
+		txLine += st.Muted.Render(" · " + tr.F("blocks.external_reference", common.Sanitize(b.ExternalReference)))
 	}
 	if b.TransactionID != "" {
 		txLine += st.Muted.Render(" · " + tr.T("blocks.enter_inspects_it"))
 	}
-	dates := tr.F("blocks.created", b.CreatedAt.In(v.c.loc).Format("02/01/2006 15:04:05 MST"))
+	dates := tr.F("blocks.created", b.CreatedAt.In(v.c.Loc).Format("02/01/2006 15:04:05 MST"))
 	if b.ResolvedAt != nil {
-		dates += " · " + tr.F("blocks.resolved_2", b.ResolvedAt.In(v.c.loc).Format("02/01/2006 15:04:05 MST"))
+		dates += " · " + tr.F("blocks.resolved_2", b.ResolvedAt.In(v.c.Loc).Format("02/01/2006 15:04:05 MST"))
 	}
 	res := sty.Render(sym+" "+orDash(tr.Enum(b.Status))) + st.Muted.Render(" · "+blockMeaning(tr, b.Status))
 	if b.ResolutionReason != "" {
-		res = st.Value.Render(sanitize(b.ResolutionReason)) + st.Muted.Render(" · ") + res
+		res = st.Value.Render(common.Sanitize(b.ResolutionReason)) + st.Muted.Render(" · ") + res
 	}
 	return []string{
-		truncateWidth(rule, w),
-		field(tr.T("blocks.reason"), st.Value.Render(orDash(sanitize(b.Reason)))),
+		common.TruncateWidth(rule, w),
+		field(tr.T("blocks.reason"), st.Value.Render(orDash(common.Sanitize(b.Reason)))),
 		field(tr.T("blocks.transaction"), txLine),
-		field("e2eId", st.Value.Render(orDash(sanitize(b.E2EID)))),
+		field("e2eId", st.Value.Render(orDash(common.Sanitize(b.E2EID)))),
 		field(tr.T("blocks.dates"), st.Value.Render(dates)),
 		field(tr.T("blocks.resolution"), res),
 	}

@@ -14,6 +14,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/api/sandbox"
+	"pixdash/ui/common"
 )
 
 func blocksOf(m *Model) *blocksView { return m.panes[viewBlocks].(*blocksView) }
@@ -43,7 +44,7 @@ func goldenBlocks() []api.BalanceBlock {
 // answerBlocks replies to the blocks view's last load with items (or err).
 func answerBlocks(m *Model, items []api.BalanceBlock, err error) {
 	v := blocksOf(m)
-	msg := blocksMsg{tag: m.app.tag(), seq: v.seq, status: v.filterStatus(), err: err}
+	msg := blocksMsg{tag: m.app.Tag(), seq: v.seq, status: v.filterStatus(), err: err}
 	if err == nil {
 		msg.list = &api.BalanceBlockList{Items: items, Total: len(items)}
 	}
@@ -93,7 +94,7 @@ func TestGoldenBlocksStale(t *testing.T) {
 	for _, size := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			now := goldenNow.Add(-2*time.Minute - 12*time.Second)
-			m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return now }, Location: time.UTC})
+			m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return now }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			m.Update(runeKey("4"))
 			answerBlocks(m, goldenBlocks()[:2], nil)
@@ -130,7 +131,7 @@ func TestBlocksFilterCyclesAndShowsOnlyThatStatus(t *testing.T) {
 	m.Update(runeKey("4"))
 	answerBlocks(m, goldenBlocks(), nil)
 	v := blocksOf(m)
-	en := catalog{lang: LangEN}
+	en := common.Catalog{Lang: common.LangEN}
 	var seen []api.BlockStatus
 	for range blockFilters {
 		seen = append(seen, v.filterStatus())
@@ -177,18 +178,18 @@ func TestBlocksDropsStaleReplies(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	m.Update(runeKey("4"))
 	v := blocksOf(m)
-	old := blocksMsg{tag: m.app.tag(), seq: v.seq, list: &api.BalanceBlockList{Items: goldenBlocks(), Total: 5}}
+	old := blocksMsg{tag: m.app.Tag(), seq: v.seq, list: &api.BalanceBlockList{Items: goldenBlocks(), Total: 5}}
 	m.Update(runeKey("r"))
 	m.Update(reply(m, old)) // superseded by the refresh
 	if v.loaded {
 		t.Fatal("a superseded reply was applied")
 	}
-	other := blocksMsg{tag: tag{gen: m.app.gen, wallet: "loja-sul"}, seq: v.seq, list: old.list}
+	other := blocksMsg{tag: common.Tag{Gen: m.app.Gen, Wallet: "loja-sul"}, seq: v.seq, list: old.list}
 	m.Update(reply(m, other))
 	if v.loaded {
 		t.Fatal("a reply for another wallet was applied")
 	}
-	oldGen := blocksMsg{tag: tag{gen: m.app.gen - 1, wallet: m.app.wallet}, seq: v.seq, list: old.list}
+	oldGen := blocksMsg{tag: common.Tag{Gen: m.app.Gen - 1, Wallet: m.app.Wallet}, seq: v.seq, list: old.list}
 	m.Update(reply(m, oldGen))
 	if v.loaded {
 		t.Fatal("a reply of another session was applied")
@@ -202,17 +203,17 @@ func TestBlocksDropsStaleReplies(t *testing.T) {
 func TestBlocksWalletChangeDropsDataAndReloads(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	v := blocksOf(m)
-	if cmd := v.update(walletChangedMsg{wallet: "loja-sul"}); cmd != nil {
+	if cmd := v.Update(common.WalletChangedMsg{Wallet: "loja-sul"}); cmd != nil {
 		t.Fatal("a view never opened loaded on a wallet change")
 	}
 	m.Update(runeKey("4"))
 	answerBlocks(m, goldenBlocks(), nil)
 	seq := v.seq
-	m.Update(switchWalletMsg{wallet: "loja-sul"})
+	m.Update(common.SwitchWalletMsg{Wallet: "loja-sul"})
 	if v.loaded || len(v.items) != 0 {
 		t.Fatal("the old wallet's blocks stayed after the switch")
 	}
-	if !v.loading || v.seq != seq+1 || v.loadTag.wallet != "loja-sul" {
+	if !v.loading || v.seq != seq+1 || v.loadTag.Wallet != "loja-sul" {
 		t.Fatalf("no single reload for the new wallet: loading=%v seq=%d→%d tag=%v", v.loading, seq, v.seq, v.loadTag)
 	}
 	if !strings.Contains(m.View(), "Loading the balance blocks of wallet loja-sul") {
@@ -234,32 +235,32 @@ func TestBlocksTickLifecycle(t *testing.T) {
 	}
 	answerBlocks(m, goldenBlocks(), nil)
 	_ = m.View()
-	if cmd := v.update(blocksTickMsg{gen: m.app.gen, seq: 0}); cmd != nil || v.loading {
+	if cmd := v.Update(blocksTickMsg{gen: m.app.Gen, seq: 0}); cmd != nil || v.loading {
 		t.Fatal("an old tick did something")
 	}
-	if cmd := v.update(blocksTickMsg{gen: m.app.gen + 1, seq: 1}); cmd != nil || v.loading {
+	if cmd := v.Update(blocksTickMsg{gen: m.app.Gen + 1, seq: 1}); cmd != nil || v.loading {
 		t.Fatal("a tick of another session did something")
 	}
-	if cmd := v.update(blocksTickMsg{gen: m.app.gen, seq: 1}); cmd == nil || !v.loading || v.tickSeq != 2 {
+	if cmd := v.Update(blocksTickMsg{gen: m.app.Gen, seq: 1}); cmd == nil || !v.loading || v.tickSeq != 2 {
 		t.Fatalf("the current tick did not reload and re-arm: loading=%v seq=%d", v.loading, v.tickSeq)
 	}
 	answerBlocks(m, goldenBlocks(), nil)
 	// Off screen since (another view has it): the cycle stops instead of leaking a timer.
 	m.Update(runeKey("1"))
-	if cmd := v.update(blocksTickMsg{gen: m.app.gen, seq: 2}); cmd != nil || v.ticking || v.loading {
+	if cmd := v.Update(blocksTickMsg{gen: m.app.Gen, seq: 2}); cmd != nil || v.ticking || v.loading {
 		t.Fatalf("a tick on a hidden view kept going: ticking=%v loading=%v", v.ticking, v.loading)
 	}
 	m.Update(runeKey("4"))
 	if !v.ticking || v.tickSeq != 3 {
 		t.Fatalf("showing the view again did not re-arm the tick: ticking=%v seq=%d", v.ticking, v.tickSeq)
 	}
-	v.update(blocksTickMsg{gen: m.app.gen, seq: 3}) // on screen: reloads, re-arms as 4
+	v.Update(blocksTickMsg{gen: m.app.Gen, seq: 3}) // on screen: reloads, re-arms as 4
 	answerBlocks(m, goldenBlocks(), nil)
 	// A screen over the view (here the help) blurs it: the cycle stops at its next tick, and
 	// closing the screen focuses the view again, which re-arms it. Drawing does nothing.
 	help := newHelpOverlay(m.c, nil)
 	m.push(help)
-	v.update(blocksTickMsg{gen: m.app.gen, seq: 4})
+	v.Update(blocksTickMsg{gen: m.app.Gen, seq: 4})
 	if v.ticking {
 		t.Fatal("the cycle did not stop under the help screen")
 	}
@@ -271,7 +272,7 @@ func TestBlocksTickLifecycle(t *testing.T) {
 	if !v.ticking || v.tickSeq != 5 {
 		t.Fatalf("closing the screen over the view did not re-arm its tick: ticking=%v seq=%d", v.ticking, v.tickSeq)
 	}
-	if cmd := v.update(tea.KeyMsg{Type: tea.KeyDown}); cmd != nil || v.tickSeq != 5 {
+	if cmd := v.Update(tea.KeyMsg{Type: tea.KeyDown}); cmd != nil || v.tickSeq != 5 {
 		t.Fatal("a key armed a second timer")
 	}
 }
@@ -286,17 +287,17 @@ func TestBlocksReloadOnBalanceBlockEventsOnly(t *testing.T) {
 		msg    eventMsg
 		reload bool
 	}{
-		{"created", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, true},
-		{"approved", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockApproved}}, true},
-		{"rejected", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockRejected}}, true},
-		{"payment", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventPaymentCompleted}}, false},
-		{"other wallet", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated, SubAccount: "loja-sul"}}, false},
-		{"old session", eventMsg{gen: m.app.gen - 1, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
+		{"created", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, true},
+		{"approved", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventBalanceBlockApproved}}, true},
+		{"rejected", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventBalanceBlockRejected}}, true},
+		{"payment", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventPaymentCompleted}}, false},
+		{"other wallet", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated, SubAccount: "loja-sul"}}, false},
+		{"old session", eventMsg{gen: m.app.Gen - 1, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			seq := v.seq
-			cmd := v.update(tc.msg)
+			cmd := v.Update(tc.msg)
 			if got := cmd != nil && v.seq == seq+1; got != tc.reload {
 				t.Fatalf("reload = %v, want %v", got, tc.reload)
 			}
@@ -314,8 +315,8 @@ func TestBlocksEnterInspectsTheTransaction(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("enter did nothing")
 	}
-	got, ok := runReply(cmd).(inspectMsg)
-	if !ok || got.query != goldenBlocks()[1].TransactionID || got.wallet != api.WalletPrincipal {
+	got, ok := runReply(cmd).(common.InspectMsg)
+	if !ok || got.Query != goldenBlocks()[1].TransactionID || got.Wallet != api.WalletPrincipal {
 		t.Fatalf("enter sent %#v", got)
 	}
 }
@@ -324,7 +325,7 @@ func TestBlocksEnterInspectsTheTransaction(t *testing.T) {
 func TestBlocksAndInspectorFramesFit(t *testing.T) {
 	sizes := [][2]int{{80, 20}, {78, 18}, {81, 21}, {100, 30}, {120, 36}, {133, 40}, {200, 50}, {260, 60}, {80, 3}, {80, 1}}
 	keys := []tea.KeyMsg{{Type: tea.KeyDown}, {Type: tea.KeyPgDown}, {Type: tea.KeyEnd}, runeKey("v"), {Type: tea.KeyUp}, {Type: tea.KeyPgUp}, {Type: tea.KeyHome}, runeKey("j")}
-	check := func(t *testing.T, name string, p pane, w, h int) {
+	check := func(t *testing.T, name string, p common.Pane, w, h int) {
 		t.Helper()
 		out := viewAt(p, w, h)
 		lines := strings.Split(out, "\n")
@@ -338,24 +339,24 @@ func TestBlocksAndInspectorFramesFit(t *testing.T) {
 		}
 	}
 	for i := range len(sizes) * 2 {
-		size, lang := sizes[i/2], []Lang{LangEN, LangPT}[i%2]
+		size, lang := sizes[i/2], []common.Lang{common.LangEN, common.LangPT}[i%2]
 		w, h := size[0], size[1]
 		m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: lang, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 		iv, bv := inspectorOf(m), blocksOf(m)
-		iv.setSize(w, h)
-		bv.setSize(w, h)
+		iv.SetSize(w, h)
+		bv.SetSize(w, h)
 		check(t, "inspector empty", iv, w, h)
 		check(t, "blocks loading", bv, w, h)
 		tx := goldenFailedTx()
 		tx.Description = strings.Repeat("descrição longa ", 30)
 		tx.PixCopyPaste = goldenCode(t, 250000)
 		tx.Metadata["\x1b[31mred"] = map[string]any{"nested": []any{1, "two"}}
-		iv.update(inspectMsg{query: "q", wallet: "principal"})
-		iv.update(lookupMsg{tag: m.app.tag(), seq: iv.seq, query: "q", wallet: "principal", tx: tx})
-		bv.update(blocksMsg{tag: m.app.tag(), seq: bv.seq, list: &api.BalanceBlockList{Items: goldenBlocks(), Total: 9}})
+		iv.Update(common.InspectMsg{Query: "q", Wallet: "principal"})
+		iv.Update(lookupMsg{tag: m.app.Tag(), seq: iv.seq, query: "q", wallet: "principal", tx: tx})
+		bv.Update(blocksMsg{tag: m.app.Tag(), seq: bv.seq, list: &api.BalanceBlockList{Items: goldenBlocks(), Total: 9}})
 		for _, k := range keys {
-			iv.update(k)
-			bv.update(k)
+			iv.Update(k)
+			bv.Update(k)
 			check(t, "inspector", iv, w, h)
 			check(t, "blocks", bv, w, h)
 		}
@@ -382,11 +383,11 @@ func TestFlowBlocksSeededFilterAndInspect(t *testing.T) {
 	f.keys("f", "f")
 	f.waitFor("2 blocks · wallet principal · status: all")
 	// The other statuses were seeded in the sub-accounts.
-	f.tm.Send(switchWalletMsg{wallet: "loja-centro"})
+	f.tm.Send(common.SwitchWalletMsg{Wallet: "loja-centro"})
 	// Defect 9: a resolved block is not blocked money (Wallets says held R$ 0,00 for it).
 	f.waitFor("1 block · wallet loja-centro", "Ordem judicial de bloqueio", "judicial", "Devolução determinada",
 		"open, blocked: R$ 0,00 (0)", "resolved: R$ 15,00 (1)", "approved 1 · R$ 15,00")
-	f.tm.Send(switchWalletMsg{wallet: "loja-praia"})
+	f.tm.Send(common.SwitchWalletMsg{Wallet: "loja-praia"})
 	f.waitFor("1 block · wallet loja-praia", "Revisão cadastral", "administrative", "Documentação aceita",
 		"resolved: R$ 55,00 (1)", "rejected 1 · R$ 55,00")
 	f.keys("enter")

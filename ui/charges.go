@@ -12,6 +12,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // openChargeMsg asks the root to open a charge's QR or result screen.
@@ -23,15 +24,15 @@ type openChargeMsg struct {
 // window of rows around the cursor, read from the store by commands (see listWindow); rows are
 // cached until their charge, the width or the second shown in a countdown changes.
 type chargesView struct {
-	list[string, chargeStamp, state.Charge]
-	asker         // the refund form R opens
-	c             *common
+	common.List[string, chargeStamp, state.Charge]
+	common.Asker  // the refund form R opens
+	c             *common.Common
 	store         *state.Store
 	width, height int // the view's; the list has the lines under the two header lines
 	filter        textinput.Model
 	filterOn      bool
 	status        state.StatusFilter
-	win           listWindow[state.ChargeQuery, state.Charge]
+	win           common.ListWindow[state.ChargeQuery, state.Charge]
 	focused       bool // on screen with the keyboard (between focus and blur)
 	started       bool // start ran: the list reads what a resize uncovers
 	strip         todayStrip
@@ -51,13 +52,13 @@ type refundStatesMsg struct {
 
 // loadRefunds reads the refund states of the rows held (the store's memory, off Update).
 func (v *chargesView) loadRefunds() tea.Cmd {
-	store, gen := v.store, v.c.app.gen
-	if store == nil || len(v.win.items) == 0 {
+	store, gen := v.store, v.c.App.Gen
+	if store == nil || len(v.win.Items) == 0 {
 		return nil
 	}
-	ids := make([]string, len(v.win.items))
-	for i := range v.win.items {
-		ids[i] = v.win.items[i].ID
+	ids := make([]string, len(v.win.Items))
+	for i := range v.win.Items {
+		ids[i] = v.win.Items[i].ID
 	}
 	return func() tea.Msg {
 		m := make(map[string]state.RefundState)
@@ -81,33 +82,33 @@ type chargeStamp struct {
 const chargesOwner = "charges"
 
 // chargePage is a read of the charges list.
-type chargePage = windowLoadedMsg[state.ChargeQuery, state.Charge]
+type chargePage = common.WindowLoadedMsg[state.ChargeQuery, state.Charge]
 
-func newChargesView(c *common, store *state.Store) *chargesView {
+func newChargesView(c *common.Common, store *state.Store) *chargesView {
 	ti := textinput.New()
 	ti.Prompt = "/ "
-	ti.Placeholder = c.tr.T("charges.filter_id_description_reference_wallet_amount")
+	ti.Placeholder = c.Tr.T("charges.filter_id_description_reference_wallet_amount")
 	ti.CharLimit = 100
 	v := &chargesView{c: c, store: store, filter: ti, strip: todayStrip{c: c}}
-	v.list = newList[string, chargeStamp](&v.win, func(ch *state.Charge) string { return ch.ID })
-	tr := c.tr
-	v.setColumns([]column{
-		{title: tr.T("charges.status_caps"), width: 12},
-		{title: tr.T("charges.amount_caps"), width: 14, right: true},
-		{title: tr.T("charges.description_caps"), width: 8, fill: 1, wide: 29, widePriority: 5, gap: 1},
-		{title: tr.T("charges.reference_caps"), width: 16, priority: 4},
-		{title: tr.T("charges.wallet_caps"), width: 12, priority: 6},
-		{title: tr.T("charges.created_caps"), width: 12, priority: 3},
-		{title: tr.T("charges.expires_paid_caps"), width: whenWidth, priority: 7},
+	v.List = common.NewList[string, chargeStamp](&v.win, func(ch *state.Charge) string { return ch.ID })
+	tr := c.Tr
+	v.SetColumns([]common.Column{
+		{Title: tr.T("charges.status_caps"), Width: 12},
+		{Title: tr.T("charges.amount_caps"), Width: 14, Right: true},
+		{Title: tr.T("charges.description_caps"), Width: 8, Fill: 1, Wide: 29, WidePriority: 5, Gap: 1},
+		{Title: tr.T("charges.reference_caps"), Width: 16, Priority: 4},
+		{Title: tr.T("charges.wallet_caps"), Width: 12, Priority: 6},
+		{Title: tr.T("charges.created_caps"), Width: 12, Priority: 3},
+		{Title: tr.T("charges.expires_paid_caps"), Width: whenWidth, Priority: 7},
 	})
-	v.win.setQuery(v.query())
+	v.win.SetQuery(v.query())
 	return v
 }
 
-func (v *chargesView) setSize(w, h int) tea.Cmd {
+func (v *chargesView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.filter.Width = w - 4
-	v.resize(w, h-4)
+	v.Resize(w, h-4)
 	if !v.started {
 		return nil // the first read is start's
 	}
@@ -115,7 +116,7 @@ func (v *chargesView) setSize(w, h int) tea.Cmd {
 }
 
 // capturesText reports whether the filter input has the keyboard.
-func (v *chargesView) capturesText() bool { return v.filterOn }
+func (v *chargesView) CapturesText() bool { return v.filterOn }
 
 // query is what the list shows: the active wallet (or all of them), the status filter and the
 // filter text.
@@ -124,7 +125,7 @@ func (v *chargesView) query() state.ChargeQuery {
 }
 
 // readCharges reads a window of the charges list from the store.
-func readCharges(store *state.Store) windowRead[state.ChargeQuery, state.Charge] {
+func readCharges(store *state.Store) common.WindowRead[state.ChargeQuery, state.Charge] {
 	return func(ctx context.Context, q state.ChargeQuery, offset, limit int) ([]state.Charge, int, bool, error) {
 		p, err := store.ChargeWindow(ctx, q, offset, limit)
 		return p.Charges, p.Total, p.Capped, err
@@ -133,35 +134,35 @@ func readCharges(store *state.Store) windowRead[state.ChargeQuery, state.Charge]
 
 // load asks for the rows on screen when they are not loaded and current.
 func (v *chargesView) load() tea.Cmd {
-	return v.win.need(chargesOwner, v.c.app.gen, v.offset, v.visible(), readCharges(v.store))
+	return v.win.Need(chargesOwner, v.c.App.Gen, v.Offset, v.Visible(), readCharges(v.store))
 }
 
 // requery shows the list for the current wallet and filters, from the top.
 func (v *chargesView) requery() tea.Cmd {
-	v.win.setQuery(v.query())
-	v.top()
+	v.win.SetQuery(v.query())
+	v.Top()
 	return v.load()
 }
 
 // title names the view in the tab strip.
-func (v *chargesView) title() string { return v.c.tr.T("charges.charges") }
+func (v *chargesView) Title() string { return v.c.Tr.T("charges.charges") }
 
 // start scopes the list to the active wallet and reads it. Once that read is in, while the
 // list is on screen, its highlight stays on its charge when newer ones arrive above it (defect 3).
-func (v *chargesView) start() tea.Cmd {
+func (v *chargesView) Start() tea.Cmd {
 	v.focused, v.started = true, true
 	strip := v.strip.load()
-	if v.win.query != v.query() {
+	if v.win.Query != v.query() {
 		return tea.Batch(strip, v.requery())
 	}
-	v.win.invalidate()
+	v.win.Invalidate()
 	return tea.Batch(strip, v.load())
 }
 
 // focus gives the list the keyboard back (an overlay above it closed); it reads nothing (store
 // changes reach the view on screen under an overlay too). Once the next read is in, its
 // highlight stays on its charge when newer ones arrive above it.
-func (v *chargesView) focus() tea.Cmd {
+func (v *chargesView) Focus() tea.Cmd {
 	v.focused = true
 	return nil
 }
@@ -169,19 +170,19 @@ func (v *chargesView) focus() tea.Cmd {
 // blur keeps the rows as they are. Off screen (under the new-charge form or the QR screen, or
 // behind another view), a cursor on the first row stays there as charges arrive: coming back,
 // the merchant finds the newest charge, the one they may just have made, highlighted.
-func (v *chargesView) blur() { v.focused, v.stickTop = false, true }
+func (v *chargesView) Blur() { v.focused, v.StickTop = false, true }
 
 // FullHelp lists the view's keys for the help screen.
 func (v *chargesView) FullHelp() [][]key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh, k.Export, k.Refund, k.Scope}}
 }
 
-func (v *chargesView) update(msg tea.Msg) tea.Cmd {
+func (v *chargesView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return v.updateKey(msg)
-	case walletChangedMsg, scopeChangedMsg:
+	case common.WalletChangedMsg, common.ScopeChangedMsg:
 		return tea.Batch(v.strip.reset(), v.requery())
 	case stripMsg:
 		return v.strip.onMsg(msg)
@@ -192,16 +193,16 @@ func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 		if !msg.charges {
 			return tea.Batch(strip, v.loadRefunds()) // events only: the rows stay, their refunds may not
 		}
-		v.win.invalidate()
+		v.win.Invalidate()
 		return tea.Batch(strip, v.load())
 	case chargePage:
-		cmd, _ := v.win.reply(msg, chargesOwner, v.c.app.gen, func(err error) string {
-			return v.c.tr.F("charges.could_not_read_the_charges", err)
-		}, v.hold, v.load)
-		v.stickTop = !v.focused // the first read after focus still came from off screen
+		cmd, _ := v.win.Reply(msg, chargesOwner, v.c.App.Gen, func(err error) string {
+			return v.c.Tr.F("charges.could_not_read_the_charges", err)
+		}, v.Hold, v.load)
+		v.StickTop = !v.focused // the first read after focus still came from off screen
 		return tea.Batch(cmd, v.loadRefunds())
 	case refundStatesMsg:
-		if msg.gen == v.c.app.gen {
+		if msg.gen == v.c.App.Gen {
 			v.refunds = msg.refunds
 		}
 		return nil
@@ -210,7 +211,7 @@ func (v *chargesView) update(msg tea.Msg) tea.Cmd {
 }
 
 func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
-	k := v.c.keys
+	k := v.c.Keys
 	if v.filterOn {
 		switch km.String() {
 		case "esc":
@@ -232,7 +233,7 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		return cmd
 	}
 	switch {
-	case v.navigate(km, k):
+	case v.Navigate(km, k):
 	case key.Matches(km, k.Filter):
 		v.filterOn = true
 		return v.filter.Focus()
@@ -246,25 +247,25 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 			return v.requery()
 		}
 	case key.Matches(km, k.Enter):
-		if ch, ok := v.selected(); ok {
+		if ch, ok := v.SelectedLine(); ok {
 			return func() tea.Msg { return openChargeMsg{charge: ch} }
 		}
 	case key.Matches(km, k.Refresh):
-		if ch, ok := v.selected(); ok {
+		if ch, ok := v.SelectedLine(); ok {
 			return func() tea.Msg { return refreshChargeMsg{id: ch.ID, wallet: ch.Wallet} }
 		}
 	case key.Matches(km, k.Inspect):
-		if ch, ok := v.selected(); ok {
-			return func() tea.Msg { return inspectMsg{query: ch.ID, wallet: ch.Wallet} }
+		if ch, ok := v.SelectedLine(); ok {
+			return func() tea.Msg { return common.InspectMsg{Query: ch.ID, Wallet: ch.Wallet} }
 		}
 	case key.Matches(km, k.Export):
 		return v.export()
 	case key.Matches(km, k.Scope):
-		return toggleScope(v.c)
+		return common.ToggleScope(v.c)
 	case key.Matches(km, k.Refund):
-		if ch, ok := v.selected(); ok {
+		if ch, ok := v.SelectedLine(); ok {
 			o, cmd := askRefund(v.c, ch)
-			v.ask(o)
+			v.Ask(o)
 			return cmd
 		}
 	}
@@ -276,20 +277,20 @@ type refreshChargeMsg struct{ id, wallet string }
 
 // ShortHelp lists the keys the footer shows.
 func (v *chargesView) ShortHelp() []key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	if v.filterOn {
-		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("charges.keep_filter"))), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", v.c.tr.T("charges.clear_filter")))}
+		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.Tr.T("charges.keep_filter"))), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", v.c.Tr.T("charges.clear_filter")))}
 	}
 	return []key.Binding{k.Enter, k.Inspect, k.Filter, k.StatusFilter}
 }
 
-func (v *chargesView) view() string {
+func (v *chargesView) View() string {
 	w := v.width
-	st, tr := v.c.st, v.c.tr
-	n := v.win.len()
+	st, tr := v.c.St, v.c.Tr
+	n := v.win.Len()
 	var b strings.Builder
-	b.Grow((v.visible() + 4) * (w + 16))
-	b.WriteString(v.strip.view(w))
+	b.Grow((v.Visible() + 4) * (w + 16))
+	b.WriteString(v.strip.View(w))
 	b.WriteByte('\n')
 	// Line 1: filter state and counts.
 	var top string
@@ -298,37 +299,37 @@ func (v *chargesView) view() string {
 		top = v.filter.View()
 	default:
 		count := tr.N("charges.charges_n", n)
-		if v.win.capped {
+		if v.win.Capped {
 			count = tr.F("charges.charges_2", n)
 		}
-		scope := tr.F("charges.wallet", sanitize(v.c.app.wallet))
-		if v.c.app.allWallets {
+		scope := tr.F("charges.wallet", common.Sanitize(v.c.App.Wallet))
+		if v.c.App.AllWallets {
 			scope = tr.T("charges.all_wallets")
 		}
 		top = st.Bold.Render(count) + st.Muted.Render(" · "+scope)
 		if q := v.filter.Value(); q != "" {
-			top += st.Muted.Render("  /" + sanitize(q))
+			top += st.Muted.Render("  /" + common.Sanitize(q))
 		}
 		if s := v.status; s != state.FilterAll {
-			top += st.Muted.Render("  "+tr.T("charges.status")+": ") + st.stateStyle(state.ChargeState(s)).Render(stateName(tr, state.ChargeState(s)))
+			top += st.Muted.Render("  "+tr.T("charges.status")+": ") + st.StateStyle(state.ChargeState(s)).Render(common.StateName(tr, state.ChargeState(s)))
 		}
-		if !v.win.shown && v.win.inflight {
+		if !v.win.Shown && v.win.Inflight {
 			top += st.Muted.Render("  " + tr.T("charges.reading"))
 		}
 	}
-	b.WriteString(truncateWidth(top, w))
+	b.WriteString(common.TruncateWidth(top, w))
 	b.WriteByte('\n')
-	b.WriteString(v.header(st))
+	b.WriteString(v.Header(st))
 	b.WriteByte('\n')
 	switch {
-	case v.win.err != nil && !v.win.shown:
-		b.WriteString(st.Err.Render(truncateWidth(tr.F("charges.could_not_read_the_charges", v.win.err), w)))
+	case v.win.Err != nil && !v.win.Shown:
+		b.WriteString(st.Err.Render(common.TruncateWidth(tr.F("charges.could_not_read_the_charges", v.win.Err), w)))
 		return b.String()
-	case !v.win.shown:
+	case !v.win.Shown:
 		return b.String()
 	case n == 0:
 		msg := tr.T("charges.no_charges_yet_press_n_to")
-		if v.c.app.sess.ReadOnly {
+		if v.c.App.Sess.ReadOnly {
 			msg = tr.T("charges.no_charges_yet_this_profile_is")
 		}
 		if v.filter.Value() != "" || v.status != state.FilterAll {
@@ -337,10 +338,10 @@ func (v *chargesView) view() string {
 		b.WriteString(st.Muted.Render(msg))
 		return b.String()
 	}
-	now := v.c.now()
-	v.draw(&b, st, rowPainter[chargeStamp, state.Charge]{
-		cells: func(ch *state.Charge, _ bool) []cell { return v.cells(ch, now) },
-		stamp: func(ch *state.Charge) chargeStamp {
+	now := v.c.Now()
+	v.Draw(&b, st, common.RowPainter[chargeStamp, state.Charge]{
+		Cells: func(ch *state.Charge, _ bool) []common.Cell { return v.cells(ch, now) },
+		Stamp: func(ch *state.Charge) chargeStamp {
 			return chargeStamp{updated: ch.UpdatedAt.UnixNano(), state: ch.State(), when: v.whenText(ch, now) + string(v.refunds[ch.ID])}
 		},
 	})
@@ -349,7 +350,7 @@ func (v *chargesView) view() string {
 
 // cells are a charge's columns: state (or its refund), amount, description, reference, wallet, creation and
 // the expiry countdown or payment time.
-func (v *chargesView) cells(ch *state.Charge, now time.Time) []cell {
+func (v *chargesView) cells(ch *state.Charge, now time.Time) []common.Cell {
 	desc := ch.Description
 	if desc == "" {
 		desc = "—"
@@ -358,20 +359,20 @@ func (v *chargesView) cells(ch *state.Charge, now time.Time) []cell {
 	if wallet == "" {
 		wallet = api.WalletPrincipal
 	}
-	return []cell{
+	return []common.Cell{
 		refundLabel(v.c, v.refunds[ch.ID], ch),
-		{text: ch.Amount.BRL()},
-		{text: sanitize(desc)},
-		{text: sanitize(ch.ExternalReference)},
-		{text: sanitize(wallet)},
-		{text: ch.CreatedAt.In(v.c.loc).Format("02/01 15:04")},
-		{text: v.whenText(ch, now)},
+		{Text: ch.Amount.BRL()},
+		{Text: common.Sanitize(desc)},
+		{Text: common.Sanitize(ch.ExternalReference)},
+		{Text: common.Sanitize(wallet)},
+		{Text: ch.CreatedAt.In(v.c.Loc).Format("02/01 15:04")},
+		{Text: v.whenText(ch, now)},
 	}
 }
 
 // whenText is the expiry countdown for pending charges, or when the charge was paid.
 func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
-	tr := v.c.tr
+	tr := v.c.Tr
 	switch ch.State() {
 	case state.StatePending:
 		if ch.ExpiresAt.IsZero() {
@@ -381,10 +382,10 @@ func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
 		if left <= 0 {
 			return tr.T("charges.expiring")
 		}
-		return tr.F("charges.in", humanDuration(left))
+		return tr.F("charges.in", common.HumanDuration(left))
 	case state.StatePaid:
 		if ch.PaidAt != nil {
-			paid, today := ch.PaidAt.In(v.c.loc), now.In(v.c.loc)
+			paid, today := ch.PaidAt.In(v.c.Loc), now.In(v.c.Loc)
 			if paid.YearDay() != today.YearDay() || paid.Year() != today.Year() {
 				return tr.T("charges.paid") + paid.Format("02/01") // not today: the day (the inspector has the time)
 			}
@@ -403,7 +404,7 @@ const whenWidth = 16
 
 // fitMoney formats an amount into the EXPIRES/PAID column whole: with "R$ " when it fits,
 // else without it, never cut (the amount is what the merchant must read).
-func fitMoney(tr catalog, format string, m api.Money) string {
+func fitMoney(tr common.Catalog, format string, m api.Money) string {
 	if s := tr.F(format, m.BRL()); ansi.StringWidth(s) <= whenWidth {
 		return s
 	}

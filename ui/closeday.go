@@ -19,6 +19,7 @@ import (
 	"pixdash/state/export"
 	"pixdash/state/report"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // closeTimeout bounds reading the day's close: the local figures and each wallet's balance.
@@ -35,8 +36,8 @@ const closeOwner = "close"
 // report at 80 columns or as the 48-column receipt, writes it (text and CSV) to the exports
 // directory and sends it to the profile's print_command.
 type closeOverlay struct {
-	closer
-	c             *common
+	common.Closer
+	c             *common.Common
 	day           state.Period
 	width, height int
 	narrow        bool // the 48-column receipt
@@ -64,14 +65,14 @@ type closeDoneMsg struct {
 	err  error
 }
 
-func newCloseOverlay(c *common, day state.Period) *closeOverlay {
+func newCloseOverlay(c *common.Common, day state.Period) *closeOverlay {
 	o := &closeOverlay{c: c, day: day, vp: viewport.New(0, 0)}
 	return o
 }
 
-func (o *closeOverlay) layer() layer { return layerBody }
+func (o *closeOverlay) Layer() common.Layer { return common.LayerBody }
 
-func (o *closeOverlay) setSize(w, h int) tea.Cmd {
+func (o *closeOverlay) SetSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
 	o.vp.Width, o.vp.Height = w, max(h-2, 1)
 	o.render()
@@ -79,32 +80,32 @@ func (o *closeOverlay) setSize(w, h int) tea.Cmd {
 }
 
 // focus gives the report the keyboard back; it reads nothing.
-func (o *closeOverlay) focus() tea.Cmd { return nil }
+func (o *closeOverlay) Focus() tea.Cmd { return nil }
 
 // start reads the report, once.
-func (o *closeOverlay) start() tea.Cmd {
+func (o *closeOverlay) Start() tea.Cmd {
 	if o.loaded || o.loading {
 		return nil
 	}
 	return o.load()
 }
 
-func (o *closeOverlay) blur() {}
+func (o *closeOverlay) Blur() {}
 
 // ShortHelp lists the keys the footer shows.
 func (o *closeOverlay) ShortHelp() []key.Binding {
-	tr := o.c.tr
+	tr := o.c.Tr
 	return []key.Binding{
 		key.NewBinding(key.WithKeys("w"), key.WithHelp("w", tr.T("closeday.write_files"))),
 		key.NewBinding(key.WithKeys("p"), key.WithHelp("p", tr.T("closeday.print"))),
 		key.NewBinding(key.WithKeys("t"), key.WithHelp("t", tr.T("closeday.80_48_columns"))),
-		o.c.keys.Back,
+		o.c.Keys.Back,
 	}
 }
 
 // FullHelp lists the overlay's keys for the help screen.
 func (o *closeOverlay) FullHelp() [][]key.Binding {
-	k := o.c.keys
+	k := o.c.Keys
 	return [][]key.Binding{append(o.ShortHelp(), k.Up, k.Down, k.PageUp, k.PageDown, k.Refresh)}
 }
 
@@ -112,11 +113,11 @@ func (o *closeOverlay) FullHelp() [][]key.Binding {
 // account's sub-accounts when the wallets view loaded them.
 func (o *closeOverlay) wallets() []string {
 	ws := []string{api.WalletPrincipal}
-	if o.c.app.wallet != api.WalletPrincipal {
-		ws = append(ws, o.c.app.wallet)
+	if o.c.App.Wallet != api.WalletPrincipal {
+		ws = append(ws, o.c.App.Wallet)
 	}
-	for _, s := range o.c.app.subAccounts {
-		if s.Reference != "" && s.Reference != o.c.app.wallet && s.Status.Usable() {
+	for _, s := range o.c.App.SubAccounts {
+		if s.Reference != "" && s.Reference != o.c.App.Wallet && s.Status.Usable() {
 			ws = append(ws, s.Reference)
 		}
 	}
@@ -130,9 +131,9 @@ type dayCloser interface {
 
 // load reads the close (figures and balances) in a command.
 func (o *closeOverlay) load() tea.Cmd {
-	sess := o.c.app.sess
+	sess := o.c.App.Sess
 	if sess == nil || sess.Store == nil {
-		o.errText = o.c.tr.T("closeday.this_session_has_no_local_store")
+		o.errText = o.c.Tr.T("closeday.this_session_has_no_local_store")
 		return nil
 	}
 	o.seq++
@@ -140,11 +141,11 @@ func (o *closeOverlay) load() tea.Cmd {
 	fee, hasFee := feeEstimate(o.c)
 	q := state.CloseQuery{Day: o.day, Wallets: o.wallets(), Fee: fee, HasFee: hasFee}
 	var cd dayCloser = sess
-	seq, gen := o.seq, o.c.app.gen
+	seq, gen := o.seq, o.c.App.Gen
 	// Until the wallets view lists the sub-accounts, the close asks for them: every usable
 	// wallet of the account belongs in the close, with its balance, even on a day without sales.
-	listSubs := o.c.app.subAccounts == nil
-	return o.c.app.withTimeout(closeTimeout, func(ctx context.Context) tea.Msg {
+	listSubs := o.c.App.SubAccounts == nil
+	return o.c.App.WithTimeout(closeTimeout, func(ctx context.Context) tea.Msg {
 		rep, err := cd.CloseDay(ctx, q, listSubs)
 		return closeMsg{seq: seq, gen: gen, rep: rep, err: err}
 	})
@@ -152,7 +153,7 @@ func (o *closeOverlay) load() tea.Cmd {
 
 // text is the report as it is shown, written and printed.
 func (o *closeOverlay) text(width int) string {
-	return report.Text(o.rep, report.Options{Width: width, Lang: string(o.c.tr.lang), Loc: o.c.loc})
+	return report.Text(o.rep, report.Options{Width: width, Lang: string(o.c.Tr.Lang), Loc: o.c.Loc})
 }
 
 func (o *closeOverlay) render() {
@@ -166,20 +167,20 @@ func (o *closeOverlay) render() {
 	o.vp.SetContent(o.text(w))
 }
 
-func (o *closeOverlay) update(msg tea.Msg) tea.Cmd {
+func (o *closeOverlay) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case closeMsg:
-		if msg.seq != o.seq || msg.gen != o.c.app.gen {
+		if msg.seq != o.seq || msg.gen != o.c.App.Gen {
 			return nil
 		}
 		o.loading = false
 		if msg.err != nil {
-			o.errText = o.c.tr.F("closeday.could_not_make_the_day_s", msg.err)
+			o.errText = o.c.Tr.F("closeday.could_not_make_the_day_s", msg.err)
 			return nil
 		}
 		o.loaded, o.rep, o.errText = true, msg.rep, ""
-		if o.rep.Profile == "" && o.c.app.sess != nil {
-			o.rep.Profile = o.c.app.sess.Profile
+		if o.rep.Profile == "" && o.c.App.Sess != nil {
+			o.rep.Profile = o.c.App.Sess.Profile
 		}
 		o.render()
 		o.vp.GotoTop()
@@ -187,10 +188,10 @@ func (o *closeOverlay) update(msg tea.Msg) tea.Cmd {
 		o.busy = ""
 		if msg.err != nil {
 			return func() tea.Msg {
-				return statusMsg{text: msg.text + ": " + msg.err.Error(), kind: statusError, owner: closeOwner}
+				return common.StatusMsg{Text: msg.text + ": " + msg.err.Error(), Kind: common.StatusError, Owner: closeOwner}
 			}
 		}
-		return func() tea.Msg { return statusMsg{text: msg.text, kind: statusOK, owner: closeOwner} }
+		return func() tea.Msg { return common.StatusMsg{Text: msg.text, Kind: common.StatusOK, Owner: closeOwner} }
 	case tea.KeyMsg:
 		return o.key(msg)
 	}
@@ -198,10 +199,10 @@ func (o *closeOverlay) update(msg tea.Msg) tea.Cmd {
 }
 
 func (o *closeOverlay) key(km tea.KeyMsg) tea.Cmd {
-	k := o.c.keys
+	k := o.c.Keys
 	switch {
 	case key.Matches(km, k.Back), key.Matches(km, k.Quit):
-		o.close()
+		o.Close()
 		return nil
 	case key.Matches(km, k.Refresh):
 		return o.load()
@@ -235,27 +236,27 @@ func (o *closeOverlay) key(km tea.KeyMsg) tea.Cmd {
 // write puts the report in the exports directory: the 80-column text, the 48-column receipt
 // and the CSV (in the profile's export dialect).
 func (o *closeOverlay) write() tea.Cmd {
-	tr := o.c.tr
-	dir := o.c.export.Dir
+	tr := o.c.Tr
+	dir := o.c.Export.Dir
 	if dir == "" {
 		return func() tea.Msg {
-			return statusMsg{text: tr.T("closeday.nowhere_to_write_the_report_set"), kind: statusError, owner: closeOwner}
+			return common.StatusMsg{Text: tr.T("closeday.nowhere_to_write_the_report_set"), Kind: common.StatusError, Owner: closeOwner}
 		}
 	}
 	profile := ""
-	if o.c.app.sess != nil {
-		profile = o.c.app.sess.Profile
+	if o.c.App.Sess != nil {
+		profile = o.c.App.Sess.Profile
 	}
 	format := export.BR
-	if o.c.export.Format != nil {
-		if f := o.c.export.Format(profile); f != "" {
+	if o.c.Export.Format != nil {
+		if f := o.c.Export.Format(profile); f != "" {
 			format = f
 		}
 	}
-	base := export.FileStem(profile) + "-close-" + o.day.From.In(o.c.loc).Format("20060102") // a day's close replaces the last one of that day
+	base := export.FileStem(profile) + "-close-" + o.day.From.In(o.c.Loc).Format("20060102") // a day's close replaces the last one of that day
 	wide, narrow, rep := o.text(80), o.text(48), o.rep
 	o.busy = tr.T("closeday.writing")
-	return o.c.app.withTimeout(closeTimeout, func(ctx context.Context) tea.Msg {
+	return o.c.App.WithTimeout(closeTimeout, func(ctx context.Context) tea.Msg {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return closeDoneMsg{text: tr.T("closeday.could_not_write_the_report"), err: err}
 		}
@@ -282,19 +283,19 @@ func (o *closeOverlay) write() tea.Cmd {
 
 // print sends the 48-column receipt to the profile's print_command.
 func (o *closeOverlay) print() tea.Cmd {
-	tr := o.c.tr
+	tr := o.c.Tr
 	var argv []string
-	if o.c.app.sess != nil {
-		argv = o.c.app.sess.PrintCommand
+	if o.c.App.Sess != nil {
+		argv = o.c.App.Sess.PrintCommand
 	}
 	if len(argv) == 0 {
 		return func() tea.Msg {
-			return statusMsg{text: tr.T("closeday.no_print_command_in_this_profile"), kind: statusWarn, owner: closeOwner}
+			return common.StatusMsg{Text: tr.T("closeday.no_print_command_in_this_profile"), Kind: common.StatusWarn, Owner: closeOwner}
 		}
 	}
 	text := []byte(o.text(48))
 	o.busy = tr.T("closeday.printing")
-	return o.c.app.withTimeout(printTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
+	return o.c.App.WithTimeout(printTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
 		if err := workflow.PrintReport(ctx, argv, text, printTimeout); err != nil {
 			return closeDoneMsg{text: tr.T("closeday.printing_failed"), err: err}
 		}
@@ -302,10 +303,10 @@ func (o *closeOverlay) print() tea.Cmd {
 	})
 }
 
-func (o *closeOverlay) view() string {
-	st, tr := o.c.st, o.c.tr
+func (o *closeOverlay) View() string {
+	st, tr := o.c.St, o.c.Tr
 	w := o.width
-	title := tr.F("closeday.day_s_close", o.day.From.In(o.c.loc).Format("02/01/2006"))
+	title := tr.F("closeday.day_s_close", o.day.From.In(o.c.Loc).Format("02/01/2006"))
 	var right string
 	switch {
 	case o.busy != "":
@@ -321,13 +322,13 @@ func (o *closeOverlay) view() string {
 	lines := []string{spread(st.Brand.Render(title), right, w)}
 	switch {
 	case o.errText != "":
-		lines = append(lines, wrapLines(o.errText, w, 3)...)
+		lines = append(lines, common.WrapLines(o.errText, w, 3)...)
 		lines = append(lines, st.Muted.Render(tr.T("closeday.r_tries_again_esc_closes")))
-		return fitLines(lines, o.height)
+		return common.FitLines(lines, o.height)
 	case !o.loaded:
 		lines = append(lines, st.Muted.Render(tr.T("closeday.reading_the_day_s_figures_and")))
-		return fitLines(lines, o.height)
+		return common.FitLines(lines, o.height)
 	}
 	lines = append(lines, o.vp.View())
-	return fitLines(strings.Split(strings.Join(lines, "\n"), "\n"), o.height)
+	return common.FitLines(strings.Split(strings.Join(lines, "\n"), "\n"), o.height)
 }

@@ -12,6 +12,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // Issue 22, item 9, on screen: while another window holds the claim on a charge's refund, R
@@ -41,7 +42,7 @@ func TestRefundOtherWindowSendingIsNamed(t *testing.T) {
 	f := newRefundForm(m.c, ch)
 	m.push(f)
 	f.sending = true
-	f.update(refundDoneMsg{tag: m.app.tag(), key: f.key, out: workflow.RefundOutcome{Kind: workflow.RefundBusy, Err: &state.RefundBusyError{Claim: claim}}})
+	f.Update(refundDoneMsg{tag: m.app.Tag(), key: f.key, out: workflow.RefundOutcome{Kind: workflow.RefundBusy, Err: &state.RefundBusyError{Claim: claim}}})
 	if f.sending || !strings.Contains(f.result, want) || !strings.Contains(f.result, "nothing was sent from here") {
 		t.Fatalf("the losing form says %q", f.result)
 	}
@@ -160,13 +161,13 @@ func TestFlowDiscardWhileCreatingSaysARequestMayLand(t *testing.T) {
 // The form's questions while a request may land, in both languages: after a lost reply esc and
 // quitting say the charge may have been created, never "Nothing was sent".
 func TestNewChargeQuestionsWhileARequestMayLand(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		m := formModel(t, goldenSession(t, api.Sandbox), lang)
 		walletsType(m, "12,34")
 		f := formOf(m)
 		f.sending, f.mayLand = true, true
 		for _, q := range []string{f.discardQuestion(), f.quitQuestion()} {
-			if strings.Contains(q, m.c.tr.T("newcharge.discard_this_charge_nothing_was_sent")) || q == "" {
+			if strings.Contains(q, m.c.Tr.T("newcharge.discard_this_charge_nothing_was_sent")) || q == "" {
 				t.Errorf("%s while sending: %q", lang, q)
 			}
 		}
@@ -175,12 +176,12 @@ func TestNewChargeQuestionsWhileARequestMayLand(t *testing.T) {
 		if f.sending || !f.mayLand {
 			t.Fatalf("%s after a lost reply: sending %v, mayLand %v", lang, f.sending, f.mayLand)
 		}
-		if q := f.discardQuestion(); !strings.Contains(q, m.c.tr.T("newcharge.a_request_was_sent_and_may")) {
+		if q := f.discardQuestion(); !strings.Contains(q, m.c.Tr.T("newcharge.a_request_was_sent_and_may")) {
 			t.Errorf("%s after a lost reply: %q", lang, q)
 		}
 		// A refusal: nothing was created, and the form says so again.
 		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: f.key}, err: &api.Error{HTTPStatus: 400, Message: "amount"}})
-		if f.mayLand || !strings.Contains(f.discardQuestion(), m.c.tr.T("newcharge.discard_this_charge_nothing_was_sent")) {
+		if f.mayLand || !strings.Contains(f.discardQuestion(), m.c.Tr.T("newcharge.discard_this_charge_nothing_was_sent")) {
 			t.Errorf("%s after a refusal: %q", lang, f.discardQuestion())
 		}
 	}

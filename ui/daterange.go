@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // maxRangeDays is the longest custom period the day view draws.
@@ -17,22 +18,22 @@ const maxRangeDays = 366
 
 // rangeForm asks for a custom period of the day view: first and last day, both included.
 type rangeForm struct {
-	closer
-	c             *common
+	common.Closer
+	c             *common.Common
 	from, to      textinput.Model
 	field         int // 0 from, 1 to
 	errs          [2]string
 	width, height int
 }
 
-func newRangeForm(c *common, p state.Period) *rangeForm {
+func newRangeForm(c *common.Common, p state.Period) *rangeForm {
 	mk := func(t time.Time) textinput.Model {
 		ti := textinput.New()
 		ti.Prompt = ""
 		ti.Placeholder = "dd/mm/aaaa"
 		ti.CharLimit = 10
 		ti.Width = 11
-		ti.SetValue(t.In(c.loc).Format("02/01/2006"))
+		ti.SetValue(t.In(c.Loc).Format("02/01/2006"))
 		return ti
 	}
 	f := &rangeForm{c: c, from: mk(p.From), to: mk(p.To.Add(-time.Millisecond))}
@@ -40,33 +41,33 @@ func newRangeForm(c *common, p state.Period) *rangeForm {
 	return f
 }
 
-func (f *rangeForm) layer() layer { return layerFloat }
-func (f *rangeForm) setSize(w, h int) tea.Cmd {
+func (f *rangeForm) Layer() common.Layer { return common.LayerFloat }
+func (f *rangeForm) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	return nil
 }
-func (f *rangeForm) focus() tea.Cmd     { return textinput.Blink }
-func (f *rangeForm) start() tea.Cmd     { return nil }
-func (f *rangeForm) blur()              {}
-func (f *rangeForm) capturesText() bool { return true }
+func (f *rangeForm) Focus() tea.Cmd     { return textinput.Blink }
+func (f *rangeForm) Start() tea.Cmd     { return nil }
+func (f *rangeForm) Blur()              {}
+func (f *rangeForm) CapturesText() bool { return true }
 
 // ShortHelp lists the form's keys.
 func (f *rangeForm) ShortHelp() []key.Binding {
-	k := f.c.keys
-	return []key.Binding{k.NextField, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", f.c.tr.T("daterange.apply"))), k.Back}
+	k := f.c.Keys
+	return []key.Binding{k.NextField, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", f.c.Tr.T("daterange.apply"))), k.Back}
 }
 
 // FullHelp lists the form's keys for the help screen.
 func (f *rangeForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 
-func (f *rangeForm) update(msg tea.Msg) tea.Cmd {
+func (f *rangeForm) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil
 	}
 	switch km.String() {
 	case "esc":
-		f.close()
+		f.Close()
 		return nil
 	case "tab", "shift+tab", "up", "down":
 		f.field = 1 - f.field
@@ -81,8 +82,8 @@ func (f *rangeForm) update(msg tea.Msg) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		f.close()
-		return f.forAsker(func() tea.Msg { return dayPeriodMsg{days: p.DayCount(f.c.loc), custom: &p} })
+		f.Close()
+		return f.ForAsker(func() tea.Msg { return dayPeriodMsg{days: p.DayCount(f.c.Loc), custom: &p} })
 	}
 	var cmd tea.Cmd
 	if f.field == 0 {
@@ -96,7 +97,7 @@ func (f *rangeForm) update(msg tea.Msg) tea.Cmd {
 
 // parse checks both days; each wrong field gets its message and nothing is applied.
 func (f *rangeForm) parse() (state.Period, bool) {
-	tr, loc := f.c.tr, f.c.loc
+	tr, loc := f.c.Tr, f.c.Loc
 	day := func(s string) (time.Time, string) {
 		s = strings.TrimSpace(s)
 		if s == "" {
@@ -126,14 +127,14 @@ func (f *rangeForm) parse() (state.Period, bool) {
 	return p, true
 }
 
-func (f *rangeForm) view() string {
-	st, tr := f.c.st, f.c.tr
+func (f *rangeForm) View() string {
+	st, tr := f.c.St, f.c.Tr
 	var b strings.Builder
 	b.WriteString(st.Brand.Render(tr.T("daterange.custom_period")) + "\n\n")
 	row := func(label string, in textinput.Model, err string) {
-		b.WriteString(st.FieldLabel.Render(padRight(label, 12)) + in.View() + "\n")
+		b.WriteString(st.FieldLabel.Render(common.PadRight(label, 12)) + in.View() + "\n")
 		if err != "" {
-			b.WriteString(spaces(12) + st.FieldErr.Render(err) + "\n")
+			b.WriteString(common.Spaces(12) + st.FieldErr.Render(err) + "\n")
 		}
 	}
 	row(tr.T("daterange.first_day"), f.from, f.errs[0])

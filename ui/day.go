@@ -13,6 +13,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // dayReadTimeout bounds a read of the day's figures from the local database.
@@ -27,8 +28,8 @@ const dayRefreshEvery = time.Minute
 // all wallets, a totals table per wallet. The figures are the local database's: the charges
 // this profile knows (created here or reported by the service).
 type dayView struct {
-	asker // the period picker, the custom range and the close report
-	c     *common
+	common.Asker // the period picker, the custom range and the close report
+	c            *common.Common
 
 	width, height int
 
@@ -55,7 +56,7 @@ type dayView struct {
 
 // dayMsg is a read of the day's figures.
 type dayMsg struct {
-	tag    tag
+	tag    common.Tag
 	seq    uint64
 	all    bool
 	report state.DayReport
@@ -80,23 +81,23 @@ type dayPeriodMsg struct {
 
 func (dayPeriodMsg) replyTo() viewID { return viewDay }
 
-func newDayView(c *common) *dayView {
+func newDayView(c *common.Common) *dayView {
 	return &dayView{c: c, days: 1}
 }
 
 // title names the view in the tab strip.
-func (v *dayView) title() string { return v.c.tr.T("day.sales") }
+func (v *dayView) Title() string { return v.c.Tr.T("day.sales") }
 
-func (v *dayView) capturesText() bool { return false }
+func (v *dayView) CapturesText() bool { return false }
 
-func (v *dayView) setSize(w, h int) tea.Cmd {
+func (v *dayView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.redraw()
 	return nil
 }
 
 // focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
-func (v *dayView) focus() tea.Cmd {
+func (v *dayView) Focus() tea.Cmd {
 	v.focused = true
 	if !v.ticking {
 		return v.scheduleTick()
@@ -105,7 +106,7 @@ func (v *dayView) focus() tea.Cmd {
 }
 
 // start reads the period's figures and starts the periodic refresh.
-func (v *dayView) start() tea.Cmd {
+func (v *dayView) Start() tea.Cmd {
 	v.focused = true
 	cmds := []tea.Cmd{v.load()}
 	if !v.ticking {
@@ -114,32 +115,32 @@ func (v *dayView) start() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func (v *dayView) blur() { v.focused = false }
+func (v *dayView) Blur() { v.focused = false }
 
 // period is the span the view shows.
 func (v *dayView) period() state.Period {
 	if v.custom != nil {
 		return *v.custom
 	}
-	anchor := v.c.now().In(v.c.loc).AddDate(0, 0, -v.back*v.days)
-	return state.Days(anchor, v.days, v.c.loc)
+	anchor := v.c.Now().In(v.c.Loc).AddDate(0, 0, -v.back*v.days)
+	return state.Days(anchor, v.days, v.c.Loc)
 }
 
 // feeEstimate is the fee per payment used where the service reported none: workflow.FeeEstimate,
 // the one rule, `pixdash close`'s too.
-func feeEstimate(c *common) (api.Money, bool) { return c.app.sess.FeeEstimate() }
+func feeEstimate(c *common.Common) (api.Money, bool) { return c.App.Sess.FeeEstimate() }
 
 // scopeWallet is the wallet the figures keep: the active one, or "" for all.
-func scopeWallet(c *common) string {
-	if c.app.allWallets {
+func scopeWallet(c *common.Common) string {
+	if c.App.AllWallets {
 		return ""
 	}
-	return c.app.wallet
+	return c.App.Wallet
 }
 
 // load reads the figures of the period; a read in flight is followed by one more.
 func (v *dayView) load() tea.Cmd {
-	if v.c.app.sess == nil || v.c.app.sess.Store == nil {
+	if v.c.App.Sess == nil || v.c.App.Sess.Store == nil {
 		return nil
 	}
 	if v.loading {
@@ -149,9 +150,9 @@ func (v *dayView) load() tea.Cmd {
 	v.seq++
 	v.loading, v.again = true, false
 	fee, hasFee := feeEstimate(v.c)
-	q := state.DayQuery{Period: v.period(), Wallet: scopeWallet(v.c), Now: v.c.now(), Fee: fee, HasFee: hasFee}
-	t, seq, all, store, now := v.c.app.tag(), v.seq, v.c.app.allWallets, v.c.app.sess.Store, v.c.now
-	return v.c.app.withTimeout(dayReadTimeout, func(ctx context.Context) tea.Msg {
+	q := state.DayQuery{Period: v.period(), Wallet: scopeWallet(v.c), Now: v.c.Now(), Fee: fee, HasFee: hasFee}
+	t, seq, all, store, now := v.c.App.Tag(), v.seq, v.c.App.AllWallets, v.c.App.Sess.Store, v.c.Now
+	return v.c.App.WithTimeout(dayReadTimeout, func(ctx context.Context) tea.Msg {
 		r, err := store.DayReport(ctx, q)
 		return dayMsg{tag: t, seq: seq, all: all, report: r, err: err, at: now()}
 	})
@@ -160,30 +161,30 @@ func (v *dayView) load() tea.Cmd {
 func (v *dayView) scheduleTick() tea.Cmd {
 	v.tickSeq++
 	v.ticking = true
-	gen, seq := v.c.app.gen, v.tickSeq
+	gen, seq := v.c.App.Gen, v.tickSeq
 	return tea.Tick(dayRefreshEvery, func(time.Time) tea.Msg { return dayTickMsg{gen: gen, seq: seq} })
 }
 
 // ShortHelp lists the keys the footer shows.
 func (v *dayView) ShortHelp() []key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	return []key.Binding{k.Period, k.PrevPeriod, k.Scope, k.CloseDay}
 }
 
 // FullHelp lists the view's keys for the help screen.
 func (v *dayView) FullHelp() [][]key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	return [][]key.Binding{{k.Period, k.PrevPeriod, k.NextPeriod, k.Scope, k.Bars, k.CloseDay, k.Refresh}}
 }
 
-func (v *dayView) update(msg tea.Msg) tea.Cmd {
+func (v *dayView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return v.key(msg)
 	case dayMsg:
 		return v.onReport(msg)
 	case dayTickMsg:
-		if msg.gen != v.c.app.gen || msg.seq != v.tickSeq || !v.ticking {
+		if msg.gen != v.c.App.Gen || msg.seq != v.tickSeq || !v.ticking {
 			return nil
 		}
 		if !v.focused {
@@ -193,14 +194,14 @@ func (v *dayView) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(v.load(), v.scheduleTick())
 	case dayPeriodMsg:
 		if msg.ask {
-			v.ask(newRangeForm(v.c, v.period()))
+			v.Ask(newRangeForm(v.c, v.period()))
 			return nil
 		}
 		v.days, v.back, v.custom = max(msg.days, 1), msg.back, msg.custom
 		return v.reload()
 	case storeChangedMsg:
 		return v.load()
-	case walletChangedMsg, scopeChangedMsg:
+	case common.WalletChangedMsg, common.ScopeChangedMsg:
 		return v.reload()
 	}
 	return nil
@@ -215,10 +216,10 @@ func (v *dayView) reload() tea.Cmd {
 }
 
 func (v *dayView) key(km tea.KeyMsg) tea.Cmd {
-	k := v.c.keys
+	k := v.c.Keys
 	switch {
 	case key.Matches(km, k.Period):
-		v.ask(newPeriodPicker(v.c, v.days, v.back, v.custom != nil))
+		v.Ask(newPeriodPicker(v.c, v.days, v.back, v.custom != nil))
 	case key.Matches(km, k.PrevPeriod):
 		v.shift(1)
 		return v.reload()
@@ -229,14 +230,14 @@ func (v *dayView) key(km tea.KeyMsg) tea.Cmd {
 		v.shift(-1)
 		return v.reload()
 	case key.Matches(km, k.Scope):
-		return toggleScope(v.c)
+		return common.ToggleScope(v.c)
 	case key.Matches(km, k.Bars):
 		v.sideBySide = !v.sideBySide
 		v.redraw()
 	case key.Matches(km, k.Refresh):
 		return v.load()
 	case key.Matches(km, k.CloseDay):
-		v.ask(newCloseOverlay(v.c, v.closeDay()))
+		v.Ask(newCloseOverlay(v.c, v.closeDay()))
 		return nil
 	}
 	return nil
@@ -245,16 +246,16 @@ func (v *dayView) key(km tea.KeyMsg) tea.Cmd {
 // closeDay is the day the close report is for: the period's day when it is one day, else today.
 func (v *dayView) closeDay() state.Period {
 	p := v.period()
-	if p.DayCount(v.c.loc) == 1 {
+	if p.DayCount(v.c.Loc) == 1 {
 		return p
 	}
-	return state.Days(v.c.now(), 1, v.c.loc)
+	return state.Days(v.c.Now(), 1, v.c.Loc)
 }
 
 // shift moves the period n spans back (negative: forward); a custom range moves by its length.
 func (v *dayView) shift(n int) {
 	if v.custom != nil {
-		days := v.custom.DayCount(v.c.loc)
+		days := v.custom.DayCount(v.c.Loc)
 		p := state.Period{From: v.custom.From.AddDate(0, 0, -n*days), To: v.custom.To.AddDate(0, 0, -n*days)}
 		v.custom = &p
 		return
@@ -262,9 +263,8 @@ func (v *dayView) shift(n int) {
 	v.back = max(v.back+n, 0)
 }
 
-
 func (v *dayView) onReport(msg dayMsg) tea.Cmd {
-	if v.c.app.stale(msg.tag) || msg.seq != v.seq {
+	if v.c.App.Stale(msg.tag) || msg.seq != v.seq {
 		return nil
 	}
 	v.loading = false
@@ -273,7 +273,7 @@ func (v *dayView) onReport(msg dayMsg) tea.Cmd {
 		cmd = v.load()
 	}
 	if msg.err != nil {
-		v.errText = v.c.tr.F("day.could_not_read_the_figures", msg.err)
+		v.errText = v.c.Tr.F("day.could_not_read_the_figures", msg.err)
 		return cmd
 	}
 	v.errText = ""
@@ -292,7 +292,7 @@ type dayFrame struct {
 // frame lays the view out at its size; the chart gets what the text leaves.
 func (v *dayView) frame() dayFrame {
 	f := dayFrame{summary: v.summaryLines(v.width)}
-	if v.c.app.allWallets && len(v.report.Wallets) > 0 {
+	if v.c.App.AllWallets && len(v.report.Wallets) > 0 {
 		f.table = v.tableLines(v.width)
 	}
 	left := v.height - 1 - len(f.summary) - len(f.table)
@@ -321,10 +321,10 @@ func (v *dayView) redraw() {
 	if f.chartH == 0 {
 		return
 	}
-	v.chart = revenueChart(v.report, chartOptions{
+	v.chart = common.RevenueChart(v.report, common.ChartOptions{
 		Width: v.width, Height: f.chartH, SideBySide: v.sideBySide,
-		Color: lipgloss.ColorProfile() != termenv.Ascii, ASCII: v.c.ascii,
-		Loc: v.c.loc, Money: compactMoney,
+		Color: lipgloss.ColorProfile() != termenv.Ascii, ASCII: v.c.Ascii,
+		Loc: v.c.Loc, Money: compactMoney,
 	})
 }
 
@@ -337,7 +337,7 @@ func compactMoney(m api.Money) string {
 
 // periodLabel names the period: "Today · 24/11/2026", "Last 7 days · 18/11–24/11/2026"…
 func (v *dayView) periodLabel() string {
-	tr, loc := v.c.tr, v.c.loc
+	tr, loc := v.c.Tr, v.c.Loc
 	p := v.period()
 	from, to := p.From.In(loc), p.To.Add(-time.Millisecond).In(loc)
 	span := from.Format("02/01") + "–" + to.Format("02/01/2006")
@@ -358,14 +358,14 @@ func (v *dayView) periodLabel() string {
 
 // comparisonLabel says what the figures are compared with.
 func (v *dayView) comparisonLabel() string {
-	tr := v.c.tr
+	tr := v.c.Tr
 	p := v.period()
-	now := v.c.now()
+	now := v.c.Now()
 	running := now.After(p.From) && now.Before(p.To)
-	days := p.DayCount(v.c.loc)
+	days := p.DayCount(v.c.Loc)
 	switch {
 	case days == 1 && running:
-		return tr.F("day.vs_yesterday_until", now.In(v.c.loc).Format("15:04"))
+		return tr.F("day.vs_yesterday_until", now.In(v.c.Loc).Format("15:04"))
 	case days == 1:
 		return tr.T("day.vs_the_day_before")
 	case running:
@@ -375,7 +375,7 @@ func (v *dayView) comparisonLabel() string {
 }
 
 // change is "+12%" / "−5%" between two amounts, or a word when there is nothing to compare with.
-func change(tr catalog, now, before api.Money) string {
+func change(tr common.Catalog, now, before api.Money) string {
 	switch {
 	case before == 0 && now == 0:
 		return tr.T("day.no_change")
@@ -394,7 +394,7 @@ func change(tr catalog, now, before api.Money) string {
 
 // summaryLines are the figures above the chart, wrapped to w.
 func (v *dayView) summaryLines(w int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if !v.loaded {
 		return nil
 	}
@@ -419,7 +419,7 @@ func (v *dayView) summaryLines(w int) []string {
 		st.Label.Render(v.comparisonLabel()+": ") + st.Value.Render(v.report.Previous.Gross.BRL()) + " " + st.Bold.Render(change(tr, t.Gross, v.report.Previous.Gross)),
 	}
 	count := func(label string, n int, s state.ChargeState) string {
-		return st.Label.Render(label) + st.stateStyle(s).Render(fmt.Sprint(n))
+		return st.Label.Render(label) + st.StateStyle(s).Render(fmt.Sprint(n))
 	}
 	states := []string{
 		st.Label.Render(tr.T("day.created")) + st.Value.Render(fmt.Sprint(t.Created)),
@@ -438,15 +438,15 @@ func (v *dayView) summaryLines(w int) []string {
 		states = append(states, st.Label.Render(tr.T("day.held_by_med"))+st.Warn.Render(fmt.Sprint(t.Blocked))+st.Muted.Render(" ("+t.BlockedAmount.BRL()+")"))
 	}
 	var out []string
-	out = append(out, packSegments(received, sep, w, len(received))...)
-	out = append(out, packSegments(counts, sep, w, len(counts))...)
-	out = append(out, packSegments(states, sep, w, len(states))...)
+	out = append(out, common.PackSegments(received, sep, w, len(received))...)
+	out = append(out, common.PackSegments(counts, sep, w, len(counts))...)
+	out = append(out, common.PackSegments(states, sep, w, len(states))...)
 	return out
 }
 
 // tableLines are the per-wallet totals: a header and one line per wallet, then the total.
 func (v *dayView) tableLines(w int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	type col struct {
 		title string
 		width int
@@ -485,12 +485,12 @@ func (v *dayView) tableLines(w int) []string {
 				continue
 			}
 			if i == 0 {
-				b.WriteString(padRight(cells[i], c.width))
+				b.WriteString(common.PadRight(cells[i], c.width))
 			} else {
-				b.WriteString(" " + padLeft(cells[i], c.width))
+				b.WriteString(" " + common.PadLeft(cells[i], c.width))
 			}
 		}
-		return style.Render(truncateWidth(b.String(), w))
+		return style.Render(common.TruncateWidth(b.String(), w))
 	}
 	cells := func(t state.Totals, name string) []string {
 		net := tr.T("day.unknown") // a fee is unknown (state.Totals.DayNet)
@@ -505,9 +505,9 @@ func (v *dayView) tableLines(w int) []string {
 	}
 	out := []string{row(titles, st.Label)}
 	for _, t := range v.report.Wallets {
-		name := sanitize(t.Wallet)
+		name := common.Sanitize(t.Wallet)
 		style := st.Value
-		if t.Wallet == v.c.app.wallet {
+		if t.Wallet == v.c.App.Wallet {
 			name = "▸" + name
 			style = st.Bold
 		}
@@ -519,14 +519,14 @@ func (v *dayView) tableLines(w int) []string {
 	return out
 }
 
-func (v *dayView) view() string {
+func (v *dayView) View() string {
 	w, h := v.width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	st, tr := v.c.st, v.c.tr
-	scope := tr.F("day.wallet", sanitize(v.c.app.wallet))
-	if v.c.app.allWallets {
+	st, tr := v.c.St, v.c.Tr
+	scope := tr.F("day.wallet", common.Sanitize(v.c.App.Wallet))
+	if v.c.App.AllWallets {
 		scope = tr.T("day.all_wallets")
 	}
 	left := st.Bold.Render(v.periodLabel()) + st.Muted.Render(" · "+scope)
@@ -541,18 +541,18 @@ func (v *dayView) view() string {
 	}
 	lines := []string{spread(left, right, w)}
 	if v.errText != "" {
-		lines = append(lines, wrapLines(v.errText, w, 2)...)
+		lines = append(lines, common.WrapLines(v.errText, w, 2)...)
 	}
 	if !v.loaded {
 		if v.errText == "" {
-			lines = append(lines, st.Muted.Render(truncateWidth(tr.T("day.reading_the_figures"), w)))
+			lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.T("day.reading_the_figures"), w)))
 		}
-		return fitLines(lines, h)
+		return common.FitLines(lines, h)
 	}
 	f := v.frame()
 	lines = append(lines, f.summary...)
 	if v.report.Total.Paid == 0 && v.report.Total.Created == 0 && v.report.Total.Refunded == 0 {
-		lines = append(lines, "", st.Muted.Render(truncateWidth(tr.T("day.no_sales_in_this_period_p"), w)))
+		lines = append(lines, "", st.Muted.Render(common.TruncateWidth(tr.T("day.no_sales_in_this_period_p"), w)))
 	}
 	if v.chart != "" {
 		lines = append(lines, strings.Split(v.chart, "\n")...)
@@ -561,20 +561,20 @@ func (v *dayView) view() string {
 		lines = append(lines, "")
 		lines = append(lines, f.table...)
 	}
-	return fitLines(lines, h)
+	return common.FitLines(lines, h)
 }
 
 // newPeriodPicker offers the periods: today, yesterday, 7 and 30 days, a custom range.
-func newPeriodPicker(c *common, days, back int, custom bool) *picker {
-	tr := c.tr
-	items := []pickerItem{
-		{label: tr.T("day.today"), value: "1/0", current: !custom && days == 1 && back == 0},
-		{label: tr.T("day.yesterday"), value: "1/1", current: !custom && days == 1 && back == 1},
-		{label: tr.T("day.last_7_days"), value: "7/0", current: !custom && days == 7 && back == 0},
-		{label: tr.T("day.last_30_days"), value: "30/0", current: !custom && days == 30 && back == 0},
-		{label: tr.T("day.custom_range"), value: "custom", current: custom},
+func newPeriodPicker(c *common.Common, days, back int, custom bool) *common.Picker {
+	tr := c.Tr
+	items := []common.PickerItem{
+		{Label: tr.T("day.today"), Value: "1/0", Current: !custom && days == 1 && back == 0},
+		{Label: tr.T("day.yesterday"), Value: "1/1", Current: !custom && days == 1 && back == 1},
+		{Label: tr.T("day.last_7_days"), Value: "7/0", Current: !custom && days == 7 && back == 0},
+		{Label: tr.T("day.last_30_days"), Value: "30/0", Current: !custom && days == 30 && back == 0},
+		{Label: tr.T("day.custom_range"), Value: "custom", Current: custom},
 	}
-	p := newPicker(c, tr.T("day.period"), items, func(val string) tea.Msg {
+	p := common.NewPicker(c, tr.T("day.period"), items, func(val string) tea.Msg {
 		if val == "custom" {
 			return dayPeriodMsg{ask: true}
 		}
@@ -582,13 +582,13 @@ func newPeriodPicker(c *common, days, back int, custom bool) *picker {
 		_, _ = fmt.Sscanf(val, "%d/%d", &d, &b)
 		return dayPeriodMsg{days: d, back: b}
 	})
-	p.closeOnChoose = true
+	p.CloseOnChoose = true
 	return p
 }
 
 // dayNetText is the period's net as the Sales view and the Today strip both show it
 // (state.Totals.DayNet: after fees, refunds and refund fees), "unknown" when a fee is.
-func dayNetText(st *styles, tr catalog, t state.Totals) string {
+func dayNetText(st *common.Styles, tr common.Catalog, t state.Totals) string {
 	net, ok := t.DayNet()
 	if !ok {
 		return st.Label.Render(tr.T("day.net")) + st.Warn.Render(tr.T("day.unknown"))

@@ -11,6 +11,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // benchDayReport is a report shaped like a busy shop's: every bucket of the period has payments
@@ -62,18 +63,18 @@ func BenchmarkDayViewRender(b *testing.B) {
 				b.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
 			}
 			s := benchSession(b, func() time.Time { return goldenNow })
-			m := New(Options{Session: s, Lang: LangEN, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: common.LangEN, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: tc.w, Height: tc.h})
 			m.view = viewDay
 			v := m.panes[viewDay].(*dayView)
-			m.app.allWallets = tc.wallets > 1
+			m.app.AllWallets = tc.wallets > 1
 			v.days = tc.days
 			rep := benchDayReport(tc.days, tc.wallets)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
 				v.loading = true
-				v.update(dayMsg{tag: m.app.tag(), seq: v.seq, report: rep, at: goldenNow})
+				v.Update(dayMsg{tag: m.app.Tag(), seq: v.seq, report: rep, at: goldenNow})
 				if out := m.View(); len(out) == 0 {
 					b.Fatal("empty frame")
 				}

@@ -17,6 +17,7 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // dayCharges seeds the golden store with a shop's day (goldenNow is 21/11/2026 14:30 UTC):
@@ -83,11 +84,11 @@ func dayCharges(t testing.TB, s *Session) {
 }
 
 // dayModel is the dashboard on the day view with the seeded day.
-func dayModel(t *testing.T, lang Lang, w, h int) *Model {
+func dayModel(t *testing.T, lang common.Lang, w, h int) *Model {
 	t.Helper()
 	s := goldenSession(t, api.Sandbox)
 	dayCharges(t, s)
-	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	settle(t, m, m.focusActive())
 	send(t, m, runeKey("6"))
@@ -95,7 +96,7 @@ func dayModel(t *testing.T, lang Lang, w, h int) *Model {
 }
 
 func TestDayTotalsOnScreen(t *testing.T) {
-	m := dayModel(t, LangEN, 120, 40)
+	m := dayModel(t, common.LangEN, 120, 40)
 	v := m.panes[viewDay].(*dayView)
 	if !v.loaded {
 		t.Fatal("the day view did not read its figures")
@@ -128,8 +129,8 @@ func TestDayTotalsOnScreen(t *testing.T) {
 			t.Errorf("all wallets lacks %q:\n%s", want, screen)
 		}
 	}
-	if !strings.Contains(m.status.text, "new charges still go to wallet principal") {
-		t.Errorf("status after a = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "new charges still go to wallet principal") {
+		t.Errorf("status after a = %q", m.status.Text)
 	}
 	// The charges list follows the scope, and a new charge still goes to the active wallet.
 	send(t, m, runeKey("1"))
@@ -146,7 +147,7 @@ func TestDayTotalsOnScreen(t *testing.T) {
 }
 
 func TestDayPeriods(t *testing.T) {
-	m := dayModel(t, LangEN, 120, 40)
+	m := dayModel(t, common.LangEN, 120, 40)
 	v := m.panes[viewDay].(*dayView)
 	send(t, m, runeKey("["))
 	if !strings.Contains(m.View(), "Yesterday · 20/11/2026") || v.report.Total.Gross != 15000 {
@@ -176,7 +177,7 @@ func TestDayPeriods(t *testing.T) {
 		send(t, m, tea.KeyMsg{Type: tea.KeyDown})
 	}
 	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
-	f, ok := find[*rangeForm](m.overlays)
+	f, ok := common.Find[*rangeForm](m.overlays)
 	if !ok {
 		t.Fatal("Custom range… did not open the form")
 	}
@@ -241,13 +242,13 @@ func TestDayStripOnCharges(t *testing.T) {
 }
 
 func TestDayCloseReport(t *testing.T) {
-	m := dayModel(t, LangEN, 120, 40)
+	m := dayModel(t, common.LangEN, 120, 40)
 	dir := t.TempDir()
-	m.c.export.Dir = dir
+	m.c.Export.Dir = dir
 	out := filepath.Join(dir, "printed.txt")
-	m.app.sess.PrintCommand = []string{"sh", "-c", "cat > " + out}
+	m.app.Sess.PrintCommand = []string{"sh", "-c", "cat > " + out}
 	send(t, m, runeKey("C"))
-	o, ok := find[*closeOverlay](m.overlays)
+	o, ok := common.Find[*closeOverlay](m.overlays)
 	if !ok {
 		t.Fatal("C did not open the day's close")
 	}
@@ -283,44 +284,44 @@ func TestDayCloseReport(t *testing.T) {
 			t.Errorf("w did not write %s with mode 0600: %v", name, err)
 		}
 	}
-	if !strings.Contains(m.status.text, "Day's close written to") {
-		t.Errorf("status after w = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "Day's close written to") {
+		t.Errorf("status after w = %q", m.status.Text)
 	}
 	send(t, m, runeKey("p"))
 	b, err := os.ReadFile(out)
 	if err != nil || !strings.Contains(string(b), "R$ 377,40") {
 		t.Fatalf("print_command got %q (%v)", b, err)
 	}
-	if !strings.Contains(m.status.text, "Day's close sent to sh") {
-		t.Errorf("status after p = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "Day's close sent to sh") {
+		t.Errorf("status after p = %q", m.status.Text)
 	}
 	send(t, m, tea.KeyMsg{Type: tea.KeyEsc})
-	if _, ok := find[*closeOverlay](m.overlays); ok {
+	if _, ok := common.Find[*closeOverlay](m.overlays); ok {
 		t.Fatal("esc did not close the report")
 	}
 }
 
 func TestDayCloseWithoutPrintCommand(t *testing.T) {
-	m := dayModel(t, LangEN, 80, 24)
+	m := dayModel(t, common.LangEN, 80, 24)
 	send(t, m, runeKey("C"))
 	send(t, m, runeKey("p"))
-	if !strings.Contains(m.status.text, "No print_command in this profile") {
-		t.Fatalf("status = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "No print_command in this profile") {
+		t.Fatalf("status = %q", m.status.Text)
 	}
 }
 
 func TestGoldenDay(t *testing.T) {
 	cases := []struct {
 		name string
-		lang Lang
+		lang common.Lang
 		keys string
 	}{
-		{"today", LangEN, ""},
-		{"today_pt", LangPT, ""},
-		{"all_wallets", LangEN, "a"},
-		{"all_wallets_pt", LangPT, "a"},
-		{"side_by_side", LangEN, "ab"},
-		{"week", LangEN, "p\x1a\x1a\r"},
+		{"today", common.LangEN, ""},
+		{"today_pt", common.LangPT, ""},
+		{"all_wallets", common.LangEN, "a"},
+		{"all_wallets_pt", common.LangPT, "a"},
+		{"side_by_side", common.LangEN, "ab"},
+		{"week", common.LangEN, "p\x1a\x1a\r"},
 	}
 	for _, tc := range cases {
 		for _, size := range goldenSizes {
@@ -344,19 +345,19 @@ func TestGoldenDay(t *testing.T) {
 
 // TestGoldenClose draws the close with balances read (a report as the service answers it).
 func TestGoldenClose(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		for _, size := range goldenSizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", lang, size[0], size[1]), func(t *testing.T) {
 				m := dayModel(t, lang, size[0], size[1])
 				send(t, m, runeKey("a"))
 				send(t, m, runeKey("C"))
-				o, _ := find[*closeOverlay](m.overlays)
+				o, _ := common.Find[*closeOverlay](m.overlays)
 				rep := o.rep
 				avail, held, total := api.Money(123456), api.Money(0), api.Money(123456)
 				for _, w := range []string{api.WalletPrincipal, "loja-norte", "loja-sul"} {
 					rep.SetBalance(w, &api.AccountBalance{Available: &avail, Held: &held, Total: &total}, "")
 				}
-				send(t, m, closeMsg{seq: o.seq, gen: m.app.gen, rep: rep})
+				send(t, m, closeMsg{seq: o.seq, gen: m.app.Gen, rep: rep})
 				teatest.RequireEqualOutput(t, []byte(m.View()))
 			})
 		}
@@ -443,8 +444,8 @@ func TestChargesListDatesOldPayments(t *testing.T) {
 // languages, the table keeps GROSS, FEES and REFUNDED beside NET, so each row adds up
 // (GROSS − FEES − REFUNDED = NET); the average and pending counts go first.
 func TestSalesTableKeepsWhatExplainsNet(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
-		tr := catalog{lang: lang}
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
+		tr := common.Catalog{Lang: lang}
 		for _, w := range []int{80, 120} {
 			t.Run(fmt.Sprintf("%s_%d", lang, w), func(t *testing.T) {
 				m := dayModel(t, lang, w, 40)

@@ -44,10 +44,10 @@ func TestRefundFormViewRewritesNothing(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m := goldenModel(t, s, 120, 30)
 	f := newRefundForm(m.c, state.Charge{ID: "tx-1", Amount: 1000, Status: api.StatusCompleted})
-	f.setSize(120, 30)
+	f.SetSize(120, 30)
 	f.errs[rfReason] = "sentinel"
 	before := f.errs
-	_ = f.view()
+	_ = f.View()
 	if f.errs != before {
 		t.Fatalf("view rewrote the errors: %q, was %q", f.errs, before)
 	}

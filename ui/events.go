@@ -16,6 +16,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // Columns of the events list.
@@ -49,15 +50,15 @@ const (
 // verdict or its day changes. At the top, the cursor stays on the newest event as events
 // arrive; elsewhere it stays on its event. `enter` opens the payload as received, pretty-printed.
 type eventsView struct {
-	ident
-	list[string, eventStamp, state.EventEntry]
+	common.Ident
+	common.List[string, eventStamp, state.EventEntry]
 	started       bool // start ran: the list reads what a resize uncovers
-	c             *common
+	c             *common.Common
 	width, height int // the view's; the list has the lines under the three header lines
 
 	// filter is the kind and wallet shown; win holds the rows around the cursor.
 	filter state.EventQuery
-	win    listWindow[state.EventQuery, state.EventEntry]
+	win    common.ListWindow[state.EventQuery, state.EventEntry]
 	// facets are the kinds and wallets present, the total and the last arrival, as last read.
 	facets    state.EventFacets
 	facetsErr error
@@ -69,7 +70,7 @@ type eventsView struct {
 const eventsOwner = "events"
 
 // eventPage is a read of the events list.
-type eventPage = windowLoadedMsg[state.EventQuery, state.EventEntry]
+type eventPage = common.WindowLoadedMsg[state.EventQuery, state.EventEntry]
 
 // facetsMsg is a read of the events' kinds, wallets, total and last arrival.
 type facetsMsg struct {
@@ -80,15 +81,15 @@ type facetsMsg struct {
 
 // eventColumns are the events list's columns. The summary takes the room first; narrower than
 // evMinSummary, it goes under the row, and the wallet widens into the room it leaves.
-func eventColumns(tr catalog) []column {
-	return []column{
-		evColTime:    {title: tr.T("events.time_caps"), width: evTimeW},
-		evColKind:    {title: tr.T("events.kind_caps"), width: evKindW},
-		evColWallet:  {title: tr.T("events.wallet_caps"), width: 12, priority: 6, wide: 16, widePriority: 1},
-		evColAmount:  {title: tr.T("events.amount_caps"), width: evAmountW, right: true},
-		evColCharge:  {title: tr.T("events.charge_caps"), width: evChargeW, priority: 5},
-		evColCount:   {title: "", width: evCountW, priority: 4},
-		evColSummary: {title: tr.T("events.summary_caps"), width: evMinSummary, wide: evMinSummary + 10, widePriority: 2, fill: 1, priority: 3, below: true},
+func eventColumns(tr common.Catalog) []common.Column {
+	return []common.Column{
+		evColTime:    {Title: tr.T("events.time_caps"), Width: evTimeW},
+		evColKind:    {Title: tr.T("events.kind_caps"), Width: evKindW},
+		evColWallet:  {Title: tr.T("events.wallet_caps"), Width: 12, Priority: 6, Wide: 16, WidePriority: 1},
+		evColAmount:  {Title: tr.T("events.amount_caps"), Width: evAmountW, Right: true},
+		evColCharge:  {Title: tr.T("events.charge_caps"), Width: evChargeW, Priority: 5},
+		evColCount:   {Title: "", Width: evCountW, Priority: 4},
+		evColSummary: {Title: tr.T("events.summary_caps"), Width: evMinSummary, Wide: evMinSummary + 10, WidePriority: 2, Fill: 1, Priority: 3, Below: true},
 	}
 }
 
@@ -104,15 +105,15 @@ type eventLayout struct {
 
 // eventLayoutFor is the events row's layout at width w.
 func eventLayoutFor(w int) eventLayout {
-	return eventLayoutOf(layoutColumns(eventColumns(catalog{}), w))
+	return eventLayoutOf(common.LayoutColumns(eventColumns(common.Catalog{}), w))
 }
 
 // eventLayoutOf is the events row's layout for a placement of its columns.
-func eventLayoutOf(l layout) eventLayout {
-	if l.below == evColSummary {
-		return eventLayout{twoLines: true, verdict: !l.overflow}
+func eventLayoutOf(l common.Layout) eventLayout {
+	if l.Below == evColSummary {
+		return eventLayout{twoLines: true, verdict: !l.Overflow}
 	}
-	return eventLayout{verdict: l.widths[evColSummary] >= evMinSummary+evVerdictW}
+	return eventLayout{verdict: l.Widths[evColSummary] >= evMinSummary+evVerdictW}
 }
 
 // eventStamp is what an event's row shows besides the width: it is drawn again when it changes.
@@ -141,23 +142,23 @@ type eventDetail struct {
 	reveal, masked bool
 }
 
-func newEventsView(c *common) *eventsView {
+func newEventsView(c *common.Common) *eventsView {
 	v := &eventsView{c: c}
-	v.list = newList[string, eventStamp](&v.win, func(e *state.EventEntry) string { return e.Event.EventID })
-	v.stickTop = true
-	v.setColumns(eventColumns(c.tr))
+	v.List = common.NewList[string, eventStamp](&v.win, func(e *state.EventEntry) string { return e.Event.EventID })
+	v.StickTop = true
+	v.SetColumns(eventColumns(c.Tr))
 	return v
 }
 
-func (v *eventsView) title() string { return v.c.tr.T("events.events") }
+func (v *eventsView) Title() string { return v.c.Tr.T("events.events") }
 
-func (v *eventsView) capturesText() bool { return false }
+func (v *eventsView) CapturesText() bool { return false }
 
 // receiving reports whether the session has a webhook receiver.
-func (v *eventsView) receiving() bool { return v.c.app.sess.Intake != nil }
+func (v *eventsView) receiving() bool { return v.c.App.Sess.Intake != nil }
 
 // readEvents reads a window of the events list from the store.
-func readEvents(store *state.Store) windowRead[state.EventQuery, state.EventEntry] {
+func readEvents(store *state.Store) common.WindowRead[state.EventQuery, state.EventEntry] {
 	return func(ctx context.Context, q state.EventQuery, offset, limit int) ([]state.EventEntry, int, bool, error) {
 		p, err := store.EventWindow(ctx, q, offset, limit)
 		return p.Entries, p.Total, false, err
@@ -166,13 +167,13 @@ func readEvents(store *state.Store) windowRead[state.EventQuery, state.EventEntr
 
 // load asks for the rows on screen when they are not loaded and current.
 func (v *eventsView) load() tea.Cmd {
-	return v.win.need(eventsOwner, v.c.app.gen, v.offset, v.visible(), readEvents(v.c.app.sess.Store))
+	return v.win.Need(eventsOwner, v.c.App.Gen, v.Offset, v.Visible(), readEvents(v.c.App.Sess.Store))
 }
 
 // loadFacets reads the kinds, wallets, total and last arrival.
 func (v *eventsView) loadFacets() tea.Cmd {
-	gen, store := v.c.app.gen, v.c.app.sess.Store
-	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	gen, store := v.c.App.Gen, v.c.App.Sess.Store
+	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		f, err := store.Facets(ctx)
 		return facetsMsg{gen: gen, facets: f, err: err}
 	})
@@ -181,8 +182,8 @@ func (v *eventsView) loadFacets() tea.Cmd {
 // setFilter shows another kind and wallet, from the top.
 func (v *eventsView) setFilter(q state.EventQuery) tea.Cmd {
 	v.filter = q
-	v.win.setQuery(q)
-	v.top()
+	v.win.SetQuery(q)
+	v.Top()
 	return v.load()
 }
 
@@ -197,17 +198,17 @@ func (v *eventsView) chargeOf(e *state.EventEntry) (state.Charge, bool) {
 
 // current is the entry with the detail's id as the window holds it now (its verdict arrives after the event).
 func (v *eventsView) current(d *eventDetail) state.EventEntry {
-	for i := range v.win.items {
-		if v.win.items[i].Event.EventID == d.id {
-			return v.win.items[i]
+	for i := range v.win.Items {
+		if v.win.Items[i].Event.EventID == d.id {
+			return v.win.Items[i]
 		}
 	}
 	return d.entry
 }
 
-func (v *eventsView) setSize(w, h int) tea.Cmd {
+func (v *eventsView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
-	v.resize(w, h-3)
+	v.Resize(w, h-3)
 	v.syncDetail()
 	if !v.started {
 		return nil // the first read is start's
@@ -216,21 +217,21 @@ func (v *eventsView) setSize(w, h int) tea.Cmd {
 }
 
 // start reads the rows on screen and the facets.
-func (v *eventsView) start() tea.Cmd {
+func (v *eventsView) Start() tea.Cmd {
 	v.started = true
-	v.win.invalidate()
+	v.win.Invalidate()
 	return tea.Batch(v.load(), v.loadFacets())
 }
 
 // focus gives the view the keyboard back; it reads nothing.
-func (v *eventsView) focus() tea.Cmd { return nil }
+func (v *eventsView) Focus() tea.Cmd { return nil }
 
 // blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *eventsView) blur() {}
+func (v *eventsView) Blur() {}
 
 // ShortHelp lists the keys the footer shows.
 func (v *eventsView) ShortHelp() []key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	if v.detail != nil {
 		return []key.Binding{k.Up, k.Down, k.PageDown, k.Reveal, k.Back}
 	}
@@ -239,11 +240,11 @@ func (v *eventsView) ShortHelp() []key.Binding {
 
 // FullHelp lists the view's keys for the help screen.
 func (v *eventsView) FullHelp() [][]key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.KindFilter, k.WalletFilter, k.Inspect, k.Reveal, k.Back}}
 }
 
-func (v *eventsView) update(msg tea.Msg) tea.Cmd {
+func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
 	cmd := v.handle(msg)
 	v.syncDetail()
 	return cmd
@@ -257,19 +258,19 @@ func (v *eventsView) handle(msg tea.Msg) tea.Cmd {
 		}
 		return v.listKey(msg)
 	case storeChangedMsg:
-		v.win.invalidate() // rows show their charge's state too
+		v.win.Invalidate() // rows show their charge's state too
 		if !msg.events {
 			return v.load()
 		}
 		return tea.Batch(v.load(), v.loadFacets())
 	case eventPage:
 		// The cursor stays on its event as new ones arrive above it (see list.hold).
-		cmd, _ := v.win.reply(msg, eventsOwner, v.c.app.gen, func(err error) string {
-			return v.c.tr.F("events.could_not_read_the_events", err)
-		}, v.hold, v.load)
+		cmd, _ := v.win.Reply(msg, eventsOwner, v.c.App.Gen, func(err error) string {
+			return v.c.Tr.F("events.could_not_read_the_events", err)
+		}, v.Hold, v.load)
 		return cmd
 	case facetsMsg:
-		if msg.gen == v.c.app.gen {
+		if msg.gen == v.c.App.Gen {
 			v.facetsErr = msg.err
 			if msg.err == nil {
 				v.facets = msg.facets
@@ -280,11 +281,11 @@ func (v *eventsView) handle(msg tea.Msg) tea.Cmd {
 }
 
 func (v *eventsView) listKey(km tea.KeyMsg) tea.Cmd {
-	k := v.c.keys
+	k := v.c.Keys
 	switch {
-	case v.navigate(km, k):
+	case v.Navigate(km, k):
 	case key.Matches(km, k.Enter):
-		if e, ok := v.selected(); ok {
+		if e, ok := v.SelectedLine(); ok {
 			v.detail = &eventDetail{id: e.Event.EventID, entry: e}
 		}
 	case key.Matches(km, k.KindFilter):
@@ -296,7 +297,7 @@ func (v *eventsView) listKey(km tea.KeyMsg) tea.Cmd {
 			return v.setFilter(state.EventQuery{})
 		}
 	case key.Matches(km, k.Inspect):
-		if e, ok := v.selected(); ok {
+		if e, ok := v.SelectedLine(); ok {
 			return inspectEvent(e.Event)
 		}
 	}
@@ -309,7 +310,7 @@ func inspectEvent(ev *api.Event) tea.Cmd {
 		return nil
 	}
 	q, w := ev.TransactionID, ev.Wallet()
-	return func() tea.Msg { return inspectMsg{query: q, wallet: w} }
+	return func() tea.Msg { return common.InspectMsg{Query: q, Wallet: w} }
 }
 
 // nextOf returns the value after cur in "" (all), then list, then "" again.
@@ -349,9 +350,9 @@ func (v *eventsView) presentKinds() []api.EventKind {
 }
 
 func (v *eventsView) detailKey(km tea.KeyMsg) tea.Cmd {
-	k := v.c.keys
+	k := v.c.Keys
 	d := v.detail
-	switch c, nav := k.navigate(km, d.scroll, len(d.lines)+1, v.detailBody()); {
+	switch c, nav := k.Navigate(km, d.scroll, len(d.lines)+1, v.detailBody()); {
 	case key.Matches(km, k.Back):
 		v.detail = nil
 	case nav:
@@ -385,16 +386,16 @@ func (v *eventsView) syncDetail() {
 	d.scroll = max(min(d.scroll, len(d.lines)-v.detailBody()), 0)
 }
 
-func (v *eventsView) view() string {
+func (v *eventsView) View() string {
 	w, h := v.width, v.height
 	if v.detail != nil {
 		return v.detailView(w, h)
 	}
-	if sess := v.c.app.sess; !v.receiving() && !sess.ReceiverElsewhere && sess.ReceiverDown == "" && v.facets.Total == 0 {
+	if sess := v.c.App.Sess; !v.receiving() && !sess.ReceiverElsewhere && sess.ReceiverDown == "" && v.facets.Total == 0 {
 		return v.setupView(w, h)
 	}
-	st := v.c.st
-	n := v.win.len()
+	st := v.c.St
+	n := v.win.Len()
 
 	var b strings.Builder
 	b.Grow((h + 1) * (w + 16))
@@ -402,11 +403,11 @@ func (v *eventsView) view() string {
 	b.WriteByte('\n')
 	b.WriteString(v.receiverLine(w))
 	b.WriteByte('\n')
-	b.WriteString(v.header(st))
+	b.WriteString(v.Header(st))
 	b.WriteByte('\n')
-	if !v.win.shown {
-		if v.win.err != nil {
-			b.WriteString(st.Err.Render(truncateWidth(v.c.tr.F("events.could_not_read_the_events", v.win.err), w)))
+	if !v.win.Shown {
+		if v.win.Err != nil {
+			b.WriteString(st.Err.Render(common.TruncateWidth(v.c.Tr.F("events.could_not_read_the_events", v.win.Err), w)))
 		}
 		return b.String()
 	}
@@ -414,11 +415,11 @@ func (v *eventsView) view() string {
 		b.WriteString(v.emptyText(w))
 		return b.String()
 	}
-	now := v.c.now().In(v.c.loc)
-	v.draw(&b, st, rowPainter[eventStamp, state.EventEntry]{
-		cells: func(e *state.EventEntry, _ bool) []cell { return v.cells(e, now) },
-		stamp: func(e *state.EventEntry) eventStamp {
-			return eventStamp{count: e.Count, chargeVer: v.chargeVersion(e), today: sameDay(e.ReceivedAt.In(v.c.loc), now),
+	now := v.c.Now().In(v.c.Loc)
+	v.Draw(&b, st, common.RowPainter[eventStamp, state.EventEntry]{
+		Cells: func(e *state.EventEntry, _ bool) []common.Cell { return v.cells(e, now) },
+		Stamp: func(e *state.EventEntry) eventStamp {
+			return eventStamp{count: e.Count, chargeVer: v.chargeVersion(e), today: sameDay(e.ReceivedAt.In(v.c.Loc), now),
 				verdict: e.Verdict, reason: e.VerdictReason}
 		},
 	})
@@ -427,7 +428,7 @@ func (v *eventsView) view() string {
 
 // topLine is the count and filter on the left and the receiver's counters on the right.
 func (v *eventsView) topLine(w, shown int) string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	total := v.facets.Total
 	left := st.Bold.Render(tr.N("events.events_n", total))
 	kind, wallet := v.filter.Kind, v.filter.Wallet
@@ -438,18 +439,18 @@ func (v *eventsView) topLine(w, shown int) string {
 		left += st.Muted.Render(" · "+tr.T("events.kind")+": ") + v.kindStyle(kind).Render(tr.Enum(kind))
 	}
 	if wallet != "" {
-		left += st.Muted.Render(" · "+tr.T("events.wallet")+": ") + st.Bold.Render(sanitize(wallet))
+		left += st.Muted.Render(" · "+tr.T("events.wallet")+": ") + st.Bold.Render(common.Sanitize(wallet))
 	}
 	return spread(left, v.statsText(), w)
 }
 
 // statsText is the receiver's counters: rejected deliveries always, the others when not zero.
 func (v *eventsView) statsText() string {
-	stats := v.c.app.sess.ReceiverStats
+	stats := v.c.App.Sess.ReceiverStats
 	if stats == nil {
 		return ""
 	}
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	s := stats()
 	rej := st.Muted
 	if s.Rejected > 0 {
@@ -458,7 +459,7 @@ func (v *eventsView) statsText() string {
 	parts := []string{rej.Render(tr.F("events.rejected", s.Rejected))}
 	if s.Stale > 0 {
 		// Signed, but dated outside the receiver's window: refused (400) and not applied.
-		parts = append(parts, st.Err.Render(tr.F("events.refused_timestamp_outside", s.Stale, shortDuration(v.c.app.sess.Tolerance()))))
+		parts = append(parts, st.Err.Render(tr.F("events.refused_timestamp_outside", s.Stale, shortDuration(v.c.App.Sess.Tolerance()))))
 	}
 	for _, c := range []struct {
 		n   uint64
@@ -478,9 +479,9 @@ func (v *eventsView) statsText() string {
 		}
 	}
 	if last := s.LastRejection; last.Reason != api.RejectNone {
-		at := last.At.In(v.c.loc)
+		at := last.At.In(v.c.Loc)
 		when := at.Format("15:04")
-		if !sameDay(at, v.c.now().In(v.c.loc)) {
+		if !sameDay(at, v.c.Now().In(v.c.Loc)) {
 			when = at.Format("02/01 15:04")
 		}
 		parts = append(parts, st.Muted.Render(tr.F("events.last", rejectReason(tr, last.Reason), when)))
@@ -489,7 +490,7 @@ func (v *eventsView) statsText() string {
 }
 
 // rejectReason names why the receiver refused a delivery.
-func rejectReason(tr catalog, r api.RejectReason) string {
+func rejectReason(tr common.Catalog, r api.RejectReason) string {
 	switch r {
 	case api.RejectSignature:
 		return tr.T("events.bad_signature")
@@ -504,7 +505,7 @@ func rejectReason(tr catalog, r api.RejectReason) string {
 	case api.RejectEnvironment:
 		return tr.T("events.wrong_environment_2")
 	}
-	return sanitize(r.String())
+	return common.Sanitize(r.String())
 }
 
 // shortDuration prints a tolerance in its largest whole unit: 5m, 90s, 1h, 1h30m.
@@ -526,37 +527,37 @@ func shortDuration(d time.Duration) string {
 
 // receiverLine says where events come from and when the last one arrived.
 func (v *eventsView) receiverLine(w int) string {
-	st, tr := v.c.st, v.c.tr
-	sess := v.c.app.sess
+	st, tr := v.c.St, v.c.Tr
+	sess := v.c.App.Sess
 	if !v.receiving() && sess.ReceiverElsewhere {
-		return st.Muted.Render(truncateWidth(tr.T("events.another_pixdash_receives_this_profile_s"), w))
+		return st.Muted.Render(common.TruncateWidth(tr.T("events.another_pixdash_receives_this_profile_s"), w))
 	}
 	if !v.receiving() && sess.ReceiverDown != "" {
-		return st.Warn.Render(truncateWidth(tr.F("events.no_webhook_receiver_is_in_use", sess.ReceiverDown), w))
+		return st.Warn.Render(common.TruncateWidth(tr.F("events.no_webhook_receiver_is_in_use", sess.ReceiverDown), w))
 	}
 	if !v.receiving() {
-		return st.Warn.Render(truncateWidth(tr.F("events.no_webhook_receiver_these_are_saved", sess.Profile), w))
+		return st.Warn.Render(common.TruncateWidth(tr.F("events.no_webhook_receiver_these_are_saved", sess.Profile), w))
 	}
 	s := tr.T("events.receiver_on")
 	if sess.WebhookURL != "" {
 		s = tr.F("events.receiving_at", sess.WebhookURL)
 	}
 	if v.filter != (state.EventQuery{}) {
-		return st.Muted.Render(truncateWidth(s, w))
+		return st.Muted.Render(common.TruncateWidth(s, w))
 	}
 	if at := v.facets.LastAt; !at.IsZero() {
-		s += " · " + tr.F("events.last_event_ago", humanDuration(v.c.now().Sub(at)))
+		s += " · " + tr.F("events.last_event_ago", common.HumanDuration(v.c.Now().Sub(at)))
 	}
-	return st.Muted.Render(truncateWidth(s, w))
+	return st.Muted.Render(common.TruncateWidth(s, w))
 }
 
 func (v *eventsView) emptyText(w int) string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if v.filter != (state.EventQuery{}) {
-		return st.Muted.Render(truncateWidth(tr.T("events.no_event_matches_the_filter_t"), w))
+		return st.Muted.Render(common.TruncateWidth(tr.T("events.no_event_matches_the_filter_t"), w))
 	}
 	lines := []string{tr.T("events.no_events_yet_they_appear_here")}
-	if v.c.app.sess.Demo {
+	if v.c.App.Sess.Demo {
 		lines = append(lines, tr.T("events.demo_create_a_charge_n_and"))
 	}
 	var out []string
@@ -569,8 +570,8 @@ func (v *eventsView) emptyText(w int) string {
 // cells are an event's columns: when it arrived, its kind, wallet, amount, charge, how many
 // copies came, and its summary (the verdict's mark, a decoding warning and what a disputed or
 // unknown event claims come first).
-func (v *eventsView) cells(e *state.EventEntry, now time.Time) []cell {
-	st, ev, l := v.c.st, e.Event, v.layout
+func (v *eventsView) cells(e *state.EventEntry, now time.Time) []common.Cell {
+	st, ev, l := v.c.St, e.Event, v.Layout
 	amount := "—"
 	if ev.Amount != 0 {
 		amount = ev.Amount.BRL()
@@ -585,16 +586,16 @@ func (v *eventsView) cells(e *state.EventEntry, now time.Time) []cell {
 	}
 	kind := v.kindStyle(ev.Kind)
 	// The summary: verdict mark, warning, claim, then the gist in the room left.
-	below := l.below == evColSummary
-	room := l.cellWidth(evColSummary)
-	vstyle, sym := st.status(e.Verdict)
+	below := l.Below == evColSummary
+	room := l.CellWidth(evColSummary)
+	vstyle, sym := st.StatusLine(e.Verdict)
 	verdict := ""
 	switch {
 	case !eventLayoutOf(l).verdict:
 	case e.Verdict != state.VerdictUnchecked || ev.Kind.ReadBack():
 		verdict = sym + " "
 	case !below:
-		verdict = spaces(evVerdictW) // the summaries of the rows start in one column
+		verdict = common.Spaces(evVerdictW) // the summaries of the rows start in one column
 	}
 	room -= lipgloss.Width(verdict)
 	warn := ""
@@ -604,7 +605,7 @@ func (v *eventsView) cells(e *state.EventEntry, now time.Time) []cell {
 	}
 	claim := ""
 	if c := v.verdictClaim(e); c != "" {
-		claim = truncateWidth(c, max(room, 1))
+		claim = common.TruncateWidth(c, max(room, 1))
 		room -= lipgloss.Width(claim)
 		if room > 3 {
 			claim += " · "
@@ -613,21 +614,21 @@ func (v *eventsView) cells(e *state.EventEntry, now time.Time) []cell {
 	}
 	gist := ""
 	if room > 0 {
-		gist = truncateWidth(sanitize(maskDocumentsIn(v.summary(e))), room)
+		gist = common.TruncateWidth(common.Sanitize(common.MaskDocumentsIn(v.summary(e))), room)
 	}
 	styled := vstyle.Render(verdict)
 	if warn != "" {
 		styled += st.Warn.Render(warn)
 	}
 	styled += vstyle.Render(claim) + gist
-	return []cell{
-		evColTime:    {text: eventTime(e.ReceivedAt.In(v.c.loc), now)},
-		evColKind:    {text: v.c.tr.Enum(ev.Kind), style: &kind},
-		evColWallet:  {text: sanitize(ev.Wallet())},
-		evColAmount:  {text: amount},
-		evColCharge:  {text: sanitize(charge)},
-		evColCount:   {text: count, style: &st.Accent},
-		evColSummary: {text: verdict + warn + claim + gist, styled: styled},
+	return []common.Cell{
+		evColTime:    {Text: eventTime(e.ReceivedAt.In(v.c.Loc), now)},
+		evColKind:    {Text: v.c.Tr.Enum(ev.Kind), Style: &kind},
+		evColWallet:  {Text: common.Sanitize(ev.Wallet())},
+		evColAmount:  {Text: amount},
+		evColCharge:  {Text: common.Sanitize(charge)},
+		evColCount:   {Text: count, Style: &st.Accent},
+		evColSummary: {Text: verdict + warn + claim + gist, Styled: styled},
 	}
 }
 
@@ -649,7 +650,7 @@ func sameDay(a, b time.Time) bool {
 }
 
 // shortID cuts a transaction id to its first 8 characters and "…".
-func shortID(id string) string { return truncateWidth(id, evChargeW) }
+func shortID(id string) string { return common.TruncateWidth(id, evChargeW) }
 
 // chargeVersion changes when the tracked charge a payment row reads (requested split, refund
 // progress) changes: its update time, and the number of requested legs (set at creation).
@@ -667,7 +668,7 @@ func (v *eventsView) chargeVersion(e *state.EventEntry) int64 {
 // kindStyle colours a kind by family: payments green (completed) or red (failed), refunds,
 // withdrawals and balance blocks each their own; the rest muted.
 func (v *eventsView) kindStyle(k api.EventKind) lipgloss.Style {
-	st := v.c.st
+	st := v.c.St
 	switch {
 	case k == api.EventPaymentCompleted:
 		return st.OK
@@ -686,7 +687,7 @@ func (v *eventsView) kindStyle(k api.EventKind) lipgloss.Style {
 // summary is the one-line gist of an event, in the merchant's language.
 func (v *eventsView) summary(e *state.EventEntry) string {
 	ev := e.Event
-	tr := v.c.tr
+	tr := v.c.Tr
 	var parts []string
 	add := func(s string) {
 		if s != "" {
@@ -751,7 +752,7 @@ func (v *eventsView) currentRefund(e *state.EventEntry) string {
 	if bd := ev.BlockedDeposit; bd != nil && bd.Refund != nil && bd.Refund.Status == now {
 		return ""
 	}
-	return sanitize(string(now))
+	return common.Sanitize(string(now))
 }
 
 // cleanRefund is r with its texts cleaned for display.
@@ -760,9 +761,9 @@ func cleanRefund(r *api.Refund) *api.Refund {
 		return nil
 	}
 	c := *r
-	c.Status = api.RefundStatus(sanitize(string(r.Status)))
+	c.Status = api.RefundStatus(common.Sanitize(string(r.Status)))
 	if r.E2EID != nil {
-		e := sanitize(*r.E2EID)
+		e := common.Sanitize(*r.E2EID)
 		c.E2EID = &e
 	}
 	return &c
@@ -777,7 +778,7 @@ func orText(s, alt string) string {
 
 // splitGist compares what payment_completed distributed with what the charge requested
 // (api.ReconcileSplit).
-func splitGist(tr catalog, requested, distributed []api.SplitItem) string {
+func splitGist(tr common.Catalog, requested, distributed []api.SplitItem) string {
 	rec := api.ReconcileSplit(requested, distributed, true)
 	switch {
 	case rec.None():
@@ -799,7 +800,7 @@ func splitGist(tr catalog, requested, distributed []api.SplitItem) string {
 }
 
 // refundGist is the refund progress a payment_failed event reported.
-func refundGist(tr catalog, r *api.Refund) string {
+func refundGist(tr common.Catalog, r *api.Refund) string {
 	if r == nil {
 		return tr.T("events.refund_not_started")
 	}
@@ -807,7 +808,7 @@ func refundGist(tr catalog, r *api.Refund) string {
 }
 
 // blockGist is a balance block's type, amount, status and reference.
-func blockGist(tr catalog, ev *api.Event) string {
+func blockGist(tr common.Catalog, ev *api.Event) string {
 	bb := ev.BalanceBlock
 	if bb == nil {
 		return tr.F("events.block", orText(tr.Enum(api.BlockStatus(ev.Status)), "—"))
@@ -816,7 +817,7 @@ func blockGist(tr catalog, ev *api.Event) string {
 	if amount == 0 {
 		amount = ev.Amount
 	}
-	s := tr.F("events.block_2", orText(tr.Enum(blockType(bb.BlockType)), "?"), amount.BRL(), tr.Enum(bb.Status))
+	s := tr.F("events.block_2", orText(tr.Enum(common.BlockType(bb.BlockType)), "?"), amount.BRL(), tr.Enum(bb.Status))
 	if bb.ReferenceNumber != "" {
 		s += " · " + bb.ReferenceNumber
 	}
@@ -827,21 +828,21 @@ func blockGist(tr catalog, ev *api.Event) string {
 func compactJSON(ev *api.Event) string {
 	var buf bytes.Buffer
 	if len(ev.Raw) > 0 && json.Compact(&buf, ev.Raw) == nil {
-		return string(maskDocumentsJSON(buf.Bytes()))
+		return string(common.MaskDocumentsJSON(buf.Bytes()))
 	}
 	b, _ := json.Marshal(ev)
-	return string(maskDocumentsJSON(b))
+	return string(common.MaskDocumentsJSON(b))
 }
 
 // setupView explains how to give the profile a webhook receiver.
 func (v *eventsView) setupView(w, h int) string {
-	st, tr := v.c.st, v.c.tr
-	profile := sanitize(v.c.app.sess.Profile)
+	st, tr := v.c.St, v.c.Tr
+	profile := common.Sanitize(v.c.App.Sess.Profile)
 	wrap := func(s string) string { return ansi.Wrap(s, w, "") }
-	code := func(s string) string { return st.Accent.Render(truncateWidth(s, w)) }
-	comment := func(s string) string { return st.Muted.Render(truncateWidth("  # "+s, w)) }
+	code := func(s string) string { return st.Accent.Render(common.TruncateWidth(s, w)) }
+	comment := func(s string) string { return st.Muted.Render(common.TruncateWidth("  # "+s, w)) }
 	lines := []string{
-		st.Bold.Render(truncateWidth(tr.F("events.no_webhook_receiver_for_profile", profile), w)),
+		st.Bold.Render(common.TruncateWidth(tr.F("events.no_webhook_receiver_for_profile", profile), w)),
 		"",
 		wrap(tr.T("events.the_service_pushes_events_payments_refunds")),
 		"",
@@ -860,13 +861,13 @@ func (v *eventsView) setupView(w, h int) string {
 
 // detailView is the selected event's facts and its payload, scrollable.
 func (v *eventsView) detailView(w, h int) string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	d := v.detail // its lines and scroll are kept current by syncDetail
 	e := d.entry
 	body := max(h-2, 1)
 	first := max(min(d.scroll, len(d.lines)), 0)
 	ev := e.Event
-	title := v.kindStyle(ev.Kind).Render(tr.Enum(ev.Kind)) + "  " + st.Bold.Render(sanitize(ev.EventID))
+	title := v.kindStyle(ev.Kind).Render(tr.Enum(ev.Kind)) + "  " + st.Bold.Render(common.Sanitize(ev.EventID))
 	if n := e.Count; n > 1 {
 		title += "  " + st.Accent.Render(fmt.Sprintf("×%d", n))
 	}
@@ -888,24 +889,24 @@ func (v *eventsView) detailView(w, h int) string {
 	case d.masked:
 		pos += " · " + tr.T("events.v_reveals_documents")
 	}
-	b.WriteString(st.Muted.Render(truncateWidth(pos, w)))
+	b.WriteString(st.Muted.Render(common.TruncateWidth(pos, w)))
 	return b.String()
 }
 
 // detailLines are the facts of an event, its verdict and its payload pretty-printed, wrapped to
 // w, with CPF/CNPJ masked unless reveal; masked reports whether a document was masked.
 func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines []string, masked bool) {
-	st, tr, loc := v.c.st, v.c.tr, v.c.loc
+	st, tr, loc := v.c.St, v.c.Tr, v.c.Loc
 	ev := e.Event
 	var out []string
 	add := func(s string) {
 		for _, l := range strings.Split(ansi.Wrap(s, w, ""), "\n") {
-			out = append(out, truncateWidth(l, w)) // Wrap may leave a space past the edge
+			out = append(out, common.TruncateWidth(l, w)) // Wrap may leave a space past the edge
 		}
 	}
 	field := func(label, value string) {
 		if value != "" {
-			add(st.Label.Render(label+": ") + sanitize(value))
+			add(st.Label.Render(label+": ") + common.Sanitize(value))
 		}
 	}
 	stamp := func(t time.Time) string {
@@ -928,7 +929,7 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 	if ev.Kind.Known() {
 		sum := v.summary(&e)
 		if !reveal {
-			sum = maskDocumentsIn(sum)
+			sum = common.MaskDocumentsIn(sum)
 		}
 		field(tr.T("events.summary"), sum)
 	}
@@ -942,12 +943,12 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 		if ev.FailureReason != "" {
 			reason := ev.FailureReason
 			if !reveal {
-				reason = maskDocumentsIn(reason)
+				reason = common.MaskDocumentsIn(reason)
 			}
-			add(st.Err.Render(sanitize(reason)))
+			add(st.Err.Render(common.Sanitize(reason)))
 		}
 		if bd := ev.BlockedDeposit; bd != nil {
-			add(st.Label.Render(tr.T("events.blocked_deposit")) + sanitize(blockReason(tr, bd.Reason)))
+			add(st.Label.Render(tr.T("events.blocked_deposit")) + common.Sanitize(blockReason(tr, bd.Reason)))
 			for _, l := range refundLines(tr, st, cleanRefund(bd.Refund), loc) {
 				add("  " + l)
 			}
@@ -961,21 +962,21 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 		field(tr.T("events.total_cost_to_you"), tr.F("events.reported_by_the_event_unconfirmed", (ev.Amount+ev.FeeAmount).BRL()))
 	}
 	if ev.DecodeErr != "" {
-		add(st.Warn.Render("⚠ " + tr.F("events.some_fields_could_not_be_read", sanitize(ev.DecodeErr))))
+		add(st.Warn.Render("⚠ " + tr.F("events.some_fields_could_not_be_read", common.Sanitize(ev.DecodeErr))))
 	}
 	out = append(out, "", st.Bold.Render(tr.T("events.payload_as_received")))
 	payload, masked := prettyPayload(ev, !reveal)
 	for _, l := range payload {
-		add(sanitize(l))
+		add(common.Sanitize(l))
 	}
 	return out, masked
 }
 
 // splitLegLines lists each leg: distributed against requested (api.ReconcileSplit).
-func splitLegLines(tr catalog, requested, distributed []api.SplitItem) []string {
+func splitLegLines(tr common.Catalog, requested, distributed []api.SplitItem) []string {
 	var out []string
 	for _, l := range api.ReconcileSplit(requested, distributed, true).Legs {
-		line := "→ " + padRight(sanitize(l.SubAccount), 16) + " " + padLeft(l.Distributed.BRL(), evAmountW)
+		line := "→ " + common.PadRight(common.Sanitize(l.SubAccount), 16) + " " + common.PadLeft(l.Distributed.BRL(), evAmountW)
 		switch {
 		case l.Outcome == api.SplitNotRequested:
 			line += "  " + tr.T("events.not_requested")
@@ -997,7 +998,7 @@ func prettyPayload(ev *api.Event, mask bool) (lines []string, masked bool) {
 		raw, _ = json.Marshal(ev)
 	}
 	if mask {
-		m := maskDocumentsJSON(raw)
+		m := common.MaskDocumentsJSON(raw)
 		masked = !bytes.Equal(m, raw)
 		raw = m
 	}

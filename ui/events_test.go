@@ -16,6 +16,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // Charges of goldenCharges the event fixture refers to.
@@ -113,14 +114,14 @@ func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *eventsView) {
 // store-change notice that makes the views read again.
 func deliver(t testing.TB, m *Model, ev *api.Event) {
 	t.Helper()
-	store := m.app.sess.Store
-	if m.app.eventSeq < 0 {
+	store := m.app.Sess.Store
+	if m.app.EventSeq < 0 {
 		// What the feed reads first when the session starts: where the history ends.
 		last, err := store.LastEventSeq(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.app.eventSeq = last
+		m.app.EventSeq = last
 	}
 	first, err := store.ApplyEvent(context.Background(), ev)
 	if err != nil {
@@ -249,7 +250,7 @@ func TestEventsSummaries(t *testing.T) {
 		}
 	}
 	// The event's own fee is reported, not confirmed: in pt-BR too, in the summary and the detail.
-	v.c.tr = catalog{lang: LangPT}
+	v.c.Tr = common.Catalog{Lang: common.LangPT}
 	for _, e := range eventPageOf(t, s.Store, state.EventQuery{}).Entries {
 		var want string
 		switch e.Event.EventID {
@@ -326,10 +327,10 @@ func TestEventsDuplicateShownOnceWithCount(t *testing.T) {
 		t.Errorf("stored count = %d (found %v), want 2", e.Count, ok)
 	}
 	// The row is cached and re-rendered when the count changes, not before.
-	cached := v.cache["evt-dup"]
+	cached := v.Cache["evt-dup"]
 	press(t, m, "j") // nothing below: the cursor stays, the row stays cached
 	m.View()
-	if v.cache["evt-dup"] != cached {
+	if v.Cache["evt-dup"] != cached {
 		t.Errorf("row rebuilt though nothing changed")
 	}
 }
@@ -402,11 +403,11 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 		if k == "" {
 			continue
 		}
-		if h := headerOf(m); !strings.Contains(h, "1 of 9 events") || !strings.Contains(h, "kind: "+(catalog{lang: LangEN}).Enum(k)) {
+		if h := headerOf(m); !strings.Contains(h, "1 of 9 events") || !strings.Contains(h, "kind: "+(common.Catalog{Lang: common.LangEN}).Enum(k)) {
 			t.Errorf("header with kind %s: %q", k, h)
 		}
-		if e, ok := v.win.at(0); !ok || e.Event.Kind != k || v.win.len() != 1 {
-			t.Errorf("kind %s shows %d events", k, v.win.len())
+		if e, ok := v.win.At(0); !ok || e.Event.Kind != k || v.win.Len() != 1 {
+			t.Errorf("kind %s shows %d events", k, v.win.Len())
 		}
 	}
 	if h := headerOf(m); !strings.HasPrefix(h, "9 events") {
@@ -434,7 +435,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	}
 	press(t, m, "t") // balance_block_approved
 	press(t, m, "esc")
-	if k, w := v.filter.Kind, v.filter.Wallet; k != "" || w != "" || v.cursor != 0 {
+	if k, w := v.filter.Kind, v.filter.Wallet; k != "" || w != "" || v.Cursor != 0 {
 		t.Errorf("esc left filter %q/%q", k, w)
 	}
 	// A kind that arrived without the view seeing the event (saved by another window's
@@ -465,24 +466,24 @@ func TestEventsSelectionStaysWhenEventsArrive(t *testing.T) {
 		deliver(t, m, decoded(t, fmt.Sprintf(`{"eventId":"e%d","event":"refund_completed"}`, i)))
 	}
 	// At the top, the cursor follows the newest event.
-	if e, _ := v.win.at(v.cursor); e.Event.EventID != "e4" {
+	if e, _ := v.win.At(v.Cursor); e.Event.EventID != "e4" {
 		t.Fatalf("top selection = %s", e.Event.EventID)
 	}
 	press(t, m, "j", "j")
-	sel, _ := v.win.at(v.cursor)
+	sel, _ := v.win.At(v.Cursor)
 	deliver(t, m, decoded(t, `{"eventId":"e5","event":"refund_completed"}`))
 	deliver(t, m, decoded(t, `{"eventId":"e2","event":"refund_completed"}`)) // a duplicate adds no row
-	send(t, m, eventMsg{gen: m.app.gen + 1, ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`)})
+	send(t, m, eventMsg{gen: m.app.Gen + 1, ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`)})
 	m.View()
-	if e, ok := v.win.at(v.cursor); !ok || e.Event.EventID != sel.Event.EventID {
+	if e, ok := v.win.At(v.Cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("selection moved from %s to %s", sel.Event.EventID, e.Event.EventID)
 	}
 	// An event the filter hides does not move it either.
 	settle(t, m, v.setFilter(state.EventQuery{Kind: api.EventRefundCompleted}))
-	v.cursor = 1
-	sel, _ = v.win.at(v.cursor)
+	v.Cursor = 1
+	sel, _ = v.win.At(v.Cursor)
 	deliver(t, m, decoded(t, `{"eventId":"w1","event":"withdrawal_failed"}`))
-	if e, ok := v.win.at(v.cursor); !ok || e.Event.EventID != sel.Event.EventID {
+	if e, ok := v.win.At(v.Cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("hidden event moved the selection from %s to %s", sel.Event.EventID, e.Event.EventID)
 	}
 }
@@ -491,16 +492,16 @@ func TestEventsInspectOpensTheCharge(t *testing.T) {
 	s, clk := evSession(t, true, api.ReceiverStats{})
 	applyFixture(t, s, clk)
 	_, v := eventsModel(t, s, 120, 40)
-	v.cursor = 5 // evt-0004, refund of the loja-sul charge
-	cmd := v.update(keyMsg("i"))
+	v.Cursor = 5 // evt-0004, refund of the loja-sul charge
+	cmd := v.Update(keyMsg("i"))
 	if cmd == nil {
 		t.Fatal("i did nothing")
 	}
-	if got, ok := runReply(cmd).(inspectMsg); !ok || got.query != evPaidCharge || got.wallet != "loja-sul" {
+	if got, ok := runReply(cmd).(common.InspectMsg); !ok || got.Query != evPaidCharge || got.Wallet != "loja-sul" {
 		t.Errorf("i sent %+v", got)
 	}
-	v.cursor = 2 // evt-0007, no transaction
-	if cmd := v.update(keyMsg("i")); cmd != nil {
+	v.Cursor = 2 // evt-0007, no transaction
+	if cmd := v.Update(keyMsg("i")); cmd != nil {
 		t.Errorf("i on an event without a charge sent %+v", runReply(cmd))
 	}
 }
@@ -517,14 +518,14 @@ func TestEventsRendersOnlyVisibleRows(t *testing.T) {
 	}
 	m, v := eventsModel(t, s, 120, 40)
 	m.View()
-	if n, rows := len(v.cache), v.visible(); n > rows {
+	if n, rows := len(v.Cache), v.Visible(); n > rows {
 		t.Errorf("%d rows built for %d visible", n, rows)
 	}
 	press(t, m, "G")
 	if out := m.View(); !strings.Contains(out, "R$ 0,01") {
 		t.Errorf("G did not reach the oldest event")
 	}
-	if n := len(v.cache); n > 2*v.visible() {
+	if n := len(v.Cache); n > 2*v.Visible() {
 		t.Errorf("%d rows built after two screens", n)
 	}
 }
@@ -552,22 +553,22 @@ func TestEventsFitEverySize(t *testing.T) {
 	for _, w := range []int{40, 70, 78, 80, 99, 106, 107, 108, 118, 120, 200} {
 		for _, h := range []int{18, 20, 23, 36} {
 			m, v := eventsModel(t, s, 120, 40)
-			v.setSize(w, h)
+			v.SetSize(w, h)
 			settle(t, m, v.setFilter(long))
 			check("filtered empty", viewAt(v, w, h), w, h)
 			settle(t, m, v.setFilter(state.EventQuery{}))
 			check("list", viewAt(v, w, h), w, h)
-			v.cursor = 3
+			v.Cursor = 3
 			settle(t, m, v.load())
 			check("list, selected", viewAt(v, w, h), w, h)
-			settle(t, m, v.update(keyMsg("enter")))
+			settle(t, m, v.Update(keyMsg("enter")))
 			if v.detail == nil {
 				t.Fatalf("enter on row 3 at %dx%d opened nothing", w, h)
 			}
 			check("payload", viewAt(v, w, h), w, h)
-			settle(t, m, v.update(keyMsg("G")))
+			settle(t, m, v.Update(keyMsg("G")))
 			check("payload, end", viewAt(v, w, h), w, h)
-			settle(t, m, v.update(keyMsg("esc")))
+			settle(t, m, v.Update(keyMsg("esc")))
 			_, nv := eventsModel(t, noRecv, 120, 40)
 			check("setup", viewAt(nv, w, h), w, h)
 		}
@@ -577,7 +578,7 @@ func TestEventsFitEverySize(t *testing.T) {
 func TestEventsPortugueseHeader(t *testing.T) {
 	s, clk := evSession(t, true, api.ReceiverStats{Rejected: 1})
 	applyFixture(t, s, clk)
-	m := New(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: common.LangPT, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	press(t, m, "5")
 	out := m.View()
@@ -593,20 +594,20 @@ func TestEventsStaleCounter(t *testing.T) {
 		name      string
 		stats     api.ReceiverStats
 		tolerance time.Duration
-		lang      Lang
+		lang      common.Lang
 		want      string // "" when the counter must not be shown
 	}{
-		{"none", api.ReceiverStats{Rejected: 2, Duplicates: 1}, 0, LangEN, ""},
-		{"default window", api.ReceiverStats{Rejected: 2, Duplicates: 1, Stale: 12}, 0, LangEN, "12 refused: timestamp outside ±5m"},
-		{"configured window", api.ReceiverStats{Stale: 1}, 90 * time.Second, LangEN, "1 refused: timestamp outside ±90s"},
-		{"an hour", api.ReceiverStats{Stale: 3}, time.Hour, LangEN, "3 refused: timestamp outside ±1h"},
-		{"pt-BR", api.ReceiverStats{Rejected: 1, Stale: 12}, 0, LangPT, "12 recusados: horário fora de ±5m"},
+		{"none", api.ReceiverStats{Rejected: 2, Duplicates: 1}, 0, common.LangEN, ""},
+		{"default window", api.ReceiverStats{Rejected: 2, Duplicates: 1, Stale: 12}, 0, common.LangEN, "12 refused: timestamp outside ±5m"},
+		{"configured window", api.ReceiverStats{Stale: 1}, 90 * time.Second, common.LangEN, "1 refused: timestamp outside ±90s"},
+		{"an hour", api.ReceiverStats{Stale: 3}, time.Hour, common.LangEN, "3 refused: timestamp outside ±1h"},
+		{"pt-BR", api.ReceiverStats{Rejected: 1, Stale: 12}, 0, common.LangPT, "12 recusados: horário fora de ±5m"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := evSession(t, true, tc.stats)
 			s.WebhookTolerance = tc.tolerance
-			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			press(t, m, "5")
 			top := strings.Split(viewAt(m.panes[viewEvents], 120, 36), "\n")[0]
@@ -621,7 +622,7 @@ func TestEventsStaleCounter(t *testing.T) {
 				t.Fatalf("top line = %q, want %q", top, tc.want)
 			}
 			rej := "rejected"
-			if tc.lang == LangPT {
+			if tc.lang == common.LangPT {
 				rej = "rejeitados"
 			}
 			if strings.Index(top, rej) > strings.Index(top, tc.want) {
@@ -800,19 +801,19 @@ func FuzzEventsView(f *testing.F) {
 		}
 		m, v := eventsModel(t, s, 120, 40)
 		w, h := 78+int(wide)%123, 20
-		v.setSize(w, h)
+		v.SetSize(w, h)
 		settle(t, m, v.load())
 		frames := []string{viewAt(v, w, h)}
-		settle(t, m, v.update(keyMsg("t")))
-		settle(t, m, v.update(keyMsg("W")))
+		settle(t, m, v.Update(keyMsg("t")))
+		settle(t, m, v.Update(keyMsg("W")))
 		frames = append(frames, viewAt(v, w, h))
-		settle(t, m, v.update(keyMsg("esc")))
-		settle(t, m, v.update(keyMsg("enter")))
+		settle(t, m, v.Update(keyMsg("esc")))
+		settle(t, m, v.Update(keyMsg("enter")))
 		if v.detail == nil {
 			t.Fatal("enter opened no payload pane")
 		}
 		frames = append(frames, viewAt(v, w, h))
-		settle(t, m, v.update(keyMsg("G")))
+		settle(t, m, v.Update(keyMsg("G")))
 		frames = append(frames, viewAt(v, w, h))
 		for i, fr := range frames {
 			lines := strings.Split(fr, "\n")
@@ -849,7 +850,7 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 		select {
 		case msg := <-got:
 			em, ok := msg.(eventsMsg)
-			if !ok || em.err != nil || em.gen != m.app.gen {
+			if !ok || em.err != nil || em.gen != m.app.Gen {
 				t.Fatalf("the feed returned %#v", msg)
 			}
 			return em, true
@@ -876,8 +877,8 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 	// At the start of a session what is stored is history: the first wait reports only what
 	// arrives after it began (the events are accepted until one is reported, whenever the
 	// feed's start read lands).
-	if m.app.eventSeq >= 0 {
-		t.Fatalf("the feed already started at %d", m.app.eventSeq)
+	if m.app.EventSeq >= 0 {
+		t.Fatalf("the feed already started at %d", m.app.EventSeq)
 	}
 	got, feed := make(chan tea.Msg, 1), m.waitEvent()
 	go func() { got <- feed() }()
@@ -900,8 +901,8 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 	}
 	send(t, m, first)
 	last, _ := eventByID(t, s.Store, first.items[len(first.items)-1].ev.EventID)
-	if m.app.eventSeq != last.Seq || first.last != last.Seq {
-		t.Fatalf("feed position %d (message %d), want %d", m.app.eventSeq, first.last, last.Seq)
+	if m.app.EventSeq != last.Seq || first.last != last.Seq {
+		t.Fatalf("feed position %d (message %d), want %d", m.app.EventSeq, first.last, last.Seq)
 	}
 	// A copy of a known eventId is counted, not reported; the next new one is.
 	accept(fmt.Sprintf(`{"eventId":%q,"event":"refund_completed","amount":2}`, first.items[0].ev.EventID))

@@ -10,8 +10,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/state/export"
+	"pixdash/ui/common"
 )
-
 
 // exportTimeout bounds one export from the dashboard (it streams the list a page at a time).
 const exportTimeout = 5 * time.Minute
@@ -23,14 +23,14 @@ const exportOwner = "export"
 // in the exports directory, in a command; the status line says where it went. Update only
 // gathers what the command needs.
 func (v *chargesView) export() tea.Cmd {
-	s := v.c.export
-	tr := v.c.tr
+	s := v.c.Export
+	tr := v.c.Tr
 	if s.Dir == "" {
 		return func() tea.Msg {
-			return statusMsg{text: tr.T("export.nowhere_to_write_the_export_set"), kind: statusError, owner: exportOwner}
+			return common.StatusMsg{Text: tr.T("export.nowhere_to_write_the_export_set"), Kind: common.StatusError, Owner: exportOwner}
 		}
 	}
-	sess := v.c.app.sess
+	sess := v.c.App.Sess
 	profile := ""
 	var opts export.Options
 	if sess != nil {
@@ -44,18 +44,18 @@ func (v *chargesView) export() tea.Cmd {
 		}
 	}
 	opts.Query = v.query()
-	opts.Location = v.c.loc
-	path := filepath.Join(s.Dir, export.FileName(profile, v.c.now().In(v.c.loc), opts.Format))
+	opts.Location = v.c.Loc
+	path := filepath.Join(s.Dir, export.FileName(profile, v.c.Now().In(v.c.Loc), opts.Format))
 	var store export.Source
 	if v.store != nil {
 		store = v.store
 	}
-	return v.c.app.withTimeout(exportTimeout, func(ctx context.Context) tea.Msg {
+	return v.c.App.WithTimeout(exportTimeout, func(ctx context.Context) tea.Msg {
 		n, err := writeExport(ctx, s.Dir, path, store, opts)
 		if err != nil {
-			return statusMsg{text: tr.F("export.export_failed", err), kind: statusError, owner: exportOwner}
+			return common.StatusMsg{Text: tr.F("export.export_failed", err), Kind: common.StatusError, Owner: exportOwner}
 		}
-		return statusMsg{text: tr.N("export.exported_charges_to_n", n, n, path), kind: statusOK, owner: exportOwner}
+		return common.StatusMsg{Text: tr.N("export.exported_charges_to_n", n, n, path), Kind: common.StatusOK, Owner: exportOwner}
 	})
 }
 

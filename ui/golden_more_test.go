@@ -11,6 +11,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // Golden views of two overlays: the search "the customer says they paid" (S) and the
@@ -23,9 +24,9 @@ import (
 const goldenKey = "pixdash-golden-key-0001"
 
 // goldenMoreModel is a dashboard in lang at a size on its first view, with a fixed key minter.
-func goldenMoreModel(t *testing.T, s *Session, lang Lang, w, h int) *Model {
+func goldenMoreModel(t *testing.T, s *Session, lang common.Lang, w, h int) *Model {
 	t.Helper()
-	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC,
+	m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC,
 		NewKey: func() string { return goldenKey }})
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	settle(t, m, m.focusActive())
@@ -56,9 +57,9 @@ func goldenType(m *Model, s string) {
 // searchOf is the open search, or fails.
 func searchOf(t *testing.T, m *Model) *searchOverlay {
 	t.Helper()
-	o, ok := m.overlays.top().(*searchOverlay)
+	o, ok := m.overlays.Top().(*searchOverlay)
 	if !ok {
-		t.Fatalf("top overlay = %T, want the search", m.overlays.top())
+		t.Fatalf("top overlay = %T, want the search", m.overlays.Top())
 	}
 	return o
 }
@@ -91,19 +92,19 @@ func goldenSearch(t *testing.T, m *Model, text string) searchFoundMsg {
 func TestGoldenSearch(t *testing.T) {
 	cases := []struct {
 		name string
-		lang Lang
+		lang common.Lang
 		do   func(t *testing.T, m *Model)
 	}{
-		{"prompt", LangEN, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
-		{"prompt_pt", LangPT, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
+		{"prompt", common.LangEN, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
+		{"prompt_pt", common.LangPT, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
 		// The store found two charges in the window; the service has not answered yet.
-		{"matches_checking", LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
-		{"matches_checking_pt", LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
+		{"matches_checking", common.LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
+		{"matches_checking_pt", common.LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
 		// Read back: the service says one is paid; the other's read-back is still out.
-		{"matches", LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
-		{"matches_pt", LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
-		{"no_match", LangEN, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
-		{"no_match_pt", LangPT, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
+		{"matches", common.LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
+		{"matches_pt", common.LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
+		{"no_match", common.LangEN, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
+		{"no_match_pt", common.LangPT, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
 	}
 	for _, tc := range cases {
 		for _, size := range goldenSizes {
@@ -170,7 +171,7 @@ func withdrawalOf(t *testing.T, m *Model) *withdrawalForm {
 			return f
 		}
 	}
-	t.Fatalf("no withdrawal form open (top %T)", m.overlays.top())
+	t.Fatalf("no withdrawal form open (top %T)", m.overlays.Top())
 	return nil
 }
 
@@ -181,7 +182,7 @@ func withdrawalOf(t *testing.T, m *Model) *withdrawalForm {
 func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawalForm {
 	t.Helper()
 	requested := goldenNow.Add(-26 * time.Hour)
-	if _, err := m.app.sess.Store.PutWithdrawal(context.Background(), state.Withdrawal{
+	if _, err := m.app.Sess.Store.PutWithdrawal(context.Background(), state.Withdrawal{
 		Key: "pixdash-golden-key-0000", ID: "9e1f0a3b-0000-4000-8000-000000000001", Wallet: "loja-centro",
 		PixKeyType: api.PixKeyCPF, PixKey: "52998224725", HolderName: "João Pereira", HolderDocument: "52998224725",
 		Amount: 2000, Fee: 150, NetAmount: 1850, State: state.WithdrawalCompleted, E2EID: "E99990001202611201230withdraw01",
@@ -197,7 +198,7 @@ func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawalForm {
 	walletsGoldenData(t, m, wv)
 	m.Update(runeKey("g"))
 	m.Update(runeKey("j"))
-	if r, ok := wv.selected(); !ok || r.ref != "loja-centro" {
+	if r, ok := wv.SelectedLine(); !ok || r.ref != "loja-centro" {
 		t.Fatalf("selected %+v, want loja-centro", r)
 	}
 	_, cmd := m.Update(runeKey("s"))
@@ -229,7 +230,7 @@ func goldenWithdrawalFill(m *Model, doc, amount string) {
 func goldenWithdrawalSubmit(t *testing.T, m *Model) {
 	t.Helper()
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(statusMsg); return ok })
+	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(common.StatusMsg); return ok })
 }
 
 func TestGoldenWithdrawal(t *testing.T) {
@@ -249,24 +250,24 @@ func TestGoldenWithdrawal(t *testing.T) {
 		f := goldenWithdrawalOpen(t, m)
 		goldenWithdrawalFill(m, "529.982.247-25", "50,00")
 		goldenWithdrawalSubmit(t, m)
-		if top := m.overlays.top(); top == overlay(f) || top == nil {
+		if top := m.overlays.Top(); top == common.Overlay(f) || top == nil {
 			t.Fatalf("ctrl+s on a right form asked nothing (top %T)", top)
 		}
 	}
 	cases := []struct {
 		name string
 		env  api.Environment
-		lang Lang
+		lang common.Lang
 		do   func(t *testing.T, m *Model)
 	}{
-		{"form", api.Sandbox, LangEN, filled},
-		{"form_pt", api.Sandbox, LangPT, filled},
-		{"errors", api.Sandbox, LangEN, errs},
-		{"errors_pt", api.Sandbox, LangPT, errs},
-		{"confirm", api.Sandbox, LangEN, confirm},
-		{"confirm_pt", api.Sandbox, LangPT, confirm},
-		{"production_typed", api.Production, LangEN, confirm},
-		{"production_typed_pt", api.Production, LangPT, confirm},
+		{"form", api.Sandbox, common.LangEN, filled},
+		{"form_pt", api.Sandbox, common.LangPT, filled},
+		{"errors", api.Sandbox, common.LangEN, errs},
+		{"errors_pt", api.Sandbox, common.LangPT, errs},
+		{"confirm", api.Sandbox, common.LangEN, confirm},
+		{"confirm_pt", api.Sandbox, common.LangPT, confirm},
+		{"production_typed", api.Production, common.LangEN, confirm},
+		{"production_typed_pt", api.Production, common.LangPT, confirm},
 	}
 	for _, tc := range cases {
 		for _, size := range goldenSizes {

@@ -11,6 +11,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // goldenNow is the fixed clock of every golden view.
@@ -73,7 +74,7 @@ func goldenCharges(t testing.TB, s *Session) {
 // (as the runtime runs Init's activate before the first frames).
 func goldenModel(t testing.TB, s *Session, w, h int) *Model {
 	t.Helper()
-	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	settle(t, m, m.focusActive())
 	return m
@@ -82,7 +83,7 @@ func goldenModel(t testing.TB, s *Session, w, h int) *Model {
 // openQRByID opens the QR screen of a tracked charge, as enter on its row does.
 func openQRByID(t testing.TB, m *Model, id string) {
 	t.Helper()
-	ch, ok := chargeByID(t, m.app.sess.Store, id)
+	ch, ok := chargeByID(t, m.app.Sess.Store, id)
 	if !ok {
 		t.Fatalf("charge %s is not tracked", id)
 	}
@@ -116,7 +117,7 @@ func TestGoldenViews(t *testing.T) {
 				m.Update(runeKey(string(r)))
 			}
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-			m.Update(statusMsg{text: m.c.tr.T("kit.fix_the_highlighted_fields_nothing_was"), kind: statusError})
+			m.Update(common.StatusMsg{Text: m.c.Tr.T("kit.fix_the_highlighted_fields_nothing_was"), Kind: common.StatusError})
 		}},
 		{"qr_pending", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000001") }},
 		{"qr_paid", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000002") }},

@@ -19,6 +19,7 @@ import (
 	"pixdash/api/brdoc"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // inspectorLabelWidth bounds the label column of the transaction detail (it fits the longest label).
@@ -30,11 +31,11 @@ const (
 // inspectorView looks one transaction up (GET /transactions/{id}: id, then external reference,
 // then idempotency key, in one wallet) and shows every field of it, with a history of lookups.
 type inspectorView struct {
-	asker  // the refund form R opens
-	c      *common
-	input  textinput.Model
-	width  int
-	height int
+	common.Asker // the refund form R opens
+	c            *common.Common
+	input        textinput.Model
+	width        int
+	height       int
 	// labelW is the label column: the longest translated label plus a space.
 	labelW int
 
@@ -74,7 +75,7 @@ type txRelated = workflow.Related
 
 // lookupMsg is the reply of a lookup.
 type lookupMsg struct {
-	tag           tag
+	tag           common.Tag
 	seq           uint64
 	query, wallet string
 	tx            *api.Transaction
@@ -85,12 +86,12 @@ type lookupMsg struct {
 	saveErr       error
 }
 
-func newInspectorView(c *common) *inspectorView {
+func newInspectorView(c *common.Common) *inspectorView {
 	ti := textinput.New()
 	ti.Prompt = "/ "
-	ti.Placeholder = c.tr.T("inspector.transaction_id_external_reference_or_idempotency")
+	ti.Placeholder = c.Tr.T("inspector.transaction_id_external_reference_or_idempotency")
 	ti.CharLimit = 255
-	tr := c.tr
+	tr := c.Tr
 	lw := inspectorLabelMin
 	for _, l := range []string{tr.T("inspector.payment_method"), tr.T("inspector.external_reference"), tr.T("inspector.idempotency_key"),
 		tr.T("inspector.counterpart_doc"), tr.T("inspector.failure_reason"), tr.T("inspector.blocked_deposit"), "  " + tr.T("inspector.refund_settled"),
@@ -103,9 +104,9 @@ func newInspectorView(c *common) *inspectorView {
 }
 
 // title names the view in the tab strip.
-func (v *inspectorView) title() string { return v.c.tr.T("inspector.inspector") }
+func (v *inspectorView) Title() string { return v.c.Tr.T("inspector.inspector") }
 
-func (v *inspectorView) setSize(w, h int) tea.Cmd {
+func (v *inspectorView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.input.Width = max(w-lipgloss.Width(v.input.Prompt)-2, 1)
 	v.vp.Width, v.vp.Height = max(w, 0), max(h-2, 1)
@@ -128,24 +129,24 @@ func (v *inspectorView) syncDetail() {
 func (v *inspectorView) detailContent(w int) string {
 	lines := v.detailLines(v.res, w)
 	for i, l := range lines {
-		lines[i] = truncateWidth(l, w)
+		lines[i] = common.TruncateWidth(l, w)
 	}
 	return strings.Join(lines, "\n")
 }
 
 // capturesText reports whether the lookup input has the keyboard.
-func (v *inspectorView) capturesText() bool { return v.input.Focused() }
+func (v *inspectorView) CapturesText() bool { return v.input.Focused() }
 
 // activate loads the lookup history and, with nothing on screen, puts the cursor in the input.
 // activate loads the history; the input waits for / (or enter), so the view keys keep working.
 // start reads the lookup history.
-func (v *inspectorView) start() tea.Cmd { return v.loadHistory() }
+func (v *inspectorView) Start() tea.Cmd { return v.loadHistory() }
 
 // focus gives the view the keyboard back; it reads nothing.
-func (v *inspectorView) focus() tea.Cmd { return nil }
+func (v *inspectorView) Focus() tea.Cmd { return nil }
 
 // blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *inspectorView) blur() {}
+func (v *inspectorView) Blur() {}
 
 // historyMsg is the lookup history as read from the store.
 type historyMsg struct {
@@ -156,8 +157,8 @@ type historyMsg struct {
 
 // loadHistory reads the lookup history.
 func (v *inspectorView) loadHistory() tea.Cmd {
-	gen, store := v.c.app.gen, v.c.app.sess.Store
-	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	gen, store := v.c.App.Gen, v.c.App.Sess.Store
+	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		ls, err := store.RecentLookups(ctx)
 		return historyMsg{gen: gen, lookups: ls, err: err}
 	})
@@ -176,7 +177,7 @@ func (v *inspectorView) setHistory(ls []state.Lookup) {
 func (v *inspectorView) failed() bool { return v.notFound || v.errText != "" }
 
 func (v *inspectorView) ShortHelp() []key.Binding {
-	k, tr := v.c.keys, v.c.tr
+	k, tr := v.c.Keys, v.c.Tr
 	if v.input.Focused() {
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.T("inspector.look_up"))),
@@ -202,33 +203,33 @@ func (v *inspectorView) ShortHelp() []key.Binding {
 }
 
 func (v *inspectorView) FullHelp() [][]key.Binding {
-	k := v.c.keys
-	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.tr.T("inspector.look_up")))
+	k := v.c.Keys
+	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.Tr.T("inspector.look_up")))
 	return [][]key.Binding{{k.Lookup, enter, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Reveal, k.QR, k.Refund, k.Refresh, k.Back}}
 }
 
-func (v *inspectorView) update(msg tea.Msg) tea.Cmd {
+func (v *inspectorView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if v.input.Focused() {
 			return v.inputKey(msg)
 		}
 		return v.key(msg)
-	case inspectMsg:
-		q := strings.TrimSpace(msg.query)
+	case common.InspectMsg:
+		q := strings.TrimSpace(msg.Query)
 		if q == "" {
 			return nil
 		}
 		v.input.Blur()
 		v.input.SetValue(q)
-		return v.lookup(q, msg.wallet, true)
+		return v.lookup(q, msg.Wallet, true)
 	case lookupMsg:
 		return v.onLookup(msg)
 	case historyMsg:
-		if msg.gen == v.c.app.gen && msg.err == nil {
+		if msg.gen == v.c.App.Gen && msg.err == nil {
 			v.setHistory(msg.lookups)
 		}
-	case walletChangedMsg:
+	case common.WalletChangedMsg:
 		// A lookup made for the previous wallet is dropped; what is on screen stays, labelled with its wallet.
 		if v.loading {
 			v.seq++
@@ -239,7 +240,7 @@ func (v *inspectorView) update(msg tea.Msg) tea.Cmd {
 			return v.lookup(v.res.query, v.res.wallet, false)
 		}
 	case eventMsg:
-		if msg.gen == v.c.app.gen && msg.ev != nil && v.res != nil && !v.loading &&
+		if msg.gen == v.c.App.Gen && msg.ev != nil && v.res != nil && !v.loading &&
 			msg.ev.TransactionID == v.res.tx.ID {
 			return v.lookup(v.res.query, v.res.wallet, false)
 		}
@@ -259,7 +260,7 @@ func (v *inspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
 			// With the history on screen, an empty input looks the selected entry up again.
 			if l, ok := v.selectedLookup(); ok && v.res == nil {
 				v.input.Blur()
-				v.input.SetValue(sanitize(l.Query))
+				v.input.SetValue(common.Sanitize(l.Query))
 				return v.lookup(l.Query, l.Wallet, true)
 			}
 			if v.res != nil {
@@ -268,7 +269,7 @@ func (v *inspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		v.input.Blur()
-		return v.lookup(q, v.c.app.wallet, true)
+		return v.lookup(q, v.c.App.Wallet, true)
 	case tea.KeyUp, tea.KeyDown:
 		d := 1
 		if km.Type == tea.KeyUp {
@@ -291,7 +292,7 @@ func (v *inspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
 
 // key handles keys while the input is not focused.
 func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
-	k := v.c.keys
+	k := v.c.Keys
 	switch {
 	case key.Matches(km, k.Lookup):
 		v.input.SetValue("")
@@ -326,7 +327,7 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 			v.histCur = max(len(v.history)-1, 0)
 		case key.Matches(km, k.Enter):
 			if l, ok := v.selectedLookup(); ok {
-				v.input.SetValue(sanitize(l.Query))
+				v.input.SetValue(common.Sanitize(l.Query))
 				return v.lookup(l.Query, l.Wallet, true)
 			}
 			return v.input.Focus()
@@ -353,7 +354,7 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 		return v.openQR()
 	case key.Matches(km, k.Refund):
 		o, cmd := refundFromInspector(v.c, v.res)
-		v.ask(o)
+		v.Ask(o)
 		return cmd
 	case key.Matches(km, k.Enter):
 		v.input.SetValue("")
@@ -392,9 +393,9 @@ func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 	v.seq++
 	v.loading = true
 	v.pendingQuery, v.pendingWallet = query, wallet
-	var lk lookuper = v.c.app.sess
-	seq, t := v.seq, v.c.app.tag()
-	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	var lk lookuper = v.c.App.Sess
+	seq, t := v.seq, v.c.App.Tag()
+	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		r := lk.Lookup(ctx, query, wallet, record)
 		return lookupMsg{tag: t, seq: seq, query: query, wallet: wallet, tx: r.Tx, charge: r.Charge, tracked: r.Tracked,
 			related: r.Related, err: r.Err, saveErr: r.SaveErr}
@@ -405,21 +406,21 @@ func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 func isTxNotFound(err error) bool { return workflow.TxNotFound(err) }
 
 func (v *inspectorView) onLookup(msg lookupMsg) tea.Cmd {
-	if v.c.app.stale(msg.tag) || msg.seq != v.seq {
+	if v.c.App.Stale(msg.tag) || msg.seq != v.seq {
 		return nil
 	}
 	v.loading = false
 	cmd := v.loadHistory()
 	if msg.saveErr != nil {
-		text := v.c.tr.F("inspector.could_not_save_the_lookup_history", msg.saveErr)
-		cmd = tea.Batch(cmd, func() tea.Msg { return statusMsg{text: text, kind: statusWarn} })
+		text := v.c.Tr.F("inspector.could_not_save_the_lookup_history", msg.saveErr)
+		cmd = tea.Batch(cmd, func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusWarn} })
 	}
 	if msg.err != nil {
 		v.failQuery, v.failWallet = msg.query, msg.wallet
 		v.notFound = isTxNotFound(msg.err)
 		v.errText = ""
 		if !v.notFound {
-			v.errText = describeErr(v.c.tr, v.c.tr.T("inspector.look_up_transaction"), msg.err)
+			v.errText = common.DescribeErr(v.c.Tr, v.c.Tr.T("inspector.look_up_transaction"), msg.err)
 		}
 		v.res = nil
 		v.syncDetail()
@@ -444,15 +445,15 @@ func qrAvailable(tx *api.Transaction) bool {
 
 // openQR tracks the transaction (so the QR screen and polling know it) and opens its QR screen.
 func (v *inspectorView) openQR() tea.Cmd {
-	tr := v.c.tr
+	tr := v.c.Tr
 	if v.res == nil || !qrAvailable(v.res.tx) {
-		return answerStatus(tr.T("inspector.the_qr_is_shown_only_for"), statusWarn)
+		return common.AnswerStatus(tr.T("inspector.the_qr_is_shown_only_for"), common.StatusWarn)
 	}
-	store, tx, wallet := v.c.app.sess.Store, v.res.tx, v.res.wallet
-	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	store, tx, wallet := v.c.App.Sess.Store, v.res.tx, v.res.wallet
+	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		ch, err := store.TrackTransaction(ctx, tx, wallet)
 		if err != nil {
-			return statusMsg{text: tr.F("inspector.could_not_track_the_charge", err), kind: statusError}
+			return common.StatusMsg{Text: tr.F("inspector.could_not_track_the_charge", err), Kind: common.StatusError}
 		}
 		return openChargeMsg{charge: ch}
 	})
@@ -460,7 +461,7 @@ func (v *inspectorView) openQR() tea.Cmd {
 
 // matchedBy says which of the three lookups found the transaction.
 func (v *inspectorView) matchedBy(r *inspectResult) string {
-	tr := v.c.tr
+	tr := v.c.Tr
 	switch {
 	case r.tx.ID == r.query:
 		return tr.T("inspector.matched_by_id")
@@ -470,14 +471,14 @@ func (v *inspectorView) matchedBy(r *inspectResult) string {
 	return tr.T("inspector.matched_by_idempotency_key")
 }
 
-func (v *inspectorView) view() string {
+func (v *inspectorView) View() string {
 	w, h := v.width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	lines := make([]string, 0, h)
-	lines = append(lines, truncateWidth(v.input.View(), w))
+	lines = append(lines, common.TruncateWidth(v.input.View(), w))
 	if h == 1 {
 		return lines[0]
 	}
@@ -509,14 +510,14 @@ func (v *inspectorView) view() string {
 		lines = append(lines, spread(head, right, w))
 		lines = append(lines, strings.Split(vp.View(), "\n")...)
 	case v.loading:
-		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("inspector.looking_up_in_wallet", sanitize(v.pendingQuery), v.pendingWallet), w)))
+		lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.F("inspector.looking_up_in_wallet", common.Sanitize(v.pendingQuery), v.pendingWallet), w)))
 		lines = append(lines, v.historyLines(w, body)...)
 	case v.notFound:
-		lines = append(lines, st.Err.Render(truncateWidth(tr.F("inspector.nothing_matched_in_wallet", sanitize(v.failQuery), v.failWallet), w)))
+		lines = append(lines, st.Err.Render(common.TruncateWidth(tr.F("inspector.nothing_matched_in_wallet", common.Sanitize(v.failQuery), v.failWallet), w)))
 		more := tr.T("inspector.it_is_not_a_transaction_id") + " " +
-			tr.F("inspector.if_it_belongs_to_another_wallet", v.c.app.wallet)
+			tr.F("inspector.if_it_belongs_to_another_wallet", v.c.App.Wallet)
 		for _, m := range strings.Split(ansi.Wrap(more, w, ""), "\n") {
-			lines = append(lines, st.Subtle.Render(truncateWidth(m, w)))
+			lines = append(lines, st.Subtle.Render(common.TruncateWidth(m, w)))
 		}
 		lines = append(lines, "")
 		lines = append(lines, v.historyLines(w, h-len(lines))...)
@@ -525,13 +526,13 @@ func (v *inspectorView) view() string {
 			if len(lines) >= 4 {
 				break
 			}
-			lines = append(lines, st.Err.Render(truncateWidth(l, w)))
+			lines = append(lines, st.Err.Render(common.TruncateWidth(l, w)))
 		}
-		lines = append(lines, st.Muted.Render(truncateWidth(tr.T("inspector.r_retries_starts_another_lookup"), w)), "")
+		lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.T("inspector.r_retries_starts_another_lookup"), w)), "")
 		lines = append(lines, v.historyLines(w, h-len(lines))...)
 	default:
-		lines = append(lines, st.Subtle.Render(truncateWidth(tr.T("inspector.press_and_type_a_transaction_id"), w)))
-		lines = append(lines, st.Muted.Render(truncateWidth(tr.F("inspector.lookups_run_in_wallet_w_switches", v.c.app.wallet), w)), "")
+		lines = append(lines, st.Subtle.Render(common.TruncateWidth(tr.T("inspector.press_and_type_a_transaction_id"), w)))
+		lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.F("inspector.lookups_run_in_wallet_w_switches", v.c.App.Wallet), w)), "")
 		lines = append(lines, v.historyLines(w, body-2)...)
 	}
 	if len(lines) > h {
@@ -542,18 +543,18 @@ func (v *inspectorView) view() string {
 
 // historyLines lists recent lookups, the selected one highlighted, in at most h lines.
 func (v *inspectorView) historyLines(w, h int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if h <= 0 {
 		return nil
 	}
 	if len(v.history) == 0 {
-		return []string{st.Muted.Render(truncateWidth(tr.T("inspector.no_recent_lookups_yet"), w))}
+		return []string{st.Muted.Render(common.TruncateWidth(tr.T("inspector.no_recent_lookups_yet"), w))}
 	}
-	out := []string{st.Bold.Render(tr.T("inspector.recent_lookups")) + st.Muted.Render(truncateWidth(" · "+tr.T("inspector.choose_enter_looks_it_up_again"), max(w-lipgloss.Width(tr.T("inspector.recent_lookups")), 0)))}
+	out := []string{st.Bold.Render(tr.T("inspector.recent_lookups")) + st.Muted.Render(common.TruncateWidth(" · "+tr.T("inspector.choose_enter_looks_it_up_again"), max(w-lipgloss.Width(tr.T("inspector.recent_lookups")), 0)))}
 	const walletW, whenW, resW = 14, 12, 14
 	qW := max(w-walletW-whenW-resW-5, 8)
 	if h >= 3 {
-		out = append(out, st.ColHeader.Render(truncateWidth("  "+padRight(tr.T("inspector.query_caps"), qW)+" "+padRight(tr.T("inspector.wallet_caps"), walletW)+" "+padRight(tr.T("inspector.when_caps"), whenW)+" "+tr.T("inspector.result_caps"), w)))
+		out = append(out, st.ColHeader.Render(common.TruncateWidth("  "+common.PadRight(tr.T("inspector.query_caps"), qW)+" "+common.PadRight(tr.T("inspector.wallet_caps"), walletW)+" "+common.PadRight(tr.T("inspector.when_caps"), whenW)+" "+tr.T("inspector.result_caps"), w)))
 	}
 	rows := h - len(out)
 	if rows <= 0 {
@@ -563,31 +564,31 @@ func (v *inspectorView) historyLines(w, h int) []string {
 	if v.histCur >= rows {
 		start = v.histCur - rows + 1
 	}
-	now := v.c.now()
+	now := v.c.Now()
 	for i := start; i < len(v.history) && i < start+rows; i++ {
 		l := v.history[i]
 		res := "✓ " + tr.T("inspector.found")
 		if !l.Found {
 			res = "✗ " + tr.T("inspector.not_found")
 		}
-		row := padRight(sanitize(l.Query), qW) + " " + padRight(sanitize(l.Wallet), walletW) + " " +
-			padRight(tr.F("inspector.ago", humanDuration(now.Sub(l.At))), whenW) + " " + res
+		row := common.PadRight(common.Sanitize(l.Query), qW) + " " + common.PadRight(common.Sanitize(l.Wallet), walletW) + " " +
+			common.PadRight(tr.F("inspector.ago", common.HumanDuration(now.Sub(l.At))), whenW) + " " + res
 		if i == v.histCur {
-			out = append(out, st.selected(padRight("▸ "+row, w)))
+			out = append(out, st.SelectedLine(common.PadRight("▸ "+row, w)))
 			continue
 		}
 		style := st.OK
 		if !l.Found {
 			style = st.Muted
 		}
-		out = append(out, truncateWidth("  "+padRight(sanitize(l.Query), qW)+" "+padRight(sanitize(l.Wallet), walletW)+" "+
-			st.Muted.Render(padRight(tr.F("inspector.ago", humanDuration(now.Sub(l.At))), whenW))+" "+style.Render(res), w))
+		out = append(out, common.TruncateWidth("  "+common.PadRight(common.Sanitize(l.Query), qW)+" "+common.PadRight(common.Sanitize(l.Wallet), walletW)+" "+
+			st.Muted.Render(common.PadRight(tr.F("inspector.ago", common.HumanDuration(now.Sub(l.At))), whenW))+" "+style.Render(res), w))
 	}
 	return out
 }
 
 // txStatusStyle colours a transaction status; the symbol keeps it readable without colour.
-func txStatusStyle(st *styles, s api.TxStatus) (lipgloss.Style, string) {
+func txStatusStyle(st *common.Styles, s api.TxStatus) (lipgloss.Style, string) {
 	switch s {
 	case api.StatusCompleted:
 		return st.OK, "✓"
@@ -601,7 +602,7 @@ func txStatusStyle(st *styles, s api.TxStatus) (lipgloss.Style, string) {
 	return st.Muted, "?"
 }
 
-func refundStyle(st *styles, s api.RefundStatus) lipgloss.Style {
+func refundStyle(st *common.Styles, s api.RefundStatus) lipgloss.Style {
 	switch s {
 	case api.RefundConfirmed:
 		return st.OK
@@ -615,32 +616,32 @@ func refundStyle(st *styles, s api.RefundStatus) lipgloss.Style {
 
 // detailLines renders every field of the transaction, one per line (long values wrapped).
 func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	tx := r.tx
 	lw := v.labelW
 	vw := max(w-lw, 10)
 	dash := st.Muted.Render("—")
 	var out []string
 	field := func(label, value string) {
-		out = append(out, st.Label.Render(padRight(label, lw))+value)
+		out = append(out, st.Label.Render(common.PadRight(label, lw))+value)
 	}
 	text := func(label, s string) {
 		if s == "" {
 			field(label, dash)
 			return
 		}
-		field(label, st.Value.Render(sanitize(s)))
+		field(label, st.Value.Render(common.Sanitize(s)))
 	}
 	wrapped := func(label, s string, style lipgloss.Style) {
 		if s == "" {
 			field(label, dash)
 			return
 		}
-		for i, l := range strings.Split(ansi.Wrap(sanitize(s), vw, ""), "\n") {
+		for i, l := range strings.Split(ansi.Wrap(common.Sanitize(s), vw, ""), "\n") {
 			if i == 0 {
 				field(label, style.Render(l))
 			} else {
-				out = append(out, spaces(lw)+style.Render(l))
+				out = append(out, common.Spaces(lw)+style.Render(l))
 			}
 		}
 	}
@@ -649,15 +650,15 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 			return dash
 		}
 		if known {
-			return st.Value.Render(sanitize(s))
+			return st.Value.Render(common.Sanitize(s))
 		}
-		return st.Value.Render(sanitize(s)) + st.Muted.Render(" "+tr.T("inspector.not_in_the_spec"))
+		return st.Value.Render(common.Sanitize(s)) + st.Muted.Render(" "+tr.T("inspector.not_in_the_spec"))
 	}
 	when := func(t *time.Time) string {
 		if t == nil || t.IsZero() {
 			return dash
 		}
-		return st.Value.Render(t.In(v.c.loc).Format("02/01/2006 15:04:05 MST"))
+		return st.Value.Render(t.In(v.c.Loc).Format("02/01/2006 15:04:05 MST"))
 	}
 
 	text("Id", tx.ID)
@@ -668,9 +669,9 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	} else if !tx.Status.Known() {
 		status += st.Muted.Render(" " + tr.T("inspector.not_in_the_spec"))
 	}
-	if o := r.outcome(); wentBack(o.State) {
+	if o := r.outcome(); common.WentBack(o.State) {
 		// The money went back to the payer or is held: that is the headline, not "completed".
-		status = outcomeLine(st, tr, o)
+		status = common.OutcomeLine(st, tr, o)
 		if tx.Status == api.StatusCompleted {
 			status += st.Muted.Render(tr.T("inspector.completed_at_the_service"))
 		}
@@ -693,7 +694,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	wrapped(tr.T("inspector.description"), tx.Description, st.Value)
 	text(tr.T("inspector.external_reference"), tx.ExternalReference)
 	if r.tracked && r.charge.IdempotencyKey != "" {
-		field(tr.T("inspector.idempotency_key"), st.Value.Render(sanitize(r.charge.IdempotencyKey))+st.Muted.Render(" "+tr.T("inspector.kept_by_pixdash")))
+		field(tr.T("inspector.idempotency_key"), st.Value.Render(common.Sanitize(r.charge.IdempotencyKey))+st.Muted.Render(" "+tr.T("inspector.kept_by_pixdash")))
 	}
 	text(tr.T("inspector.customer_id"), tx.CustomerID)
 	text(tr.T("inspector.project_id"), tx.ProjectID)
@@ -702,10 +703,10 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	field(tr.T("inspector.updated"), when(tx.UpdatedAt))
 	exp := when(tx.ExpiresAt)
 	if tx.ExpiresAt != nil && !tx.ExpiresAt.IsZero() {
-		if left := tx.ExpiresAt.Sub(v.c.now()); left > 0 {
-			exp += st.Muted.Render(" · " + tr.F("inspector.in", humanDuration(left)))
+		if left := tx.ExpiresAt.Sub(v.c.Now()); left > 0 {
+			exp += st.Muted.Render(" · " + tr.F("inspector.in", common.HumanDuration(left)))
 		} else {
-			exp += st.Muted.Render(" · " + tr.F("inspector.ago", humanDuration(left)))
+			exp += st.Muted.Render(" · " + tr.F("inspector.ago", common.HumanDuration(left)))
 		}
 	}
 	field(tr.T("inspector.expires"), exp)
@@ -713,11 +714,11 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	text("e2eId", tx.E2EID)
 	text(tr.T("inspector.counterpart"), tx.CounterpartName)
 	if doc := tx.CounterpartDocument; doc != "" {
-		shown, hint := maskDocument(doc), tr.T("inspector.v_reveals")
+		shown, hint := common.MaskDocument(doc), tr.T("inspector.v_reveals")
 		if v.reveal {
-			shown, hint = formatDocument(doc), tr.T("inspector.v_hides")
+			shown, hint = common.FormatDocument(doc), tr.T("inspector.v_hides")
 			if c := brdoc.Clean(doc); c != doc || brdoc.Format(c) == c { // not a compact CPF/CNPJ: as it came
-				shown = sanitize(doc)
+				shown = common.Sanitize(doc)
 			}
 		}
 		field(tr.T("inspector.counterpart_doc"), st.Value.Render(shown)+st.Muted.Render(" "+hint))
@@ -726,7 +727,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	}
 	failure := tx.FailureReason
 	if !v.reveal {
-		failure = maskDocumentsIn(failure)
+		failure = common.MaskDocumentsIn(failure)
 	}
 	wrapped(tr.T("inspector.failure_reason"), failure, st.Err)
 	if bd := tx.BlockedDeposit; bd != nil {
@@ -770,14 +771,14 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 			_, isText := tx.Metadata[k].(string)
 			switch {
 			case v.reveal:
-			case documentKey(k):
-				val = maskDocumentValue(val)
+			case common.DocumentKey(k):
+				val = common.MaskDocumentValue(val)
 			case !isText: // JSON: documents inside by member name and by shape
-				val = string(maskDocumentsJSON([]byte(val)))
+				val = string(common.MaskDocumentsJSON([]byte(val)))
 			default:
-				val = maskDocumentsIn(val)
+				val = common.MaskDocumentsIn(val)
 			}
-			out = append(out, "  "+st.Label.Render(sanitize(k))+" = "+st.Value.Render(sanitize(val)))
+			out = append(out, "  "+st.Label.Render(common.Sanitize(k))+" = "+st.Value.Render(common.Sanitize(val)))
 		}
 	}
 	if tx.PixCopyPaste == "" {
@@ -788,7 +789,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 			hint = st.Muted.Render(tr.T("inspector.q_shows_the_qr"))
 		}
 		field(tr.T("inspector.pix_code"), hint)
-		for _, l := range chunkCells(tx.PixCopyPaste, max(w-2, 10)) {
+		for _, l := range common.ChunkCells(tx.PixCopyPaste, max(w-2, 10)) {
 			out = append(out, "  "+l)
 		}
 	}
@@ -802,7 +803,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 // splitDetail shows a tracked charge's accepted split beside what payment_completed distributed
 // (api.ReconcileSplit); nothing at all for a charge without a split or not tracked.
 func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	ch := r.charge
 	if !r.tracked {
 		return nil
@@ -816,7 +817,7 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 	requestUnknown := len(ch.SplitRequested) == 0 && ch.Source != state.SourceCreated
 	const destW, amtW = 20, 14
 	out := []string{"", st.Bold.Render(tr.T("inspector.split")) + st.Muted.Render(" · "+tr.T("inspector.requested_at_creation_distributed_on_payment"))}
-	out = append(out, st.ColHeader.Render(truncateWidth("  "+padRight(tr.T("inspector.destination_caps"), destW)+" "+padLeft(tr.T("inspector.requested_caps"), amtW)+" "+padLeft(tr.T("inspector.distributed_caps"), amtW), w)))
+	out = append(out, st.ColHeader.Render(common.TruncateWidth("  "+common.PadRight(tr.T("inspector.destination_caps"), destW)+" "+common.PadLeft(tr.T("inspector.requested_caps"), amtW)+" "+common.PadLeft(tr.T("inspector.distributed_caps"), amtW), w)))
 	dash := "—"
 	for _, l := range rec.Legs {
 		req, got, note := l.Requested.BRL(), l.Distributed.BRL(), ""
@@ -835,7 +836,7 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 				req, note = "?", ""
 			}
 		}
-		line := "  " + padRight("→ "+sanitize(l.SubAccount), destW) + " " + padLeft(req, amtW) + " " + padLeft(got, amtW)
+		line := "  " + common.PadRight("→ "+common.Sanitize(l.SubAccount), destW) + " " + common.PadLeft(req, amtW) + " " + common.PadLeft(got, amtW)
 		if note != "" {
 			line += "  " + st.Warn.Render(note)
 		}
@@ -843,11 +844,11 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 	}
 	switch {
 	case requestUnknown:
-		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("inspector.requested_unknown_here_this_pixdash_did"), w)))
+		out = append(out, st.Muted.Render(common.TruncateWidth("  "+tr.T("inspector.requested_unknown_here_this_pixdash_did"), w)))
 	case !rec.Reported:
-		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("inspector.distributed_not_reported_yet_the_service"), w)))
+		out = append(out, st.Muted.Render(common.TruncateWidth("  "+tr.T("inspector.distributed_not_reported_yet_the_service"), w)))
 	case rec.Distributed == 0:
-		out = append(out, st.Muted.Render(truncateWidth("  "+tr.T("inspector.nothing_was_distributed"), w)))
+		out = append(out, st.Muted.Render(common.TruncateWidth("  "+tr.T("inspector.nothing_was_distributed"), w)))
 	}
 	return out
 }
@@ -855,22 +856,22 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 // reportedSplit shows a split a payment_completed reported that the service did not accept
 // for the charge (state.Charge.SplitReported): the event's word only, never counted.
 func (v *inspectorView) reportedSplit(r *inspectResult, w int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if !r.tracked || len(r.charge.SplitReported) == 0 {
 		return nil
 	}
 	out := []string{"", st.Bold.Render(tr.T("inspector.split_reported_by_the_event")) + st.Warn.Render(" · "+tr.T("inspector.unconfirmed_not_counted"))}
 	for _, l := range r.charge.SplitReported {
-		out = append(out, truncateWidth("  → "+sanitize(l.SubAccount)+"  "+l.Amount.BRL(), w))
+		out = append(out, common.TruncateWidth("  → "+common.Sanitize(l.SubAccount)+"  "+l.Amount.BRL(), w))
 	}
 	return out
 }
 
 // refundDetail lists the refunds of the transaction that refund_completed webhooks reported.
 func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if r.RefundsErr != nil {
-		return []string{"", st.Bold.Render(tr.T("inspector.refunds")) + st.Muted.Render(truncateWidth(" · "+tr.F("inspector.could_not_read_the_events", r.RefundsErr), max(w-12, 0)))}
+		return []string{"", st.Bold.Render(tr.T("inspector.refunds")) + st.Muted.Render(common.TruncateWidth(" · "+tr.F("inspector.could_not_read_the_events", r.RefundsErr), max(w-12, 0)))}
 	}
 	if len(r.Refunds) == 0 {
 		return nil
@@ -879,7 +880,7 @@ func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 	for _, e := range r.Refunds {
 		total += e.Amount
 	}
-	out := []string{"", st.Bold.Render(tr.T("inspector.refunds")) + st.Muted.Render(truncateWidth(" · "+
+	out := []string{"", st.Bold.Render(tr.T("inspector.refunds")) + st.Muted.Render(common.TruncateWidth(" · "+
 		tr.N("inspector.refunds_of_in_all_as_the_n", len(r.Refunds), len(r.Refunds), total.BRL()), max(w-12, 0)))}
 	for _, e := range r.Refunds {
 		parts := []string{st.Bold.Render(e.Amount.BRL())}
@@ -890,11 +891,11 @@ func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 			parts = append(parts, tr.Enum(e.Status))
 		}
 		if !e.CreatedAt.IsZero() {
-			parts = append(parts, e.CreatedAt.In(v.c.loc).Format("02/01/2006 15:04:05"))
+			parts = append(parts, e.CreatedAt.In(v.c.Loc).Format("02/01/2006 15:04:05"))
 		}
-		out = append(out, truncateWidth("  ↩ "+strings.Join(parts, st.Muted.Render(" · ")), w))
+		out = append(out, common.TruncateWidth("  ↩ "+strings.Join(parts, st.Muted.Render(" · ")), w))
 		if e.E2EID != "" {
-			out = append(out, truncateWidth("    "+st.Label.Render("e2eId ")+st.Value.Render(sanitize(e.E2EID)), w))
+			out = append(out, common.TruncateWidth("    "+st.Label.Render("e2eId ")+st.Value.Render(common.Sanitize(e.E2EID)), w))
 		}
 	}
 	return out
@@ -902,36 +903,36 @@ func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 
 // blockDetail lists the balance blocks the service holds on the transaction.
 func (v *inspectorView) blockDetail(r *inspectResult, w int) []string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if r.BlocksErr != nil {
-		return []string{"", st.Bold.Render(tr.T("inspector.balance_blocks")) + st.Muted.Render(truncateWidth(" · "+describeErr(tr, tr.T("inspector.load_balance_blocks"), r.BlocksErr), max(w-20, 0)))}
+		return []string{"", st.Bold.Render(tr.T("inspector.balance_blocks")) + st.Muted.Render(common.TruncateWidth(" · "+common.DescribeErr(tr, tr.T("inspector.load_balance_blocks"), r.BlocksErr), max(w-20, 0)))}
 	}
 	if len(r.Blocks) == 0 {
 		return nil
 	}
 	out := []string{"", st.Bold.Render(tr.T("inspector.balance_blocks")) + st.Muted.Render(" · "+tr.F("inspector.on_this_transaction", len(r.Blocks)))}
 	for _, b := range r.Blocks {
-		sty, sym := st.status(b.Status)
-		parts := []string{sty.Render(sym + " " + orDash(tr.Enum(b.Status))), orDash(tr.Enum(blockType(b.BlockType))), st.Bold.Render(b.Amount.BRL())}
+		sty, sym := st.StatusLine(b.Status)
+		parts := []string{sty.Render(sym + " " + orDash(tr.Enum(b.Status))), orDash(tr.Enum(common.BlockType(b.BlockType))), st.Bold.Render(b.Amount.BRL())}
 		if b.ReferenceNumber != "" {
-			parts = append(parts, sanitize(b.ReferenceNumber))
+			parts = append(parts, common.Sanitize(b.ReferenceNumber))
 		}
 		if !b.CreatedAt.IsZero() {
-			parts = append(parts, b.CreatedAt.In(v.c.loc).Format("02/01/2006 15:04"))
+			parts = append(parts, b.CreatedAt.In(v.c.Loc).Format("02/01/2006 15:04"))
 		}
-		out = append(out, truncateWidth("  "+strings.Join(parts, st.Muted.Render(" · ")), w))
+		out = append(out, common.TruncateWidth("  "+strings.Join(parts, st.Muted.Render(" · ")), w))
 		if b.Reason != "" {
-			out = append(out, truncateWidth("    "+st.Label.Render(tr.T("inspector.reason")+" ")+st.Value.Render(sanitize(b.Reason)), w))
+			out = append(out, common.TruncateWidth("    "+st.Label.Render(tr.T("inspector.reason")+" ")+st.Value.Render(common.Sanitize(b.Reason)), w))
 		}
 		if b.ResolvedAt != nil || b.ResolutionReason != "" {
 			res := blockMeaning(tr, b.Status)
 			if b.ResolvedAt != nil {
-				res = tr.F("inspector.resolved", b.ResolvedAt.In(v.c.loc).Format("02/01/2006 15:04")) + " · " + res
+				res = tr.F("inspector.resolved", b.ResolvedAt.In(v.c.Loc).Format("02/01/2006 15:04")) + " · " + res
 			}
 			if b.ResolutionReason != "" {
-				res += " · " + sanitize(b.ResolutionReason)
+				res += " · " + common.Sanitize(b.ResolutionReason)
 			}
-			out = append(out, truncateWidth("    "+st.Muted.Render(res), w))
+			out = append(out, common.TruncateWidth("    "+st.Muted.Render(res), w))
 		}
 	}
 	return out

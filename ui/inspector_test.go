@@ -13,6 +13,7 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 func inspectorOf(m *Model) *inspectorView { return m.panes[viewInspector].(*inspectorView) }
@@ -68,9 +69,9 @@ func goldenSplitTx() (*api.Transaction, state.Charge) {
 // showLookup drives the inspector as the charges view would, then answers the lookup with tx.
 func showLookup(t testing.TB, m *Model, query, wallet string, tx *api.Transaction, ch state.Charge, tracked bool, err error) {
 	t.Helper()
-	send(t, m, inspectMsg{query: query, wallet: wallet})
+	send(t, m, common.InspectMsg{Query: query, Wallet: wallet})
 	v := inspectorOf(m)
-	send(t, m, lookupMsg{tag: m.app.tag(), seq: v.seq, query: query, wallet: wallet, tx: tx, charge: ch, tracked: tracked, err: err})
+	send(t, m, lookupMsg{tag: m.app.Tag(), seq: v.seq, query: query, wallet: wallet, tx: tx, charge: ch, tracked: tracked, err: err})
 }
 
 func TestGoldenInspector(t *testing.T) {
@@ -85,7 +86,7 @@ func TestGoldenInspector(t *testing.T) {
 				{Query: "nao-existe", Wallet: "loja-sul", At: goldenNow.Add(-40 * time.Minute)},
 				{Query: "3f6c1a2e-0000-4000-8000-000000000001", Wallet: "principal", Found: true, TxID: "3f6c1a2e-0000-4000-8000-000000000001", At: goldenNow.Add(-2 * time.Minute)},
 			} {
-				if err := m.app.sess.Store.AddLookup(context.Background(), l); err != nil {
+				if err := m.app.Sess.Store.AddLookup(context.Background(), l); err != nil {
 					t.Fatal(i, err)
 				}
 			}
@@ -130,7 +131,7 @@ func TestInspectorFocusAndCapturesText(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	v := inspectorOf(m)
 	m.Update(runeKey("2"))
-	if v.capturesText() {
+	if v.CapturesText() {
 		t.Fatal("the input grabbed the keyboard on arrival: the view keys 1-5 would type instead")
 	}
 	m.Update(runeKey("4"))
@@ -139,7 +140,7 @@ func TestInspectorFocusAndCapturesText(t *testing.T) {
 	}
 	m.Update(runeKey("2"))
 	m.Update(runeKey("/"))
-	if !v.capturesText() {
+	if !v.CapturesText() {
 		t.Fatal("/ did not focus the input")
 	}
 	for _, r := range "q1" {
@@ -149,12 +150,12 @@ func TestInspectorFocusAndCapturesText(t *testing.T) {
 		t.Fatalf("typing did not go to the input: view=%v value=%q", m.view, v.input.Value())
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
-	if v.capturesText() {
+	if v.CapturesText() {
 		t.Fatal("esc did not leave the input")
 	}
 	m.Update(runeKey("/"))
-	if !v.capturesText() || v.input.Value() != "" {
-		t.Fatalf("/ did not start a new lookup: focused=%v value=%q", v.capturesText(), v.input.Value())
+	if !v.CapturesText() || v.input.Value() != "" {
+		t.Fatalf("/ did not start a new lookup: focused=%v value=%q", v.CapturesText(), v.input.Value())
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
 	m.Update(runeKey("1"))
@@ -165,7 +166,7 @@ func TestInspectorFocusAndCapturesText(t *testing.T) {
 	showLookup(t, m, "PED-0999", "principal", goldenFailedTx(), state.Charge{}, false, nil)
 	m.Update(runeKey("1"))
 	m.Update(runeKey("2"))
-	if v.capturesText() {
+	if v.CapturesText() {
 		t.Fatal("the input grabbed the keyboard over a result")
 	}
 }
@@ -245,20 +246,20 @@ func TestInspectorDocumentMaskedUntilRevealed(t *testing.T) {
 func TestInspectorDropsStaleAndSupersededReplies(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	v := inspectorOf(m)
-	m.Update(inspectMsg{query: "first", wallet: "principal"})
+	m.Update(common.InspectMsg{Query: "first", Wallet: "principal"})
 	first := v.seq
-	m.Update(inspectMsg{query: "second", wallet: "principal"})
-	m.Update(reply(m, lookupMsg{tag: m.app.tag(), seq: first, query: "first", wallet: "principal", tx: goldenTransferTx()}))
+	m.Update(common.InspectMsg{Query: "second", Wallet: "principal"})
+	m.Update(reply(m, lookupMsg{tag: m.app.Tag(), seq: first, query: "first", wallet: "principal", tx: goldenTransferTx()}))
 	if v.res != nil || !v.loading {
 		t.Fatal("a superseded lookup reply was applied")
 	}
-	m.Update(reply(m, lookupMsg{tag: tag{gen: m.app.gen + 1, wallet: m.app.wallet}, seq: v.seq, query: "second", wallet: "principal", tx: goldenTransferTx()}))
+	m.Update(reply(m, lookupMsg{tag: common.Tag{Gen: m.app.Gen + 1, Wallet: m.app.Wallet}, seq: v.seq, query: "second", wallet: "principal", tx: goldenTransferTx()}))
 	if v.res != nil {
 		t.Fatal("a reply of another session was applied")
 	}
 	seq := v.seq
-	m.Update(switchWalletMsg{wallet: "loja-sul"})
-	m.Update(reply(m, lookupMsg{tag: tag{gen: m.app.gen, wallet: "principal"}, seq: seq, query: "second", wallet: "principal", tx: goldenTransferTx()}))
+	m.Update(common.SwitchWalletMsg{Wallet: "loja-sul"})
+	m.Update(reply(m, lookupMsg{tag: common.Tag{Gen: m.app.Gen, Wallet: "principal"}, seq: seq, query: "second", wallet: "principal", tx: goldenTransferTx()}))
 	if v.res != nil || v.loading {
 		t.Fatalf("a lookup made before the wallet switch was applied (loading=%v)", v.loading)
 	}
@@ -269,10 +270,10 @@ func TestInspectorRefreshesOnEventsAboutItsTransaction(t *testing.T) {
 	v := inspectorOf(m)
 	tx := goldenTransferTx()
 	showLookup(t, m, "ref", "loja-centro", tx, state.Charge{}, false, nil)
-	if cmd := v.update(eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: "other"}}); cmd != nil || v.loading {
+	if cmd := v.Update(eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: "other"}}); cmd != nil || v.loading {
 		t.Fatal("an event about another transaction refreshed the inspector")
 	}
-	if cmd := v.update(eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: tx.ID}}); cmd == nil ||
+	if cmd := v.Update(eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: tx.ID}}); cmd == nil ||
 		!v.loading || v.pendingQuery != "ref" || v.pendingWallet != "loja-centro" {
 		t.Fatalf("an event about the transaction on screen did not refresh it in its wallet: loading=%v %q %q", v.loading, v.pendingQuery, v.pendingWallet)
 	}
@@ -377,7 +378,7 @@ func TestFlowInspectorNotFound(t *testing.T) {
 	}
 	// The same query finds nothing in another wallet either, and says which one it looked in.
 	f.keys("esc")
-	f.tm.Send(switchWalletMsg{wallet: "loja-centro"})
+	f.tm.Send(common.SwitchWalletMsg{Wallet: "loja-centro"})
 	f.waitFor("Lookups run in wallet loja-centro")
 	f.keys("/", "pedido-1001", "enter")
 	f.waitFor("Nothing matched “pedido-1001” in wallet loja-centro.")
@@ -557,7 +558,7 @@ func TestInspectorScrollsInAViewport(t *testing.T) {
 	}
 	// With the lookup input focused, ↑/↓ still scroll the result, from the bottom too.
 	m.Update(runeKey("/"))
-	if !v.capturesText() {
+	if !v.CapturesText() {
 		t.Fatal("/ did not focus the input")
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyUp})

@@ -3,9 +3,10 @@ package ui
 import (
 	"context"
 	"errors"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
@@ -15,6 +16,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // Form fields, in tab order.
@@ -62,8 +64,8 @@ type chargeSubmitMsg struct{ draft chargeDraft }
 
 // chargeForm is the new-charge form.
 type chargeForm struct {
-	closer
-	c        *common
+	common.Closer
+	c        *common.Common
 	key      string // Idempotency-Key, minted when the form opens
 	wallet   string
 	field    int // the focused field
@@ -94,7 +96,7 @@ type chargeForm struct {
 	descInit string
 }
 
-func newChargeForm(c *common, wallet, key string) *chargeForm {
+func newChargeForm(c *common.Common, wallet, key string) *chargeForm {
 	f := &chargeForm{c: c, key: key, wallet: wallet, preset: defaultExpiryPreset, projLoad: true}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
@@ -107,22 +109,22 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 		f.inputs[i] = mk("", 0)
 	}
 	f.inputs[fAmount] = mk("12,34", 20)
-	f.inputs[fDescription] = mk(c.tr.T("newcharge.what_is_being_paid"), 300)
+	f.inputs[fDescription] = mk(c.Tr.T("newcharge.what_is_being_paid"), 300)
 	f.inputs[fExpiry] = mk("90m, 2h, 3d", 12)
-	f.inputs[fExternalRef] = mk(c.tr.T("newcharge.your_order_id"), 300)
-	f.inputs[fName] = mk(c.tr.T("newcharge.payer_name"), 120)
+	f.inputs[fExternalRef] = mk(c.Tr.T("newcharge.your_order_id"), 300)
+	f.inputs[fName] = mk(c.Tr.T("newcharge.payer_name"), 120)
 	f.inputs[fDocument] = mk("000.000.000-00", 20)
-	f.inputs[fEmail] = mk(c.tr.T("newcharge.name_example_com"), 120)
+	f.inputs[fEmail] = mk(c.Tr.T("newcharge.name_example_com"), 120)
 	f.inputs[fPhone] = mk("+55 11 91234-5678", 20)
 	f.meta = textarea.New()
-	f.meta.Placeholder = c.tr.T("newcharge.order_1234")
+	f.meta.Placeholder = c.Tr.T("newcharge.order_1234")
 	f.meta.ShowLineNumbers = false
 	f.meta.Prompt = ""
 	f.meta.SetHeight(2)
 	f.meta.CharLimit = 2000
 	// The service requires a description: start with the profile's default, so an amount and
 	// ctrl+s are enough at the counter.
-	f.inputs[fDescription].SetValue(sanitize(c.app.sess.Description())) // from the config
+	f.inputs[fDescription].SetValue(common.Sanitize(c.App.Sess.Description())) // from the config
 	f.inputs[fDescription].CursorEnd()
 	f.descDefault = true
 	f.descInit = f.inputs[fDescription].Value()
@@ -132,24 +134,24 @@ func newChargeForm(c *common, wallet, key string) *chargeForm {
 }
 
 // statusOwner: the form's messages ("Fix the highlighted fields") go when it closes.
-func (f *chargeForm) statusOwner() string { return ownerForm }
+func (f *chargeForm) StatusOwner() string { return common.OwnerForm }
 
 // layer: the form takes the body's place; header, tabs and footer stay.
-func (f *chargeForm) layer() layer { return layerBody }
+func (f *chargeForm) Layer() common.Layer { return common.LayerBody }
 
 // focus needs nothing: the project list is loaded by the root when the form opens.
-func (f *chargeForm) focus() tea.Cmd { return nil }
+func (f *chargeForm) Focus() tea.Cmd { return nil }
 
 // start reads nothing: the root reads the projects for the form (openForm).
-func (f *chargeForm) start() tea.Cmd { return nil }
+func (f *chargeForm) Start() tea.Cmd { return nil }
 
 // blur leaves the fields as they are.
-func (f *chargeForm) blur() {}
+func (f *chargeForm) Blur() {}
 
-func (f *chargeForm) setSize(w, h int) tea.Cmd {
+func (f *chargeForm) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	if f.sb != nil {
-		f.sb.setSize(w, h)
+		f.sb.SetSize(w, h)
 	}
 	iw := w - 16 - 2
 	if iw > 44 {
@@ -195,7 +197,7 @@ func isTextField(i int) bool {
 }
 
 // capturesText reports whether printable keys belong to the focused field.
-func (f *chargeForm) capturesText() bool {
+func (f *chargeForm) CapturesText() bool {
 	switch f.field {
 	case fProject, fSplit, fSubmit:
 		return false
@@ -217,7 +219,7 @@ func (f *chargeForm) setProjects(ps []api.Project, err error) {
 	}
 }
 
-func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
+func (f *chargeForm) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		switch m := msg.(type) {
@@ -227,20 +229,20 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 				f.validate()
 			}
 		case projectsMsg:
-			if !f.c.app.stale(m.tag) {
+			if !f.c.App.Stale(m.tag) {
 				f.setProjects(m.items, m.err)
 			}
 		}
 		return nil
 	}
-	k := f.c.keys
+	k := f.c.Keys
 	if f.splitOpen {
 		return f.updateSplit(km)
 	}
 	switch {
 	case key.Matches(km, k.Back):
 		// Something was typed, or a request may still land: throwing it away takes a yes.
-		f.ask(discardGuard(f.c, f.dirty() || f.mayLand, f.discardQuestion(), f.close))
+		f.Ask(common.DiscardGuard(f.c, f.dirty() || f.mayLand, f.discardQuestion(), f.Close))
 		return nil
 	case key.Matches(km, k.Submit):
 		return f.submit()
@@ -303,7 +305,7 @@ func (f *chargeForm) update(msg tea.Msg) tea.Cmd {
 	if f.field == fDescription {
 		return f.editDescription(km)
 	}
-	if f.field < fieldCount && f.capturesText() {
+	if f.field < fieldCount && f.CapturesText() {
 		var cmd tea.Cmd
 		f.inputs[f.field], cmd = f.inputs[f.field].Update(km)
 		f.server[f.field] = ""
@@ -346,7 +348,7 @@ func (f *chargeForm) editDescription(km tea.KeyMsg) tea.Cmd {
 func (f *chargeForm) openSplit() tea.Cmd {
 	if f.sb == nil {
 		f.sb = newSplitBuilder(f.c, f.wallet)
-		f.sb.setSize(f.width, f.height)
+		f.sb.SetSize(f.width, f.height)
 	}
 	f.splitOpen = true
 	var cmd tea.Cmd
@@ -372,7 +374,7 @@ func (f *chargeForm) closeSplit() {
 
 // updateSplit routes a key to the open split builder; esc or ctrl+p closes it, ctrl+s submits the form.
 func (f *chargeForm) updateSplit(km tea.KeyMsg) tea.Cmd {
-	k := f.c.keys
+	k := f.c.Keys
 	switch {
 	case key.Matches(km, k.Back), key.Matches(km, k.Split):
 		f.closeSplit()
@@ -380,7 +382,7 @@ func (f *chargeForm) updateSplit(km tea.KeyMsg) tea.Cmd {
 	case key.Matches(km, k.Submit):
 		return f.submit()
 	}
-	cmd, done := f.sb.update(km)
+	cmd, done := f.sb.Update(km)
 	if f.sb.takeDirty() {
 		f.server[fSplit] = ""
 	}
@@ -393,7 +395,7 @@ func (f *chargeForm) updateSplit(km tea.KeyMsg) tea.Cmd {
 
 // shortHelp lists the keys that work now: the builder's while it is open, else the form's.
 func (f *chargeForm) ShortHelp() []key.Binding {
-	k := f.c.keys
+	k := f.c.Keys
 	if f.splitOpen && f.sb != nil {
 		// The builder lists its own keys, wrapped, above the footer.
 		return []key.Binding{k.Submit, k.Back}
@@ -403,7 +405,7 @@ func (f *chargeForm) ShortHelp() []key.Binding {
 
 // fullHelp lists every key of the form and of its split builder.
 func (f *chargeForm) FullHelp() [][]key.Binding {
-	k := f.c.keys
+	k := f.c.Keys
 	return [][]key.Binding{{k.NextField, k.PrevField, k.Submit, k.Split, k.Back, k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PrevLeg, k.NextLeg, k.PickWallet}}
 }
 
@@ -420,21 +422,21 @@ func (f *chargeForm) expiry() (time.Duration, error) {
 	if d := expiryPresets[f.preset].d; d != 0 {
 		return d, nil
 	}
-	d, err := parseDuration(f.c.tr, f.inputs[fExpiry].Value())
+	d, err := common.ParseDuration(f.c.Tr, f.inputs[fExpiry].Value())
 	if err != nil {
 		return 0, err
 	}
-	return d, checkExpiry(f.c.tr, d)
+	return d, common.CheckExpiry(f.c.Tr, d)
 }
 
 // validate checks every field against the spec's limits; messages go next to the fields.
 func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
-	tr := f.c.tr
+	tr := f.c.Tr
 	f.errs = [fieldCount]string{}
 	var req api.CreatePixRequest
 	set := func(i int, err error) {
 		if err != nil {
-			f.errs[i] = localMessage(tr, err.Error())
+			f.errs[i] = common.LocalMessage(tr, err.Error())
 		}
 	}
 	amt, err := api.ParseBRL(f.inputs[fAmount].Value())
@@ -443,7 +445,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 	}
 	switch {
 	case err != nil:
-		set(fAmount, amountError(tr, err))
+		set(fAmount, common.AmountError(tr, err))
 	case amt < api.MinChargeAmount:
 		f.errs[fAmount] = tr.T("newcharge.the_minimum_charge_is_r_1")
 	default:
@@ -454,7 +456,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 		// The service refuses a charge without one ("description should not be empty").
 		f.errs[fDescription] = tr.T("newcharge.description_is_required")
 	} else {
-		set(fDescription, checkMaxLen(tr, req.Description, api.MaxDescription))
+		set(fDescription, common.CheckMaxLen(tr, req.Description, api.MaxDescription))
 	}
 	if d, err := f.expiry(); err != nil {
 		set(fExpiry, err)
@@ -462,25 +464,25 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 		req.ExpiresIn = int(d / time.Second)
 	}
 	req.ExternalReference = strings.TrimSpace(f.inputs[fExternalRef].Value())
-	set(fExternalRef, checkMaxLen(tr, req.ExternalReference, api.MaxExternalRef))
+	set(fExternalRef, common.CheckMaxLen(tr, req.ExternalReference, api.MaxExternalRef))
 	if f.project > 0 && f.project <= len(f.projects) {
 		req.ProjectID = f.projects[f.project-1].ID
 	}
-	doc, _, docErr := checkDocument(tr, f.inputs[fDocument].Value())
+	doc, _, docErr := common.CheckDocument(tr, f.inputs[fDocument].Value())
 	cust := api.Customer{
 		Name:     strings.TrimSpace(f.inputs[fName].Value()),
 		Document: doc,
 		Email:    strings.TrimSpace(f.inputs[fEmail].Value()),
 		Phone:    strings.TrimSpace(f.inputs[fPhone].Value()),
 	}
-	set(fName, checkMaxLen(tr, cust.Name, 255))
+	set(fName, common.CheckMaxLen(tr, cust.Name, 255))
 	set(fDocument, docErr)
-	set(fEmail, checkEmail(tr, cust.Email))
-	set(fPhone, checkPhone(tr, cust.Phone))
+	set(fEmail, common.CheckEmail(tr, cust.Email))
+	set(fPhone, common.CheckPhone(tr, cust.Phone))
 	if !cust.IsZero() {
 		req.Customer = &cust
 	}
-	meta, err := parseMetadata(tr, f.meta.Value())
+	meta, err := common.ParseMetadata(tr, f.meta.Value())
 	set(fMetadata, err)
 	req.Metadata = meta
 	if ck, ok := f.splitCheck(); ok {
@@ -493,7 +495,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 		switch p.Field {
 		case api.FieldDescription:
 			if f.errs[fDescription] == "" {
-				f.errs[fDescription] = localMessage(tr, p.Msg)
+				f.errs[fDescription] = common.LocalMessage(tr, p.Msg)
 			}
 		case api.FieldExpiresIn:
 			if f.errs[fExpiry] == "" {
@@ -501,7 +503,7 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 			}
 		case api.FieldExternalRef:
 			if f.errs[fExternalRef] == "" {
-				f.errs[fExternalRef] = localMessage(tr, p.Msg)
+				f.errs[fExternalRef] = common.LocalMessage(tr, p.Msg)
 			}
 		}
 	}
@@ -516,11 +518,11 @@ func (f *chargeForm) validate() (api.CreatePixRequest, bool) {
 func (f *chargeForm) submit() tea.Cmd {
 	f.tried = true
 	req, ok := f.validate()
-	if i, fix := fixHighlighted(f.c, f.errs[:], ownerForm); !ok && i >= 0 {
+	if i, fix := common.FixHighlighted(f.c, f.errs[:], common.OwnerForm); !ok && i >= 0 {
 		if i == fSplit {
 			// The builder shows the message on the leg that breaks the rule.
-			text := f.c.tr.F("newcharge.the_split_breaks_a_rule_nothing", f.errs[i])
-			fix = func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: ownerForm} }
+			text := f.c.Tr.F("newcharge.the_split_breaks_a_rule_nothing", f.errs[i])
+			fix = func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusError, Owner: common.OwnerForm} }
 		} else if f.splitOpen {
 			f.closeSplit()
 		}
@@ -536,14 +538,14 @@ func (f *chargeForm) submit() tea.Cmd {
 
 // fieldLabel names each field for the view.
 func (f *chargeForm) fieldLabel(i int) string {
-	tr := f.c.tr
+	tr := f.c.Tr
 	return [...]string{
 		tr.T("newcharge.amount"), tr.T("newcharge.description"), tr.T("newcharge.expires_in"), tr.T("newcharge.external_ref"), tr.T("newcharge.project"),
 		tr.T("newcharge.payer_name_2"), tr.T("newcharge.cpf_cnpj_caps"), tr.T("newcharge.e_mail"), tr.T("newcharge.phone"), tr.T("newcharge.metadata"), tr.T("newcharge.split"), "",
 	}[i]
 }
 
-func (f *chargeForm) view() string {
+func (f *chargeForm) View() string {
 	return f.formView()
 }
 
@@ -551,13 +553,13 @@ func (f *chargeForm) view() string {
 func (f *chargeForm) formView() string {
 	w := f.width
 	if f.splitOpen && f.sb != nil {
-		return f.sb.view()
+		return f.sb.View()
 	}
-	st, tr := f.c.st, f.c.tr
+	st, tr := f.c.St, f.c.Tr
 	var b strings.Builder
 	title := tr.T("newcharge.new_charge")
 	if f.wallet != "" && f.wallet != api.WalletPrincipal {
-		title += " · " + tr.F("newcharge.wallet", sanitize(f.wallet))
+		title += " · " + tr.F("newcharge.wallet", common.Sanitize(f.wallet))
 	}
 	b.WriteString(st.Bold.Render(title) + "\n")
 	labelW := 14 // the longest label and a space (pt-BR's "Nome do pagador" needs 16)
@@ -565,7 +567,7 @@ func (f *chargeForm) formView() string {
 		labelW = max(labelW, lipgloss.Width(f.fieldLabel(i))+1)
 	}
 	for i := 0; i < fieldCount; i++ {
-		label := padRight(f.fieldLabel(i), labelW)
+		label := common.PadRight(f.fieldLabel(i), labelW)
 		if i == f.field {
 			label = st.FieldFocus.Render("› " + label)
 		} else {
@@ -589,14 +591,14 @@ func (f *chargeForm) formView() string {
 			case f.project == 0:
 				val = "‹ " + tr.T("newcharge.default") + " ›"
 				if len(f.projects) == 1 {
-					val += st.Muted.Render(" " + sanitize(f.projects[0].Name))
+					val += st.Muted.Render(" " + common.Sanitize(f.projects[0].Name))
 				}
 			default:
-				val = "‹ " + sanitize(f.projects[f.project-1].Name) + " ›"
+				val = "‹ " + common.Sanitize(f.projects[f.project-1].Name) + " ›"
 			}
 		case fMetadata:
 			// Its second and later rows go under the field, not under the labels.
-			val = strings.ReplaceAll(f.meta.View(), "\n", "\n"+spaces(lipgloss.Width(label)))
+			val = strings.ReplaceAll(f.meta.View(), "\n", "\n"+common.Spaces(lipgloss.Width(label)))
 		case fSplit:
 			if ck, ok := f.splitCheck(); ok {
 				val = f.sb.summary(ck)
@@ -608,14 +610,14 @@ func (f *chargeForm) formView() string {
 			if i == f.field {
 				btn = st.FieldFocus.Render(btn)
 			}
-			b.WriteString("  " + spaces(labelW) + btn + "\n")
+			b.WriteString("  " + common.Spaces(labelW) + btn + "\n")
 			continue
 		default:
 			val = f.inputs[i].View()
 		}
 		line := label + val
 		if i == fAmount {
-			if p := amountPreview(tr, f.inputs[fAmount].Value()); p != "" {
+			if p := common.AmountPreview(tr, f.inputs[fAmount].Value()); p != "" {
 				line += st.Muted.Render("  " + p)
 			}
 		}
@@ -630,7 +632,7 @@ func (f *chargeForm) formView() string {
 		if e == "" || i == fSplit { // the split's summary already says what is wrong
 			e = f.server[i]
 		}
-		e = sanitize(e) // the service's refusal is text from outside
+		e = common.Sanitize(e) // the service's refusal is text from outside
 		if e != "" && (f.touched[i] || f.tried) {
 			// Beside the field when it fits whole, else wrapped under it: the message says what
 			// to write, so none of it is cut.
@@ -639,14 +641,14 @@ func (f *chargeForm) formView() string {
 				line += "  " + st.FieldErr.Render(msg)
 			} else {
 				for _, l := range strings.Split(ansi.Wrap(msg, max(w-labelW-2, 10), ""), "\n") {
-					line += "\n" + spaces(labelW+2) + st.FieldErr.Render(l)
+					line += "\n" + common.Spaces(labelW+2) + st.FieldErr.Render(l)
 				}
 			}
 		}
 		b.WriteString(line + "\n")
 		if i == fMetadata {
 			for _, l := range f.metadataNotes(w - labelW - 2) {
-				b.WriteString(spaces(labelW+2) + l + "\n")
+				b.WriteString(common.Spaces(labelW+2) + l + "\n")
 			}
 		}
 	}
@@ -664,15 +666,15 @@ func (f *chargeForm) serverError(err error) tea.Cmd {
 	if !errors.As(err, &ae) {
 		return nil
 	}
-	f.key = f.c.newKey()
+	f.key = f.c.NewKey()
 	if errors.Is(err, api.ErrSplitSum) && f.sb != nil && f.sb.hasLegs() {
 		if info, ok := ae.SplitSum(); ok {
 			f.sb.learn(info.Fee)
 			f.splitOpen = true
 			f.validate()
-			store := f.c.app.sess.Store
+			store := f.c.App.Sess.Store
 			lf := state.LearnedFee{Fee: info.Fee, From: ae.Message, Wallet: f.wallet}
-			return f.c.app.withTimeout(persistTimout, func(ctx context.Context) tea.Msg { return persistMsg{err: store.LearnFee(ctx, lf)} })
+			return f.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg { return persistMsg{err: store.LearnFee(ctx, lf)} })
 		}
 	}
 	fields := map[string]int{
@@ -683,10 +685,10 @@ func (f *chargeForm) serverError(err error) tea.Cmd {
 	}
 	for prefix, i := range fields {
 		if strings.HasPrefix(ae.Message, prefix) {
-			f.server[i] = serviceMessage(f.c.tr, ae.Message)
+			f.server[i] = common.ServiceMessage(f.c.Tr, ae.Message)
 			f.touched[i] = true
 			if i == fSplit && f.sb != nil && f.sb.hasLegs() {
-				f.sb.setServer(serviceMessage(f.c.tr, ae.Message))
+				f.sb.setServer(common.ServiceMessage(f.c.Tr, ae.Message))
 				f.splitOpen = true
 			}
 			return nil
@@ -718,7 +720,7 @@ func (f *chargeForm) dirty() bool {
 // says so: discarding closes the form, not the request, and its submission stays recorded, so
 // the charge is found by its key if it is created.
 func (f *chargeForm) discardQuestion() string {
-	tr := f.c.tr
+	tr := f.c.Tr
 	switch {
 	case f.sending:
 		return tr.T("newcharge.a_request_is_being_sent_and")
@@ -732,23 +734,23 @@ func (f *chargeForm) discardQuestion() string {
 // While a request may land it says that the charge may be created and is looked up next time.
 func (f *chargeForm) quitQuestion() string {
 	if f.mayLand {
-		return f.c.tr.T("newcharge.a_request_for_this_charge_was")
+		return f.c.Tr.T("newcharge.a_request_for_this_charge_was")
 	}
 	if !f.dirty() || f.sending {
 		return ""
 	}
-	return f.c.tr.T("newcharge.quit_and_discard_the_charge_being")
+	return f.c.Tr.T("newcharge.quit_and_discard_the_charge_being")
 }
 
 // metadataNotes are the lines under the metadata field: how to write pairs (while it is
 // focused or empty of pairs) and the pairs that will be sent, as they will be sent.
 func (f *chargeForm) metadataNotes(w int) []string {
-	st, tr := f.c.st, f.c.tr
+	st, tr := f.c.St, f.c.Tr
 	var out []string
-	pairs, err := parseMetadataPairs(tr, f.meta.Value())
+	pairs, err := common.ParseMetadataPairs(tr, f.meta.Value())
 	if f.field == fMetadata {
 		hint := tr.T("newcharge.e_g_mesa_4_garcom_joao")
-		for _, l := range packSegments(strings.Split(hint, " · "), " · ", max(w, 20), 0) {
+		for _, l := range common.PackSegments(strings.Split(hint, " · "), " · ", max(w, 20), 0) {
 			out = append(out, st.Muted.Render(l))
 		}
 	}
@@ -760,5 +762,5 @@ func (f *chargeForm) metadataNotes(w int) []string {
 		shown[i] = p.String()
 	}
 	line := tr.N("newcharge.sends_pairs_n", len(pairs), len(pairs), strings.Join(shown, " · "))
-	return append(out, st.Muted.Render(truncateWidth(line, max(w, 20))))
+	return append(out, st.Muted.Render(common.TruncateWidth(line, max(w, 20))))
 }

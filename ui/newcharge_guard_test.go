@@ -9,12 +9,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 // Issue 14 #17: esc on a filled form asks before throwing it away; n keeps what was typed,
 // y closes it. An untouched form closes at once.
 func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		t.Run(string(lang), func(t *testing.T) {
 			m := formModel(t, goldenSession(t, api.Sandbox), lang)
 			keyPress(t, m, tea.KeyMsg{Type: tea.KeyEsc})
@@ -33,7 +34,7 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 				t.Fatal("esc threw a filled form away without asking")
 			}
 			screen := ansi.Strip(m.View())
-			discard := map[Lang]string{LangEN: "Discard", LangPT: "Descartar"}[lang]
+			discard := map[common.Lang]string{common.LangEN: "Discard", common.LangPT: "Descartar"}[lang]
 			if !strings.Contains(screen, discard) {
 				t.Fatalf("no question on screen:\n%s", screen)
 			}
@@ -60,7 +61,7 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 
 // Issue 14 #17: ctrl+c in a filled form asks (the root's quit guard); in an empty one it quits.
 func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
-	m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
+	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	if q := formOf(m).quitQuestion(); q != "" {
 		t.Fatalf("an untouched form asks %q", q)
 	}
@@ -75,7 +76,7 @@ func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
 		t.Fatal("y did not quit")
 	}
 
-	m = formModel(t, goldenSession(t, api.Sandbox), LangEN)
+	m = formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	if !keyPress(t, m, tea.KeyMsg{Type: tea.KeyCtrlC}) {
 		t.Fatal("ctrl+c on an untouched form did not quit")
 	}
@@ -86,7 +87,7 @@ func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
 		"metadata":    func(f *chargeForm) { f.meta.SetValue("mesa=4") },
 		"expiry":      func(f *chargeForm) { f.preset = 0 },
 	} {
-		m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
+		m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 		edit(formOf(m))
 		if formOf(m).quitQuestion() == "" {
 			t.Errorf("%s: a changed form has no question", name)
@@ -97,7 +98,7 @@ func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
 // Issue 14 #10: pairs are separated by spaces, ";" or new lines; a value runs to the next
 // key=, so it may hold spaces; quotes keep anything.
 func TestParseMetadataPairs(t *testing.T) {
-	tr := catalog{lang: LangEN}
+	tr := common.Catalog{Lang: common.LangEN}
 	for _, tc := range []struct {
 		in   string
 		want map[string]any
@@ -114,7 +115,7 @@ func TestParseMetadataPairs(t *testing.T) {
 		{"  ", nil},
 		{"order=1234", map[string]any{"order": "1234"}},
 	} {
-		got, err := parseMetadata(tr, tc.in)
+		got, err := common.ParseMetadata(tr, tc.in)
 		if err != nil {
 			t.Errorf("%q: %v", tc.in, err)
 			continue
@@ -130,7 +131,7 @@ func TestParseMetadataPairs(t *testing.T) {
 		`obs="sem fim`:     "closing quote",
 		"mesa=1;;garcom 2": `"garcom 2": write key=value`,
 	} {
-		if _, err := parseMetadata(tr, in); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := common.ParseMetadata(tr, in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
 		}
 	}
@@ -139,7 +140,7 @@ func TestParseMetadataPairs(t *testing.T) {
 // Issue 14 #10: the form says how to separate pairs and shows the pairs it will send.
 func TestNewChargeMetadataPreview(t *testing.T) {
 	for _, size := range goldenSizes {
-		m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
+		m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 		send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		walletsType(m, "12,34")
 		for formOf(m).field != fMetadata {

@@ -8,12 +8,13 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 // formModel is a golden model in the given language with the new-charge form open.
-func formModel(t *testing.T, s *Session, lang Lang) *Model {
+func formModel(t *testing.T, s *Session, lang common.Lang) *Model {
 	t.Helper()
-	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(runeKey("n"))
 	if formOf(m) == nil {
@@ -25,15 +26,15 @@ func formModel(t *testing.T, s *Session, lang Lang) *Model {
 // submitted runs ctrl+s and returns the draft sent to the root, or the status shown instead.
 func submitted(t *testing.T, m *Model) (*chargeDraft, string) {
 	t.Helper()
-	cmd := formOf(m).update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	cmd := formOf(m).Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 	if cmd == nil {
 		return nil, ""
 	}
 	switch msg := runReply(cmd).(type) {
 	case chargeSubmitMsg:
 		return &msg.draft, ""
-	case statusMsg:
-		return nil, msg.text
+	case common.StatusMsg:
+		return nil, msg.Text
 	default:
 		t.Fatalf("ctrl+s produced %#v", msg)
 	}
@@ -51,7 +52,7 @@ func TestNewChargeDescriptionPrefilled(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := goldenSession(t, api.Sandbox)
 			s.DefaultDescription = tc.sess
-			m := formModel(t, s, LangEN)
+			m := formModel(t, s, common.LangEN)
 			if got := formOf(m).inputs[fDescription].Value(); got != tc.want {
 				t.Fatalf("description starts as %q, want %q", got, tc.want)
 			}
@@ -72,7 +73,7 @@ func TestNewChargeDescriptionPrefilled(t *testing.T) {
 }
 
 func TestNewChargeTypingReplacesDefaultDescription(t *testing.T) {
-	m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
+	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	walletsType(m, "7")
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	if !strings.Contains(m.View(), "default · typing replaces it") {
@@ -88,7 +89,7 @@ func TestNewChargeTypingReplacesDefaultDescription(t *testing.T) {
 	}
 
 	// An arrow key keeps the default for editing: what is typed then is added to it.
-	m = formModel(t, goldenSession(t, api.Sandbox), LangEN)
+	m = formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	walletsType(m, "7")
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
@@ -100,11 +101,11 @@ func TestNewChargeTypingReplacesDefaultDescription(t *testing.T) {
 
 func TestNewChargeClearedDescriptionIsRequired(t *testing.T) {
 	for _, tc := range []struct {
-		lang Lang
+		lang common.Lang
 		want string
 	}{
-		{LangEN, "Description is required"},
-		{LangPT, "Descrição é obrigatória"},
+		{common.LangEN, "Description is required"},
+		{common.LangPT, "Descrição é obrigatória"},
 	} {
 		t.Run(string(tc.lang), func(t *testing.T) {
 			m := formModel(t, goldenSession(t, api.Sandbox), tc.lang)
@@ -138,7 +139,7 @@ func TestNewChargeClearedDescriptionIsRequired(t *testing.T) {
 func TestNewChargeDescriptionTooLong(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	s.DefaultDescription = strings.Repeat("a", 250)
-	m := formModel(t, s, LangEN)
+	m := formModel(t, s, common.LangEN)
 	walletsType(m, "5")
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
@@ -152,7 +153,7 @@ func TestNewChargeDescriptionTooLong(t *testing.T) {
 }
 
 func TestNewChargeServerMessageIsSanitized(t *testing.T) {
-	m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
+	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	formOf(m).serverError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: "description \x1b[2Jbad\nvalue"})
 	formOf(m).tried = true
 	view := m.View()

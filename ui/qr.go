@@ -16,6 +16,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // Demo payers used by the sandbox simulation keys (valid check digits).
@@ -30,8 +31,8 @@ const (
 // The customer sees what is theirs (amount, description, merchant, expiry, the code); the
 // split, wallets and fees stay on the merchant's views (the inspector).
 type qrView struct {
-	closer
-	c       *common
+	common.Closer
+	c       *common.Common
 	store   *state.Store
 	ctl     workflow.PaymentSimulator // nil unless the service is the sandbox emulator
 	env     api.Environment
@@ -62,21 +63,21 @@ func (m *Model) openQR(ch state.Charge) tea.Cmd {
 	if old, ok := m.qrScreen(); ok {
 		cmds = append(cmds, m.closeOverlay(old))
 	}
-	return tea.Batch(append(cmds, m.push(&qrView{c: m.c, store: m.app.sess.Store, ctl: m.app.sess.Simulator, env: m.app.sess.Env, id: ch.ID, ch: ch, copyFn: m.opts.Clipboard}))...)
+	return tea.Batch(append(cmds, m.push(&qrView{c: m.c, store: m.app.Sess.Store, ctl: m.app.Sess.Simulator, env: m.app.Sess.Env, id: ch.ID, ch: ch, copyFn: m.opts.Clipboard}))...)
 }
 
 // pollChargeMsg asks the root to read a charge from the service now, without a status line.
 type pollChargeMsg struct{ id, wallet string }
 
 // setSize gives the screen the whole terminal.
-func (v *qrView) setSize(w, h int) tea.Cmd {
+func (v *qrView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.prepare()
 	return nil
 }
 
 // layer: the QR and result screens take the whole terminal (the customer looks at them).
-func (v *qrView) layer() layer { return layerScreen }
+func (v *qrView) Layer() common.Layer { return common.LayerScreen }
 
 // How long the copy confirmation stays, and how often a refused payment's open refund is read
 // again (doubling up to the cap while it stays open).
@@ -102,14 +103,14 @@ type (
 
 // focus gives the screen the keyboard back (a dialog over it closed): a confirmation from
 // before the dialog is stale. It polls nothing: the screen's tick goes on under a dialog.
-func (v *qrView) focus() tea.Cmd {
+func (v *qrView) Focus() tea.Cmd {
 	v.prepare()
 	v.notice = ""
 	return nil
 }
 
 // start polls the charge at once when it may still change, and starts the screen's tick.
-func (v *qrView) start() tea.Cmd {
+func (v *qrView) Start() tea.Cmd {
 	v.prepare()
 	v.notice = "" // a confirmation from before a dialog covered the screen is stale
 	ch, ok := v.charge()
@@ -127,7 +128,7 @@ func (v *qrView) start() tea.Cmd {
 }
 
 // blur leaves the screen as it is.
-func (v *qrView) blur() {}
+func (v *qrView) Blur() {}
 
 // refreshTick schedules the screen's next tick.
 func (v *qrView) refreshTick() tea.Cmd {
@@ -165,9 +166,9 @@ func (v *qrView) prepared(ch *state.Charge) (qrCode, error) {
 
 // quitKey is q as the screen offers it: on a pending QR it asks first.
 func (v *qrView) quitKey(ch *state.Charge) key.Binding {
-	k := v.c.keys.Quit
+	k := v.c.Keys.Quit
 	if ch != nil && v.pending(ch) {
-		k.SetHelp(k.Help().Key, v.c.tr.T("qr.quit_asks_first"))
+		k.SetHelp(k.Help().Key, v.c.Tr.T("qr.quit_asks_first"))
 	}
 	return k
 }
@@ -185,16 +186,16 @@ func (v *qrView) quitQuestion() string {
 	if !ok || !v.pending(&ch) {
 		return ""
 	}
-	if v.c.app.sess.Demo {
+	if v.c.App.Sess.Demo {
 		// Demo mode's emulator runs inside pixdash: it stops with it, and the charge with it.
-		return v.c.tr.F("qr.the_charge_of_is_waiting_for", ch.Amount.BRL())
+		return v.c.Tr.F("qr.the_charge_of_is_waiting_for", ch.Amount.BRL())
 	}
-	return v.c.tr.F("qr.the_charge_of_is_waiting_for_2", ch.Amount.BRL())
+	return v.c.Tr.F("qr.the_charge_of_is_waiting_for_2", ch.Amount.BRL())
 }
 
 // ShortHelp lists the screen's keys.
 func (v *qrView) ShortHelp() []key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	var ch *state.Charge
 	if c, ok := v.charge(); ok {
 		ch = &c
@@ -216,14 +217,14 @@ func (v *qrView) charge() (state.Charge, bool) {
 	return v.ch, v.ch.ID != ""
 }
 
-func (v *qrView) update(msg tea.Msg) tea.Cmd {
+func (v *qrView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case qrCopiedMsg:
 		if msg.v != v {
 			return nil
 		}
 		v.noticeSeq++
-		v.notice = v.c.tr.T("qr.pix_code_copied")
+		v.notice = v.c.Tr.T("qr.pix_code_copied")
 		seq := v.noticeSeq
 		return tea.Tick(qrNoticeFor, func(time.Time) tea.Msg { return qrNoticeDoneMsg{v: v, seq: seq} })
 	case qrNoticeDoneMsg:
@@ -238,15 +239,15 @@ func (v *qrView) update(msg tea.Msg) tea.Cmd {
 	if !isKey {
 		return nil
 	}
-	k := v.c.keys
+	k := v.c.Keys
 	switch {
 	case key.Matches(km, k.Back):
-		v.close()
+		v.Close()
 		return nil
 	case key.Matches(km, k.Quit):
 		// The customer may be scanning: q asks first (the charge stays payable after quitting).
 		if q := v.quitQuestion(); q != "" {
-			v.ask(newQuietConfirm(v.c, q, tea.Quit))
+			v.Ask(common.NewQuietConfirm(v.c, q, tea.Quit))
 			return nil
 		}
 		return tea.Quit
@@ -269,7 +270,7 @@ func (v *qrView) update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.SimulatePay), key.Matches(km, k.SimulateCNPJ), key.Matches(km, k.Expire):
 		if v.ctl == nil {
 			return func() tea.Msg {
-				return statusMsg{text: v.c.tr.T("qr.simulation_works_only_against_the_sandbox"), kind: statusWarn}
+				return common.StatusMsg{Text: v.c.Tr.T("qr.simulation_works_only_against_the_sandbox"), Kind: common.StatusWarn}
 			}
 		}
 		if ch.State() != state.StatePending {
@@ -278,15 +279,15 @@ func (v *qrView) update(msg tea.Msg) tea.Cmd {
 		ctl, id, wallet := v.ctl, ch.ID, ch.Wallet
 		switch {
 		case key.Matches(km, k.SimulatePay):
-			return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+			return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 				return simulatedMsg{id: id, wallet: wallet, err: ctl.Pay(ctx, id, demoPayerName, demoPayerCPF)}
 			})
 		case key.Matches(km, k.SimulateCNPJ):
-			return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+			return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 				return simulatedMsg{id: id, wallet: wallet, err: ctl.Pay(ctx, id, demoCNPJName, demoPayerCNPJ)}
 			})
 		default:
-			return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+			return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 				return simulatedMsg{id: id, wallet: wallet, err: ctl.Expire(ctx, id)}
 			})
 		}
@@ -299,7 +300,7 @@ func (v *qrView) update(msg tea.Msg) tea.Cmd {
 // root to read the charge again, less often the longer it stays open. It ends when nothing on
 // the screen can change any more, or with the screen.
 func (v *qrView) onRefresh(msg qrRefreshMsg) tea.Cmd {
-	if msg.v != v || msg.seq != v.refreshSeq || v.done() {
+	if msg.v != v || msg.seq != v.refreshSeq || v.Done() {
 		return nil
 	}
 	v.prepare()
@@ -328,12 +329,12 @@ func checkCode(ch *state.Charge) error {
 	return code.CheckAmount(ch.Amount)
 }
 
-func (v *qrView) view() string {
+func (v *qrView) View() string {
 	w, h := v.width, v.height
-	st, cu := v.c.st, v.c.cust
+	st, cu := v.c.St, v.c.Cust
 	ch, ok := v.charge()
 	if !ok {
-		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, st.Muted.Render(v.c.tr.T("qr.this_charge_is_no_longer_tracked")))
+		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, st.Muted.Render(v.c.Tr.T("qr.this_charge_is_no_longer_tracked")))
 	}
 	var screen string
 	if ch.State() == state.StatePending && ch.Mismatch == "" {
@@ -348,7 +349,7 @@ func (v *qrView) view() string {
 		case ch.State() == state.StatePending:
 			body = v.mismatchView(&ch, w)
 		default:
-			body = v.resultView(&ch, st.ExpBanner, cu.T("qr.unknown_status_caps")+" "+sanitize(string(ch.Status)), w, bodyH)
+			body = v.resultView(&ch, st.ExpBanner, cu.T("qr.unknown_status_caps")+" "+common.Sanitize(string(ch.Status)), w, bodyH)
 		}
 		screen = v.topBar(&ch, w) + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
@@ -359,7 +360,7 @@ func (v *qrView) view() string {
 // the style of each final state.
 var resultBanners = map[state.ChargeState]struct {
 	word  string
-	style func(*styles) lipgloss.Style
+	style func(*common.Styles) lipgloss.Style
 }{
 	state.StatePaid: {"PAID", paidBanner}, state.StateFailed: {"FAILED", failBanner},
 	state.StateExpired: {"EXPIRED", expBanner}, state.StateCancelled: {"CANCELLED", expBanner},
@@ -367,19 +368,19 @@ var resultBanners = map[state.ChargeState]struct {
 	state.StateBlocked: {"BLOCKED", failBanner}, state.StateNotFound: {"NOT FOUND", expBanner},
 }
 
-func paidBanner(st *styles) lipgloss.Style { return st.PaidBanner }
-func failBanner(st *styles) lipgloss.Style { return st.FailBanner }
-func expBanner(st *styles) lipgloss.Style  { return st.ExpBanner }
+func paidBanner(st *common.Styles) lipgloss.Style { return st.PaidBanner }
+func failBanner(st *common.Styles) lipgloss.Style { return st.FailBanner }
+func expBanner(st *common.Styles) lipgloss.Style  { return st.ExpBanner }
 
 // mismatchView replaces the QR of a charge whose reply differs from the request: the merchant
 // sees why, the customer sees no code to pay.
 func (v *qrView) mismatchView(ch *state.Charge, w int) string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	lines := []string{
 		st.Err.Render(tr.T("qr.this_charge_differs_from_what_was")),
 		"",
 	}
-	for _, p := range strings.Split(ansi.Wrap(sanitize(ch.Mismatch), max(w-8, 20), ""), "\n") {
+	for _, p := range strings.Split(ansi.Wrap(common.Sanitize(ch.Mismatch), max(w-8, 20), ""), "\n") {
 		lines = append(lines, st.Value.Render(p))
 	}
 	return lipgloss.Place(w, len(lines)+2, lipgloss.Center, lipgloss.Center, strings.Join(lines, "\n"))
@@ -387,7 +388,7 @@ func (v *qrView) mismatchView(ch *state.Charge, w int) string {
 
 // badge is the environment's label: SANDBOX, or PRODUCTION in red.
 func (v *qrView) badge() string {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if v.env == api.Production {
 		return st.BadgeProd.Render(tr.T("qr.production_caps"))
 	}
@@ -396,12 +397,12 @@ func (v *qrView) badge() string {
 
 // topBar is the environment and the charge's id; the wallet is the merchant's business.
 func (v *qrView) topBar(ch *state.Charge, w int) string {
-	return truncateWidth(v.badge()+" "+v.c.st.Muted.Render(v.c.tr.F("qr.charge", sanitize(ch.ID))), w)
+	return common.TruncateWidth(v.badge()+" "+v.c.St.Muted.Render(v.c.Tr.F("qr.charge", common.Sanitize(ch.ID))), w)
 }
 
 // hintParts are the keys that work on the screen now, each drawn "key description".
 func (v *qrView) hintParts(ch *state.Charge) []string {
-	st, k := v.c.st, v.c.keys
+	st, k := v.c.St, v.c.Keys
 	var bs []key.Binding
 	if ch.State() == state.StatePending {
 		bs = append(bs, k.Copy)
@@ -420,13 +421,13 @@ func (v *qrView) hintParts(ch *state.Charge) []string {
 // notes is what the screen says for a moment (the copy confirmation) or until the next read
 // (a failed refresh), most recent first; nil when there is nothing to say.
 func (v *qrView) notes(w int) []string {
-	st := v.c.st
+	st := v.c.St
 	var out []string
 	if v.notice != "" {
-		out = append(out, st.StatusOK.Render(truncateWidth("✓ "+v.notice, w)))
+		out = append(out, st.StatusOK.Render(common.TruncateWidth("✓ "+v.notice, w)))
 	}
 	if v.pollErr != "" {
-		out = append(out, st.StatusErr.Render(truncateWidth(sanitize(v.pollErr), w)))
+		out = append(out, st.StatusErr.Render(common.TruncateWidth(common.Sanitize(v.pollErr), w)))
 	}
 	return out
 }
@@ -434,7 +435,7 @@ func (v *qrView) notes(w int) []string {
 // hints are the bottom lines: the keys, wrapped to w (one line on a wide terminal); a note,
 // when there is one, takes the first line's place (so the layout above never moves).
 func (v *qrView) hints(ch *state.Charge, w int) string {
-	lines := packSegments(v.hintParts(ch), " · ", w, 0)
+	lines := common.PackSegments(v.hintParts(ch), " · ", w, 0)
 	if n := v.notes(w); len(n) > 0 {
 		lines[0] = n[0]
 	}
@@ -444,12 +445,12 @@ func (v *qrView) hints(ch *state.Charge, w int) string {
 // countdown is the time left to pay, or the line saying the bank is being asked. It has a
 // colour of its own (not only bold) so light and dark terminals both show it clearly.
 func (v *qrView) countdown(ch *state.Charge) (string, bool) {
-	st, cu := v.c.st, v.c.cust
+	st, cu := v.c.St, v.c.Cust
 	if ch.ExpiresAt.IsZero() {
 		return "", false
 	}
-	if left := ch.ExpiresAt.Sub(v.c.now()); left > 0 {
-		return st.Label.Render(cu.T("qr.expires_in")) + st.BigAmount.Render(humanDuration(left)), true
+	if left := ch.ExpiresAt.Sub(v.c.Now()); left > 0 {
+		return st.Label.Render(cu.T("qr.expires_in")) + st.BigAmount.Render(common.HumanDuration(left)), true
 	}
 	return st.Warn.Render(cu.T("qr.expired_confirming_with_the_bank")), true
 }
@@ -460,14 +461,14 @@ func merchant(ch *state.Charge) string {
 	if err != nil {
 		return ""
 	}
-	return sanitize(code.MerchantName)
+	return common.Sanitize(code.MerchantName)
 }
 
 // info is the amount, description, merchant, countdown and status beside or under the QR.
 func (v *qrView) info(ch *state.Charge, w int) []string {
-	st, cu := v.c.st, v.c.cust
+	st, cu := v.c.St, v.c.Cust
 	lines := []string{st.Accent.Render(cu.T("qr.pay_with_pix")), ""}
-	if big := bigAmount(ch.Amount, w); big != nil {
+	if big := common.BigAmount(ch.Amount, w); big != nil {
 		for _, l := range big {
 			lines = append(lines, st.BigAmount.Render(l))
 		}
@@ -475,16 +476,16 @@ func (v *qrView) info(ch *state.Charge, w int) []string {
 		lines = append(lines, st.BigAmount.Render(ch.Amount.BRL()))
 	}
 	if ch.Description != "" {
-		lines = append(lines, truncateWidth(sanitize(ch.Description), w))
+		lines = append(lines, common.TruncateWidth(common.Sanitize(ch.Description), w))
 	}
 	if name := merchant(ch); name != "" {
-		lines = append(lines, truncateWidth(st.Label.Render(cu.T("qr.merchant"))+name, w))
+		lines = append(lines, common.TruncateWidth(st.Label.Render(cu.T("qr.merchant"))+name, w))
 	}
 	lines = append(lines, "")
 	if c, ok := v.countdown(ch); ok {
-		lines = append(lines, truncateWidth(c, w))
+		lines = append(lines, common.TruncateWidth(c, w))
 	}
-	lines = append(lines, st.Warn.Render(stateSymbol(state.StatePending)+" "+cu.T("qr.waiting_for_payment")))
+	lines = append(lines, st.Warn.Render(common.StateSymbol(state.StatePending)+" "+cu.T("qr.waiting_for_payment")))
 	return lines
 }
 
@@ -503,34 +504,34 @@ const (
 // pendingScreen is the whole screen of a pending charge at w×h, in the roomiest layout that
 // shows the QR; below the smallest, the code and the size the terminal needs.
 func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
-	st, cu, tr := v.c.st, v.c.cust, v.c.tr
+	st, cu, tr := v.c.St, v.c.Cust, v.c.Tr
 	top, bottom := v.topBar(ch, w), v.hints(ch, w)
 	bodyH := h - 1 - lipgloss.Height(bottom)
 	code, codeErr := v.prepared(ch)
 	if codeErr != nil {
 		warn := st.StatusErr.Render("⚠ "+cu.T("qr.the_pix_code_failed_validation_the")) + "\n" +
-			st.Err.Render(truncateWidth(sanitize(codeErr.Error()), w)) + "\n" + st.Muted.Render(tr.T("qr.do_not_ask_the_customer_to"))
+			st.Err.Render(common.TruncateWidth(common.Sanitize(codeErr.Error()), w)) + "\n" + st.Muted.Render(tr.T("qr.do_not_ask_the_customer_to"))
 		return top + "\n" + fitBlock(strings.Join(v.info(ch, w), "\n")+"\n\n"+warn, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w-qrInfoWidth-qrGap, bodyH); r.fits {
 		infoW := w - r.width - qrGap
 		right := strings.Join(v.info(ch, infoW), "\n") + "\n\n" + v.codeBlock(ch, infoW)
-		body := lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), spaces(qrGap), right)
+		body := lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), common.Spaces(qrGap), right)
 		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w, bodyH-qrStackedRows); r.fits {
 		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.c, r)) + "\n" +
-			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(v.summary(ch), w))
+			lipgloss.PlaceHorizontal(w, lipgloss.Center, common.TruncateWidth(v.summary(ch), w))
 		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w-qrColumnMin-qrColumnGap, h); r.fits {
 		colW := w - r.width - qrColumnGap
-		return fitBlock(lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
+		return fitBlock(lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), common.Spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
 	}
 	// The QR alone the whole height but one, the amount on one line under it (issue 21 #7).
 	if r := code.render(w, h-qrStackedRows); r.fits {
 		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.c, r)) + "\n" +
-			lipgloss.PlaceHorizontal(w, lipgloss.Center, truncateWidth(v.summary(ch), w))
+			lipgloss.PlaceHorizontal(w, lipgloss.Center, common.TruncateWidth(v.summary(ch), w))
 		return fitBlock(body, w, h)
 	}
 	if r := code.render(w, h); r.fits {
@@ -548,7 +549,7 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 // summary is the one line under a QR that leaves no room for the info panel: what the customer
 // pays and the time left.
 func (v *qrView) summary(ch *state.Charge) string {
-	st, cu := v.c.st, v.c.cust
+	st, cu := v.c.St, v.c.Cust
 	line := cu.T("qr.pay_with_pix") + "  " + st.BigAmount.Render(ch.Amount.BRL())
 	if c, ok := v.countdown(ch); ok {
 		line += "  " + c
@@ -563,19 +564,19 @@ func (v *qrView) column(ch *state.Charge, w, h int) string {
 	lines = append(lines, v.info(ch, w)...)
 	lines = append(lines, "")
 	lines = append(lines, v.notes(w)...)
-	lines = append(lines, packSegments(v.hintParts(ch), " · ", w, 0)...)
+	lines = append(lines, common.PackSegments(v.hintParts(ch), " · ", w, 0)...)
 	return fitBlock(strings.Join(lines, "\n"), w, h)
 }
 
 // codeBlock shows the copy-and-paste code, wrapped to the width.
 func (v *qrView) codeBlock(ch *state.Charge, w int) string {
-	st, cu := v.c.st, v.c.cust
+	st, cu := v.c.St, v.c.Cust
 	if w < 10 {
 		w = 10
 	}
 	var b strings.Builder
 	b.WriteString(st.Label.Render(cu.T("qr.pix_copy_and_paste")) + "\n")
-	b.WriteString(strings.Join(chunkCells(ch.PixCopyPaste, w), "\n"))
+	b.WriteString(strings.Join(common.ChunkCells(ch.PixCopyPaste, w), "\n"))
 	return b.String()
 }
 
@@ -583,40 +584,40 @@ func (v *qrView) codeBlock(ch *state.Charge, w int) string {
 // why not, and the refund of their money); how a payment was split is the merchant's, in the
 // inspector.
 func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string, w, h int) string {
-	st, cu := v.c.st, v.c.cust
+	st, cu := v.c.St, v.c.Cust
 	lines := []string{banner.Render(word), ""}
-	if big := bigAmount(ch.Amount, w); big != nil {
+	if big := common.BigAmount(ch.Amount, w); big != nil {
 		lines = append(lines, st.BigAmount.Render(strings.Join(big, "\n")))
 	} else {
 		lines = append(lines, st.BigAmount.Render(ch.Amount.BRL()))
 	}
 	if ch.Description != "" {
-		lines = append(lines, truncateWidth(sanitize(ch.Description), w))
+		lines = append(lines, common.TruncateWidth(common.Sanitize(ch.Description), w))
 	}
 	switch ch.State() {
 	case state.StatePaid:
 		if ch.PayerName != "" {
-			lines = append(lines, "", st.Label.Render(cu.T("qr.payer"))+sanitize(ch.PayerName))
+			lines = append(lines, "", st.Label.Render(cu.T("qr.payer"))+common.Sanitize(ch.PayerName))
 		}
 		if ch.PaidAt != nil {
-			lines = append(lines, st.Label.Render(cu.T("qr.paid_at"))+ch.PaidAt.In(v.c.loc).Format("02/01/2006 15:04:05"))
+			lines = append(lines, st.Label.Render(cu.T("qr.paid_at"))+ch.PaidAt.In(v.c.Loc).Format("02/01/2006 15:04:05"))
 		}
 		if ch.E2EID != "" {
-			lines = append(lines, st.Label.Render("e2eId: ")+sanitize(ch.E2EID))
+			lines = append(lines, st.Label.Render("e2eId: ")+common.Sanitize(ch.E2EID))
 		}
 	case state.StateFailed:
 		if ch.FailureReason != "" {
-			lines = append(lines, "", st.Err.Render(sanitize(ch.FailureReason)))
+			lines = append(lines, "", st.Err.Render(common.Sanitize(ch.FailureReason)))
 		}
 		if bd := ch.BlockedDeposit; bd != nil {
 			lines = append(lines, st.Label.Render(cu.T("qr.blocked_deposit"))+blockReason(cu, bd.Reason))
-			lines = append(lines, refundLines(cu, st, bd.Refund, v.c.loc)...)
+			lines = append(lines, refundLines(cu, st, bd.Refund, v.c.Loc)...)
 		}
 	case state.StateExpired:
 		lines = append(lines, "", st.Muted.Render(cu.T("qr.this_charge_expired_without_payment_create")))
 	case state.StateRefunded, state.StateReturned, state.StateBlocked, state.StateNotFound:
 		// The payment was received, then its money went back (or is held): say how much.
-		lines = append(lines, "", outcomeLine(st, cu, ch.Outcome()))
+		lines = append(lines, "", common.OutcomeLine(st, cu, ch.Outcome()))
 	}
 	// A long reason (the service's failure text) is wrapped to the screen, never cut and never
 	// allowed to widen the block past it (it would push the rest off centre).
@@ -629,21 +630,21 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
 }
 
-func blockReason(tr catalog, reason string) string {
+func blockReason(tr common.Catalog, reason string) string {
 	if reason == api.ReasonCNPJPayerNotAllowed {
 		return tr.T("qr.payments_from_companies_cnpj_are_not")
 	}
-	return sanitize(reason)
+	return common.Sanitize(reason)
 }
 
-func refundLines(tr catalog, st *styles, r *api.Refund, loc *time.Location) []string {
+func refundLines(tr common.Catalog, st *common.Styles, r *api.Refund, loc *time.Location) []string {
 	if r == nil {
 		return []string{st.Muted.Render(tr.T("qr.refund_to_the_payer_not_started"))}
 	}
 	s := tr.T("qr.refund_to_the_payer") + tr.Enum(r.Status)
 	out := []string{s}
 	if r.E2EID != nil && *r.E2EID != "" {
-		out = append(out, st.Label.Render(tr.T("qr.refund_e2eid"))+sanitize(*r.E2EID))
+		out = append(out, st.Label.Render(tr.T("qr.refund_e2eid"))+common.Sanitize(*r.E2EID))
 	}
 	if r.SettledAt != nil {
 		out = append(out, st.Label.Render(tr.T("qr.settled_at"))+r.SettledAt.In(loc).Format("02/01/2006 15:04:05"))

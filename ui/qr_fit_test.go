@@ -14,6 +14,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // randomDescription is a description a merchant might type: 1 to api.MaxDescription
@@ -58,7 +59,7 @@ func TestQRUsualChargesFit80x24(t *testing.T) {
 		t.Skip("500 charges")
 	}
 	s, _ := demo(t, DemoOptions{})
-	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: minWidth, Height: minHeight})
 	rng := rand.New(rand.NewPCG(21, 8))
 	const charges = 500
@@ -145,7 +146,7 @@ func TestQRAloneKeepsTheAmountLine(t *testing.T) {
 		if code.render(minWidth-qrColumnMin-qrColumnGap, h).fits || !code.render(minWidth, h-1).fits {
 			continue // the column fits beside the QR, or the QR needs every row
 		}
-		screen := ansi.Strip(qrModel(t, s, id, LangEN, minWidth, h).View())
+		screen := ansi.Strip(qrModel(t, s, id, common.LangEN, minWidth, h).View())
 		lines := qrFromScreen(screen)
 		if lines == nil || decodeQRLines(t, lines) != long {
 			t.Fatalf("80x%d: no readable QR:\n%s", h, screen)

@@ -13,6 +13,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // Issue 14 #19: a default 80x24 terminal shows a scannable QR whenever the code fits one.
@@ -74,7 +75,7 @@ func innerMatrix(grid [][]bool, n int) ([][]bool, error) {
 
 func TestQRAt80x24ReadsBack(t *testing.T) {
 	for name, code := range counterCodes(t) {
-		for _, lang := range []Lang{LangEN, LangPT} {
+		for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 			t.Run(name+"_"+string(lang), func(t *testing.T) {
 				s := goldenSession(t, api.Sandbox)
 				trackCode(t, s, "3f6c1a2e-0000-4000-8000-0000000000cc", code, 1234)

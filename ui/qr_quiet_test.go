@@ -19,6 +19,7 @@ import (
 	"rsc.io/qr/coding"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 // Issue 21 #10: how small a quiet zone phone-like readers accept. The standard asks for 4
@@ -155,7 +156,7 @@ func TestQRAt80x24QuietZoneAndScans(t *testing.T) {
 	for _, tm := range termModels {
 		s := goldenSession(t, api.Sandbox)
 		trackCode(t, s, id, code, 1234)
-		m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, DarkBackground: tm.dark})
+		m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, DarkBackground: tm.dark})
 		send(t, m, tea.WindowSizeMsg{Width: minWidth, Height: minHeight})
 		openQRByID(t, m, id)
 		screen := ansi.Strip(m.View())

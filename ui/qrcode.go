@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"pixdash/ui/common"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -403,12 +404,12 @@ func qrHalfBlocksSides(m [][]bool, quiet, side int) []string {
 // drawQR paints a rendered QR dark modules on light whatever the terminal: black on white with
 // colours; without colours (NO_COLOR) in the terminal's own two colours, the ink (foreground)
 // being the dark modules on a light terminal and the light modules and quiet zone on a dark one.
-func drawQR(c *common, r qrRender) string {
-	if !noColour() {
-		return r.styled(c.st.QR)
+func drawQR(c *common.Common, r qrRender) string {
+	if !common.NoColour() {
+		return r.styled(c.St.QR)
 	}
 	lines := r.lines
-	if c.darkBG {
+	if c.DarkBG {
 		lines = qrInverted(lines)
 	}
 	return strings.Join(lines, "\n")

@@ -15,6 +15,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // The refund of a paid charge: R on the charges list or in the inspector opens a small form
@@ -33,7 +34,7 @@ type refundedMsg struct{ id string }
 
 // refundDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
 type refundDoneMsg struct {
-	tag tag
+	tag common.Tag
 	key string
 	out workflow.RefundOutcome
 }
@@ -48,36 +49,36 @@ type refundFeeMsg struct {
 // askRefund is what R does on a charge: the form when the charge can be refunded (put on the
 // stack by the view's ask, in the same update), else a status line saying why not. It reads
 // memory only.
-func askRefund(c *common, ch state.Charge) (overlay, tea.Cmd) {
+func askRefund(c *common.Common, ch state.Charge) (common.Overlay, tea.Cmd) {
 	var prior *state.Refund
-	if s := c.app.sess.Store; s != nil {
+	if s := c.App.Sess.Store; s != nil {
 		if r, ok := s.PeekRefund(ch.ID); ok {
 			prior = &r
 		}
 	}
-	if err := workflow.CheckRefund(ch, prior, c.app.sess.ReadOnly); err != nil {
-		return nil, answerStatus(refundWhyNot(c.tr, ch, err), statusWarn)
+	if err := workflow.CheckRefund(ch, prior, c.App.Sess.ReadOnly); err != nil {
+		return nil, common.AnswerStatus(refundWhyNot(c.Tr, ch, err), common.StatusWarn)
 	}
-	if prior != nil && prior.Claim.HeldBefore(c.now()) {
+	if prior != nil && prior.Claim.HeldBefore(c.Now()) {
 		// Another window claimed it (state.ClaimRefund); its outcome reaches this row.
-		return nil, answerStatus(refundBusyText(c, *prior.Claim), statusWarn)
+		return nil, common.AnswerStatus(refundBusyText(c, *prior.Claim), common.StatusWarn)
 	}
 	return newRefundForm(c, ch), nil
 }
 
 // refundBusyText says which window sends a charge's refund, and since when.
-func refundBusyText(c *common, cl state.RefundClaim) string {
-	tr := c.tr
+func refundBusyText(c *common.Common, cl state.RefundClaim) string {
+	tr := c.Tr
 	who := tr.F("refund.pid", cl.PID)
 	if !cl.OnThisHost() && cl.Host != "" {
-		who = tr.F("refund.pid_on", cl.PID, sanitize(cl.Host))
+		who = tr.F("refund.pid_on", cl.PID, common.Sanitize(cl.Host))
 	}
 	return tr.F("refund.this_refund_is_being_sent_by",
-		who, cl.Since.In(c.loc).Format("15:04"))
+		who, cl.Since.In(c.Loc).Format("15:04"))
 }
 
 // refundWhyNot says, in the merchant's language, why a charge cannot be refunded.
-func refundWhyNot(tr catalog, ch state.Charge, err error) string {
+func refundWhyNot(tr common.Catalog, ch state.Charge, err error) string {
 	var np workflow.RefundNotPaid
 	var npay workflow.RefundNotPayment
 	switch {
@@ -92,21 +93,21 @@ func refundWhyNot(tr catalog, ch state.Charge, err error) string {
 	case errors.As(err, &np) && np.State == state.StateRefunded:
 		return tr.F("refund.this_charge_was_already_refunded_see", ch.Outcome().Amount.BRL())
 	case errors.As(err, &np):
-		return tr.F("refund.only_paid_charges_can_be_refunded", stateName(tr, np.State))
+		return tr.F("refund.only_paid_charges_can_be_refunded", common.StateName(tr, np.State))
 	case errors.Is(err, workflow.ErrRefundDone):
 		return tr.T("refund.this_charge_was_already_refunded_from")
 	}
-	return tr.F("refund.cannot_refund_this_charge", localError(tr, err))
+	return tr.F("refund.cannot_refund_this_charge", common.LocalError(tr, err))
 }
 
 // refundFromInspector is R in the inspector: the charge as tracked, else as the service showed it.
-func refundFromInspector(c *common, r *inspectResult) (overlay, tea.Cmd) {
+func refundFromInspector(c *common.Common, r *inspectResult) (common.Overlay, tea.Cmd) {
 	if r == nil || r.tx == nil {
 		return nil, nil
 	}
 	if err := workflow.CheckRefundTransaction(r.tx); err != nil {
 		// A refund line, a withdrawal, a fee…: only a paid payment opens the form.
-		return nil, answerStatus(refundWhyNot(c.tr, r.charge, err), statusWarn)
+		return nil, common.AnswerStatus(refundWhyNot(c.Tr, r.charge, err), common.StatusWarn)
 	}
 	ch := r.charge
 	if !r.tracked {
@@ -121,20 +122,20 @@ func refundFromInspector(c *common, r *inspectResult) (overlay, tea.Cmd) {
 // refundLabel is the state cell of a charge row: what happened to its money (Outcome), or the
 // refund pixdash asked (r, as the list last read it; "" for none) while the service has not
 // confirmed it.
-func refundLabel(c *common, r state.RefundState, ch *state.Charge) cell {
+func refundLabel(c *common.Common, r state.RefundState, ch *state.Charge) common.Cell {
 	cs := ch.State()
-	sty, _ := c.st.status(cs)
-	base := cell{text: stateText(c.tr, cs), style: sty}
+	sty, _ := c.St.StatusLine(cs)
+	base := common.Cell{Text: common.StateText(c.Tr, cs), Style: sty}
 	if cs != state.StatePaid {
 		return base // a confirmed outcome is what the row says
 	}
 	switch r {
 	case state.RefundCompleted:
-		return cell{text: "↩ " + c.tr.T("refund.refunded"), style: &c.st.EvRefund}
+		return common.Cell{Text: "↩ " + c.Tr.T("refund.refunded"), Style: &c.St.EvRefund}
 	case state.RefundPending:
-		return cell{text: "↩ " + c.tr.T("refund.refunding"), style: &c.st.Warn}
+		return common.Cell{Text: "↩ " + c.Tr.T("refund.refunding"), Style: &c.St.Warn}
 	case state.RefundRequested, state.RefundUnknown:
-		return cell{text: "? " + c.tr.T("refund.refund_unknown"), style: &c.st.Warn}
+		return common.Cell{Text: "? " + c.Tr.T("refund.refund_unknown"), Style: &c.St.Warn}
 	}
 	return base
 }
@@ -149,8 +150,8 @@ const (
 // refundForm is the refund overlay: the amount (the whole amount: the service refunds no part),
 // the reason and the cost, then the confirmation.
 type refundForm struct {
-	closer
-	c      *common
+	common.Closer
+	c      *common.Common
 	charge state.Charge
 	// key is minted when the form opens and kept by every retry.
 	key      string
@@ -164,13 +165,13 @@ type refundForm struct {
 	amt api.Money
 	// result is the last outcome shown in the form (refused or unknown), with its kind.
 	result     string
-	resultKind statusKind
+	resultKind common.StatusKind
 	width      int
 	height     int
 }
 
-func newRefundForm(c *common, ch state.Charge) *refundForm {
-	f := &refundForm{c: c, charge: ch, key: c.newKey()}
+func newRefundForm(c *common.Common, ch state.Charge) *refundForm {
+	f := &refundForm{c: c, charge: ch, key: c.NewKey()}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -181,40 +182,40 @@ func newRefundForm(c *common, ch state.Charge) *refundForm {
 	f.inputs[rfAmount] = mk("12,34", 20)
 	f.inputs[rfAmount].SetValue(strings.TrimSpace(strings.TrimPrefix(ch.Amount.BRL(), "R$")))
 	f.inputs[rfAmount].CursorEnd()
-	f.inputs[rfReason] = mk(c.tr.T("refund.why_the_money_goes_back_optional"), api.MaxRefundReason)
+	f.inputs[rfReason] = mk(c.Tr.T("refund.why_the_money_goes_back_optional"), api.MaxRefundReason)
 	f.setFocus(rfReason)
 	f.validate()
 	return f
 }
 
-func (f *refundForm) layer() layer { return layerFloat }
-func (f *refundForm) setSize(w, h int) tea.Cmd {
+func (f *refundForm) Layer() common.Layer { return common.LayerFloat }
+func (f *refundForm) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	return nil
 }
-func (f *refundForm) blur()              {}
-func (f *refundForm) capturesText() bool { return true }
-func (f *refundForm) production() bool   { return f.c.app.sess.Env == api.Production }
+func (f *refundForm) Blur()              {}
+func (f *refundForm) CapturesText() bool { return true }
+func (f *refundForm) production() bool   { return f.c.App.Sess.Env == api.Production }
 func (f *refundForm) quitQuestion() string {
 	if f.sending {
-		return f.c.tr.T("refund.a_refund_is_being_sent_quit")
+		return f.c.Tr.T("refund.a_refund_is_being_sent_quit")
 	}
 	return ""
 }
 
 // statusOwner: the form's messages go when it closes.
-func (f *refundForm) statusOwner() string { return ownerRefund }
+func (f *refundForm) StatusOwner() string { return ownerRefund }
 
 // focus gives the form the keyboard back; it reads nothing.
-func (f *refundForm) focus() tea.Cmd { return nil }
+func (f *refundForm) Focus() tea.Cmd { return nil }
 
 // start reads the refund fee the service reported last (a refund_completed event).
-func (f *refundForm) start() tea.Cmd {
-	s, k := f.c.app.sess.Store, f.key
+func (f *refundForm) Start() tea.Cmd {
+	s, k := f.c.App.Sess.Store, f.key
 	if s == nil {
 		return nil
 	}
-	return f.c.app.withTimeout(persistTimout, func(ctx context.Context) tea.Msg {
+	return f.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg {
 		fee, ok, err := s.LastRefundFee(ctx)
 		return refundFeeMsg{key: k, fee: fee, known: ok && err == nil}
 	})
@@ -233,14 +234,14 @@ func (f *refundForm) setFocus(i int) {
 
 // ShortHelp lists the form's keys.
 func (f *refundForm) ShortHelp() []key.Binding {
-	k := f.c.keys
+	k := f.c.Keys
 	return []key.Binding{k.Submit, k.NextField, k.Back}
 }
 
 // FullHelp lists the form's keys.
 func (f *refundForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 
-func (f *refundForm) update(msg tea.Msg) tea.Cmd {
+func (f *refundForm) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case refundFeeMsg:
 		if msg.key == f.key {
@@ -248,7 +249,7 @@ func (f *refundForm) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case refundDoneMsg:
-		if msg.key != f.key || f.c.app.stale(msg.tag) {
+		if msg.key != f.key || f.c.App.Stale(msg.tag) {
 			return nil
 		}
 		return f.onDone(msg.out)
@@ -259,9 +260,9 @@ func (f *refundForm) update(msg tea.Msg) tea.Cmd {
 }
 
 func (f *refundForm) handleKey(km tea.KeyMsg) tea.Cmd {
-	nav := moneyForm{c: f.c, owner: ownerRefund, busy: f.c.tr.T("refund.the_refund_is_being_sent_wait"),
-		field: f.field, count: rfCount, setFocus: f.setFocus, close: f.close, submit: f.submit}
-	if cmd, ok := formKeys(nav, km, f.sending); ok {
+	nav := common.MoneyForm{C: f.c, Owner: ownerRefund, Busy: f.c.Tr.T("refund.the_refund_is_being_sent_wait"),
+		Field: f.field, Count: rfCount, SetFocus: f.setFocus, Close: f.Close, Submit: f.submit}
+	if cmd, ok := common.FormKeys(nav, km, f.sending); ok {
 		return cmd
 	}
 	var cmd tea.Cmd
@@ -273,12 +274,12 @@ func (f *refundForm) handleKey(km tea.KeyMsg) tea.Cmd {
 // validate checks the fields: the amount as the charge form parses it (more than 2 decimals is
 // an error) and equal to the charge's (the service refunds the whole amount), the reason's length.
 func (f *refundForm) validate() (api.Money, bool) {
-	tr := f.c.tr
+	tr := f.c.Tr
 	f.errs = [rfCount]string{}
 	amt, err := api.ParseBRL(f.inputs[rfAmount].Value())
 	switch {
 	case err != nil:
-		f.errs[rfAmount] = sanitize(amountError(tr, err).Error())
+		f.errs[rfAmount] = common.Sanitize(common.AmountError(tr, err).Error())
 	case amt <= 0:
 		f.errs[rfAmount] = tr.T("refund.the_amount_must_be_more_than")
 	case amt > f.charge.Amount:
@@ -295,7 +296,7 @@ func (f *refundForm) validate() (api.Money, bool) {
 
 // cost is what the refund costs: the amount plus the refund fee when known.
 func (f *refundForm) cost(amt api.Money) string {
-	tr := f.c.tr
+	tr := f.c.Tr
 	if !f.feeKnown {
 		return tr.F("refund.refund_fee_fee_unknown", amt.BRL())
 	}
@@ -307,29 +308,29 @@ func (f *refundForm) cost(amt api.Money) string {
 func (f *refundForm) chargeName() string {
 	desc := strings.TrimSpace(f.charge.Description)
 	if desc == "" {
-		return sanitize(f.charge.ID)
+		return common.Sanitize(f.charge.ID)
 	}
-	return sanitize(desc) + " (" + sanitize(f.charge.ID) + ")"
+	return common.Sanitize(desc) + " (" + common.Sanitize(f.charge.ID) + ")"
 }
 
 func (f *refundForm) submit() tea.Cmd {
 	amt, ok := f.validate()
-	tr := f.c.tr
-	if i, fix := fixHighlighted(f.c, f.errs[:], ownerRefund); !ok && i >= 0 {
+	tr := f.c.Tr
+	if i, fix := common.FixHighlighted(f.c, f.errs[:], ownerRefund); !ok && i >= 0 {
 		f.setFocus(i)
 		return fix
 	}
 	send := f.send(amt, strings.TrimSpace(f.inputs[rfReason].Value()))
 	if f.production() {
-		q := newTypedConfirm(f.c, tr.F("refund.production_refund_of_charge_to_the",
+		q := common.NewTypedConfirm(f.c, tr.F("refund.production_refund_of_charge_to_the",
 			amt.BRL(), f.chargeName(), f.cost(amt)), amt, send)
-		q.onYes = f.startSending
-		f.ask(q)
+		q.OnYes = f.startSending
+		f.Ask(q)
 		return nil
 	}
-	q := newConfirm(f.c, tr.F("refund.refund_of_charge_to_the_payer", amt.BRL(), f.chargeName(), f.cost(amt)), send)
-	q.onYes = f.startSending
-	f.ask(q)
+	q := common.NewConfirm(f.c, tr.F("refund.refund_of_charge_to_the_payer", amt.BRL(), f.chargeName(), f.cost(amt)), send)
+	q.OnYes = f.startSending
+	f.Ask(q)
 	return nil
 }
 
@@ -345,11 +346,11 @@ type refunder interface {
 
 // send runs the workflow in a command; the outcome comes back to this form by its key.
 func (f *refundForm) send(amt api.Money, reason string) tea.Cmd {
-	sess, t := f.c.app.sess, f.c.app.tag()
+	sess, t := f.c.App.Sess, f.c.App.Tag()
 	o := workflow.RefundOrder{Charge: f.charge, Amount: amt, Reason: reason, Key: f.key, ReadOnly: sess.ReadOnly}
 	var rf refunder = sess
-	now := f.c.now
-	return f.c.app.withTimeout(workflow.RefundTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
+	now := f.c.Now
+	return f.c.App.WithTimeout(workflow.RefundTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
 		return refundDoneMsg{tag: t, key: o.Key, out: rf.Refund(ctx, o, now)}
 	})
 }
@@ -358,20 +359,20 @@ func (f *refundForm) send(amt api.Money, reason string) tea.Cmd {
 // and unknown keep it open with what to do.
 func (f *refundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 	f.sending = false
-	tr := f.c.tr
+	tr := f.c.Tr
 	id := f.charge.ID
 	switch out.Kind {
 	case workflow.RefundDone:
-		f.close()
+		f.Close()
 		text := tr.F("refund.refund_of_for_charge_taken_by", out.Record.Amount.BRL(), id)
 		if out.Record.State == state.RefundCompleted {
 			text = tr.F("refund.refund_of_for_charge_completed", out.Record.Amount.BRL(), id)
 		}
 		if out.Err != nil {
-			text += " " + tr.F("refund.it_could_not_be_saved_locally", localError(tr, out.Err))
+			text += " " + tr.F("refund.it_could_not_be_saved_locally", common.LocalError(tr, out.Err))
 		}
 		cmds := []tea.Cmd{
-			func() tea.Msg { return statusMsg{text: text, kind: statusOK, owner: ownerRefund} },
+			func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusOK, Owner: ownerRefund} },
 			func() tea.Msg { return refundedMsg{id: id} },
 		}
 		if out.Record.State != state.RefundCompleted {
@@ -379,51 +380,51 @@ func (f *refundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case workflow.RefundRefused:
-		f.resultKind = statusError
+		f.resultKind = common.StatusError
 		var ae *api.Error
 		switch {
 		case errors.As(out.Err, &ae) && strings.Contains(strings.ToLower(ae.Message), "already refunded"):
-			f.result = describeErr(tr, tr.T("refund.refund_refused"), out.Err) + " · " + tr.T("refund.the_service_had_refunded_this_payment")
+			f.result = common.DescribeErr(tr, tr.T("refund.refund_refused"), out.Err) + " · " + tr.T("refund.the_service_had_refunded_this_payment")
 		case ae != nil:
-			f.result = describeErr(tr, tr.T("refund.refund_refused"), out.Err) + " · " + tr.T("refund.nothing_was_refunded_check_the_charge")
+			f.result = common.DescribeErr(tr, tr.T("refund.refund_refused"), out.Err) + " · " + tr.T("refund.nothing_was_refunded_check_the_charge")
 		default:
 			f.result = tr.F("refund.not_sent", refundWhyNot(tr, f.charge, out.Err))
 		}
 	case workflow.RefundBusy:
-		f.resultKind = statusWarn
+		f.resultKind = common.StatusWarn
 		var busy *state.RefundBusyError
 		if errors.As(out.Err, &busy) {
 			f.result = refundBusyText(f.c, busy.Claim) + " " + tr.T("refund.the_charge_s_row_shows_its")
 		} else {
-			f.result = describeErr(tr, tr.T("refund.not_sent_2"), out.Err)
+			f.result = common.DescribeErr(tr, tr.T("refund.not_sent_2"), out.Err)
 		}
 	default:
-		f.resultKind = statusWarn
-		f.result = describeErr(tr, tr.T("refund.the_refund_s_outcome_is_unknown"), out.Err) + " · " +
+		f.resultKind = common.StatusWarn
+		f.result = common.DescribeErr(tr, tr.T("refund.the_refund_s_outcome_is_unknown"), out.Err) + " · " +
 			tr.T("refund.it_may_have_been_taken_ctrl")
 	}
 	text := f.result
 	kind := f.resultKind
-	return func() tea.Msg { return statusMsg{text: text, kind: kind, owner: ownerRefund} }
+	return func() tea.Msg { return common.StatusMsg{Text: text, Kind: kind, Owner: ownerRefund} }
 }
 
 // await waits for refund_completed of the charge and says so on the status line.
 func (f *refundForm) await() tea.Cmd {
-	store, id, tr, now := f.c.app.sess.Store, f.charge.ID, f.c.tr, f.c.now
+	store, id, tr, now := f.c.App.Sess.Store, f.charge.ID, f.c.Tr, f.c.Now
 	if store == nil {
 		return nil
 	}
-	return f.c.app.withTimeout(refundAwait, func(ctx context.Context) tea.Msg {
+	return f.c.App.WithTimeout(refundAwait, func(ctx context.Context) tea.Msg {
 		r, err := workflow.AwaitRefund(ctx, store, id, now)
 		if err != nil {
-			return statusMsg{text: tr.F("refund.no_completion_notice_for_the_refund", id), kind: statusInfo, owner: ownerRefund}
+			return common.StatusMsg{Text: tr.F("refund.no_completion_notice_for_the_refund", id), Kind: common.StatusInfo, Owner: ownerRefund}
 		}
-		return statusMsg{text: tr.F("refund.refund_of_for_charge_completed", r.Amount.BRL(), id), kind: statusOK, owner: ownerRefund}
+		return common.StatusMsg{Text: tr.F("refund.refund_of_for_charge_completed", r.Amount.BRL(), id), Kind: common.StatusOK, Owner: ownerRefund}
 	})
 }
 
-func (f *refundForm) view() string {
-	st, tr := f.c.st, f.c.tr
+func (f *refundForm) View() string {
+	st, tr := f.c.St, f.c.Tr
 	w := max(min(f.width-6, 64), 30)
 	amt := f.amt // validated in update: the view rewrites nothing
 	var b strings.Builder
@@ -433,19 +434,19 @@ func (f *refundForm) view() string {
 	}
 	b.WriteString(st.Bold.Render(title) + "\n")
 	line := func(label, value string) {
-		b.WriteString(truncateWidth(st.Label.Render(padRight(label, 10))+" "+value, w) + "\n")
+		b.WriteString(common.TruncateWidth(st.Label.Render(common.PadRight(label, 10))+" "+value, w) + "\n")
 	}
-	line(tr.T("refund.charge"), st.Value.Render(sanitize(f.charge.ID)))
+	line(tr.T("refund.charge"), st.Value.Render(common.Sanitize(f.charge.ID)))
 	if d := strings.TrimSpace(f.charge.Description); d != "" {
-		line("", sanitize(d))
+		line("", common.Sanitize(d))
 	}
 	paid := f.charge.Amount.BRL()
 	if f.charge.PaidAt != nil {
-		paid += " · " + tr.T("refund.paid") + f.charge.PaidAt.In(f.c.loc).Format("02/01 15:04")
+		paid += " · " + tr.T("refund.paid") + f.charge.PaidAt.In(f.c.Loc).Format("02/01 15:04")
 	}
 	line(tr.T("refund.paid_2"), paid)
 	if n := strings.TrimSpace(f.charge.PayerName); n != "" {
-		line(tr.T("refund.payer"), sanitize(n))
+		line(tr.T("refund.payer"), common.Sanitize(n))
 	}
 	b.WriteString("\n")
 	for i, label := range []string{tr.T("refund.amount"), tr.T("refund.reason")} {
@@ -458,10 +459,10 @@ func (f *refundForm) view() string {
 			// Fixed, not a field: the service refunds the whole amount.
 			value = st.Value.Render(f.charge.Amount.BRL()) + st.Muted.Render(" "+tr.T("refund.the_whole_amount"))
 		}
-		b.WriteString(truncateWidth(ls.Render(padRight(label, 10))+" "+value, w) + "\n")
+		b.WriteString(common.TruncateWidth(ls.Render(common.PadRight(label, 10))+" "+value, w) + "\n")
 		if e := f.errs[i]; e != "" && (i != rfAmount || f.inputs[rfAmount].Value() != "") {
 			for _, l := range strings.Split(ansi.Wrap(e, w-11, ""), "\n") {
-				b.WriteString(spaces(11) + st.FieldErr.Render(l) + "\n")
+				b.WriteString(common.Spaces(11) + st.FieldErr.Render(l) + "\n")
 			}
 		}
 	}
@@ -477,13 +478,13 @@ func (f *refundForm) view() string {
 		}
 		line(label, l)
 	}
-	b.WriteString(st.Muted.Render(truncateWidth(tr.T("refund.the_whole_amount_goes_back_to"), w)) + "\n")
+	b.WriteString(st.Muted.Render(common.TruncateWidth(tr.T("refund.the_whole_amount_goes_back_to"), w)) + "\n")
 	if f.sending {
 		b.WriteString("\n" + st.Warn.Render(tr.T("refund.sending_the_refund")) + "\n")
 	}
 	if f.result != "" {
 		sty := st.Err
-		if f.resultKind == statusWarn {
+		if f.resultKind == common.StatusWarn {
 			sty = st.Warn
 		}
 		b.WriteString("\n")
@@ -491,7 +492,7 @@ func (f *refundForm) view() string {
 			b.WriteString(sty.Render(l) + "\n")
 		}
 	}
-	b.WriteString("\n" + st.Muted.Render(truncateWidth(tr.T("refund.ctrl_s_refund_tab_next_field"), w)))
+	b.WriteString("\n" + st.Muted.Render(common.TruncateWidth(tr.T("refund.ctrl_s_refund_tab_next_field"), w)))
 	box := st.Overlay
 	if f.production() {
 		box = st.ConfirmBox

@@ -14,12 +14,13 @@ import (
 	"pixdash/api/sandbox"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // paidGoldenCharge is the golden store's paid charge.
 func paidGoldenCharge(t testing.TB, m *Model) state.Charge {
 	t.Helper()
-	ch, ok := chargeByID(t, m.app.sess.Store, "3f6c1a2e-0000-4000-8000-000000000002")
+	ch, ok := chargeByID(t, m.app.Sess.Store, "3f6c1a2e-0000-4000-8000-000000000002")
 	if !ok {
 		t.Fatal("the paid golden charge is not tracked")
 	}
@@ -47,37 +48,37 @@ func TestGoldenRefund(t *testing.T) {
 	cases := []struct {
 		name string
 		env  api.Environment
-		lang Lang
+		lang common.Lang
 		do   setup
 	}{
-		{"form", api.Sandbox, LangEN, func(t *testing.T, m *Model) { open(t, m) }},
-		{"form_pt", api.Sandbox, LangPT, func(t *testing.T, m *Model) { open(t, m) }},
+		{"form", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) { open(t, m) }},
+		{"form_pt", api.Sandbox, common.LangPT, func(t *testing.T, m *Model) { open(t, m) }},
 		// Backspaces cannot cut the amount: it is fixed (issue 21 #19).
-		{"form_fee_known_amount_fixed", api.Sandbox, LangEN, func(t *testing.T, m *Model) {
+		{"form_fee_known_amount_fixed", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			f := open(t, m)
-			f.update(refundFeeMsg{key: f.key, fee: 0, known: true})
+			f.Update(refundFeeMsg{key: f.key, fee: 0, known: true})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 		}},
-		{"confirm", api.Sandbox, LangEN, func(t *testing.T, m *Model) {
+		{"confirm", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			open(t, m)
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 		}},
-		{"production_typed", api.Production, LangEN, func(t *testing.T, m *Model) {
+		{"production_typed", api.Production, common.LangEN, func(t *testing.T, m *Model) {
 			open(t, m)
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 			m.Update(runeKey("y"))
 			m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 		}},
-		{"production_typed_pt", api.Production, LangPT, func(t *testing.T, m *Model) {
+		{"production_typed_pt", api.Production, common.LangPT, func(t *testing.T, m *Model) {
 			open(t, m)
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 		}},
-		{"refused", api.Sandbox, LangEN, func(t *testing.T, m *Model) {
+		{"refused", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			f := open(t, m)
 			err := &api.Error{HTTPStatus: 400, Kind: "BadRequest", Message: "Insufficient balance: spendable 52.53, required 89.90", TraceID: "0123456789abcdef0123456789abcdef"}
-			_, cmd := m.Update(reply(m, refundDoneMsg{tag: m.app.tag(), key: f.key, out: refusedOutcome(err)}))
+			_, cmd := m.Update(reply(m, refundDoneMsg{tag: m.app.Tag(), key: f.key, out: refusedOutcome(err)}))
 			if msg := runReply(cmd); msg != nil {
 				m.Update(reply(m, msg))
 			}
@@ -88,7 +89,7 @@ func TestGoldenRefund(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
 				s := goldenSession(t, tc.env)
 				goldenCharges(t, s)
-				m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+				m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 				send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 				settle(t, m, m.focusActive())
 				tc.do(t, m)
@@ -108,8 +109,8 @@ func TestRefundKeyOnRowsThatCannotBeRefunded(t *testing.T) {
 		t.Fatal("R on a pending charge did nothing")
 	}
 	msg := runReply(cmd)
-	st, ok := msg.(statusMsg)
-	if !ok || !strings.Contains(st.text, "Only paid charges can be refunded; this one is pending") {
+	st, ok := msg.(common.StatusMsg)
+	if !ok || !strings.Contains(st.Text, "Only paid charges can be refunded; this one is pending") {
 		t.Fatalf("R on a pending charge: %#v", msg)
 	}
 	m.Update(reply(m, msg))
@@ -158,7 +159,7 @@ func TestRefundFormAmountRules(t *testing.T) {
 	// An invalid form sends nothing and asks nothing.
 	f.inputs[rfAmount].SetValue("89,901")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-	if f.question != nil || f.sending {
+	if f.Question != nil || f.sending {
 		t.Fatal("an invalid amount reached the confirmation")
 	}
 }
@@ -320,8 +321,8 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 			if cmd == nil {
 				t.Fatal("R said nothing")
 			}
-			st, ok := runReply(cmd).(statusMsg)
-			if !ok || !strings.Contains(st.text, "Only payments can be refunded") || !strings.Contains(st.text, tc.want) {
+			st, ok := runReply(cmd).(common.StatusMsg)
+			if !ok || !strings.Contains(st.Text, "Only payments can be refunded") || !strings.Contains(st.Text, tc.want) {
 				t.Fatalf("R on a %s: %#v", tc.name, st)
 			}
 		})
@@ -331,7 +332,7 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 	neg.Amount = -1250
 	if o, cmd := askRefund(m.c, neg); o != nil || cmd == nil {
 		t.Fatalf("a refund form opened for a negative row: %v", o)
-	} else if st, _ := runReply(cmd).(statusMsg); !strings.Contains(st.text, "Only payments can be refunded") {
+	} else if st, _ := runReply(cmd).(common.StatusMsg); !strings.Contains(st.Text, "Only payments can be refunded") {
 		t.Fatalf("R on a negative row: %#v", st)
 	}
 	// A paid payment still opens the form.

@@ -18,6 +18,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // evilParts are what an attacker puts in a text field: OSC title and clipboard writes, SGR,
@@ -68,14 +69,14 @@ func TestSanitize(t *testing.T) {
 		{"\u0085next line", " next line"},
 	}
 	for _, c := range cases {
-		if got := sanitize(c.in); got != c.want {
+		if got := common.Sanitize(c.in); got != c.want {
 			t.Errorf("sanitize(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
 
 func TestSanitizeLinesKeepsOnlyTheLineBreaks(t *testing.T) {
-	got := sanitizeLines("{\r\n  \"a\": \"\x1b]2;x\x07\u202e\"\n}")
+	got := common.SanitizeLines("{\r\n  \"a\": \"\x1b]2;x\x07\u202e\"\n}")
 	if want := "{\n  \"a\": \" ]2;x \"\n}"; got != want {
 		t.Errorf("sanitizeLines = %q, want %q", got, want)
 	}
@@ -88,17 +89,17 @@ func FuzzSanitize(f *testing.F) {
 	f.Add(evil("all"))
 	f.Add("Pão de queijo 🧀 ✓")
 	f.Fuzz(func(t *testing.T, s string) {
-		out := sanitize(s)
+		out := common.Sanitize(s)
 		if r, bad := forbiddenIn(strings.ReplaceAll(out, "\n", "")); bad || strings.Contains(out, "\n") {
 			t.Fatalf("sanitize(%q) = %q keeps %U", s, out, r)
 		}
 		if !utf8.ValidString(out) {
 			t.Fatalf("sanitize(%q) = %q is not UTF-8", s, out)
 		}
-		if again := sanitize(out); again != out {
+		if again := common.Sanitize(out); again != out {
 			t.Fatalf("not idempotent: %q then %q", out, again)
 		}
-		if lines := sanitizeLines(s); strings.Count(lines, "\n") != strings.Count(s, "\n") {
+		if lines := common.SanitizeLines(s); strings.Count(lines, "\n") != strings.Count(s, "\n") {
 			t.Fatalf("sanitizeLines(%q) = %q changed the line count", s, lines)
 		}
 	})
@@ -117,7 +118,7 @@ type evilStruct struct {
 
 func TestSafeLogHandlerWritesNoControlText(t *testing.T) {
 	var buf bytes.Buffer
-	log := slog.New(SafeLogHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	log := slog.New(common.SafeLogHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	log = log.With("profile", evil("profile")).WithGroup(evil("group"))
 	log.Error(evil("status"),
 		"text", evil("text"),
@@ -147,7 +148,7 @@ func TestSafeLogHandlerWritesNoControlText(t *testing.T) {
 		}
 	}
 	// The wrapper keeps the level filter of the handler it wraps.
-	if SafeLogHandler(slog.NewJSONHandler(&buf, nil)).Enabled(context.Background(), slog.LevelDebug) {
+	if common.SafeLogHandler(slog.NewJSONHandler(&buf, nil)).Enabled(context.Background(), slog.LevelDebug) {
 		t.Error("a debug record passes an info handler")
 	}
 }
@@ -240,7 +241,7 @@ func evilTx() *api.Transaction {
 }
 
 // evilScreens drives a dashboard on the evil session through every view and returns each frame.
-func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
+func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	t.Helper()
 	s, _ := evilSession(t)
 	profiles := []ProfileInfo{{Name: evil("loja"), Env: api.Sandbox}, {Name: evil("prod"), Env: api.Production}}
@@ -259,9 +260,9 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 
 	// Charges list, the status line (notice, then a service error) and the help.
 	shot("charges")
-	m.Update(statusMsg{text: m.describeError(evil("what"), evilError()), kind: statusError})
+	m.Update(common.StatusMsg{Text: m.describeError(evil("what"), evilError()), Kind: common.StatusError})
 	shot("status_service_error")
-	m.Update(statusMsg{text: m.describeError("load", errors.New(evil("transport"))), kind: statusError})
+	m.Update(common.StatusMsg{Text: m.describeError("load", errors.New(evil("transport"))), Kind: common.StatusError})
 	shot("status_transport_error")
 	keys("?")
 	shot("help")
@@ -274,7 +275,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 			t.Fatalf("%s is not tracked", id)
 		}
 		m.Update(openChargeMsg{charge: ch})
-		m.Update(txMsg{gen: m.app.gen, id: id, err: evilError()})
+		m.Update(txMsg{gen: m.app.Gen, id: id, err: evilError()})
 		shot("qr_" + id)
 		keys("esc")
 	}
@@ -284,7 +285,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	shot("inspector_history")
 	iv := m.panes[viewInspector].(*inspectorView)
 	ch, _ := chargeByID(t, s.Store, "evil-pending")
-	m.Update(reply(m, lookupMsg{tag: m.app.tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), tx: evilTx(), charge: ch, tracked: true}))
+	m.Update(reply(m, lookupMsg{tag: m.app.Tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), tx: evilTx(), charge: ch, tracked: true}))
 	shot("inspector_tx")
 	keys("v")
 	shot("inspector_tx_revealed")
@@ -292,7 +293,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 		m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
 	}
 	shot("inspector_tx_end")
-	m.Update(reply(m, lookupMsg{tag: m.app.tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), err: evilError()}))
+	m.Update(reply(m, lookupMsg{tag: m.app.Tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), err: evilError()}))
 	shot("inspector_error")
 
 	// Wallets: the list, balances, refusals, the picker and the create form refused.
@@ -316,7 +317,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	shot("wallets")
 	for range len(wv.rows) {
 		keys("j")
-		shot(fmt.Sprintf("wallets_row_%d", wv.cursor))
+		shot(fmt.Sprintf("wallets_row_%d", wv.Cursor))
 	}
 	keys("w")
 	shot("wallet_picker")
@@ -335,9 +336,9 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	blocks := []api.BalanceBlock{{ID: evil("b1"), TransactionID: evil("tx"), Amount: 100, Status: api.BlockStatus(evil("status")),
 		BlockType: evil("type"), ReferenceNumber: evil("ref"), Reason: evil("reason"), ExternalReference: evil("ext"), E2EID: evil("e2e"),
 		ResolutionReason: evil("resolution"), ResolvedAt: &resolved, CreatedAt: goldenNow}}
-	m.Update(reply(m, blocksMsg{tag: m.app.tag(), seq: bv.seq, status: bv.filterStatus(), list: &api.BalanceBlockList{Items: blocks, Total: 1}}))
+	m.Update(reply(m, blocksMsg{tag: m.app.Tag(), seq: bv.seq, status: bv.filterStatus(), list: &api.BalanceBlockList{Items: blocks, Total: 1}}))
 	shot("blocks")
-	m.Update(reply(m, blocksMsg{tag: m.app.tag(), seq: bv.seq, status: bv.filterStatus(), err: evilError()}))
+	m.Update(reply(m, blocksMsg{tag: m.app.Tag(), seq: bv.seq, status: bv.filterStatus(), err: evilError()}))
 	shot("blocks_error")
 
 	// Events: the list, filtered, and every payload (masked, then revealed).
@@ -347,11 +348,11 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	shot("events_filtered")
 	keys("esc")
 	ev := m.panes[viewEvents].(*eventsView)
-	if ev.win.len() != 9 {
-		t.Fatalf("the events view lists %d events, want the 9 stored", ev.win.len())
+	if ev.win.Len() != 9 {
+		t.Fatalf("the events view lists %d events, want the 9 stored", ev.win.Len())
 	}
-	for i := range ev.win.len() {
-		ev.cursor = i
+	for i := range ev.win.Len() {
+		ev.Cursor = i
 		keys("enter")
 		shot(fmt.Sprintf("event_%d_payload", i))
 		keys("v", "G")
@@ -398,7 +399,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 // config) and finds none of them in what is drawn.
 func TestNoEscapeSequenceReachesTheScreen(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.Ascii)
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		for _, size := range goldenSizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", lang, size[0], size[1]), func(t *testing.T) {
 				frames := evilScreens(t, lang, size[0], size[1])

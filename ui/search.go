@@ -10,6 +10,7 @@ import (
 
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // "The customer says they paid": S opens a search across every wallet of the profile's store
@@ -18,7 +19,7 @@ import (
 
 // searchFoundMsg is what the store found for search seq (not read back yet).
 type searchFoundMsg struct {
-	tag     tag
+	tag     common.Tag
 	seq     int
 	q       state.ChargeSearch
 	matches []workflow.SearchMatch
@@ -28,15 +29,15 @@ type searchFoundMsg struct {
 
 // searchCheckedMsg is the service's answers for the matches of search seq.
 type searchCheckedMsg struct {
-	tag     tag
+	tag     common.Tag
 	seq     int
 	matches []workflow.SearchMatch
 }
 
 // searchOverlay is the search: a text field and the matches.
 type searchOverlay struct {
-	closer
-	c        *common
+	common.Closer
+	c        *common.Common
 	input    textinput.Model
 	seq      int
 	searched string // the text of the last search run
@@ -51,21 +52,21 @@ type searchOverlay struct {
 	height   int
 }
 
-func newSearchOverlay(c *common) *searchOverlay {
+func newSearchOverlay(c *common.Common) *searchOverlay {
 	ti := textinput.New()
 	ti.Prompt = "› "
-	ti.Placeholder = c.tr.T("search.e2e_id_amount_payer_or_14")
+	ti.Placeholder = c.Tr.T("search.e2e_id_amount_payer_or_14")
 	ti.CharLimit = 80
 	ti.Focus()
 	return &searchOverlay{c: c, input: ti}
 }
 
-func (o *searchOverlay) layer() layer       { return layerBody }
-func (o *searchOverlay) focus() tea.Cmd     { return textinput.Blink }
-func (o *searchOverlay) start() tea.Cmd     { return nil }
-func (o *searchOverlay) blur()              {}
-func (o *searchOverlay) capturesText() bool { return true }
-func (o *searchOverlay) setSize(w, h int) tea.Cmd {
+func (o *searchOverlay) Layer() common.Layer { return common.LayerBody }
+func (o *searchOverlay) Focus() tea.Cmd      { return textinput.Blink }
+func (o *searchOverlay) Start() tea.Cmd      { return nil }
+func (o *searchOverlay) Blur()               {}
+func (o *searchOverlay) CapturesText() bool  { return true }
+func (o *searchOverlay) SetSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
 	o.input.Width = max(min(w-4, 60), 10)
 	return nil
@@ -73,10 +74,10 @@ func (o *searchOverlay) setSize(w, h int) tea.Cmd {
 
 // ShortHelp lists the overlay's keys.
 func (o *searchOverlay) ShortHelp() []key.Binding {
-	k := o.c.keys
+	k := o.c.Keys
 	return []key.Binding{
-		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", o.c.tr.T("search.search_inspect"))),
-		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", o.c.tr.T("search.move"))),
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", o.c.Tr.T("search.search_inspect"))),
+		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", o.c.Tr.T("search.move"))),
 		k.Back,
 	}
 }
@@ -84,15 +85,15 @@ func (o *searchOverlay) ShortHelp() []key.Binding {
 // FullHelp lists the overlay's keys.
 func (o *searchOverlay) FullHelp() [][]key.Binding { return [][]key.Binding{o.ShortHelp()} }
 
-func (o *searchOverlay) update(msg tea.Msg) tea.Cmd {
+func (o *searchOverlay) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case searchFoundMsg:
-		if msg.seq != o.seq || o.c.app.stale(msg.tag) {
+		if msg.seq != o.seq || o.c.App.Stale(msg.tag) {
 			return nil
 		}
 		o.found, o.q, o.matches, o.capped, o.cursor = true, msg.q, msg.matches, msg.capped, 0
 		if msg.err != nil {
-			o.err = describeErr(o.c.tr, o.c.tr.T("search.search_failed"), msg.err)
+			o.err = common.DescribeErr(o.c.Tr, o.c.Tr.T("search.search_failed"), msg.err)
 			return nil
 		}
 		if len(o.matches) == 0 {
@@ -101,7 +102,7 @@ func (o *searchOverlay) update(msg tea.Msg) tea.Cmd {
 		o.reading = true
 		return o.readBack(msg.seq, msg.matches)
 	case searchCheckedMsg:
-		if msg.seq != o.seq || o.c.app.stale(msg.tag) {
+		if msg.seq != o.seq || o.c.App.Stale(msg.tag) {
 			return nil
 		}
 		o.reading, o.matches = false, msg.matches
@@ -116,8 +117,8 @@ func (o *searchOverlay) update(msg tea.Msg) tea.Cmd {
 
 func (o *searchOverlay) handleKey(km tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(km, o.c.keys.Back):
-		o.close()
+	case key.Matches(km, o.c.Keys.Back):
+		o.Close()
 		return nil
 	case km.Type == tea.KeyUp:
 		o.cursor = max(o.cursor-1, 0)
@@ -129,8 +130,8 @@ func (o *searchOverlay) handleKey(km tea.KeyMsg) tea.Cmd {
 		text := strings.TrimSpace(o.input.Value())
 		if text == o.searched && o.found && len(o.matches) > 0 {
 			ch := o.matches[o.cursor].Charge
-			o.close()
-			return func() tea.Msg { return inspectMsg{query: ch.ID, wallet: ch.Wallet} }
+			o.Close()
+			return func() tea.Msg { return common.InspectMsg{Query: ch.ID, Wallet: ch.Wallet} }
 		}
 		return o.search(text)
 	}
@@ -143,18 +144,18 @@ func (o *searchOverlay) handleKey(km tea.KeyMsg) tea.Cmd {
 func (o *searchOverlay) search(text string) tea.Cmd {
 	o.seq++
 	o.searched, o.found, o.reading, o.matches, o.capped, o.err, o.cursor = text, false, false, nil, false, "", 0
-	q, err := workflow.ParseSearch(text, o.c.now(), o.c.loc)
+	q, err := workflow.ParseSearch(text, o.c.Now(), o.c.Loc)
 	if err != nil {
-		o.err = o.c.tr.T("search.cannot_search") + ": " + o.c.tr.T(sanitize(amountError(o.c.tr, err).Error()))
+		o.err = o.c.Tr.T("search.cannot_search") + ": " + o.c.Tr.T(common.Sanitize(common.AmountError(o.c.Tr, err).Error()))
 		return nil
 	}
-	store := o.c.app.sess.Store
+	store := o.c.App.Sess.Store
 	if store == nil {
-		o.err = o.c.tr.T("search.this_session_has_no_local_store")
+		o.err = o.c.Tr.T("search.this_session_has_no_local_store")
 		return nil
 	}
-	seq, t := o.seq, o.c.app.tag()
-	return o.c.app.withTimeout(persistTimout, func(ctx context.Context) tea.Msg {
+	seq, t := o.seq, o.c.App.Tag()
+	return o.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg {
 		ms, capped, err := workflow.FindCharges(ctx, store, q)
 		return searchFoundMsg{tag: t, seq: seq, q: q, matches: ms, capped: capped, err: err}
 	})
@@ -167,16 +168,16 @@ type readBacker interface {
 
 // readBack asks the service about every match.
 func (o *searchOverlay) readBack(seq int, ms []workflow.SearchMatch) tea.Cmd {
-	var rb readBacker = o.c.app.sess
-	t := o.c.app.tag()
-	return o.c.app.withTimeout(callTimeout*2, func(ctx context.Context) tea.Msg {
+	var rb readBacker = o.c.App.Sess
+	t := o.c.App.Tag()
+	return o.c.App.WithTimeout(common.CallTimeout*2, func(ctx context.Context) tea.Msg {
 		return searchCheckedMsg{tag: t, seq: seq, matches: rb.ReadBack(ctx, ms)}
 	})
 }
 
 // what says what was searched, in the merchant's words.
 func (o *searchOverlay) what() string {
-	tr, q := o.c.tr, o.q
+	tr, q := o.c.Tr, o.q
 	switch q.Kind {
 	case state.SearchE2E:
 		return tr.F("search.e2e_id", q.E2E)
@@ -185,28 +186,28 @@ func (o *searchOverlay) what() string {
 	case state.SearchPayer:
 		return tr.F("search.payer_name_containing", q.Payer)
 	case state.SearchWindow:
-		loc := o.c.loc
+		loc := o.c.Loc
 		return tr.F("search.created_or_paid_from_to", q.From.In(loc).Format("02/01/2006 15:04"), q.To.In(loc).Format("02/01/2006 15:04"))
 	}
 	return ""
 }
 
-func (o *searchOverlay) view() string {
-	st, tr := o.c.st, o.c.tr
+func (o *searchOverlay) View() string {
+	st, tr := o.c.St, o.c.Tr
 	w := max(o.width, 20)
 	var b strings.Builder
-	profile := sanitize(o.c.app.sess.Profile)
-	b.WriteString(st.Bold.Render(truncateWidth(tr.T("search.the_customer_says_they_paid")+" · "+tr.F("search.every_wallet_of_profile", profile), w)) + "\n")
-	b.WriteString(st.Muted.Render(truncateWidth(tr.T("search.search_by_e2e_id_e_amount"), w)) + "\n\n")
+	profile := common.Sanitize(o.c.App.Sess.Profile)
+	b.WriteString(st.Bold.Render(common.TruncateWidth(tr.T("search.the_customer_says_they_paid")+" · "+tr.F("search.every_wallet_of_profile", profile), w)) + "\n")
+	b.WriteString(st.Muted.Render(common.TruncateWidth(tr.T("search.search_by_e2e_id_e_amount"), w)) + "\n\n")
 	b.WriteString(o.input.View() + "\n\n")
 	switch {
 	case o.err != "":
-		b.WriteString(st.Err.Render(truncateWidth(o.err, w)) + "\n")
+		b.WriteString(st.Err.Render(common.TruncateWidth(o.err, w)) + "\n")
 	case o.searched == "":
 	case !o.found:
 		b.WriteString(st.Muted.Render(tr.T("search.searching")) + "\n")
 	case len(o.matches) == 0:
-		b.WriteString(st.Warn.Render(truncateWidth(tr.F("search.no_charge_with_in_any_wallet", o.what(), profile), w)) + "\n")
+		b.WriteString(st.Warn.Render(common.TruncateWidth(tr.F("search.no_charge_with_in_any_wallet", o.what(), profile), w)) + "\n")
 	default:
 		head := tr.N("search.charges_with_n", len(o.matches), len(o.matches), o.what())
 		if o.capped {
@@ -215,7 +216,7 @@ func (o *searchOverlay) view() string {
 		if o.reading {
 			head += " · " + tr.T("search.checking_with_the_service")
 		}
-		b.WriteString(truncateWidth(head, w) + "\n")
+		b.WriteString(common.TruncateWidth(head, w) + "\n")
 		b.WriteString(o.rows(w, max(o.height-7, 1)))
 	}
 	return b.String()
@@ -224,7 +225,7 @@ func (o *searchOverlay) view() string {
 // rows renders the matches around the cursor, one a line: the service's answer, amount,
 // wallet, time, payer and e2e id.
 func (o *searchOverlay) rows(w, h int) string {
-	st, tr := o.c.st, o.c.tr
+	st, tr := o.c.St, o.c.Tr
 	// A narrow terminal shows the e2e id on a line of its own under the match.
 	twoLines := w < 110
 	if twoLines {
@@ -241,30 +242,30 @@ func (o *searchOverlay) rows(w, h int) string {
 		var status string
 		switch {
 		case !m.Checked:
-			status = st.Muted.Render(padRight("… "+tr.T("search.checking"), 16)) // the header says with whom
+			status = st.Muted.Render(common.PadRight("… "+tr.T("search.checking"), 16)) // the header says with whom
 		case m.Service == state.StateNotFound:
-			sty, _ := st.status(m.Service)
-			status = sty.Render(padRight(stateText(tr, m.Service), 16))
+			sty, _ := st.StatusLine(m.Service)
+			status = sty.Render(common.PadRight(common.StateText(tr, m.Service), 16))
 		case m.Tx == nil:
-			status = st.Err.Render(padRight("! "+tr.T("search.not_confirmed"), 16))
+			status = st.Err.Render(common.PadRight("! "+tr.T("search.not_confirmed"), 16))
 		default:
-			sty, _ := st.status(m.Service)
-			status = sty.Render(padRight(stateText(tr, m.Service), 16))
+			sty, _ := st.StatusLine(m.Service)
+			status = sty.Render(common.PadRight(common.StateText(tr, m.Service), 16))
 		}
 		when := ch.CreatedAt
 		if ch.PaidAt != nil {
 			when = *ch.PaidAt
 		}
-		payer := sanitize(ch.PayerName)
+		payer := common.Sanitize(ch.PayerName)
 		if payer == "" {
 			payer = "—"
 		}
-		e2e := sanitize(ch.E2EID)
+		e2e := common.Sanitize(ch.E2EID)
 		if e2e == "" {
 			e2e = "—"
 		}
-		line := status + " " + padLeft(ch.Amount.BRL(), 13) + " " + padRight(sanitize(state.NormalizeWallet(ch.Wallet)), 12) + " " +
-			when.In(o.c.loc).Format("02/01 15:04") + " " + padRight(payer, 18)
+		line := status + " " + common.PadLeft(ch.Amount.BRL(), 13) + " " + common.PadRight(common.Sanitize(state.NormalizeWallet(ch.Wallet)), 12) + " " +
+			when.In(o.c.Loc).Format("02/01 15:04") + " " + common.PadRight(payer, 18)
 		if !twoLines {
 			line += " " + e2e
 		}
@@ -272,20 +273,20 @@ func (o *searchOverlay) rows(w, h int) string {
 		if i == o.cursor {
 			mark = "› "
 		}
-		line = padRight(mark+line, w)
+		line = common.PadRight(mark+line, w)
 		if i == o.cursor {
-			line = st.selected(line)
+			line = st.SelectedLine(line)
 		}
 		b.WriteString(line + "\n")
 		if twoLines {
-			b.WriteString(st.Muted.Render(truncateWidth("    e2e "+e2e, w)) + "\n")
+			b.WriteString(st.Muted.Render(common.TruncateWidth("    e2e "+e2e, w)) + "\n")
 		}
-		if m.Checked && m.Tx != nil && wentBack(m.Service) && i == o.cursor {
+		if m.Checked && m.Tx != nil && common.WentBack(m.Service) && i == o.cursor {
 			// What went back or is held, with the amount: goods must not be handed over.
-			b.WriteString(truncateWidth("    "+outcomeLine(st, tr, m.Outcome), w) + "\n")
+			b.WriteString(common.TruncateWidth("    "+common.OutcomeLine(st, tr, m.Outcome), w) + "\n")
 		}
 		if m.Checked && m.Err != nil && i == o.cursor {
-			b.WriteString(st.Err.Render(truncateWidth("  "+describeErr(tr, tr.T("search.read_back"), m.Err), w)) + "\n")
+			b.WriteString(st.Err.Render(common.TruncateWidth("  "+common.DescribeErr(tr, tr.T("search.read_back"), m.Err), w)) + "\n")
 		}
 	}
 	return b.String()

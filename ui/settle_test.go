@@ -12,6 +12,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // The views read the store in commands (list windows, event facets, the lookup history) and
@@ -35,14 +36,14 @@ const settleLeafTimeout = 10 * time.Second
 // tests that drive a model directly always did: a test sends such replies itself.
 func storeReply(msg tea.Msg) bool {
 	switch msg := msg.(type) {
-	case envelopeMsg:
-		return storeReply(msg.msg)
+	case common.EnvelopeMsg:
+		return storeReply(msg.Msg)
 	case chargePage, eventPage, facetsMsg, historyMsg, refundStatesMsg:
 		return true
-	case dayMsg, stripMsg, dayPeriodMsg, scopeChangedMsg, closeMsg, closeDoneMsg:
+	case dayMsg, stripMsg, dayPeriodMsg, common.ScopeChangedMsg, closeMsg, closeDoneMsg:
 		return true // the day view, its strip and the close read the store (the close's balances fail fast against deadClient)
-	case statusMsg:
-		return msg.owner == closeOwner
+	case common.StatusMsg:
+		return msg.Owner == closeOwner
 	}
 	return false
 }
@@ -114,10 +115,10 @@ func drainCmds(t testing.TB, cmd tea.Cmd, each func(tea.Msg) tea.Cmd) {
 			queue = append(queue, b...)
 			continue
 		}
-		if a, ok := msg.(addressedCmd); ok {
+		if a, ok := msg.(common.AddressedCmd); ok {
 			// A component's command: run it (unless it waits) and hand its sealed reply on.
-			if !waiting(a.cmd) {
-				queue = append(queue, a.run)
+			if !waiting(a.Cmd) {
+				queue = append(queue, a.Run)
 			}
 			continue
 		}
@@ -151,7 +152,7 @@ func send(t testing.TB, m *Model, msg tea.Msg) {
 // views read again.
 func storeChanged(t testing.TB, m *Model) {
 	t.Helper()
-	send(t, m, storeChangedMsg{gen: m.app.gen, charges: true, events: true})
+	send(t, m, storeChangedMsg{gen: m.app.Gen, charges: true, events: true})
 }
 
 // ---- reading the store in tests ----
@@ -218,11 +219,11 @@ func deadClient(t testing.TB, clientID string) *api.Client {
 
 // viewAt renders a component at a size, as the root does after a resize.
 func viewAt(c interface {
-	setSize(w, h int) tea.Cmd
-	view() string
+	SetSize(w, h int) tea.Cmd
+	View() string
 }, w, h int) string {
-	c.setSize(w, h)
-	return c.view()
+	c.SetSize(w, h)
+	return c.View()
 }
 
 // formOf is the open new-charge form, or nil.
@@ -242,8 +243,8 @@ func qrOf(m *Model) *qrView {
 // reply addresses msg, a reply a test makes up for one of m's components, to that component as
 // its command would have (see address); any other message is returned as it is.
 func reply(m *Model, msg tea.Msg) tea.Msg {
-	to := func(c component) tea.Msg {
-		return envelopeMsg{to: c.cid(), tag: tag{gen: m.app.gen}, msg: msg}
+	to := func(c common.Component) tea.Msg {
+		return common.EnvelopeMsg{To: c.Cid(), Tag: common.Tag{Gen: m.app.Gen}, Msg: msg}
 	}
 	view := func(id viewID) tea.Msg { return to(m.panes[id]) }
 	switch msg.(type) {
@@ -264,19 +265,19 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 			return to(f)
 		}
 	case refundDoneMsg, refundFeeMsg:
-		if f, ok := find[*refundForm](m.overlays); ok {
+		if f, ok := common.Find[*refundForm](m.overlays); ok {
 			return to(f)
 		}
 	case withdrawalDoneMsg, withdrawalListMsg:
-		if f, ok := find[*withdrawalForm](m.overlays); ok {
+		if f, ok := common.Find[*withdrawalForm](m.overlays); ok {
 			return to(f)
 		}
 	case closeMsg, closeDoneMsg:
-		if o, ok := find[*closeOverlay](m.overlays); ok {
+		if o, ok := common.Find[*closeOverlay](m.overlays); ok {
 			return to(o)
 		}
 	case searchFoundMsg, searchCheckedMsg:
-		if o, ok := find[*searchOverlay](m.overlays); ok {
+		if o, ok := common.Find[*searchOverlay](m.overlays); ok {
 			return to(o)
 		}
 	case qrCopiedMsg, qrNoticeDoneMsg, qrRefreshMsg:
@@ -291,19 +292,19 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 // reply inside the envelope of an addressed command, any other message as it is.
 func runReply(cmd tea.Cmd) tea.Msg {
 	msg := cmd()
-	if a, ok := msg.(addressedCmd); ok {
-		msg = a.run()
+	if a, ok := msg.(common.AddressedCmd); ok {
+		msg = a.Run()
 	}
-	if e, ok := msg.(envelopeMsg); ok {
-		return e.msg
+	if e, ok := msg.(common.EnvelopeMsg); ok {
+		return e.Msg
 	}
 	return msg
 }
 
 // inner is the reply inside an envelope, or msg itself.
 func inner(msg tea.Msg) tea.Msg {
-	if e, ok := msg.(envelopeMsg); ok {
-		return e.msg
+	if e, ok := msg.(common.EnvelopeMsg); ok {
+		return e.Msg
 	}
 	return msg
 }

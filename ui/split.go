@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"sort"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -15,6 +16,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // maxDraftLegs caps the legs the builder holds: room to show the 10-leg rule broken, no more.
@@ -40,7 +42,7 @@ const (
 
 // splitWalletsMsg brings the account's sub-accounts to the builder (when the wallets view has not loaded them).
 type splitWalletsMsg struct {
-	tag   tag
+	tag   common.Tag
 	items []api.SubAccount
 	err   error
 }
@@ -54,7 +56,7 @@ type learnedNote struct {
 // splitBuilder edits the split of the new-charge form: legs in the order they settle, every rule of the
 // spec checked live by api.CheckSplit, totals against the originator's fee, and a settlement preview.
 type splitBuilder struct {
-	c      *common
+	c      *common.Common
 	origin string // the wallet creating the charge: "principal" or a sub-account reference
 	draft  state.SplitDraft
 	leg    int // selected leg
@@ -78,7 +80,7 @@ type splitBuilder struct {
 	width, height int
 }
 
-func newSplitBuilder(c *common, origin string) *splitBuilder {
+func newSplitBuilder(c *common.Common, origin string) *splitBuilder {
 	if origin == "" {
 		origin = api.WalletPrincipal
 	}
@@ -87,7 +89,7 @@ func newSplitBuilder(c *common, origin string) *splitBuilder {
 	return &splitBuilder{c: c, origin: origin, in: ti, serverLeg: -1, width: 80, height: 20}
 }
 
-func (b *splitBuilder) setSize(w, h int) tea.Cmd {
+func (b *splitBuilder) SetSize(w, h int) tea.Cmd {
 	b.width, b.height = w, h
 	b.focusCell(b.leg, b.col)
 	return nil
@@ -113,7 +115,7 @@ func (b *splitBuilder) fee() (api.Money, feeSource) {
 	if b.learned != nil {
 		return b.learned.fee, feeLearned
 	}
-	if s := b.c.app.sess; s != nil {
+	if s := b.c.App.Sess; s != nil {
 		if s.Store != nil {
 			if lf, ok := s.Store.LearnedFee(); ok {
 				return lf.Fee, feeLearned
@@ -134,8 +136,8 @@ func (b *splitBuilder) learn(fee api.Money) {
 
 // wallets returns the account's sub-accounts and whether the list is known.
 func (b *splitBuilder) wallets() ([]api.SubAccount, bool) {
-	if b.c.app.subAccounts != nil {
-		return b.c.app.subAccounts, true
+	if b.c.App.SubAccounts != nil {
+		return b.c.App.SubAccounts, true
 	}
 	if b.subsLoaded {
 		return b.subs, true
@@ -167,20 +169,20 @@ type subAccountLister interface {
 
 // loadWallets fetches the sub-account list when nobody has yet.
 func (b *splitBuilder) loadWallets() tea.Cmd {
-	if _, ok := b.wallets(); ok || b.subsLoading || b.c.app.sess == nil {
+	if _, ok := b.wallets(); ok || b.subsLoading || b.c.App.Sess == nil {
 		return nil
 	}
 	b.subsLoading = true
-	var sl subAccountLister = b.c.app.sess
-	t := b.c.app.tag()
-	return b.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	var sl subAccountLister = b.c.App.Sess
+	t := b.c.App.Tag()
+	return b.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		items, err := sl.ListSubAccounts(ctx)
 		return splitWalletsMsg{tag: t, items: items, err: err}
 	})
 }
 
 func (b *splitBuilder) onWallets(msg splitWalletsMsg) {
-	if b.c.app.stale(msg.tag) {
+	if b.c.App.Stale(msg.tag) {
 		return
 	}
 	b.subsLoading = false
@@ -236,7 +238,7 @@ func (b *splitBuilder) focusCell(i, col int) {
 	l := b.draft.Legs[b.leg]
 	if col == colDest {
 		b.in.CharLimit = 40
-		b.in.Placeholder = b.c.tr.T("split.reference_or_principal")
+		b.in.Placeholder = b.c.Tr.T("split.reference_or_principal")
 		b.in.Width = dw - 1
 		b.in.SetValue(l.Dest)
 	} else {
@@ -273,7 +275,7 @@ func (b *splitBuilder) storeCell() {
 
 func (b *splitBuilder) addLeg() tea.Cmd {
 	if len(b.draft.Legs) >= maxDraftLegs {
-		return answerStatus(b.c.tr.F("split.the_builder_holds_at_most_legs", maxDraftLegs, api.MaxSplitItems), statusWarn)
+		return common.AnswerStatus(b.c.Tr.F("split.the_builder_holds_at_most_legs", maxDraftLegs, api.MaxSplitItems), common.StatusWarn)
 	}
 	i := b.draft.Add()
 	b.touch()
@@ -350,8 +352,8 @@ func (b *splitBuilder) dropEmpty() {
 }
 
 // update handles a key; done is true when the merchant finished (enter on the last cell).
-func (b *splitBuilder) update(km tea.KeyMsg) (cmd tea.Cmd, done bool) {
-	k := b.c.keys
+func (b *splitBuilder) Update(km tea.KeyMsg) (cmd tea.Cmd, done bool) {
+	k := b.c.Keys
 	switch {
 	case key.Matches(km, k.AddLeg):
 		return b.addLeg(), false
@@ -451,7 +453,7 @@ func (ck splitCheck) ok() bool { return ck.first == "" }
 // check runs every rule on the legs. The rules are api.CheckSplit's; this only places each problem on
 // the leg that breaks it and words it for the merchant.
 func (b *splitBuilder) check() splitCheck {
-	tr := b.c.tr
+	tr := b.c.Tr
 	items, perr := b.draft.Parse()
 	ck := splitCheck{items: items, legMsgs: make([][]string, len(items)), gross: b.gross, grossKnown: b.grossKnown}
 	ck.fee, ck.feeSrc = b.fee()
@@ -559,7 +561,7 @@ func (b *splitBuilder) check() splitCheck {
 
 // legErrorText words a leg's amount text problem.
 func (b *splitBuilder) legErrorText(e state.LegError) string {
-	tr := b.c.tr
+	tr := b.c.Tr
 	switch e.Kind {
 	case state.LegAmountMissing:
 		return tr.T("split.enter_the_amount_in_reais_e")
@@ -569,14 +571,14 @@ func (b *splitBuilder) legErrorText(e state.LegError) string {
 		return tr.T("split.amount_too_large")
 	}
 	if errors.Is(e.Err, api.ErrMoneyAmbiguous) {
-		return amountError(tr, e.Err).Error()
+		return common.AmountError(tr, e.Err).Error()
 	}
 	return tr.T("split.not_an_amount_use_digits_and")
 }
 
 // summary is the form's one-line view of the split ("2 legs · R$ 12,00 of R$ 11,35 net ✗ sum exceeds net").
 func (b *splitBuilder) summary(ck splitCheck) string {
-	st, tr := b.c.st, b.c.tr
+	st, tr := b.c.St, b.c.Tr
 	n := len(ck.items)
 	s := tr.N("split.legs_n", n)
 	switch {
@@ -606,23 +608,23 @@ func (b *splitBuilder) summary(ck splitCheck) string {
 // ShortHelp lists the builder's own keys, drawn above the footer; the footer has the form's
 // (submit, back), so they are not repeated here.
 func (b *splitBuilder) ShortHelp() []key.Binding {
-	k := b.c.keys
+	k := b.c.Keys
 	return []key.Binding{k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PickWallet, k.NextField}
 }
 
 func (b *splitBuilder) feeLabel(src feeSource) string {
 	switch src {
 	case feeLearned:
-		return b.c.tr.T("split.learned_from_the_service")
+		return b.c.Tr.T("split.learned_from_the_service")
 	case feeProfile:
-		return b.c.tr.T("split.profile_pix_fee")
+		return b.c.Tr.T("split.profile_pix_fee")
 	}
 	return ""
 }
 
 // headerLines: title, the totals, and notes about the fee, the wallet list and the service's refusal.
 func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
-	st, tr := b.c.st, b.c.tr
+	st, tr := b.c.St, b.c.Tr
 	var out []string
 	title := st.Bold.Render(tr.T("split.split")) + st.Muted.Render(" · "+tr.F("split.new_charge_from", b.origin)+" · "+tr.T("split.legs_settle_in_this_order"))
 	out = append(out, title)
@@ -676,17 +678,17 @@ func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
 		out = append(out, st.Muted.Render(note))
 	}
 	if b.server != "" && (b.serverLeg < 0 || b.serverLeg >= len(b.draft.Legs)) {
-		out = append(out, st.Err.Render("✗ "+tr.F("split.the_service_refused_the_split", sanitize(b.server))))
+		out = append(out, st.Err.Render("✗ "+tr.F("split.the_service_refused_the_split", common.Sanitize(b.server))))
 	}
 	for i := range out {
-		out[i] = truncateWidth(out[i], w)
+		out[i] = common.TruncateWidth(out[i], w)
 	}
 	return append(out, "")
 }
 
 // legLines draws the table rows; sel is the range of lines of the selected leg.
 func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst, selLast int) {
-	st, tr := b.c.st, b.c.tr
+	st, tr := b.c.St, b.c.Tr
 	dw, aw := b.cellWidths()
 	for i, l := range b.draft.Legs {
 		if i == b.leg {
@@ -698,12 +700,12 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 		}
 		cell := func(col int, text string, width int) string {
 			if i == b.leg && b.col == col {
-				return st.FieldFocus.Render("[") + padRight(b.in.View(), width) + st.FieldFocus.Render("]")
+				return st.FieldFocus.Render("[") + common.PadRight(b.in.View(), width) + st.FieldFocus.Render("]")
 			}
 			if text == "" {
-				return "[" + padRight(st.Muted.Render("·"), width) + "]"
+				return "[" + common.PadRight(st.Muted.Render("·"), width) + "]"
 			}
-			return "[" + padRight(sanitize(text), width) + "]"
+			return "[" + common.PadRight(common.Sanitize(text), width) + "]"
 		}
 		parsed := ""
 		if !ck.badText[i] && strings.TrimSpace(l.AmountText) != "" {
@@ -716,17 +718,17 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 			msgs, mark2 = nil, " "
 		}
 		if b.server != "" && b.serverLeg == i {
-			msgs = append(msgs[:len(msgs):len(msgs)], tr.F("split.the_service_refused_it", sanitize(b.server)))
+			msgs = append(msgs[:len(msgs):len(msgs)], tr.F("split.the_service_refused_it", common.Sanitize(b.server)))
 		}
 		if len(msgs) > 0 {
 			mark2 = st.Err.Render("✗")
 		}
-		row := mark + padLeft(fmt.Sprint(i+1), 2) + "  " + cell(colDest, l.Dest, dw) + " " + cell(colAmount, l.AmountText, aw) +
-			" " + padLeft(st.Muted.Render(parsed), 14) + " " + mark2
-		lines = append(lines, truncateWidth(row, w))
+		row := mark + common.PadLeft(fmt.Sprint(i+1), 2) + "  " + cell(colDest, l.Dest, dw) + " " + cell(colAmount, l.AmountText, aw) +
+			" " + common.PadLeft(st.Muted.Render(parsed), 14) + " " + mark2
+		lines = append(lines, common.TruncateWidth(row, w))
 		for _, m := range msgs {
 			for _, l := range strings.Split(ansi.Wrap("✗ "+m, max(w-6, 10), ""), "\n") {
-				lines = append(lines, spaces(6)+st.FieldErr.Render(l))
+				lines = append(lines, common.Spaces(6)+st.FieldErr.Render(l))
 			}
 		}
 		if i == b.leg {
@@ -739,15 +741,15 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 // previewLines play the settlement (spec rule 7): legs in the order sent, under the fee known now and
 // under a fee R$ 1,00 higher, saying which legs would be reduced or dropped.
 func (b *splitBuilder) previewLines(ck splitCheck, w int) []string {
-	st, tr := b.c.st, b.c.tr
+	st, tr := b.c.St, b.c.Tr
 	title := st.Bold.Render(tr.T("split.settlement_preview"))
 	switch {
 	case len(ck.items) == 0:
 		return nil
 	case !ck.grossKnown:
-		return []string{truncateWidth(title+st.Muted.Render(" · "+tr.T("split.needs_the_charge_amount")), w)}
+		return []string{common.TruncateWidth(title+st.Muted.Render(" · "+tr.T("split.needs_the_charge_amount")), w)}
 	case ck.feeSrc == feeUnknown:
-		return []string{truncateWidth(title+st.Muted.Render(" · "+tr.T("split.needs_the_fee_unknown_the_service")), w)}
+		return []string{common.TruncateWidth(title+st.Muted.Render(" · "+tr.T("split.needs_the_fee_unknown_the_service")), w)}
 	}
 	higher := ck.fee + whatIfFeeRise
 	pv := b.draft.Preview(ck.gross, ck.fee, higher)
@@ -764,10 +766,10 @@ func (b *splitBuilder) previewLines(ck splitCheck, w int) []string {
 	if reduced+dropped > 0 {
 		verdict = st.Warn.Render(tr.F("split.reduced_dropped", reduced, dropped))
 	}
-	out := []string{truncateWidth(title+st.Muted.Render(" · "+tr.F("split.if_the_fee_rose_to", higher.BRL()))+verdict, w)}
+	out := []string{common.TruncateWidth(title+st.Muted.Render(" · "+tr.F("split.if_the_fee_rose_to", higher.BRL()))+verdict, w)}
 	dw := min(max(w-60, 12), 24)
-	head := "   # " + padRight(tr.T("split.destination_caps"), dw) + " " + padLeft(tr.T("split.amount_caps"), 13) + " " + padLeft(tr.T("split.now_caps"), 13) + " " + padLeft(tr.F("split.fee_2", higher.BRL()), 15)
-	out = append(out, truncateWidth(st.ColHeader.Render(head), w))
+	head := "   # " + common.PadRight(tr.T("split.destination_caps"), dw) + " " + common.PadLeft(tr.T("split.amount_caps"), 13) + " " + common.PadLeft(tr.T("split.now_caps"), 13) + " " + common.PadLeft(tr.F("split.fee_2", higher.BRL()), 15)
+	out = append(out, common.TruncateWidth(st.ColHeader.Render(head), w))
 	for i, p := range pv {
 		note := ""
 		switch {
@@ -780,23 +782,23 @@ func (b *splitBuilder) previewLines(ck splitCheck, w int) []string {
 		if p.Paid < p.Leg.Amount {
 			now = st.Warn.Render(now)
 		}
-		row := padLeft(fmt.Sprint(i+1), 4) + " " + padRight(sanitize(p.Leg.SubAccount), dw) + " " + padLeft(p.Leg.Amount.BRL(), 13) + " " +
-			padLeft(now, 13) + " " + padLeft(p.PaidIfHigher.BRL(), 15) + " " + note
-		out = append(out, truncateWidth(row, w))
+		row := common.PadLeft(fmt.Sprint(i+1), 4) + " " + common.PadRight(common.Sanitize(p.Leg.SubAccount), dw) + " " + common.PadLeft(p.Leg.Amount.BRL(), 13) + " " +
+			common.PadLeft(now, 13) + " " + common.PadLeft(p.PaidIfHigher.BRL(), 15) + " " + note
+		out = append(out, common.TruncateWidth(row, w))
 	}
 	return out
 }
 
 // footerLines: the destination suggestions and the builder's keys.
 func (b *splitBuilder) footerLines(w int) []string {
-	st, tr := b.c.st, b.c.tr
+	st, tr := b.c.St, b.c.Tr
 	var out []string
 	if len(b.draft.Legs) > 0 && b.col == colDest {
 		if _, ok := b.wallets(); ok || !b.fromMain() {
 			if sug := b.suggestions(); len(sug) > 0 {
-				out = append(out, truncateWidth(st.Label.Render(tr.T("split.wallets"))+strings.Join(sug, " · "), w))
+				out = append(out, common.TruncateWidth(st.Label.Render(tr.T("split.wallets"))+strings.Join(sug, " · "), w))
 			} else {
-				out = append(out, truncateWidth(st.Muted.Render(tr.T("split.no_other_active_wallet_to_suggest")), w))
+				out = append(out, common.TruncateWidth(st.Muted.Render(tr.T("split.no_other_active_wallet_to_suggest")), w))
 			}
 		}
 	}
@@ -827,14 +829,14 @@ func (b *splitBuilder) footerLines(w int) []string {
 		keyLines = keyLines[:2]
 	}
 	for _, l := range keyLines {
-		out = append(out, truncateWidth(l, w))
+		out = append(out, common.TruncateWidth(l, w))
 	}
 	return out
 }
 
-func (b *splitBuilder) view() string {
+func (b *splitBuilder) View() string {
 	w, h := b.width, b.height
-	st, tr := b.c.st, b.c.tr
+	st, tr := b.c.St, b.c.Tr
 	ck := b.check()
 	top := b.headerLines(ck, w)
 	bottom := b.footerLines(w)
@@ -846,16 +848,16 @@ func (b *splitBuilder) view() string {
 	var legs []string
 	selFirst, selLast := 0, 0
 	if len(b.draft.Legs) == 0 {
-		legs = []string{st.Muted.Render(truncateWidth(tr.T("split.no_legs_ctrl_n_adds_one"), w))}
+		legs = []string{st.Muted.Render(common.TruncateWidth(tr.T("split.no_legs_ctrl_n_adds_one"), w))}
 	} else {
 		legs, selFirst, selLast = b.legLines(ck, w)
 	}
 	dw, aw := b.cellWidths()
-	head := spaces(6) + padRight(tr.T("split.destination_caps"), dw+2) + " " + padRight(tr.T("split.amount_r_caps"), aw+2)
+	head := common.Spaces(6) + common.PadRight(tr.T("split.destination_caps"), dw+2) + " " + common.PadRight(tr.T("split.amount_r_caps"), aw+2)
 	if n := len(b.draft.Legs); n > 0 {
 		head += "  " + tr.F("split.leg_of", b.leg+1, n)
 	}
-	head = truncateWidth(st.ColHeader.Render(head), w)
+	head = common.TruncateWidth(st.ColHeader.Render(head), w)
 	prev := b.previewLines(ck, w)
 	legsNeed := 1 + len(legs)
 	prevNeed := 0

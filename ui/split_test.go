@@ -14,6 +14,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // splitWallets mirrors the demo fixture's sub-accounts.
@@ -25,22 +26,22 @@ var splitWallets = []api.SubAccount{
 }
 
 // splitCommon is a view context for an originator, a profile fee (fee < 0: none) and a wallet list (nil: not loaded).
-func splitCommon(t *testing.T, origin string, fee api.Money, subs []api.SubAccount) *common {
+func splitCommon(t *testing.T, origin string, fee api.Money, subs []api.SubAccount) *common.Common {
 	t.Helper()
 	s := goldenSession(t, api.Sandbox)
 	if fee >= 0 {
 		s.PixFee, s.HasPixFee = fee, true
 	}
-	tr := catalog{lang: LangEN}
-	app := &appState{sess: s, gen: 1, wallet: origin, subAccounts: subs}
-	return &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: LangPT},
-		now: func() time.Time { return goldenNow }, loc: time.UTC, app: app, newKey: api.NewIdempotencyKey}
+	tr := common.Catalog{Lang: common.LangEN}
+	app := &common.AppState{Sess: s, Gen: 1, Wallet: origin, SubAccounts: subs}
+	return &common.Common{St: common.NewStyles(), Keys: common.NewKeyMap(tr), Tr: tr, Cust: common.Catalog{Lang: common.LangPT},
+		Now: func() time.Time { return goldenNow }, Loc: time.UTC, App: app, NewKey: api.NewIdempotencyKey}
 }
 
 func newTestBuilder(t *testing.T, origin string, gross, fee api.Money, subs []api.SubAccount) *splitBuilder {
 	t.Helper()
 	b := newSplitBuilder(splitCommon(t, origin, fee, subs), origin)
-	b.setSize(120, 38)
+	b.SetSize(120, 38)
 	b.setGross(gross, true)
 	return b
 }
@@ -50,16 +51,16 @@ func splitKey(t tea.KeyType) tea.KeyMsg { return tea.KeyMsg{Type: t} }
 // typeText sends s to the builder one rune at a time, as a terminal does.
 func splitTypeText(b *splitBuilder, s string) {
 	for _, r := range s {
-		b.update(runeKey(string(r)))
+		b.Update(runeKey(string(r)))
 	}
 }
 
 // addLegs adds one leg per pair (destination, amount text) by keys: ctrl+n, destination, tab, amount.
 func addLegs(b *splitBuilder, legs ...[2]string) {
 	for _, l := range legs {
-		b.update(splitKey(tea.KeyCtrlN))
+		b.Update(splitKey(tea.KeyCtrlN))
 		splitTypeText(b, l[0])
-		b.update(splitKey(tea.KeyTab))
+		b.Update(splitKey(tea.KeyTab))
 		splitTypeText(b, l[1])
 	}
 }
@@ -162,10 +163,10 @@ func TestSplitFeeUnknown(t *testing.T) {
 		t.Errorf("the view does not say the fee is unknown:\n%s", v)
 	}
 	// Above the gross it exceeds whatever the fee is.
-	b.update(splitKey(tea.KeyBackspace))
-	b.update(splitKey(tea.KeyBackspace))
-	b.update(splitKey(tea.KeyBackspace))
-	b.update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyBackspace))
 	splitTypeText(b, "10,01")
 	ck := b.check()
 	if len(ck.legMsgs[0]) != 1 || !strings.Contains(ck.legMsgs[0][0], "exceeds the charge amount R$ 10,00") {
@@ -183,13 +184,13 @@ func TestSplitWalletListNotLoaded(t *testing.T) {
 		t.Fatalf("no note about the wallet list:\n%s", v)
 	}
 	// Once the list arrives, existence is checked.
-	b.onWallets(splitWalletsMsg{tag: b.c.app.tag(), items: splitWallets})
+	b.onWallets(splitWalletsMsg{tag: b.c.App.Tag(), items: splitWallets})
 	if ck := b.check(); ck.ok() || !strings.Contains(ck.first, "no active sub-account loja-que-nao-sei") {
 		t.Fatalf("after loading the list: %q", ck.first)
 	}
 	// A reply for another wallet is dropped.
 	b2 := newTestBuilder(t, "principal", 1234, 99, nil)
-	b2.onWallets(splitWalletsMsg{tag: tag{gen: 1, wallet: "loja-praia"}, items: splitWallets})
+	b2.onWallets(splitWalletsMsg{tag: common.Tag{Gen: 1, Wallet: "loja-praia"}, items: splitWallets})
 	if _, ok := b2.wallets(); ok {
 		t.Fatal("a stale wallet list was used")
 	}
@@ -197,10 +198,10 @@ func TestSplitWalletListNotLoaded(t *testing.T) {
 
 func TestSplitSuggestionsCycle(t *testing.T) {
 	b := newTestBuilder(t, "loja-centro", 1234, 99, splitWallets)
-	b.update(splitKey(tea.KeyCtrlN))
+	b.Update(splitKey(tea.KeyCtrlN))
 	var got []string
 	for range 4 {
-		b.update(splitKey(tea.KeyRight))
+		b.Update(splitKey(tea.KeyRight))
 		got = append(got, b.draft.Legs[0].Dest)
 	}
 	// Active sub-accounts other than the originator, then principal (the charge comes from a sub-account).
@@ -208,26 +209,26 @@ func TestSplitSuggestionsCycle(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("right cycles %v, want %v", got, want)
 	}
-	b.update(splitKey(tea.KeyLeft))
+	b.Update(splitKey(tea.KeyLeft))
 	if d := b.draft.Legs[0].Dest; d != "principal" {
 		t.Fatalf("left gave %q", d)
 	}
 	// A second leg is not offered what the first already uses.
-	b.update(splitKey(tea.KeyCtrlN))
-	b.update(splitKey(tea.KeyLeft))
+	b.Update(splitKey(tea.KeyCtrlN))
+	b.Update(splitKey(tea.KeyLeft))
 	if d := b.draft.Legs[1].Dest; d != "parceiro_entregas" {
 		t.Fatalf("second leg left gave %q", d)
 	}
 	// Typed text that matches no suggestion keeps left/right for the cursor.
-	b.update(splitKey(tea.KeyCtrlN))
+	b.Update(splitKey(tea.KeyCtrlN))
 	splitTypeText(b, "lojx")
-	b.update(splitKey(tea.KeyRight))
+	b.Update(splitKey(tea.KeyRight))
 	if d := b.draft.Legs[2].Dest; d != "lojx" {
 		t.Fatalf("typed destination changed to %q", d)
 	}
 	// From the main account, principal is not suggested.
 	m := newTestBuilder(t, "principal", 1234, 99, splitWallets)
-	m.update(splitKey(tea.KeyCtrlN))
+	m.Update(splitKey(tea.KeyCtrlN))
 	if s := strings.Join(m.suggestions(), ","); s != "loja-centro,loja-praia,parceiro_entregas" {
 		t.Fatalf("suggestions from the main account: %s", s)
 	}
@@ -244,23 +245,23 @@ func TestSplitReorderAndRemove(t *testing.T) {
 		}
 		return strings.Join(s, ",")
 	}
-	b.update(splitKey(tea.KeyCtrlK)) // third leg up
+	b.Update(splitKey(tea.KeyCtrlK)) // third leg up
 	if o := order(); o != "loja-centro=100,parceiro_entregas=300,loja-praia=200" {
 		t.Fatalf("after ctrl+k: %s", o)
 	}
-	b.update(splitKey(tea.KeyUp))
-	b.update(splitKey(tea.KeyUp))
-	b.update(splitKey(tea.KeyCtrlJ)) // first leg down
+	b.Update(splitKey(tea.KeyUp))
+	b.Update(splitKey(tea.KeyUp))
+	b.Update(splitKey(tea.KeyCtrlJ)) // first leg down
 	if o := order(); o != "parceiro_entregas=300,loja-centro=100,loja-praia=200" {
 		t.Fatalf("after ctrl+j: %s", o)
 	}
-	b.update(splitKey(tea.KeyCtrlX))
+	b.Update(splitKey(tea.KeyCtrlX))
 	if o := order(); o != "parceiro_entregas=300,loja-praia=200" {
 		t.Fatalf("after ctrl+x: %s", o)
 	}
 	// Typing goes to the selected cell.
-	b.update(splitKey(tea.KeyDown))
-	b.update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyDown))
+	b.Update(splitKey(tea.KeyBackspace))
 	splitTypeText(b, "5")
 	if o := order(); o != "parceiro_entregas=300,loja-praia=205" {
 		t.Fatalf("after editing: %s", o)
@@ -281,8 +282,8 @@ func TestSplitPreviewReducedAndDropped(t *testing.T) {
 		}
 	}
 	// The order is the order sent: moving the small leg first keeps it whole.
-	b.update(splitKey(tea.KeyCtrlK))
-	b.update(splitKey(tea.KeyCtrlK))
+	b.Update(splitKey(tea.KeyCtrlK))
+	b.Update(splitKey(tea.KeyCtrlK))
 	if v := ansi.Strip(viewAt(b, 120, 38)); !strings.Contains(v, "1 reduced, 0 dropped") {
 		t.Errorf("after moving the small leg first:\n%s", v)
 	}
@@ -293,11 +294,11 @@ func splitForm(t *testing.T, origin string, fee api.Money, amount string) *charg
 	t.Helper()
 	c := splitCommon(t, origin, fee, splitWallets)
 	f := newChargeForm(c, origin, "pixdash-test-key-0001")
-	f.setSize(120, 36)
+	f.SetSize(120, 36)
 	for _, r := range amount {
-		f.update(runeKey(string(r)))
+		f.Update(runeKey(string(r)))
 	}
-	f.update(splitKey(tea.KeyCtrlP))
+	f.Update(splitKey(tea.KeyCtrlP))
 	if !f.splitOpen || f.sb == nil || len(f.sb.draft.Legs) != 1 {
 		t.Fatalf("ctrl+p did not open the builder with a first leg")
 	}
@@ -306,25 +307,25 @@ func splitForm(t *testing.T, origin string, fee api.Money, amount string) *charg
 
 func formType(f *chargeForm, s string) {
 	for _, r := range s {
-		f.update(runeKey(string(r)))
+		f.Update(runeKey(string(r)))
 	}
 }
 
 func TestSplitFormRefusesBrokenSplitAndSendsGoodOne(t *testing.T) {
 	f := splitForm(t, "principal", 99, "12,34")
 	formType(f, "loja-centro")
-	f.update(splitKey(tea.KeyTab))
+	f.Update(splitKey(tea.KeyTab))
 	formType(f, "12,00")
-	msg := f.update(splitKey(tea.KeyCtrlS))()
-	st, ok := msg.(statusMsg)
-	if !ok || !strings.Contains(st.text, "The split breaks a rule (leg 1: the split (R$ 12,00) exceeds the net R$ 11,35") {
+	msg := f.Update(splitKey(tea.KeyCtrlS))()
+	st, ok := msg.(common.StatusMsg)
+	if !ok || !strings.Contains(st.Text, "The split breaks a rule (leg 1: the split (R$ 12,00) exceeds the net R$ 11,35") {
 		t.Fatalf("submit with a broken split gave %#v", msg)
 	}
 	if !f.splitOpen {
 		t.Fatal("the builder closed; the message on the leg is not visible")
 	}
 	// esc keeps the legs; the form's row summarises them.
-	f.update(splitKey(tea.KeyEsc))
+	f.Update(splitKey(tea.KeyEsc))
 	if f.splitOpen || len(f.sb.draft.Legs) != 1 {
 		t.Fatalf("esc: open=%v legs=%d", f.splitOpen, len(f.sb.draft.Legs))
 	}
@@ -333,17 +334,17 @@ func TestSplitFormRefusesBrokenSplitAndSendsGoodOne(t *testing.T) {
 	}
 	// Fix it from the Split row (enter opens the builder again).
 	f.setFocus(fSplit)
-	f.update(splitKey(tea.KeyEnter))
+	f.Update(splitKey(tea.KeyEnter))
 	if !f.splitOpen {
 		t.Fatal("enter on the Split row did not open the builder")
 	}
-	f.update(splitKey(tea.KeyBackspace))
-	f.update(splitKey(tea.KeyBackspace))
-	f.update(splitKey(tea.KeyBackspace))
-	f.update(splitKey(tea.KeyBackspace))
-	f.update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
 	formType(f, "11,35")
-	msg = f.update(splitKey(tea.KeyCtrlS))()
+	msg = f.Update(splitKey(tea.KeyCtrlS))()
 	sub, ok := msg.(chargeSubmitMsg)
 	if !ok {
 		t.Fatalf("submit with a good split gave %#v", msg)
@@ -356,7 +357,7 @@ func TestSplitFormRefusesBrokenSplitAndSendsGoodOne(t *testing.T) {
 
 func TestSplitEscDropsEmptyLegs(t *testing.T) {
 	f := splitForm(t, "principal", 99, "20")
-	f.update(splitKey(tea.KeyEsc))
+	f.Update(splitKey(tea.KeyEsc))
 	if f.sb.hasLegs() {
 		t.Fatal("an untouched leg was kept")
 	}
@@ -377,7 +378,7 @@ func splitSumRefusal(sum, net, gross, fee api.Money) error {
 func TestSplitLearnsFeeFromDomainError(t *testing.T) {
 	f := splitForm(t, "principal", 10, "10,00")
 	formType(f, "loja-centro")
-	f.update(splitKey(tea.KeyTab))
+	f.Update(splitKey(tea.KeyTab))
 	formType(f, "9,90")
 	if _, ok := f.validate(); !ok {
 		t.Fatalf("the split equal to the net with the profile fee was refused: %v", f.errs)
@@ -400,23 +401,23 @@ func TestSplitLearnsFeeFromDomainError(t *testing.T) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}
 	}
-	if _, ok := f.c.app.sess.Store.LearnedFee(); ok {
+	if _, ok := f.c.App.Sess.Store.LearnedFee(); ok {
 		t.Fatal("the fee was stored inside update, not by the command")
 	}
 	if msg := runReply(cmd); msg.(persistMsg).err != nil {
 		t.Fatal(msg.(persistMsg).err)
 	}
-	lf, ok := f.c.app.sess.Store.LearnedFee()
+	lf, ok := f.c.App.Sess.Store.LearnedFee()
 	if !ok || lf.Fee != 99 || lf.Wallet != "principal" || !strings.Contains(lf.From, "A soma do split") {
 		t.Fatalf("stored fee = %+v, %v", lf, ok)
 	}
 	// A later form uses the learned fee.
 	g := newChargeForm(f.c, "principal", "pixdash-test-key-0002")
-	g.setSize(120, 36)
+	g.SetSize(120, 36)
 	formType(g, "10,00")
-	g.update(splitKey(tea.KeyCtrlP))
+	g.Update(splitKey(tea.KeyCtrlP))
 	formType(g, "loja-centro")
-	g.update(splitKey(tea.KeyTab))
+	g.Update(splitKey(tea.KeyTab))
 	formType(g, "9,90")
 	if ck, _ := g.splitCheck(); ck.ok() || ck.fee != 99 || ck.feeSrc != feeLearned {
 		t.Fatalf("later form: fee %v (source %d), ok %v", ck.fee, ck.feeSrc, ck.ok())
@@ -426,13 +427,13 @@ func TestSplitLearnsFeeFromDomainError(t *testing.T) {
 func TestSplitServerRefusalOnItsLeg(t *testing.T) {
 	f := splitForm(t, "principal", 99, "12,34")
 	formType(f, "loja-centro")
-	f.update(splitKey(tea.KeyTab))
+	f.Update(splitKey(tea.KeyTab))
 	formType(f, "1,00")
-	f.update(splitKey(tea.KeyCtrlN))
+	f.Update(splitKey(tea.KeyCtrlN))
 	formType(f, "loja-praia")
-	f.update(splitKey(tea.KeyTab))
+	f.Update(splitKey(tea.KeyTab))
 	formType(f, "1,00")
-	f.update(splitKey(tea.KeyEsc))
+	f.Update(splitKey(tea.KeyEsc))
 	msg := "Subconta 'loja-praia' não existe nesta conta ou não está ativa"
 	if cmd := f.serverError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: msg}); cmd != nil {
 		t.Fatal("a refusal that reveals no fee returned a command")
@@ -451,7 +452,7 @@ func TestSplitServerRefusalOnItsLeg(t *testing.T) {
 		t.Fatalf("the refusal is not on leg 2:\n%s", strings.Join(lines, "\n"))
 	}
 	// Editing clears it.
-	f.update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
 	if strings.Contains(ansi.Strip(viewAt(f, 120, 36)), "the service refused") {
 		t.Fatal("the refusal stayed after an edit")
 	}
@@ -554,7 +555,7 @@ func TestSplitFlowLearnsFeeThenSucceeds(t *testing.T) {
 
 func TestGoldenSplit(t *testing.T) {
 	build := func(t *testing.T, m *Model) {
-		m.app.subAccounts = splitWallets
+		m.app.SubAccounts = splitWallets
 		m.Update(runeKey("n"))
 		formOf(m).key = "pixdash-golden-key-0001"
 		for _, r := range "12,34" {
@@ -599,20 +600,20 @@ func TestGoldenSplit(t *testing.T) {
 // TestSplitFooterListsEachKeyOnce is defect 16: with the builder open, the builder lists its own
 // keys and the footer the form's; none is drawn twice, in either language.
 func TestSplitFooterListsEachKeyOnce(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		for _, size := range goldenSizes {
 			s := goldenSession(t, api.Sandbox)
 			s.PixFee, s.HasPixFee = 99, true
-			m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-			m.app.subAccounts = splitWallets
+			m.app.SubAccounts = splitWallets
 			m.Update(runeKey("n"))
 			for _, r := range "12,34" {
 				m.Update(runeKey(string(r)))
 			}
 			m.Update(splitKey(tea.KeyCtrlP))
 			out := ansi.Strip(m.View())
-			for _, k := range []key.Binding{m.c.keys.Submit, m.c.keys.Back, m.c.keys.AddLeg, m.c.keys.NextField} {
+			for _, k := range []key.Binding{m.c.Keys.Submit, m.c.Keys.Back, m.c.Keys.AddLeg, m.c.Keys.NextField} {
 				h := k.Help()
 				entry := h.Key + " " + h.Desc
 				if n := strings.Count(out, entry); n != 1 {

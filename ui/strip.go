@@ -3,19 +3,21 @@ package ui
 import (
 	"context"
 	"fmt"
-	"github.com/charmbracelet/lipgloss"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/lipgloss"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // todayStrip is the one-line summary of today on the charges view: received, paid, net and the
 // comparison with yesterday until the same time, for the list's scope (the active wallet or all).
 type todayStrip struct {
-	c       *common
+	c       *common.Common
 	seq     uint64
 	loading bool
 	again   bool
@@ -33,7 +35,7 @@ func (stripMidnightMsg) replyTo() viewID { return viewCharges }
 
 // stripMsg is a read of today's figures for the strip.
 type stripMsg struct {
-	tag    tag
+	tag    common.Tag
 	seq    uint64
 	report state.DayReport
 	err    error
@@ -43,7 +45,7 @@ func (stripMsg) replyTo() viewID { return viewCharges }
 
 // load reads today's totals; a read in flight is followed by one more.
 func (s *todayStrip) load() tea.Cmd {
-	if s.c.app.sess == nil || s.c.app.sess.Store == nil {
+	if s.c.App.Sess == nil || s.c.App.Sess.Store == nil {
 		return nil
 	}
 	if s.loading {
@@ -53,10 +55,10 @@ func (s *todayStrip) load() tea.Cmd {
 	s.seq++
 	s.loading, s.again = true, false
 	fee, hasFee := feeEstimate(s.c)
-	now := s.c.now()
-	q := state.DayQuery{Period: state.Days(now, 1, s.c.loc), Wallet: scopeWallet(s.c), Now: now, Fee: fee, HasFee: hasFee, NoBuckets: true}
-	t, seq, store := s.c.app.tag(), s.seq, s.c.app.sess.Store
-	return s.c.app.withTimeout(dayReadTimeout, func(ctx context.Context) tea.Msg {
+	now := s.c.Now()
+	q := state.DayQuery{Period: state.Days(now, 1, s.c.Loc), Wallet: scopeWallet(s.c), Now: now, Fee: fee, HasFee: hasFee, NoBuckets: true}
+	t, seq, store := s.c.App.Tag(), s.seq, s.c.App.Sess.Store
+	return s.c.App.WithTimeout(dayReadTimeout, func(ctx context.Context) tea.Msg {
 		r, err := store.DayReport(ctx, q)
 		return stripMsg{tag: t, seq: seq, report: r, err: err}
 	})
@@ -71,7 +73,7 @@ func (s *todayStrip) reset() tea.Cmd {
 }
 
 func (s *todayStrip) onMsg(msg stripMsg) tea.Cmd {
-	if s.c.app.stale(msg.tag) || msg.seq != s.seq {
+	if s.c.App.Stale(msg.tag) || msg.seq != s.seq {
 		return nil
 	}
 	s.loading = false
@@ -80,21 +82,21 @@ func (s *todayStrip) onMsg(msg stripMsg) tea.Cmd {
 		cmd = s.load()
 	}
 	if msg.err != nil {
-		s.errText = s.c.tr.F("strip.today_s_figures_could_not_be", msg.err)
+		s.errText = s.c.Tr.F("strip.today_s_figures_could_not_be", msg.err)
 		return cmd
 	}
 	s.loaded, s.report, s.errText = true, msg.report, ""
 	if end := msg.report.Query.Period.To; !end.Equal(s.midnight) {
 		s.midnight = end
-		gen := s.c.app.gen
-		cmd = tea.Batch(cmd, tea.Tick(max(end.Sub(s.c.now()), time.Second), func(time.Time) tea.Msg { return stripMidnightMsg{gen: gen} }))
+		gen := s.c.App.Gen
+		cmd = tea.Batch(cmd, tea.Tick(max(end.Sub(s.c.Now()), time.Second), func(time.Time) tea.Msg { return stripMidnightMsg{gen: gen} }))
 	}
 	return cmd
 }
 
 // onMidnight reads the new day's figures.
 func (s *todayStrip) onMidnight(msg stripMidnightMsg) tea.Cmd {
-	if msg.gen != s.c.app.gen {
+	if msg.gen != s.c.App.Gen {
 		return nil
 	}
 	s.midnight = time.Time{}
@@ -107,29 +109,29 @@ func (s *todayStrip) stale(now time.Time) bool {
 }
 
 // view is the strip at width w.
-func (s *todayStrip) view(w int) string {
-	st, tr := s.c.st, s.c.tr
+func (s *todayStrip) View(w int) string {
+	st, tr := s.c.St, s.c.Tr
 	switch {
 	case s.errText != "":
-		return st.Err.Render(truncateWidth(s.errText, w))
-	case !s.loaded, s.stale(s.c.now()):
-		return st.Muted.Render(truncateWidth(tr.T("strip.today_reading"), w))
+		return st.Err.Render(common.TruncateWidth(s.errText, w))
+	case !s.loaded, s.stale(s.c.Now()):
+		return st.Muted.Render(common.TruncateWidth(tr.T("strip.today_reading"), w))
 	}
 	t := s.report.Total
 	sep := st.Muted.Render(" · ")
 	if t.Paid == 0 {
 		line := st.Label.Render(tr.T("strip.today_no_payments_yet"))
 		if y := s.report.Previous; y.Paid > 0 {
-			line += sep + st.Label.Render(tr.F("strip.yesterday_by", s.c.now().In(s.c.loc).Format("15:04"))) + st.Value.Render(y.Gross.BRL())
+			line += sep + st.Label.Render(tr.F("strip.yesterday_by", s.c.Now().In(s.c.Loc).Format("15:04"))) + st.Value.Render(y.Gross.BRL())
 		}
-		return truncateWidth(line+sep+st.Muted.Render(tr.T("strip.6_for_more")), w)
+		return common.TruncateWidth(line+sep+st.Muted.Render(tr.T("strip.6_for_more")), w)
 	}
 	// What happened to the money comes first: on a narrow terminal the hint, the comparison
 	// and the count of payments go, whole, rather than an amount being cut.
 	gross := st.Label.Render(tr.T("strip.today")) + st.Bold.Render(t.Gross.BRL()) + sep
 	payments := st.Label.Render(tr.T("strip.payments")) + st.OK.Render(fmt.Sprint(t.Paid)) + sep
 	money := dayNetText(st, tr, t) + sep + stripRefunds(st, tr, t)
-	vs := st.Label.Render(tr.F("strip.vs_yesterday_until", s.c.now().In(s.c.loc).Format("15:04"))+" ") +
+	vs := st.Label.Render(tr.F("strip.vs_yesterday_until", s.c.Now().In(s.c.Loc).Format("15:04"))+" ") +
 		st.Bold.Render(change(tr, t.Gross, s.report.Previous.Gross)) + sep
 	more := st.Muted.Render(tr.T("strip.6_for_more"))
 	for _, line := range []string{gross + payments + money + vs + more, gross + payments + money + vs, gross + payments + money, gross + money} {
@@ -137,12 +139,12 @@ func (s *todayStrip) view(w int) string {
 			return line
 		}
 	}
-	return truncateWidth(strings.TrimSuffix(gross+money, sep), w)
+	return common.TruncateWidth(strings.TrimSuffix(gross+money, sep), w)
 }
 
 // stripRefunds is the refunds of the day the net already subtracts, then what MED blocks
 // returned or hold, each with its separator; "" when there was none.
-func stripRefunds(st *styles, tr catalog, t state.Totals) string {
+func stripRefunds(st *common.Styles, tr common.Catalog, t state.Totals) string {
 	var out string
 	if t.Refunded > 0 {
 		out += st.Label.Render(tr.T("strip.refunded")) + st.Warn.Render(t.RefundedAmount.BRL()) + st.Muted.Render(" · ")

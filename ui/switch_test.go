@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 func TestFlowProfileSwitchIntoProductionAsksAndReloads(t *testing.T) {
@@ -71,9 +72,9 @@ func TestRepliesForAnOldSessionOrWalletAreDropped(t *testing.T) {
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
 	old := m.tagNow()
-	send(t, m, switchWalletMsg{wallet: "loja-sul"})
-	if m.app.wallet != "loja-sul" {
-		t.Fatalf("wallet = %q", m.app.wallet)
+	send(t, m, common.SwitchWalletMsg{Wallet: "loja-sul"})
+	if m.app.Wallet != "loja-sul" {
+		t.Fatalf("wallet = %q", m.app.Wallet)
 	}
 	if !m.stale(old) {
 		t.Fatal("a reply made for principal is not stale after switching to loja-sul")
@@ -96,9 +97,9 @@ func TestRepliesForAnOldSessionOrWalletAreDropped(t *testing.T) {
 		t.Fatalf("charges view not scoped to loja-sul:\n%s", v)
 	}
 	// A reply from before a profile switch (older generation) is dropped too.
-	gen := m.app.gen
+	gen := m.app.Gen
 	m.setSession(goldenSession(t, api.Production))
-	if m.app.gen == gen || !m.stale(tag{gen: gen, wallet: m.app.wallet}) {
+	if m.app.Gen == gen || !m.stale(common.Tag{Gen: gen, Wallet: m.app.Wallet}) {
 		t.Fatal("the session generation did not change")
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // A payment event is a hint until its transaction is read back from the service; the events
@@ -13,7 +14,7 @@ import (
 
 // verdictClaim is what a row says before its summary about an event that was not applied.
 func (v *eventsView) verdictClaim(e *state.EventEntry) string {
-	tr := v.c.tr
+	tr := v.c.Tr
 	switch e.Verdict {
 	case state.VerdictDisputed:
 		return tr.F("verdict.disputed", verdictReason(tr, e.VerdictReason))
@@ -25,11 +26,11 @@ func (v *eventsView) verdictClaim(e *state.EventEntry) string {
 
 // verdictReason words a verdict's reason (state.Reason) in the screen's language; a reason of
 // another form is shown as it is, sanitized.
-func verdictReason(tr catalog, r string) string {
+func verdictReason(tr common.Catalog, r string) string {
 	code, vals := state.ParseReason(r)
 	arg := func(i int) string {
 		if i < len(vals) {
-			return sanitize(vals[i])
+			return common.Sanitize(vals[i])
 		}
 		return "—"
 	}
@@ -64,16 +65,16 @@ func verdictReason(tr catalog, r string) string {
 	case "":
 		return "—"
 	}
-	return sanitize(r)
+	return common.Sanitize(r)
 }
 
 // verdictLine is the verdict in full, for the event's detail ("" for an event not read back).
 func (v *eventsView) verdictLine(e *state.EventEntry) string {
-	tr := v.c.tr
+	tr := v.c.Tr
 	if e.Verdict == state.VerdictUnchecked && (e.Event == nil || !e.Event.Kind.ReadBack()) {
 		return "" // only the kinds read back against the service (api.EventKind.ReadBack)
 	}
-	style, sym := v.c.st.status(e.Verdict)
+	style, sym := v.c.St.StatusLine(e.Verdict)
 	var text string
 	switch e.Verdict {
 	case state.VerdictConfirmed:

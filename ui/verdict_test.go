@@ -12,6 +12,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // verdictEvents are payment events the service confirmed, disputed, did not know and has not
@@ -72,33 +73,33 @@ func rowOf(screen, text string) string {
 
 func TestEventsShowVerdicts(t *testing.T) {
 	cases := []struct {
-		lang                                   Lang
+		lang                                   common.Lang
 		w, h                                   int
 		confirmed, disputed, unknown, checking string
 		detail                                 string
 	}{
-		{LangEN, 120, 40, "✓ split", "✗ disputed: the service says pending", "? unknown to the service", "… recusado",
+		{common.LangEN, 120, 40, "✓ split", "✗ disputed: the service says pending", "? unknown to the service", "… recusado",
 			"service check: ✗ disputed: the service says pending · not applied"},
-		{LangEN, 80, 24, "↳ ✓ split", "↳ ✗ disputed: the service says pending", "↳ ? unknown to the service", "↳ … recusado",
+		{common.LangEN, 80, 24, "↳ ✓ split", "↳ ✗ disputed: the service says pending", "↳ ? unknown to the service", "↳ … recusado",
 			"service check: ✗ disputed: the service says pending · not applied"},
-		{LangPT, 120, 40, "✓ split", "✗ divergente: the service says pending", "? desconhecido pelo serviço", "… recusado",
+		{common.LangPT, 120, 40, "✓ split", "✗ divergente: the service says pending", "? desconhecido pelo serviço", "… recusado",
 			"conferência: ✗ divergente: the service says pending · não aplicado"},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s_%dx%d", c.lang, c.w, c.h), func(t *testing.T) {
 			s := verdictSession(t)
-			m := New(Options{Session: s, Lang: c.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: c.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: c.w, Height: c.h})
 			press(t, m, "5")
 			out := m.View()
 			for id, want := range map[string]string{"evt-ok": c.confirmed, "evt-liar": c.disputed, "evt-ghost": c.unknown, "evt-new": c.checking} {
-				short := map[string]string{"evt-ok": "R$ 89,90", "evt-liar": "R$ 1,00", "evt-ghost": "made-up-", "evt-new": catalog{lang: c.lang}.Enum(api.EventPaymentFailed)}[id]
+				short := map[string]string{"evt-ok": "R$ 89,90", "evt-liar": "R$ 1,00", "evt-ghost": "made-up-", "evt-new": common.Catalog{Lang: c.lang}.Enum(api.EventPaymentFailed)}[id]
 				if row := rowOf(out, short); !strings.Contains(row, want) {
 					t.Errorf("%s: row %q lacks %q:\n%s", id, row, want, out)
 				}
 			}
 			// A refund is read back too (its refund line): until then it says so.
-			if row := rowOf(out, catalog{lang: c.lang}.Enum(api.EventRefundCompleted)); !strings.Contains(row, "… ") {
+			if row := rowOf(out, common.Catalog{Lang: c.lang}.Enum(api.EventRefundCompleted)); !strings.Contains(row, "… ") {
 				t.Errorf("the refund row lacks the read-back mark \"…\": %q", row)
 			}
 			// The detail says it in full. evt-liar is the fourth newest.

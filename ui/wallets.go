@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 // Wallet view pacing.
@@ -28,7 +29,7 @@ const (
 
 // walletsListMsg is the reply of GET /sub-accounts.
 type walletsListMsg struct {
-	tag  tag
+	tag  common.Tag
 	seq  uint64
 	subs []api.SubAccount
 	err  error
@@ -36,7 +37,7 @@ type walletsListMsg struct {
 
 // walletsBalanceMsg is the reply of GET /account for one wallet.
 type walletsBalanceMsg struct {
-	tag tag
+	tag common.Tag
 	ref string
 	req uint64
 	acc *api.Account
@@ -47,7 +48,7 @@ type walletsBalanceMsg struct {
 
 // walletsCreatedMsg is the reply of POST /sub-accounts.
 type walletsCreatedMsg struct {
-	tag tag
+	tag common.Tag
 	ref string
 	sub *api.SubAccount
 	err error
@@ -100,58 +101,58 @@ type subAccountForm struct {
 // walletsView lists the main account and its sub-accounts with their balances, makes one active,
 // creates sub-accounts and feeds the quick wallet picker (w).
 type walletsView struct {
-	list[string, uint64, walletRow]
-	asker    // the withdrawal form s opens
-	c        *common
-	subs     []api.SubAccount
-	rows     sliceRows[walletRow]
-	ver      uint64 // changes with every message: the rows' cache stamp
-	bals     map[string]*walletBalance
-	loaded   bool // the list arrived at least once
-	loading  bool
-	seq      uint64 // only the reply to the latest list request is kept
-	nextReq  uint64
-	err      error // the last list refusal (nil after a success)
-	loadedAt time.Time
-	placed   bool   // the cursor was put on the active wallet once
-	want     string // select this reference when it appears
-	width    int    // the view's; the list has the lines its frame leaves (see frame)
-	height   int
-	enterKey key.Binding
-	form     *subAccountForm
+	common.List[string, uint64, walletRow]
+	common.Asker // the withdrawal form s opens
+	c            *common.Common
+	subs         []api.SubAccount
+	rows         common.SliceRows[walletRow]
+	ver          uint64 // changes with every message: the rows' cache stamp
+	bals         map[string]*walletBalance
+	loaded       bool // the list arrived at least once
+	loading      bool
+	seq          uint64 // only the reply to the latest list request is kept
+	nextReq      uint64
+	err          error // the last list refusal (nil after a success)
+	loadedAt     time.Time
+	placed       bool   // the cursor was put on the active wallet once
+	want         string // select this reference when it appears
+	width        int    // the view's; the list has the lines its frame leaves (see frame)
+	height       int
+	enterKey     key.Binding
+	form         *subAccountForm
 }
 
-func newWalletsView(c *common) *walletsView {
+func newWalletsView(c *common.Common) *walletsView {
 	v := &walletsView{
 		c:        c,
 		bals:     map[string]*walletBalance{},
-		enterKey: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", c.tr.T("wallets.make_active"))),
+		enterKey: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", c.Tr.T("wallets.make_active"))),
 	}
-	v.list = newList[string, uint64](&v.rows, func(r *walletRow) string { return r.ref })
-	tr := c.tr
+	v.List = common.NewList[string, uint64](&v.rows, func(r *walletRow) string { return r.ref })
+	tr := c.Tr
 	// Wider screens widen the name to 20 and the status to 19, then add the total and the
 	// promotional balance (the detail lines always show all four), then the creation date.
-	v.setColumns([]column{
-		{width: 2}, // the cursor's and the active wallet's marks
-		{title: tr.T("wallets.reference_caps"), width: 18},
-		{title: tr.T("wallets.name_caps"), width: 8, fill: 1, wide: 20, widePriority: 6},
-		{title: tr.T("wallets.status_caps"), width: 12, wide: 19, widePriority: 5},
-		{title: tr.T("wallets.available_caps"), width: 14, right: true, priority: 8},
-		{title: tr.T("wallets.held_caps"), width: 12, right: true, priority: 7},
-		{title: tr.T("wallets.promotional_caps"), width: 12, right: true, priority: 3},
-		{title: tr.T("wallets.total_caps"), width: 14, right: true, priority: 4},
-		{title: tr.T("wallets.created_caps"), width: 10, priority: 2},
+	v.SetColumns([]common.Column{
+		{Width: 2}, // the cursor's and the active wallet's marks
+		{Title: tr.T("wallets.reference_caps"), Width: 18},
+		{Title: tr.T("wallets.name_caps"), Width: 8, Fill: 1, Wide: 20, WidePriority: 6},
+		{Title: tr.T("wallets.status_caps"), Width: 12, Wide: 19, WidePriority: 5},
+		{Title: tr.T("wallets.available_caps"), Width: 14, Right: true, Priority: 8},
+		{Title: tr.T("wallets.held_caps"), Width: 12, Right: true, Priority: 7},
+		{Title: tr.T("wallets.promotional_caps"), Width: 12, Right: true, Priority: 3},
+		{Title: tr.T("wallets.total_caps"), Width: 14, Right: true, Priority: 4},
+		{Title: tr.T("wallets.created_caps"), Width: 10, Priority: 2},
 	})
 	v.rebuild()
 	return v
 }
 
-func (v *walletsView) title() string { return v.c.tr.T("wallets.wallets") }
+func (v *walletsView) Title() string { return v.c.Tr.T("wallets.wallets") }
 
 // capturesText reports whether the create form has the keyboard.
-func (v *walletsView) capturesText() bool { return v.form != nil }
+func (v *walletsView) CapturesText() bool { return v.form != nil }
 
-func (v *walletsView) setSize(w, h int) tea.Cmd {
+func (v *walletsView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	if v.form != nil {
 		v.sizeForm()
@@ -171,21 +172,21 @@ func (v *walletsView) sizeForm() {
 
 // focus loads the list the first time, and again when it is old.
 // focus gives the view the keyboard back; it reads nothing.
-func (v *walletsView) focus() tea.Cmd { return nil }
+func (v *walletsView) Focus() tea.Cmd { return nil }
 
 // start reads the wallets when they were never read or are old.
-func (v *walletsView) start() tea.Cmd {
+func (v *walletsView) Start() tea.Cmd {
 	switch {
 	case v.loading:
 		return nil
-	case !v.loaded, v.c.now().Sub(v.loadedAt) > walletsRefreshAfter:
+	case !v.loaded, v.c.Now().Sub(v.loadedAt) > walletsRefreshAfter:
 		return v.reload()
 	}
 	return nil
 }
 
 // blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *walletsView) blur() {}
+func (v *walletsView) Blur() {}
 
 // load starts loading the list unless it is loaded or on its way (the quick picker calls it).
 func (v *walletsView) load() tea.Cmd {
@@ -200,14 +201,14 @@ func (v *walletsView) loadErr() string {
 	if v.err == nil {
 		return ""
 	}
-	return describeErr(v.c.tr, v.c.tr.T("wallets.load_wallets"), v.err)
+	return common.DescribeErr(v.c.Tr, v.c.Tr.T("wallets.load_wallets"), v.err)
 }
 
 // pickerItems are the quick picker's choices: principal first, then the sub-accounts; the bool says
 // whether the list has loaded at least once.
-func (v *walletsView) pickerItems() ([]pickerItem, bool) {
-	tr := v.c.tr
-	items := make([]pickerItem, 0, len(v.rows))
+func (v *walletsView) pickerItems() ([]common.PickerItem, bool) {
+	tr := v.c.Tr
+	items := make([]common.PickerItem, 0, len(v.rows))
 	for _, r := range v.rows {
 		st, _ := v.statusText(r)
 		note := v.rowName(r)
@@ -215,9 +216,9 @@ func (v *walletsView) pickerItems() ([]pickerItem, bool) {
 			note += " · " + st
 		}
 		// The reference came from the service: flattened for the screen, kept as is for the switch.
-		it := pickerItem{label: sanitize(r.ref), value: r.ref, note: note, current: r.ref == v.c.app.wallet}
+		it := common.PickerItem{Label: common.Sanitize(r.ref), Value: r.ref, Note: note, Current: r.ref == v.c.App.Wallet}
 		if v.isSuspended(r) {
-			it.disabled = tr.F("wallets.is_suspended_sub_account_suspended_it", r.ref)
+			it.Disabled = tr.F("wallets.is_suspended_sub_account_suspended_it", r.ref)
 		}
 		items = append(items, it)
 	}
@@ -228,9 +229,9 @@ func (v *walletsView) pickerItems() ([]pickerItem, bool) {
 func (v *walletsView) reload() tea.Cmd {
 	v.loading = true
 	v.seq++
-	var wa walletsService = v.c.app.sess
-	t, seq := v.c.app.tag(), v.seq
-	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	var wa walletsService = v.c.App.Sess
+	t, seq := v.c.App.Tag(), v.seq
+	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		subs, err := wa.ListSubAccounts(ctx)
 		return walletsListMsg{tag: t, seq: seq, subs: subs, err: err}
 	})
@@ -245,9 +246,9 @@ func (v *walletsView) balanceCmd(ref string, onSwitch bool) tea.Cmd {
 	}
 	v.nextReq++
 	b.req, b.loading = v.nextReq, true
-	var wa walletsService = v.c.app.sess
-	t, req := v.c.app.tag(), v.nextReq
-	return v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	var wa walletsService = v.c.App.Sess
+	t, req := v.c.App.Tag(), v.nextReq
+	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		acc, err := wa.Balance(ctx, ref)
 		return walletsBalanceMsg{tag: t, ref: ref, req: req, acc: acc, err: err, onSwitch: onSwitch}
 	})
@@ -275,16 +276,16 @@ func (v *walletsView) rebuild() {
 		seen[s.Reference] = true
 		rows = append(rows, walletRow{ref: s.Reference, name: s.Name, status: s.Status, id: s.ID, created: s.CreatedAt})
 	}
-	if cfg := v.c.app.sess.Wallet; cfg != "" && !seen[cfg] {
+	if cfg := v.c.App.Sess.Wallet; cfg != "" && !seen[cfg] {
 		rows = append(rows, walletRow{ref: cfg, fromConfig: true})
 	}
-	restore := v.hold()
+	restore := v.Hold()
 	v.rows = rows
 	restore()
 	if v.want != "" {
-		if i := v.find(v.want, -1); i >= 0 {
-			v.cursor, v.want = i, ""
-			v.scroll()
+		if i := v.Find(v.want, -1); i >= 0 {
+			v.Cursor, v.want = i, ""
+			v.Scroll()
 		}
 	}
 }
@@ -314,7 +315,7 @@ func (v *walletsView) accountStatus(ref string) api.AccountStatus {
 	return ""
 }
 
-func (v *walletsView) update(msg tea.Msg) tea.Cmd {
+func (v *walletsView) Update(msg tea.Msg) tea.Cmd {
 	v.ver++
 	cmd := v.handle(msg)
 	v.place()
@@ -338,19 +339,19 @@ func (v *walletsView) handle(msg tea.Msg) tea.Cmd {
 		// A withdrawal moved the wallet's balance: read it again.
 		cmds := []tea.Cmd{v.balanceCmd(msg.wallet, false)}
 		if msg.text != "" {
-			cmds = append(cmds, func() tea.Msg { return statusMsg{text: msg.text, kind: msg.kind, owner: ownerWithdrawal} })
+			cmds = append(cmds, func() tea.Msg { return common.StatusMsg{Text: msg.text, Kind: msg.kind, Owner: ownerWithdrawal} })
 		}
 		return tea.Batch(cmds...)
-	case walletChangedMsg:
+	case common.WalletChangedMsg:
 		// Read the new active wallet now: a refusal (no access, suspended) shows at once.
-		return v.balanceCmd(msg.wallet, true)
+		return v.balanceCmd(msg.Wallet, true)
 	}
 	return nil
 }
 
 // fromOtherSession reports a reply made for a previous profile; the list and balances do not
 // depend on the active wallet, so only the session generation matters.
-func (v *walletsView) fromOtherSession(t tag) bool { return t.gen != v.c.app.gen }
+func (v *walletsView) fromOtherSession(t common.Tag) bool { return t.Gen != v.c.App.Gen }
 
 func (v *walletsView) onList(msg walletsListMsg) tea.Cmd {
 	if v.fromOtherSession(msg.tag) || msg.seq != v.seq {
@@ -363,15 +364,15 @@ func (v *walletsView) onList(msg walletsListMsg) tea.Cmd {
 		v.err = nil
 		v.subs = msg.subs
 		v.loaded = true
-		v.loadedAt = v.c.now()
-		v.c.app.subAccounts = msg.subs
+		v.loadedAt = v.c.Now()
+		v.c.App.SubAccounts = msg.subs
 	}
 	v.rebuild()
 	if !v.placed {
 		v.placed = true
-		if i := v.find(v.c.app.wallet, -1); i >= 0 {
-			v.cursor = i
-			v.scroll()
+		if i := v.Find(v.c.App.Wallet, -1); i >= 0 {
+			v.Cursor = i
+			v.Scroll()
 		}
 	}
 	return v.loadBalances()
@@ -385,31 +386,31 @@ func (v *walletsView) onBalance(msg walletsBalanceMsg) tea.Cmd {
 	if b == nil || b.req != msg.req {
 		return nil
 	}
-	b.loading, b.done, b.at = false, true, v.c.now()
+	b.loading, b.done, b.at = false, true, v.c.Now()
 	b.err = msg.err
 	if msg.err == nil && msg.acc != nil {
 		b.bal, b.status = msg.acc.Balance, msg.acc.Status
 	} else {
 		b.bal, b.status = api.AccountBalance{}, ""
 	}
-	if msg.err != nil && msg.onSwitch && msg.ref == v.c.app.wallet {
+	if msg.err != nil && msg.onSwitch && msg.ref == v.c.App.Wallet {
 		var ae *api.Error
 		if errors.As(msg.err, &ae) {
-			line := describeErr(v.c.tr, v.c.tr.F("wallets.wallet", msg.ref), msg.err)
-			return walletsStatus(line, statusWarn)
+			line := common.DescribeErr(v.c.Tr, v.c.Tr.F("wallets.wallet", msg.ref), msg.err)
+			return walletsStatus(line, common.StatusWarn)
 		}
 	}
 	return nil
 }
 
-func walletsStatus(text string, kind statusKind) tea.Cmd {
-	return func() tea.Msg { return statusMsg{text: text, kind: kind} }
+func walletsStatus(text string, kind common.StatusKind) tea.Cmd {
+	return func() tea.Msg { return common.StatusMsg{Text: text, Kind: kind} }
 }
 
 func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
-	k := v.c.keys
+	k := v.c.Keys
 	switch {
-	case v.navigate(km, k):
+	case v.Navigate(km, k):
 	case key.Matches(km, v.enterKey):
 		return v.makeActive()
 	case key.Matches(km, k.CreateSub):
@@ -427,12 +428,12 @@ func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
 // openWithdrawal opens the withdrawal form over the selected wallet with the balance the view
 // holds (nil when it has none: the form says so and refuses to send).
 func (v *walletsView) openWithdrawal() tea.Cmd {
-	r, ok := v.selected()
+	r, ok := v.SelectedLine()
 	if !ok {
 		return nil
 	}
 	if v.isSuspended(r) {
-		return answerStatus(v.c.tr.F("wallets.is_suspended_sub_account_suspended_it_2", r.ref), statusWarn)
+		return common.AnswerStatus(v.c.Tr.F("wallets.is_suspended_sub_account_suspended_it_2", r.ref), common.StatusWarn)
 	}
 	var spendable *api.Money
 	var at time.Time
@@ -441,32 +442,32 @@ func (v *walletsView) openWithdrawal() tea.Cmd {
 		spendable, at = &a, b.at
 	}
 	o, cmd := askWithdrawal(v.c, r.ref, spendable, at)
-	v.ask(o)
+	v.Ask(o)
 	return cmd
 }
 
 // makeActive asks the root to switch to the selected wallet; suspended ones are refused with the reason.
 func (v *walletsView) makeActive() tea.Cmd {
-	tr := v.c.tr
-	r, ok := v.selected()
+	tr := v.c.Tr
+	r, ok := v.SelectedLine()
 	switch {
 	case !ok:
 		return nil
 	case v.isSuspended(r):
-		return answerStatus(tr.F("wallets.is_suspended_sub_account_suspended_it", r.ref), statusWarn)
-	case r.ref == v.c.app.wallet:
-		return answerStatus(tr.F("wallets.is_already_the_active_wallet", r.ref), statusInfo)
+		return common.AnswerStatus(tr.F("wallets.is_suspended_sub_account_suspended_it", r.ref), common.StatusWarn)
+	case r.ref == v.c.App.Wallet:
+		return common.AnswerStatus(tr.F("wallets.is_already_the_active_wallet", r.ref), common.StatusInfo)
 	}
 	ref := r.ref
-	return func() tea.Msg { return switchWalletMsg{wallet: ref} }
+	return func() tea.Msg { return common.SwitchWalletMsg{Wallet: ref} }
 }
 
 // --- create form ----------------------------------------------------------------------------
 
 func (v *walletsView) openForm() tea.Cmd {
-	tr := v.c.tr
-	if v.c.app.sess.ReadOnly {
-		return answerStatus(tr.T("wallets.this_profile_is_read_only_creating"), statusError)
+	tr := v.c.Tr
+	if v.c.App.Sess.ReadOnly {
+		return common.AnswerStatus(tr.T("wallets.this_profile_is_read_only_creating"), common.StatusError)
 	}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
@@ -496,18 +497,18 @@ func (v *walletsView) setFormFocus(i int) tea.Cmd {
 }
 
 func (v *walletsView) formKey(km tea.KeyMsg) tea.Cmd {
-	f, k, tr := v.form, v.c.keys, v.c.tr
+	f, k, tr := v.form, v.c.Keys, v.c.Tr
 	if f.confirming {
 		f.confirming = false
 		if key.Matches(km, k.Yes) {
 			return v.send()
 		}
-		return walletsStatus(tr.T("wallets.cancelled_nothing_was_sent"), statusInfo)
+		return walletsStatus(tr.T("wallets.cancelled_nothing_was_sent"), common.StatusInfo)
 	}
 	switch {
 	case key.Matches(km, k.Back):
 		dirty := strings.TrimSpace(f.ref.Value()) != "" || strings.TrimSpace(f.name.Value()) != ""
-		v.ask(discardGuard(v.c, dirty, tr.T("wallets.discard_this_sub_account_nothing_was"), func() { v.form = nil }))
+		v.Ask(common.DiscardGuard(v.c, dirty, tr.T("wallets.discard_this_sub_account_nothing_was"), func() { v.form = nil }))
 		return nil
 	case key.Matches(km, k.Submit):
 		return v.submit()
@@ -539,7 +540,7 @@ func (v *walletsView) formKey(km tea.KeyMsg) tea.Cmd {
 // refProblem checks a reference as it is typed; "too short" and "required" wait until the field was
 // left or a submit was tried.
 func (v *walletsView) refProblem(ref string, strict bool) string {
-	tr := v.c.tr
+	tr := v.c.Tr
 	if ref == "" {
 		if strict {
 			return tr.T("wallets.required_2_to_32_characters_a")
@@ -569,7 +570,7 @@ func (v *walletsView) refProblem(ref string, strict bool) string {
 
 // formErrors are the messages next to the reference and name fields.
 func (v *walletsView) formErrors() (string, string) {
-	f, tr := v.form, v.c.tr
+	f, tr := v.form, v.c.Tr
 	refErr := v.refProblem(f.ref.Value(), f.touched[0] || f.tried)
 	var nameErr string
 	name := strings.TrimSpace(f.name.Value())
@@ -579,7 +580,7 @@ func (v *walletsView) formErrors() (string, string) {
 			nameErr = tr.T("wallets.required_the_name_shown_for_this")
 		}
 	default:
-		if err := checkMaxLen(tr, name, api.MaxSubAccountName); err != nil {
+		if err := common.CheckMaxLen(tr, name, api.MaxSubAccountName); err != nil {
 			nameErr = err.Error()
 		}
 	}
@@ -587,24 +588,24 @@ func (v *walletsView) formErrors() (string, string) {
 }
 
 func (v *walletsView) submit() tea.Cmd {
-	f, tr := v.form, v.c.tr
+	f, tr := v.form, v.c.Tr
 	f.tried = true
 	if f.sending {
 		return nil
 	}
-	if v.c.app.sess.ReadOnly {
+	if v.c.App.Sess.ReadOnly {
 		v.form = nil
-		return walletsStatus(tr.T("wallets.this_profile_is_read_only_nothing"), statusError)
+		return walletsStatus(tr.T("wallets.this_profile_is_read_only_nothing"), common.StatusError)
 	}
 	refErr, nameErr := v.formErrors()
-	if i, fix := fixHighlighted(v.c, []string{refErr, nameErr}, ownerAnswer); i >= 0 {
+	if i, fix := common.FixHighlighted(v.c, []string{refErr, nameErr}, common.OwnerAnswer); i >= 0 {
 		var focus tea.Cmd
 		if f.focus != i {
 			focus = v.setFormFocus(i)
 		}
 		return tea.Batch(focus, fix)
 	}
-	if v.c.app.sess.Env == api.Production {
+	if v.c.App.Sess.Env == api.Production {
 		f.confirming = true
 		return nil
 	}
@@ -613,23 +614,23 @@ func (v *walletsView) submit() tea.Cmd {
 
 // send creates the sub-account; it is sent once (POST /sub-accounts has no idempotency key).
 func (v *walletsView) send() tea.Cmd {
-	f, tr := v.form, v.c.tr
+	f, tr := v.form, v.c.Tr
 	f.sending, f.err = true, ""
 	ref, name := f.ref.Value(), f.name.Value()
-	var wa walletsService = v.c.app.sess
-	t := v.c.app.tag()
-	create := v.c.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	var wa walletsService = v.c.App.Sess
+	t := v.c.App.Tag()
+	create := v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		sub, err := wa.CreateSubAccount(ctx, ref, name)
 		return walletsCreatedMsg{tag: t, ref: ref, sub: sub, err: err}
 	})
-	return tea.Batch(walletsStatus(tr.F("wallets.creating_sub_account", ref), statusInfo), create)
+	return tea.Batch(walletsStatus(tr.F("wallets.creating_sub_account", ref), common.StatusInfo), create)
 }
 
 func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 	if v.fromOtherSession(msg.tag) {
 		return nil
 	}
-	tr := v.c.tr
+	tr := v.c.Tr
 	f := v.form
 	if f != nil {
 		f.sending = false
@@ -638,19 +639,19 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 		v.form = nil
 		if !slices.ContainsFunc(v.subs, func(s api.SubAccount) bool { return s.Reference == msg.sub.Reference }) {
 			v.subs = append(slices.Clip(v.subs), *msg.sub)
-			v.c.app.subAccounts = v.subs
+			v.c.App.SubAccounts = v.subs
 		}
 		v.want = msg.sub.Reference
 		v.rebuild()
-		cmds := []tea.Cmd{walletsStatus(tr.F("wallets.sub_account_created", msg.sub.Reference), statusOK), v.balanceCmd(msg.sub.Reference, false)}
+		cmds := []tea.Cmd{walletsStatus(tr.F("wallets.sub_account_created", msg.sub.Reference), common.StatusOK), v.balanceCmd(msg.sub.Reference, false)}
 		if !v.loading {
 			cmds = append(cmds, v.reload())
 		}
 		return tea.Batch(cmds...)
 	}
-	line := describeErr(tr, tr.T("wallets.create_sub_account"), msg.err)
+	line := common.DescribeErr(tr, tr.T("wallets.create_sub_account"), msg.err)
 	if f == nil {
-		return walletsStatus(line, statusError)
+		return walletsStatus(line, common.StatusError)
 	}
 	var ae *api.Error
 	var ve *api.ValidationError
@@ -668,24 +669,24 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 		for _, p := range ve.Problems {
 			switch p.Field {
 			case api.FieldReference:
-				f.server[0] = serviceMessage(tr, p.Msg)
+				f.server[0] = common.ServiceMessage(tr, p.Msg)
 			case api.FieldName:
-				f.server[1] = serviceMessage(tr, p.Msg)
+				f.server[1] = common.ServiceMessage(tr, p.Msg)
 			default:
 				f.err = line
 			}
 		}
 	case errors.As(msg.err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "name"):
-		f.server[1] = serviceMessage(tr, ae.Message)
+		f.server[1] = common.ServiceMessage(tr, ae.Message)
 	case errors.As(msg.err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "reference"):
-		f.server[0] = serviceMessage(tr, ae.Message)
+		f.server[0] = common.ServiceMessage(tr, ae.Message)
 	case errors.As(msg.err, &ae):
 		f.err = line
 	default:
 		// No answer: the request may have been carried out. The list shows whether it exists.
 		f.err = line + " · " + tr.T("wallets.it_may_have_been_created_the")
 		if !v.loading {
-			return tea.Batch(walletsStatus(line, statusError), v.reload())
+			return tea.Batch(walletsStatus(line, common.StatusError), v.reload())
 		}
 	}
 	var focus tea.Cmd
@@ -701,14 +702,14 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 			focus = v.setFormFocus(1)
 		}
 	}
-	return tea.Batch(focus, answerStatus(line, statusError)) // the form shows it too, next to its field
+	return tea.Batch(focus, common.AnswerStatus(line, common.StatusError)) // the form shows it too, next to its field
 }
 
 // --- rendering ------------------------------------------------------------------------------
 
 // ShortHelp lists the keys the footer shows.
 func (v *walletsView) ShortHelp() []key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	switch {
 	case v.form != nil && v.form.confirming:
 		return []key.Binding{k.Yes, k.No}
@@ -720,7 +721,7 @@ func (v *walletsView) ShortHelp() []key.Binding {
 
 // FullHelp lists the view's keys for the help screen.
 func (v *walletsView) FullHelp() [][]key.Binding {
-	k := v.c.keys
+	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, v.enterKey, k.CreateSub, k.Withdraw, k.Refresh,
 		k.NextField, k.PrevField, k.Submit, k.Back}}
 }
@@ -728,14 +729,14 @@ func (v *walletsView) FullHelp() [][]key.Binding {
 // rowName is the wallet's display name: the sub-account list's name; the main account's is
 // the translated "main account" (GET /account sends no name).
 func (v *walletsView) rowName(r walletRow) string {
-	tr := v.c.tr
+	tr := v.c.Tr
 	switch {
 	case r.main:
 		return tr.T("wallets.main_account")
 	case r.fromConfig:
 		return tr.T("wallets.from_config")
 	}
-	return sanitize(r.name)
+	return common.Sanitize(r.name)
 }
 
 // statusText is the wallet's status as shown, with its symbol and colour from the status table
@@ -743,7 +744,7 @@ func (v *walletsView) rowName(r walletRow) string {
 // suspended or one pixdash does not know) outranks the sub-account list's status, which is
 // shown otherwise.
 func (v *walletsView) statusText(r walletRow) (string, lipgloss.Style) {
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if r.fromConfig {
 		return "? " + tr.T("wallets.unlisted"), st.Warn
 	}
@@ -756,15 +757,15 @@ func (v *walletsView) statusText(r walletRow) (string, lipgloss.Style) {
 	case r.main:
 		return "", st.Muted
 	}
-	sty, sym := st.status(r.status)
+	sty, sym := st.StatusLine(r.status)
 	return withSymbol(sym, tr.Enum(r.status)), *sty
 }
 
 // accountStatusText labels an account status of GET /account: approved plainly, the pending
 // ones and rejected or suspended highlighted, an unknown value as it came (sanitized).
 func (v *walletsView) accountStatusText(s api.AccountStatus) (string, lipgloss.Style) {
-	tr := v.c.tr
-	label := sanitize(string(s))
+	tr := v.c.Tr
+	label := common.Sanitize(string(s))
 	switch s {
 	case api.AccountApproved:
 		label = tr.T("wallets.approved")
@@ -779,7 +780,7 @@ func (v *walletsView) accountStatusText(s api.AccountStatus) (string, lipgloss.S
 	case api.AccountSuspended:
 		label = tr.T("wallets.suspended")
 	}
-	sty, sym := v.c.st.status(s)
+	sty, sym := v.c.St.StatusLine(s)
 	return withSymbol(sym, label), *sty
 }
 
@@ -793,7 +794,7 @@ func withSymbol(sym, label string) string {
 
 // accountHint says what a non-approved account status means for the merchant ("" when nothing).
 func (v *walletsView) accountHint(r walletRow, s api.AccountStatus) string {
-	tr := v.c.tr
+	tr := v.c.Tr
 	switch s {
 	case api.AccountPending, api.AccountPendingDocs, api.AccountPendingApproval:
 		return tr.T("wallets.the_account_is_not_approved_yet")
@@ -816,12 +817,12 @@ func (v *walletsView) money(m *api.Money, currency string) string {
 	case currency == "" || currency == "BRL":
 		return m.BRL()
 	}
-	return m.Decimal() + " " + sanitize(currency)
+	return m.Decimal() + " " + common.Sanitize(currency)
 }
 
 // balanceReason is a short reason a wallet's balance could not be read.
 func (v *walletsView) balanceReason(err error) string {
-	tr := v.c.tr
+	tr := v.c.Tr
 	var ae *api.Error
 	var ve *api.ValidationError
 	switch {
@@ -847,7 +848,7 @@ func (v *walletsView) balanceReason(err error) string {
 
 // balanceCells are the available, held, promotional and total cells of a wallet, and their style.
 func (v *walletsView) balanceCells(ref string) ([4]string, lipgloss.Style) {
-	st := v.c.st
+	st := v.c.St
 	b := v.bals[ref]
 	switch {
 	case b == nil:
@@ -867,49 +868,49 @@ func (v *walletsView) balanceCells(ref string) ([4]string, lipgloss.Style) {
 // cells are a wallet's columns: the cursor's and the active wallet's marks (so they read
 // without colour), reference, name, status, and the available, held, promotional and total
 // balances, and the creation date.
-func (v *walletsView) cells(r *walletRow, sel bool) []cell {
-	st := v.c.st
+func (v *walletsView) cells(r *walletRow, sel bool) []common.Cell {
+	st := v.c.St
 	mark, active := " ", " "
 	if sel {
 		mark = "›"
 	}
-	var marks cell
-	if r.ref == v.c.app.wallet {
+	var marks common.Cell
+	if r.ref == v.c.App.Wallet {
 		active = "●"
-		marks.styled = mark + st.Accent.Render(active)
+		marks.Styled = mark + st.Accent.Render(active)
 	}
-	marks.text = mark + active
-	name := cell{text: v.rowName(*r)}
+	marks.Text = mark + active
+	name := common.Cell{Text: v.rowName(*r)}
 	if r.fromConfig || r.main {
-		name.style = &st.Muted
+		name.Style = &st.Muted
 	}
 	stText, stStyle := v.statusText(*r)
 	bal, bs := v.balanceCells(r.ref)
 	created := ""
 	if !r.created.IsZero() {
-		created = r.created.In(v.c.loc).Format("02/01/2006")
+		created = r.created.In(v.c.Loc).Format("02/01/2006")
 	}
-	return []cell{
+	return []common.Cell{
 		marks,
-		{text: sanitize(r.ref)},
+		{Text: common.Sanitize(r.ref)},
 		name,
-		{text: stText, style: &stStyle},
-		{text: bal[0], style: &bs},
-		{text: bal[1], style: &bs},
-		{text: bal[2], style: &bs},
-		{text: bal[3], style: &bs},
-		{text: created},
+		{Text: stText, Style: &stStyle},
+		{Text: bal[0], Style: &bs},
+		{Text: bal[1], Style: &bs},
+		{Text: bal[2], Style: &bs},
+		{Text: bal[3], Style: &bs},
+		{Text: created},
 	}
 }
 
 // topLines are the list's state: loading, error, or the count and the age of the data.
 func (v *walletsView) topLines(w int) []string {
-	st, tr := v.c.st, v.c.tr
-	now := v.c.now()
+	st, tr := v.c.St, v.c.Tr
+	now := v.c.Now()
 	var out []string
 	if v.err != nil {
-		text := describeErr(tr, tr.T("wallets.load_wallets"), v.err) + " · " + tr.T("wallets.r_retries")
-		for _, l := range wrapLines(text, w, 2) {
+		text := common.DescribeErr(tr, tr.T("wallets.load_wallets"), v.err) + " · " + tr.T("wallets.r_retries")
+		for _, l := range common.WrapLines(text, w, 2) {
 			out = append(out, st.Err.Render(l))
 		}
 	}
@@ -921,9 +922,9 @@ func (v *walletsView) topLines(w int) []string {
 			out = append(out, st.Muted.Render(tr.T("wallets.wallets_not_loaded_yet_r_loads")))
 		}
 	default:
-		line := st.Bold.Render(tr.N("wallets.wallets_n", len(v.rows))) + st.Muted.Render(" · "+tr.F("wallets.active", v.c.app.wallet))
+		line := st.Bold.Render(tr.N("wallets.wallets_n", len(v.rows))) + st.Muted.Render(" · "+tr.F("wallets.active", v.c.App.Wallet))
 		age := now.Sub(v.loadedAt)
-		ageText := " · " + tr.F("wallets.updated_ago", humanDuration(age))
+		ageText := " · " + tr.F("wallets.updated_ago", common.HumanDuration(age))
 		if age > walletsStaleAfter {
 			line += st.Warn.Render(ageText + " (" + tr.T("wallets.stale") + ")")
 		} else {
@@ -932,39 +933,39 @@ func (v *walletsView) topLines(w int) []string {
 		if v.loading {
 			line += st.Muted.Render(" · " + tr.T("wallets.refreshing"))
 		}
-		out = append(out, truncateWidth(line, w))
+		out = append(out, common.TruncateWidth(line, w))
 	}
 	return out
 }
 
 // detailLines describe the selected wallet: identity, balance figures or why they are missing.
 func (v *walletsView) detailLines(w int) []string {
-	st, tr := v.c.st, v.c.tr
-	r, ok := v.selected()
+	st, tr := v.c.St, v.c.Tr
+	r, ok := v.SelectedLine()
 	if !ok {
 		return nil
 	}
 	out := []string{st.Rule.Render(strings.Repeat("─", w))}
-	parts := []string{st.Bold.Render(sanitize(r.ref))}
+	parts := []string{st.Bold.Render(common.Sanitize(r.ref))}
 	switch {
 	case r.main:
-		parts = append(parts, tr.T("wallets.main_account_no_x_sub_account"), tr.F("wallets.profile", sanitize(v.c.app.sess.Profile)))
+		parts = append(parts, tr.T("wallets.main_account_no_x_sub_account"), tr.F("wallets.profile", common.Sanitize(v.c.App.Sess.Profile)))
 	case r.fromConfig:
 		parts = append(parts, tr.T("wallets.profile_default_from_config_not_listed"))
 	default:
 		if r.name != "" {
-			parts = append(parts, sanitize(r.name))
+			parts = append(parts, common.Sanitize(r.name))
 		}
 		stText, stStyle := v.statusText(r)
 		parts = append(parts, stStyle.Render(stText))
 		if !r.created.IsZero() {
-			parts = append(parts, tr.F("wallets.created", r.created.In(v.c.loc).Format("02/01/2006 15:04")))
+			parts = append(parts, tr.F("wallets.created", r.created.In(v.c.Loc).Format("02/01/2006 15:04")))
 		}
 	}
-	if r.ref == v.c.app.wallet {
+	if r.ref == v.c.App.Wallet {
 		parts = append(parts, st.Accent.Render("● "+tr.T("wallets.active_2")))
 	}
-	out = append(out, truncateWidth(strings.Join(parts, st.Muted.Render(" · ")), w))
+	out = append(out, common.TruncateWidth(strings.Join(parts, st.Muted.Render(" · ")), w))
 
 	b := v.bals[r.ref]
 	switch {
@@ -976,22 +977,22 @@ func (v *walletsView) detailLines(w int) []string {
 		switch {
 		case errors.As(b.err, &ve):
 			// Never sent: the reference cannot be used as X-Sub-Account.
-			for _, l := range wrapLines(tr.T("wallets.balance")+validationText(tr, ve), w, 2) {
+			for _, l := range common.WrapLines(tr.T("wallets.balance")+common.ValidationText(tr, ve), w, 2) {
 				out = append(out, st.Err.Render(l))
 			}
 		case errors.As(b.err, &ae):
-			msg := serviceText(tr, ae)
+			msg := common.ServiceText(tr, ae)
 			if ae.TraceID != "" {
 				msg += " [trace " + ae.TraceID + "]"
 			}
-			out = append(out, st.Err.Render(truncateWidth(tr.T("wallets.balance")+sanitize(msg), w)))
-			if h := errorHint(tr, ae); h != "" {
-				for _, l := range wrapLines("→ "+h, w, 2) {
+			out = append(out, st.Err.Render(common.TruncateWidth(tr.T("wallets.balance")+common.Sanitize(msg), w)))
+			if h := common.ErrorHint(tr, ae); h != "" {
+				for _, l := range common.WrapLines("→ "+h, w, 2) {
 					out = append(out, st.Warn.Render(l))
 				}
 			}
 		default:
-			for _, l := range wrapLines(describeErr(tr, tr.T("wallets.balance_2"), b.err), w, 2) {
+			for _, l := range common.WrapLines(common.DescribeErr(tr, tr.T("wallets.balance_2"), b.err), w, 2) {
 				out = append(out, st.Err.Render(l))
 			}
 		}
@@ -1005,22 +1006,22 @@ func (v *walletsView) detailLines(w int) []string {
 			tr.T("wallets.total") + v.money(bal.Total, cur),
 		}
 		if bal.UpdatedAt != nil {
-			segs = append(segs, st.Muted.Render(tr.F("wallets.as_of", bal.UpdatedAt.In(v.c.loc).Format("02/01 15:04"))))
+			segs = append(segs, st.Muted.Render(tr.F("wallets.as_of", bal.UpdatedAt.In(v.c.Loc).Format("02/01 15:04"))))
 		}
-		segs = append(segs, st.Muted.Render(tr.F("wallets.read_ago", humanDuration(v.c.now().Sub(b.at)))))
-		out = append(out, packSegments(segs, st.Muted.Render(" · "), w, 2)...)
+		segs = append(segs, st.Muted.Render(tr.F("wallets.read_ago", common.HumanDuration(v.c.Now().Sub(b.at)))))
+		out = append(out, common.PackSegments(segs, st.Muted.Render(" · "), w, 2)...)
 		if b.status != "" {
 			text, sty := v.accountStatusText(b.status)
-			out = append(out, truncateWidth(tr.T("wallets.account_status")+sty.Render(text), w))
+			out = append(out, common.TruncateWidth(tr.T("wallets.account_status")+sty.Render(text), w))
 			if h := v.accountHint(r, b.status); h != "" && !(r.status == api.SubAccountSuspended && b.status == api.AccountSuspended) {
-				for _, l := range wrapLines("→ "+h, w, 2) {
+				for _, l := range common.WrapLines("→ "+h, w, 2) {
 					out = append(out, st.Warn.Render(l))
 				}
 			}
 		}
 	}
 	if v.isSuspended(r) && (b == nil || b.err != nil || b.status != api.AccountSuspended) && (b == nil || b.err == nil || !errors.Is(b.err, api.ErrSubAccountSuspended)) {
-		for _, l := range wrapLines("→ "+tr.T("wallets.this_sub_account_is_suspended_switch"), w, 2) {
+		for _, l := range common.WrapLines("→ "+tr.T("wallets.this_sub_account_is_suspended_switch"), w, 2) {
 			out = append(out, st.Warn.Render(l))
 		}
 	}
@@ -1029,9 +1030,9 @@ func (v *walletsView) detailLines(w int) []string {
 
 // formLines render the create form: both fields with their messages, then the state of the submission.
 func (v *walletsView) formLines(w int) []string {
-	st, tr, f := v.c.st, v.c.tr, v.form
+	st, tr, f := v.c.St, v.c.Tr, v.form
 	out := []string{st.Rule.Render(strings.Repeat("─", w))}
-	out = append(out, truncateWidth(st.Bold.Render(tr.T("wallets.new_sub_account"))+st.Muted.Render(" · "+tr.T("wallets.created_on_the_main_account_starts")), w))
+	out = append(out, common.TruncateWidth(st.Bold.Render(tr.T("wallets.new_sub_account"))+st.Muted.Render(" · "+tr.T("wallets.created_on_the_main_account_starts")), w))
 	refErr, nameErr := v.formErrors()
 	const labelW = 12
 	iw := v.inputWidth()
@@ -1044,7 +1045,7 @@ func (v *walletsView) formLines(w int) []string {
 		{tr.T("wallets.name"), f.name, nameErr},
 	}
 	for i, fd := range fields {
-		label := padRight(fd.label, labelW)
+		label := common.PadRight(fd.label, labelW)
 		if i == f.focus {
 			label = st.FieldFocus.Render("› " + label)
 		} else {
@@ -1054,33 +1055,33 @@ func (v *walletsView) formLines(w int) []string {
 		if e == "" {
 			e = f.server[i]
 		}
-		line := label + padRight(fd.in.View(), iw)
+		line := label + common.PadRight(fd.in.View(), iw)
 		if e == "" {
-			out = append(out, truncateWidth(line, w))
+			out = append(out, common.TruncateWidth(line, w))
 			continue
 		}
 		room := w - lipgloss.Width(line) - 4
 		if lipgloss.Width(e) <= room {
-			out = append(out, line+"  "+st.FieldErr.Render("✗ "+sanitize(e)))
+			out = append(out, line+"  "+st.FieldErr.Render("✗ "+common.Sanitize(e)))
 			continue
 		}
-		out = append(out, truncateWidth(line, w))
-		for _, l := range wrapLines("✗ "+e, w-labelW-2, 2) {
-			out = append(out, spaces(labelW+2)+st.FieldErr.Render(l))
+		out = append(out, common.TruncateWidth(line, w))
+		for _, l := range common.WrapLines("✗ "+e, w-labelW-2, 2) {
+			out = append(out, common.Spaces(labelW+2)+st.FieldErr.Render(l))
 		}
 	}
 	switch {
 	case f.confirming:
 		q := tr.F("wallets.create_sub_account_in_production_y", f.ref.Value())
-		out = append(out, truncateWidth(st.Confirm.Render(q)+st.Muted.Render("  "+tr.T("wallets.y_confirms_any_other_key_cancels")), w))
+		out = append(out, common.TruncateWidth(st.Confirm.Render(q)+st.Muted.Render("  "+tr.T("wallets.y_confirms_any_other_key_cancels")), w))
 	case f.sending:
-		out = append(out, st.Muted.Render(truncateWidth(tr.F("wallets.creating_sub_account", f.ref.Value()), w)))
+		out = append(out, st.Muted.Render(common.TruncateWidth(tr.F("wallets.creating_sub_account", f.ref.Value()), w)))
 	case f.err != "":
-		for _, l := range wrapLines(f.err, w, 2) {
+		for _, l := range common.WrapLines(f.err, w, 2) {
 			out = append(out, st.Err.Render(l))
 		}
 	default:
-		out = append(out, st.Muted.Render(truncateWidth(tr.T("wallets.ctrl_s_or_enter_on_the"), w)))
+		out = append(out, st.Muted.Render(common.TruncateWidth(tr.T("wallets.ctrl_s_or_enter_on_the"), w)))
 	}
 	return out
 }
@@ -1096,7 +1097,7 @@ type walletsFrame struct {
 // frame shares the view's lines; update (through place) and view use the same one.
 func (v *walletsView) frame() walletsFrame {
 	w, h := v.width, v.height
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	f := walletsFrame{top: v.topLines(w)}
 	if v.form != nil {
 		f.bottom = v.formLines(w)
@@ -1105,10 +1106,10 @@ func (v *walletsView) frame() walletsFrame {
 	}
 	if v.loaded && len(v.subs) == 0 {
 		empty := tr.T("wallets.no_sub_accounts_yet_press_c")
-		if v.c.app.sess.ReadOnly {
+		if v.c.App.Sess.ReadOnly {
 			empty = tr.T("wallets.no_sub_accounts_yet_this_profile")
 		}
-		f.empty = st.Muted.Render(truncateWidth(empty, w))
+		f.empty = st.Muted.Render(common.TruncateWidth(empty, w))
 	}
 	extra := 0
 	if f.empty != "" {
@@ -1125,32 +1126,32 @@ func (v *walletsView) frame() walletsFrame {
 }
 
 // place gives the list the lines the frame leaves it (after every change of size or data).
-func (v *walletsView) place() { v.resize(v.width, v.frame().rows) }
+func (v *walletsView) place() { v.Resize(v.width, v.frame().rows) }
 
-func (v *walletsView) view() string {
+func (v *walletsView) View() string {
 	w, h := v.width, v.height
-	st, tr := v.c.st, v.c.tr
+	st, tr := v.c.St, v.c.Tr
 	if w <= 0 || h <= 0 {
 		return ""
 	}
 	f := v.frame()
 	n := len(v.rows)
-	first, last := v.window()
+	first, last := v.Window()
 	var b strings.Builder
 	for _, l := range f.top {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	hdr := v.header(st)
+	hdr := v.Header(st)
 	if first > 0 || last < n {
 		// Scrolled: say which rows are on screen.
-		hdr = st.ColHeader.Render(padRight(v.heading, max(w-12, 0))) + st.ColHeader.Render(padLeft(tr.F("wallets.of", first+1, last, n), 12))
+		hdr = st.ColHeader.Render(common.PadRight(v.Heading, max(w-12, 0))) + st.ColHeader.Render(common.PadLeft(tr.F("wallets.of", first+1, last, n), 12))
 	}
-	b.WriteString(truncateWidth(hdr, w))
+	b.WriteString(common.TruncateWidth(hdr, w))
 	if n > 0 && f.rows > 0 {
 		b.WriteByte('\n')
-		v.draw(&b, st, rowPainter[uint64, walletRow]{cells: v.cells, stamp: func(*walletRow) uint64 { return v.ver },
-			noCursor: v.form != nil}) // no highlight while the form has the keyboard
+		v.Draw(&b, st, common.RowPainter[uint64, walletRow]{Cells: v.cells, Stamp: func(*walletRow) uint64 { return v.ver },
+			NoCursor: v.form != nil}) // no highlight while the form has the keyboard
 	}
 	if f.empty != "" {
 		b.WriteByte('\n')

@@ -18,6 +18,7 @@ import (
 	"pixdash/api/apitest"
 	"pixdash/api/sandbox"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // walletsFixtureSubs are the default fixture's sub-accounts (api/sandbox/default.toml).
@@ -95,8 +96,8 @@ func TestWalletsFlowEnterOnSuspendedIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	fm := f.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
-	if fm.app.wallet != api.WalletPrincipal {
-		t.Fatalf("active wallet = %s after enter on a suspended one", fm.app.wallet)
+	if fm.app.Wallet != api.WalletPrincipal {
+		t.Fatalf("active wallet = %s after enter on a suspended one", fm.app.Wallet)
 	}
 }
 
@@ -258,11 +259,11 @@ func TestWalletsStaleRepliesAreDropped(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
 	old := m.tagNow()
-	old.gen--
+	old.Gen--
 	subs := []api.SubAccount{{Reference: "loja-velha", Name: "Loja de outro perfil", Status: api.SubAccountApproved}}
 	m.Update(reply(m, walletsListMsg{tag: old, seq: wv.seq, subs: subs}))
-	if wv.loaded || !wv.loading || m.app.subAccounts != nil || len(wv.rows) != 1 {
-		t.Fatalf("a reply from another session was used: loaded=%v rows=%d subAccounts=%v", wv.loaded, len(wv.rows), m.app.subAccounts)
+	if wv.loaded || !wv.loading || m.app.SubAccounts != nil || len(wv.rows) != 1 {
+		t.Fatalf("a reply from another session was used: loaded=%v rows=%d subAccounts=%v", wv.loaded, len(wv.rows), m.app.SubAccounts)
 	}
 	// A reply to an older request of this session is dropped too.
 	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq - 1, subs: subs}))
@@ -271,8 +272,8 @@ func TestWalletsStaleRepliesAreDropped(t *testing.T) {
 	}
 	// The current reply is used and shared with the split builder.
 	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
-	if !wv.loaded || len(m.app.subAccounts) != 1 || m.app.subAccounts[0].Reference != "loja-centro" {
-		t.Fatalf("current reply not used: loaded=%v subAccounts=%v", wv.loaded, m.app.subAccounts)
+	if !wv.loaded || len(m.app.SubAccounts) != 1 || m.app.SubAccounts[0].Reference != "loja-centro" {
+		t.Fatalf("current reply not used: loaded=%v subAccounts=%v", wv.loaded, m.app.SubAccounts)
 	}
 	// A balance reply from another session is dropped; the current one is kept.
 	b := wv.bals["loja-centro"]
@@ -296,7 +297,7 @@ func TestWalletsStaleRepliesAreDropped(t *testing.T) {
 	nv := m.wallets()
 	nv.reload()
 	m.Update(reply(m, walletsListMsg{tag: t0, seq: nv.seq, subs: subs}))
-	if nv.loaded || m.app.subAccounts != nil {
+	if nv.loaded || m.app.SubAccounts != nil {
 		t.Fatal("the new session's view used the old session's list")
 	}
 }
@@ -386,26 +387,26 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 	cases := []struct {
 		list    api.SubAccountStatus
 		account api.AccountStatus
-		lang    Lang
+		lang    common.Lang
 		want    string // the status cell
 		hint    string // in the detail lines; "" for none
 		refused bool   // the wallet cannot be made active
 	}{
-		{api.SubAccountActive, "", LangEN, "✓ active", "", false},
-		{api.SubAccountActive, api.AccountApproved, LangEN, "✓ active", "", false},
-		{api.SubAccountApproved, api.AccountApproved, LangEN, "✓ approved", "", false},
-		{api.SubAccountActive, api.AccountPending, LangEN, "! pending", "not approved yet", false},
-		{api.SubAccountActive, api.AccountPendingDocs, LangEN, "! documents pending", "not approved yet", false},
-		{api.SubAccountActive, api.AccountPendingApproval, LangEN, "! approval pending", "not approved yet", false},
-		{api.SubAccountActive, api.AccountRejected, LangEN, "✗ rejected", "the account was rejected; contact support", false},
-		{api.SubAccountActive, api.AccountSuspended, LangEN, "⊘ suspended", "this sub-account is suspended", true},
-		{api.SubAccountSuspended, api.AccountApproved, LangEN, "⊘ suspended", "this sub-account is suspended", true},
-		{api.SubAccountActive, "under_review", LangEN, "? under_review", "", false},
-		{"em_analise", "", LangEN, "? em_analise", "", false},
-		{api.SubAccountActive, "\x1b[31mred\u009b2J", LangEN, "?  [31mred 2J", "", false},
-		{api.SubAccountActive, api.AccountPendingDocs, LangPT, "! documentos pendentes", "ainda não foi aprovada", false},
-		{api.SubAccountActive, api.AccountApproved, LangPT, "✓ ativa", "", false},
-		{api.SubAccountActive, api.AccountSuspended, LangPT, "⊘ suspensa", "esta subconta está suspensa", true},
+		{api.SubAccountActive, "", common.LangEN, "✓ active", "", false},
+		{api.SubAccountActive, api.AccountApproved, common.LangEN, "✓ active", "", false},
+		{api.SubAccountApproved, api.AccountApproved, common.LangEN, "✓ approved", "", false},
+		{api.SubAccountActive, api.AccountPending, common.LangEN, "! pending", "not approved yet", false},
+		{api.SubAccountActive, api.AccountPendingDocs, common.LangEN, "! documents pending", "not approved yet", false},
+		{api.SubAccountActive, api.AccountPendingApproval, common.LangEN, "! approval pending", "not approved yet", false},
+		{api.SubAccountActive, api.AccountRejected, common.LangEN, "✗ rejected", "the account was rejected; contact support", false},
+		{api.SubAccountActive, api.AccountSuspended, common.LangEN, "⊘ suspended", "this sub-account is suspended", true},
+		{api.SubAccountSuspended, api.AccountApproved, common.LangEN, "⊘ suspended", "this sub-account is suspended", true},
+		{api.SubAccountActive, "under_review", common.LangEN, "? under_review", "", false},
+		{"em_analise", "", common.LangEN, "? em_analise", "", false},
+		{api.SubAccountActive, "\x1b[31mred\u009b2J", common.LangEN, "?  [31mred 2J", "", false},
+		{api.SubAccountActive, api.AccountPendingDocs, common.LangPT, "! documentos pendentes", "ainda não foi aprovada", false},
+		{api.SubAccountActive, api.AccountApproved, common.LangPT, "✓ ativa", "", false},
+		{api.SubAccountActive, api.AccountSuspended, common.LangPT, "⊘ suspensa", "esta subconta está suspensa", true},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.list)+"/"+string(tc.account)+"/"+string(tc.lang), func(t *testing.T) {
@@ -420,8 +421,8 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 				m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: wv.bals["loja-centro"].req,
 					acc: &api.Account{Status: tc.account, Balance: api.AccountBalance{Available: &avail}}}))
 			}
-			wv.cursor = 1
-			r, _ := wv.selected()
+			wv.Cursor = 1
+			r, _ := wv.SelectedLine()
 			if got, _ := wv.statusText(r); got != tc.want {
 				t.Errorf("status cell = %q, want %q", got, tc.want)
 			}
@@ -449,7 +450,7 @@ func TestWalletsPrincipalAccountStatus(t *testing.T) {
 	avail := api.Money(100)
 	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
 		acc: &api.Account{Status: api.AccountSuspended, Balance: api.AccountBalance{Available: &avail}}}))
-	r, _ := wv.selected()
+	r, _ := wv.SelectedLine()
 	if txt, _ := wv.statusText(r); txt != "⊘ suspended" || wv.rowName(r) != "main account" {
 		t.Fatalf("principal: status %q, name %q", txt, wv.rowName(r))
 	}
@@ -467,7 +468,7 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 	s.Wallet = "loja-norte"
 	m, wv := walletsModel(t, s, 120, 40)
 	items, loaded := wv.pickerItems()
-	if loaded || len(items) != 2 || items[0].value != api.WalletPrincipal || items[1].value != "loja-norte" || !items[1].current {
+	if loaded || len(items) != 2 || items[0].Value != api.WalletPrincipal || items[1].Value != "loja-norte" || !items[1].Current {
 		t.Fatalf("before loading: %+v loaded=%v", items, loaded)
 	}
 	if cmd := wv.load(); cmd != nil {
@@ -497,7 +498,7 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 	}
 	for i, w := range want {
 		it := items[i]
-		if it.value != w.value || (it.disabled != "") != w.disabled || it.current != w.current || it.note != w.note {
+		if it.Value != w.value || (it.Disabled != "") != w.disabled || it.Current != w.current || it.Note != w.note {
 			t.Errorf("item %d = %+v, want %+v", i, it, w)
 		}
 	}
@@ -506,20 +507,20 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 	}
 
 	// enter: a suspended wallet is refused with the reason, another one is asked of the root.
-	wv.cursor = 2
-	msg := wv.update(tea.KeyMsg{Type: tea.KeyEnter})()
-	if sm, ok := msg.(statusMsg); !ok || !strings.Contains(sm.text, "SUB_ACCOUNT_SUSPENDED") {
+	wv.Cursor = 2
+	msg := wv.Update(tea.KeyMsg{Type: tea.KeyEnter})()
+	if sm, ok := msg.(common.StatusMsg); !ok || !strings.Contains(sm.Text, "SUB_ACCOUNT_SUSPENDED") {
 		t.Fatalf("enter on a suspended wallet = %#v", msg)
 	}
-	wv.cursor = 1
-	msg = wv.update(tea.KeyMsg{Type: tea.KeyEnter})()
-	if sw, ok := msg.(switchWalletMsg); !ok || sw.wallet != "loja-centro" {
+	wv.Cursor = 1
+	msg = wv.Update(tea.KeyMsg{Type: tea.KeyEnter})()
+	if sw, ok := msg.(common.SwitchWalletMsg); !ok || sw.Wallet != "loja-centro" {
 		t.Fatalf("enter on loja-centro = %#v", msg)
 	}
 	// The root makes it active, broadcasts the change, and the view reads the new wallet's balance.
 	m.Update(reply(m, msg))
-	if m.app.wallet != "loja-centro" || !wv.bals["loja-centro"].loading {
-		t.Fatalf("wallet = %s, balance reload = %+v", m.app.wallet, wv.bals["loja-centro"])
+	if m.app.Wallet != "loja-centro" || !wv.bals["loja-centro"].loading {
+		t.Fatalf("wallet = %s, balance reload = %+v", m.app.Wallet, wv.bals["loja-centro"])
 	}
 	if !strings.Contains(m.View(), "wallet loja-centro") {
 		t.Fatal("the header does not show the new wallet")
@@ -529,16 +530,16 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 func TestWalletsSubAccountErrorOnSwitchGoesToStatus(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(switchWalletMsg{wallet: "loja-centro"})
+	m.Update(common.SwitchWalletMsg{Wallet: "loja-centro"})
 	b := wv.bals["loja-centro"]
 	forbidden := &api.Error{HTTPStatus: 403, Kind: api.KindForbidden, Code: api.CodeSubAccountForbidden,
 		Message: "SUB_ACCOUNT_FORBIDDEN: This credential is not authorized to operate sub-accounts"}
-	cmd := wv.update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, err: forbidden, onSwitch: true})
+	cmd := wv.Update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, err: forbidden, onSwitch: true})
 	if cmd == nil {
 		t.Fatal("no status for a refused wallet")
 	}
-	sm, ok := runReply(cmd).(statusMsg)
-	if !ok || !strings.Contains(sm.text, "Access to sub-accounts") {
+	sm, ok := runReply(cmd).(common.StatusMsg)
+	if !ok || !strings.Contains(sm.Text, "Access to sub-accounts") {
 		t.Fatalf("status = %#v", sm)
 	}
 }
@@ -548,7 +549,7 @@ func TestWalletsCreateFormMessages(t *testing.T) {
 	m, wv := walletsModel(t, s, 120, 40)
 	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq}))
 	m.Update(runeKey("c"))
-	if wv.form == nil || !m.activePane().capturesText() {
+	if wv.form == nil || !m.activePane().CapturesText() {
 		t.Fatal("c did not open the form")
 	}
 	walletsType(m, "loja-x")
@@ -603,17 +604,17 @@ func TestWalletsCreateFormMessages(t *testing.T) {
 	}
 	// A reply from another session is ignored.
 	t0 := m.tagNow()
-	t0.gen++
+	t0.Gen++
 	m.Update(reply(m, walletsCreatedMsg{tag: t0, ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy"}}))
 	if wv.form == nil {
 		t.Fatal("a reply from another session closed the form")
 	}
 	// Success closes the form, lists and selects the new wallet, and reloads.
 	m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy", Name: "Loja XY", Status: api.SubAccountApproved}}))
-	if wv.form != nil || len(m.app.subAccounts) != 1 {
-		t.Fatalf("after success: form=%v subAccounts=%v", wv.form != nil, m.app.subAccounts)
+	if wv.form != nil || len(m.app.SubAccounts) != 1 {
+		t.Fatalf("after success: form=%v subAccounts=%v", wv.form != nil, m.app.SubAccounts)
 	}
-	if r, _ := wv.selected(); r.ref != "loja-xy" {
+	if r, _ := wv.SelectedLine(); r.ref != "loja-xy" {
 		t.Fatalf("selected %q after creating loja-xy", r.ref)
 	}
 }
@@ -628,8 +629,8 @@ func walletsType(m *Model, s string) {
 // walletsRunStatus runs a command (and batches) and returns the text of the first status message.
 func walletsRunStatus(cmd tea.Cmd) string {
 	for _, msg := range walletsRunCmds(cmd) {
-		if sm, ok := msg.(statusMsg); ok {
-			return sm.text
+		if sm, ok := msg.(common.StatusMsg); ok {
+			return sm.Text
 		}
 	}
 	return ""
@@ -683,7 +684,7 @@ func TestWalletsBalanceCallsAreBounded(t *testing.T) {
 	for i := range 12 {
 		subs = append(subs, api.SubAccount{Reference: fmt.Sprintf("loja-%02d", i), Status: api.SubAccountApproved})
 	}
-	cmd := wv.update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
+	cmd := wv.Update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
 	msgs := walletsRunCmds(cmd)
 	if len(msgs) != 13 {
 		t.Fatalf("%d balance replies, want 13", len(msgs))
@@ -861,7 +862,7 @@ func TestWalletsHostileListIsFlattened(t *testing.T) {
 	}}))
 	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
 		acc: &api.Account{Status: "\u009b31m", Balance: api.AccountBalance{Currency: "\x1b[0mUSD"}}}))
-	wv.cursor = 1
+	wv.Cursor = 1
 	frames := []string{m.View()}
 	m.Update(runeKey("w"))
 	frames = append(frames, m.View())

@@ -18,6 +18,7 @@ import (
 	"pixdash/api/brdoc"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // The withdrawal of a wallet's balance to a bank account by PIX: s in the wallets view opens a
@@ -41,7 +42,7 @@ const wdNameMax = api.MaxWithdrawalText
 
 // withdrawalDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
 type withdrawalDoneMsg struct {
-	tag tag
+	tag common.Tag
 	key string
 	out workflow.WithdrawalOutcome
 }
@@ -58,7 +59,7 @@ type withdrawalListMsg struct {
 type withdrawnMsg struct {
 	wallet string
 	text   string
-	kind   statusKind
+	kind   common.StatusKind
 }
 
 func (withdrawnMsg) replyTo() viewID { return viewWallets }
@@ -95,7 +96,7 @@ type wdCheck struct {
 }
 
 // pixKeyTypeLabel names a key type for the merchant.
-func pixKeyTypeLabel(tr catalog, t api.PixKeyType) string {
+func pixKeyTypeLabel(tr common.Catalog, t api.PixKeyType) string {
 	switch t {
 	case api.PixKeyCPF:
 		return "CPF"
@@ -108,21 +109,21 @@ func pixKeyTypeLabel(tr catalog, t api.PixKeyType) string {
 	case api.PixKeyRandom:
 		return tr.T("withdrawal.random_key")
 	}
-	return sanitize(string(t))
+	return common.Sanitize(string(t))
 }
 
 // checkPixKey checks a PIX key for its type with api/brdoc and returns it as the service takes
 // it: a CPF as 11 digits and a CNPJ as 14 characters (alphanumeric ones upper-cased), both with
 // their check digits right, an e-mail address, a Brazilian phone as +55, the area code (DDD)
 // and the number, a random key as a lower-case UUID.
-func checkPixKey(tr catalog, t api.PixKeyType, s string) (string, error) {
+func checkPixKey(tr common.Catalog, t api.PixKeyType, s string) (string, error) {
 	k, err := brdoc.PixKey(brdoc.KeyType(t), s)
 	if errors.Is(err, brdoc.ErrEmailKeyLong) {
 		n := utf8.RuneCountInString(strings.TrimSpace(s))
 		return "", fmt.Errorf(tr.T("withdrawal.at_most_characters_now"), brdoc.EmailKeyMax, n)
 	}
 	if err != nil {
-		return "", brdocError(tr, err)
+		return "", common.BrdocError(tr, err)
 	}
 	return k, nil
 }
@@ -130,7 +131,7 @@ func checkPixKey(tr catalog, t api.PixKeyType, s string) (string, error) {
 // checkWithdrawal checks the whole form: the key for its type, the holder's name and document
 // (CPF or CNPJ by its check digits), the amount (at most 2 decimals, at least R$ 1,00) against
 // the spendable balance (nil: unknown) with the fee last seen (feeKnown) for a net amount.
-func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money, feeKnown bool) wdCheck {
+func checkWithdrawal(tr common.Catalog, in wdInput, spendable *api.Money, fee api.Money, feeKnown bool) wdCheck {
 	var c wdCheck
 	if !in.keyType.Known() {
 		c.errs[wfKeyType] = tr.T("withdrawal.choose_the_key_type")
@@ -146,7 +147,7 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 	case utf8.RuneCountInString(name) > wdNameMax:
 		c.errs[wfName] = fmt.Sprintf(tr.T("withdrawal.at_most_characters_now"), wdNameMax, utf8.RuneCountInString(name))
 	}
-	doc, kind, err := checkDocument(tr, in.doc)
+	doc, kind, err := common.CheckDocument(tr, in.doc)
 	docType := api.DocumentCPF
 	switch {
 	case strings.TrimSpace(in.doc) == "":
@@ -161,7 +162,7 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 	case strings.TrimSpace(in.amount) == "":
 		c.errs[wfAmount] = tr.T("withdrawal.required")
 	case err != nil:
-		c.errs[wfAmount] = amountError(tr, err).Error()
+		c.errs[wfAmount] = common.AmountError(tr, err).Error()
 	case api.CheckWithdrawalAmount(amt) != nil:
 		c.errs[wfAmount] = tr.F("withdrawal.at_least", api.MinWithdrawalAmount.BRL())
 	}
@@ -207,17 +208,17 @@ func checkWithdrawal(tr catalog, in wdInput, spendable *api.Money, fee api.Money
 }
 
 // askWithdrawal is what s does on a wallet: the form, or a status line saying why not.
-func askWithdrawal(c *common, wallet string, spendable *api.Money, readAt time.Time) (overlay, tea.Cmd) {
-	if c.app.sess.ReadOnly {
-		return nil, answerStatus(c.tr.T("withdrawal.this_profile_is_read_only_withdrawals"), statusWarn)
+func askWithdrawal(c *common.Common, wallet string, spendable *api.Money, readAt time.Time) (common.Overlay, tea.Cmd) {
+	if c.App.Sess.ReadOnly {
+		return nil, common.AnswerStatus(c.Tr.T("withdrawal.this_profile_is_read_only_withdrawals"), common.StatusWarn)
 	}
 	return newWithdrawalForm(c, wallet, spendable, readAt), nil
 }
 
 // withdrawalForm is the withdrawal overlay.
 type withdrawalForm struct {
-	closer
-	c         *common
+	common.Closer
+	c         *common.Common
 	wallet    string
 	spendable *api.Money
 	readAt    time.Time
@@ -237,13 +238,13 @@ type withdrawalForm struct {
 	// the form is closed, never edited.
 	locked     bool
 	result     string
-	resultKind statusKind
+	resultKind common.StatusKind
 	width      int
 	height     int
 }
 
-func newWithdrawalForm(c *common, wallet string, spendable *api.Money, readAt time.Time) *withdrawalForm {
-	f := &withdrawalForm{c: c, wallet: state.NormalizeWallet(wallet), spendable: spendable, readAt: readAt, key: c.newKey(), keyType: 2}
+func newWithdrawalForm(c *common.Common, wallet string, spendable *api.Money, readAt time.Time) *withdrawalForm {
+	f := &withdrawalForm{c: c, wallet: state.NormalizeWallet(wallet), spendable: spendable, readAt: readAt, key: c.NewKey(), keyType: 2}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -251,31 +252,31 @@ func newWithdrawalForm(c *common, wallet string, spendable *api.Money, readAt ti
 		ti.CharLimit = limit
 		return ti
 	}
-	f.inputs[wfKey] = mk(c.tr.T("withdrawal.the_recipient_s_pix_key"), 80)
-	f.inputs[wfName] = mk(c.tr.T("withdrawal.as_the_bank_knows_them"), wdNameMax+10)
+	f.inputs[wfKey] = mk(c.Tr.T("withdrawal.the_recipient_s_pix_key"), 80)
+	f.inputs[wfName] = mk(c.Tr.T("withdrawal.as_the_bank_knows_them"), wdNameMax+10)
 	f.inputs[wfDoc] = mk("CPF / CNPJ", 20)
 	f.inputs[wfAmount] = mk("12,34", 20)
 	f.setFocus(wfKey)
 	return f
 }
 
-func (f *withdrawalForm) layer() layer { return layerFloat }
-func (f *withdrawalForm) setSize(w, h int) tea.Cmd {
+func (f *withdrawalForm) Layer() common.Layer { return common.LayerFloat }
+func (f *withdrawalForm) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	return nil
 }
-func (f *withdrawalForm) blur()              {}
-func (f *withdrawalForm) capturesText() bool { return true }
-func (f *withdrawalForm) production() bool   { return f.c.app.sess.Env == api.Production }
+func (f *withdrawalForm) Blur()              {}
+func (f *withdrawalForm) CapturesText() bool { return true }
+func (f *withdrawalForm) production() bool   { return f.c.App.Sess.Env == api.Production }
 func (f *withdrawalForm) quitQuestion() string {
 	if f.sending {
-		return f.c.tr.T("withdrawal.a_withdrawal_is_being_sent_quit")
+		return f.c.Tr.T("withdrawal.a_withdrawal_is_being_sent_quit")
 	}
 	return ""
 }
 
 // statusOwner: the form's messages go when it closes.
-func (f *withdrawalForm) statusOwner() string { return ownerWithdrawal }
+func (f *withdrawalForm) StatusOwner() string { return ownerWithdrawal }
 
 // dirty reports whether something was typed that esc would throw away (a request whose outcome
 // is unknown is not: its fields cannot change and its key is looked up again).
@@ -293,17 +294,17 @@ func (f *withdrawalForm) dirty() bool {
 
 // focus reads the wallet's withdrawals (and the fee the last one reported).
 // start reads the wallet's recent withdrawals.
-func (f *withdrawalForm) start() tea.Cmd { return f.loadList() }
+func (f *withdrawalForm) Start() tea.Cmd { return f.loadList() }
 
 // focus gives the form the keyboard back; it reads nothing.
-func (f *withdrawalForm) focus() tea.Cmd { return nil }
+func (f *withdrawalForm) Focus() tea.Cmd { return nil }
 
 func (f *withdrawalForm) loadList() tea.Cmd {
-	s, k, w, now := f.c.app.sess.Store, f.key, f.wallet, f.c.now
+	s, k, w, now := f.c.App.Sess.Store, f.key, f.wallet, f.c.Now
 	if s == nil {
 		return nil
 	}
-	return f.c.app.withTimeout(persistTimout, func(ctx context.Context) tea.Msg {
+	return f.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg {
 		list, err := workflow.ListWithdrawals(ctx, s, w, withdrawalListRows*4, now)
 		return withdrawalListMsg{key: k, list: list, err: err}
 	})
@@ -321,8 +322,8 @@ func (f *withdrawalForm) setFocus(i int) {
 
 // ShortHelp lists the form's keys.
 func (f *withdrawalForm) ShortHelp() []key.Binding {
-	k := f.c.keys
-	choose := key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", f.c.tr.T("withdrawal.choose")))
+	k := f.c.Keys
+	choose := key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", f.c.Tr.T("withdrawal.choose")))
 	return []key.Binding{k.Submit, k.NextField, choose, k.Back}
 }
 
@@ -335,10 +336,10 @@ func (f *withdrawalForm) input() wdInput {
 }
 
 func (f *withdrawalForm) check() wdCheck {
-	return checkWithdrawal(f.c.tr, f.input(), f.spendable, f.fee, f.feeKnown)
+	return checkWithdrawal(f.c.Tr, f.input(), f.spendable, f.fee, f.feeKnown)
 }
 
-func (f *withdrawalForm) update(msg tea.Msg) tea.Cmd {
+func (f *withdrawalForm) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case withdrawalListMsg:
 		if msg.key != f.key {
@@ -346,7 +347,7 @@ func (f *withdrawalForm) update(msg tea.Msg) tea.Cmd {
 		}
 		f.list, f.listErr = msg.list, ""
 		if msg.err != nil {
-			f.listErr = describeErr(f.c.tr, f.c.tr.T("withdrawal.withdrawals"), msg.err)
+			f.listErr = common.DescribeErr(f.c.Tr, f.c.Tr.T("withdrawal.withdrawals"), msg.err)
 		}
 		for _, w := range msg.list {
 			if w.State.Taken() && w.ID != "" {
@@ -356,7 +357,7 @@ func (f *withdrawalForm) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case withdrawalDoneMsg:
-		if msg.key != f.key || f.c.app.stale(msg.tag) {
+		if msg.key != f.key || f.c.App.Stale(msg.tag) {
 			return nil
 		}
 		return f.onDone(msg.out)
@@ -367,15 +368,15 @@ func (f *withdrawalForm) update(msg tea.Msg) tea.Cmd {
 }
 
 func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
-	nav := moneyForm{c: f.c, owner: ownerWithdrawal, busy: f.c.tr.T("withdrawal.the_withdrawal_is_being_sent_wait"),
-		field: f.field, count: wfCount, setFocus: f.setFocus, close: f.close, submit: f.submit,
-		dirty: f.dirty(), discard: f.c.tr.T("withdrawal.discard_this_withdrawal_nothing_was_sent"), ask: f.ask}
-	if cmd, ok := formKeys(nav, km, f.sending); ok {
+	nav := common.MoneyForm{C: f.c, Owner: ownerWithdrawal, Busy: f.c.Tr.T("withdrawal.the_withdrawal_is_being_sent_wait"),
+		Field: f.field, Count: wfCount, SetFocus: f.setFocus, Close: f.Close, Submit: f.submit,
+		Dirty: f.dirty(), Discard: f.c.Tr.T("withdrawal.discard_this_withdrawal_nothing_was_sent"), Ask: f.Ask}
+	if cmd, ok := common.FormKeys(nav, km, f.sending); ok {
 		return cmd
 	}
 	if f.locked {
-		text := f.c.tr.T("withdrawal.the_first_request_may_have_landed")
-		return func() tea.Msg { return statusMsg{text: text, kind: statusWarn, owner: ownerWithdrawal} }
+		text := f.c.Tr.T("withdrawal.the_first_request_may_have_landed")
+		return func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusWarn, Owner: ownerWithdrawal} }
 	}
 	switch f.field {
 	case wfKeyType:
@@ -401,14 +402,14 @@ func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
 // destination names where the money goes, masked: the key's type and key, the holder and
 // their document.
 func (f *withdrawalForm) destination(r api.CreateWithdrawalRequest) string {
-	tr := f.c.tr
-	return tr.F("withdrawal.key", pixKeyTypeLabel(tr, r.PixKeyType), maskPixKey(r.PixKeyType, r.PixKey),
-		sanitize(r.HolderName), maskDocument(r.HolderDocument))
+	tr := f.c.Tr
+	return tr.F("withdrawal.key", pixKeyTypeLabel(tr, r.PixKeyType), common.MaskPixKey(r.PixKeyType, r.PixKey),
+		common.Sanitize(r.HolderName), common.MaskDocument(r.HolderDocument))
 }
 
 // amountText says what is withdrawn: the gross amount, or the net amount the recipient gets.
 func (f *withdrawalForm) amountText(c wdCheck) string {
-	tr := f.c.tr
+	tr := f.c.Tr
 	if f.byNet {
 		if f.feeKnown {
 			return tr.F("withdrawal.to_the_recipient_leaves_the_wallet", c.amt.BRL(), c.need.BRL())
@@ -424,7 +425,7 @@ func (f *withdrawalForm) amountText(c wdCheck) string {
 // confirmDetail is the confirmation's second sentence: what the recipient gets and what leaves
 // the wallet, as far as the fee is known.
 func (f *withdrawalForm) confirmDetail(c wdCheck) string {
-	tr := f.c.tr
+	tr := f.c.Tr
 	switch {
 	case f.byNet && f.feeKnown:
 		return tr.F("withdrawal.the_recipient_gets_it_all_leaves", c.need.BRL())
@@ -438,33 +439,33 @@ func (f *withdrawalForm) confirmDetail(c wdCheck) string {
 
 func (f *withdrawalForm) submit() tea.Cmd {
 	f.tried = true
-	tr := f.c.tr
+	tr := f.c.Tr
 	c := f.check()
 	if f.locked {
 		// Ask again exactly as before: the balance already shows the first attempt's debit.
 		big := api.Money(1 << 62)
 		c = checkWithdrawal(tr, f.input(), &big, f.fee, f.feeKnown)
 	}
-	if i, fix := fixHighlighted(f.c, c.errs[:], ownerWithdrawal); !c.ok && i >= 0 {
+	if i, fix := common.FixHighlighted(f.c, c.errs[:], ownerWithdrawal); !c.ok && i >= 0 {
 		f.setFocus(i)
 		return fix
 	}
 	send := f.send(c)
 	what, dest := f.confirmDetail(c), f.destination(c.req)
 	if f.production() {
-		q := newTypedConfirm(f.c, tr.F("withdrawal.production_withdraw_from_wallet_to_type", c.amt.BRL(), f.wallet, dest, what), c.amt, send)
-		q.onYes = f.startSending
-		f.ask(q)
+		q := common.NewTypedConfirm(f.c, tr.F("withdrawal.production_withdraw_from_wallet_to_type", c.amt.BRL(), f.wallet, dest, what), c.amt, send)
+		q.OnYes = f.startSending
+		f.Ask(q)
 		return clearOwned
 	}
-	q := newConfirm(f.c, tr.F("withdrawal.withdraw_from_wallet_to_y_n", c.amt.BRL(), f.wallet, dest, what), send)
-	q.onYes = f.startSending
-	f.ask(q)
+	q := common.NewConfirm(f.c, tr.F("withdrawal.withdraw_from_wallet_to_y_n", c.amt.BRL(), f.wallet, dest, what), send)
+	q.OnYes = f.startSending
+	f.Ask(q)
 	return clearOwned
 }
 
 // clearOwned takes the form's complaint off the status line.
-func clearOwned() tea.Msg { return statusMsg{owner: ownerWithdrawal} }
+func clearOwned() tea.Msg { return common.StatusMsg{Owner: ownerWithdrawal} }
 
 func (f *withdrawalForm) startSending() {
 	f.sending = true
@@ -478,14 +479,14 @@ type withdrawer interface {
 
 // send runs the workflow in a command; the outcome comes back to this form by its key.
 func (f *withdrawalForm) send(c wdCheck) tea.Cmd {
-	sess, t := f.c.app.sess, f.c.app.tag()
+	sess, t := f.c.App.Sess, f.c.App.Tag()
 	o := workflow.WithdrawalOrder{Wallet: f.wallet, Req: c.req, Key: f.key, Spendable: f.spendable, ReadOnly: sess.ReadOnly}
 	if f.feeKnown {
 		o.Fee = f.fee
 	}
-	now := f.c.now
+	now := f.c.Now
 	var wd withdrawer = sess
-	return f.c.app.withTimeout(workflow.WithdrawalTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
+	return f.c.App.WithTimeout(workflow.WithdrawalTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
 		return withdrawalDoneMsg{tag: t, key: o.Key, out: wd.Withdraw(ctx, o, now)}
 	})
 }
@@ -494,21 +495,21 @@ func (f *withdrawalForm) send(c wdCheck) tea.Cmd {
 // form's list say it, and the settling event is awaited); refused and unknown keep it open.
 func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 	f.sending = false
-	tr := f.c.tr
+	tr := f.c.Tr
 	switch out.Kind {
 	case workflow.WithdrawalDone:
-		f.close()
+		f.Close()
 		r := out.Record
 		text := tr.F("withdrawal.withdrawal_of_from_taken_by_the", r.Amount.BRL(), f.wallet)
 		if r.State.Settled() {
 			text = withdrawalSettledText(tr, r)
 		}
 		if out.Err != nil {
-			text += " " + tr.F("withdrawal.it_could_not_be_saved_locally", localError(tr, out.Err))
+			text += " " + tr.F("withdrawal.it_could_not_be_saved_locally", common.LocalError(tr, out.Err))
 		}
 		wallet := f.wallet
 		cmds := []tea.Cmd{
-			func() tea.Msg { return statusMsg{text: text, kind: statusOK, owner: ownerWithdrawal} },
+			func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusOK, Owner: ownerWithdrawal} },
 			func() tea.Msg { return withdrawnMsg{wallet: wallet} },
 		}
 		if !r.State.Settled() {
@@ -516,61 +517,61 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case workflow.WithdrawalRefused:
-		f.resultKind = statusError
+		f.resultKind = common.StatusError
 		var ae *api.Error
 		if errors.As(out.Err, &ae) {
-			f.result = describeErr(tr, tr.T("withdrawal.withdrawal_refused"), out.Err) + " · " + tr.T("withdrawal.nothing_left_the_wallet_esc_closes")
+			f.result = common.DescribeErr(tr, tr.T("withdrawal.withdrawal_refused"), out.Err) + " · " + tr.T("withdrawal.nothing_left_the_wallet_esc_closes")
 			// Nothing was created: a corrected form is a new request with a new key.
-			f.key = f.c.newKey()
+			f.key = f.c.NewKey()
 		} else {
-			f.result = tr.F("withdrawal.not_sent", localError(tr, out.Err))
+			f.result = tr.F("withdrawal.not_sent", common.LocalError(tr, out.Err))
 		}
 	default:
-		f.resultKind = statusWarn
+		f.resultKind = common.StatusWarn
 		f.locked = true
-		f.result = describeErr(tr, tr.T("withdrawal.the_withdrawal_s_outcome_is_unknown"), out.Err) + " · " +
+		f.result = common.DescribeErr(tr, tr.T("withdrawal.the_withdrawal_s_outcome_is_unknown"), out.Err) + " · " +
 			tr.T("withdrawal.it_may_have_been_taken_ctrl")
 	}
 	text, kind := f.result, f.resultKind
-	return tea.Batch(f.loadList(), func() tea.Msg { return statusMsg{text: text, kind: kind, owner: ownerWithdrawal} })
+	return tea.Batch(f.loadList(), func() tea.Msg { return common.StatusMsg{Text: text, Kind: kind, Owner: ownerWithdrawal} })
 }
 
 // withdrawalSettledText says how a withdrawal ended.
-func withdrawalSettledText(tr catalog, r state.Withdrawal) string {
+func withdrawalSettledText(tr common.Catalog, r state.Withdrawal) string {
 	switch r.State {
 	case state.WithdrawalCompleted:
-		return tr.F("withdrawal.withdrawal_of_to_completed", r.Amount.BRL(), maskPixKey(r.PixKeyType, r.PixKey))
+		return tr.F("withdrawal.withdrawal_of_to_completed", r.Amount.BRL(), common.MaskPixKey(r.PixKeyType, r.PixKey))
 	case state.WithdrawalFailed:
-		return tr.F("withdrawal.withdrawal_of_failed_the_money_went", r.Amount.BRL(), sanitize(r.FailureReason))
+		return tr.F("withdrawal.withdrawal_of_failed_the_money_went", r.Amount.BRL(), common.Sanitize(r.FailureReason))
 	case state.WithdrawalReversed:
-		return tr.F("withdrawal.withdrawal_of_was_reversed_the_money", r.Amount.BRL(), sanitize(r.FailureReason))
+		return tr.F("withdrawal.withdrawal_of_was_reversed_the_money", r.Amount.BRL(), common.Sanitize(r.FailureReason))
 	}
 	return tr.F("withdrawal.withdrawal_of_is", r.Amount.BRL(), tr.T(string(r.State)))
 }
 
 // await waits for the event that settles the withdrawal and tells the wallets view.
 func (f *withdrawalForm) await() tea.Cmd {
-	store, k, tr, now, wallet := f.c.app.sess.Store, f.key, f.c.tr, f.c.now, f.wallet
+	store, k, tr, now, wallet := f.c.App.Sess.Store, f.key, f.c.Tr, f.c.Now, f.wallet
 	if store == nil {
 		return nil
 	}
-	return f.c.app.withTimeout(withdrawalAwait, func(ctx context.Context) tea.Msg {
+	return f.c.App.WithTimeout(withdrawalAwait, func(ctx context.Context) tea.Msg {
 		r, err := workflow.AwaitWithdrawal(ctx, store, k, now)
 		if err != nil {
-			return withdrawnMsg{wallet: wallet, kind: statusInfo,
+			return withdrawnMsg{wallet: wallet, kind: common.StatusInfo,
 				text: tr.T("withdrawal.no_completion_notice_yet_s_in")}
 		}
-		kind := statusOK
+		kind := common.StatusOK
 		if r.State != state.WithdrawalCompleted {
-			kind = statusWarn
+			kind = common.StatusWarn
 		}
 		return withdrawnMsg{wallet: wallet, text: withdrawalSettledText(tr, r), kind: kind}
 	})
 }
 
 // withdrawalStateCell is a withdrawal's state in the list.
-func withdrawalStateCell(c *common, s state.WithdrawalState) string {
-	st, tr := c.st, c.tr
+func withdrawalStateCell(c *common.Common, s state.WithdrawalState) string {
+	st, tr := c.St, c.Tr
 	text := tr.T(string(s))
 	switch s {
 	case state.WithdrawalCompleted:
@@ -585,8 +586,8 @@ func withdrawalStateCell(c *common, s state.WithdrawalState) string {
 	return st.Warn.Render("… " + text)
 }
 
-func (f *withdrawalForm) view() string {
-	st, tr := f.c.st, f.c.tr
+func (f *withdrawalForm) View() string {
+	st, tr := f.c.St, f.c.Tr
 	w := max(min(f.width-6, 70), 30)
 	c := f.check()
 	var b strings.Builder
@@ -602,25 +603,25 @@ func (f *withdrawalForm) view() string {
 	emit(st.Bold.Render(title))
 	const lw = 11
 	line := func(label, value string) {
-		emit(truncateWidth(st.Label.Render(padRight(label, lw))+" "+value, w))
+		emit(common.TruncateWidth(st.Label.Render(common.PadRight(label, lw))+" "+value, w))
 	}
 	bal := st.Warn.Render(tr.T("withdrawal.unknown_r_in_the_wallets_view"))
 	if f.spendable != nil {
-		bal = st.Bold.Render(f.spendable.BRL()) + st.Muted.Render(" · "+tr.F("withdrawal.read_ago", humanDuration(f.c.now().Sub(f.readAt))))
+		bal = st.Bold.Render(f.spendable.BRL()) + st.Muted.Render(" · "+tr.F("withdrawal.read_ago", common.HumanDuration(f.c.Now().Sub(f.readAt))))
 	}
-	line(tr.T("withdrawal.wallet"), st.Value.Render(sanitize(f.wallet))+" · "+tr.T("withdrawal.spendable")+bal)
+	line(tr.T("withdrawal.wallet"), st.Value.Render(common.Sanitize(f.wallet))+" · "+tr.T("withdrawal.spendable")+bal)
 	emit("")
 	showErr := func(i int) {
 		e := c.errs[i]
 		if e == "" || (!f.tried && strings.TrimSpace(f.inputs[i].Value()) == "") || i == wfKeyType || i == wfMode {
 			return
 		}
-		for j, l := range strings.Split(ansi.Wrap(sanitize(e), w-lw-3, ""), "\n") {
+		for j, l := range strings.Split(ansi.Wrap(common.Sanitize(e), w-lw-3, ""), "\n") {
 			mark := "✗ "
 			if j > 0 {
 				mark = "  "
 			}
-			emit(spaces(lw+1) + st.FieldErr.Render(mark+l))
+			emit(common.Spaces(lw+1) + st.FieldErr.Render(mark+l))
 		}
 	}
 	labels := [wfCount]string{tr.T("withdrawal.key_type"), tr.T("withdrawal.pix_key"), tr.T("withdrawal.holder"), tr.T("withdrawal.document"), tr.T("withdrawal.amount_is"), tr.T("withdrawal.amount")}
@@ -641,7 +642,7 @@ func (f *withdrawalForm) view() string {
 		default:
 			val = f.inputs[i].View()
 		}
-		emit(truncateWidth(ls.Render(padRight(labels[i], lw))+" "+val, w))
+		emit(common.TruncateWidth(ls.Render(common.PadRight(labels[i], lw))+" "+val, w))
 		showErr(i)
 	}
 	fee := tr.T("withdrawal.the_service_s_fee_not_known")
@@ -658,7 +659,7 @@ func (f *withdrawalForm) view() string {
 	}
 	if f.result != "" {
 		sty := st.Err
-		if f.resultKind == statusWarn {
+		if f.resultKind == common.StatusWarn {
 			sty = st.Warn
 		}
 		emit("")
@@ -673,15 +674,15 @@ func (f *withdrawalForm) view() string {
 		head := tr.T("withdrawal.withdrawals_of_this_wallet")
 		switch {
 		case f.listErr != "":
-			emit(truncateWidth(st.Err.Render(f.listErr), w))
+			emit(common.TruncateWidth(st.Err.Render(f.listErr), w))
 		case len(f.list) == 0:
-			emit(st.Muted.Render(truncateWidth(head+": "+tr.T("withdrawal.none_yet"), w)))
+			emit(st.Muted.Render(common.TruncateWidth(head+": "+tr.T("withdrawal.none_yet"), w)))
 		default:
-			emit(st.Muted.Render(truncateWidth(head, w)))
+			emit(st.Muted.Render(common.TruncateWidth(head, w)))
 			for _, r := range f.list[:min(len(f.list), max(room-1, 1))] {
-				row := r.RequestedAt.In(f.c.loc).Format("02/01 15:04") + " " + padLeft(r.Amount.BRL(), 12) + "  " +
-					padRight(pixKeyTypeLabel(tr, r.PixKeyType)+" "+maskPixKey(r.PixKeyType, r.PixKey), 26) + " " + withdrawalStateCell(f.c, r.State)
-				emit(truncateWidth(row, w))
+				row := r.RequestedAt.In(f.c.Loc).Format("02/01 15:04") + " " + common.PadLeft(r.Amount.BRL(), 12) + "  " +
+					common.PadRight(pixKeyTypeLabel(tr, r.PixKeyType)+" "+common.MaskPixKey(r.PixKeyType, r.PixKey), 26) + " " + withdrawalStateCell(f.c, r.State)
+				emit(common.TruncateWidth(row, w))
 			}
 		}
 	}
@@ -689,7 +690,7 @@ func (f *withdrawalForm) view() string {
 	if f.locked {
 		hint = tr.T("withdrawal.ctrl_s_asks_again_with_the")
 	}
-	b.WriteString("\n" + st.Muted.Render(truncateWidth(hint, w)))
+	b.WriteString("\n" + st.Muted.Render(common.TruncateWidth(hint, w)))
 	box := st.Overlay
 	if f.production() {
 		box = st.ConfirmBox

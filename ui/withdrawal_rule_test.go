@@ -6,13 +6,14 @@ import (
 
 	"pixdash/api"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // The withdrawal form and the workflow apply one check of the amount against the minimum and
 // the spendable balance: for every amount, mode, fee and balance around the edges, the form
 // refuses the amount exactly when workflow.CheckWithdrawal would refuse the order it sends.
 func TestWithdrawalFormAndWorkflowAgree(t *testing.T) {
-	tr := catalog{lang: LangEN}
+	tr := common.Catalog{Lang: common.LangEN}
 	bal := func(m api.Money) *api.Money { return &m }
 	for _, byNet := range []bool{false, true} {
 		for _, feeKnown := range []bool{false, true} {
@@ -59,7 +60,7 @@ func TestCheckFundsNamesTheFee(t *testing.T) {
 	if !ok || short.Need != 1050 || short.Fee != 150 || short.Spendable != 1000 {
 		t.Fatalf("CheckFunds = %#v", o.CheckFunds())
 	}
-	c := checkWithdrawal(catalog{lang: LangEN}, wdInput{keyType: api.PixKeyEmail, key: "a@b.co", name: "A", doc: "52998224725", byNet: true, amount: "9,00"}, &sp, 150, true)
+	c := checkWithdrawal(common.Catalog{Lang: common.LangEN}, wdInput{keyType: api.PixKeyEmail, key: "a@b.co", name: "A", doc: "52998224725", byNet: true, amount: "9,00"}, &sp, 150, true)
 	if want := "R$ 10,50 with the fee is more than the spendable R$ 10,00."; c.errs[wfAmount] != want {
 		t.Errorf("form says %q, want %q", c.errs[wfAmount], want)
 	}

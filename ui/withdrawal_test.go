@@ -11,10 +11,11 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 func TestCheckPixKeyPerType(t *testing.T) {
-	tr := catalog{lang: LangEN}
+	tr := common.Catalog{Lang: common.LangEN}
 	cases := []struct {
 		typ     api.PixKeyType
 		in      string
@@ -65,7 +66,7 @@ func TestCheckPixKeyPerType(t *testing.T) {
 }
 
 func TestCheckWithdrawalForm(t *testing.T) {
-	tr := catalog{lang: LangEN}
+	tr := common.Catalog{Lang: common.LangEN}
 	bal := api.Money(5000)
 	good := wdInput{keyType: api.PixKeyEmail, key: "maria@example.com", name: " Maria da Silva ", doc: "529.982.247-25", amount: "20,00"}
 	c := checkWithdrawal(tr, good, &bal, 150, true)
@@ -141,7 +142,7 @@ func TestMaskPixKey(t *testing.T) {
 		{api.PixKeyRandom, "123e4567-e89b-12d3-a456-426614174000", "123e…4000"},
 		{api.PixKeyEmail, "\x1b[31mx@y.z", "[***@y.z"},
 	} {
-		got := maskPixKey(tc.typ, tc.key)
+		got := common.MaskPixKey(tc.typ, tc.key)
 		if tc.typ == api.PixKeyEmail && strings.Contains(tc.key, "\x1b") {
 			if strings.Contains(got, "\x1b") {
 				t.Errorf("an escape survived masking: %q", got)
@@ -298,7 +299,7 @@ func TestFlowWithdrawalFromAnEarlierSessionNeverSent(t *testing.T) {
 func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 	s, _ := demo(t, DemoOptions{})
 	now := time.Now()
-	m := New(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return now }})
+	m := New(Options{Session: s, Lang: common.LangPT, CustomerLang: common.LangPT, Now: func() time.Time { return now }})
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	ctx := context.Background()
 	// Recorded a minute ago, no reply, and the service never saw it (yet).
@@ -317,9 +318,9 @@ func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 		return msg, msg.retry
 	}
 	msg, retry := run()
-	if len(msg.withdrawals.Pending) != 1 || retry <= 0 || m.status.kind != statusWarn ||
-		m.status.text != "1 saque(s) de uma sessão anterior ainda sem confirmação; consultando de novo." {
-		t.Fatalf("inside the window: %+v, status %q (%d)", msg.withdrawals, m.status.text, m.status.kind)
+	if len(msg.withdrawals.Pending) != 1 || retry <= 0 || m.status.Kind != common.StatusWarn ||
+		m.status.Text != "1 saque(s) de uma sessão anterior ainda sem confirmação; consultando de novo." {
+		t.Fatalf("inside the window: %+v, status %q (%d)", msg.withdrawals, m.status.Text, m.status.Kind)
 	}
 	if got, _, _ := s.Store.WithdrawalByKey(ctx, early.Key); got.State != state.WithdrawalRequested {
 		t.Fatalf("an open record was changed inside the window: %+v", got)
@@ -332,8 +333,8 @@ func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg, _ = run()
-	if len(msg.withdrawals.Taken) != 1 || !strings.HasPrefix(m.status.text, "Saque de R$ 12,00 para a***@example.com de uma sessão anterior: aceito pelo serviço (") {
-		t.Fatalf("after landing: %+v, status %q", msg.withdrawals, m.status.text)
+	if len(msg.withdrawals.Taken) != 1 || !strings.HasPrefix(m.status.Text, "Saque de R$ 12,00 para a***@example.com de uma sessão anterior: aceito pelo serviço (") {
+		t.Fatalf("after landing: %+v, status %q", msg.withdrawals, m.status.Text)
 	}
 	// Two at once, one taken and one never sent: counted.
 	lostWithdrawal(t, s, api.NewIdempotencyKey(), 1000)
@@ -343,7 +344,7 @@ func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	run()
-	if want := "1 saque(s) de uma sessão anterior aceito(s) pelo serviço. 1 saque(s) de uma sessão anterior não chegaram ao serviço; nada saiu da carteira."; m.status.text != want || m.status.kind != statusWarn {
-		t.Fatalf("status %q (%d), want %q", m.status.text, m.status.kind, want)
+	if want := "1 saque(s) de uma sessão anterior aceito(s) pelo serviço. 1 saque(s) de uma sessão anterior não chegaram ao serviço; nada saiu da carteira."; m.status.Text != want || m.status.Kind != common.StatusWarn {
+		t.Fatalf("status %q (%d), want %q", m.status.Text, m.status.Kind, want)
 	}
 }

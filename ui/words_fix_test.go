@@ -13,6 +13,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // noEnglish fails the test for every line of out with an English word (englishRE).
@@ -30,11 +31,11 @@ func noEnglish(t *testing.T, name, out string) {
 // refusals quoted by the withdrawal and refund forms, the database check's findings, and every
 // refusal of api.ParseBRL.
 func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
-	pt := catalog{lang: LangPT}
+	pt := common.Catalog{Lang: common.LangPT}
 
 	// The Wallets view: a reference the client refuses to put in X-Sub-Account.
 	s := goldenSession(t, api.Sandbox)
-	m := New(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: common.LangPT, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(runeKey("3"))
 	wv := m.wallets()
@@ -47,7 +48,7 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 	}
 	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, err: ve}))
 	for i := 0; i < len(wv.rows); i++ {
-		if r, ok := wv.selected(); ok && r.ref == "loja-centro" {
+		if r, ok := wv.SelectedLine(); ok && r.ref == "loja-centro" {
 			break
 		}
 		m.Update(runeKey("j"))
@@ -87,19 +88,19 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 		why := refundWhyNot(pt, state.Charge{ID: "c1", Amount: 1000, Status: api.StatusCompleted}, err)
 		noEnglish(t, "refund, "+name, strings.ReplaceAll(why, "X-Sub-Account", ""))
 	}
-	if got := localError(pt, short); got != "o saque leva R$ 50,00 e o saldo disponível é R$ 12,00" {
+	if got := common.LocalError(pt, short); got != "o saque leva R$ 50,00 e o saldo disponível é R$ 12,00" {
 		t.Errorf("short: %q", got)
 	}
 
 	// The database check's findings, inside the Portuguese warning.
-	d := localError(pt, damage)
+	d := common.LocalError(pt, damage)
 	for _, want := range []string{"o índice charges_paid lista 8 cobranças pagas, mas há 36", "a tabela events não pode ser lida"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("damage detail %q lacks %q", d, want)
 		}
 	}
 	noEnglish(t, "damage", strings.ReplaceAll(d, "tabela events", "")) // a table's name
-	if en := localError(catalog{lang: LangEN}, damage); en != damage.Error() {
+	if en := common.LocalError(common.Catalog{Lang: common.LangEN}, damage); en != damage.Error() {
 		t.Errorf("English damage detail changed: %q", en)
 	}
 
@@ -109,7 +110,7 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 		if err == nil {
 			continue
 		}
-		msg := amountError(pt, err).Error()
+		msg := common.AmountError(pt, err).Error()
 		t.Logf("%q: %s", in, msg)
 		noEnglish(t, fmt.Sprintf("amount %q", in), msg)
 		if errors.Is(err, api.ErrMoneyFormat) && msg == err.Error() && !strings.ContainsAny(msg, "ãçé") {

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"context"
@@ -12,16 +12,16 @@ import (
 
 // sanitize is the one gate every text from outside passes before it is drawn or logged
 // (safetext.Clean, shared with the day's close report).
-func sanitize(s string) string { return safetext.Clean(s) }
+func Sanitize(s string) string { return safetext.Clean(s) }
 
 // sanitizeLines sanitizes each line of a multi-line text and keeps the line breaks.
-func sanitizeLines(s string) string {
+func SanitizeLines(s string) string {
 	if !strings.Contains(s, "\n") {
-		return sanitize(s)
+		return Sanitize(s)
 	}
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = sanitize(strings.TrimSuffix(l, "\r"))
+		lines[i] = Sanitize(strings.TrimSuffix(l, "\r"))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -37,7 +37,7 @@ type safeHandler struct{ h slog.Handler }
 func (s safeHandler) Enabled(ctx context.Context, l slog.Level) bool { return s.h.Enabled(ctx, l) }
 
 func (s safeHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, sanitize(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, Sanitize(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(safeAttr(a))
 		return true
@@ -50,7 +50,7 @@ func (s safeHandler) WithAttrs(as []slog.Attr) slog.Handler {
 }
 
 func (s safeHandler) WithGroup(name string) slog.Handler {
-	return safeHandler{h: s.h.WithGroup(sanitize(name))}
+	return safeHandler{h: s.h.WithGroup(Sanitize(name))}
 }
 
 func safeAttrs(as []slog.Attr) []slog.Attr {
@@ -62,13 +62,13 @@ func safeAttrs(as []slog.Attr) []slog.Attr {
 }
 
 func safeAttr(a slog.Attr) slog.Attr {
-	return slog.Attr{Key: sanitize(a.Key), Value: safeValue(a.Value.Resolve())}
+	return slog.Attr{Key: Sanitize(a.Key), Value: safeValue(a.Value.Resolve())}
 }
 
 func safeValue(v slog.Value) slog.Value {
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.StringValue(sanitize(v.String()))
+		return slog.StringValue(Sanitize(v.String()))
 	case slog.KindGroup:
 		return slog.GroupValue(safeAttrs(v.Group())...)
 	case slog.KindAny:
@@ -84,21 +84,21 @@ func safeAny(x any) slog.Value {
 	case nil:
 		return slog.AnyValue(nil)
 	case error:
-		return slog.StringValue(sanitize(x.Error()))
+		return slog.StringValue(Sanitize(x.Error()))
 	case fmt.Stringer:
-		return slog.StringValue(sanitize(x.String()))
+		return slog.StringValue(Sanitize(x.String()))
 	case []byte:
-		return slog.StringValue(sanitize(string(x)))
+		return slog.StringValue(Sanitize(string(x)))
 	}
 	b, err := json.Marshal(x)
 	if err != nil {
-		return slog.StringValue(sanitize(fmt.Sprintf("%+v", x)))
+		return slog.StringValue(Sanitize(fmt.Sprintf("%+v", x)))
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.UseNumber()
 	var tree any
 	if err := dec.Decode(&tree); err != nil {
-		return slog.StringValue(sanitize(string(b)))
+		return slog.StringValue(Sanitize(string(b)))
 	}
 	return slog.AnyValue(sanitizeTree(tree))
 }
@@ -107,7 +107,7 @@ func safeAny(x any) slog.Value {
 func sanitizeTree(x any) any {
 	switch x := x.(type) {
 	case string:
-		return sanitize(x)
+		return Sanitize(x)
 	case []any:
 		for i := range x {
 			x[i] = sanitizeTree(x[i])
@@ -116,7 +116,7 @@ func sanitizeTree(x any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, v := range x {
-			out[sanitize(k)] = sanitizeTree(v)
+			out[Sanitize(k)] = sanitizeTree(v)
 		}
 		return out
 	}

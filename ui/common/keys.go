@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"github.com/charmbracelet/bubbles/key"
@@ -27,7 +27,7 @@ type keyMap struct {
 	Scope, Bars, CloseDay                    key.Binding
 }
 
-func newKeyMap(tr catalog) keyMap {
+func NewKeyMap(tr Catalog) keyMap {
 	h := func(k, desc string) key.BindingOpt { return key.WithHelp(k, tr.T(desc)) }
 	return keyMap{
 		Quit:         key.NewBinding(key.WithKeys("q"), h("q", "keys.quit")),
@@ -93,7 +93,7 @@ func newKeyMap(tr catalog) keyMap {
 
 // navigate applies the list keys (up, down, page up/down, top, bottom) to a cursor over n rows,
 // paging by page; ok is false when km is none of them. The result is clamped to the rows.
-func (k keyMap) navigate(km tea.KeyMsg, cursor, n, page int) (int, bool) {
+func (k keyMap) Navigate(km tea.KeyMsg, cursor, n, page int) (int, bool) {
 	switch {
 	case key.Matches(km, k.Up):
 		cursor--
@@ -115,8 +115,8 @@ func (k keyMap) navigate(km tea.KeyMsg, cursor, n, page int) (int, bool) {
 
 // yesKey is the key that answers yes to a question, in the merchant's language: y in English,
 // s (sim) in Portuguese, which also takes y; the questions say "(y/N)" and "(s/N)" to match.
-func yesKey(tr catalog) key.Binding {
-	if tr.lang == LangPT {
+func yesKey(tr Catalog) key.Binding {
+	if tr.Lang == LangPT {
 		return key.NewBinding(key.WithKeys("s", "S", "y", "Y"), key.WithHelp("s", tr.T("keys.yes")))
 	}
 	return key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", tr.T("keys.yes")))

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"errors"
@@ -16,11 +16,11 @@ import (
 // (*api.ValidationError), the local database. A refusal of the service keeps its own message
 // (serviceText). In pt-BR an English sentence pixdash does not know is quoted after a
 // Portuguese one, as the service's are. The result is sanitized.
-func localError(tr catalog, err error) string {
-	return sanitize(localErrorRaw(tr, err))
+func LocalError(tr Catalog, err error) string {
+	return Sanitize(localErrorRaw(tr, err))
 }
 
-func localErrorRaw(tr catalog, err error) string {
+func localErrorRaw(tr Catalog, err error) string {
 	if err == nil {
 		return ""
 	}
@@ -34,13 +34,13 @@ func localErrorRaw(tr catalog, err error) string {
 	msg := err.Error()
 	switch {
 	case errors.As(err, &ae):
-		s := serviceText(tr, ae)
+		s := ServiceText(tr, ae)
 		if ae.TraceID != "" {
 			s += " [trace " + ae.TraceID + "]"
 		}
 		return s
 	case errors.As(err, &ve):
-		return validationText(tr, ve)
+		return ValidationText(tr, ve)
 	case errors.As(err, &dm):
 		return damageDetail(tr, dm)
 	case errors.As(err, &short):
@@ -68,10 +68,10 @@ func localErrorRaw(tr catalog, err error) string {
 		errors.Is(err, state.ErrDamaged), errors.Is(err, state.ErrBusy):
 		return transportHint(tr, err)
 	}
-	if tr.lang != LangPT {
+	if tr.Lang != LangPT {
 		return msg
 	}
-	if s := localMessage(tr, msg); s != msg {
+	if s := LocalMessage(tr, msg); s != msg {
 		return s
 	}
 	return tr.T("errtext.detail_in_english") + " " + msg
@@ -79,8 +79,8 @@ func localErrorRaw(tr catalog, err error) string {
 
 // validationText is a request the api package refused before sending it, problem by problem,
 // in the merchant's language (nothing was sent).
-func validationText(tr catalog, ve *api.ValidationError) string {
-	if tr.lang != LangPT {
+func ValidationText(tr Catalog, ve *api.ValidationError) string {
+	if tr.Lang != LangPT {
 		return ve.Error()
 	}
 	msgs := make([]string, 0, len(ve.Problems))
@@ -90,9 +90,9 @@ func validationText(tr catalog, ve *api.ValidationError) string {
 		if h := api.FieldSubAccountHeader + ": "; strings.HasPrefix(m, h) {
 			prefix, m = h, strings.TrimPrefix(m, h)
 		}
-		if s := localMessage(tr, m); s != m {
+		if s := LocalMessage(tr, m); s != m {
 			m = s
-		} else if s := serviceMessage(tr, m); s != "" {
+		} else if s := ServiceMessage(tr, m); s != "" {
 			m = s
 		}
 		msgs = append(msgs, prefix+m)
@@ -110,8 +110,8 @@ var (
 
 // damageDetail names the damaged file and what the check found, in the merchant's language.
 // The findings pixdash writes itself are translated; what SQLite reports is quoted as its own.
-func damageDetail(tr catalog, dm *state.DamageError) string {
-	if tr.lang != LangPT {
+func damageDetail(tr Catalog, dm *state.DamageError) string {
+	if tr.Lang != LangPT {
 		return dm.Error()
 	}
 	ps := dm.Problems

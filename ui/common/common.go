@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"pixdash/state/export"
@@ -10,23 +10,23 @@ import (
 )
 
 // common is what every view shares: size, styles, keys, languages and the clock.
-type common struct {
-	width, height int
-	st            *styles
-	keys          keyMap
-	tr            catalog // merchant-facing language
-	cust          catalog // customer-facing language (QR and result screens)
-	now           func() time.Time
-	loc           *time.Location // times are shown in this zone
-	app           *appState      // the live session and wallet
-	newKey        func() string  // mints Idempotency-Keys
-	export        ExportSettings // where and how the charges view's E writes
-	ascii         bool           // chart glyphs in ASCII
-	darkBG        bool           // the terminal's background is dark (see Options.DarkBackground)
+type Common struct {
+	Width, Height int
+	St            *Styles
+	Keys          keyMap
+	Tr            Catalog // merchant-facing language
+	Cust          Catalog // customer-facing language (QR and result screens)
+	Now           func() time.Time
+	Loc           *time.Location // times are shown in this zone
+	App           *AppState      // the live session and wallet
+	NewKey        func() string  // mints Idempotency-Keys
+	Export        ExportSettings // where and how the charges view's E writes
+	Ascii         bool           // chart glyphs in ASCII
+	DarkBG        bool           // the terminal's background is dark (see Options.DarkBackground)
 }
 
 // truncateWidth cuts s to at most w cells, with an ellipsis when cut.
-func truncateWidth(s string, w int) string {
+func TruncateWidth(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -34,26 +34,26 @@ func truncateWidth(s string, w int) string {
 }
 
 // padRight pads s with spaces to exactly w cells (cutting when longer).
-func padRight(s string, w int) string {
-	s = truncateWidth(s, w)
+func PadRight(s string, w int) string {
+	s = TruncateWidth(s, w)
 	if n := w - lipgloss.Width(s); n > 0 {
-		return s + spaces(n)
+		return s + Spaces(n)
 	}
 	return s
 }
 
 // padLeft right-aligns s in w cells.
-func padLeft(s string, w int) string {
-	s = truncateWidth(s, w)
+func PadLeft(s string, w int) string {
+	s = TruncateWidth(s, w)
 	if n := w - lipgloss.Width(s); n > 0 {
-		return spaces(n) + s
+		return Spaces(n) + s
 	}
 	return s
 }
 
 const spaceRun = "                                                                                                                                "
 
-func spaces(n int) string {
+func Spaces(n int) string {
 	if n <= 0 {
 		return ""
 	}
@@ -69,8 +69,8 @@ func spaces(n int) string {
 
 // chunkCells sanitizes s and cuts it into lines of at most w cells (at least one cell each), for
 // long unbroken texts such as a PIX copy-and-paste code.
-func chunkCells(s string, w int) []string {
-	s = sanitize(s)
+func ChunkCells(s string, w int) []string {
+	s = Sanitize(s)
 	w = max(w, 1)
 	var out []string
 	var cur strings.Builder

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"context"
@@ -10,24 +10,24 @@ import (
 // listWindow is the part of a long list (charges, events) a view holds: the rows around the
 // cursor for one query, read from the store by a command, never the whole history. At most one
 // read runs at a time; a change asked for meanwhile (a keystroke, new data) is read right after.
-type listWindow[Q comparable, T any] struct {
-	query  Q
+type ListWindow[Q comparable, T any] struct {
+	Query  Q
 	offset int // position of items[0]
-	items  []T
+	Items  []T
 	total  int
-	capped bool // total is a lower bound
-	loaded bool // items belong to query
-	shown  bool // items were read (for an earlier query when !loaded): drawn until the new ones come
-	err    error
+	Capped bool // total is a lower bound
+	Loaded bool // items belong to query
+	Shown  bool // items were read (for an earlier query when !loaded): drawn until the new ones come
+	Err    error
 
-	inflight bool
+	Inflight bool
 	again    bool               // read again once the read in flight returns
 	req      uint64             // id of the newest read asked for
 	cancel   context.CancelFunc // stops the read in flight
 }
 
 // windowLoadedMsg is one read's answer, addressed by owner and request id.
-type windowLoadedMsg[Q comparable, T any] struct {
+type WindowLoadedMsg[Q comparable, T any] struct {
 	owner  string
 	gen    uint64
 	req    uint64
@@ -36,111 +36,111 @@ type windowLoadedMsg[Q comparable, T any] struct {
 	items  []T
 	total  int
 	capped bool
-	err    error
+	Err    error
 }
 
 // windowRead reads a window of a query: items from offset, at most limit, and the total.
-type windowRead[Q comparable, T any] func(ctx context.Context, q Q, offset, limit int) (items []T, total int, capped bool, err error)
+type WindowRead[Q comparable, T any] func(ctx context.Context, q Q, offset, limit int) (items []T, total int, capped bool, err error)
 
 // windowReadTimeout bounds one read of the store.
 const windowReadTimeout = 10 * time.Second
 
 // at returns the row at position i when it is loaded for the current query.
-func (w *listWindow[Q, T]) at(i int) (T, bool) {
+func (w *ListWindow[Q, T]) At(i int) (T, bool) {
 	var zero T
-	if !w.loaded || i < w.offset || i >= w.offset+len(w.items) {
+	if !w.Loaded || i < w.offset || i >= w.offset+len(w.Items) {
 		return zero, false
 	}
-	return w.items[i-w.offset], true
+	return w.Items[i-w.offset], true
 }
 
 // shownAt returns the row at position i as drawn, in place (nil when not held): while the rows
 // of a new query are read, the previous query's stay on screen (for a few milliseconds)
 // instead of a blank list.
-func (w *listWindow[Q, T]) shownAt(i int) *T {
-	if !w.shown || i < w.offset || i >= w.offset+len(w.items) {
+func (w *ListWindow[Q, T]) ShownAt(i int) *T {
+	if !w.Shown || i < w.offset || i >= w.offset+len(w.Items) {
 		return nil
 	}
-	return &w.items[i-w.offset]
+	return &w.Items[i-w.offset]
 }
 
 // held is the positions of the rows at answers for: the window's, when they belong to the query.
-func (w *listWindow[Q, T]) held() (first, end int) {
-	if !w.loaded {
+func (w *ListWindow[Q, T]) Held() (first, end int) {
+	if !w.Loaded {
 		return 0, 0
 	}
-	return w.offset, w.offset + len(w.items)
+	return w.offset, w.offset + len(w.Items)
 }
 
 // setQuery switches to another query; its rows are read by the next need.
-func (w *listWindow[Q, T]) setQuery(q Q) {
-	if q == w.query {
+func (w *ListWindow[Q, T]) SetQuery(q Q) {
+	if q == w.Query {
 		return
 	}
-	w.query, w.loaded = q, false
-	if w.inflight {
+	w.Query, w.Loaded = q, false
+	if w.Inflight {
 		// A keystroke makes the read under way useless: stop it (a long scan of a rare text
 		// must not delay the next one); its answer, if any, is dropped by its request id.
 		w.cancel()
-		w.inflight, w.again = false, false
+		w.Inflight, w.again = false, false
 		w.req++
 	}
 }
 
 // invalidate marks the rows as out of date (the store changed): they are read again.
-func (w *listWindow[Q, T]) invalidate() { w.again = true }
+func (w *ListWindow[Q, T]) Invalidate() { w.again = true }
 
 // need returns the command that reads the rows from first to first+rows (with as many again
 // above and below, so that scrolling seldom waits), or nil when they are loaded and current
 // or a read is already under way (it is then repeated when it returns).
-func (w *listWindow[Q, T]) need(owner string, gen uint64, first, rows int, read windowRead[Q, T]) tea.Cmd {
+func (w *ListWindow[Q, T]) Need(owner string, gen uint64, first, rows int, read WindowRead[Q, T]) tea.Cmd {
 	end := min(first+rows, w.total)
-	if w.capped {
+	if w.Capped {
 		end = first + rows // there are more rows than counted: read on as the cursor nears them
 	}
-	covered := w.loaded && first >= w.offset && end <= w.offset+len(w.items)
+	covered := w.Loaded && first >= w.offset && end <= w.offset+len(w.Items)
 	if covered && !w.again {
 		return nil
 	}
-	if w.inflight {
+	if w.Inflight {
 		w.again = true
 		return nil
 	}
-	w.inflight, w.again = true, false
+	w.Inflight, w.again = true, false
 	w.req++
-	req, q := w.req, w.query
+	req, q := w.req, w.Query
 	offset, limit := max(first-rows, 0), rows*3
 	ctx, cancel := context.WithTimeout(context.Background(), windowReadTimeout)
 	w.cancel = cancel
 	return func() tea.Msg {
 		defer cancel()
 		items, total, capped, err := read(ctx, q, offset, limit)
-		return windowLoadedMsg[Q, T]{owner: owner, gen: gen, req: req, query: q, offset: offset, items: items, total: total, capped: capped, err: err}
+		return WindowLoadedMsg[Q, T]{owner: owner, gen: gen, req: req, query: q, offset: offset, items: items, total: total, capped: capped, Err: err}
 	}
 }
 
 // apply takes a read's answer; call need afterwards, which reads again when something changed meanwhile.
-func (w *listWindow[Q, T]) apply(msg windowLoadedMsg[Q, T]) {
+func (w *ListWindow[Q, T]) Apply(msg WindowLoadedMsg[Q, T]) {
 	if msg.req != w.req {
 		return
 	}
-	w.inflight = false
-	w.err = msg.err
-	if msg.err != nil {
+	w.Inflight = false
+	w.Err = msg.Err
+	if msg.Err != nil {
 		return
 	}
-	if msg.query != w.query {
+	if msg.query != w.Query {
 		w.again = true
 		return
 	}
-	w.offset, w.items, w.total, w.capped, w.loaded, w.shown = msg.offset, msg.items, msg.total, msg.capped, true, true
+	w.offset, w.Items, w.total, w.Capped, w.Loaded, w.Shown = msg.offset, msg.items, msg.total, msg.capped, true, true
 }
 
 // reply takes a read's answer addressed to owner for session gen (false: not this window's)
 // and returns the command that reads on, with a status saying why when the read failed
 // (failed words it). hold is called before the rows change and what it returns after, so
 // that the list's cursor stays on its row (see list.hold).
-func (w *listWindow[Q, T]) reply(msg windowLoadedMsg[Q, T], owner string, gen uint64, failed func(error) string, hold func() func(), next func() tea.Cmd) (tea.Cmd, bool) {
+func (w *ListWindow[Q, T]) Reply(msg WindowLoadedMsg[Q, T], owner string, gen uint64, failed func(error) string, hold func() func(), next func() tea.Cmd) (tea.Cmd, bool) {
 	if msg.owner != owner || msg.gen != gen {
 		return nil, false
 	}
@@ -148,10 +148,10 @@ func (w *listWindow[Q, T]) reply(msg windowLoadedMsg[Q, T], owner string, gen ui
 		return nil, true // superseded (and maybe cancelled): its error is no news
 	}
 	restore := hold()
-	w.apply(msg)
-	if msg.err != nil {
-		text := failed(msg.err)
-		return func() tea.Msg { return statusMsg{text: text, kind: statusError} }, true
+	w.Apply(msg)
+	if msg.Err != nil {
+		text := failed(msg.Err)
+		return func() tea.Msg { return StatusMsg{Text: text, Kind: StatusError} }, true
 	}
 	restore()
 	return next(), true
@@ -171,8 +171,8 @@ func scrollTo(cursor, offset, n, rows int) (int, int) {
 }
 
 // len is the number of rows the query selects, as last read.
-func (w *listWindow[Q, T]) len() int {
-	if !w.shown {
+func (w *ListWindow[Q, T]) Len() int {
+	if !w.Shown {
 		return 0
 	}
 	return w.total

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"context"
@@ -11,52 +11,52 @@ import (
 
 // Timeouts for commands; no API call runs without one.
 const (
-	callTimeout = 15 * time.Second
+	CallTimeout = 15 * time.Second
 	// createTimeout bounds a charge creation (retries with the same key fit inside), and
 	// inFlightMargin is how long after it the service may still act on a create it received
 	// (a submission is abandoned only after that): the workflow's rules.
-	createTimeout  = workflow.CreateTimeout
-	inFlightMargin = workflow.InFlightMargin
-	persistTimout  = 5 * time.Second
+	CreateTimeout  = workflow.CreateTimeout
+	InFlightMargin = workflow.InFlightMargin
+	PersistTimout  = 5 * time.Second
 )
 
 // statusKind colours the status line.
-type statusKind int
+type StatusKind int
 
 const (
-	statusInfo statusKind = iota
-	statusOK
-	statusWarn
-	statusError
+	StatusInfo StatusKind = iota
+	StatusOK
+	StatusWarn
+	StatusError
 )
 
 // statusMsg puts a message on the status line; with an owner and no text it removes that
 // owner's message (its cause is gone).
-type statusMsg struct {
-	text  string
-	kind  statusKind
-	owner string
+type StatusMsg struct {
+	Text  string
+	Kind  StatusKind
+	Owner string
 }
 
 // tickMsg drives countdowns, token display and polling once a second.
-type tickMsg time.Time
+type TickMsg time.Time
 
-func tick() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+func Tick() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return TickMsg(t) })
 }
 
 // tag marks a command's reply with the session generation and wallet it was made for,
 // so replies that arrive after a profile or wallet switch are dropped.
-type tag struct {
-	gen    uint64
-	wallet string
+type Tag struct {
+	Gen    uint64
+	Wallet string
 }
 
 // withTimeout runs fn inside a command with a context bounded by d and by the session the
 // command was made for: replacing or closing that session cancels it. Every command that
 // calls the service or reads the store is made this way.
-func (a *appState) withTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd {
-	life := a.ctx
+func (a *AppState) WithTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd {
+	life := a.Ctx
 	if life == nil {
 		life = context.Background()
 	}
@@ -69,7 +69,7 @@ func (a *appState) withTimeout(d time.Duration, fn func(ctx context.Context) tea
 
 // withTimeout runs fn with a context bounded by d only, inside a command. It outlives a
 // profile switch: commands made for a session use c.app.withTimeout instead.
-func withTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd {
+func WithTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
@@ -78,32 +78,30 @@ func withTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd 
 }
 
 // scopeChangedMsg tells the views the scope went from the active wallet to all wallets or back.
-type scopeChangedMsg struct{}
+type ScopeChangedMsg struct{}
 
 // answerStatus puts a key's answer on the status line (see ownerAnswer).
-func answerStatus(text string, kind statusKind) tea.Cmd {
-	return func() tea.Msg { return statusMsg{text: text, kind: kind, owner: ownerAnswer} }
+func AnswerStatus(text string, kind StatusKind) tea.Cmd {
+	return func() tea.Msg { return StatusMsg{Text: text, Kind: kind, Owner: OwnerAnswer} }
 }
 
 // Status owners: a message about something that ends (a payment awaited, a form's errors,
 // interrupted charges) names it, and goes when it ends (clearStatus).
 const (
-	ownerForm    = "form"
-	ownerRecover = "recover"
+	OwnerForm    = "form"
+	OwnerRecover = "recover"
 	// ownerAnswer owns a key's answer about what is on screen ("only paid charges can be
 	// refunded", "read-only profile"): it goes when the merchant moves on (another view, a form
 	// or dialog opened or closed) and after statusLifetime, whatever its kind.
-	ownerAnswer = "answer"
+	OwnerAnswer = "answer"
 )
 
-
 // statusOwner is an overlay whose status messages go when it closes (a form's complaints).
-type statusOwner interface {
-	statusOwner() string
+type StatusOwner interface {
+	StatusOwner() string
 }
-
 
 // chargeOwner owns the messages about one charge (e.g. a simulated payment awaited).
 
 // statusLifetime is how long an OK or informational message stays; warnings and errors stay
-const statusLifetime = 8 * time.Second
+const StatusLifetime = 8 * time.Second

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"errors"
@@ -19,19 +19,19 @@ var onlyDigits = brdoc.Digits
 // checkDocument validates a CPF or CNPJ (numeric or alphanumeric) as typed, with or without
 // punctuation, through api/brdoc, and returns its compact form (what the service is sent: 11
 // digits, or 14 characters with letters upper-cased) and kind. An empty s is no error.
-func checkDocument(tr catalog, s string) (string, brdoc.Kind, error) {
+func CheckDocument(tr Catalog, s string) (string, brdoc.Kind, error) {
 	if strings.TrimSpace(s) == "" {
 		return "", "", nil
 	}
 	k, c, err := brdoc.Document(s)
 	if err != nil {
-		return brdoc.Clean(s), k, brdocError(tr, err)
+		return brdoc.Clean(s), k, BrdocError(tr, err)
 	}
 	return c, k, nil
 }
 
 // brdocError words a refusal of api/brdoc in the catalog's language.
-func brdocError(tr catalog, err error) error {
+func BrdocError(tr Catalog, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -86,18 +86,18 @@ func brdocError(tr catalog, err error) error {
 
 // amountError words a refusal of api.ParseBRL for the form: an ambiguous "1.500" names both
 // readings and the ways to write either in the catalog's language; other refusals as they are.
-func amountError(tr catalog, err error) error {
+func AmountError(tr Catalog, err error) error {
 	var ae *api.AmbiguousAmountError
 	if errors.As(err, &ae) {
 		return errors.New(tr.F("validate.could_be_or_write_or_or", ae.Text, ae.Thousands.BRL(), ae.Decimal.BRL(),
 			ae.Thousands.Typed(), ae.Thousands.Grouped(), ae.Decimal.Grouped()))
 	}
-	return errors.New(localMessage(tr, err.Error()))
+	return errors.New(LocalMessage(tr, err.Error()))
 }
 
 // amountPreview is the live reading shown after an amount field: "= R$ 1.234,56", or for an
 // ambiguous "1.500" the question "= R$ 1.500,00 or R$ 1,50?"; "" when there is nothing to show.
-func amountPreview(tr catalog, text string) string {
+func AmountPreview(tr Catalog, text string) string {
 	amt, err := api.ParseBRL(text)
 	var ae *api.AmbiguousAmountError
 	switch {
@@ -111,30 +111,30 @@ func amountPreview(tr catalog, text string) string {
 
 // maskDocument hides the middle of a CPF/CNPJ: ***.456.789-** style (state.MaskDocument, the
 // one rule the dashboard and the exports share).
-func maskDocument(d string) string { return state.MaskDocument(d) }
+func MaskDocument(d string) string { return state.MaskDocument(d) }
 
 // formatDocument punctuates a CPF or CNPJ (alphanumeric too) for display.
-func formatDocument(d string) string { return brdoc.Format(d) }
+func FormatDocument(d string) string { return brdoc.Format(d) }
 
 // checkEmail checks an optional e-mail address (api/brdoc's rule).
-func checkEmail(tr catalog, s string) error {
+func CheckEmail(tr Catalog, s string) error {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
 	_, err := brdoc.Email(s)
-	return brdocError(tr, err)
+	return BrdocError(tr, err)
 }
 
 // checkPhone checks an optional contact phone (api/brdoc's rule).
-func checkPhone(tr catalog, s string) error {
+func CheckPhone(tr Catalog, s string) error {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
 	_, err := brdoc.Phone(s)
-	return brdocError(tr, err)
+	return BrdocError(tr, err)
 }
 
-func checkMaxLen(tr catalog, s string, max int) error {
+func CheckMaxLen(tr Catalog, s string, max int) error {
 	if n := utf8.RuneCountInString(s); n > max {
 		return fmt.Errorf(tr.T("validate.at_most_characters_now"), max, n)
 	}
@@ -151,13 +151,13 @@ func (p metaPair) String() string {
 	if v == "" || strings.ContainsAny(v, " ;=\t") {
 		v = `"` + v + `"`
 	}
-	return sanitize(p.key + "=" + v)
+	return Sanitize(p.key + "=" + v)
 }
 
 // parseMetadata reads metadata pairs (see parseMetadataPairs) into what the request sends;
 // nil when there are none.
-func parseMetadata(tr catalog, s string) (map[string]any, error) {
-	pairs, err := parseMetadataPairs(tr, s)
+func ParseMetadata(tr Catalog, s string) (map[string]any, error) {
+	pairs, err := ParseMetadataPairs(tr, s)
 	if err != nil || len(pairs) == 0 {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func parseMetadata(tr catalog, s string) (map[string]any, error) {
 // a space, ";" or a new line ("mesa=4 garcom=João"); a value runs to the next key= or
 // separator, so it may hold spaces ("garcom=João da Silva mesa=4"); a value in double quotes
 // is taken as is (obs="leve 2 x=3"). Keys appear once.
-func parseMetadataPairs(tr catalog, s string) ([]metaPair, error) {
+func ParseMetadataPairs(tr Catalog, s string) ([]metaPair, error) {
 	var pairs []metaPair
 	seen := map[string]bool{}
 	for _, piece := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == '\n' || r == '\r' }) {
@@ -232,7 +232,7 @@ func nextMetaKey(s string) int {
 }
 
 // parseDuration reads an expiry as a person types it: "300", "90m", "2h", "3d", "1d12h".
-func parseDuration(tr catalog, s string) (time.Duration, error) {
+func ParseDuration(tr Catalog, s string) (time.Duration, error) {
 	s = strings.TrimSpace(strings.ToLower(s))
 	if s == "" {
 		return 0, fmt.Errorf("%s", tr.T("validate.enter_a_duration_like_30m_2h"))
@@ -268,7 +268,7 @@ func parseDuration(tr catalog, s string) (time.Duration, error) {
 	return total, nil
 }
 
-func checkExpiry(tr catalog, d time.Duration) error {
+func CheckExpiry(tr Catalog, d time.Duration) error {
 	secs := int(d / time.Second)
 	if secs < api.MinExpiresIn || secs > api.MaxExpiresIn {
 		return fmt.Errorf("%s", tr.T("validate.expiry_must_be_between_5_minutes"))
@@ -277,7 +277,7 @@ func checkExpiry(tr catalog, d time.Duration) error {
 }
 
 // humanDuration prints a short duration: 4m59s, 23h59m, 6d23h.
-func humanDuration(d time.Duration) string {
+func HumanDuration(d time.Duration) string {
 	if d < 0 {
 		d = -d
 	}

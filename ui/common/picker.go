@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"strings"
@@ -9,73 +9,73 @@ import (
 )
 
 // pickerItem is one choice of a picker.
-type pickerItem struct {
-	label, note string
-	value       string
-	disabled    string // why it cannot be chosen; "" when it can
-	current     bool
+type PickerItem struct {
+	Label, Note string
+	Value       string
+	Disabled    string // why it cannot be chosen; "" when it can
+	Current     bool
 }
 
 // picker is a small modal list: the quick wallet switcher (w) and the profile switcher (P).
 // Picker kinds.
 const (
-	pickerWallets = iota + 1
-	pickerProfiles
+	PickerWallets = iota + 1
+	PickerProfiles
 )
 
-type picker struct {
-	closer
-	c       *common
-	kind    int
+type Picker struct {
+	Closer
+	c       *Common
+	Kind    int
 	title   string
-	items   []pickerItem
+	items   []PickerItem
 	cursor  int
-	loading bool
-	err     string
+	Loading bool
+	Err     string
 	choose  func(value string) tea.Msg
 	// closeOnChoose closes the picker when enter chooses (the root closes the wallet and profile pickers itself).
-	closeOnChoose bool
-	width         int
-	height        int
+	CloseOnChoose bool
+	Width         int
+	Height        int
 }
 
-func newPicker(c *common, title string, items []pickerItem, choose func(string) tea.Msg) *picker {
-	p := &picker{c: c, title: title, items: items, choose: choose}
+func NewPicker(c *Common, title string, items []PickerItem, choose func(string) tea.Msg) *Picker {
+	p := &Picker{c: c, title: title, items: items, choose: choose}
 	for i, it := range items {
-		if it.current {
+		if it.Current {
 			p.cursor = i
 		}
 	}
 	return p
 }
 
-func (p *picker) setItems(items []pickerItem) {
-	p.items, p.loading = items, false
+func (p *Picker) SetItems(items []PickerItem) {
+	p.items, p.Loading = items, false
 	if p.cursor >= len(items) {
 		p.cursor = max(len(items)-1, 0)
 	}
 }
 
-func (p *picker) layer() layer { return layerFloat }
-func (p *picker) setSize(w, h int) tea.Cmd {
-	p.width, p.height = w, h
+func (p *Picker) Layer() Layer { return LayerFloat }
+func (p *Picker) SetSize(w, h int) tea.Cmd {
+	p.Width, p.Height = w, h
 	return nil
 }
-func (p *picker) focus() tea.Cmd            { return nil }
-func (p *picker) start() tea.Cmd            { return nil }
-func (p *picker) blur()                     {}
-func (p *picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+func (p *Picker) Focus() tea.Cmd            { return nil }
+func (p *Picker) Start() tea.Cmd            { return nil }
+func (p *Picker) Blur()                     {}
+func (p *Picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
 // update moves the cursor and chooses; esc or q closes without choosing.
-func (p *picker) update(msg tea.Msg) tea.Cmd {
+func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil
 	}
-	k := p.c.keys
+	k := p.c.Keys
 	switch {
 	case key.Matches(km, k.Back), key.Matches(km, k.Quit):
-		p.close()
+		p.Close()
 		return nil
 	case key.Matches(km, k.Up):
 		if p.cursor > 0 {
@@ -88,34 +88,34 @@ func (p *picker) update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.Enter):
 		if p.cursor < len(p.items) {
 			it := p.items[p.cursor]
-			if it.disabled != "" {
-				return answerStatus(it.disabled, statusWarn)
+			if it.Disabled != "" {
+				return AnswerStatus(it.Disabled, StatusWarn)
 			}
-			choose, v := p.choose, it.value
-			if p.closeOnChoose {
-				p.close()
+			choose, v := p.choose, it.Value
+			if p.CloseOnChoose {
+				p.Close()
 			}
-			return p.forAsker(func() tea.Msg { return choose(v) })
+			return p.ForAsker(func() tea.Msg { return choose(v) })
 		}
 	}
 	return nil
 }
 
-func (p *picker) ShortHelp() []key.Binding {
-	k := p.c.keys
+func (p *Picker) ShortHelp() []key.Binding {
+	k := p.c.Keys
 	return []key.Binding{k.Up, k.Down, k.Enter, k.Back}
 }
 
-func (p *picker) view() string {
-	w, h := p.width, p.height
-	st, tr := p.c.st, p.c.tr
+func (p *Picker) View() string {
+	w, h := p.Width, p.Height
+	st, tr := p.c.St, p.c.Tr
 	var b strings.Builder
-	b.WriteString(st.Brand.Render(sanitize(p.title)) + "\n\n")
+	b.WriteString(st.Brand.Render(Sanitize(p.title)) + "\n\n")
 	switch {
-	case p.loading && len(p.items) == 0:
+	case p.Loading && len(p.items) == 0:
 		b.WriteString(st.Muted.Render(tr.T("picker.loading")) + "\n")
-	case p.err != "":
-		b.WriteString(st.Err.Render(truncateWidth(sanitize(p.err), w-8)) + "\n")
+	case p.Err != "":
+		b.WriteString(st.Err.Render(TruncateWidth(Sanitize(p.Err), w-8)) + "\n")
 	}
 	rows := max(h-8, 1)
 	start := 0
@@ -125,17 +125,17 @@ func (p *picker) view() string {
 	for i := start; i < len(p.items) && i < start+rows; i++ {
 		it := p.items[i]
 		mark := "  "
-		if it.current {
+		if it.Current {
 			mark = "● "
 		}
 		// Labels and notes are wallet references, names and profile names: text from outside.
-		line := mark + padRight(sanitize(it.label), 24) + " " + sanitize(it.note)
-		if it.disabled != "" {
+		line := mark + PadRight(Sanitize(it.Label), 24) + " " + Sanitize(it.Note)
+		if it.Disabled != "" {
 			line = st.Muted.Render(line)
 		}
-		line = truncateWidth(line, max(w-10, 10))
+		line = TruncateWidth(line, max(w-10, 10))
 		if i == p.cursor {
-			line = st.selected(line)
+			line = st.SelectedLine(line)
 		}
 		b.WriteString(line + "\n")
 	}

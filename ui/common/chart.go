@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"math"
@@ -16,7 +16,7 @@ import (
 )
 
 // chartOptions says how the revenue chart is drawn.
-type chartOptions struct {
+type ChartOptions struct {
 	Width, Height int  // the whole chart block, axis labels included
 	SideBySide    bool // wallets side by side instead of stacked
 	// Color false (NO_COLOR, the Ascii profile): no escape codes at all; wallets told apart by glyph.
@@ -70,7 +70,7 @@ type chartLayout struct {
 // hours, so the groups stay aligned on the clock; the last group of a period may be partial.
 // The axis maximum is the tallest bar (after merging); a bucket with any payment shows at least
 // the smallest step, and an empty report draws no bars.
-func revenueChart(r state.DayReport, o chartOptions) string {
+func RevenueChart(r state.DayReport, o ChartOptions) string {
 	W, H := o.Width, o.Height
 	if W <= 0 || H <= 0 {
 		return ""
@@ -97,7 +97,7 @@ func revenueChart(r state.DayReport, o chartOptions) string {
 	for i := 0; ; i++ {
 		groups = chartMerge(r.Buckets, ns, k)
 		maxV = chartMax(groups, o.SideBySide)
-		label = sanitize(money(maxV))
+		label = Sanitize(money(maxV))
 		gutterW, compact = chartGutter(W, label)
 		plotW = W - gutterW
 		lay = chartFit(len(r.Buckets), ns, plotW, hourly, o.SideBySide)
@@ -109,7 +109,7 @@ func revenueChart(r state.DayReport, o chartOptions) string {
 	if lay.k != k { // did not settle: the last fit wins (the label is cut to the gutter)
 		groups = chartMerge(r.Buckets, ns, lay.k)
 		maxV = chartMax(groups, o.SideBySide)
-		label = sanitize(money(maxV))
+		label = Sanitize(money(maxV))
 	}
 
 	// The rows: bars, the axis line, the x labels, the legend; a header for the maximum when the
@@ -157,7 +157,7 @@ func revenueChart(r state.DayReport, o chartOptions) string {
 
 	out := make([]string, 0, H)
 	if header {
-		out = append(out, cv.muted(padRight(ansi.Truncate(label, W, ellipsis), W)))
+		out = append(out, cv.muted(PadRight(ansi.Truncate(label, W, ellipsis), W)))
 	}
 	lw := gutterW - 2
 	for y := range rows {
@@ -165,11 +165,11 @@ func revenueChart(r state.DayReport, o chartOptions) string {
 		if gutterW > 0 {
 			switch {
 			case y == 0 && !compact:
-				g = padLeft(ansi.Truncate(label, lw, ellipsis), lw) + " " + string(axisTop)
+				g = PadLeft(ansi.Truncate(label, lw, ellipsis), lw) + " " + string(axisTop)
 			case y == rows-1 && !showAxis:
-				g = padLeft("0", lw) + " " + string(axisV)
+				g = PadLeft("0", lw) + " " + string(axisV)
 			default:
-				g = spaces(lw+1) + string(axisV)
+				g = Spaces(lw+1) + string(axisV)
 			}
 		}
 		out = append(out, cv.muted(g)+cv.barRow(&bc, y, plotW))
@@ -177,13 +177,13 @@ func revenueChart(r state.DayReport, o chartOptions) string {
 	if showAxis {
 		var g string
 		if gutterW > 0 {
-			g = padLeft("0", lw) + " " + string(axisCorner)
+			g = PadLeft("0", lw) + " " + string(axisCorner)
 		}
 		out = append(out, cv.muted(g+strings.Repeat(string(axisH), plotW)))
 	}
 	if showX {
 		xs := chartXLabels(groups, lay, plotW, hourly, o.Loc)
-		out = append(out, spaces(gutterW)+cv.muted(xs))
+		out = append(out, Spaces(gutterW)+cv.muted(xs))
 	}
 	if showLegend {
 		out = append(out, cv.legend(r.Series, W, ellipsis))
@@ -397,7 +397,7 @@ func chartBars(groups []chartGroup, ns, full, unit int, maxV api.Money, lay char
 
 // chartView draws the canvas' cells, with the wallets' glyphs and colours.
 type chartView struct {
-	o      chartOptions
+	o      ChartOptions
 	fine   bool
 	glyphs []rune
 	axis   lipgloss.Style
@@ -522,7 +522,7 @@ func (cv *chartView) legend(series []string, w int, ellipsis string) string {
 		if !cv.fine {
 			glyph = cv.glyphs[j%len(cv.glyphs)]
 		}
-		text := " " + sanitize(name)
+		text := " " + Sanitize(name)
 		sepW := 0
 		if j > 0 {
 			sepW = 2
@@ -534,7 +534,7 @@ func (cv *chartView) legend(series []string, w int, ellipsis string) string {
 			ew := ansi.StringWidth(ellipsis)
 			if room < ew+1 { // not even the glyph: an ellipsis where there is room
 				if j > 0 && w-used >= ew {
-					b.WriteString(spaces(min(sepW, w-used-ew)))
+					b.WriteString(Spaces(min(sepW, w-used-ew)))
 					b.WriteString(ellipsis)
 					used += min(sepW, w-used-ew) + ew
 				}
@@ -555,7 +555,7 @@ func (cv *chartView) legend(series []string, w int, ellipsis string) string {
 		b.WriteString(text)
 		used += need
 	}
-	return b.String() + spaces(w-used)
+	return b.String() + Spaces(w-used)
 }
 
 func (cv *chartView) writeGlyph(b *strings.Builder, j int, glyph rune) {
@@ -570,7 +570,7 @@ func (cv *chartView) writeGlyph(b *strings.Builder, j int, glyph rune) {
 // a day, day and month ("24/11") for a period, as many as fit without touching.
 func chartXLabels(groups []chartGroup, lay chartLayout, plotW int, hourly bool, loc *time.Location) string {
 	if plotW <= 0 || len(groups) == 0 {
-		return spaces(plotW)
+		return Spaces(plotW)
 	}
 	at := func(t time.Time) time.Time {
 		if loc != nil {
@@ -596,7 +596,7 @@ func chartXLabels(groups []chartGroup, lay chartLayout, plotW int, hourly bool, 
 		}
 		return i * (lay.barW + lay.gap), lay.barW
 	}
-	line := []byte(spaces(plotW))
+	line := []byte(Spaces(plotW))
 	place := func(idx []int) bool {
 		type lab struct {
 			x int

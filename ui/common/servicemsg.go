@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"fmt"
@@ -156,8 +156,8 @@ var ptWords = regexp.MustCompile(`(?i)(^|[^\p{L}])(não|nao|já|ja|é|de|da|do|d
 // serviceMessage is a message of the service in the merchant's language: in pt-BR a known one is
 // translated, one already in Portuguese is kept, and any other is quoted after "O serviço
 // respondeu:". A list of messages (joined with "; ") is translated one by one.
-func serviceMessage(tr catalog, msg string) string {
-	if tr.lang != LangPT || strings.TrimSpace(msg) == "" {
+func ServiceMessage(tr Catalog, msg string) string {
+	if tr.Lang != LangPT || strings.TrimSpace(msg) == "" {
 		return msg
 	}
 	parts := strings.Split(msg, "; ")
@@ -187,8 +187,8 @@ func serviceMessage(tr catalog, msg string) string {
 
 // localMessage translates one of pixdash's own English messages that come from a package
 // without a catalog (an amount's parse error); others are returned as they are.
-func localMessage(tr catalog, msg string) string {
-	if tr.lang != LangPT {
+func LocalMessage(tr Catalog, msg string) string {
+	if tr.Lang != LangPT {
 		return msg
 	}
 	if s, ok := apply(localRules, msg); ok {

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 
 // bigGlyphs is a three-row font for amounts on the customer screen. It uses box-drawing
 // characters, never block elements, so it cannot be mistaken for QR modules.
-var bigGlyphs = map[rune][3]string{
+var BigGlyphs = map[rune][3]string{
 	'0': {"┏━┓", "┃ ┃", "┗━┛"},
 	'1': {" ┓ ", " ┃ ", " ┻ "},
 	'2': {"━━┓", "┏━┛", "┗━━"},
@@ -26,7 +26,7 @@ var bigGlyphs = map[rune][3]string{
 }
 
 // bigAmount draws an amount as "R$" plus three-row digits; it returns nil if it is wider than w.
-func bigAmount(m api.Money, w int) []string {
+func BigAmount(m api.Money, w int) []string {
 	text := strings.TrimPrefix(m.BRL(), "R$ ")
 	neg := strings.HasPrefix(text, "-R$ ")
 	if neg {
@@ -34,7 +34,7 @@ func bigAmount(m api.Money, w int) []string {
 	}
 	rows := [3]string{"   ", "   ", "R$ "}
 	for _, r := range text {
-		g, ok := bigGlyphs[r]
+		g, ok := BigGlyphs[r]
 		if !ok {
 			return nil
 		}

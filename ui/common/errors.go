@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"context"
@@ -16,14 +16,14 @@ import (
 
 // describeErr turns an error into one line: what failed, the cause, the service's trace id, and
 // what to do; sanitized, since the message, the trace id and a transport error quote text from outside.
-func describeErr(tr catalog, what string, err error) string {
-	return sanitize(describeErrRaw(tr, what, err))
+func DescribeErr(tr Catalog, what string, err error) string {
+	return Sanitize(describeErrRaw(tr, what, err))
 }
 
-func describeErrRaw(tr catalog, what string, err error) string {
+func describeErrRaw(tr Catalog, what string, err error) string {
 	var ae *api.Error
 	if errors.As(err, &ae) {
-		msg := serviceText(tr, ae)
+		msg := ServiceText(tr, ae)
 		s := fmt.Sprintf("%s: %s", what, msg)
 		if ae.Path == "/auth" {
 			s = fmt.Sprintf("%s: %s: %s", what, tr.T("errors.sign_in_post_auth_failed"), msg)
@@ -31,14 +31,14 @@ func describeErrRaw(tr catalog, what string, err error) string {
 		if ae.TraceID != "" {
 			s += " [trace " + ae.TraceID + "]"
 		}
-		if h := errorHint(tr, ae); h != "" {
+		if h := ErrorHint(tr, ae); h != "" {
 			s += " · " + h
 		}
 		return s
 	}
 	var ve *api.ValidationError
 	if errors.As(err, &ve) { // refused before sending: no connection to check
-		return fmt.Sprintf("%s: %s", what, validationText(tr, ve))
+		return fmt.Sprintf("%s: %s", what, ValidationText(tr, ve))
 	}
 	return fmt.Sprintf("%s: %s", what, transportHint(tr, err))
 }
@@ -46,19 +46,19 @@ func describeErrRaw(tr catalog, what string, err error) string {
 // serviceText is the service's message for display, in the merchant's language (serviceMessage;
 // flattened: it is text from outside), with its sub-account code when the message does not
 // already name it: the real service sends the code in details.code, apart from a human message.
-func serviceText(tr catalog, ae *api.Error) string {
-	msg := serviceMessage(tr, ae.Message)
+func ServiceText(tr Catalog, ae *api.Error) string {
+	msg := ServiceMessage(tr, ae.Message)
 	if msg == "" {
 		msg = fmt.Sprint(ae.HTTPStatus)
 	}
 	if c := ae.SubAccountCode(); c != "" && !strings.Contains(msg, c) {
 		msg += " (" + c + ")"
 	}
-	return sanitize(msg)
+	return Sanitize(msg)
 }
 
 // transportHint names a failure that is not a reply from the service and says what to do.
-func transportHint(tr catalog, err error) string {
+func transportHint(tr Catalog, err error) string {
 	var (
 		dnsErr   *net.DNSError
 		certErr  *tls.CertificateVerificationError
@@ -105,7 +105,7 @@ func transportHint(tr catalog, err error) string {
 }
 
 // errorHint says what to do about a refusal from the service.
-func errorHint(tr catalog, e *api.Error) string {
+func ErrorHint(tr Catalog, e *api.Error) string {
 	switch e.SubAccountCode() {
 	case api.CodeSubAccountForbidden:
 		return tr.T("errors.this_credential_s_access_to_sub")

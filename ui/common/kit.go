@@ -1,4 +1,4 @@
-package ui
+package common
 
 // The foundation's shared helpers: what more than one view or form uses lives here, not in
 // the view that used it first.
@@ -17,7 +17,7 @@ import (
 )
 
 // fitLines joins at most h lines.
-func fitLines(lines []string, h int) string {
+func FitLines(lines []string, h int) string {
 	if len(lines) > h {
 		lines = lines[:h]
 	}
@@ -27,7 +27,7 @@ func fitLines(lines []string, h int) string {
 // packSegments joins segs with sep into at most n lines (n <= 0: as many as needed) of at most
 // w cells, breaking only between segments (a segment wider than a line is cut); what does not
 // fit is dropped.
-func packSegments(segs []string, sep string, w, n int) []string {
+func PackSegments(segs []string, sep string, w, n int) []string {
 	if w <= 0 {
 		return nil
 	}
@@ -36,7 +36,7 @@ func packSegments(segs []string, sep string, w, n int) []string {
 	for _, sg := range segs {
 		switch {
 		case cur == "":
-			cur = truncateWidth(sg, w)
+			cur = TruncateWidth(sg, w)
 		case lipgloss.Width(cur)+lipgloss.Width(sep)+lipgloss.Width(sg) <= w:
 			cur += sep + sg
 		default:
@@ -44,7 +44,7 @@ func packSegments(segs []string, sep string, w, n int) []string {
 			if n > 0 && len(lines) == n {
 				return lines
 			}
-			cur = truncateWidth(sg, w)
+			cur = TruncateWidth(sg, w)
 		}
 	}
 	if cur != "" {
@@ -56,11 +56,11 @@ func packSegments(segs []string, sep string, w, n int) []string {
 // maskPixKey hides most of a PIX key the way documents are hidden: CPF and CNPJ keys as
 // documents, a phone with its last 4 digits, an e-mail with the first letter and the domain,
 // a random key with its first and last 4 characters.
-func maskPixKey(t api.PixKeyType, k string) string {
-	k = sanitize(k)
+func MaskPixKey(t api.PixKeyType, k string) string {
+	k = Sanitize(k)
 	switch t {
 	case api.PixKeyCPF, api.PixKeyCNPJ:
-		return maskDocument(k)
+		return MaskDocument(k)
 	case api.PixKeyPhone:
 		d := strings.TrimPrefix(onlyDigits(k), "55")
 		if len(d) <= 4 {
@@ -84,9 +84,9 @@ func maskPixKey(t api.PixKeyType, k string) string {
 
 // toggleScope switches the charges list and the day view between the active wallet and all
 // wallets; writes still go to the active wallet.
-func toggleScope(c *common) tea.Cmd {
-	c.app.allWallets = !c.app.allWallets
-	return func() tea.Msg { return scopeChangedMsg{} }
+func ToggleScope(c *Common) tea.Cmd {
+	c.App.AllWallets = !c.App.AllWallets
+	return func() tea.Msg { return ScopeChangedMsg{} }
 }
 
 // fixHighlighted is the forms' one answer to a submit with errors (errs holds each field's
@@ -94,11 +94,11 @@ func toggleScope(c *common) tea.Cmd {
 // form to focus (-1 when every field is fine: go on), and the status line saying to fix the
 // highlighted fields and that nothing was sent, owned by owner (the form's complaints go
 // when it closes).
-func fixHighlighted(c *common, errs []string, owner string) (int, tea.Cmd) {
+func FixHighlighted(c *Common, errs []string, owner string) (int, tea.Cmd) {
 	for i, e := range errs {
 		if e != "" {
-			text := c.tr.T("kit.fix_the_highlighted_fields_nothing_was")
-			return i, func() tea.Msg { return statusMsg{text: text, kind: statusError, owner: owner} }
+			text := c.Tr.T("kit.fix_the_highlighted_fields_nothing_was")
+			return i, func() tea.Msg { return StatusMsg{Text: text, Kind: StatusError, Owner: owner} }
 		}
 	}
 	return -1, nil
@@ -106,19 +106,19 @@ func fixHighlighted(c *common, errs []string, owner string) (int, tea.Cmd) {
 
 // typedConfirm asks for a production write by having the amount typed: y is not enough.
 type typedConfirm struct {
-	closer
-	c        *common
+	Closer
+	c        *Common
 	question string
 	amount   api.Money
 	input    textinput.Model
 	then     tea.Cmd
-	onYes    func()
+	OnYes    func()
 	wrong    string
 	width    int
 	height   int
 }
 
-func newTypedConfirm(c *common, question string, amount api.Money, then tea.Cmd) *typedConfirm {
+func NewTypedConfirm(c *Common, question string, amount api.Money, then tea.Cmd) *typedConfirm {
 	ti := textinput.New()
 	ti.Prompt = "> "
 	ti.Placeholder = strings.TrimSpace(strings.TrimPrefix(amount.BRL(), "R$"))
@@ -127,21 +127,21 @@ func newTypedConfirm(c *common, question string, amount api.Money, then tea.Cmd)
 	return &typedConfirm{c: c, question: question, amount: amount, input: ti, then: then}
 }
 
-func (d *typedConfirm) layer() layer { return layerFloat }
-func (d *typedConfirm) setSize(w, h int) tea.Cmd {
+func (d *typedConfirm) Layer() Layer { return LayerFloat }
+func (d *typedConfirm) SetSize(w, h int) tea.Cmd {
 	d.width, d.height = w, h
 	return nil
 }
-func (d *typedConfirm) focus() tea.Cmd     { return nil }
-func (d *typedConfirm) start() tea.Cmd     { return nil }
-func (d *typedConfirm) blur()              {}
-func (d *typedConfirm) capturesText() bool { return true }
+func (d *typedConfirm) Focus() tea.Cmd     { return nil }
+func (d *typedConfirm) Start() tea.Cmd     { return nil }
+func (d *typedConfirm) Blur()              {}
+func (d *typedConfirm) CapturesText() bool { return true }
 
 // ShortHelp lists the answers.
 func (d *typedConfirm) ShortHelp() []key.Binding {
 	return []key.Binding{
-		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", d.c.tr.T("kit.confirm"))),
-		d.c.keys.Back,
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", d.c.Tr.T("kit.confirm"))),
+		d.c.Keys.Back,
 	}
 }
 
@@ -149,27 +149,27 @@ func (d *typedConfirm) ShortHelp() []key.Binding {
 func (d *typedConfirm) FullHelp() [][]key.Binding { return [][]key.Binding{d.ShortHelp()} }
 
 // update: enter confirms when the typed text is the amount; esc cancels; anything else types.
-func (d *typedConfirm) update(msg tea.Msg) tea.Cmd {
+func (d *typedConfirm) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil
 	}
 	switch {
-	case key.Matches(km, d.c.keys.Back):
-		d.close()
-		text := d.c.tr.T("kit.cancelled_nothing_was_sent")
-		return func() tea.Msg { return statusMsg{text: text, kind: statusInfo} }
+	case key.Matches(km, d.c.Keys.Back):
+		d.Close()
+		text := d.c.Tr.T("kit.cancelled_nothing_was_sent")
+		return func() tea.Msg { return StatusMsg{Text: text, Kind: StatusInfo} }
 	case km.Type == tea.KeyEnter:
 		typed, err := api.ParseBRL(d.input.Value())
 		if err != nil || typed != d.amount {
-			d.wrong = d.c.tr.F("kit.type_exactly_to_confirm_nothing_was", d.amount.BRL())
+			d.wrong = d.c.Tr.F("kit.type_exactly_to_confirm_nothing_was", d.amount.BRL())
 			return nil
 		}
-		d.close()
-		if d.onYes != nil {
-			d.onYes()
+		d.Close()
+		if d.OnYes != nil {
+			d.OnYes()
 		}
-		return d.forAsker(d.then)
+		return d.ForAsker(d.then)
 	}
 	var cmd tea.Cmd
 	d.input, cmd = d.input.Update(km)
@@ -177,13 +177,13 @@ func (d *typedConfirm) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (d *typedConfirm) view() string {
-	st := d.c.st
+func (d *typedConfirm) View() string {
+	st := d.c.St
 	w := max(min(d.width-6, confirmMaxWidth), 20)
 	body := st.Confirm.Render(ansi.Wrap(d.question, w, "")) + "\n\n" + d.input.View()
 	if d.wrong != "" {
 		body += "\n" + st.Err.Render(ansi.Wrap(d.wrong, w, ""))
 	}
-	body += "\n\n" + st.Muted.Render(d.c.tr.T("kit.enter_confirms_esc_cancels"))
+	body += "\n\n" + st.Muted.Render(d.c.Tr.T("kit.enter_confirms_esc_cancels"))
 	return lipgloss.Place(d.width, d.height, lipgloss.Center, lipgloss.Center, st.ConfirmBox.Render(body))
 }

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"cmp"
@@ -22,22 +22,22 @@ import (
 // rowSource is where a list's rows come from.
 type rowSource[T any] interface {
 	// len is the number of rows, as last read.
-	len() int
+	Len() int
 	// at is row i when it is held for the current query (what keys act on).
-	at(i int) (T, bool)
+	At(i int) (T, bool)
 	// shownAt is row i as drawn (a previous query's rows stay until the new ones come), in
 	// place (nil when not held): drawing copies no row.
-	shownAt(i int) *T
+	ShownAt(i int) *T
 	// held is the positions of the rows at answers for, first to end (exclusive).
-	held() (first, end int)
+	Held() (first, end int)
 }
 
 // sliceRows is a rowSource over rows held in memory (wallets, balance blocks).
-type sliceRows[T any] []T
+type SliceRows[T any] []T
 
-func (s *sliceRows[T]) len() int { return len(*s) }
+func (s *SliceRows[T]) Len() int { return len(*s) }
 
-func (s *sliceRows[T]) at(i int) (T, bool) {
+func (s *SliceRows[T]) At(i int) (T, bool) {
 	if i < 0 || i >= len(*s) {
 		var zero T
 		return zero, false
@@ -45,40 +45,40 @@ func (s *sliceRows[T]) at(i int) (T, bool) {
 	return (*s)[i], true
 }
 
-func (s *sliceRows[T]) shownAt(i int) *T {
+func (s *SliceRows[T]) ShownAt(i int) *T {
 	if i < 0 || i >= len(*s) {
 		return nil
 	}
 	return &(*s)[i]
 }
 
-func (s *sliceRows[T]) held() (int, int) { return 0, len(*s) }
+func (s *SliceRows[T]) Held() (int, int) { return 0, len(*s) }
 
 // list is the cursor, scroll window, column layout and row cache of one view's rows.
-type list[K, S comparable, T any] struct {
+type List[K, S comparable, T any] struct {
 	src   rowSource[T]
 	keyOf func(*T) K
 	// stickTop keeps a cursor on the first row there when rows arrive above it (a live feed
 	// shows its newest row; a list off screen shows the newest when it comes back); otherwise
 	// the cursor follows its row.
-	stickTop bool
+	StickTop bool
 
-	cursor, offset int
+	Cursor, Offset int
 	width          int
 	height         int // lines for the rows
-	cols           []column
-	layout         layout
-	heading        string // the column titles, laid out
+	Cols           []Column
+	Layout         Layout
+	Heading        string // the column titles, laid out
 
 	// cache holds each row's coloured text, keyed by the row, for the stamp and width it was
 	// drawn with; it is emptied when it grows past listCacheMax.
-	cache map[K]cachedRow[S]
+	Cache map[K]cachedRow[S]
 }
 
 // cachedRow is a row's drawn text and what it was drawn from.
 type cachedRow[S comparable] struct {
-	stamp S
-	width int
+	Stamp S
+	Width int
 	text  string
 }
 
@@ -86,72 +86,72 @@ type cachedRow[S comparable] struct {
 const listCacheMax = 4096
 
 // newList makes a list over src whose rows are named by keyOf.
-func newList[K, S comparable, T any](src rowSource[T], keyOf func(*T) K) list[K, S, T] {
-	return list[K, S, T]{src: src, keyOf: keyOf, cache: map[K]cachedRow[S]{}}
+func NewList[K, S comparable, T any](src rowSource[T], keyOf func(*T) K) List[K, S, T] {
+	return List[K, S, T]{src: src, keyOf: keyOf, Cache: map[K]cachedRow[S]{}}
 }
 
 // setColumns sets the columns; call resize after it.
-func (l *list[K, S, T]) setColumns(cols []column) {
-	l.cols = cols
-	l.layout = layoutColumns(cols, l.width)
-	l.heading = l.layout.header()
+func (l *List[K, S, T]) SetColumns(cols []Column) {
+	l.Cols = cols
+	l.Layout = LayoutColumns(cols, l.width)
+	l.Heading = l.Layout.Header()
 }
 
 // resize gives the list w cells and h lines for its rows, and lays the columns out.
-func (l *list[K, S, T]) resize(w, h int) {
+func (l *List[K, S, T]) Resize(w, h int) {
 	if w != l.width {
-		clear(l.cache)
+		clear(l.Cache)
 	}
 	l.width, l.height = w, max(h, 0)
-	l.layout = layoutColumns(l.cols, w)
-	l.heading = l.layout.header()
-	l.scroll()
+	l.Layout = LayoutColumns(l.Cols, w)
+	l.Heading = l.Layout.Header()
+	l.Scroll()
 }
 
 // visible is how many rows fit on screen.
-func (l *list[K, S, T]) visible() int { return max(l.height/l.layout.lines(), 1) }
+func (l *List[K, S, T]) Visible() int { return max(l.height/l.Layout.Lines(), 1) }
 
 // scroll keeps the cursor in the list and on screen.
-func (l *list[K, S, T]) scroll() {
-	l.cursor, l.offset = scrollTo(l.cursor, l.offset, l.src.len(), l.visible())
+func (l *List[K, S, T]) Scroll() {
+	l.Cursor, l.Offset = scrollTo(l.Cursor, l.Offset, l.src.Len(), l.Visible())
 }
 
 // top puts the cursor on the first row.
-func (l *list[K, S, T]) top() { l.cursor, l.offset = 0, 0 }
+func (l *List[K, S, T]) Top() { l.Cursor, l.Offset = 0, 0 }
 
 // navigate applies a list key (up, down, page up and down, top, bottom); false when km is none.
-func (l *list[K, S, T]) navigate(km tea.KeyMsg, k keyMap) bool {
-	c, ok := k.navigate(km, l.cursor, l.src.len(), l.visible())
+func (l *List[K, S, T]) Navigate(km tea.KeyMsg, k keyMap) bool {
+	c, ok := k.Navigate(km, l.Cursor, l.src.Len(), l.Visible())
 	if ok {
-		l.cursor = c
-		l.scroll()
+		l.Cursor = c
+		l.Scroll()
 	}
 	return ok
 }
 
 // selected is the row under the cursor.
-func (l *list[K, S, T]) selected() (T, bool) { return l.src.at(l.cursor) }
+func (l *List[K, S, T]) SelectedLine() (T, bool) { return l.src.At(l.Cursor) }
 
 // hold notes the row under the cursor before the rows change; the function it returns puts
 // the cursor back on that row once they did (where it is now), and keeps it on screen. A row
 // that is gone leaves the cursor where it was.
-func (l *list[K, S, T]) hold() (restore func()) {
-	cur, ok := l.src.at(l.cursor)
-	if !ok || l.stickTop && l.cursor == 0 {
-		return l.scroll
+func (l *List[K, S, T]) Hold() (restore func()) {
+	cur, ok := l.src.At(l.Cursor)
+	if !ok || l.StickTop && l.Cursor == 0 {
+		return l.Scroll
 	}
-	k, was := l.keyOf(&cur), l.cursor
+	k, was := l.keyOf(&cur), l.Cursor
 	return func() {
-		l.cursor = l.find(k, was)
-		l.scroll()
+		l.Cursor = l.Find(k, was)
+		l.Scroll()
 	}
 }
 
 // find is the position of the row named k among the rows held, or near when it is not there.
-func (l *list[K, S, T]) find(k K, near int) int {
-	first, end := l.src.held()
+func (l *List[K, S, T]) Find(k K, near int) int {
+	first, end := l.src.Held()
 	for i := first; i < end; i++ {
-		if r, ok := l.src.at(i); ok && l.keyOf(&r) == k {
+		if r, ok := l.src.At(i); ok && l.keyOf(&r) == k {
 			return i
 		}
 	}
@@ -159,47 +159,47 @@ func (l *list[K, S, T]) find(k K, near int) int {
 }
 
 // window is the rows on screen, first to last (exclusive), as the offset last set them.
-func (l *list[K, S, T]) window() (first, last int) {
-	n := l.src.len()
-	first = max(min(l.offset, n-1), 0)
-	return first, min(first+l.visible(), n)
+func (l *List[K, S, T]) Window() (first, last int) {
+	n := l.src.Len()
+	first = max(min(l.Offset, n-1), 0)
+	return first, min(first+l.Visible(), n)
 }
 
 // header is the column titles at the list's width.
-func (l *list[K, S, T]) header(st *styles) string {
-	return st.ColHeader.Render(l.heading)
+func (l *List[K, S, T]) Header(st *Styles) string {
+	return st.ColHeader.Render(l.Heading)
 }
 
 // rowPainter draws a list's rows: cells gives a row's cells (sel: it is under the cursor),
 // stamp what its drawing depends on besides the width.
-type rowPainter[S comparable, T any] struct {
-	cells func(r *T, sel bool) []cell
-	stamp func(r *T) S
+type RowPainter[S comparable, T any] struct {
+	Cells func(r *T, sel bool) []Cell
+	Stamp func(r *T) S
 	// noCursor draws the cursor's row like the others (the keyboard is elsewhere).
-	noCursor bool
+	NoCursor bool
 }
 
 // draw writes the rows on screen to b, one row per layout.lines() lines: the cursor's row
 // highlighted, the others from the cache when their stamp and the width are unchanged. A row
 // not read yet is a placeholder.
-func (l *list[K, S, T]) draw(b *strings.Builder, st *styles, p rowPainter[S, T]) {
-	first, last := l.window()
-	rowLines := l.layout.lines()
+func (l *List[K, S, T]) Draw(b *strings.Builder, st *Styles, p RowPainter[S, T]) {
+	first, last := l.Window()
+	rowLines := l.Layout.Lines()
 	for i := first; i < last; i++ {
 		if i > first {
 			b.WriteByte('\n')
 		}
-		r := l.src.shownAt(i)
+		r := l.src.ShownAt(i)
 		switch {
 		case r == nil:
 			b.WriteString(st.Muted.Render("…"))
 			b.WriteString(strings.Repeat("\n", rowLines-1))
-		case i == l.cursor && !p.noCursor:
-			for j, line := range strings.Split(l.layout.row(p.cells(r, true), st, true), "\n") {
+		case i == l.Cursor && !p.NoCursor:
+			for j, line := range strings.Split(l.Layout.Row(p.Cells(r, true), st, true), "\n") {
 				if j > 0 {
 					b.WriteByte('\n')
 				}
-				b.WriteString(st.selected(padRight(line, l.width)))
+				b.WriteString(st.SelectedLine(PadRight(line, l.width)))
 			}
 		default:
 			b.WriteString(l.cached(r, st, p))
@@ -208,16 +208,16 @@ func (l *list[K, S, T]) draw(b *strings.Builder, st *styles, p rowPainter[S, T])
 }
 
 // cached is a row's coloured text, drawn again only when its stamp or the width changed.
-func (l *list[K, S, T]) cached(r *T, st *styles, p rowPainter[S, T]) string {
-	k, stamp := l.keyOf(r), p.stamp(r)
-	if c, ok := l.cache[k]; ok && c.stamp == stamp && c.width == l.width {
+func (l *List[K, S, T]) cached(r *T, st *Styles, p RowPainter[S, T]) string {
+	k, stamp := l.keyOf(r), p.Stamp(r)
+	if c, ok := l.Cache[k]; ok && c.Stamp == stamp && c.Width == l.width {
 		return c.text
 	}
-	text := l.layout.row(p.cells(r, false), st, false)
-	if len(l.cache) >= listCacheMax {
-		clear(l.cache)
+	text := l.Layout.Row(p.Cells(r, false), st, false)
+	if len(l.Cache) >= listCacheMax {
+		clear(l.Cache)
 	}
-	l.cache[k] = cachedRow[S]{stamp: stamp, width: l.width, text: text}
+	l.Cache[k] = cachedRow[S]{Stamp: stamp, Width: l.width, text: text}
 	return text
 }
 
@@ -225,39 +225,39 @@ func (l *list[K, S, T]) cached(r *T, st *styles, p rowPainter[S, T]) string {
 
 // column is one column of a list. The layout keeps the columns of highest priority that fit
 // the width, then gives what is left to the columns that fill.
-type column struct {
-	title string
+type Column struct {
+	Title string
 	// width is the column's width, or the least width of a column that fills or widens.
-	width int
+	Width int
 	// priority orders the columns when the row does not fit: the lowest drop first (the
 	// rightmost of equals first); 0 never drops.
-	priority int
+	Priority int
 	// fill is the column's share of the room left once the columns are placed (0: none).
-	fill int
+	Fill int
 	// wide is a wider width the column takes when there is room, ranked as a column of
 	// priority widePriority (0: it does not widen).
-	wide, widePriority int
+	Wide, WidePriority int
 	// right aligns the column's texts to its right edge (amounts).
-	right bool
+	Right bool
 	// gap is extra spaces before the column (one space separates every column).
-	gap int
+	Gap int
 	// below puts the column on a line of its own under the row, instead of dropping it.
-	below bool
+	Below bool
 }
 
 // layout is where the columns of a list sit at one width.
-type layout struct {
-	cols  []column
+type Layout struct {
+	Cols  []Column
 	width int
 	// widths are the columns' widths; 0 for a dropped column (and the one below).
-	widths []int
+	Widths []int
 	// below is the column drawn under the row (-1: none), in belowWidth cells after indent.
-	below, belowWidth, indent int
+	Below, BelowWidth, Indent int
 	// last is the rightmost column on the row: it is cut, not padded (-1: none).
 	last int
 	// overflow is set when even the columns that never drop are wider than the width: the
 	// row is cut.
-	overflow bool
+	Overflow bool
 }
 
 // never is the priority of a column that never drops.
@@ -268,8 +268,8 @@ const never = int(^uint(0) >> 1)
 // marked below goes under the row instead). Then the widenings that went come back, highest
 // priority first, while they fit. The room left goes to the columns that fill, by their
 // shares. The first column should never drop.
-func layoutColumns(cols []column, w int) layout {
-	l := layout{cols: cols, width: w, widths: make([]int, len(cols)), below: -1, last: -1}
+func LayoutColumns(cols []Column, w int) Layout {
+	l := Layout{Cols: cols, width: w, Widths: make([]int, len(cols)), Below: -1, last: -1}
 	type claim struct {
 		col, prio, cells int
 		widen            bool
@@ -277,19 +277,19 @@ func layoutColumns(cols []column, w int) layout {
 	claims := make([]claim, 0, len(cols)+2)
 	total := 0
 	for i, c := range cols {
-		p := c.priority
+		p := c.Priority
 		if p == 0 {
 			p = never
 		}
-		cells := c.width
+		cells := c.Width
 		if i > 0 {
-			cells += 1 + c.gap
+			cells += 1 + c.Gap
 		}
 		claims = append(claims, claim{col: i, prio: p, cells: cells})
 		total += cells
-		if c.wide > c.width {
-			claims = append(claims, claim{col: i, prio: c.widePriority, cells: c.wide - c.width, widen: true})
-			total += c.wide - c.width
+		if c.Wide > c.Width {
+			claims = append(claims, claim{col: i, prio: c.WidePriority, cells: c.Wide - c.Width, widen: true})
+			total += c.Wide - c.Width
 		}
 	}
 	// Lowest priority first; between equals, the rightmost column first.
@@ -313,12 +313,12 @@ func layoutColumns(cols []column, w int) layout {
 		default:
 			dropped[c.col] = true
 			total -= c.cells
-			if col := cols[c.col]; col.wide > col.width && !narrow[c.col] {
+			if col := cols[c.col]; col.Wide > col.Width && !narrow[c.col] {
 				narrow[c.col] = true
-				total -= col.wide - col.width
+				total -= col.Wide - col.Width
 			}
-			if cols[c.col].below && l.below < 0 {
-				l.below = c.col
+			if cols[c.col].Below && l.Below < 0 {
+				l.Below = c.col
 			}
 		}
 	}
@@ -342,149 +342,149 @@ func layoutColumns(cols []column, w int) layout {
 		if dropped[i] {
 			continue
 		}
-		l.widths[i] = c.width
-		if c.wide > c.width && !narrow[i] {
-			l.widths[i] = c.wide
+		l.Widths[i] = c.Width
+		if c.Wide > c.Width && !narrow[i] {
+			l.Widths[i] = c.Wide
 		}
 		if l.last >= 0 {
-			used += 1 + c.gap
+			used += 1 + c.Gap
 		}
-		used += l.widths[i]
-		share += c.fill
+		used += l.Widths[i]
+		share += c.Fill
 		l.last = i
 	}
-	l.overflow = used > w
+	l.Overflow = used > w
 	if room := w - used; room > 0 && share > 0 {
 		given, lastFill := 0, -1
 		for i, c := range cols {
-			if !dropped[i] && c.fill > 0 {
-				n := room * c.fill / share
-				l.widths[i] += n
+			if !dropped[i] && c.Fill > 0 {
+				n := room * c.Fill / share
+				l.Widths[i] += n
 				given += n
 				lastFill = i
 			}
 		}
-		l.widths[lastFill] += room - given
+		l.Widths[lastFill] += room - given
 	}
-	if l.below >= 0 {
+	if l.Below >= 0 {
 		for i := range cols {
 			if !dropped[i] {
-				l.indent = l.widths[i] + 1
+				l.Indent = l.Widths[i] + 1
 				break
 			}
 		}
-		l.belowWidth = max(w-l.indent-2, 1) // after "↳ "
+		l.BelowWidth = max(w-l.Indent-2, 1) // after "↳ "
 	}
 	return l
 }
 
 // lines is how many screen lines a row takes.
-func (l layout) lines() int {
-	if l.below >= 0 {
+func (l Layout) Lines() int {
+	if l.Below >= 0 {
 		return 2
 	}
 	return 1
 }
 
 // cellWidth is the room of column i: its width on the row, or the room under the row.
-func (l layout) cellWidth(i int) int {
-	if i == l.below {
-		return l.belowWidth
+func (l Layout) CellWidth(i int) int {
+	if i == l.Below {
+		return l.BelowWidth
 	}
-	return l.widths[i]
+	return l.Widths[i]
 }
 
 // header is the titles of the columns on the row.
-func (l layout) header() string {
-	cells := make([]cell, len(l.cols))
-	for i, c := range l.cols {
-		cells[i] = cell{text: c.title}
+func (l Layout) Header() string {
+	cells := make([]Cell, len(l.Cols))
+	for i, c := range l.Cols {
+		cells[i] = Cell{Text: c.Title}
 	}
-	return l.line(cells, true)
+	return l.Line(cells, true)
 }
 
 // cell is what a row shows in one column.
-type cell struct {
+type Cell struct {
 	// text is the cell as shown without colour; texts from outside are sanitized by the view.
-	text string
+	Text string
 	// style colours the text when the row is not highlighted (nil: plain).
-	style *lipgloss.Style
+	Style *lipgloss.Style
 	// styled, when set, is the text already coloured (several colours in one cell).
-	styled string
+	Styled string
 }
 
 // line joins the cells of the columns on the row, each padded or cut to its column and
 // coloured unless plain, and cuts the line to the width.
-func (l layout) line(cells []cell, plain bool) string {
+func (l Layout) Line(cells []Cell, plain bool) string {
 	var b strings.Builder
 	b.Grow(l.width + 32)
 	placed := false
-	for i, w := range l.widths {
+	for i, w := range l.Widths {
 		if w == 0 || i >= len(cells) {
 			continue
 		}
 		if placed {
-			b.WriteString(spaces(1 + l.cols[i].gap))
+			b.WriteString(Spaces(1 + l.Cols[i].Gap))
 		}
 		placed = true
-		b.WriteString(paintCell(cells[i], w, plain, l.cols[i].right, i == l.last))
+		b.WriteString(paintCell(cells[i], w, plain, l.Cols[i].Right, i == l.last))
 	}
-	return truncateWidth(strings.TrimRight(b.String(), " "), l.width)
+	return TruncateWidth(strings.TrimRight(b.String(), " "), l.width)
 }
 
 // row is a row's text: its line, and the column below on a second line.
-func (l layout) row(cells []cell, st *styles, plain bool) string {
-	line := l.line(cells, plain)
-	if l.below < 0 || l.below >= len(cells) {
+func (l Layout) Row(cells []Cell, st *Styles, plain bool) string {
+	line := l.Line(cells, plain)
+	if l.Below < 0 || l.Below >= len(cells) {
 		return line
 	}
 	arrow := "↳ "
 	if !plain {
 		arrow = st.Subtle.Render(arrow)
 	}
-	under := spaces(l.indent) + arrow + paintCell(cells[l.below], l.belowWidth, plain, false, true)
-	return line + "\n" + truncateWidth(under, l.width)
+	under := Spaces(l.Indent) + arrow + paintCell(cells[l.Below], l.BelowWidth, plain, false, true)
+	return line + "\n" + TruncateWidth(under, l.width)
 }
 
 // paintCell pads or cuts c to w cells (cuts only, when last and aligned left) and colours it
 // unless plain.
-func paintCell(c cell, w int, plain, right, last bool) string {
+func paintCell(c Cell, w int, plain, right, last bool) string {
 	fit := func(s string) string {
 		switch {
 		case right:
-			return padLeft(s, w)
+			return PadLeft(s, w)
 		case last:
-			return truncateWidth(s, w)
+			return TruncateWidth(s, w)
 		}
-		return padRight(s, w)
+		return PadRight(s, w)
 	}
 	switch {
-	case !plain && c.styled != "":
-		return fit(c.styled)
-	case !plain && c.style != nil:
-		return c.style.Render(fit(c.text))
+	case !plain && c.Styled != "":
+		return fit(c.Styled)
+	case !plain && c.Style != nil:
+		return c.Style.Render(fit(c.Text))
 	}
-	return fit(c.text)
+	return fit(c.Text)
 }
 
 // wrapLines is the dashboard's one word wrap: s sanitized and wrapped at spaces into at most n
 // lines of at most w cells (a word longer than a line is broken); when more would follow, the
 // last line ends in "…".
-func wrapLines(s string, w, n int) []string {
+func WrapLines(s string, w, n int) []string {
 	if w <= 0 || n <= 0 {
 		return nil
 	}
-	s = strings.Join(strings.Fields(sanitize(s)), " ")
+	s = strings.Join(strings.Fields(Sanitize(s)), " ")
 	if s == "" {
 		return nil
 	}
 	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
 	if len(lines) > n {
 		lines = lines[:n]
-		lines[n-1] = truncateWidth(strings.TrimRight(lines[n-1], " "), w-1) + "…"
+		lines[n-1] = TruncateWidth(strings.TrimRight(lines[n-1], " "), w-1) + "…"
 	}
 	for i, l := range lines {
-		lines[i] = truncateWidth(strings.TrimRight(l, " "), w) // Wrap may leave a space past the edge
+		lines[i] = TruncateWidth(strings.TrimRight(l, " "), w) // Wrap may leave a space past the edge
 	}
 	return lines
 }

@@ -1,9 +1,9 @@
-package ui
+package common
 
 import "pixdash/api"
 
 // ptBRAPI are the pt-BR labels of the API's enum values (see catalog.Enum and enumEN).
-var ptBRAPI = map[any]string{
+var PtBRAPI = map[any]string{
 	api.StatusPending:   "pendente",
 	api.StatusCompleted: "concluída",
 	api.StatusFailed:    "falhou",
@@ -31,9 +31,9 @@ var ptBRAPI = map[any]string{
 	api.BlockApproved:         "aprovado",
 	api.BlockRejected:         "rejeitado",
 
-	blockType(api.BlockTypeMED):            "MED",
-	blockType(api.BlockTypeJudicial):       "judicial",
-	blockType(api.BlockTypeAdministrative): "administrativo",
+	BlockType(api.BlockTypeMED):            "MED",
+	BlockType(api.BlockTypeJudicial):       "judicial",
+	BlockType(api.BlockTypeAdministrative): "administrativo",
 
 	api.SubAccountApproved:  "aprovada",
 	api.SubAccountActive:    "ativa",

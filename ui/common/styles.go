@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"github.com/charmbracelet/lipgloss"
@@ -23,7 +23,7 @@ var (
 )
 
 // styles holds every lipgloss style the UI uses; built once per session, never in View.
-type styles struct {
+type Styles struct {
 	App        lipgloss.Style
 	ProdFrame  lipgloss.Style
 	Header     lipgloss.Style
@@ -69,8 +69,8 @@ type styles struct {
 	EvBlock      lipgloss.Style
 }
 
-func newStyles() *styles {
-	s := &styles{}
+func NewStyles() *Styles {
+	s := &Styles{}
 	s.App = lipgloss.NewStyle()
 	s.ProdFrame = lipgloss.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(colProd)
 	s.Header = lipgloss.NewStyle().Foreground(colText)
@@ -119,28 +119,28 @@ func newStyles() *styles {
 
 // Reverse video on and off (SGR 7 and 27): not a colour, so it stays under NO_COLOR.
 const (
-	sgrReverse   = "\x1b[7m"
-	sgrNoReverse = "\x1b[27m"
+	SgrReverse   = "\x1b[7m"
+	SgrNoReverse = "\x1b[27m"
 )
 
 // noColour reports whether styles draw no colour at all (NO_COLOR, or a terminal without
 // colours): lipgloss then strips every attribute, bold and reverse included.
-func noColour() bool { return lipgloss.ColorProfile() == termenv.Ascii }
+func NoColour() bool { return lipgloss.ColorProfile() == termenv.Ascii }
 
 // selected draws the selected row of a list: the Selected style, or reverse video without
 // colours (NO_COLOR removes colour, not contrast: the row stays visible).
-func (s *styles) selected(line string) string {
-	if noColour() {
-		return sgrReverse + line + sgrNoReverse
+func (s *Styles) SelectedLine(line string) string {
+	if NoColour() {
+		return SgrReverse + line + SgrNoReverse
 	}
 	return s.Selected.Render(line)
 }
 
 // activeTab draws the active tab: the TabActive style, or reverse video without colours
 // (underline and bold go with the colours under NO_COLOR; the tab must still stand out).
-func (s *styles) activeTab(label string) string {
-	if noColour() {
-		return sgrReverse + label + sgrNoReverse
+func (s *Styles) ActiveTab(label string) string {
+	if NoColour() {
+		return SgrReverse + label + SgrNoReverse
 	}
 	return s.TabActive.Render(label)
 }
@@ -224,7 +224,7 @@ func lookOf(v any) statusLook {
 }
 
 // tone is the style of a tone.
-func (s *styles) tone(t tone) *lipgloss.Style {
+func (s *Styles) tone(t tone) *lipgloss.Style {
 	switch t {
 	case toneGood:
 		return &s.OK
@@ -239,13 +239,13 @@ func (s *styles) tone(t tone) *lipgloss.Style {
 }
 
 // status is the style and symbol of a status value (see statusLooks).
-func (s *styles) status(v any) (*lipgloss.Style, string) {
+func (s *Styles) StatusLine(v any) (*lipgloss.Style, string) {
 	l := lookOf(v)
 	return s.tone(l.tone), l.symbol
 }
 
 // stateStyle picks the colour for a charge's display state.
-func (s *styles) stateStyle(cs state.ChargeState) lipgloss.Style { return *s.tone(lookOf(cs).tone) }
+func (s *Styles) StateStyle(cs state.ChargeState) lipgloss.Style { return *s.tone(lookOf(cs).tone) }
 
 // stateSymbol is a shape per charge state, so colour is never the only signal.
-func stateSymbol(cs state.ChargeState) string { return lookOf(cs).symbol }
+func StateSymbol(cs state.ChargeState) string { return lookOf(cs).symbol }

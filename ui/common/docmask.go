@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // documentKey reports whether a JSON member or metadata key names a personal document
 // (counterpartDocument, payerDocument, holderDocument, customer.document, cpf, cnpj, taxId…).
-func documentKey(k string) bool {
+func DocumentKey(k string) bool {
 	k = strings.ToLower(k)
 	for _, w := range []string{"document", "cpf", "cnpj", "taxid", "tax_id"} {
 		if strings.Contains(k, w) {
@@ -26,20 +26,20 @@ func documentKey(k string) bool {
 
 // maskDocumentValue masks the whole value of a member that holds a document: the CPF or CNPJ
 // masking when it has digits, stars otherwise.
-func maskDocumentValue(s string) string {
+func MaskDocumentValue(s string) string {
 	if s == "" {
 		return ""
 	}
 	if onlyDigits(s) == "" {
 		return "***"
 	}
-	return maskDocument(s)
+	return MaskDocument(s)
 }
 
 // maskDocumentsIn masks every CPF or CNPJ inside free text: a word (a run of letters, digits and
 // . - / _) that is 11 or 14 digits alone, or a CPF (000.000.000-00) or CNPJ (00.000.000/0000-00)
 // as written; digits inside a longer identifier (MED-20261121-000123, an e2eId) are left alone.
-func maskDocumentsIn(s string) string {
+func MaskDocumentsIn(s string) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
@@ -55,7 +55,7 @@ func maskDocumentsIn(s string) string {
 		if looksLikeDocument(word) {
 			b.Grow(len(s))
 			b.WriteString(s[last:i])
-			b.WriteString(maskDocument(word))
+			b.WriteString(MaskDocument(word))
 			last = i + len(word)
 		}
 		i = j
@@ -100,7 +100,7 @@ func docShape(w, shape string) bool {
 // the string (or number) value of a member that holds a document, and every CPF or CNPJ inside
 // any other string value or as a bare 11- or 14-digit number. Text that is not valid JSON is
 // masked as far as it can be read.
-func maskDocumentsJSON(raw []byte) []byte {
+func MaskDocumentsJSON(raw []byte) []byte {
 	type frame struct {
 		obj       bool
 		expectKey bool
@@ -154,9 +154,9 @@ func maskDocumentsJSON(raw []byte) []byte {
 				i = j
 				continue
 			}
-			masked := maskDocumentsIn(s)
-			if documentKey(key()) {
-				masked = maskDocumentValue(s)
+			masked := MaskDocumentsIn(s)
+			if DocumentKey(key()) {
+				masked = MaskDocumentValue(s)
 			}
 			if masked == s {
 				out = append(out, lit...)
@@ -171,8 +171,8 @@ func maskDocumentsJSON(raw []byte) []byte {
 				j++
 			}
 			num := string(raw[i:j])
-			if documentKey(key()) || onlyDigits(num) == num && (len(num) == 11 || len(num) == 14) {
-				out = appendJSONString(out, maskDocumentValue(num))
+			if DocumentKey(key()) || onlyDigits(num) == num && (len(num) == 11 || len(num) == 14) {
+				out = appendJSONString(out, MaskDocumentValue(num))
 			} else {
 				out = append(out, num...)
 			}

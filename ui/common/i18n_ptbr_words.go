@@ -1,4 +1,4 @@
-package ui
+package common
 
 import "pixdash/api"
 
@@ -34,6 +34,6 @@ var ptBREventKinds = map[any]string{
 
 func init() {
 	for k, v := range ptBREventKinds {
-		ptBRAPI[k] = v
+		PtBRAPI[k] = v
 	}
 }

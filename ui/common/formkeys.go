@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"github.com/charmbracelet/bubbles/key"
@@ -6,57 +6,57 @@ import (
 )
 
 // moneyForm is what the small money forms (refund, withdrawal) give formKeys.
-type moneyForm struct {
-	c *common
+type MoneyForm struct {
+	C *Common
 	// owner owns the form's status messages; busy is what esc says while a request is out.
-	owner, busy string
+	Owner, Busy string
 	// field is the focused field of count; setFocus moves it.
-	field, count int
-	setFocus     func(int)
-	close        func()
-	submit       func() tea.Cmd
+	Field, Count int
+	SetFocus     func(int)
+	Close        func()
+	Submit       func() tea.Cmd
 
 	// dirty: esc asks discard (through ask) before throwing the typed fields away.
-	dirty   bool
-	discard string
-	ask     func(overlay)
+	Dirty   bool
+	Discard string
+	Ask     func(Overlay)
 }
 
 // formKeys handles the keys the money forms share: while sending only esc answers (busy); esc
 // closes and clears the form's messages, ctrl+s submits, tab/↓ and shift+tab/↑ move, enter
 // moves on until the last field and then submits. ok is false for other keys (the field's).
-func formKeys(f moneyForm, km tea.KeyMsg, sending bool) (cmd tea.Cmd, ok bool) {
-	k := f.c.keys
-	owner := f.owner
+func FormKeys(f MoneyForm, km tea.KeyMsg, sending bool) (cmd tea.Cmd, ok bool) {
+	k := f.C.Keys
+	owner := f.Owner
 	if sending {
 		if key.Matches(km, k.Back) {
-			text := f.busy
-			return func() tea.Msg { return statusMsg{text: text, kind: statusInfo, owner: owner} }, true
+			text := f.Busy
+			return func() tea.Msg { return StatusMsg{Text: text, Kind: StatusInfo, Owner: owner} }, true
 		}
 		return nil, true
 	}
 	switch {
 	case key.Matches(km, k.Back):
-		if f.dirty && f.ask != nil {
-			f.ask(discardGuard(f.c, true, f.discard, f.close))
+		if f.Dirty && f.Ask != nil {
+			f.Ask(DiscardGuard(f.C, true, f.Discard, f.Close))
 			return nil, true
 		}
-		f.close()
-		return func() tea.Msg { return statusMsg{owner: owner} }, true
+		f.Close()
+		return func() tea.Msg { return StatusMsg{Owner: owner} }, true
 	case key.Matches(km, k.Submit):
-		return f.submit(), true
+		return f.Submit(), true
 	case key.Matches(km, k.NextField), km.Type == tea.KeyDown:
-		f.setFocus((f.field + 1) % f.count)
+		f.SetFocus((f.Field + 1) % f.Count)
 		return nil, true
 	case key.Matches(km, k.PrevField), km.Type == tea.KeyUp:
-		f.setFocus((f.field + f.count - 1) % f.count)
+		f.SetFocus((f.Field + f.Count - 1) % f.Count)
 		return nil, true
 	case km.Type == tea.KeyEnter:
-		if f.field < f.count-1 {
-			f.setFocus(f.field + 1)
+		if f.Field < f.Count-1 {
+			f.SetFocus(f.Field + 1)
 			return nil, true
 		}
-		return f.submit(), true
+		return f.Submit(), true
 	}
 	return nil, false
 }

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"fmt"
@@ -27,35 +27,35 @@ func ParseLang(s string) Lang {
 
 // catalog gives the UI's messages by id (pixdash/api/i18n); every user-facing string goes
 // through it. Its results are sanitized: arguments and English data are often text from outside.
-type catalog struct{ lang Lang }
+type Catalog struct{ Lang Lang }
 
-func (c catalog) cat() i18n.Catalog { return i18n.For(c.lang) }
+func (c Catalog) cat() i18n.Catalog { return i18n.For(c.Lang) }
 
 // T returns the message id in the catalog's language. A string that is no id is English data
 // (a state, another package's message) and is translated by its text when the catalog knows
 // it, else shown as it came, sanitized.
-func (c catalog) T(id string) string {
-	return sanitize(c.cat().T(id))
+func (c Catalog) T(id string) string {
+	return Sanitize(c.cat().T(id))
 }
 
 // F formats the message id with args; the result is sanitized, since its arguments are often
 // text from outside (wallet names, service messages).
-func (c catalog) F(id string, args ...any) string {
-	return sanitize(c.cat().F(id, args...))
+func (c Catalog) F(id string, args ...any) string {
+	return Sanitize(c.cat().F(id, args...))
 }
 
 // N formats the plural message id for the count n, its form chosen by the language's CLDR
 // plural rule. args default to n alone, and are given when the format names more than one
 // figure ("%d of %d events": shown, n).
-func (c catalog) N(id string, n int, args ...any) string {
-	return sanitize(c.cat().N(id, n, args...))
+func (c Catalog) N(id string, n int, args ...any) string {
+	return Sanitize(c.cat().N(id, n, args...))
 }
 
 // blockType is a balance block's blockType, typed so Enum can tell it from other text.
-type blockType string
+type BlockType string
 
 // enumEN are the English labels of the API's enum values; ptBRAPI has the pt-BR ones.
-var enumEN = map[any]string{
+var EnumEN = map[any]string{
 	api.StatusPending:   "pending",
 	api.StatusCompleted: "completed",
 	api.StatusFailed:    "failed",
@@ -83,9 +83,9 @@ var enumEN = map[any]string{
 	api.BlockApproved:         "approved",
 	api.BlockRejected:         "rejected",
 
-	blockType(api.BlockTypeMED):            "MED",
-	blockType(api.BlockTypeJudicial):       "judicial",
-	blockType(api.BlockTypeAdministrative): "administrative",
+	BlockType(api.BlockTypeMED):            "MED",
+	BlockType(api.BlockTypeJudicial):       "judicial",
+	BlockType(api.BlockTypeAdministrative): "administrative",
 
 	api.SubAccountApproved:  "approved",
 	api.SubAccountActive:    "active",
@@ -116,14 +116,14 @@ var enumEN = map[any]string{
 // Enum returns the label of an API enum value (a transaction's status, type or payment method,
 // a refund's, block's, sub-account's or withdrawal's status, a block's type, a webhook event's
 // kind) in the catalog's language. A value the spec does not name is shown as it came, sanitized; "" stays "".
-func (c catalog) Enum(v any) string {
-	if c.lang == LangPT {
-		if s, ok := ptBRAPI[v]; ok {
+func (c Catalog) Enum(v any) string {
+	if c.Lang == LangPT {
+		if s, ok := PtBRAPI[v]; ok {
 			return s
 		}
 	}
-	if s, ok := enumEN[v]; ok {
+	if s, ok := EnumEN[v]; ok {
 		return s
 	}
-	return sanitize(fmt.Sprint(v))
+	return Sanitize(fmt.Sprint(v))
 }

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"pixdash/state"
@@ -9,7 +9,7 @@ import (
 // the list, the inspector's headline, the search, the QR/result screen.
 
 // stateName is a charge state in the merchant's language.
-func stateName(tr catalog, s state.ChargeState) string {
+func StateName(tr Catalog, s state.ChargeState) string {
 	switch s {
 	case state.StateRefunded:
 		return tr.T("outcome.refunded")
@@ -24,14 +24,14 @@ func stateName(tr catalog, s state.ChargeState) string {
 }
 
 // stateText is a charge state with its symbol ("↩ refunded"), short enough for a list column.
-func stateText(tr catalog, s state.ChargeState) string {
-	return stateSymbol(s) + " " + stateName(tr, s)
+func StateText(tr Catalog, s state.ChargeState) string {
+	return StateSymbol(s) + " " + StateName(tr, s)
 }
 
 // outcomeText says what happened to the money, with the amount that went back or is held:
 // "refunded R$ 35,50", "returned to the payer (MED) R$ 100,00", "blocked (MED) R$ 100,00",
 // "not found at the service"; the state's name for the others.
-func outcomeText(tr catalog, o state.Outcome) string {
+func outcomeText(tr Catalog, o state.Outcome) string {
 	switch o.State {
 	case state.StateRefunded:
 		return tr.F("outcome.refunded_2", o.Amount.BRL())
@@ -42,17 +42,17 @@ func outcomeText(tr catalog, o state.Outcome) string {
 	case state.StateNotFound:
 		return tr.T("outcome.not_found_at_the_service")
 	}
-	return stateName(tr, o.State)
+	return StateName(tr, o.State)
 }
 
 // outcomeLine is outcomeText with the state's symbol, coloured as the state.
-func outcomeLine(st *styles, tr catalog, o state.Outcome) string {
-	sty, sym := st.status(o.State)
+func OutcomeLine(st *Styles, tr Catalog, o state.Outcome) string {
+	sty, sym := st.StatusLine(o.State)
 	return sty.Render(sym + " " + outcomeText(tr, o))
 }
 
 // wentBack reports whether the outcome is money the merchant does not have (refunded, returned,
 // blocked): goods must not be handed over on it.
-func wentBack(s state.ChargeState) bool {
+func WentBack(s state.ChargeState) bool {
 	return s == state.StateRefunded || s == state.StateReturned || s == state.StateBlocked
 }
