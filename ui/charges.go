@@ -41,9 +41,6 @@ type chargesView struct {
 	refunds map[string]state.RefundState
 }
 
-// replyTo: the refund states answer the charges list wherever it is.
-func (refundStatesMsg) replyTo() viewID { return viewCharges }
-
 // refundStatesMsg carries the refunds pixdash asked for the charges the list holds.
 type refundStatesMsg struct {
 	gen     uint64

@@ -64,12 +64,8 @@ type dayMsg struct {
 	at     time.Time
 }
 
-func (dayMsg) replyTo() viewID { return viewDay }
-
 // dayTickMsg re-reads the figures once a minute while the view is on screen.
 type dayTickMsg struct{ gen, seq uint64 }
-
-func (dayTickMsg) replyTo() viewID { return viewDay }
 
 // dayPeriodMsg is the period chosen in the picker or the custom range form.
 type dayPeriodMsg struct {
@@ -78,8 +74,6 @@ type dayPeriodMsg struct {
 	custom *state.Period
 	ask    bool // open the custom range form
 }
-
-func (dayPeriodMsg) replyTo() viewID { return viewDay }
 
 func newDayView(c *common.Common) *dayView {
 	return &dayView{c: c, days: 1}

@@ -31,8 +31,6 @@ type todayStrip struct {
 // stripMidnightMsg is the strip's timer at the end of the day it shows.
 type stripMidnightMsg struct{ gen uint64 }
 
-func (stripMidnightMsg) replyTo() viewID { return viewCharges }
-
 // stripMsg is a read of today's figures for the strip.
 type stripMsg struct {
 	tag    common.Tag
@@ -40,8 +38,6 @@ type stripMsg struct {
 	report state.DayReport
 	err    error
 }
-
-func (stripMsg) replyTo() viewID { return viewCharges }
 
 // load reads today's totals; a read in flight is followed by one more.
 func (s *todayStrip) load() tea.Cmd {

@@ -62,8 +62,6 @@ type withdrawnMsg struct {
 	kind   common.StatusKind
 }
 
-func (withdrawnMsg) replyTo() viewID { return viewWallets }
-
 // Fields of the withdrawal form.
 const (
 	wfKeyType = iota
