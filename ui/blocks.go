@@ -280,21 +280,6 @@ func sumBlocks(items []api.BalanceBlock) []blockSum {
 	return out
 }
 
-// blockMeaning says what a block status means for the merchant's money.
-func blockMeaning(tr common.Catalog, s api.BlockStatus) string {
-	switch s {
-	case api.BlockAwaitingResponse:
-		return tr.T("blocks.awaiting_your_response_the_amount_stays")
-	case api.BlockDefended:
-		return tr.T("blocks.defence_sent_awaiting_the_decision")
-	case api.BlockApproved:
-		return tr.T("blocks.approved_the_amount_was_returned_to")
-	case api.BlockRejected:
-		return tr.T("blocks.rejected_the_amount_is_back_in")
-	}
-	return tr.T("blocks.status_not_in_the_spec")
-}
-
 // open reports whether a block still holds the merchant's money: awaiting a response or defended.
 func open(s api.BlockStatus) bool { return s == api.BlockAwaitingResponse || s == api.BlockDefended }
 
@@ -533,12 +518,4 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 		field(tr.T("blocks.dates"), st.Value.Render(dates)),
 		field(tr.T("blocks.resolution"), res),
 	}
-}
-
-// orDash shows an empty value as a dash.
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }

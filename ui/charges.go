@@ -15,11 +15,6 @@ import (
 	"pixdash/ui/common"
 )
 
-// openChargeMsg asks the root to open a charge's QR or result screen.
-type openChargeMsg struct {
-	charge state.Charge // as the caller knows it; the screen follows the store's newer copies
-}
-
 // chargesView lists tracked charges, newest first, for the active wallet. Its list holds a
 // window of rows around the cursor, read from the store by commands (see listWindow); rows are
 // cached until their charge, the width or the second shown in a countdown changes.

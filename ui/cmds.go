@@ -19,12 +19,6 @@ type authMsg struct {
 	err error
 }
 
-type projectsMsg struct {
-	tag   common.Tag
-	items []api.Project
-	err   error
-}
-
 type chargeCreatedMsg struct {
 	tag    common.Tag
 	draft  chargeDraft
@@ -41,19 +35,6 @@ type txMsg struct {
 	tx            *api.Transaction
 	before, after state.Charge
 	err           error
-}
-
-// eventMsg is one webhook event of an eventsMsg, handed to the views.
-type eventMsg struct {
-	gen uint64
-	ev  *api.Event
-}
-
-type persistMsg struct{ err error }
-
-type simulatedMsg struct {
-	id, wallet string
-	err        error
 }
 
 type recoveredMsg struct {

@@ -16,9 +16,6 @@ import (
 	"pixdash/ui/common"
 )
 
-// dayReadTimeout bounds a read of the day's figures from the local database.
-const dayReadTimeout = 10 * time.Second
-
 // dayRefreshEvery is how often the day view reads again while on screen with nothing changing:
 // "now" moves (the comparison's cut, the day's end).
 const dayRefreshEvery = time.Minute
@@ -118,18 +115,6 @@ func (v *dayView) period() state.Period {
 	}
 	anchor := v.c.Now().In(v.c.Loc).AddDate(0, 0, -v.back*v.days)
 	return state.Days(anchor, v.days, v.c.Loc)
-}
-
-// feeEstimate is the fee per payment used where the service reported none: workflow.FeeEstimate,
-// the one rule, `pixdash close`'s too.
-func feeEstimate(c *common.Common) (api.Money, bool) { return c.App.Sess.FeeEstimate() }
-
-// scopeWallet is the wallet the figures keep: the active one, or "" for all.
-func scopeWallet(c *common.Common) string {
-	if c.App.AllWallets {
-		return ""
-	}
-	return c.App.Wallet
 }
 
 // load reads the figures of the period; a read in flight is followed by one more.
@@ -578,14 +563,4 @@ func newPeriodPicker(c *common.Common, days, back int, custom bool) *common.Pick
 	})
 	p.CloseOnChoose = true
 	return p
-}
-
-// dayNetText is the period's net as the Sales view and the Today strip both show it
-// (state.Totals.DayNet: after fees, refunds and refund fees), "unknown" when a fee is.
-func dayNetText(st *common.Styles, tr common.Catalog, t state.Totals) string {
-	net, ok := t.DayNet()
-	if !ok {
-		return st.Label.Render(tr.T("day.net")) + st.Warn.Render(tr.T("day.unknown"))
-	}
-	return st.Label.Render(tr.T("day.net")) + st.OK.Render(net.BRL())
 }

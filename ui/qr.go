@@ -629,25 +629,3 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 	block := lipgloss.JoinVertical(lipgloss.Center, lines...)
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
 }
-
-func blockReason(tr common.Catalog, reason string) string {
-	if reason == api.ReasonCNPJPayerNotAllowed {
-		return tr.T("qr.payments_from_companies_cnpj_are_not")
-	}
-	return common.Sanitize(reason)
-}
-
-func refundLines(tr common.Catalog, st *common.Styles, r *api.Refund, loc *time.Location) []string {
-	if r == nil {
-		return []string{st.Muted.Render(tr.T("qr.refund_to_the_payer_not_started"))}
-	}
-	s := tr.T("qr.refund_to_the_payer") + tr.Enum(r.Status)
-	out := []string{s}
-	if r.E2EID != nil && *r.E2EID != "" {
-		out = append(out, st.Label.Render(tr.T("qr.refund_e2eid"))+common.Sanitize(*r.E2EID))
-	}
-	if r.SettledAt != nil {
-		out = append(out, st.Label.Render(tr.T("qr.settled_at"))+r.SettledAt.In(loc).Format("02/01/2006 15:04:05"))
-	}
-	return out
-}

@@ -29,9 +29,6 @@ const ownerRefund = "refund"
 // refundAwait is how long the dashboard waits for refund_completed after the service took a refund.
 const refundAwait = 2 * time.Minute
 
-// refundedMsg tells the active view that the service took (or settled) a refund of a charge.
-type refundedMsg struct{ id string }
-
 // refundDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
 type refundDoneMsg struct {
 	tag common.Tag

@@ -122,14 +122,6 @@ type storeRefreshedMsg struct {
 	err     error
 }
 
-// storeChangedMsg says the store changed (a write of this window or, seen by Refresh, of
-// another): the active list reads its window again when what it shows changed.
-type storeChangedMsg struct {
-	gen                   uint64
-	chargesVer, eventsVer uint64
-	charges, events       bool // which changed
-}
-
 // storeChangeCoalesce is how long the dashboard lets store changes gather before the lists
 // read again: under a flood of webhooks they read a few times a second, not once per commit.
 const storeChangeCoalesce = 100 * time.Millisecond
@@ -365,9 +357,6 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 	}
 	return nil, false
 }
-
-// serviceErr notes a project list's outcome on the header's light.
-func (m projectsMsg) serviceErr() error { return m.err }
 
 // deliver opens an envelope. What a component asks of the root (a status line, a charge to
 // open) is done whoever sent it; a reply goes to the component it is addressed to, wherever it
@@ -846,19 +835,6 @@ func (m *Model) headerView(w int) string {
 	return spread(m.withWebhookWarning(m.withDamageWarning(strings.Join(parts, st.Muted.Render(" │ "))), m.tokenView(m.c.Now()), w))
 }
 
-// spread puts left and right on one line of width w, cutting left when they do not fit.
-func spread(left, right string, w int) string {
-	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		left = common.TruncateWidth(left, max(w-lipgloss.Width(right)-1, 0))
-		gap = w - lipgloss.Width(left) - lipgloss.Width(right)
-	}
-	if gap < 0 {
-		return common.TruncateWidth(left+right, w)
-	}
-	return left + common.Spaces(gap) + right
-}
-
 // tabsView is the view switcher on the left and the link state (token, connection, data age) on the right.
 func (m *Model) tabsView(w int) string {
 	st, tr := m.c.St, m.c.Tr
@@ -947,23 +923,6 @@ func (m *Model) helpGroups() []helpGroup {
 		groups[3].keys = flatten(f.FullHelp())
 	}
 	return groups
-}
-
-// fitBlock pads or cuts s to exactly h lines of at most w cells, so the footer never moves.
-func fitBlock(s string, w, h int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	for i, l := range lines {
-		if lipgloss.Width(l) > w {
-			lines[i] = common.TruncateWidth(l, w)
-		}
-	}
-	for len(lines) < h {
-		lines = append(lines, "")
-	}
-	return strings.Join(lines, "\n")
 }
 
 // describeError turns an error into a status line: the service's message, trace id and a hint.

@@ -54,14 +54,6 @@ type withdrawalListMsg struct {
 	err  error
 }
 
-// withdrawnMsg tells the wallets view that a withdrawal moved a wallet's balance (taken,
-// settled): it reads the balance again and shows text on the status line.
-type withdrawnMsg struct {
-	wallet string
-	text   string
-	kind   common.StatusKind
-}
-
 // Fields of the withdrawal form.
 const (
 	wfKeyType = iota
