@@ -24,7 +24,7 @@ const (
 	evTimeW   = 11 // "15:04:05" today, "02/01 15:04" before
 	evKindW   = 22 // the longest kind of the spec: balance_block_approved
 	evAmountW = 13
-	evChargeW = 9 // a transaction id shortened to 8 characters and "…"
+	evChargeW = shortIDCells
 	evCountW  = 4 // "×2" … "×999"
 	// evVerdictW is the verdict mark at the start of the summary: a symbol and a space.
 	evVerdictW = 2
@@ -650,7 +650,6 @@ func sameDay(a, b time.Time) bool {
 }
 
 // shortID cuts a transaction id to its first 8 characters and "…".
-func shortID(id string) string { return common.TruncateWidth(id, evChargeW) }
 
 // chargeVersion changes when the tracked charge a payment row reads (requested split, refund
 // progress) changes: its update time, and the number of requested legs (set at creation).

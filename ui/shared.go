@@ -200,3 +200,9 @@ type withdrawnMsg struct {
 	text   string
 	kind   common.StatusKind
 }
+
+// shortIDCells is the width of a transaction id shortened to 8 characters and "…".
+const shortIDCells = 9
+
+// shortID shortens a transaction id to shortIDCells.
+func shortID(id string) string { return common.TruncateWidth(id, shortIDCells) }
