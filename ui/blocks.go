@@ -190,9 +190,9 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return tea.Batch(v.load(false), v.scheduleTick())
-	case eventMsg:
-		if msg.gen == v.c.App.Gen && msg.ev != nil && msg.ev.Kind.IsBalanceBlock() &&
-			msg.ev.Wallet() == v.c.App.Wallet && (v.loaded || v.loading) {
+	case common.EventMsg:
+		if msg.Gen == v.c.App.Gen && msg.Ev != nil && msg.Ev.Kind.IsBalanceBlock() &&
+			msg.Ev.Wallet() == v.c.App.Wallet && (v.loaded || v.loading) {
 			return v.load(true)
 		}
 	case common.WalletChangedMsg:
@@ -401,7 +401,7 @@ func (v *blocksView) View() string {
 		}
 		right = style.Render(tr.F("blocks.updated_ago", common.HumanDuration(age)))
 	}
-	lines = append(lines, spread(left, right, w))
+	lines = append(lines, common.Spread(left, right, w))
 	// Until a reply for the current filter arrives, the rows of another filter are not shown.
 	if !v.loaded || v.shown != v.filterStatus() {
 		switch {
@@ -457,14 +457,14 @@ func (v *blocksView) cells(b *api.BalanceBlock) []common.Cell {
 	tr := v.c.Tr
 	sty, sym := v.c.St.StatusLine(b.Status)
 	return []common.Cell{
-		{Text: sym + " " + orDash(tr.Enum(b.Status)), Style: sty},
-		{Text: orDash(tr.Enum(common.BlockType(b.BlockType)))},
-		{Text: orDash(common.Sanitize(b.ReferenceNumber))},
+		{Text: sym + " " + common.OrDash(tr.Enum(b.Status)), Style: sty},
+		{Text: common.OrDash(tr.Enum(common.BlockType(b.BlockType)))},
+		{Text: common.OrDash(common.Sanitize(b.ReferenceNumber))},
 		{Text: b.Amount.BRL()},
 		{Text: b.CreatedAt.In(v.c.Loc).Format("02/01 15:04")},
-		{Text: orDash(common.Sanitize(b.TransactionID))},
-		{Text: orDash(common.Sanitize(b.E2EID))},
-		{Text: orDash(common.Sanitize(b.Reason))},
+		{Text: common.OrDash(common.Sanitize(b.TransactionID))},
+		{Text: common.OrDash(common.Sanitize(b.E2EID))},
+		{Text: common.OrDash(common.Sanitize(b.Reason))},
 		{Text: v.resolution(b)},
 	}
 }
@@ -479,7 +479,7 @@ func (v *blocksView) resolution(b *api.BalanceBlock) string {
 		}
 		return s + " · " + at
 	}
-	return orDash(s)
+	return common.OrDash(s)
 }
 
 // detail is the selected block's panel: every field, full width.
@@ -487,7 +487,7 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	const lw = 14
 	sty, sym := st.StatusLine(b.Status)
-	title := " " + orDash(common.Sanitize(b.ReferenceNumber)) + " · " + orDash(tr.Enum(common.BlockType(b.BlockType))) + " · " + b.Amount.BRL() + " "
+	title := " " + common.OrDash(common.Sanitize(b.ReferenceNumber)) + " · " + common.OrDash(tr.Enum(common.BlockType(b.BlockType))) + " · " + b.Amount.BRL() + " "
 	rule := st.Rule.Render("──") + st.Bold.Render(common.TruncateWidth(title, max(w-4, 1)))
 	if fill := w - lipgloss.Width(rule); fill > 0 {
 		rule += st.Rule.Render(strings.Repeat("─", fill))
@@ -495,7 +495,7 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	field := func(label, value string) string {
 		return common.TruncateWidth(st.Label.Render(common.PadRight(label, lw))+value, w)
 	}
-	txLine := st.Value.Render(orDash(common.Sanitize(b.TransactionID)))
+	txLine := st.Value.Render(common.OrDash(common.Sanitize(b.TransactionID)))
 	if b.ExternalReference != "" {
 		txLine += st.Muted.Render(" · " + tr.F("blocks.external_reference", common.Sanitize(b.ExternalReference)))
 	}
@@ -506,15 +506,15 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 	if b.ResolvedAt != nil {
 		dates += " · " + tr.F("blocks.resolved_2", b.ResolvedAt.In(v.c.Loc).Format("02/01/2006 15:04:05 MST"))
 	}
-	res := sty.Render(sym+" "+orDash(tr.Enum(b.Status))) + st.Muted.Render(" · "+blockMeaning(tr, b.Status))
+	res := sty.Render(sym+" "+common.OrDash(tr.Enum(b.Status))) + st.Muted.Render(" · "+common.BlockMeaning(tr, b.Status))
 	if b.ResolutionReason != "" {
 		res = st.Value.Render(common.Sanitize(b.ResolutionReason)) + st.Muted.Render(" · ") + res
 	}
 	return []string{
 		common.TruncateWidth(rule, w),
-		field(tr.T("blocks.reason"), st.Value.Render(orDash(common.Sanitize(b.Reason)))),
+		field(tr.T("blocks.reason"), st.Value.Render(common.OrDash(common.Sanitize(b.Reason)))),
 		field(tr.T("blocks.transaction"), txLine),
-		field("e2eId", st.Value.Render(orDash(common.Sanitize(b.E2EID)))),
+		field("e2eId", st.Value.Render(common.OrDash(common.Sanitize(b.E2EID)))),
 		field(tr.T("blocks.dates"), st.Value.Render(dates)),
 		field(tr.T("blocks.resolution"), res),
 	}

@@ -284,15 +284,15 @@ func TestBlocksReloadOnBalanceBlockEventsOnly(t *testing.T) {
 	answerBlocks(m, goldenBlocks(), nil)
 	cases := []struct {
 		name   string
-		msg    eventMsg
+		msg    common.EventMsg
 		reload bool
 	}{
-		{"created", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, true},
-		{"approved", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventBalanceBlockApproved}}, true},
-		{"rejected", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventBalanceBlockRejected}}, true},
-		{"payment", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventPaymentCompleted}}, false},
-		{"other wallet", eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated, SubAccount: "loja-sul"}}, false},
-		{"old session", eventMsg{gen: m.app.Gen - 1, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
+		{"created", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, true},
+		{"approved", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventBalanceBlockApproved}}, true},
+		{"rejected", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventBalanceBlockRejected}}, true},
+		{"payment", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventPaymentCompleted}}, false},
+		{"other wallet", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventBalanceBlockCreated, SubAccount: "loja-sul"}}, false},
+		{"old session", common.EventMsg{Gen: m.app.Gen - 1, Ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

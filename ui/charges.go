@@ -113,7 +113,7 @@ func (v *chargesView) CapturesText() bool { return v.filterOn }
 // query is what the list shows: the active wallet (or all of them), the status filter and the
 // filter text.
 func (v *chargesView) query() state.ChargeQuery {
-	return state.ChargeQuery{Wallet: scopeWallet(v.c), Status: v.status, Text: v.filter.Value()}
+	return state.ChargeQuery{Wallet: common.ScopeWallet(v.c), Status: v.status, Text: v.filter.Value()}
 }
 
 // readCharges reads a window of the charges list from the store.
@@ -180,9 +180,9 @@ func (v *chargesView) Update(msg tea.Msg) tea.Cmd {
 		return v.strip.onMsg(msg)
 	case stripMidnightMsg:
 		return v.strip.onMidnight(msg)
-	case storeChangedMsg:
+	case common.StoreChangedMsg:
 		strip := v.strip.load() // refunds arrive as events
-		if !msg.charges {
+		if !msg.Charges {
 			return tea.Batch(strip, v.loadRefunds()) // events only: the rows stay, their refunds may not
 		}
 		v.win.Invalidate()
@@ -240,7 +240,7 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(km, k.Enter):
 		if ch, ok := v.SelectedLine(); ok {
-			return func() tea.Msg { return openChargeMsg{charge: ch} }
+			return func() tea.Msg { return common.OpenChargeMsg{Charge: ch} }
 		}
 	case key.Matches(km, k.Refresh):
 		if ch, ok := v.SelectedLine(); ok {

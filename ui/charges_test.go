@@ -192,7 +192,7 @@ func TestChargesListFollowsStoreChanges(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("enter did nothing")
 	}
-	if msg, ok := runReply(cmd).(openChargeMsg); !ok || msg.charge.ID != ch.ID || msg.charge.Amount != 4200 {
+	if msg, ok := runReply(cmd).(common.OpenChargeMsg); !ok || msg.Charge.ID != ch.ID || msg.Charge.Amount != 4200 {
 		t.Fatalf("enter sent %+v", msg)
 	}
 }
@@ -247,8 +247,8 @@ func TestChargesCursorFollowsTheChargeWhenOneArrivesAbove(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("enter did nothing")
 	}
-	if msg, ok := runReply(cmd).(openChargeMsg); !ok || msg.charge.ID != want.ID {
-		t.Fatalf("enter opened %q, want %q (the highlighted charge before the new one came)", msg.charge.ID, want.ID)
+	if msg, ok := runReply(cmd).(common.OpenChargeMsg); !ok || msg.Charge.ID != want.ID {
+		t.Fatalf("enter opened %q, want %q (the highlighted charge before the new one came)", msg.Charge.ID, want.ID)
 	}
 	_, cmd = m.Update(runeKey("i"))
 	if msg, ok := runReply(cmd).(common.InspectMsg); !ok || msg.Query != want.ID {

@@ -138,7 +138,7 @@ func (o *closeOverlay) load() tea.Cmd {
 	}
 	o.seq++
 	o.loading = true
-	fee, hasFee := feeEstimate(o.c)
+	fee, hasFee := common.FeeEstimate(o.c)
 	q := state.CloseQuery{Day: o.day, Wallets: o.wallets(), Fee: fee, HasFee: hasFee}
 	var cd dayCloser = sess
 	seq, gen := o.seq, o.c.App.Gen
@@ -319,7 +319,7 @@ func (o *closeOverlay) View() string {
 	if o.loaded && !o.vp.AtBottom() {
 		right += st.Muted.Render(fmt.Sprintf(" · %.0f%% ↓", o.vp.ScrollPercent()*100))
 	}
-	lines := []string{spread(st.Brand.Render(title), right, w)}
+	lines := []string{common.Spread(st.Brand.Render(title), right, w)}
 	switch {
 	case o.errText != "":
 		lines = append(lines, common.WrapLines(o.errText, w, 3)...)

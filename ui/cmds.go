@@ -99,7 +99,7 @@ func (m *Model) loadProjects() tea.Cmd {
 	t, eng := m.tagNow(), m.eng
 	return m.app.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		items, err := eng.LoadProjects(ctx, t.Wallet)
-		return projectsMsg{tag: t, items: items, err: err}
+		return common.ProjectsMsg{Tag: t, Items: items, Err: err}
 	})
 }
 
@@ -375,7 +375,7 @@ func (m *Model) bell() tea.Cmd {
 // the views as an eventMsg.
 type eventsMsg struct {
 	gen   uint64
-	items []eventMsg
+	items []common.EventMsg
 	// last is the Seq of the newest event seen.
 	last int64
 	err  error
@@ -383,9 +383,9 @@ type eventsMsg struct {
 
 // eventsFrom is the root's message for the engine's Events report.
 func eventsFrom(gen uint64, r workflow.Events) eventsMsg {
-	msg := eventsMsg{gen: gen, last: r.Last, err: r.Err, items: make([]eventMsg, len(r.Events))}
+	msg := eventsMsg{gen: gen, last: r.Last, err: r.Err, items: make([]common.EventMsg, len(r.Events))}
 	for i, ev := range r.Events {
-		msg.items[i] = eventMsg{gen: gen, ev: ev}
+		msg.items[i] = common.EventMsg{Gen: gen, Ev: ev}
 	}
 	return msg
 }
@@ -424,7 +424,7 @@ func (m *Model) onConfirmed(msg eventConfirmedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.conf.Verdict == state.VerdictDisputed {
-		m.setStatus(tr.F("cmds.a_webhook_disagrees_with_the_service", verdictReason(tr, msg.conf.Reason)), common.StatusWarn)
+		m.setStatus(tr.F("cmds.a_webhook_disagrees_with_the_service", common.VerdictReason(tr, msg.conf.Reason)), common.StatusWarn)
 	}
 	if msg.conf.After.ID == "" {
 		return nil
@@ -518,29 +518,29 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case prunedMsg:
 		m.onPruned(msg)
 		return nil, true
-	case storeChangedMsg:
-		if msg.gen != m.app.Gen {
+	case common.StoreChangedMsg:
+		if msg.Gen != m.app.Gen {
 			return nil, true
 		}
-		m.app.SeenCharges, m.app.SeenEvents = msg.chargesVer, msg.eventsVer
+		m.app.SeenCharges, m.app.SeenEvents = msg.ChargesVer, msg.EventsVer
 		// Only the view on screen reads again; the others read when shown (activate).
 		return tea.Batch(m.tell(m.activePane(), msg), m.waitChange()), true
 	case eventsMsg:
 		return m.onEvents(msg), true
 	case eventConfirmedMsg:
 		return m.onConfirmed(msg), true
-	case persistMsg:
-		if msg.err != nil {
-			m.setStatus(m.c.Tr.F("cmds.could_not_save_local_state", msg.err), common.StatusError)
+	case common.PersistMsg:
+		if msg.Err != nil {
+			m.setStatus(m.c.Tr.F("cmds.could_not_save_local_state", msg.Err), common.StatusError)
 		}
 		return nil, true
-	case simulatedMsg:
-		if msg.err != nil {
-			m.setStatus(m.describeError(m.c.Tr.T("cmds.simulate_payment"), msg.err), common.StatusError)
+	case common.SimulatedMsg:
+		if msg.Err != nil {
+			m.setStatus(m.describeError(m.c.Tr.T("cmds.simulate_payment"), msg.Err), common.StatusError)
 			return nil, true
 		}
-		m.setOwnedStatus(chargeOwner(msg.id), m.c.Tr.T("cmds.payment_simulated_waiting_for_the_service"), common.StatusInfo)
-		return m.pollNow(msg.id, msg.wallet), true
+		m.setOwnedStatus(chargeOwner(msg.Id), m.c.Tr.T("cmds.payment_simulated_waiting_for_the_service"), common.StatusInfo)
+		return m.pollNow(msg.Id, msg.Wallet), true
 	case recoveredMsg:
 		return m.onRecovered(msg), true
 	case refreshChargeMsg:

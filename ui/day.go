@@ -128,10 +128,10 @@ func (v *dayView) load() tea.Cmd {
 	}
 	v.seq++
 	v.loading, v.again = true, false
-	fee, hasFee := feeEstimate(v.c)
-	q := state.DayQuery{Period: v.period(), Wallet: scopeWallet(v.c), Now: v.c.Now(), Fee: fee, HasFee: hasFee}
+	fee, hasFee := common.FeeEstimate(v.c)
+	q := state.DayQuery{Period: v.period(), Wallet: common.ScopeWallet(v.c), Now: v.c.Now(), Fee: fee, HasFee: hasFee}
 	t, seq, all, store, now := v.c.App.Tag(), v.seq, v.c.App.AllWallets, v.c.App.Sess.Store, v.c.Now
-	return v.c.App.WithTimeout(dayReadTimeout, func(ctx context.Context) tea.Msg {
+	return v.c.App.WithTimeout(common.DayReadTimeout, func(ctx context.Context) tea.Msg {
 		r, err := store.DayReport(ctx, q)
 		return dayMsg{tag: t, seq: seq, all: all, report: r, err: err, at: now()}
 	})
@@ -178,7 +178,7 @@ func (v *dayView) Update(msg tea.Msg) tea.Cmd {
 		}
 		v.days, v.back, v.custom = max(msg.days, 1), msg.back, msg.custom
 		return v.reload()
-	case storeChangedMsg:
+	case common.StoreChangedMsg:
 		return v.load()
 	case common.WalletChangedMsg, common.ScopeChangedMsg:
 		return v.reload()
@@ -390,7 +390,7 @@ func (v *dayView) summaryLines(w int) []string {
 	received := []string{
 		st.Label.Render(tr.T("day.received")) + st.Bold.Render(t.Gross.BRL()),
 		fees,
-		dayNetText(st, tr, t),
+		common.DayNetText(st, tr, t),
 	}
 	counts := []string{
 		st.Label.Render(tr.T("day.payments")) + st.OK.Render(fmt.Sprint(t.Paid)),
@@ -518,7 +518,7 @@ func (v *dayView) View() string {
 	case v.loaded:
 		right = st.Muted.Render(tr.T("day.charges_known_to_this_profile"))
 	}
-	lines := []string{spread(left, right, w)}
+	lines := []string{common.Spread(left, right, w)}
 	if v.errText != "" {
 		lines = append(lines, common.WrapLines(v.errText, w, 2)...)
 	}

@@ -24,7 +24,7 @@ const (
 	evTimeW   = 11 // "15:04:05" today, "02/01 15:04" before
 	evKindW   = 22 // the longest kind of the spec: balance_block_approved
 	evAmountW = 13
-	evChargeW = shortIDCells
+	evChargeW = common.ShortIDCells
 	evCountW  = 4 // "×2" … "×999"
 	// evVerdictW is the verdict mark at the start of the summary: a symbol and a space.
 	evVerdictW = 2
@@ -257,9 +257,9 @@ func (v *eventsView) handle(msg tea.Msg) tea.Cmd {
 			return v.detailKey(msg)
 		}
 		return v.listKey(msg)
-	case storeChangedMsg:
+	case common.StoreChangedMsg:
 		v.win.Invalidate() // rows show their charge's state too
-		if !msg.events {
+		if !msg.Events {
 			return v.load()
 		}
 		return tea.Batch(v.load(), v.loadFacets())
@@ -441,7 +441,7 @@ func (v *eventsView) topLine(w, shown int) string {
 	if wallet != "" {
 		left += st.Muted.Render(" · "+tr.T("events.wallet")+": ") + st.Bold.Render(common.Sanitize(wallet))
 	}
-	return spread(left, v.statsText(), w)
+	return common.Spread(left, v.statsText(), w)
 }
 
 // statsText is the receiver's counters: rejected deliveries always, the others when not zero.
@@ -576,7 +576,7 @@ func (v *eventsView) cells(e *state.EventEntry, now time.Time) []common.Cell {
 	if ev.Amount != 0 {
 		amount = ev.Amount.BRL()
 	}
-	charge := shortID(ev.TransactionID)
+	charge := common.ShortID(ev.TransactionID)
 	if charge == "" {
 		charge = "—"
 	}
@@ -855,7 +855,7 @@ func (v *eventsView) setupView(w, h int) string {
 		wrap(tr.F("events.then_restart_pixdash_and_register_the", api.WebhookPath)),
 		wrap(tr.T("events.check_the_file_with_pixdash_config")),
 	}
-	return fitBlock(strings.Join(lines, "\n"), w, h)
+	return common.FitBlock(strings.Join(lines, "\n"), w, h)
 }
 
 // detailView is the selected event's facts and its payload, scrollable.
@@ -871,7 +871,7 @@ func (v *eventsView) detailView(w, h int) string {
 		title += "  " + st.Accent.Render(fmt.Sprintf("×%d", n))
 	}
 	var b strings.Builder
-	b.WriteString(spread(title, st.Muted.Render(tr.T("events.esc_back")), w))
+	b.WriteString(common.Spread(title, st.Muted.Render(tr.T("events.esc_back")), w))
 	end := min(first+body, len(d.lines))
 	for _, l := range d.lines[first:end] {
 		b.WriteByte('\n')
@@ -947,8 +947,8 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 			add(st.Err.Render(common.Sanitize(reason)))
 		}
 		if bd := ev.BlockedDeposit; bd != nil {
-			add(st.Label.Render(tr.T("events.blocked_deposit")) + common.Sanitize(blockReason(tr, bd.Reason)))
-			for _, l := range refundLines(tr, st, cleanRefund(bd.Refund), loc) {
+			add(st.Label.Render(tr.T("events.blocked_deposit")) + common.Sanitize(common.BlockReason(tr, bd.Reason)))
+			for _, l := range common.RefundLines(tr, st, cleanRefund(bd.Refund), loc) {
 				add("  " + l)
 			}
 			if now := v.currentRefund(&e); now != "" {

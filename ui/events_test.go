@@ -131,7 +131,7 @@ func deliver(t testing.TB, m *Model, ev *api.Event) {
 		// The feed has something to return now, so its command does not wait.
 		msg := runLeaf(t, m.waitEvent())
 		em, ok := msg.(eventsMsg)
-		if !ok || em.err != nil || len(em.items) == 0 || em.items[len(em.items)-1].ev.EventID != ev.EventID {
+		if !ok || em.err != nil || len(em.items) == 0 || em.items[len(em.items)-1].Ev.EventID != ev.EventID {
 			t.Fatalf("the event feed returned %#v for new event %s", msg, ev.EventID)
 		}
 		send(t, m, em)
@@ -473,7 +473,7 @@ func TestEventsSelectionStaysWhenEventsArrive(t *testing.T) {
 	sel, _ := v.win.At(v.Cursor)
 	deliver(t, m, decoded(t, `{"eventId":"e5","event":"refund_completed"}`))
 	deliver(t, m, decoded(t, `{"eventId":"e2","event":"refund_completed"}`)) // a duplicate adds no row
-	send(t, m, eventMsg{gen: m.app.Gen + 1, ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`)})
+	send(t, m, common.EventMsg{Gen: m.app.Gen + 1, Ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`)})
 	m.View()
 	if e, ok := v.win.At(v.Cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("selection moved from %s to %s", sel.Event.EventID, e.Event.EventID)
@@ -703,7 +703,7 @@ func TestEventsFlowPaymentArrivesLiveAndUpdatesCharges(t *testing.T) {
 	if err := s.Simulator.Pay(ctx, pix.ID, demoPayerName, demoPayerCPF); err != nil {
 		t.Fatal(err)
 	}
-	f.waitFor("R$ 7,77", shortID(pix.ID), "2 events")
+	f.waitFor("R$ 7,77", common.ShortID(pix.ID), "2 events")
 	// The event is read back from the service and the charge tracked as paid (the charge was
 	// not even tracked before); the read-back runs after the row appears, so wait for it.
 	var ch state.Charge
@@ -861,10 +861,10 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 	ids := func(em eventsMsg) []string {
 		var out []string
 		for _, it := range em.items {
-			if it.ev == nil {
+			if it.Ev == nil {
 				t.Fatalf("feed item %+v", it)
 			}
-			out = append(out, it.ev.EventID)
+			out = append(out, it.Ev.EventID)
 		}
 		return out
 	}
@@ -900,12 +900,12 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 		t.Fatalf("first report %v", got)
 	}
 	send(t, m, first)
-	last, _ := eventByID(t, s.Store, first.items[len(first.items)-1].ev.EventID)
+	last, _ := eventByID(t, s.Store, first.items[len(first.items)-1].Ev.EventID)
 	if m.app.EventSeq != last.Seq || first.last != last.Seq {
 		t.Fatalf("feed position %d (message %d), want %d", m.app.EventSeq, first.last, last.Seq)
 	}
 	// A copy of a known eventId is counted, not reported; the next new one is.
-	accept(fmt.Sprintf(`{"eventId":%q,"event":"refund_completed","amount":2}`, first.items[0].ev.EventID))
+	accept(fmt.Sprintf(`{"eventId":%q,"event":"refund_completed","amount":2}`, first.items[0].Ev.EventID))
 	accept(`{"eventId":"evt-a","event":"refund_completed","amount":3}`)
 	accept(`{"eventId":"evt-b","event":"payment_failed","amount":4}`)
 	em, ok := wait(10 * time.Second)
@@ -922,8 +922,8 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	em, _ = wait(10 * time.Second)
-	if n := len(em.items); n != maxEventBatch || em.items[0].ev.EventID != "evt-flood-0000" {
-		t.Fatalf("first batch of the flood: %d items from %v", n, em.items[0].ev.EventID)
+	if n := len(em.items); n != maxEventBatch || em.items[0].Ev.EventID != "evt-flood-0000" {
+		t.Fatalf("first batch of the flood: %d items from %v", n, em.items[0].Ev.EventID)
 	}
 	send(t, m, em)
 	em, _ = wait(10 * time.Second)

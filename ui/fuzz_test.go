@@ -34,23 +34,23 @@ func fuzzReplies(m *Model) []tea.Msg {
 	failed, _ := m.app.Sess.Store.Peek("3f6c1a2e-0000-4000-8000-000000000003") // written by goldenCharges, so in memory
 	boom := &api.Error{HTTPStatus: 500, Kind: "InternalError", Message: "An unexpected error occurred", TraceID: "t-1"}
 	return []tea.Msg{
-		simulatedMsg{id: "x", err: errors.New("network down")},
-		simulatedMsg{id: "y", err: boom},
+		common.SimulatedMsg{Id: "x", Err: errors.New("network down")},
+		common.SimulatedMsg{Id: "y", Err: boom},
 		common.StatusMsg{Text: strings.Repeat("long status ", 40), Kind: common.StatusError},
 		authMsg{gen: m.app.Gen, err: boom},
 		authMsg{gen: m.app.Gen},
-		projectsMsg{tag: t, err: boom},
-		projectsMsg{tag: t, items: []api.Project{{ID: "p1", Name: "Loja"}, {ID: "p2", Name: strings.Repeat("x", 300)}}},
+		common.ProjectsMsg{Tag: t, Err: boom},
+		common.ProjectsMsg{Tag: t, Items: []api.Project{{ID: "p1", Name: "Loja"}, {ID: "p2", Name: strings.Repeat("x", 300)}}},
 		chargeCreatedMsg{tag: t, err: boom, unconfirmed: true},
 		chargeCreatedMsg{tag: t, err: &api.Error{HTTPStatus: 400, Message: "amount must not be less than 1"}},
 		txMsg{gen: m.app.Gen, id: "3f6c1a2e-0000-4000-8000-000000000001", err: boom},
 		txMsg{gen: m.app.Gen + 1, id: "stale"},
 		chargeSubmitMsg{draft: chargeDraft{Key: "k-fuzz-00001", Req: api.CreatePixRequest{Amount: 100}}},
-		openChargeMsg{charge: failed},
-		openChargeMsg{},
-		storeChangedMsg{gen: m.app.Gen, charges: true, events: true},
+		common.OpenChargeMsg{Charge: failed},
+		common.OpenChargeMsg{},
+		common.StoreChangedMsg{Gen: m.app.Gen, Charges: true, Events: true},
 		recoveredMsg{gen: m.app.Gen, pending: 2, err: boom},
-		simulatedMsg{err: boom},
+		common.SimulatedMsg{Err: boom},
 	}
 }
 

@@ -235,13 +235,13 @@ func (v *inspectorView) Update(msg tea.Msg) tea.Cmd {
 			v.seq++
 			v.loading = false
 		}
-	case refundedMsg:
-		if v.res != nil && v.res.tx.ID == msg.id && !v.loading {
+	case common.RefundedMsg:
+		if v.res != nil && v.res.tx.ID == msg.Id && !v.loading {
 			return v.lookup(v.res.query, v.res.wallet, false)
 		}
-	case eventMsg:
-		if msg.gen == v.c.App.Gen && msg.ev != nil && v.res != nil && !v.loading &&
-			msg.ev.TransactionID == v.res.tx.ID {
+	case common.EventMsg:
+		if msg.Gen == v.c.App.Gen && msg.Ev != nil && v.res != nil && !v.loading &&
+			msg.Ev.TransactionID == v.res.tx.ID {
 			return v.lookup(v.res.query, v.res.wallet, false)
 		}
 	}
@@ -455,7 +455,7 @@ func (v *inspectorView) openQR() tea.Cmd {
 		if err != nil {
 			return common.StatusMsg{Text: tr.F("inspector.could_not_track_the_charge", err), Kind: common.StatusError}
 		}
-		return openChargeMsg{charge: ch}
+		return common.OpenChargeMsg{Charge: ch}
 	})
 }
 
@@ -507,7 +507,7 @@ func (v *inspectorView) View() string {
 			}
 			right = st.Muted.Render(pos)
 		}
-		lines = append(lines, spread(head, right, w))
+		lines = append(lines, common.Spread(head, right, w))
 		lines = append(lines, strings.Split(vp.View(), "\n")...)
 	case v.loading:
 		lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.F("inspector.looking_up_in_wallet", common.Sanitize(v.pendingQuery), v.pendingWallet), w)))
@@ -733,7 +733,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	if bd := tx.BlockedDeposit; bd != nil {
 		reason := bd.Reason
 		if bd.Reason == api.ReasonCNPJPayerNotAllowed {
-			reason = blockReason(tr, bd.Reason) + " (" + bd.Reason + ")"
+			reason = common.BlockReason(tr, bd.Reason) + " (" + bd.Reason + ")"
 		}
 		wrapped(tr.T("inspector.blocked_deposit"), reason, st.Err)
 		if rf := bd.Refund; rf != nil {
@@ -913,7 +913,7 @@ func (v *inspectorView) blockDetail(r *inspectResult, w int) []string {
 	out := []string{"", st.Bold.Render(tr.T("inspector.balance_blocks")) + st.Muted.Render(" · "+tr.F("inspector.on_this_transaction", len(r.Blocks)))}
 	for _, b := range r.Blocks {
 		sty, sym := st.StatusLine(b.Status)
-		parts := []string{sty.Render(sym + " " + orDash(tr.Enum(b.Status))), orDash(tr.Enum(common.BlockType(b.BlockType))), st.Bold.Render(b.Amount.BRL())}
+		parts := []string{sty.Render(sym + " " + common.OrDash(tr.Enum(b.Status))), common.OrDash(tr.Enum(common.BlockType(b.BlockType))), st.Bold.Render(b.Amount.BRL())}
 		if b.ReferenceNumber != "" {
 			parts = append(parts, common.Sanitize(b.ReferenceNumber))
 		}
@@ -925,7 +925,7 @@ func (v *inspectorView) blockDetail(r *inspectResult, w int) []string {
 			out = append(out, common.TruncateWidth("    "+st.Label.Render(tr.T("inspector.reason")+" ")+st.Value.Render(common.Sanitize(b.Reason)), w))
 		}
 		if b.ResolvedAt != nil || b.ResolutionReason != "" {
-			res := blockMeaning(tr, b.Status)
+			res := common.BlockMeaning(tr, b.Status)
 			if b.ResolvedAt != nil {
 				res = tr.F("inspector.resolved", b.ResolvedAt.In(v.c.Loc).Format("02/01/2006 15:04")) + " · " + res
 			}

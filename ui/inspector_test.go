@@ -270,10 +270,10 @@ func TestInspectorRefreshesOnEventsAboutItsTransaction(t *testing.T) {
 	v := inspectorOf(m)
 	tx := goldenTransferTx()
 	showLookup(t, m, "ref", "loja-centro", tx, state.Charge{}, false, nil)
-	if cmd := v.Update(eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: "other"}}); cmd != nil || v.loading {
+	if cmd := v.Update(common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: "other"}}); cmd != nil || v.loading {
 		t.Fatal("an event about another transaction refreshed the inspector")
 	}
-	if cmd := v.Update(eventMsg{gen: m.app.Gen, ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: tx.ID}}); cmd == nil ||
+	if cmd := v.Update(common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: tx.ID}}); cmd == nil ||
 		!v.loading || v.pendingQuery != "ref" || v.pendingWallet != "loja-centro" {
 		t.Fatalf("an event about the transaction on screen did not refresh it in its wallet: loading=%v %q %q", v.loading, v.pendingQuery, v.pendingWallet)
 	}

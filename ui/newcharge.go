@@ -228,9 +228,9 @@ func (f *chargeForm) Update(msg tea.Msg) tea.Cmd {
 				f.sb.onWallets(m)
 				f.validate()
 			}
-		case projectsMsg:
-			if !f.c.App.Stale(m.tag) {
-				f.setProjects(m.items, m.err)
+		case common.ProjectsMsg:
+			if !f.c.App.Stale(m.Tag) {
+				f.setProjects(m.Items, m.Err)
 			}
 		}
 		return nil
@@ -674,7 +674,7 @@ func (f *chargeForm) serverError(err error) tea.Cmd {
 			f.validate()
 			store := f.c.App.Sess.Store
 			lf := state.LearnedFee{Fee: info.Fee, From: ae.Message, Wallet: f.wallet}
-			return f.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg { return persistMsg{err: store.LearnFee(ctx, lf)} })
+			return f.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg { return common.PersistMsg{Err: store.LearnFee(ctx, lf)} })
 		}
 	}
 	fields := map[string]int{

@@ -53,10 +53,10 @@ func BenchmarkPaymentToPaid(b *testing.B) {
 			}
 			m.app.EventSeq = batch.last
 			for _, it := range batch.items {
-				if !it.ev.Kind.IsPayment() {
+				if !it.Ev.Kind.IsPayment() {
 					continue
 				}
-				conf, err := engineOf(m).Confirm(ctx, it.ev)
+				conf, err := engineOf(m).Confirm(ctx, it.Ev)
 				if err != nil {
 					b.Fatalf("confirm: %v", err)
 				}

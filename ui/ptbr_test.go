@@ -348,7 +348,7 @@ func TestPortugueseViewsShowNoRawAPIValues(t *testing.T) {
 		key(runeKey("4"))
 		shot("blocks")
 		key(runeKey("5"))
-		drive(t, m, storeChangedMsg{gen: m.app.Gen, charges: true, events: true})
+		drive(t, m, common.StoreChangedMsg{Gen: m.app.Gen, Charges: true, Events: true})
 		shot("events")
 		key(runeKey("1"))
 		key(runeKey("?"))
@@ -369,7 +369,7 @@ func TestPortugueseViewsShowNoRawAPIValues(t *testing.T) {
 		key(tea.KeyMsg{Type: tea.KeyEsc})
 		key(tea.KeyMsg{Type: tea.KeyEsc})
 		for name, ch := range map[string]state.Charge{"qr_pending": sc.pending, "qr_paid": sc.paid, "qr_refused": sc.refused} {
-			drive(t, m, openChargeMsg{charge: ch})
+			drive(t, m, common.OpenChargeMsg{Charge: ch})
 			shot(name)
 			if out := screens[fmt.Sprintf("%s_%dx%d", name, w, h)]; strings.Contains(out, "Enlarge") || strings.Contains(out, "Waiting for payment") {
 				t.Errorf("%s at %dx%d is in English:\n%s", name, w, h, out)

@@ -280,15 +280,15 @@ func (v *qrView) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case key.Matches(km, k.SimulatePay):
 			return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
-				return simulatedMsg{id: id, wallet: wallet, err: ctl.Pay(ctx, id, demoPayerName, demoPayerCPF)}
+				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Pay(ctx, id, demoPayerName, demoPayerCPF)}
 			})
 		case key.Matches(km, k.SimulateCNPJ):
 			return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
-				return simulatedMsg{id: id, wallet: wallet, err: ctl.Pay(ctx, id, demoCNPJName, demoPayerCNPJ)}
+				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Pay(ctx, id, demoCNPJName, demoPayerCNPJ)}
 			})
 		default:
 			return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
-				return simulatedMsg{id: id, wallet: wallet, err: ctl.Expire(ctx, id)}
+				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Expire(ctx, id)}
 			})
 		}
 	}
@@ -351,7 +351,7 @@ func (v *qrView) View() string {
 		default:
 			body = v.resultView(&ch, st.ExpBanner, cu.T("qr.unknown_status_caps")+" "+common.Sanitize(string(ch.Status)), w, bodyH)
 		}
-		screen = v.topBar(&ch, w) + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+		screen = v.topBar(&ch, w) + "\n" + common.FitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	return screen
 }
@@ -511,31 +511,31 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 	if codeErr != nil {
 		warn := st.StatusErr.Render("⚠ "+cu.T("qr.the_pix_code_failed_validation_the")) + "\n" +
 			st.Err.Render(common.TruncateWidth(common.Sanitize(codeErr.Error()), w)) + "\n" + st.Muted.Render(tr.T("qr.do_not_ask_the_customer_to"))
-		return top + "\n" + fitBlock(strings.Join(v.info(ch, w), "\n")+"\n\n"+warn, w, bodyH) + "\n" + bottom
+		return top + "\n" + common.FitBlock(strings.Join(v.info(ch, w), "\n")+"\n\n"+warn, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w-qrInfoWidth-qrGap, bodyH); r.fits {
 		infoW := w - r.width - qrGap
 		right := strings.Join(v.info(ch, infoW), "\n") + "\n\n" + v.codeBlock(ch, infoW)
 		body := lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), common.Spaces(qrGap), right)
-		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+		return top + "\n" + common.FitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w, bodyH-qrStackedRows); r.fits {
 		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.c, r)) + "\n" +
 			lipgloss.PlaceHorizontal(w, lipgloss.Center, common.TruncateWidth(v.summary(ch), w))
-		return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+		return top + "\n" + common.FitBlock(body, w, bodyH) + "\n" + bottom
 	}
 	if r := code.render(w-qrColumnMin-qrColumnGap, h); r.fits {
 		colW := w - r.width - qrColumnGap
-		return fitBlock(lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), common.Spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
+		return common.FitBlock(lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), common.Spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
 	}
 	// The QR alone the whole height but one, the amount on one line under it (issue 21 #7).
 	if r := code.render(w, h-qrStackedRows); r.fits {
 		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.c, r)) + "\n" +
 			lipgloss.PlaceHorizontal(w, lipgloss.Center, common.TruncateWidth(v.summary(ch), w))
-		return fitBlock(body, w, h)
+		return common.FitBlock(body, w, h)
 	}
 	if r := code.render(w, h); r.fits {
-		return fitBlock(drawQR(v.c, r), w, h)
+		return common.FitBlock(drawQR(v.c, r), w, h)
 	}
 	// Too small for any QR: say how large the terminal must be (the smallest layout is the QR
 	// alone, and the dashboard needs minWidth×minHeight), and show the code to copy.
@@ -543,7 +543,7 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 	msg := st.Warn.Render(cu.F("qr.the_qr_needs_a_x_terminal",
 		max(r.needW, minWidth), max(r.needH, minHeight), w, h))
 	body := strings.Join(v.info(ch, w), "\n") + "\n\n" + ansi.Wrap(msg, w, "") + "\n\n" + v.codeBlock(ch, w)
-	return top + "\n" + fitBlock(body, w, bodyH) + "\n" + bottom
+	return top + "\n" + common.FitBlock(body, w, bodyH) + "\n" + bottom
 }
 
 // summary is the one line under a QR that leaves no room for the info panel: what the customer
@@ -565,7 +565,7 @@ func (v *qrView) column(ch *state.Charge, w, h int) string {
 	lines = append(lines, "")
 	lines = append(lines, v.notes(w)...)
 	lines = append(lines, common.PackSegments(v.hintParts(ch), " · ", w, 0)...)
-	return fitBlock(strings.Join(lines, "\n"), w, h)
+	return common.FitBlock(strings.Join(lines, "\n"), w, h)
 }
 
 // codeBlock shows the copy-and-paste code, wrapped to the width.
@@ -610,8 +610,8 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 			lines = append(lines, "", st.Err.Render(common.Sanitize(ch.FailureReason)))
 		}
 		if bd := ch.BlockedDeposit; bd != nil {
-			lines = append(lines, st.Label.Render(cu.T("qr.blocked_deposit"))+blockReason(cu, bd.Reason))
-			lines = append(lines, refundLines(cu, st, bd.Refund, v.c.Loc)...)
+			lines = append(lines, st.Label.Render(cu.T("qr.blocked_deposit"))+common.BlockReason(cu, bd.Reason))
+			lines = append(lines, common.RefundLines(cu, st, bd.Refund, v.c.Loc)...)
 		}
 	case state.StateExpired:
 		lines = append(lines, "", st.Muted.Render(cu.T("qr.this_charge_expired_without_payment_create")))

@@ -370,7 +370,7 @@ func (f *refundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 		}
 		cmds := []tea.Cmd{
 			func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusOK, Owner: ownerRefund} },
-			func() tea.Msg { return refundedMsg{id: id} },
+			func() tea.Msg { return common.RefundedMsg{Id: id} },
 		}
 		if out.Record.State != state.RefundCompleted {
 			cmds = append(cmds, f.await())

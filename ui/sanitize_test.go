@@ -274,7 +274,7 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 		if !ok {
 			t.Fatalf("%s is not tracked", id)
 		}
-		m.Update(openChargeMsg{charge: ch})
+		m.Update(common.OpenChargeMsg{Charge: ch})
 		m.Update(txMsg{gen: m.app.Gen, id: id, err: evilError()})
 		shot("qr_" + id)
 		keys("esc")
@@ -362,7 +362,7 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 
 	// The new-charge form: projects, a refusal, the split builder with the service's refusal.
 	keys("1", "n")
-	m.Update(reply(m, projectsMsg{tag: m.tagNow(), items: []api.Project{{ID: evil("p1"), Name: evil("project")}, {ID: "p2", Name: evil("other")}}}))
+	m.Update(reply(m, common.ProjectsMsg{Tag: m.tagNow(), Items: []api.Project{{ID: evil("p1"), Name: evil("project")}, {ID: "p2", Name: evil("other")}}}))
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})

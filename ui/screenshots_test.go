@@ -179,7 +179,7 @@ func TestScreenshots(t *testing.T) {
 		}
 	}
 	qrScene := func(f *flow) {
-		f.tm.Send(openChargeMsg{charge: qr}) // as enter on its row does
+		f.tm.Send(common.OpenChargeMsg{Charge: qr}) // as enter on its row does
 		f.waitFor("Pague com PIX")
 	}
 	write("04-paid", r.scene(w, h, func(f *flow) {
@@ -301,7 +301,7 @@ func TestScreenshots(t *testing.T) {
 		f.waitFor("↩ refunded R$ 35,50", "completed at the service", "1 refund of R$ 35,50")
 	}))
 	write("19-result-refunded", r.scene(w, h, func(f *flow) {
-		f.tm.Send(openChargeMsg{charge: r.chargeNamed("Bolo de cenoura")}) // as enter on its row does
+		f.tm.Send(common.OpenChargeMsg{Charge: r.chargeNamed("Bolo de cenoura")}) // as enter on its row does
 		f.waitFor("ESTORNADO")
 	}))
 

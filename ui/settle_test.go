@@ -152,7 +152,7 @@ func send(t testing.TB, m *Model, msg tea.Msg) {
 // views read again.
 func storeChanged(t testing.TB, m *Model) {
 	t.Helper()
-	send(t, m, storeChangedMsg{gen: m.app.Gen, charges: true, events: true})
+	send(t, m, common.StoreChangedMsg{Gen: m.app.Gen, Charges: true, Events: true})
 }
 
 // ---- reading the store in tests ----
@@ -260,7 +260,7 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		return view(viewWallets)
 	case dayMsg, dayTickMsg, dayPeriodMsg:
 		return view(viewDay)
-	case splitWalletsMsg, projectsMsg:
+	case splitWalletsMsg, common.ProjectsMsg:
 		if f, ok := m.chargeForm(); ok {
 			return to(f)
 		}

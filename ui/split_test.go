@@ -404,8 +404,8 @@ func TestSplitLearnsFeeFromDomainError(t *testing.T) {
 	if _, ok := f.c.App.Sess.Store.LearnedFee(); ok {
 		t.Fatal("the fee was stored inside update, not by the command")
 	}
-	if msg := runReply(cmd); msg.(persistMsg).err != nil {
-		t.Fatal(msg.(persistMsg).err)
+	if msg := runReply(cmd); msg.(common.PersistMsg).Err != nil {
+		t.Fatal(msg.(common.PersistMsg).Err)
 	}
 	lf, ok := f.c.App.Sess.Store.LearnedFee()
 	if !ok || lf.Fee != 99 || lf.Wallet != "principal" || !strings.Contains(lf.From, "A soma do split") {

@@ -50,11 +50,11 @@ func (s *todayStrip) load() tea.Cmd {
 	}
 	s.seq++
 	s.loading, s.again = true, false
-	fee, hasFee := feeEstimate(s.c)
+	fee, hasFee := common.FeeEstimate(s.c)
 	now := s.c.Now()
-	q := state.DayQuery{Period: state.Days(now, 1, s.c.Loc), Wallet: scopeWallet(s.c), Now: now, Fee: fee, HasFee: hasFee, NoBuckets: true}
+	q := state.DayQuery{Period: state.Days(now, 1, s.c.Loc), Wallet: common.ScopeWallet(s.c), Now: now, Fee: fee, HasFee: hasFee, NoBuckets: true}
 	t, seq, store := s.c.App.Tag(), s.seq, s.c.App.Sess.Store
-	return s.c.App.WithTimeout(dayReadTimeout, func(ctx context.Context) tea.Msg {
+	return s.c.App.WithTimeout(common.DayReadTimeout, func(ctx context.Context) tea.Msg {
 		r, err := store.DayReport(ctx, q)
 		return stripMsg{tag: t, seq: seq, report: r, err: err}
 	})
@@ -126,7 +126,7 @@ func (s *todayStrip) View(w int) string {
 	// and the count of payments go, whole, rather than an amount being cut.
 	gross := st.Label.Render(tr.T("strip.today")) + st.Bold.Render(t.Gross.BRL()) + sep
 	payments := st.Label.Render(tr.T("strip.payments")) + st.OK.Render(fmt.Sprint(t.Paid)) + sep
-	money := dayNetText(st, tr, t) + sep + stripRefunds(st, tr, t)
+	money := common.DayNetText(st, tr, t) + sep + stripRefunds(st, tr, t)
 	vs := st.Label.Render(tr.F("strip.vs_yesterday_until", s.c.Now().In(s.c.Loc).Format("15:04"))+" ") +
 		st.Bold.Render(change(tr, t.Gross, s.report.Previous.Gross)) + sep
 	more := st.Muted.Render(tr.T("strip.6_for_more"))

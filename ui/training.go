@@ -280,11 +280,11 @@ func (t *TrainingModel) View() string {
 	}
 	switch {
 	case t.list:
-		return placeOver(fitBlock(dash, t.width, t.height-t.inner.reserveH)+"\n"+t.stripView(), t.listBox(), t.width, t.height)
+		return placeOver(common.FitBlock(dash, t.width, t.height-t.inner.reserveH)+"\n"+t.stripView(), t.listBox(), t.width, t.height)
 	case t.side:
-		return lipgloss.JoinHorizontal(lipgloss.Top, fitBlock(dash, t.width-trainSideWidth, t.height), t.sideView())
+		return lipgloss.JoinHorizontal(lipgloss.Top, common.FitBlock(dash, t.width-trainSideWidth, t.height), t.sideView())
 	case t.strip:
-		return fitBlock(dash, t.width, t.height-trainStripLines) + "\n" + t.stripView()
+		return common.FitBlock(dash, t.width, t.height-trainStripLines) + "\n" + t.stripView()
 	}
 	return dash
 }
@@ -352,7 +352,7 @@ func (t *TrainingModel) stripView() string {
 	}
 	head := t.badge() + " " + st.Muted.Render(t.progress()) + " " + st.Bold.Render(common.Sanitize(current))
 	right := st.Muted.Render(t.inner.c.Tr.T("training.t_checklist"))
-	lines := []string{spread(common.TruncateWidth(head, w-lipgloss.Width(right)-1), right, w)}
+	lines := []string{common.Spread(common.TruncateWidth(head, w-lipgloss.Width(right)-1), right, w)}
 	// The answer of e or N takes a line only when what to do now leaves one free.
 	body := common.WrapLines(t.nowText(), w-1, trainStripLines-1)
 	if t.note != "" && len(body) < trainStripLines-1 {
@@ -400,7 +400,7 @@ func (t *TrainingModel) sideView() string {
 	}
 	box := lipgloss.NewStyle().Border(lipgloss.NormalBorder(), false, false, false, true).
 		BorderForeground(colTrain).PaddingLeft(1).Width(trainSideWidth - 1)
-	return box.Render(fitBlock(strings.Join(lines, "\n"), w, t.height))
+	return box.Render(common.FitBlock(strings.Join(lines, "\n"), w, t.height))
 }
 
 func (t *TrainingModel) listBox() string {
@@ -447,5 +447,5 @@ func (t *TrainingModel) summaryView() string {
 	add(tr.T("training.missed"), missed, TrainMissed)
 	lines = append(lines, st.Bold.Render(tr.F("training.of_done_right", len(right), len(right)+len(missed))),
 		st.Muted.Render(tr.T("training.esc_back_to_the_dashboard_q")))
-	return fitBlock(" "+strings.Join(lines, "\n "), t.width, t.height)
+	return common.FitBlock(" "+strings.Join(lines, "\n "), t.width, t.height)
 }

@@ -244,10 +244,10 @@ func TestVerdictReasonWording(t *testing.T) {
 		{"something \u202eelse", "something else", "something else"},
 	}
 	for _, tc := range cases {
-		if got := verdictReason(common.Catalog{Lang: common.LangEN}, tc.reason); got != tc.en {
+		if got := common.VerdictReason(common.Catalog{Lang: common.LangEN}, tc.reason); got != tc.en {
 			t.Errorf("en %q: %q, want %q", tc.reason, got, tc.en)
 		}
-		if got := verdictReason(common.Catalog{Lang: common.LangPT}, tc.reason); got != tc.pt {
+		if got := common.VerdictReason(common.Catalog{Lang: common.LangPT}, tc.reason); got != tc.pt {
 			t.Errorf("pt %q: %q, want %q", tc.reason, got, tc.pt)
 		}
 	}

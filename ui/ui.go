@@ -139,7 +139,7 @@ func (m *Model) waitChange() tea.Cmd {
 			return nil
 		}
 		c1, e1 := store.Versions()
-		return storeChangedMsg{gen: gen, chargesVer: c1, eventsVer: e1, charges: c1 != c0, events: e1 != e0}
+		return common.StoreChangedMsg{Gen: gen, ChargesVer: c1, EventsVer: e1, Charges: c1 != c0, Events: e1 != e0}
 	}
 }
 
@@ -331,11 +331,11 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		m.setOwnedStatus(msg.Owner, msg.Text, msg.Kind)
 		return nil, true
-	case openChargeMsg:
-		if msg.charge.ID == "" {
+	case common.OpenChargeMsg:
+		if msg.Charge.ID == "" {
 			return nil, true
 		}
-		return m.openQR(msg.charge), true
+		return m.openQR(msg.Charge), true
 	case pollChargeMsg:
 		return m.pollNow(msg.id, msg.wallet), true
 	case common.InspectMsg:
@@ -351,7 +351,7 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 			m.setStatus(m.c.Tr.F("ui.showing_wallet_only", m.app.Wallet), common.StatusInfo)
 		}
 		return m.notify(msg), true
-	case refundedMsg, withdrawnMsg:
+	case common.RefundedMsg, common.WithdrawnMsg:
 		// A charge's refund or a wallet's balance changed: facts for whichever view shows them.
 		return m.notify(msg), true
 	}
@@ -756,7 +756,7 @@ func (m *Model) View() string {
 	for _, o := range m.overlays {
 		body = m.layOver(body, o, w, h)
 	}
-	body = fitBlock(body, w, h)
+	body = common.FitBlock(body, w, h)
 	screen := m.headerView(w) + "\n" + m.tabsView(w) + "\n" + body + "\n" + m.footerView(w)
 	return m.frame(screen, false)
 }
@@ -766,14 +766,14 @@ func (m *Model) layOver(below string, o common.Overlay, w, h int) string {
 	if o.Layer() != common.LayerFloat {
 		return o.View()
 	}
-	return placeOver(fitBlock(below, w, h), o.View(), w, h)
+	return placeOver(common.FitBlock(below, w, h), o.View(), w, h)
 }
 
 // placeOver draws a floating box over below: the rows the box covers are the box's, the others
 // stay visible around it.
 func placeOver(below, box string, w, h int) string {
 	bl := strings.Split(below, "\n")
-	ol := strings.Split(fitBlock(box, w, h), "\n")
+	ol := strings.Split(common.FitBlock(box, w, h), "\n")
 	for i := range bl {
 		if i < len(ol) && strings.TrimSpace(ansi.Strip(ol[i])) != "" {
 			bl[i] = ol[i]
@@ -832,7 +832,7 @@ func (m *Model) headerView(w int) string {
 		st.Label.Render(tr.T("ui.profile")) + st.Value.Render(common.Sanitize(m.app.Sess.Profile)),
 		st.Label.Render(tr.T("ui.wallet")) + st.Bold.Render(common.Sanitize(m.app.Wallet)),
 	}
-	return spread(m.withWebhookWarning(m.withDamageWarning(strings.Join(parts, st.Muted.Render(" │ "))), m.tokenView(m.c.Now()), w))
+	return common.Spread(m.withWebhookWarning(m.withDamageWarning(strings.Join(parts, st.Muted.Render(" │ "))), m.tokenView(m.c.Now()), w))
 }
 
 // tabsView is the view switcher on the left and the link state (token, connection, data age) on the right.
@@ -861,7 +861,7 @@ func (m *Model) tabsView(w int) string {
 	if lipgloss.Width(left)+lipgloss.Width(right) >= w {
 		left = tabs(" ") // narrow terminals (pt-BR at 80 columns): one space keeps every tab
 	}
-	return spread(left, right, w)
+	return common.Spread(left, right, w)
 }
 
 func (m *Model) footerView(w int) string {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // A payment event is a hint until its transaction is read back from the service; the events
@@ -13,7 +14,7 @@ func (v *eventsView) verdictClaim(e *state.EventEntry) string {
 	tr := v.c.Tr
 	switch e.Verdict {
 	case state.VerdictDisputed:
-		return tr.F("verdict.disputed", verdictReason(tr, e.VerdictReason))
+		return tr.F("verdict.disputed", common.VerdictReason(tr, e.VerdictReason))
 	case state.VerdictUnknown:
 		return tr.T("verdict.unknown_to_the_service")
 	}
@@ -32,11 +33,11 @@ func (v *eventsView) verdictLine(e *state.EventEntry) string {
 	case state.VerdictConfirmed:
 		text = tr.T("verdict.confirmed_by_the_service")
 	case state.VerdictDisputed:
-		text = tr.F("verdict.disputed", verdictReason(tr, e.VerdictReason)) + " · " + tr.T("verdict.not_applied")
+		text = tr.F("verdict.disputed", common.VerdictReason(tr, e.VerdictReason)) + " · " + tr.T("verdict.not_applied")
 	case state.VerdictUnknown:
 		text = tr.T("verdict.unknown_to_the_service_nothing_applied")
 		if e.VerdictReason != "" {
-			text += " (" + verdictReason(tr, e.VerdictReason) + ")"
+			text += " (" + common.VerdictReason(tr, e.VerdictReason) + ")"
 		}
 	default:
 		return style.Render(tr.T("verdict.checking"))

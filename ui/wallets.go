@@ -335,11 +335,11 @@ func (v *walletsView) handle(msg tea.Msg) tea.Cmd {
 		return v.onBalance(msg)
 	case walletsCreatedMsg:
 		return v.onCreated(msg)
-	case withdrawnMsg:
+	case common.WithdrawnMsg:
 		// A withdrawal moved the wallet's balance: read it again.
-		cmds := []tea.Cmd{v.balanceCmd(msg.wallet, false)}
-		if msg.text != "" {
-			cmds = append(cmds, func() tea.Msg { return common.StatusMsg{Text: msg.text, Kind: msg.kind, Owner: ownerWithdrawal} })
+		cmds := []tea.Cmd{v.balanceCmd(msg.Wallet, false)}
+		if msg.Text != "" {
+			cmds = append(cmds, func() tea.Msg { return common.StatusMsg{Text: msg.Text, Kind: msg.Kind, Owner: ownerWithdrawal} })
 		}
 		return tea.Batch(cmds...)
 	case common.WalletChangedMsg:
@@ -1161,5 +1161,5 @@ func (v *walletsView) View() string {
 		b.WriteByte('\n')
 		b.WriteString(l)
 	}
-	return fitBlock(b.String(), w, h)
+	return common.FitBlock(b.String(), w, h)
 }

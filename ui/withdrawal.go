@@ -500,7 +500,7 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 		wallet := f.wallet
 		cmds := []tea.Cmd{
 			func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusOK, Owner: ownerWithdrawal} },
-			func() tea.Msg { return withdrawnMsg{wallet: wallet} },
+			func() tea.Msg { return common.WithdrawnMsg{Wallet: wallet} },
 		}
 		if !r.State.Settled() {
 			cmds = append(cmds, f.await())
@@ -548,14 +548,14 @@ func (f *withdrawalForm) await() tea.Cmd {
 	return f.c.App.WithTimeout(withdrawalAwait, func(ctx context.Context) tea.Msg {
 		r, err := workflow.AwaitWithdrawal(ctx, store, k, now)
 		if err != nil {
-			return withdrawnMsg{wallet: wallet, kind: common.StatusInfo,
-				text: tr.T("withdrawal.no_completion_notice_yet_s_in")}
+			return common.WithdrawnMsg{Wallet: wallet, Kind: common.StatusInfo,
+				Text: tr.T("withdrawal.no_completion_notice_yet_s_in")}
 		}
 		kind := common.StatusOK
 		if r.State != state.WithdrawalCompleted {
 			kind = common.StatusWarn
 		}
-		return withdrawnMsg{wallet: wallet, text: withdrawalSettledText(tr, r), kind: kind}
+		return common.WithdrawnMsg{Wallet: wallet, Text: withdrawalSettledText(tr, r), Kind: kind}
 	})
 }
 

@@ -174,7 +174,7 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	key(runeKey("4"))
 	shot("blocks")
 	key(runeKey("5"))
-	drive(t, m, storeChangedMsg{gen: m.app.Gen, charges: true, events: true})
+	drive(t, m, common.StoreChangedMsg{Gen: m.app.Gen, Charges: true, Events: true})
 	shot("events")
 	key(runeKey("t"))
 	shot("events_kind_filter")
@@ -198,7 +198,7 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	key(esc)
 	shot("new_charge_discard")
 	key(runeKey("s"))
-	drive(t, m, openChargeMsg{charge: sc.pending})
+	drive(t, m, common.OpenChargeMsg{Charge: sc.pending})
 	key(tea.KeyMsg{Type: tea.KeyCtrlC})
 	shot("quit_question")
 
@@ -497,7 +497,7 @@ func TestDemoQuitAndBadgeTellTheTruth(t *testing.T) {
 		}
 		send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 		ch, _ := chargeByID(t, s.Store, "3f6c1a2e-0000-4000-8000-000000000001")
-		send(t, m, openChargeMsg{charge: ch})
+		send(t, m, common.OpenChargeMsg{Charge: ch})
 		qr, ok := m.qrScreen()
 		if !ok {
 			t.Fatal("no QR screen")
@@ -514,7 +514,7 @@ func TestDemoQuitAndBadgeTellTheTruth(t *testing.T) {
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
 	ch, _ := chargeByID(t, s.Store, "3f6c1a2e-0000-4000-8000-000000000001")
-	send(t, m, openChargeMsg{charge: ch})
+	send(t, m, common.OpenChargeMsg{Charge: ch})
 	if qr, ok := m.qrScreen(); !ok || !strings.Contains(qr.quitQuestion(), "can still be paid after pixdash quits") {
 		t.Error("the sandbox quit question changed")
 	}
