@@ -84,15 +84,15 @@ func unreachable(err error) bool {
 // serviceReply is a view's reply to a call to the service; the root notes its outcome on the
 // header's light.
 type serviceReply interface {
-	serviceErr() error
+	ServiceErr() error
 }
 
-func (m walletsListMsg) serviceErr() error    { return m.err }
-func (m walletsBalanceMsg) serviceErr() error { return m.err }
-func (m walletsCreatedMsg) serviceErr() error { return m.err }
-func (m blocksMsg) serviceErr() error         { return m.err }
-func (m lookupMsg) serviceErr() error         { return m.err }
-func (m splitWalletsMsg) serviceErr() error   { return m.err }
+func (m walletsListMsg) ServiceErr() error    { return m.err }
+func (m walletsBalanceMsg) ServiceErr() error { return m.err }
+func (m walletsCreatedMsg) ServiceErr() error { return m.err }
+func (m blocksMsg) ServiceErr() error         { return m.err }
+func (m lookupMsg) ServiceErr() error         { return m.err }
+func (m splitWalletsMsg) ServiceErr() error   { return m.err }
 
 // credentialsRefused reports whether the service refused the client's credentials: 401, from
 // the token exchange or from a call that stayed unauthorized with a new token.

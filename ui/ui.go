@@ -368,7 +368,7 @@ func (m *Model) deliver(e common.EnvelopeMsg) tea.Cmd {
 		return cmd
 	}
 	if s, ok := e.Msg.(serviceReply); ok {
-		m.noteResult(s.serviceErr())
+		m.noteResult(s.ServiceErr())
 	}
 	if e.Tag.Gen != m.app.Gen || (e.Tag.Wallet != "" && e.Tag.Wallet != m.app.Wallet) {
 		return nil
@@ -442,9 +442,9 @@ func (m *Model) push(o common.Overlay) tea.Cmd {
 // pushQuestion puts q, asked by component by, on the stack: what q decides is by's reply.
 func (m *Model) pushQuestion(by common.Component, q common.Overlay) tea.Cmd {
 	if a, ok := q.(interface {
-		answerFor(common.CompID, common.Tag)
+		AnswerFor(common.CompID, common.Tag)
 	}); ok {
-		a.answerFor(by.Cid(), common.Tag{Gen: m.app.Gen})
+		a.AnswerFor(by.Cid(), common.Tag{Gen: m.app.Gen})
 	}
 	return m.push(q)
 }

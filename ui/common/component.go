@@ -84,8 +84,8 @@ func (c *Closer) Close() { c.finished = true }
 // done reports whether close was called.
 func (c *Closer) Done() bool { return c.finished }
 
-// answerFor records that the overlay is the question of component to, asked in session t.
-func (c *Closer) answerFor(to CompID, t Tag) { c.answerTo, c.answerTag = to, t }
+// AnswerFor records that the overlay is the question of component to, asked in session t.
+func (c *Closer) AnswerFor(to CompID, t Tag) { c.answerTo, c.answerTag = to, t }
 
 // forAsker addresses cmd, what the question decided (a confirmed send, a chosen period), to the
 // component that asked it: its reply reaches that component wherever it is on the stack, even

@@ -116,8 +116,8 @@ type StoreChangedMsg struct {
 	Charges, Events       bool // which changed
 }
 
-// serviceErr notes a project list's outcome on the header's light.
-func (m ProjectsMsg) serviceErr() error { return m.Err }
+// ServiceErr notes a project list's outcome on the header's light.
+func (m ProjectsMsg) ServiceErr() error { return m.Err }
 
 // spread puts left and right on one line of width w, cutting left when they do not fit.
 func Spread(left, right string, w int) string {
