@@ -480,8 +480,8 @@ func (m *Model) popDone() tea.Cmd {
 // question goes on top.
 func (m *Model) afterOverlay(o common.Overlay, cmd tea.Cmd) tea.Cmd {
 	cmds := []tea.Cmd{cmd, m.popDone()}
-	if a, ok := o.(interface{ asked() common.Overlay }); ok {
-		if q := a.asked(); q != nil && !o.Done() {
+	if a, ok := o.(interface{ Asked() common.Overlay }); ok {
+		if q := a.Asked(); q != nil && !o.Done() {
 			cmds = append(cmds, m.pushQuestion(o, q))
 		}
 	}
@@ -490,8 +490,8 @@ func (m *Model) afterOverlay(o common.Overlay, cmd tea.Cmd) tea.Cmd {
 
 // afterPane puts on the stack what the view asked for in its update (a form it opened).
 func (m *Model) afterPane(p common.Pane, cmd tea.Cmd) tea.Cmd {
-	if a, ok := p.(interface{ asked() common.Overlay }); ok {
-		if o := a.asked(); o != nil {
+	if a, ok := p.(interface{ Asked() common.Overlay }); ok {
+		if o := a.Asked(); o != nil {
 			return tea.Batch(cmd, m.pushQuestion(p, o))
 		}
 	}
@@ -503,8 +503,8 @@ func (m *Model) closeOverlay(o common.Overlay) tea.Cmd {
 	if !m.overlays.Has(o) {
 		return nil
 	}
-	if c, ok := o.(interface{ close() }); ok {
-		c.close()
+	if c, ok := o.(interface{ Close() }); ok {
+		c.Close()
 	}
 	return m.popDone()
 }

@@ -108,7 +108,7 @@ type Asker struct {
 func (a *Asker) Ask(o Overlay) { a.Question = o }
 
 // asked returns the overlay to put on the stack, once.
-func (a *Asker) asked() Overlay {
+func (a *Asker) Asked() Overlay {
 	o := a.Question
 	a.Question = nil
 	return o
