@@ -91,7 +91,7 @@ func newBlocksView(c *common.Common) *blocksView {
 	return v
 }
 
-// title names the view in the tab strip.
+// Title names the view in the tab strip.
 func (v *blocksView) Title() string { return v.c.Tr.T("blocks.blocks") }
 
 func (v *blocksView) SetSize(w, h int) tea.Cmd {
@@ -102,7 +102,7 @@ func (v *blocksView) SetSize(w, h int) tea.Cmd {
 
 func (v *blocksView) CapturesText() bool { return false }
 
-// focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
+// Focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
 func (v *blocksView) Focus() tea.Cmd {
 	v.focused = true
 	if !v.ticking {
@@ -111,7 +111,7 @@ func (v *blocksView) Focus() tea.Cmd {
 	return nil
 }
 
-// start loads the list and starts the periodic refresh.
+// Start loads the list and starts the periodic refresh.
 func (v *blocksView) Start() tea.Cmd {
 	v.focused = true
 	cmds := []tea.Cmd{v.load(false)}
@@ -121,7 +121,7 @@ func (v *blocksView) Start() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// blur lets the refresh cycle stop at its next tick; the rows stay for when the view comes back.
+// Blur lets the refresh cycle stop at its next tick; the rows stay for when the view comes back.
 func (v *blocksView) Blur() { v.focused = false }
 
 func (v *blocksView) filterStatus() api.BlockStatus { return blockFilters[v.filter] }

@@ -107,7 +107,7 @@ func (v *chargesView) SetSize(w, h int) tea.Cmd {
 	return v.load() // the rows a taller list uncovers
 }
 
-// capturesText reports whether the filter input has the keyboard.
+// CapturesText reports whether the filter input has the keyboard.
 func (v *chargesView) CapturesText() bool { return v.filterOn }
 
 // query is what the list shows: the active wallet (or all of them), the status filter and the
@@ -136,10 +136,10 @@ func (v *chargesView) requery() tea.Cmd {
 	return v.load()
 }
 
-// title names the view in the tab strip.
+// Title names the view in the tab strip.
 func (v *chargesView) Title() string { return v.c.Tr.T("charges.charges") }
 
-// start scopes the list to the active wallet and reads it. Once that read is in, while the
+// Start scopes the list to the active wallet and reads it. Once that read is in, while the
 // list is on screen, its highlight stays on its charge when newer ones arrive above it (defect 3).
 func (v *chargesView) Start() tea.Cmd {
 	v.focused, v.started = true, true
@@ -151,7 +151,7 @@ func (v *chargesView) Start() tea.Cmd {
 	return tea.Batch(strip, v.load())
 }
 
-// focus gives the list the keyboard back (an overlay above it closed); it reads nothing (store
+// Focus gives the list the keyboard back (an overlay above it closed); it reads nothing (store
 // changes reach the view on screen under an overlay too). Once the next read is in, its
 // highlight stays on its charge when newer ones arrive above it.
 func (v *chargesView) Focus() tea.Cmd {
@@ -159,7 +159,7 @@ func (v *chargesView) Focus() tea.Cmd {
 	return nil
 }
 
-// blur keeps the rows as they are. Off screen (under the new-charge form or the QR screen, or
+// Blur keeps the rows as they are. Off screen (under the new-charge form or the QR screen, or
 // behind another view), a cursor on the first row stays there as charges arrive: coming back,
 // the merchant finds the newest charge, the one they may just have made, highlighted.
 func (v *chargesView) Blur() { v.focused, v.StickTop = false, true }

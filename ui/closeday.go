@@ -79,10 +79,10 @@ func (o *closeOverlay) SetSize(w, h int) tea.Cmd {
 	return nil
 }
 
-// focus gives the report the keyboard back; it reads nothing.
+// Focus gives the report the keyboard back; it reads nothing.
 func (o *closeOverlay) Focus() tea.Cmd { return nil }
 
-// start reads the report, once.
+// Start reads the report, once.
 func (o *closeOverlay) Start() tea.Cmd {
 	if o.loaded || o.loading {
 		return nil

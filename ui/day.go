@@ -76,7 +76,7 @@ func newDayView(c *common.Common) *dayView {
 	return &dayView{c: c, days: 1}
 }
 
-// title names the view in the tab strip.
+// Title names the view in the tab strip.
 func (v *dayView) Title() string { return v.c.Tr.T("day.sales") }
 
 func (v *dayView) CapturesText() bool { return false }
@@ -87,7 +87,7 @@ func (v *dayView) SetSize(w, h int) tea.Cmd {
 	return nil
 }
 
-// focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
+// Focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
 func (v *dayView) Focus() tea.Cmd {
 	v.focused = true
 	if !v.ticking {
@@ -96,7 +96,7 @@ func (v *dayView) Focus() tea.Cmd {
 	return nil
 }
 
-// start reads the period's figures and starts the periodic refresh.
+// Start reads the period's figures and starts the periodic refresh.
 func (v *dayView) Start() tea.Cmd {
 	v.focused = true
 	cmds := []tea.Cmd{v.load()}

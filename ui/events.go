@@ -216,17 +216,17 @@ func (v *eventsView) SetSize(w, h int) tea.Cmd {
 	return v.load() // the rows a taller list uncovers
 }
 
-// start reads the rows on screen and the facets.
+// Start reads the rows on screen and the facets.
 func (v *eventsView) Start() tea.Cmd {
 	v.started = true
 	v.win.Invalidate()
 	return tea.Batch(v.load(), v.loadFacets())
 }
 
-// focus gives the view the keyboard back; it reads nothing.
+// Focus gives the view the keyboard back; it reads nothing.
 func (v *eventsView) Focus() tea.Cmd { return nil }
 
-// blur keeps the view as it is: it shows the same rows when it comes back.
+// Blur keeps the view as it is: it shows the same rows when it comes back.
 func (v *eventsView) Blur() {}
 
 // ShortHelp lists the keys the footer shows.

@@ -36,7 +36,7 @@ func (o *helpOverlay) Focus() tea.Cmd      { return nil }
 func (o *helpOverlay) Start() tea.Cmd      { return nil }
 func (o *helpOverlay) Blur()               {}
 
-// setSize lays the sections out for the room: two columns when they fit, else one, in a
+// SetSize lays the sections out for the room: two columns when they fit, else one, in a
 // viewport as tall as the body allows.
 func (o *helpOverlay) SetSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
@@ -65,7 +65,7 @@ func (o *helpOverlay) SetSize(w, h int) tea.Cmd {
 	return nil
 }
 
-// update scrolls; ?, esc and q close.
+// Update scrolls; ?, esc and q close.
 func (o *helpOverlay) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {

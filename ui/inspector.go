@@ -103,7 +103,7 @@ func newInspectorView(c *common.Common) *inspectorView {
 	return &inspectorView{c: c, input: ti, labelW: min(lw, inspectorLabelMax), vp: vp}
 }
 
-// title names the view in the tab strip.
+// Title names the view in the tab strip.
 func (v *inspectorView) Title() string { return v.c.Tr.T("inspector.inspector") }
 
 func (v *inspectorView) SetSize(w, h int) tea.Cmd {
@@ -134,7 +134,7 @@ func (v *inspectorView) detailContent(w int) string {
 	return strings.Join(lines, "\n")
 }
 
-// capturesText reports whether the lookup input has the keyboard.
+// CapturesText reports whether the lookup input has the keyboard.
 func (v *inspectorView) CapturesText() bool { return v.input.Focused() }
 
 // activate loads the lookup history and, with nothing on screen, puts the cursor in the input.
@@ -142,10 +142,10 @@ func (v *inspectorView) CapturesText() bool { return v.input.Focused() }
 // start reads the lookup history.
 func (v *inspectorView) Start() tea.Cmd { return v.loadHistory() }
 
-// focus gives the view the keyboard back; it reads nothing.
+// Focus gives the view the keyboard back; it reads nothing.
 func (v *inspectorView) Focus() tea.Cmd { return nil }
 
-// blur keeps the view as it is: it shows the same rows when it comes back.
+// Blur keeps the view as it is: it shows the same rows when it comes back.
 func (v *inspectorView) Blur() {}
 
 // historyMsg is the lookup history as read from the store.

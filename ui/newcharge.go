@@ -133,19 +133,19 @@ func newChargeForm(c *common.Common, wallet, key string) *chargeForm {
 	return f
 }
 
-// statusOwner: the form's messages ("Fix the highlighted fields") go when it closes.
+// StatusOwner: the form's messages ("Fix the highlighted fields") go when it closes.
 func (f *chargeForm) StatusOwner() string { return common.OwnerForm }
 
-// layer: the form takes the body's place; header, tabs and footer stay.
+// Layer: the form takes the body's place; header, tabs and footer stay.
 func (f *chargeForm) Layer() common.Layer { return common.LayerBody }
 
-// focus needs nothing: the project list is loaded by the root when the form opens.
+// Focus needs nothing: the project list is loaded by the root when the form opens.
 func (f *chargeForm) Focus() tea.Cmd { return nil }
 
-// start reads nothing: the root reads the projects for the form (openForm).
+// Start reads nothing: the root reads the projects for the form (openForm).
 func (f *chargeForm) Start() tea.Cmd { return nil }
 
-// blur leaves the fields as they are.
+// Blur leaves the fields as they are.
 func (f *chargeForm) Blur() {}
 
 func (f *chargeForm) SetSize(w, h int) tea.Cmd {
@@ -196,7 +196,7 @@ func isTextField(i int) bool {
 	return true
 }
 
-// capturesText reports whether printable keys belong to the focused field.
+// CapturesText reports whether printable keys belong to the focused field.
 func (f *chargeForm) CapturesText() bool {
 	switch f.field {
 	case fProject, fSplit, fSubmit:
@@ -393,7 +393,7 @@ func (f *chargeForm) updateSplit(km tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-// shortHelp lists the keys that work now: the builder's while it is open, else the form's.
+// ShortHelp lists the keys that work now: the builder's while it is open, else the form's.
 func (f *chargeForm) ShortHelp() []key.Binding {
 	k := f.c.Keys
 	if f.splitOpen && f.sb != nil {
@@ -403,7 +403,7 @@ func (f *chargeForm) ShortHelp() []key.Binding {
 	return []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}
 }
 
-// fullHelp lists every key of the form and of its split builder.
+// FullHelp lists every key of the form and of its split builder.
 func (f *chargeForm) FullHelp() [][]key.Binding {
 	k := f.c.Keys
 	return [][]key.Binding{{k.NextField, k.PrevField, k.Submit, k.Split, k.Back, k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PrevLeg, k.NextLeg, k.PickWallet}}

@@ -69,14 +69,14 @@ func (m *Model) openQR(ch state.Charge) tea.Cmd {
 // pollChargeMsg asks the root to read a charge from the service now, without a status line.
 type pollChargeMsg struct{ id, wallet string }
 
-// setSize gives the screen the whole terminal.
+// SetSize gives the screen the whole terminal.
 func (v *qrView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.prepare()
 	return nil
 }
 
-// layer: the QR and result screens take the whole terminal (the customer looks at them).
+// Layer: the QR and result screens take the whole terminal (the customer looks at them).
 func (v *qrView) Layer() common.Layer { return common.LayerScreen }
 
 // How long the copy confirmation stays, and how often a refused payment's open refund is read
@@ -101,7 +101,7 @@ type (
 	}
 )
 
-// focus gives the screen the keyboard back (a dialog over it closed): a confirmation from
+// Focus gives the screen the keyboard back (a dialog over it closed): a confirmation from
 // before the dialog is stale. It polls nothing: the screen's tick goes on under a dialog.
 func (v *qrView) Focus() tea.Cmd {
 	v.prepare()
@@ -109,7 +109,7 @@ func (v *qrView) Focus() tea.Cmd {
 	return nil
 }
 
-// start polls the charge at once when it may still change, and starts the screen's tick.
+// Start polls the charge at once when it may still change, and starts the screen's tick.
 func (v *qrView) Start() tea.Cmd {
 	v.prepare()
 	v.notice = "" // a confirmation from before a dialog covered the screen is stale
@@ -127,7 +127,7 @@ func (v *qrView) Start() tea.Cmd {
 	return tea.Batch(poll, v.refreshTick())
 }
 
-// blur leaves the screen as it is.
+// Blur leaves the screen as it is.
 func (v *qrView) Blur() {}
 
 // refreshTick schedules the screen's next tick.

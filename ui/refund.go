@@ -200,13 +200,13 @@ func (f *refundForm) quitQuestion() string {
 	return ""
 }
 
-// statusOwner: the form's messages go when it closes.
+// StatusOwner: the form's messages go when it closes.
 func (f *refundForm) StatusOwner() string { return ownerRefund }
 
-// focus gives the form the keyboard back; it reads nothing.
+// Focus gives the form the keyboard back; it reads nothing.
 func (f *refundForm) Focus() tea.Cmd { return nil }
 
-// start reads the refund fee the service reported last (a refund_completed event).
+// Start reads the refund fee the service reported last (a refund_completed event).
 func (f *refundForm) Start() tea.Cmd {
 	s, k := f.c.App.Sess.Store, f.key
 	if s == nil {

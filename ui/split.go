@@ -351,7 +351,7 @@ func (b *splitBuilder) dropEmpty() {
 	b.focusCell(b.leg, b.col)
 }
 
-// update handles a key; done is true when the merchant finished (enter on the last cell).
+// Update handles a key; done is true when the merchant finished (enter on the last cell).
 func (b *splitBuilder) Update(km tea.KeyMsg) (cmd tea.Cmd, done bool) {
 	k := b.c.Keys
 	switch {

@@ -104,7 +104,7 @@ func (s *todayStrip) stale(now time.Time) bool {
 	return s.loaded && !now.Before(s.report.Query.Period.To)
 }
 
-// view is the strip at width w.
+// View is the strip at width w.
 func (s *todayStrip) View(w int) string {
 	st, tr := s.c.St, s.c.Tr
 	switch {

@@ -149,7 +149,7 @@ func newWalletsView(c *common.Common) *walletsView {
 
 func (v *walletsView) Title() string { return v.c.Tr.T("wallets.wallets") }
 
-// capturesText reports whether the create form has the keyboard.
+// CapturesText reports whether the create form has the keyboard.
 func (v *walletsView) CapturesText() bool { return v.form != nil }
 
 func (v *walletsView) SetSize(w, h int) tea.Cmd {
@@ -170,11 +170,11 @@ func (v *walletsView) sizeForm() {
 	v.form.name.Width = iw
 }
 
-// focus loads the list the first time, and again when it is old.
+// Focus loads the list the first time, and again when it is old.
 // focus gives the view the keyboard back; it reads nothing.
 func (v *walletsView) Focus() tea.Cmd { return nil }
 
-// start reads the wallets when they were never read or are old.
+// Start reads the wallets when they were never read or are old.
 func (v *walletsView) Start() tea.Cmd {
 	switch {
 	case v.loading:
@@ -185,7 +185,7 @@ func (v *walletsView) Start() tea.Cmd {
 	return nil
 }
 
-// blur keeps the view as it is: it shows the same rows when it comes back.
+// Blur keeps the view as it is: it shows the same rows when it comes back.
 func (v *walletsView) Blur() {}
 
 // load starts loading the list unless it is loaded or on its way (the quick picker calls it).

@@ -265,7 +265,7 @@ func (f *withdrawalForm) quitQuestion() string {
 	return ""
 }
 
-// statusOwner: the form's messages go when it closes.
+// StatusOwner: the form's messages go when it closes.
 func (f *withdrawalForm) StatusOwner() string { return ownerWithdrawal }
 
 // dirty reports whether something was typed that esc would throw away (a request whose outcome
@@ -286,7 +286,7 @@ func (f *withdrawalForm) dirty() bool {
 // start reads the wallet's recent withdrawals.
 func (f *withdrawalForm) Start() tea.Cmd { return f.loadList() }
 
-// focus gives the form the keyboard back; it reads nothing.
+// Focus gives the form the keyboard back; it reads nothing.
 func (f *withdrawalForm) Focus() tea.Cmd { return nil }
 
 func (f *withdrawalForm) loadList() tea.Cmd {

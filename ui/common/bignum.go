@@ -6,7 +6,7 @@ import (
 	"pixdash/api"
 )
 
-// bigGlyphs is a three-row font for amounts on the customer screen. It uses box-drawing
+// BigGlyphs is a three-row font for amounts on the customer screen. It uses box-drawing
 // characters, never block elements, so it cannot be mistaken for QR modules.
 var BigGlyphs = map[rune][3]string{
 	'0': {"┏━┓", "┃ ┃", "┗━┛"},
@@ -25,7 +25,7 @@ var BigGlyphs = map[rune][3]string{
 	' ': {" ", " ", " "},
 }
 
-// bigAmount draws an amount as "R$" plus three-row digits; it returns nil if it is wider than w.
+// BigAmount draws an amount as "R$" plus three-row digits; it returns nil if it is wider than w.
 func BigAmount(m api.Money, w int) []string {
 	text := strings.TrimPrefix(m.BRL(), "R$ ")
 	neg := strings.HasPrefix(text, "-R$ ")

@@ -15,7 +15,7 @@ import (
 	"pixdash/state"
 )
 
-// chartOptions says how the revenue chart is drawn.
+// ChartOptions says how the revenue chart is drawn.
 type ChartOptions struct {
 	Width, Height int  // the whole chart block, axis labels included
 	SideBySide    bool // wallets side by side instead of stacked
@@ -60,7 +60,7 @@ type chartLayout struct {
 	perGroup int  // bars per group
 }
 
-// revenueChart draws what was received per hour (a day) or per day (a period), per wallet, and a
+// RevenueChart draws what was received per hour (a day) or per day (a period), per wallet, and a
 // legend line: exactly o.Height lines of exactly o.Width cells ("" for a size of zero or less).
 //
 // The bars are ntcharts' barchart. With colour and block glyphs, heights are in eighths of a

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// common is what every view shares: size, styles, keys, languages and the clock.
+// Common is what every view shares: size, styles, keys, languages and the clock.
 type Common struct {
 	Width, Height int
 	St            *Styles
@@ -25,7 +25,7 @@ type Common struct {
 	DarkBG        bool           // the terminal's background is dark (see Options.DarkBackground)
 }
 
-// truncateWidth cuts s to at most w cells, with an ellipsis when cut.
+// TruncateWidth cuts s to at most w cells, with an ellipsis when cut.
 func TruncateWidth(s string, w int) string {
 	if w <= 0 {
 		return ""
@@ -33,7 +33,7 @@ func TruncateWidth(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
-// padRight pads s with spaces to exactly w cells (cutting when longer).
+// PadRight pads s with spaces to exactly w cells (cutting when longer).
 func PadRight(s string, w int) string {
 	s = TruncateWidth(s, w)
 	if n := w - lipgloss.Width(s); n > 0 {
@@ -42,7 +42,7 @@ func PadRight(s string, w int) string {
 	return s
 }
 
-// padLeft right-aligns s in w cells.
+// PadLeft right-aligns s in w cells.
 func PadLeft(s string, w int) string {
 	s = TruncateWidth(s, w)
 	if n := w - lipgloss.Width(s); n > 0 {
@@ -67,7 +67,7 @@ func Spaces(n int) string {
 	return string(b)
 }
 
-// chunkCells sanitizes s and cuts it into lines of at most w cells (at least one cell each), for
+// ChunkCells sanitizes s and cuts it into lines of at most w cells (at least one cell each), for
 // long unbroken texts such as a PIX copy-and-paste code.
 func ChunkCells(s string, w int) []string {
 	s = Sanitize(s)

@@ -9,64 +9,64 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// component is the one contract of every piece of the dashboard: the five main views and the
+// Component is the one contract of every piece of the dashboard: the five main views and the
 // overlays (form, QR screen, pickers, help, confirmations). A component renders at the size it
 // was last given, keeps View free of side effects, lists its keys for bubbles/help, and can run
 // alone (see standalone).
 type Component interface {
 	help.KeyMap
-	// cid names the component for its life; the root delivers the replies of its commands by it.
+	// Cid names the component for its life; the root delivers the replies of its commands by it.
 	Cid() CompID
-	// update handles a message meant for the component: a key while it has the keyboard, a
+	// Update handles a message meant for the component: a key while it has the keyboard, a
 	// reply to one of its own commands (unwrapped from its envelope), or a broadcast fact.
 	Update(msg tea.Msg) tea.Cmd
-	// view renders the component at its size; it reads state and changes none.
+	// View renders the component at its size; it reads state and changes none.
 	View() string
-	// setSize gives the component its room in cells; the command may read what the new room
+	// SetSize gives the component its room in cells; the command may read what the new room
 	// shows (a taller list's rows).
 	SetSize(w, h int) tea.Cmd
-	// start begins the component's loading: when it is put on screen (an overlay pushed, a
+	// Start begins the component's loading: when it is put on screen (an overlay pushed, a
 	// view shown by its tab or at a session's start) and when the active wallet changes.
 	// Closing an overlay above the component does not start it again.
 	Start() tea.Cmd
-	// focus runs when the component gets the keyboard (again): it starts no loading, only
+	// Focus runs when the component gets the keyboard (again): it starts no loading, only
 	// what the keyboard needs (a cursor blink).
 	Focus() tea.Cmd
-	// blur runs when the component leaves the screen or the keyboard.
+	// Blur runs when the component leaves the screen or the keyboard.
 	Blur()
 }
 
-// pane is a main view: a component with a tab title that may capture printable keys.
+// Pane is a main view: a component with a tab title that may capture printable keys.
 type Pane interface {
 	Component
 	Title() string
-	// capturesText reports whether printable keys belong to a text field of the view.
+	// CapturesText reports whether printable keys belong to a text field of the view.
 	CapturesText() bool
 }
 
-// layer says how an overlay is drawn.
+// Layer says how an overlay is drawn.
 type Layer int
 
 const (
-	// layerFloat draws a box over the view below it (pickers, confirmations, help).
+	// LayerFloat draws a box over the view below it (pickers, confirmations, help).
 	LayerFloat Layer = iota
-	// layerBody replaces the view's body; header, tabs and footer stay (the new-charge form).
+	// LayerBody replaces the view's body; header, tabs and footer stay (the new-charge form).
 	LayerBody
-	// layerScreen takes the whole terminal (the customer-facing QR and result screens).
+	// LayerScreen takes the whole terminal (the customer-facing QR and result screens).
 	LayerScreen
 )
 
-// overlay is a component stacked over the views: the top one gets every key. An overlay
+// Overlay is a component stacked over the views: the top one gets every key. An overlay
 // closes itself by reporting done (embed closer): the root takes it off the stack right after
 // the update that finished it, so the next key already goes to what is below.
 type Overlay interface {
 	Component
 	Layer() Layer
-	// done reports whether the overlay has finished and leaves the stack.
+	// Done reports whether the overlay has finished and leaves the stack.
 	Done() bool
 }
 
-// closer is an overlay's side of the stack: close() in update leaves it, ask(o) puts a
+// Closer is an overlay's side of the stack: close() in update leaves it, ask(o) puts a
 // question over it. The root acts on both right after the update, so the next key already
 // goes where it should.
 type Closer struct {
@@ -78,16 +78,16 @@ type Closer struct {
 	answerTag Tag
 }
 
-// close marks the overlay finished.
+// Close marks the overlay finished.
 func (c *Closer) Close() { c.finished = true }
 
-// done reports whether close was called.
+// Done reports whether close was called.
 func (c *Closer) Done() bool { return c.finished }
 
 // AnswerFor records that the overlay is the question of component to, asked in session t.
 func (c *Closer) AnswerFor(to CompID, t Tag) { c.answerTo, c.answerTag = to, t }
 
-// forAsker addresses cmd, what the question decided (a confirmed send, a chosen period), to the
+// ForAsker addresses cmd, what the question decided (a confirmed send, a chosen period), to the
 // component that asked it: its reply reaches that component wherever it is on the stack, even
 // after the question closed. Without an asker cmd stays the overlay's own.
 func (c *Closer) ForAsker(cmd tea.Cmd) tea.Cmd {
@@ -97,34 +97,34 @@ func (c *Closer) ForAsker(cmd tea.Cmd) tea.Cmd {
 	return Address(c.answerTo, c.answerTag, cmd)
 }
 
-// asker lets a component put an overlay on the stack in the update that decided it (a
+// Asker lets a component put an overlay on the stack in the update that decided it (a
 // question, a form), so the next key already goes to it. It carries the component's id.
 type Asker struct {
 	Ident
 	Question Overlay
 }
 
-// ask puts o on the stack after this update (nil asks nothing).
+// Ask puts o on the stack after this update (nil asks nothing).
 func (a *Asker) Ask(o Overlay) { a.Question = o }
 
-// asked returns the overlay to put on the stack, once.
+// Asked returns the overlay to put on the stack, once.
 func (a *Asker) Asked() Overlay {
 	o := a.Question
 	a.Question = nil
 	return o
 }
 
-// compID names a component for the life of the program (never reused; 0 is nobody).
+// CompID names a component for the life of the program (never reused; 0 is nobody).
 type CompID uint64
 
 // lastCompID is the last id given out.
 var lastCompID atomic.Uint64
 
-// ident gives a component its id. The id is drawn when the component is first named (the root
+// Ident gives a component its id. The id is drawn when the component is first named (the root
 // names it as it enters the screen, before any of its commands runs) and never changes.
 type Ident struct{ n CompID }
 
-// cid names the component.
+// Cid names the component.
 func (i *Ident) Cid() CompID {
 	if i.n == 0 {
 		i.n = CompID(lastCompID.Add(1))
@@ -132,7 +132,7 @@ func (i *Ident) Cid() CompID {
 	return i.n
 }
 
-// envelopeMsg is a reply on its way to the component that asked: the root delivers msg to the
+// EnvelopeMsg is a reply on its way to the component that asked: the root delivers msg to the
 // component named to wherever it is (a main view, any overlay of the stack, even one under a
 // question), and drops it when that component is gone or tag is stale (another session; for
 // work bound to a wallet, another wallet).
@@ -142,7 +142,7 @@ type EnvelopeMsg struct {
 	Msg tea.Msg
 }
 
-// address makes the replies of cmd envelopes to component to, made for t (t.wallet "" binds
+// Address makes the replies of cmd envelopes to component to, made for t (t.wallet "" binds
 // them to the session only). The command it returns hands cmd to the root as an addressedCmd,
 // which the root runs (run): a command that waits (a tick, a cursor blink) stays visible as
 // itself, and a test that runs commands by hand sees which one it is.
@@ -154,14 +154,14 @@ func Address(to CompID, t Tag, cmd tea.Cmd) tea.Cmd {
 	return func() tea.Msg { return a }
 }
 
-// addressedCmd is a component's command with the address of its replies.
+// AddressedCmd is a component's command with the address of its replies.
 type AddressedCmd struct {
 	to  CompID
 	tag Tag
 	Cmd tea.Cmd
 }
 
-// run runs the command and seals its reply.
+// Run runs the command and seals its reply.
 func (a AddressedCmd) Run() tea.Msg { return seal(a.to, a.tag, a.Cmd()) }
 
 // teaPkg is Bubble Tea's package path: its messages are the runtime's, never a component's reply.
@@ -200,10 +200,10 @@ func seal(to CompID, t Tag, msg tea.Msg) tea.Msg {
 	return EnvelopeMsg{To: to, Tag: t, Msg: msg}
 }
 
-// overlayStack holds the overlays, bottom first; precedence is their order.
+// OverlayStack holds the overlays, bottom first; precedence is their order.
 type OverlayStack []Overlay
 
-// top is the overlay that has the keyboard, or nil.
+// Top is the overlay that has the keyboard, or nil.
 func (s OverlayStack) Top() Overlay {
 	if len(s) == 0 {
 		return nil
@@ -211,12 +211,12 @@ func (s OverlayStack) Top() Overlay {
 	return s[len(s)-1]
 }
 
-// has reports whether o is on the stack.
+// Has reports whether o is on the stack.
 func (s OverlayStack) Has(o Component) bool {
 	return slices.ContainsFunc(s, func(x Overlay) bool { return Component(x) == o })
 }
 
-// find returns the topmost overlay of type T.
+// Find returns the topmost overlay of type T.
 func Find[T Overlay](s OverlayStack) (T, bool) {
 	for i := len(s) - 1; i >= 0; i-- {
 		if t, ok := s[i].(T); ok {
@@ -227,7 +227,7 @@ func Find[T Overlay](s OverlayStack) (T, bool) {
 	return zero, false
 }
 
-// standalone runs one component as a whole Bubble Tea program (tests run views alone under
+// Standalone runs one component as a whole Bubble Tea program (tests run views alone under
 // teatest): it sizes the component, delivers its replies to it and quits on ctrl+c.
 type Standalone struct{ C Component }
 

@@ -10,14 +10,14 @@ import (
 // confirmMaxWidth is the widest a question runs before it wraps.
 const confirmMaxWidth = 60
 
-// confirmDialog asks a yes/no question; anything but y is no. It closes on the first key:
+// ConfirmDialog asks a yes/no question; anything but y is no. It closes on the first key:
 // yes runs then, no says what did not happen (cancelled).
 type ConfirmDialog struct {
 	Closer
 	c *Common
 	// cancelled is the status line's message on no ("" says nothing).
 	cancelled string
-	// onYes runs on yes, in the update that answers (e.g. the form below closes at once).
+	// OnYes runs on yes, in the update that answers (e.g. the form below closes at once).
 	OnYes    func()
 	question string
 	then     tea.Cmd
@@ -25,12 +25,12 @@ type ConfirmDialog struct {
 	height   int
 }
 
-// newConfirm asks before a write: no says that nothing was sent.
+// NewConfirm asks before a write: no says that nothing was sent.
 func NewConfirm(c *Common, question string, then tea.Cmd) *ConfirmDialog {
 	return &ConfirmDialog{c: c, question: question, then: then, cancelled: c.Tr.T("confirm.cancelled_nothing_was_sent")}
 }
 
-// newQuietConfirm asks before something that sends nothing (quitting, discarding a form): no
+// NewQuietConfirm asks before something that sends nothing (quitting, discarding a form): no
 // just closes the question. A component that shows it over its own view answers it with answer.
 func NewQuietConfirm(c *Common, question string, then tea.Cmd) *ConfirmDialog {
 	return &ConfirmDialog{c: c, question: question, then: then}
@@ -51,7 +51,7 @@ func (d *ConfirmDialog) ShortHelp() []key.Binding { return []key.Binding{d.c.Key
 // FullHelp lists the two answers.
 func (d *ConfirmDialog) FullHelp() [][]key.Binding { return [][]key.Binding{d.ShortHelp()} }
 
-// update answers on the first key: y is yes, anything else no.
+// Update answers on the first key: y is yes, anything else no.
 func (d *ConfirmDialog) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
@@ -88,10 +88,10 @@ func (d *ConfirmDialog) View() string {
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
 }
 
-// capturesText: a confirmation takes every key as its answer (? included).
+// CapturesText: a confirmation takes every key as its answer (? included).
 func (d *ConfirmDialog) CapturesText() bool { return true }
 
-// discardGuard is esc on a form, shared by the charge, sub-account and withdrawal forms: an
+// DiscardGuard is esc on a form, shared by the charge, sub-account and withdrawal forms: an
 // untouched form is discarded at once (nil is returned), a filled one gets question (a quiet
 // confirmation: no keeps the form as typed) and is discarded on yes.
 func DiscardGuard(c *Common, dirty bool, question string, discard func()) Overlay {

@@ -12,7 +12,7 @@ import (
 // them: the inspector's fields and metadata, and the events' payloads, whose raw JSON is masked
 // by key (a member that holds a document) and by shape (a CPF or CNPJ anywhere in a string).
 
-// documentKey reports whether a JSON member or metadata key names a personal document
+// DocumentKey reports whether a JSON member or metadata key names a personal document
 // (counterpartDocument, payerDocument, holderDocument, customer.document, cpf, cnpj, taxId…).
 func DocumentKey(k string) bool {
 	k = strings.ToLower(k)
@@ -24,7 +24,7 @@ func DocumentKey(k string) bool {
 	return false
 }
 
-// maskDocumentValue masks the whole value of a member that holds a document: the CPF or CNPJ
+// MaskDocumentValue masks the whole value of a member that holds a document: the CPF or CNPJ
 // masking when it has digits, stars otherwise.
 func MaskDocumentValue(s string) string {
 	if s == "" {
@@ -36,7 +36,7 @@ func MaskDocumentValue(s string) string {
 	return MaskDocument(s)
 }
 
-// maskDocumentsIn masks every CPF or CNPJ inside free text: a word (a run of letters, digits and
+// MaskDocumentsIn masks every CPF or CNPJ inside free text: a word (a run of letters, digits and
 // . - / _) that is 11 or 14 digits alone, or a CPF (000.000.000-00) or CNPJ (00.000.000/0000-00)
 // as written; digits inside a longer identifier (MED-20261121-000123, an e2eId) are left alone.
 func MaskDocumentsIn(s string) string {
@@ -96,7 +96,7 @@ func docShape(w, shape string) bool {
 	return true
 }
 
-// maskDocumentsJSON masks the documents of a JSON text, keeping everything else byte for byte:
+// MaskDocumentsJSON masks the documents of a JSON text, keeping everything else byte for byte:
 // the string (or number) value of a member that holds a document, and every CPF or CNPJ inside
 // any other string value or as a bare 11- or 14-digit number. Text that is not valid JSON is
 // masked as far as it can be read.

@@ -14,7 +14,7 @@ import (
 	"pixdash/state"
 )
 
-// describeErr turns an error into one line: what failed, the cause, the service's trace id, and
+// DescribeErr turns an error into one line: what failed, the cause, the service's trace id, and
 // what to do; sanitized, since the message, the trace id and a transport error quote text from outside.
 func DescribeErr(tr Catalog, what string, err error) string {
 	return Sanitize(describeErrRaw(tr, what, err))
@@ -43,7 +43,7 @@ func describeErrRaw(tr Catalog, what string, err error) string {
 	return fmt.Sprintf("%s: %s", what, transportHint(tr, err))
 }
 
-// serviceText is the service's message for display, in the merchant's language (serviceMessage;
+// ServiceText is the service's message for display, in the merchant's language (serviceMessage;
 // flattened: it is text from outside), with its sub-account code when the message does not
 // already name it: the real service sends the code in details.code, apart from a human message.
 func ServiceText(tr Catalog, ae *api.Error) string {
@@ -104,7 +104,7 @@ func transportHint(tr Catalog, err error) string {
 	return cause
 }
 
-// errorHint says what to do about a refusal from the service.
+// ErrorHint says what to do about a refusal from the service.
 func ErrorHint(tr Catalog, e *api.Error) string {
 	switch e.SubAccountCode() {
 	case api.CodeSubAccountForbidden:

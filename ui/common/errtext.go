@@ -11,7 +11,7 @@ import (
 	"pixdash/state/workflow"
 )
 
-// localError is an error raised on this side, not by the service, in the merchant's language:
+// LocalError is an error raised on this side, not by the service, in the merchant's language:
 // a workflow's local rule, a request the api package refused before sending it
 // (*api.ValidationError), the local database. A refusal of the service keeps its own message
 // (serviceText). In pt-BR an English sentence pixdash does not know is quoted after a
@@ -77,7 +77,7 @@ func localErrorRaw(tr Catalog, err error) string {
 	return tr.T("errtext.detail_in_english") + " " + msg
 }
 
-// validationText is a request the api package refused before sending it, problem by problem,
+// ValidationText is a request the api package refused before sending it, problem by problem,
 // in the merchant's language (nothing was sent).
 func ValidationText(tr Catalog, ve *api.ValidationError) string {
 	if tr.Lang != LangPT {

@@ -5,24 +5,24 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// moneyForm is what the small money forms (refund, withdrawal) give formKeys.
+// MoneyForm is what the small money forms (refund, withdrawal) give formKeys.
 type MoneyForm struct {
 	C *Common
-	// owner owns the form's status messages; busy is what esc says while a request is out.
+	// Owner owns the form's status messages; busy is what esc says while a request is out.
 	Owner, Busy string
-	// field is the focused field of count; setFocus moves it.
+	// Field is the focused field of count; setFocus moves it.
 	Field, Count int
 	SetFocus     func(int)
 	Close        func()
 	Submit       func() tea.Cmd
 
-	// dirty: esc asks discard (through ask) before throwing the typed fields away.
+	// Dirty: esc asks discard (through ask) before throwing the typed fields away.
 	Dirty   bool
 	Discard string
 	Ask     func(Overlay)
 }
 
-// formKeys handles the keys the money forms share: while sending only esc answers (busy); esc
+// FormKeys handles the keys the money forms share: while sending only esc answers (busy); esc
 // closes and clears the form's messages, ctrl+s submits, tab/↓ and shift+tab/↑ move, enter
 // moves on until the last field and then submits. ok is false for other keys (the field's).
 func FormKeys(f MoneyForm, km tea.KeyMsg, sending bool) (cmd tea.Cmd, ok bool) {

@@ -25,7 +25,7 @@ func ParseLang(s string) Lang {
 	return LangEN
 }
 
-// catalog gives the UI's messages by id (pixdash/api/i18n); every user-facing string goes
+// Catalog gives the UI's messages by id (pixdash/api/i18n); every user-facing string goes
 // through it. Its results are sanitized: arguments and English data are often text from outside.
 type Catalog struct{ Lang Lang }
 
@@ -51,10 +51,10 @@ func (c Catalog) N(id string, n int, args ...any) string {
 	return Sanitize(c.cat().N(id, n, args...))
 }
 
-// blockType is a balance block's blockType, typed so Enum can tell it from other text.
+// BlockType is a balance block's blockType, typed so Enum can tell it from other text.
 type BlockType string
 
-// enumEN are the English labels of the API's enum values; ptBRAPI has the pt-BR ones.
+// EnumEN are the English labels of the API's enum values; ptBRAPI has the pt-BR ones.
 var EnumEN = map[any]string{
 	api.StatusPending:   "pending",
 	api.StatusCompleted: "completed",

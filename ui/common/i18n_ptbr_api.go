@@ -2,7 +2,7 @@ package common
 
 import "pixdash/api"
 
-// ptBRAPI are the pt-BR labels of the API's enum values (see catalog.Enum and enumEN).
+// PtBRAPI are the pt-BR labels of the API's enum values (see catalog.Enum and enumEN).
 var PtBRAPI = map[any]string{
 	api.StatusPending:   "pendente",
 	api.StatusCompleted: "concluída",

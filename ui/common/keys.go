@@ -91,7 +91,7 @@ func NewKeyMap(tr Catalog) keyMap {
 	}
 }
 
-// navigate applies the list keys (up, down, page up/down, top, bottom) to a cursor over n rows,
+// Navigate applies the list keys (up, down, page up/down, top, bottom) to a cursor over n rows,
 // paging by page; ok is false when km is none of them. The result is clamped to the rows.
 func (k keyMap) Navigate(km tea.KeyMsg, cursor, n, page int) (int, bool) {
 	switch {

@@ -16,7 +16,7 @@ import (
 	"pixdash/api"
 )
 
-// fitLines joins at most h lines.
+// FitLines joins at most h lines.
 func FitLines(lines []string, h int) string {
 	if len(lines) > h {
 		lines = lines[:h]
@@ -24,7 +24,7 @@ func FitLines(lines []string, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// packSegments joins segs with sep into at most n lines (n <= 0: as many as needed) of at most
+// PackSegments joins segs with sep into at most n lines (n <= 0: as many as needed) of at most
 // w cells, breaking only between segments (a segment wider than a line is cut); what does not
 // fit is dropped.
 func PackSegments(segs []string, sep string, w, n int) []string {
@@ -53,7 +53,7 @@ func PackSegments(segs []string, sep string, w, n int) []string {
 	return lines
 }
 
-// maskPixKey hides most of a PIX key the way documents are hidden: CPF and CNPJ keys as
+// MaskPixKey hides most of a PIX key the way documents are hidden: CPF and CNPJ keys as
 // documents, a phone with its last 4 digits, an e-mail with the first letter and the domain,
 // a random key with its first and last 4 characters.
 func MaskPixKey(t api.PixKeyType, k string) string {
@@ -82,14 +82,14 @@ func MaskPixKey(t api.PixKeyType, k string) string {
 	return strings.Repeat("*", utf8.RuneCountInString(k))
 }
 
-// toggleScope switches the charges list and the day view between the active wallet and all
+// ToggleScope switches the charges list and the day view between the active wallet and all
 // wallets; writes still go to the active wallet.
 func ToggleScope(c *Common) tea.Cmd {
 	c.App.AllWallets = !c.App.AllWallets
 	return func() tea.Msg { return ScopeChangedMsg{} }
 }
 
-// fixHighlighted is the forms' one answer to a submit with errors (errs holds each field's
+// FixHighlighted is the forms' one answer to a submit with errors (errs holds each field's
 // message, "" when the field is fine): the index of the first field with a message, for the
 // form to focus (-1 when every field is fine: go on), and the status line saying to fix the
 // highlighted fields and that nothing was sent, owned by owner (the form's complaints go
@@ -148,7 +148,7 @@ func (d *typedConfirm) ShortHelp() []key.Binding {
 // FullHelp lists the answers.
 func (d *typedConfirm) FullHelp() [][]key.Binding { return [][]key.Binding{d.ShortHelp()} }
 
-// update: enter confirms when the typed text is the amount; esc cancels; anything else types.
+// Update: enter confirms when the typed text is the amount; esc cancels; anything else types.
 func (d *typedConfirm) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {

@@ -21,18 +21,18 @@ import (
 
 // rowSource is where a list's rows come from.
 type rowSource[T any] interface {
-	// len is the number of rows, as last read.
+	// Len is the number of rows, as last read.
 	Len() int
-	// at is row i when it is held for the current query (what keys act on).
+	// At is row i when it is held for the current query (what keys act on).
 	At(i int) (T, bool)
-	// shownAt is row i as drawn (a previous query's rows stay until the new ones come), in
+	// ShownAt is row i as drawn (a previous query's rows stay until the new ones come), in
 	// place (nil when not held): drawing copies no row.
 	ShownAt(i int) *T
-	// held is the positions of the rows at answers for, first to end (exclusive).
+	// Held is the positions of the rows at answers for, first to end (exclusive).
 	Held() (first, end int)
 }
 
-// sliceRows is a rowSource over rows held in memory (wallets, balance blocks).
+// SliceRows is a rowSource over rows held in memory (wallets, balance blocks).
 type SliceRows[T any] []T
 
 func (s *SliceRows[T]) Len() int { return len(*s) }
@@ -54,11 +54,11 @@ func (s *SliceRows[T]) ShownAt(i int) *T {
 
 func (s *SliceRows[T]) Held() (int, int) { return 0, len(*s) }
 
-// list is the cursor, scroll window, column layout and row cache of one view's rows.
+// List is the cursor, scroll window, column layout and row cache of one view's rows.
 type List[K, S comparable, T any] struct {
 	src   rowSource[T]
 	keyOf func(*T) K
-	// stickTop keeps a cursor on the first row there when rows arrive above it (a live feed
+	// StickTop keeps a cursor on the first row there when rows arrive above it (a live feed
 	// shows its newest row; a list off screen shows the newest when it comes back); otherwise
 	// the cursor follows its row.
 	StickTop bool
@@ -70,7 +70,7 @@ type List[K, S comparable, T any] struct {
 	Layout         Layout
 	Heading        string // the column titles, laid out
 
-	// cache holds each row's coloured text, keyed by the row, for the stamp and width it was
+	// Cache holds each row's coloured text, keyed by the row, for the stamp and width it was
 	// drawn with; it is emptied when it grows past listCacheMax.
 	Cache map[K]cachedRow[S]
 }
@@ -85,19 +85,19 @@ type cachedRow[S comparable] struct {
 // listCacheMax bounds a list's row cache.
 const listCacheMax = 4096
 
-// newList makes a list over src whose rows are named by keyOf.
+// NewList makes a list over src whose rows are named by keyOf.
 func NewList[K, S comparable, T any](src rowSource[T], keyOf func(*T) K) List[K, S, T] {
 	return List[K, S, T]{src: src, keyOf: keyOf, Cache: map[K]cachedRow[S]{}}
 }
 
-// setColumns sets the columns; call resize after it.
+// SetColumns sets the columns; call resize after it.
 func (l *List[K, S, T]) SetColumns(cols []Column) {
 	l.Cols = cols
 	l.Layout = LayoutColumns(cols, l.width)
 	l.Heading = l.Layout.Header()
 }
 
-// resize gives the list w cells and h lines for its rows, and lays the columns out.
+// Resize gives the list w cells and h lines for its rows, and lays the columns out.
 func (l *List[K, S, T]) Resize(w, h int) {
 	if w != l.width {
 		clear(l.Cache)
@@ -108,18 +108,18 @@ func (l *List[K, S, T]) Resize(w, h int) {
 	l.Scroll()
 }
 
-// visible is how many rows fit on screen.
+// Visible is how many rows fit on screen.
 func (l *List[K, S, T]) Visible() int { return max(l.height/l.Layout.Lines(), 1) }
 
-// scroll keeps the cursor in the list and on screen.
+// Scroll keeps the cursor in the list and on screen.
 func (l *List[K, S, T]) Scroll() {
 	l.Cursor, l.Offset = scrollTo(l.Cursor, l.Offset, l.src.Len(), l.Visible())
 }
 
-// top puts the cursor on the first row.
+// Top puts the cursor on the first row.
 func (l *List[K, S, T]) Top() { l.Cursor, l.Offset = 0, 0 }
 
-// navigate applies a list key (up, down, page up and down, top, bottom); false when km is none.
+// Navigate applies a list key (up, down, page up and down, top, bottom); false when km is none.
 func (l *List[K, S, T]) Navigate(km tea.KeyMsg, k keyMap) bool {
 	c, ok := k.Navigate(km, l.Cursor, l.src.Len(), l.Visible())
 	if ok {
@@ -132,7 +132,7 @@ func (l *List[K, S, T]) Navigate(km tea.KeyMsg, k keyMap) bool {
 // selected is the row under the cursor.
 func (l *List[K, S, T]) SelectedLine() (T, bool) { return l.src.At(l.Cursor) }
 
-// hold notes the row under the cursor before the rows change; the function it returns puts
+// Hold notes the row under the cursor before the rows change; the function it returns puts
 // the cursor back on that row once they did (where it is now), and keeps it on screen. A row
 // that is gone leaves the cursor where it was.
 func (l *List[K, S, T]) Hold() (restore func()) {
@@ -147,7 +147,7 @@ func (l *List[K, S, T]) Hold() (restore func()) {
 	}
 }
 
-// find is the position of the row named k among the rows held, or near when it is not there.
+// Find is the position of the row named k among the rows held, or near when it is not there.
 func (l *List[K, S, T]) Find(k K, near int) int {
 	first, end := l.src.Held()
 	for i := first; i < end; i++ {
@@ -158,28 +158,28 @@ func (l *List[K, S, T]) Find(k K, near int) int {
 	return near
 }
 
-// window is the rows on screen, first to last (exclusive), as the offset last set them.
+// Window is the rows on screen, first to last (exclusive), as the offset last set them.
 func (l *List[K, S, T]) Window() (first, last int) {
 	n := l.src.Len()
 	first = max(min(l.Offset, n-1), 0)
 	return first, min(first+l.Visible(), n)
 }
 
-// header is the column titles at the list's width.
+// Header is the column titles at the list's width.
 func (l *List[K, S, T]) Header(st *Styles) string {
 	return st.ColHeader.Render(l.Heading)
 }
 
-// rowPainter draws a list's rows: cells gives a row's cells (sel: it is under the cursor),
+// RowPainter draws a list's rows: cells gives a row's cells (sel: it is under the cursor),
 // stamp what its drawing depends on besides the width.
 type RowPainter[S comparable, T any] struct {
 	Cells func(r *T, sel bool) []Cell
 	Stamp func(r *T) S
-	// noCursor draws the cursor's row like the others (the keyboard is elsewhere).
+	// NoCursor draws the cursor's row like the others (the keyboard is elsewhere).
 	NoCursor bool
 }
 
-// draw writes the rows on screen to b, one row per layout.lines() lines: the cursor's row
+// Draw writes the rows on screen to b, one row per layout.lines() lines: the cursor's row
 // highlighted, the others from the cache when their stamp and the width are unchanged. A row
 // not read yet is a placeholder.
 func (l *List[K, S, T]) Draw(b *strings.Builder, st *Styles, p RowPainter[S, T]) {
@@ -223,39 +223,39 @@ func (l *List[K, S, T]) cached(r *T, st *Styles, p RowPainter[S, T]) string {
 
 // ---- columns ----
 
-// column is one column of a list. The layout keeps the columns of highest priority that fit
+// Column is one column of a list. The layout keeps the columns of highest priority that fit
 // the width, then gives what is left to the columns that fill.
 type Column struct {
 	Title string
-	// width is the column's width, or the least width of a column that fills or widens.
+	// Width is the column's width, or the least width of a column that fills or widens.
 	Width int
-	// priority orders the columns when the row does not fit: the lowest drop first (the
+	// Priority orders the columns when the row does not fit: the lowest drop first (the
 	// rightmost of equals first); 0 never drops.
 	Priority int
-	// fill is the column's share of the room left once the columns are placed (0: none).
+	// Fill is the column's share of the room left once the columns are placed (0: none).
 	Fill int
-	// wide is a wider width the column takes when there is room, ranked as a column of
+	// Wide is a wider width the column takes when there is room, ranked as a column of
 	// priority widePriority (0: it does not widen).
 	Wide, WidePriority int
-	// right aligns the column's texts to its right edge (amounts).
+	// Right aligns the column's texts to its right edge (amounts).
 	Right bool
-	// gap is extra spaces before the column (one space separates every column).
+	// Gap is extra spaces before the column (one space separates every column).
 	Gap int
-	// below puts the column on a line of its own under the row, instead of dropping it.
+	// Below puts the column on a line of its own under the row, instead of dropping it.
 	Below bool
 }
 
-// layout is where the columns of a list sit at one width.
+// Layout is where the columns of a list sit at one width.
 type Layout struct {
 	Cols  []Column
 	width int
-	// widths are the columns' widths; 0 for a dropped column (and the one below).
+	// Widths are the columns' widths; 0 for a dropped column (and the one below).
 	Widths []int
-	// below is the column drawn under the row (-1: none), in belowWidth cells after indent.
+	// Below is the column drawn under the row (-1: none), in belowWidth cells after indent.
 	Below, BelowWidth, Indent int
 	// last is the rightmost column on the row: it is cut, not padded (-1: none).
 	last int
-	// overflow is set when even the columns that never drop are wider than the width: the
+	// Overflow is set when even the columns that never drop are wider than the width: the
 	// row is cut.
 	Overflow bool
 }
@@ -263,7 +263,7 @@ type Layout struct {
 // never is the priority of a column that never drops.
 const never = int(^uint(0) >> 1)
 
-// layoutColumns places cols in w cells. While the row is too wide, the claim of lowest priority
+// LayoutColumns places cols in w cells. While the row is too wide, the claim of lowest priority
 // goes (the rightmost of equals first): a widening, or a column with its widening (a column
 // marked below goes under the row instead). Then the widenings that went come back, highest
 // priority first, while they fit. The room left goes to the columns that fill, by their
@@ -378,7 +378,7 @@ func LayoutColumns(cols []Column, w int) Layout {
 	return l
 }
 
-// lines is how many screen lines a row takes.
+// Lines is how many screen lines a row takes.
 func (l Layout) Lines() int {
 	if l.Below >= 0 {
 		return 2
@@ -386,7 +386,7 @@ func (l Layout) Lines() int {
 	return 1
 }
 
-// cellWidth is the room of column i: its width on the row, or the room under the row.
+// CellWidth is the room of column i: its width on the row, or the room under the row.
 func (l Layout) CellWidth(i int) int {
 	if i == l.Below {
 		return l.BelowWidth
@@ -394,7 +394,7 @@ func (l Layout) CellWidth(i int) int {
 	return l.Widths[i]
 }
 
-// header is the titles of the columns on the row.
+// Header is the titles of the columns on the row.
 func (l Layout) Header() string {
 	cells := make([]Cell, len(l.Cols))
 	for i, c := range l.Cols {
@@ -403,17 +403,17 @@ func (l Layout) Header() string {
 	return l.Line(cells, true)
 }
 
-// cell is what a row shows in one column.
+// Cell is what a row shows in one column.
 type Cell struct {
-	// text is the cell as shown without colour; texts from outside are sanitized by the view.
+	// Text is the cell as shown without colour; texts from outside are sanitized by the view.
 	Text string
-	// style colours the text when the row is not highlighted (nil: plain).
+	// Style colours the text when the row is not highlighted (nil: plain).
 	Style *lipgloss.Style
-	// styled, when set, is the text already coloured (several colours in one cell).
+	// Styled, when set, is the text already coloured (several colours in one cell).
 	Styled string
 }
 
-// line joins the cells of the columns on the row, each padded or cut to its column and
+// Line joins the cells of the columns on the row, each padded or cut to its column and
 // coloured unless plain, and cuts the line to the width.
 func (l Layout) Line(cells []Cell, plain bool) string {
 	var b strings.Builder
@@ -432,7 +432,7 @@ func (l Layout) Line(cells []Cell, plain bool) string {
 	return TruncateWidth(strings.TrimRight(b.String(), " "), l.width)
 }
 
-// row is a row's text: its line, and the column below on a second line.
+// Row is a row's text: its line, and the column below on a second line.
 func (l Layout) Row(cells []Cell, st *Styles, plain bool) string {
 	line := l.Line(cells, plain)
 	if l.Below < 0 || l.Below >= len(cells) {
@@ -467,7 +467,7 @@ func paintCell(c Cell, w int, plain, right, last bool) string {
 	return fit(c.Text)
 }
 
-// wrapLines is the dashboard's one word wrap: s sanitized and wrapped at spaces into at most n
+// WrapLines is the dashboard's one word wrap: s sanitized and wrapped at spaces into at most n
 // lines of at most w cells (a word longer than a line is broken); when more would follow, the
 // last line ends in "…".
 func WrapLines(s string, w, n int) []string {

@@ -12,7 +12,7 @@ import (
 // Timeouts for commands; no API call runs without one.
 const (
 	CallTimeout = 15 * time.Second
-	// createTimeout bounds a charge creation (retries with the same key fit inside), and
+	// CreateTimeout bounds a charge creation (retries with the same key fit inside), and
 	// inFlightMargin is how long after it the service may still act on a create it received
 	// (a submission is abandoned only after that): the workflow's rules.
 	CreateTimeout  = workflow.CreateTimeout
@@ -20,7 +20,7 @@ const (
 	PersistTimout  = 5 * time.Second
 )
 
-// statusKind colours the status line.
+// StatusKind colours the status line.
 type StatusKind int
 
 const (
@@ -30,7 +30,7 @@ const (
 	StatusError
 )
 
-// statusMsg puts a message on the status line; with an owner and no text it removes that
+// StatusMsg puts a message on the status line; with an owner and no text it removes that
 // owner's message (its cause is gone).
 type StatusMsg struct {
 	Text  string
@@ -38,21 +38,21 @@ type StatusMsg struct {
 	Owner string
 }
 
-// tickMsg drives countdowns, token display and polling once a second.
+// TickMsg drives countdowns, token display and polling once a second.
 type TickMsg time.Time
 
 func Tick() tea.Cmd {
 	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return TickMsg(t) })
 }
 
-// tag marks a command's reply with the session generation and wallet it was made for,
+// Tag marks a command's reply with the session generation and wallet it was made for,
 // so replies that arrive after a profile or wallet switch are dropped.
 type Tag struct {
 	Gen    uint64
 	Wallet string
 }
 
-// withTimeout runs fn inside a command with a context bounded by d and by the session the
+// WithTimeout runs fn inside a command with a context bounded by d and by the session the
 // command was made for: replacing or closing that session cancels it. Every command that
 // calls the service or reads the store is made this way.
 func (a *AppState) WithTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd {
@@ -67,7 +67,7 @@ func (a *AppState) WithTimeout(d time.Duration, fn func(ctx context.Context) tea
 	}
 }
 
-// withTimeout runs fn with a context bounded by d only, inside a command. It outlives a
+// WithTimeout runs fn with a context bounded by d only, inside a command. It outlives a
 // profile switch: commands made for a session use c.app.withTimeout instead.
 func WithTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd {
 	return func() tea.Msg {
@@ -77,10 +77,10 @@ func WithTimeout(d time.Duration, fn func(ctx context.Context) tea.Msg) tea.Cmd 
 	}
 }
 
-// scopeChangedMsg tells the views the scope went from the active wallet to all wallets or back.
+// ScopeChangedMsg tells the views the scope went from the active wallet to all wallets or back.
 type ScopeChangedMsg struct{}
 
-// answerStatus puts a key's answer on the status line (see ownerAnswer).
+// AnswerStatus puts a key's answer on the status line (see ownerAnswer).
 func AnswerStatus(text string, kind StatusKind) tea.Cmd {
 	return func() tea.Msg { return StatusMsg{Text: text, Kind: kind, Owner: OwnerAnswer} }
 }
@@ -90,18 +90,18 @@ func AnswerStatus(text string, kind StatusKind) tea.Cmd {
 const (
 	OwnerForm    = "form"
 	OwnerRecover = "recover"
-	// ownerAnswer owns a key's answer about what is on screen ("only paid charges can be
+	// OwnerAnswer owns a key's answer about what is on screen ("only paid charges can be
 	// refunded", "read-only profile"): it goes when the merchant moves on (another view, a form
 	// or dialog opened or closed) and after statusLifetime, whatever its kind.
 	OwnerAnswer = "answer"
 )
 
-// statusOwner is an overlay whose status messages go when it closes (a form's complaints).
+// StatusOwner is an overlay whose status messages go when it closes (a form's complaints).
 type StatusOwner interface {
 	StatusOwner() string
 }
 
 // chargeOwner owns the messages about one charge (e.g. a simulated payment awaited).
 
-// statusLifetime is how long an OK or informational message stays; warnings and errors stay
+// StatusLifetime is how long an OK or informational message stays; warnings and errors stay
 const StatusLifetime = 8 * time.Second

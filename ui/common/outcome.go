@@ -8,7 +8,7 @@ import (
 // confirmed facts); these helpers word it the same way on every screen that shows a charge:
 // the list, the inspector's headline, the search, the QR/result screen.
 
-// stateName is a charge state in the merchant's language.
+// StateName is a charge state in the merchant's language.
 func StateName(tr Catalog, s state.ChargeState) string {
 	switch s {
 	case state.StateRefunded:
@@ -23,7 +23,7 @@ func StateName(tr Catalog, s state.ChargeState) string {
 	return tr.T(string(s))
 }
 
-// stateText is a charge state with its symbol ("↩ refunded"), short enough for a list column.
+// StateText is a charge state with its symbol ("↩ refunded"), short enough for a list column.
 func StateText(tr Catalog, s state.ChargeState) string {
 	return StateSymbol(s) + " " + StateName(tr, s)
 }
@@ -45,13 +45,13 @@ func outcomeText(tr Catalog, o state.Outcome) string {
 	return StateName(tr, o.State)
 }
 
-// outcomeLine is outcomeText with the state's symbol, coloured as the state.
+// OutcomeLine is outcomeText with the state's symbol, coloured as the state.
 func OutcomeLine(st *Styles, tr Catalog, o state.Outcome) string {
 	sty, sym := st.StatusLine(o.State)
 	return sty.Render(sym + " " + outcomeText(tr, o))
 }
 
-// wentBack reports whether the outcome is money the merchant does not have (refunded, returned,
+// WentBack reports whether the outcome is money the merchant does not have (refunded, returned,
 // blocked): goods must not be handed over on it.
 func WentBack(s state.ChargeState) bool {
 	return s == state.StateRefunded || s == state.StateReturned || s == state.StateBlocked

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 )
 
-// pickerItem is one choice of a picker.
+// PickerItem is one choice of a picker.
 type PickerItem struct {
 	Label, Note string
 	Value       string
@@ -33,7 +33,7 @@ type Picker struct {
 	Loading bool
 	Err     string
 	choose  func(value string) tea.Msg
-	// closeOnChoose closes the picker when enter chooses (the root closes the wallet and profile pickers itself).
+	// CloseOnChoose closes the picker when enter chooses (the root closes the wallet and profile pickers itself).
 	CloseOnChoose bool
 	Width         int
 	Height        int
@@ -66,7 +66,7 @@ func (p *Picker) Start() tea.Cmd            { return nil }
 func (p *Picker) Blur()                     {}
 func (p *Picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
-// update moves the cursor and chooses; esc or q closes without choosing.
+// Update moves the cursor and chooses; esc or q closes without choosing.
 func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {

@@ -10,11 +10,11 @@ import (
 	"pixdash/api/safetext"
 )
 
-// sanitize is the one gate every text from outside passes before it is drawn or logged
+// Sanitize is the one gate every text from outside passes before it is drawn or logged
 // (safetext.Clean, shared with the day's close report).
 func Sanitize(s string) string { return safetext.Clean(s) }
 
-// sanitizeLines sanitizes each line of a multi-line text and keeps the line breaks.
+// SanitizeLines sanitizes each line of a multi-line text and keeps the line breaks.
 func SanitizeLines(s string) string {
 	if !strings.Contains(s, "\n") {
 		return Sanitize(s)

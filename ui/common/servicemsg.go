@@ -153,7 +153,7 @@ func apply(rules []msgRule, msg string) (string, bool) {
 // ptWords are words that show a message is already in Portuguese (the service writes some so).
 var ptWords = regexp.MustCompile(`(?i)(^|[^\p{L}])(não|nao|já|ja|é|de|da|do|das|dos|na|no|nesta|neste|para|com|uma|conta|cobrança|cobranca|valor|subconta|deve|está|esta|foi|soma|usado|usada|inválido|invalido)([^\p{L}]|$)`)
 
-// serviceMessage is a message of the service in the merchant's language: in pt-BR a known one is
+// ServiceMessage is a message of the service in the merchant's language: in pt-BR a known one is
 // translated, one already in Portuguese is kept, and any other is quoted after "O serviço
 // respondeu:". A list of messages (joined with "; ") is translated one by one.
 func ServiceMessage(tr Catalog, msg string) string {
@@ -185,7 +185,7 @@ func ServiceMessage(tr Catalog, msg string) string {
 	return out
 }
 
-// localMessage translates one of pixdash's own English messages that come from a package
+// LocalMessage translates one of pixdash's own English messages that come from a package
 // without a catalog (an amount's parse error); others are returned as they are.
 func LocalMessage(tr Catalog, msg string) string {
 	if tr.Lang != LangPT {

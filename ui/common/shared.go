@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 )
 
-// blockMeaning says what a block status means for the merchant's money.
+// BlockMeaning says what a block status means for the merchant's money.
 func BlockMeaning(tr Catalog, s api.BlockStatus) string {
 	switch s {
 	case api.BlockAwaitingResponse:
@@ -26,7 +26,7 @@ func BlockMeaning(tr Catalog, s api.BlockStatus) string {
 	return tr.T("blocks.status_not_in_the_spec")
 }
 
-// orDash shows an empty value as a dash.
+// OrDash shows an empty value as a dash.
 func OrDash(s string) string {
 	if s == "" {
 		return "—"
@@ -34,7 +34,7 @@ func OrDash(s string) string {
 	return s
 }
 
-// openChargeMsg asks the root to open a charge's QR or result screen.
+// OpenChargeMsg asks the root to open a charge's QR or result screen.
 type OpenChargeMsg struct {
 	Charge state.Charge // as the caller knows it; the screen follows the store's newer copies
 }
@@ -45,7 +45,7 @@ type ProjectsMsg struct {
 	Err   error
 }
 
-// eventMsg is one webhook event of an eventsMsg, handed to the views.
+// EventMsg is one webhook event of an eventsMsg, handed to the views.
 type EventMsg struct {
 	Gen uint64
 	Ev  *api.Event
@@ -58,14 +58,14 @@ type SimulatedMsg struct {
 	Err        error
 }
 
-// dayReadTimeout bounds a read of the day's figures from the local database.
+// DayReadTimeout bounds a read of the day's figures from the local database.
 const DayReadTimeout = 10 * time.Second
 
-// feeEstimate is the fee per payment used where the service reported none: workflow.FeeEstimate,
+// FeeEstimate is the fee per payment used where the service reported none: workflow.FeeEstimate,
 // the one rule, `pixdash close`'s too.
 func FeeEstimate(c *Common) (api.Money, bool) { return c.App.Sess.FeeEstimate() }
 
-// scopeWallet is the wallet the figures keep: the active one, or "" for all.
+// ScopeWallet is the wallet the figures keep: the active one, or "" for all.
 func ScopeWallet(c *Common) string {
 	if c.App.AllWallets {
 		return ""
@@ -73,7 +73,7 @@ func ScopeWallet(c *Common) string {
 	return c.App.Wallet
 }
 
-// dayNetText is the period's net as the Sales view and the Today strip both show it
+// DayNetText is the period's net as the Sales view and the Today strip both show it
 // (state.Totals.DayNet: after fees, refunds and refund fees), "unknown" when a fee is.
 func DayNetText(st *Styles, tr Catalog, t state.Totals) string {
 	net, ok := t.DayNet()
@@ -105,10 +105,10 @@ func RefundLines(tr Catalog, st *Styles, r *api.Refund, loc *time.Location) []st
 	return out
 }
 
-// refundedMsg tells the active view that the service took (or settled) a refund of a charge.
+// RefundedMsg tells the active view that the service took (or settled) a refund of a charge.
 type RefundedMsg struct{ Id string }
 
-// storeChangedMsg says the store changed (a write of this window or, seen by Refresh, of
+// StoreChangedMsg says the store changed (a write of this window or, seen by Refresh, of
 // another): the active list reads its window again when what it shows changed.
 type StoreChangedMsg struct {
 	Gen                   uint64
@@ -119,7 +119,7 @@ type StoreChangedMsg struct {
 // ServiceErr notes a project list's outcome on the header's light.
 func (m ProjectsMsg) ServiceErr() error { return m.Err }
 
-// spread puts left and right on one line of width w, cutting left when they do not fit.
+// Spread puts left and right on one line of width w, cutting left when they do not fit.
 func Spread(left, right string, w int) string {
 	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
 	if gap < 1 {
@@ -132,7 +132,7 @@ func Spread(left, right string, w int) string {
 	return left + Spaces(gap) + right
 }
 
-// fitBlock pads or cuts s to exactly h lines of at most w cells, so the footer never moves.
+// FitBlock pads or cuts s to exactly h lines of at most w cells, so the footer never moves.
 func FitBlock(s string, w, h int) string {
 	lines := strings.Split(s, "\n")
 	if len(lines) > h {
@@ -149,7 +149,7 @@ func FitBlock(s string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// verdictReason words a verdict's reason (state.Reason) in the screen's language; a reason of
+// VerdictReason words a verdict's reason (state.Reason) in the screen's language; a reason of
 // another form is shown as it is, sanitized.
 func VerdictReason(tr Catalog, r string) string {
 	code, vals := state.ParseReason(r)
@@ -193,7 +193,7 @@ func VerdictReason(tr Catalog, r string) string {
 	return Sanitize(r)
 }
 
-// withdrawnMsg tells the wallets view that a withdrawal moved a wallet's balance (taken,
+// WithdrawnMsg tells the wallets view that a withdrawal moved a wallet's balance (taken,
 // settled): it reads the balance again and shows text on the status line.
 type WithdrawnMsg struct {
 	Wallet string
@@ -201,8 +201,8 @@ type WithdrawnMsg struct {
 	Kind   StatusKind
 }
 
-// shortIDCells is the width of a transaction id shortened to 8 characters and "…".
+// ShortIDCells is the width of a transaction id shortened to 8 characters and "…".
 const ShortIDCells = 9
 
-// shortID shortens a transaction id to shortIDCells.
+// ShortID shortens a transaction id to shortIDCells.
 func ShortID(id string) string { return TruncateWidth(id, ShortIDCells) }

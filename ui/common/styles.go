@@ -22,7 +22,7 @@ var (
 	colSelectBg = lipgloss.AdaptiveColor{Light: "#DDEFE8", Dark: "#1F3A31"}
 )
 
-// styles holds every lipgloss style the UI uses; built once per session, never in View.
+// Styles holds every lipgloss style the UI uses; built once per session, never in View.
 type Styles struct {
 	App        lipgloss.Style
 	ProdFrame  lipgloss.Style
@@ -123,7 +123,7 @@ const (
 	SgrNoReverse = "\x1b[27m"
 )
 
-// noColour reports whether styles draw no colour at all (NO_COLOR, or a terminal without
+// NoColour reports whether styles draw no colour at all (NO_COLOR, or a terminal without
 // colours): lipgloss then strips every attribute, bold and reverse included.
 func NoColour() bool { return lipgloss.ColorProfile() == termenv.Ascii }
 
@@ -136,7 +136,7 @@ func (s *Styles) SelectedLine(line string) string {
 	return s.Selected.Render(line)
 }
 
-// activeTab draws the active tab: the TabActive style, or reverse video without colours
+// ActiveTab draws the active tab: the TabActive style, or reverse video without colours
 // (underline and bold go with the colours under NO_COLOR; the tab must still stand out).
 func (s *Styles) ActiveTab(label string) string {
 	if NoColour() {
@@ -244,8 +244,8 @@ func (s *Styles) StatusLine(v any) (*lipgloss.Style, string) {
 	return s.tone(l.tone), l.symbol
 }
 
-// stateStyle picks the colour for a charge's display state.
+// StateStyle picks the colour for a charge's display state.
 func (s *Styles) StateStyle(cs state.ChargeState) lipgloss.Style { return *s.tone(lookOf(cs).tone) }
 
-// stateSymbol is a shape per charge state, so colour is never the only signal.
+// StateSymbol is a shape per charge state, so colour is never the only signal.
 func StateSymbol(cs state.ChargeState) string { return lookOf(cs).symbol }

@@ -16,7 +16,7 @@ import (
 // onlyDigits strips everything but digits (so "123.456.789-09" reads as a CPF): api/brdoc's rule.
 var onlyDigits = brdoc.Digits
 
-// checkDocument validates a CPF or CNPJ (numeric or alphanumeric) as typed, with or without
+// CheckDocument validates a CPF or CNPJ (numeric or alphanumeric) as typed, with or without
 // punctuation, through api/brdoc, and returns its compact form (what the service is sent: 11
 // digits, or 14 characters with letters upper-cased) and kind. An empty s is no error.
 func CheckDocument(tr Catalog, s string) (string, brdoc.Kind, error) {
@@ -30,7 +30,7 @@ func CheckDocument(tr Catalog, s string) (string, brdoc.Kind, error) {
 	return c, k, nil
 }
 
-// brdocError words a refusal of api/brdoc in the catalog's language.
+// BrdocError words a refusal of api/brdoc in the catalog's language.
 func BrdocError(tr Catalog, err error) error {
 	if err == nil {
 		return nil
@@ -84,7 +84,7 @@ func BrdocError(tr Catalog, err error) error {
 	return errors.New(msg)
 }
 
-// amountError words a refusal of api.ParseBRL for the form: an ambiguous "1.500" names both
+// AmountError words a refusal of api.ParseBRL for the form: an ambiguous "1.500" names both
 // readings and the ways to write either in the catalog's language; other refusals as they are.
 func AmountError(tr Catalog, err error) error {
 	var ae *api.AmbiguousAmountError
@@ -95,7 +95,7 @@ func AmountError(tr Catalog, err error) error {
 	return errors.New(LocalMessage(tr, err.Error()))
 }
 
-// amountPreview is the live reading shown after an amount field: "= R$ 1.234,56", or for an
+// AmountPreview is the live reading shown after an amount field: "= R$ 1.234,56", or for an
 // ambiguous "1.500" the question "= R$ 1.500,00 or R$ 1,50?"; "" when there is nothing to show.
 func AmountPreview(tr Catalog, text string) string {
 	amt, err := api.ParseBRL(text)
@@ -109,14 +109,14 @@ func AmountPreview(tr Catalog, text string) string {
 	return ""
 }
 
-// maskDocument hides the middle of a CPF/CNPJ: ***.456.789-** style (state.MaskDocument, the
+// MaskDocument hides the middle of a CPF/CNPJ: ***.456.789-** style (state.MaskDocument, the
 // one rule the dashboard and the exports share).
 func MaskDocument(d string) string { return state.MaskDocument(d) }
 
-// formatDocument punctuates a CPF or CNPJ (alphanumeric too) for display.
+// FormatDocument punctuates a CPF or CNPJ (alphanumeric too) for display.
 func FormatDocument(d string) string { return brdoc.Format(d) }
 
-// checkEmail checks an optional e-mail address (api/brdoc's rule).
+// CheckEmail checks an optional e-mail address (api/brdoc's rule).
 func CheckEmail(tr Catalog, s string) error {
 	if strings.TrimSpace(s) == "" {
 		return nil
@@ -125,7 +125,7 @@ func CheckEmail(tr Catalog, s string) error {
 	return BrdocError(tr, err)
 }
 
-// checkPhone checks an optional contact phone (api/brdoc's rule).
+// CheckPhone checks an optional contact phone (api/brdoc's rule).
 func CheckPhone(tr Catalog, s string) error {
 	if strings.TrimSpace(s) == "" {
 		return nil
@@ -154,7 +154,7 @@ func (p metaPair) String() string {
 	return Sanitize(p.key + "=" + v)
 }
 
-// parseMetadata reads metadata pairs (see parseMetadataPairs) into what the request sends;
+// ParseMetadata reads metadata pairs (see parseMetadataPairs) into what the request sends;
 // nil when there are none.
 func ParseMetadata(tr Catalog, s string) (map[string]any, error) {
 	pairs, err := ParseMetadataPairs(tr, s)
@@ -168,7 +168,7 @@ func ParseMetadata(tr Catalog, s string) (map[string]any, error) {
 	return out, nil
 }
 
-// parseMetadataPairs reads key=value pairs as a shop owner types them: pairs are separated by
+// ParseMetadataPairs reads key=value pairs as a shop owner types them: pairs are separated by
 // a space, ";" or a new line ("mesa=4 garcom=João"); a value runs to the next key= or
 // separator, so it may hold spaces ("garcom=João da Silva mesa=4"); a value in double quotes
 // is taken as is (obs="leve 2 x=3"). Keys appear once.
@@ -231,7 +231,7 @@ func nextMetaKey(s string) int {
 	return len(s)
 }
 
-// parseDuration reads an expiry as a person types it: "300", "90m", "2h", "3d", "1d12h".
+// ParseDuration reads an expiry as a person types it: "300", "90m", "2h", "3d", "1d12h".
 func ParseDuration(tr Catalog, s string) (time.Duration, error) {
 	s = strings.TrimSpace(strings.ToLower(s))
 	if s == "" {
@@ -276,7 +276,7 @@ func CheckExpiry(tr Catalog, d time.Duration) error {
 	return nil
 }
 
-// humanDuration prints a short duration: 4m59s, 23h59m, 6d23h.
+// HumanDuration prints a short duration: 4m59s, 23h59m, 6d23h.
 func HumanDuration(d time.Duration) string {
 	if d < 0 {
 		d = -d

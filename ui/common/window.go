@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// listWindow is the part of a long list (charges, events) a view holds: the rows around the
+// ListWindow is the part of a long list (charges, events) a view holds: the rows around the
 // cursor for one query, read from the store by a command, never the whole history. At most one
 // read runs at a time; a change asked for meanwhile (a keystroke, new data) is read right after.
 type ListWindow[Q comparable, T any] struct {
@@ -26,7 +26,7 @@ type ListWindow[Q comparable, T any] struct {
 	cancel   context.CancelFunc // stops the read in flight
 }
 
-// windowLoadedMsg is one read's answer, addressed by owner and request id.
+// WindowLoadedMsg is one read's answer, addressed by owner and request id.
 type WindowLoadedMsg[Q comparable, T any] struct {
 	owner  string
 	gen    uint64
@@ -39,13 +39,13 @@ type WindowLoadedMsg[Q comparable, T any] struct {
 	Err    error
 }
 
-// windowRead reads a window of a query: items from offset, at most limit, and the total.
+// WindowRead reads a window of a query: items from offset, at most limit, and the total.
 type WindowRead[Q comparable, T any] func(ctx context.Context, q Q, offset, limit int) (items []T, total int, capped bool, err error)
 
 // windowReadTimeout bounds one read of the store.
 const windowReadTimeout = 10 * time.Second
 
-// at returns the row at position i when it is loaded for the current query.
+// At returns the row at position i when it is loaded for the current query.
 func (w *ListWindow[Q, T]) At(i int) (T, bool) {
 	var zero T
 	if !w.Loaded || i < w.offset || i >= w.offset+len(w.Items) {
@@ -54,7 +54,7 @@ func (w *ListWindow[Q, T]) At(i int) (T, bool) {
 	return w.Items[i-w.offset], true
 }
 
-// shownAt returns the row at position i as drawn, in place (nil when not held): while the rows
+// ShownAt returns the row at position i as drawn, in place (nil when not held): while the rows
 // of a new query are read, the previous query's stay on screen (for a few milliseconds)
 // instead of a blank list.
 func (w *ListWindow[Q, T]) ShownAt(i int) *T {
@@ -64,7 +64,7 @@ func (w *ListWindow[Q, T]) ShownAt(i int) *T {
 	return &w.Items[i-w.offset]
 }
 
-// held is the positions of the rows at answers for: the window's, when they belong to the query.
+// Held is the positions of the rows at answers for: the window's, when they belong to the query.
 func (w *ListWindow[Q, T]) Held() (first, end int) {
 	if !w.Loaded {
 		return 0, 0
@@ -72,7 +72,7 @@ func (w *ListWindow[Q, T]) Held() (first, end int) {
 	return w.offset, w.offset + len(w.Items)
 }
 
-// setQuery switches to another query; its rows are read by the next need.
+// SetQuery switches to another query; its rows are read by the next need.
 func (w *ListWindow[Q, T]) SetQuery(q Q) {
 	if q == w.Query {
 		return
@@ -87,10 +87,10 @@ func (w *ListWindow[Q, T]) SetQuery(q Q) {
 	}
 }
 
-// invalidate marks the rows as out of date (the store changed): they are read again.
+// Invalidate marks the rows as out of date (the store changed): they are read again.
 func (w *ListWindow[Q, T]) Invalidate() { w.again = true }
 
-// need returns the command that reads the rows from first to first+rows (with as many again
+// Need returns the command that reads the rows from first to first+rows (with as many again
 // above and below, so that scrolling seldom waits), or nil when they are loaded and current
 // or a read is already under way (it is then repeated when it returns).
 func (w *ListWindow[Q, T]) Need(owner string, gen uint64, first, rows int, read WindowRead[Q, T]) tea.Cmd {
@@ -119,7 +119,7 @@ func (w *ListWindow[Q, T]) Need(owner string, gen uint64, first, rows int, read 
 	}
 }
 
-// apply takes a read's answer; call need afterwards, which reads again when something changed meanwhile.
+// Apply takes a read's answer; call need afterwards, which reads again when something changed meanwhile.
 func (w *ListWindow[Q, T]) Apply(msg WindowLoadedMsg[Q, T]) {
 	if msg.req != w.req {
 		return
@@ -136,7 +136,7 @@ func (w *ListWindow[Q, T]) Apply(msg WindowLoadedMsg[Q, T]) {
 	w.offset, w.Items, w.total, w.Capped, w.Loaded, w.Shown = msg.offset, msg.items, msg.total, msg.capped, true, true
 }
 
-// reply takes a read's answer addressed to owner for session gen (false: not this window's)
+// Reply takes a read's answer addressed to owner for session gen (false: not this window's)
 // and returns the command that reads on, with a status saying why when the read failed
 // (failed words it). hold is called before the rows change and what it returns after, so
 // that the list's cursor stays on its row (see list.hold).
@@ -170,7 +170,7 @@ func scrollTo(cursor, offset, n, rows int) (int, int) {
 	return cursor, max(min(offset, n-rows), 0)
 }
 
-// len is the number of rows the query selects, as last read.
+// Len is the number of rows the query selects, as last read.
 func (w *ListWindow[Q, T]) Len() int {
 	if !w.Shown {
 		return 0
