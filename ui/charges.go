@@ -256,7 +256,7 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		return common.ToggleScope(v.c)
 	case key.Matches(km, k.Refund):
 		if ch, ok := v.SelectedLine(); ok {
-			o, cmd := askRefund(v.c, ch)
+			o, cmd := v.c.Open.Refund(v.c, ch)
 			v.Ask(o)
 			return cmd
 		}

@@ -1,8 +1,9 @@
 package ui
 
 import (
-	"pixdash/ui/common"
 	"strings"
+
+	"pixdash/ui/common"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"

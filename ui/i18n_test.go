@@ -1,8 +1,9 @@
 package ui
 
 import (
-	"pixdash/ui/common"
 	"testing"
+
+	"pixdash/ui/common"
 )
 
 // The ui catalog reads pixdash/api/i18n by id (whose tests check the tables: missing, unused and

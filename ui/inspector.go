@@ -353,7 +353,10 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 	case key.Matches(km, k.QR):
 		return v.openQR()
 	case key.Matches(km, k.Refund):
-		o, cmd := refundFromInspector(v.c, v.res)
+		if v.res == nil || v.res.tx == nil {
+			return nil
+		}
+		o, cmd := v.c.Open.RefundTx(v.c, v.res.charge, v.res.tracked, v.res.tx, v.res.wallet)
 		v.Ask(o)
 		return cmd
 	case key.Matches(km, k.Enter):

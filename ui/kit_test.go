@@ -1,9 +1,10 @@
 package ui
 
 import (
-	"pixdash/ui/common"
 	"reflect"
 	"testing"
+
+	"pixdash/ui/common"
 )
 
 // fixHighlighted, the forms' one answer to a submit with errors: the first field with a

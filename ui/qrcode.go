@@ -1,8 +1,9 @@
 package ui
 
 import (
-	"pixdash/ui/common"
 	"strings"
+
+	"pixdash/ui/common"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/mdp/qrterminal/v3"

@@ -98,43 +98,22 @@ func refundWhyNot(tr common.Catalog, ch state.Charge, err error) string {
 }
 
 // refundFromInspector is R in the inspector: the charge as tracked, else as the service showed it.
-func refundFromInspector(c *common.Common, r *inspectResult) (common.Overlay, tea.Cmd) {
-	if r == nil || r.tx == nil {
+func refundFromInspector(c *common.Common, charge state.Charge, tracked bool, tx *api.Transaction, wallet string) (common.Overlay, tea.Cmd) {
+	if tx == nil {
 		return nil, nil
 	}
-	if err := workflow.CheckRefundTransaction(r.tx); err != nil {
+	if err := workflow.CheckRefundTransaction(tx); err != nil {
 		// A refund line, a withdrawal, a fee…: only a paid payment opens the form.
-		return nil, common.AnswerStatus(refundWhyNot(c.Tr, r.charge, err), common.StatusWarn)
+		return nil, common.AnswerStatus(refundWhyNot(c.Tr, charge, err), common.StatusWarn)
 	}
-	ch := r.charge
-	if !r.tracked {
-		ch = state.ChargeFromTransaction(r.tx, nil)
-		ch.Wallet = state.NormalizeWallet(r.wallet)
+	ch := charge
+	if !tracked {
+		ch = state.ChargeFromTransaction(tx, nil)
+		ch.Wallet = state.NormalizeWallet(wallet)
 	} else {
-		ch.ApplyTransaction(r.tx)
+		ch.ApplyTransaction(tx)
 	}
 	return askRefund(c, ch)
-}
-
-// refundLabel is the state cell of a charge row: what happened to its money (Outcome), or the
-// refund pixdash asked (r, as the list last read it; "" for none) while the service has not
-// confirmed it.
-func refundLabel(c *common.Common, r state.RefundState, ch *state.Charge) common.Cell {
-	cs := ch.State()
-	sty, _ := c.St.StatusLine(cs)
-	base := common.Cell{Text: common.StateText(c.Tr, cs), Style: sty}
-	if cs != state.StatePaid {
-		return base // a confirmed outcome is what the row says
-	}
-	switch r {
-	case state.RefundCompleted:
-		return common.Cell{Text: "↩ " + c.Tr.T("refund.refunded"), Style: &c.St.EvRefund}
-	case state.RefundPending:
-		return common.Cell{Text: "↩ " + c.Tr.T("refund.refunding"), Style: &c.St.Warn}
-	case state.RefundRequested, state.RefundUnknown:
-		return common.Cell{Text: "? " + c.Tr.T("refund.refund_unknown"), Style: &c.St.Warn}
-	}
-	return base
 }
 
 // Fields of the refund form.

@@ -314,7 +314,7 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 			if tc.tracked {
 				r.charge = paid
 			}
-			o, cmd := refundFromInspector(m.c, r)
+			o, cmd := refundFromInspector(m.c, r.charge, r.tracked, r.tx, r.wallet)
 			if o != nil {
 				t.Fatalf("a refund form opened for a %s", tc.name)
 			}
@@ -338,7 +338,7 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 	// A paid payment still opens the form.
 	pay := line(api.TypePayment, paid.Amount)
 	pay.ID = paid.ID
-	o, _ := refundFromInspector(m.c, &inspectResult{query: paid.ID, wallet: "principal", tx: pay, charge: paid, tracked: true})
+	o, _ := refundFromInspector(m.c, paid, true, pay, "principal")
 	if _, ok := o.(*refundForm); !ok {
 		t.Fatalf("R on the paid payment: %v", o)
 	}

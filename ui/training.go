@@ -2,8 +2,9 @@ package ui
 
 import (
 	"fmt"
-	"pixdash/ui/common"
 	"strings"
+
+	"pixdash/ui/common"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"

@@ -165,7 +165,8 @@ func New(o Options) *Model {
 	}
 	tr := common.Catalog{Lang: o.Lang}
 	app := &common.AppState{}
-	c := &common.Common{St: common.NewStyles(), Keys: common.NewKeyMap(tr), Tr: tr, Cust: common.Catalog{Lang: o.CustomerLang}, Now: o.Now, Loc: o.Location, App: app, NewKey: o.NewKey, Export: o.Export, Ascii: o.ASCII, DarkBG: o.DarkBackground}
+	c := &common.Common{St: common.NewStyles(), Keys: common.NewKeyMap(tr), Tr: tr, Cust: common.Catalog{Lang: o.CustomerLang}, Now: o.Now, Loc: o.Location, App: app, NewKey: o.NewKey, Export: o.Export, Ascii: o.ASCII, DarkBG: o.DarkBackground,
+		Open: common.Openers{Refund: askRefund, RefundTx: refundFromInspector, Withdrawal: askWithdrawal}}
 	m := &Model{c: c, opts: o, app: app, view: viewCharges, helpLine: newHelpLine(c.St)}
 	m.setSession(o.Session)
 	return m

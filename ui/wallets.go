@@ -441,7 +441,7 @@ func (v *walletsView) openWithdrawal() tea.Cmd {
 		a := max(*b.bal.Available, 0)
 		spendable, at = &a, b.at
 	}
-	o, cmd := askWithdrawal(v.c, r.ref, spendable, at)
+	o, cmd := v.c.Open.Withdrawal(v.c, r.ref, spendable, at)
 	v.Ask(o)
 	return cmd
 }

@@ -2,8 +2,9 @@ package ui
 
 import (
 	"context"
-	"pixdash/ui/common"
 	"testing"
+
+	"pixdash/ui/common"
 )
 
 // A list whose total is only "at least" (a short filter text) reads on as the cursor nears the

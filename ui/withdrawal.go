@@ -28,9 +28,6 @@ import (
 // records the request before sending it with the Idempotency-Key minted when the form opened,
 // and the status follows the withdrawal_completed / _failed / _reversed events.
 
-// ownerWithdrawal owns the status messages of the withdrawal form.
-const ownerWithdrawal = "withdrawal"
-
 // withdrawalAwait is how long the dashboard waits for the event that settles a withdrawal.
 const withdrawalAwait = 5 * time.Minute
 

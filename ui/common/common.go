@@ -1,10 +1,14 @@
 package common
 
 import (
-	"pixdash/state/export"
 	"strings"
 	"time"
 
+	"pixdash/api"
+	"pixdash/state"
+	"pixdash/state/export"
+
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -13,7 +17,7 @@ import (
 type Common struct {
 	Width, Height int
 	St            *Styles
-	Keys          keyMap
+	Keys          KeyMap
 	Tr            Catalog // merchant-facing language
 	Cust          Catalog // customer-facing language (QR and result screens)
 	Now           func() time.Time
@@ -23,6 +27,19 @@ type Common struct {
 	Export        ExportSettings // where and how the charges view's E writes
 	Ascii         bool           // chart glyphs in ASCII
 	DarkBG        bool           // the terminal's background is dark (see Options.DarkBackground)
+	Open          Openers        // the overlays a view opens but another package owns
+}
+
+// Openers make the overlays that a view opens and another package owns (the refund and
+// withdrawal forms): the root fills them in, so that no view imports another.
+type Openers struct {
+	// Refund is R on a charge: the refund form, or a status line saying why not.
+	Refund func(c *Common, ch state.Charge) (Overlay, tea.Cmd)
+	// RefundTx is R in the inspector: the charge as tracked (tracked), else as the service
+	// showed it (tx, in wallet).
+	RefundTx func(c *Common, ch state.Charge, tracked bool, tx *api.Transaction, wallet string) (Overlay, tea.Cmd)
+	// Withdrawal is s on a wallet: the withdrawal form, or a status line saying why not.
+	Withdrawal func(c *Common, wallet string, spendable *api.Money, readAt time.Time) (Overlay, tea.Cmd)
 }
 
 // TruncateWidth cuts s to at most w cells, with an ellipsis when cut.

@@ -5,8 +5,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// keyMap holds every binding; views pick the ones they show in help.
-type keyMap struct {
+// KeyMap holds every binding; views pick the ones they show in help.
+type KeyMap struct {
 	Quit, ForceQuit, Help, Back              key.Binding
 	View1, View2, View3, View4, View5, View6 key.Binding
 	Up, Down, PageUp, PageDown, Top, Bottom  key.Binding
@@ -27,9 +27,9 @@ type keyMap struct {
 	Scope, Bars, CloseDay                    key.Binding
 }
 
-func NewKeyMap(tr Catalog) keyMap {
+func NewKeyMap(tr Catalog) KeyMap {
 	h := func(k, desc string) key.BindingOpt { return key.WithHelp(k, tr.T(desc)) }
-	return keyMap{
+	return KeyMap{
 		Quit:         key.NewBinding(key.WithKeys("q"), h("q", "keys.quit")),
 		ForceQuit:    key.NewBinding(key.WithKeys("ctrl+c"), h("ctrl+c", "keys.quit")),
 		Help:         key.NewBinding(key.WithKeys("?"), h("?", "keys.help")),
@@ -93,7 +93,7 @@ func NewKeyMap(tr Catalog) keyMap {
 
 // Navigate applies the list keys (up, down, page up/down, top, bottom) to a cursor over n rows,
 // paging by page; ok is false when km is none of them. The result is clamped to the rows.
-func (k keyMap) Navigate(km tea.KeyMsg, cursor, n, page int) (int, bool) {
+func (k KeyMap) Navigate(km tea.KeyMsg, cursor, n, page int) (int, bool) {
 	switch {
 	case key.Matches(km, k.Up):
 		cursor--

@@ -120,7 +120,7 @@ func (l *List[K, S, T]) Scroll() {
 func (l *List[K, S, T]) Top() { l.Cursor, l.Offset = 0, 0 }
 
 // Navigate applies a list key (up, down, page up and down, top, bottom); false when km is none.
-func (l *List[K, S, T]) Navigate(km tea.KeyMsg, k keyMap) bool {
+func (l *List[K, S, T]) Navigate(km tea.KeyMsg, k KeyMap) bool {
 	c, ok := k.Navigate(km, l.Cursor, l.src.Len(), l.Visible())
 	if ok {
 		l.Cursor = c
