@@ -352,7 +352,7 @@ func (v *chargesView) cells(ch *state.Charge, now time.Time) []common.Cell {
 		wallet = api.WalletPrincipal
 	}
 	return []common.Cell{
-		refundLabel(v.c, v.refunds[ch.ID], ch),
+		common.RefundLabel(v.c, v.refunds[ch.ID], ch),
 		{Text: ch.Amount.BRL()},
 		{Text: common.Sanitize(desc)},
 		{Text: common.Sanitize(ch.ExternalReference)},

@@ -339,7 +339,7 @@ func (v *walletsView) handle(msg tea.Msg) tea.Cmd {
 		// A withdrawal moved the wallet's balance: read it again.
 		cmds := []tea.Cmd{v.balanceCmd(msg.Wallet, false)}
 		if msg.Text != "" {
-			cmds = append(cmds, func() tea.Msg { return common.StatusMsg{Text: msg.Text, Kind: msg.Kind, Owner: ownerWithdrawal} })
+			cmds = append(cmds, func() tea.Msg { return common.StatusMsg{Text: msg.Text, Kind: msg.Kind, Owner: common.OwnerWithdrawal} })
 		}
 		return tea.Batch(cmds...)
 	case common.WalletChangedMsg:

@@ -263,7 +263,7 @@ func (f *withdrawalForm) quitQuestion() string {
 }
 
 // StatusOwner: the form's messages go when it closes.
-func (f *withdrawalForm) StatusOwner() string { return ownerWithdrawal }
+func (f *withdrawalForm) StatusOwner() string { return common.OwnerWithdrawal }
 
 // dirty reports whether something was typed that esc would throw away (a request whose outcome
 // is unknown is not: its fields cannot change and its key is looked up again).
@@ -355,7 +355,7 @@ func (f *withdrawalForm) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
-	nav := common.MoneyForm{C: f.c, Owner: ownerWithdrawal, Busy: f.c.Tr.T("withdrawal.the_withdrawal_is_being_sent_wait"),
+	nav := common.MoneyForm{C: f.c, Owner: common.OwnerWithdrawal, Busy: f.c.Tr.T("withdrawal.the_withdrawal_is_being_sent_wait"),
 		Field: f.field, Count: wfCount, SetFocus: f.setFocus, Close: f.Close, Submit: f.submit,
 		Dirty: f.dirty(), Discard: f.c.Tr.T("withdrawal.discard_this_withdrawal_nothing_was_sent"), Ask: f.Ask}
 	if cmd, ok := common.FormKeys(nav, km, f.sending); ok {
@@ -363,7 +363,9 @@ func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
 	}
 	if f.locked {
 		text := f.c.Tr.T("withdrawal.the_first_request_may_have_landed")
-		return func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusWarn, Owner: ownerWithdrawal} }
+		return func() tea.Msg {
+			return common.StatusMsg{Text: text, Kind: common.StatusWarn, Owner: common.OwnerWithdrawal}
+		}
 	}
 	switch f.field {
 	case wfKeyType:
@@ -433,7 +435,7 @@ func (f *withdrawalForm) submit() tea.Cmd {
 		big := api.Money(1 << 62)
 		c = checkWithdrawal(tr, f.input(), &big, f.fee, f.feeKnown)
 	}
-	if i, fix := common.FixHighlighted(f.c, c.errs[:], ownerWithdrawal); !c.ok && i >= 0 {
+	if i, fix := common.FixHighlighted(f.c, c.errs[:], common.OwnerWithdrawal); !c.ok && i >= 0 {
 		f.setFocus(i)
 		return fix
 	}
@@ -452,7 +454,7 @@ func (f *withdrawalForm) submit() tea.Cmd {
 }
 
 // clearOwned takes the form's complaint off the status line.
-func clearOwned() tea.Msg { return common.StatusMsg{Owner: ownerWithdrawal} }
+func clearOwned() tea.Msg { return common.StatusMsg{Owner: common.OwnerWithdrawal} }
 
 func (f *withdrawalForm) startSending() {
 	f.sending = true
@@ -496,7 +498,9 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 		}
 		wallet := f.wallet
 		cmds := []tea.Cmd{
-			func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusOK, Owner: ownerWithdrawal} },
+			func() tea.Msg {
+				return common.StatusMsg{Text: text, Kind: common.StatusOK, Owner: common.OwnerWithdrawal}
+			},
 			func() tea.Msg { return common.WithdrawnMsg{Wallet: wallet} },
 		}
 		if !r.State.Settled() {
@@ -520,7 +524,7 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 			tr.T("withdrawal.it_may_have_been_taken_ctrl")
 	}
 	text, kind := f.result, f.resultKind
-	return tea.Batch(f.loadList(), func() tea.Msg { return common.StatusMsg{Text: text, Kind: kind, Owner: ownerWithdrawal} })
+	return tea.Batch(f.loadList(), func() tea.Msg { return common.StatusMsg{Text: text, Kind: kind, Owner: common.OwnerWithdrawal} })
 }
 
 // withdrawalSettledText says how a withdrawal ended.
