@@ -12,6 +12,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/search"
 )
 
 // Golden views of two overlays: the search "the customer says they paid" (S) and the
@@ -55,9 +56,9 @@ func goldenType(m *Model, s string) {
 // ---- the search ----
 
 // searchOf is the open search, or fails.
-func searchOf(t *testing.T, m *Model) *searchOverlay {
+func searchOf(t *testing.T, m *Model) *search.SearchOverlay {
 	t.Helper()
-	o, ok := m.overlays.Top().(*searchOverlay)
+	o, ok := m.overlays.Top().(*search.SearchOverlay)
 	if !ok {
 		t.Fatalf("top overlay = %T, want the search", m.overlays.Top())
 	}
@@ -66,15 +67,15 @@ func searchOf(t *testing.T, m *Model) *searchOverlay {
 
 // goldenSearch opens S, types text and presses enter; the store's answer (not the read-back,
 // which would call the dead client) is handed to the search. It returns the matches found.
-func goldenSearch(t *testing.T, m *Model, text string) searchFoundMsg {
+func goldenSearch(t *testing.T, m *Model, text string) search.SearchFoundMsg {
 	t.Helper()
 	m.Update(runeKey("S"))
 	searchOf(t, m)
 	goldenType(m, text)
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
-	var found *searchFoundMsg
+	var found *search.SearchFoundMsg
 	goldenRun(t, m, cmd, func(msg tea.Msg) bool {
-		if f, ok := msg.(searchFoundMsg); ok {
+		if f, ok := msg.(search.SearchFoundMsg); ok {
 			found = &f
 		}
 		return false
@@ -82,8 +83,8 @@ func goldenSearch(t *testing.T, m *Model, text string) searchFoundMsg {
 	if found == nil {
 		t.Fatalf("searching %q did not read the store", text)
 	}
-	if found.err != nil {
-		t.Fatalf("searching %q: %v", text, found.err)
+	if found.Err != nil {
+		t.Fatalf("searching %q: %v", text, found.Err)
 	}
 	m.Update(reply(m, *found)) // starts the read-back, whose command is not run
 	return *found
@@ -125,13 +126,13 @@ func TestGoldenSearch(t *testing.T) {
 func goldenSearchMatches(t *testing.T, m *Model, readBack bool) {
 	t.Helper()
 	found := goldenSearch(t, m, "13:30-14:30")
-	if len(found.matches) != 2 {
-		t.Fatalf("13:30-14:30 found %d charges, want 2: %+v", len(found.matches), found.matches)
+	if len(found.Matches) != 2 {
+		t.Fatalf("13:30-14:30 found %d charges, want 2: %+v", len(found.Matches), found.Matches)
 	}
 	if !readBack {
 		return
 	}
-	ms := append(found.matches[:0:0], found.matches...)
+	ms := append(found.Matches[:0:0], found.Matches...)
 	var paid bool
 	for i := range ms {
 		ch := ms[i].Charge
@@ -149,15 +150,15 @@ func goldenSearchMatches(t *testing.T, m *Model, readBack bool) {
 		t.Fatal("the window holds no paid charge")
 	}
 	o := searchOf(t, m)
-	m.Update(reply(m, searchCheckedMsg{tag: found.tag, seq: o.seq, matches: ms}))
+	m.Update(reply(m, search.SearchCheckedMsg{Tag: found.Tag, Seq: o.Seq, Matches: ms}))
 }
 
 // goldenSearchNone searches an e2e id no charge has.
 func goldenSearchNone(t *testing.T, m *Model) {
 	t.Helper()
 	found := goldenSearch(t, m, "E99990000000000000000nothing")
-	if len(found.matches) != 0 {
-		t.Fatalf("found %d charges for an unknown e2e id", len(found.matches))
+	if len(found.Matches) != 0 {
+		t.Fatalf("found %d charges for an unknown e2e id", len(found.Matches))
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/ui/common"
+	"pixdash/ui/search"
 )
 
 // Defect 1: keys read together ("jjj", "1n", "5") are the same keys one by one outside a text
@@ -328,11 +329,11 @@ func TestSearchOpensAtOnce(t *testing.T) {
 	m := goldenModel(t, s, 120, 40)
 	m.Update(runeKey("S"))
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("E999")})
-	o, ok := m.overlays.Top().(*searchOverlay)
-	if !ok || o.input.Value() != "E999" {
+	o, ok := m.overlays.Top().(*search.SearchOverlay)
+	if !ok || o.Input.Value() != "E999" {
 		t.Fatalf("top = %T, typed %q", m.overlays.Top(), func() string {
 			if ok {
-				return o.input.Value()
+				return o.Input.Value()
 			}
 			return ""
 		}())

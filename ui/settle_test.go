@@ -13,6 +13,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/search"
 )
 
 // The views read the store in commands (list windows, event facets, the lookup history) and
@@ -276,8 +277,8 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		if o, ok := common.Find[*closeOverlay](m.overlays); ok {
 			return to(o)
 		}
-	case searchFoundMsg, searchCheckedMsg:
-		if o, ok := common.Find[*searchOverlay](m.overlays); ok {
+	case search.SearchFoundMsg, search.SearchCheckedMsg:
+		if o, ok := common.Find[*search.SearchOverlay](m.overlays); ok {
 			return to(o)
 		}
 	case qrCopiedMsg, qrNoticeDoneMsg, qrRefreshMsg:

@@ -17,6 +17,7 @@ import (
 	"pixdash/api"
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
+	"pixdash/ui/search"
 )
 
 // Minimum terminal size; below it the dashboard asks for a larger window.
@@ -680,7 +681,7 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 	case key.Matches(km, k.Profiles):
 		return m.openProfilePicker()
 	case key.Matches(km, k.Search):
-		return m.push(newSearchOverlay(m.c))
+		return m.push(search.NewSearchOverlay(m.c))
 	}
 	return m.afterPane(p, m.addressTo(p, p.Update(km)))
 }

@@ -1,4 +1,4 @@
-package ui
+package search
 
 import (
 	"context"
@@ -17,29 +17,29 @@ import (
 // by end-to-end id, amount, payer name or time window (state/workflow/search.go). Each match is
 // read back from the service before it is shown as paid; enter opens one in the inspector.
 
-// searchFoundMsg is what the store found for search seq (not read back yet).
-type searchFoundMsg struct {
-	tag     common.Tag
+// SearchFoundMsg is what the store found for search seq (not read back yet).
+type SearchFoundMsg struct {
+	Tag     common.Tag
 	seq     int
 	q       state.ChargeSearch
-	matches []workflow.SearchMatch
+	Matches []workflow.SearchMatch
 	capped  bool
-	err     error
+	Err     error
 }
 
-// searchCheckedMsg is the service's answers for the matches of search seq.
-type searchCheckedMsg struct {
-	tag     common.Tag
-	seq     int
-	matches []workflow.SearchMatch
+// SearchCheckedMsg is the service's answers for the matches of search seq.
+type SearchCheckedMsg struct {
+	Tag     common.Tag
+	Seq     int
+	Matches []workflow.SearchMatch
 }
 
-// searchOverlay is the search: a text field and the matches.
-type searchOverlay struct {
+// SearchOverlay is the search: a text field and the matches.
+type SearchOverlay struct {
 	common.Closer
 	c        *common.Common
-	input    textinput.Model
-	seq      int
+	Input    textinput.Model
+	Seq      int
 	searched string // the text of the last search run
 	q        state.ChargeSearch
 	matches  []workflow.SearchMatch
@@ -52,28 +52,28 @@ type searchOverlay struct {
 	height   int
 }
 
-func newSearchOverlay(c *common.Common) *searchOverlay {
+func NewSearchOverlay(c *common.Common) *SearchOverlay {
 	ti := textinput.New()
 	ti.Prompt = "› "
 	ti.Placeholder = c.Tr.T("search.e2e_id_amount_payer_or_14")
 	ti.CharLimit = 80
 	ti.Focus()
-	return &searchOverlay{c: c, input: ti}
+	return &SearchOverlay{c: c, Input: ti}
 }
 
-func (o *searchOverlay) Layer() common.Layer { return common.LayerBody }
-func (o *searchOverlay) Focus() tea.Cmd      { return textinput.Blink }
-func (o *searchOverlay) Start() tea.Cmd      { return nil }
-func (o *searchOverlay) Blur()               {}
-func (o *searchOverlay) CapturesText() bool  { return true }
-func (o *searchOverlay) SetSize(w, h int) tea.Cmd {
+func (o *SearchOverlay) Layer() common.Layer { return common.LayerBody }
+func (o *SearchOverlay) Focus() tea.Cmd      { return textinput.Blink }
+func (o *SearchOverlay) Start() tea.Cmd      { return nil }
+func (o *SearchOverlay) Blur()               {}
+func (o *SearchOverlay) CapturesText() bool  { return true }
+func (o *SearchOverlay) SetSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
-	o.input.Width = max(min(w-4, 60), 10)
+	o.Input.Width = max(min(w-4, 60), 10)
 	return nil
 }
 
 // ShortHelp lists the overlay's keys.
-func (o *searchOverlay) ShortHelp() []key.Binding {
+func (o *SearchOverlay) ShortHelp() []key.Binding {
 	k := o.c.Keys
 	return []key.Binding{
 		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", o.c.Tr.T("search.search_inspect"))),
@@ -83,39 +83,39 @@ func (o *searchOverlay) ShortHelp() []key.Binding {
 }
 
 // FullHelp lists the overlay's keys.
-func (o *searchOverlay) FullHelp() [][]key.Binding { return [][]key.Binding{o.ShortHelp()} }
+func (o *SearchOverlay) FullHelp() [][]key.Binding { return [][]key.Binding{o.ShortHelp()} }
 
-func (o *searchOverlay) Update(msg tea.Msg) tea.Cmd {
+func (o *SearchOverlay) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case searchFoundMsg:
-		if msg.seq != o.seq || o.c.App.Stale(msg.tag) {
+	case SearchFoundMsg:
+		if msg.seq != o.Seq || o.c.App.Stale(msg.Tag) {
 			return nil
 		}
-		o.found, o.q, o.matches, o.capped, o.cursor = true, msg.q, msg.matches, msg.capped, 0
-		if msg.err != nil {
-			o.err = common.DescribeErr(o.c.Tr, o.c.Tr.T("search.search_failed"), msg.err)
+		o.found, o.q, o.matches, o.capped, o.cursor = true, msg.q, msg.Matches, msg.capped, 0
+		if msg.Err != nil {
+			o.err = common.DescribeErr(o.c.Tr, o.c.Tr.T("search.search_failed"), msg.Err)
 			return nil
 		}
 		if len(o.matches) == 0 {
 			return nil
 		}
 		o.reading = true
-		return o.readBack(msg.seq, msg.matches)
-	case searchCheckedMsg:
-		if msg.seq != o.seq || o.c.App.Stale(msg.tag) {
+		return o.readBack(msg.seq, msg.Matches)
+	case SearchCheckedMsg:
+		if msg.Seq != o.Seq || o.c.App.Stale(msg.Tag) {
 			return nil
 		}
-		o.reading, o.matches = false, msg.matches
+		o.reading, o.matches = false, msg.Matches
 		return nil
 	case tea.KeyMsg:
 		return o.handleKey(msg)
 	}
 	var cmd tea.Cmd
-	o.input, cmd = o.input.Update(msg)
+	o.Input, cmd = o.Input.Update(msg)
 	return cmd
 }
 
-func (o *searchOverlay) handleKey(km tea.KeyMsg) tea.Cmd {
+func (o *SearchOverlay) handleKey(km tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(km, o.c.Keys.Back):
 		o.Close()
@@ -127,7 +127,7 @@ func (o *searchOverlay) handleKey(km tea.KeyMsg) tea.Cmd {
 		o.cursor = max(min(o.cursor+1, len(o.matches)-1), 0)
 		return nil
 	case km.Type == tea.KeyEnter:
-		text := strings.TrimSpace(o.input.Value())
+		text := strings.TrimSpace(o.Input.Value())
 		if text == o.searched && o.found && len(o.matches) > 0 {
 			ch := o.matches[o.cursor].Charge
 			o.Close()
@@ -136,13 +136,13 @@ func (o *searchOverlay) handleKey(km tea.KeyMsg) tea.Cmd {
 		return o.search(text)
 	}
 	var cmd tea.Cmd
-	o.input, cmd = o.input.Update(km)
+	o.Input, cmd = o.Input.Update(km)
 	return cmd
 }
 
 // search parses the text and runs the store's search in a command.
-func (o *searchOverlay) search(text string) tea.Cmd {
-	o.seq++
+func (o *SearchOverlay) search(text string) tea.Cmd {
+	o.Seq++
 	o.searched, o.found, o.reading, o.matches, o.capped, o.err, o.cursor = text, false, false, nil, false, "", 0
 	q, err := workflow.ParseSearch(text, o.c.Now(), o.c.Loc)
 	if err != nil {
@@ -154,10 +154,10 @@ func (o *searchOverlay) search(text string) tea.Cmd {
 		o.err = o.c.Tr.T("search.this_session_has_no_local_store")
 		return nil
 	}
-	seq, t := o.seq, o.c.App.Tag()
+	seq, t := o.Seq, o.c.App.Tag()
 	return o.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg {
 		ms, capped, err := workflow.FindCharges(ctx, store, q)
-		return searchFoundMsg{tag: t, seq: seq, q: q, matches: ms, capped: capped, err: err}
+		return SearchFoundMsg{Tag: t, seq: seq, q: q, Matches: ms, capped: capped, Err: err}
 	})
 }
 
@@ -167,16 +167,16 @@ type readBacker interface {
 }
 
 // readBack asks the service about every match.
-func (o *searchOverlay) readBack(seq int, ms []workflow.SearchMatch) tea.Cmd {
+func (o *SearchOverlay) readBack(seq int, ms []workflow.SearchMatch) tea.Cmd {
 	var rb readBacker = o.c.App.Sess
 	t := o.c.App.Tag()
 	return o.c.App.WithTimeout(common.CallTimeout*2, func(ctx context.Context) tea.Msg {
-		return searchCheckedMsg{tag: t, seq: seq, matches: rb.ReadBack(ctx, ms)}
+		return SearchCheckedMsg{Tag: t, Seq: seq, Matches: rb.ReadBack(ctx, ms)}
 	})
 }
 
 // what says what was searched, in the merchant's words.
-func (o *searchOverlay) what() string {
+func (o *SearchOverlay) what() string {
 	tr, q := o.c.Tr, o.q
 	switch q.Kind {
 	case state.SearchE2E:
@@ -192,14 +192,14 @@ func (o *searchOverlay) what() string {
 	return ""
 }
 
-func (o *searchOverlay) View() string {
+func (o *SearchOverlay) View() string {
 	st, tr := o.c.St, o.c.Tr
 	w := max(o.width, 20)
 	var b strings.Builder
 	profile := common.Sanitize(o.c.App.Sess.Profile)
 	b.WriteString(st.Bold.Render(common.TruncateWidth(tr.T("search.the_customer_says_they_paid")+" · "+tr.F("search.every_wallet_of_profile", profile), w)) + "\n")
 	b.WriteString(st.Muted.Render(common.TruncateWidth(tr.T("search.search_by_e2e_id_e_amount"), w)) + "\n\n")
-	b.WriteString(o.input.View() + "\n\n")
+	b.WriteString(o.Input.View() + "\n\n")
 	switch {
 	case o.err != "":
 		b.WriteString(st.Err.Render(common.TruncateWidth(o.err, w)) + "\n")
@@ -224,7 +224,7 @@ func (o *searchOverlay) View() string {
 
 // rows renders the matches around the cursor, one a line: the service's answer, amount,
 // wallet, time, payer and e2e id.
-func (o *searchOverlay) rows(w, h int) string {
+func (o *SearchOverlay) rows(w, h int) string {
 	st, tr := o.c.St, o.c.Tr
 	// A narrow terminal shows the e2e id on a line of its own under the match.
 	twoLines := w < 110
