@@ -974,3 +974,6 @@ func (r *inspectResult) outcome() state.Outcome {
 	}
 	return ch.Outcome()
 }
+
+// ServiceErr is the outcome of the call to the service, for the header's light.
+func (m lookupMsg) ServiceErr() error { return m.err }

@@ -87,13 +87,6 @@ type serviceReply interface {
 	ServiceErr() error
 }
 
-func (m walletsListMsg) ServiceErr() error    { return m.err }
-func (m walletsBalanceMsg) ServiceErr() error { return m.err }
-func (m walletsCreatedMsg) ServiceErr() error { return m.err }
-func (m blocksMsg) ServiceErr() error         { return m.err }
-func (m lookupMsg) ServiceErr() error         { return m.err }
-func (m splitWalletsMsg) ServiceErr() error   { return m.err }
-
 // credentialsRefused reports whether the service refused the client's credentials: 401, from
 // the token exchange or from a call that stayed unauthorized with a new token.
 func credentialsRefused(ae *api.Error) bool { return ae.HTTPStatus == http.StatusUnauthorized }

@@ -333,12 +333,12 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	keys("4")
 	bv := blocksOf(m)
 	resolved := goldenNow
-	blocks := []api.BalanceBlock{{ID: evil("b1"), TransactionID: evil("tx"), Amount: 100, Status: api.BlockStatus(evil("status")),
+	blockList := []api.BalanceBlock{{ID: evil("b1"), TransactionID: evil("tx"), Amount: 100, Status: api.BlockStatus(evil("status")),
 		BlockType: evil("type"), ReferenceNumber: evil("ref"), Reason: evil("reason"), ExternalReference: evil("ext"), E2EID: evil("e2e"),
 		ResolutionReason: evil("resolution"), ResolvedAt: &resolved, CreatedAt: goldenNow}}
-	m.Update(reply(m, blocksMsg{tag: m.app.Tag(), seq: bv.seq, status: bv.filterStatus(), list: &api.BalanceBlockList{Items: blocks, Total: 1}}))
+	m.Update(reply(m, blocks.BlocksMsg{Tag: m.app.Tag(), Seq: bv.Seq, Status: bv.FilterStatus(), List: &api.BalanceBlockList{Items: blockList, Total: 1}}))
 	shot("blocks")
-	m.Update(reply(m, blocksMsg{tag: m.app.Tag(), seq: bv.seq, status: bv.filterStatus(), err: evilError()}))
+	m.Update(reply(m, blocks.BlocksMsg{Tag: m.app.Tag(), Seq: bv.Seq, Status: bv.FilterStatus(), Err: evilError()}))
 	shot("blocks_error")
 
 	// Events: the list, filtered, and every payload (masked, then revealed).

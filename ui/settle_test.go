@@ -12,6 +12,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/blocks"
 	"pixdash/ui/common"
 	"pixdash/ui/search"
 )
@@ -253,7 +254,7 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		return view(viewCharges)
 	case eventPage, facetsMsg:
 		return view(viewEvents)
-	case blocksMsg, blocksTickMsg:
+	case blocks.BlocksMsg, blocks.BlocksTickMsg:
 		return view(viewBlocks)
 	case lookupMsg, historyMsg:
 		return view(viewInspector)

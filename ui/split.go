@@ -914,3 +914,6 @@ func (b *splitBuilder) View() string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// ServiceErr is the outcome of the call to the service, for the header's light.
+func (m splitWalletsMsg) ServiceErr() error { return m.err }

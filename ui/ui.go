@@ -16,6 +16,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state/workflow"
+	"pixdash/ui/blocks"
 	"pixdash/ui/common"
 	"pixdash/ui/search"
 )
@@ -212,7 +213,7 @@ func (m *Model) newPanes() map[viewID]common.Pane {
 		viewCharges:   m.charges,
 		viewInspector: newInspectorView(m.c),
 		viewWallets:   newWalletsView(m.c),
-		viewBlocks:    newBlocksView(m.c),
+		viewBlocks:    blocks.NewBlocksView(m.c),
 		viewEvents:    newEventsView(m.c),
 		viewDay:       newDayView(m.c),
 	}

@@ -1163,3 +1163,8 @@ func (v *walletsView) View() string {
 	}
 	return common.FitBlock(b.String(), w, h)
 }
+
+// ServiceErr are the outcomes of the calls to the service, for the header's light.
+func (m walletsListMsg) ServiceErr() error    { return m.err }
+func (m walletsBalanceMsg) ServiceErr() error { return m.err }
+func (m walletsCreatedMsg) ServiceErr() error { return m.err }

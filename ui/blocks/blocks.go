@@ -1,4 +1,4 @@
-package ui
+package blocks
 
 import (
 	"context"
@@ -18,64 +18,64 @@ import (
 // blocksRefreshEvery is how often the blocks view reloads while it is on screen.
 const blocksRefreshEvery = 30 * time.Second
 
-// blockFilters is the cycle of the status filter: all, then the spec's statuses.
-var blockFilters = append([]api.BlockStatus{""}, api.BlockStatuses...)
+// BlockFilters is the cycle of the status filter: all, then the spec's statuses.
+var BlockFilters = append([]api.BlockStatus{""}, api.BlockStatuses...)
 
-// blocksView lists the active wallet's balance blocks (GET /balance-blocks) with a status filter,
+// BlocksView lists the active wallet's balance blocks (GET /balance-blocks) with a status filter,
 // what the open and the resolved blocks add up to, and the selected block's details.
-type blocksView struct {
+type BlocksView struct {
 	common.Ident
 	common.List[string, api.BalanceBlock, api.BalanceBlock]
 	c             *common.Common
 	width, height int // the view's; the list has the lines between the totals and the details
 
 	filter int // index in blockFilters
-	// seq numbers loads; a reply for an older one (other filter, superseded) is dropped.
-	seq     uint64
-	loading bool
-	loadTag common.Tag
+	// Seq numbers loads; a reply for an older one (other filter, superseded) is dropped.
+	Seq     uint64
+	Loading bool
+	LoadTag common.Tag
 
-	loaded   bool
+	Loaded   bool
 	loadedAt time.Time
 	shown    api.BlockStatus // the filter the items were loaded with
-	items    common.SliceRows[api.BalanceBlock]
+	Items    common.SliceRows[api.BalanceBlock]
 	total    int
-	sums     []blockSum
+	sums     []BlockSum
 	errText  string
 
 	// Periodic refresh while the view has the screen: one timer in flight at most (tickSeq
 	// names it). focused is set by focus and cleared by blur; a tick that finds it cleared
 	// stops the cycle, and the next focus starts it again.
-	ticking bool
-	tickSeq uint64
+	Ticking bool
+	TickSeq uint64
 	focused bool
 }
 
-// blockSum is the count and exact sum of the listed blocks in one status.
-type blockSum struct {
-	status api.BlockStatus
-	count  int
-	sum    api.Money
+// BlockSum is the count and exact sum of the listed blocks in one status.
+type BlockSum struct {
+	Status api.BlockStatus
+	Count  int
+	Sum    api.Money
 }
 
-// blocksMsg is the reply of GET /balance-blocks.
-type blocksMsg struct {
-	tag    common.Tag
-	seq    uint64
-	status api.BlockStatus
-	list   *api.BalanceBlockList
-	err    error
+// BlocksMsg is the reply of GET /balance-blocks.
+type BlocksMsg struct {
+	Tag    common.Tag
+	Seq    uint64
+	Status api.BlockStatus
+	List   *api.BalanceBlockList
+	Err    error
 }
 
-// blocksTickMsg is the periodic refresh of the blocks view; gen and seq let old ticks die.
-type blocksTickMsg struct {
-	gen uint64
-	seq uint64
+// BlocksTickMsg is the periodic refresh of the blocks view; gen and seq let old ticks die.
+type BlocksTickMsg struct {
+	Gen uint64
+	Seq uint64
 }
 
-func newBlocksView(c *common.Common) *blocksView {
-	v := &blocksView{c: c}
-	v.List = common.NewList[string, api.BalanceBlock](&v.items, func(b *api.BalanceBlock) string { return b.ID })
+func NewBlocksView(c *common.Common) *BlocksView {
+	v := &BlocksView{c: c}
+	v.List = common.NewList[string, api.BalanceBlock](&v.Items, func(b *api.BalanceBlock) string { return b.ID })
 	tr := c.Tr
 	v.SetColumns([]common.Column{
 		{Title: tr.T("blocks.status_caps"), Width: 20, Wide: 22, WidePriority: 6}, // "○ aguardando resposta"
@@ -92,39 +92,39 @@ func newBlocksView(c *common.Common) *blocksView {
 }
 
 // Title names the view in the tab strip.
-func (v *blocksView) Title() string { return v.c.Tr.T("blocks.blocks") }
+func (v *BlocksView) Title() string { return v.c.Tr.T("blocks.blocks") }
 
-func (v *blocksView) SetSize(w, h int) tea.Cmd {
+func (v *BlocksView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.place()
 	return nil
 }
 
-func (v *blocksView) CapturesText() bool { return false }
+func (v *BlocksView) CapturesText() bool { return false }
 
 // Focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
-func (v *blocksView) Focus() tea.Cmd {
+func (v *BlocksView) Focus() tea.Cmd {
 	v.focused = true
-	if !v.ticking {
+	if !v.Ticking {
 		return v.scheduleTick()
 	}
 	return nil
 }
 
 // Start loads the list and starts the periodic refresh.
-func (v *blocksView) Start() tea.Cmd {
+func (v *BlocksView) Start() tea.Cmd {
 	v.focused = true
 	cmds := []tea.Cmd{v.load(false)}
-	if !v.ticking {
+	if !v.Ticking {
 		cmds = append(cmds, v.scheduleTick())
 	}
 	return tea.Batch(cmds...)
 }
 
 // Blur lets the refresh cycle stop at its next tick; the rows stay for when the view comes back.
-func (v *blocksView) Blur() { v.focused = false }
+func (v *BlocksView) Blur() { v.focused = false }
 
-func (v *blocksView) filterStatus() api.BlockStatus { return blockFilters[v.filter] }
+func (v *BlocksView) FilterStatus() api.BlockStatus { return BlockFilters[v.filter] }
 
 // blockLister lists a wallet's MED blocks and records them (*workflow.Session does).
 type blockLister interface {
@@ -133,75 +133,75 @@ type blockLister interface {
 
 // load asks for the blocks of the active wallet; unless force, a load already in flight for the
 // same session, wallet and filter is reused.
-func (v *blocksView) load(force bool) tea.Cmd {
+func (v *BlocksView) load(force bool) tea.Cmd {
 	t := v.c.App.Tag()
-	if !force && v.loading && v.loadTag == t {
+	if !force && v.Loading && v.LoadTag == t {
 		return nil
 	}
-	v.seq++
-	v.loading, v.loadTag = true, t
+	v.Seq++
+	v.Loading, v.LoadTag = true, t
 	var bl blockLister = v.c.App.Sess
-	seq, status, wallet := v.seq, v.filterStatus(), v.c.App.Wallet
+	seq, status, wallet := v.Seq, v.FilterStatus(), v.c.App.Wallet
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		// The charges show what the service listed: the session records the blocks.
 		list, err := bl.Blocks(ctx, wallet, status)
-		return blocksMsg{tag: t, seq: seq, status: status, list: list, err: err}
+		return BlocksMsg{Tag: t, Seq: seq, Status: status, List: list, Err: err}
 	})
 }
 
-func (v *blocksView) scheduleTick() tea.Cmd {
-	v.tickSeq++
-	v.ticking = true
-	gen, seq := v.c.App.Gen, v.tickSeq
-	return tea.Tick(blocksRefreshEvery, func(time.Time) tea.Msg { return blocksTickMsg{gen: gen, seq: seq} })
+func (v *BlocksView) scheduleTick() tea.Cmd {
+	v.TickSeq++
+	v.Ticking = true
+	gen, seq := v.c.App.Gen, v.TickSeq
+	return tea.Tick(blocksRefreshEvery, func(time.Time) tea.Msg { return BlocksTickMsg{Gen: gen, Seq: seq} })
 }
 
 // ShortHelp lists the keys the footer shows.
-func (v *blocksView) ShortHelp() []key.Binding {
+func (v *BlocksView) ShortHelp() []key.Binding {
 	k := v.c.Keys
 	return []key.Binding{k.OpenTx, k.StatusFilter, k.Refresh}
 }
 
 // FullHelp lists the view's keys for the help screen.
-func (v *blocksView) FullHelp() [][]key.Binding {
+func (v *BlocksView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.OpenTx, k.StatusFilter, k.Refresh}}
 }
 
-func (v *blocksView) Update(msg tea.Msg) tea.Cmd {
+func (v *BlocksView) Update(msg tea.Msg) tea.Cmd {
 	cmd := v.handle(msg)
 	v.place()
 	return cmd
 }
 
-func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
+func (v *BlocksView) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return v.key(msg)
-	case blocksMsg:
+	case BlocksMsg:
 		v.onBlocks(msg)
-	case blocksTickMsg:
-		if msg.gen != v.c.App.Gen || msg.seq != v.tickSeq || !v.ticking {
+	case BlocksTickMsg:
+		if msg.Gen != v.c.App.Gen || msg.Seq != v.TickSeq || !v.Ticking {
 			return nil
 		}
 		if !v.focused {
 			// The view left the screen: the cycle stops; focus starts it again.
-			v.ticking = false
+			v.Ticking = false
 			return nil
 		}
 		return tea.Batch(v.load(false), v.scheduleTick())
 	case common.EventMsg:
 		if msg.Gen == v.c.App.Gen && msg.Ev != nil && msg.Ev.Kind.IsBalanceBlock() &&
-			msg.Ev.Wallet() == v.c.App.Wallet && (v.loaded || v.loading) {
+			msg.Ev.Wallet() == v.c.App.Wallet && (v.Loaded || v.Loading) {
 			return v.load(true)
 		}
 	case common.WalletChangedMsg:
 		// The old wallet's blocks go; a view that was ever opened reloads for the new one.
-		used := v.loaded || v.loading || v.ticking
-		v.items, v.sums, v.total = nil, nil, 0
-		v.loaded, v.errText = false, ""
+		used := v.Loaded || v.Loading || v.Ticking
+		v.Items, v.sums, v.total = nil, nil, 0
+		v.Loaded, v.errText = false, ""
 		v.Top()
-		v.loading = false
+		v.Loading = false
 		if used {
 			return v.load(true)
 		}
@@ -209,12 +209,12 @@ func (v *blocksView) handle(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *blocksView) key(km tea.KeyMsg) tea.Cmd {
+func (v *BlocksView) key(km tea.KeyMsg) tea.Cmd {
 	k := v.c.Keys
 	switch {
 	case v.Navigate(km, k):
 	case key.Matches(km, k.StatusFilter):
-		v.filter = (v.filter + 1) % len(blockFilters)
+		v.filter = (v.filter + 1) % len(BlockFilters)
 		v.Top()
 		return v.load(true)
 	case key.Matches(km, k.Refresh):
@@ -229,37 +229,37 @@ func (v *blocksView) key(km tea.KeyMsg) tea.Cmd {
 }
 
 // onBlocks takes a list: the cursor stays on its block when the filter is the same.
-func (v *blocksView) onBlocks(msg blocksMsg) {
-	if v.c.App.Stale(msg.tag) || msg.seq != v.seq {
+func (v *BlocksView) onBlocks(msg BlocksMsg) {
+	if v.c.App.Stale(msg.Tag) || msg.Seq != v.Seq {
 		return
 	}
-	v.loading = false
-	if msg.err != nil {
-		v.errText = common.DescribeErr(v.c.Tr, v.c.Tr.T("blocks.load_balance_blocks"), msg.err)
+	v.Loading = false
+	if msg.Err != nil {
+		v.errText = common.DescribeErr(v.c.Tr, v.c.Tr.T("blocks.load_balance_blocks"), msg.Err)
 		return
 	}
 	restore := v.Hold()
-	if v.shown != msg.status {
+	if v.shown != msg.Status {
 		restore = v.Top
 	}
 	v.errText = ""
-	v.loaded, v.loadedAt, v.shown = true, v.c.Now(), msg.status
-	v.items, v.total = nil, 0
-	if msg.list != nil {
-		v.items, v.total = msg.list.Items, msg.list.Total
+	v.Loaded, v.loadedAt, v.shown = true, v.c.Now(), msg.Status
+	v.Items, v.total = nil, 0
+	if msg.List != nil {
+		v.Items, v.total = msg.List.Items, msg.List.Total
 	}
-	v.sums = sumBlocks(v.items)
+	v.sums = SumBlocks(v.Items)
 	v.place()
 	restore()
 }
 
-// sumBlocks counts and adds the blocks per status: the spec's statuses in order, then any other as it came.
-func sumBlocks(items []api.BalanceBlock) []blockSum {
+// SumBlocks counts and adds the blocks per status: the spec's statuses in order, then any other as it came.
+func SumBlocks(items []api.BalanceBlock) []BlockSum {
 	idx := map[api.BlockStatus]int{}
-	var out []blockSum
+	var out []BlockSum
 	for _, s := range api.BlockStatuses {
 		idx[s] = len(out)
-		out = append(out, blockSum{status: s})
+		out = append(out, BlockSum{Status: s})
 	}
 	var extra []api.BlockStatus
 	for _, b := range items {
@@ -267,15 +267,15 @@ func sumBlocks(items []api.BalanceBlock) []blockSum {
 		if !ok {
 			i = len(out)
 			idx[b.Status] = i
-			out = append(out, blockSum{status: b.Status})
+			out = append(out, BlockSum{Status: b.Status})
 			extra = append(extra, b.Status)
 		}
-		out[i].count++
-		out[i].sum += b.Amount
+		out[i].Count++
+		out[i].Sum += b.Amount
 	}
 	if len(extra) > 1 {
 		tail := out[len(api.BlockStatuses):]
-		sort.Slice(tail, func(a, b int) bool { return tail[a].status < tail[b].status })
+		sort.Slice(tail, func(a, b int) bool { return tail[a].Status < tail[b].Status })
 	}
 	return out
 }
@@ -299,9 +299,9 @@ type blocksFrame struct {
 }
 
 // frame shares the view's lines between totals, error, column header, rows and details.
-func (v *blocksView) frame() blocksFrame {
+func (v *BlocksView) frame() blocksFrame {
 	w, h := v.width, v.height
-	f := blocksFrame{sums: v.sumLines(w)}
+	f := blocksFrame{sums: v.SumLines(w)}
 	if v.errText != "" {
 		f.errs = v.errLines(w, 2)
 	}
@@ -316,13 +316,13 @@ func (v *blocksView) frame() blocksFrame {
 }
 
 // place gives the list the lines the frame leaves it (after every change of size or data).
-func (v *blocksView) place() { v.Resize(v.width, v.frame().rows) }
+func (v *BlocksView) place() { v.Resize(v.width, v.frame().rows) }
 
-// sumLines are the totals: what the open blocks hold (only they are blocked), what the resolved
+// SumLines are the totals: what the open blocks hold (only they are blocked), what the resolved
 // ones added up to, and the count and sum of each status, wrapped to w.
-func (v *blocksView) sumLines(w int) []string {
+func (v *BlocksView) SumLines(w int) []string {
 	st, tr := v.c.St, v.c.Tr
-	if !v.loaded {
+	if !v.Loaded {
 		return nil
 	}
 	var openSum, doneSum api.Money
@@ -330,20 +330,20 @@ func (v *blocksView) sumLines(w int) []string {
 	var openSegs, doneSegs, otherSegs []string
 	for _, s := range v.sums {
 		switch {
-		case open(s.status):
-			openSum, openN = openSum+s.sum, openN+s.count
-		case resolved(s.status):
-			doneSum, doneN = doneSum+s.sum, doneN+s.count
+		case open(s.Status):
+			openSum, openN = openSum+s.Sum, openN+s.Count
+		case resolved(s.Status):
+			doneSum, doneN = doneSum+s.Sum, doneN+s.Count
 		}
-		if v.shown != "" && s.status != v.shown && s.count == 0 {
+		if v.shown != "" && s.Status != v.shown && s.Count == 0 {
 			continue
 		}
-		sty, sym := st.StatusLine(s.status)
-		seg := sty.Render(sym+" "+tr.Enum(s.status)) + " " + st.Value.Render(fmt.Sprintf("%d · %s", s.count, s.sum.BRL()))
+		sty, sym := st.StatusLine(s.Status)
+		seg := sty.Render(sym+" "+tr.Enum(s.Status)) + " " + st.Value.Render(fmt.Sprintf("%d · %s", s.Count, s.Sum.BRL()))
 		switch {
-		case open(s.status):
+		case open(s.Status):
 			openSegs = append(openSegs, seg)
-		case resolved(s.status):
+		case resolved(s.Status):
 			doneSegs = append(doneSegs, seg)
 		default:
 			otherSegs = append(otherSegs, seg)
@@ -363,7 +363,7 @@ func (v *blocksView) sumLines(w int) []string {
 	return append(common.PackSegments(openLine, sep, w, len(openLine)), common.PackSegments(doneLine, sep, w, len(doneLine))...)
 }
 
-func (v *blocksView) View() string {
+func (v *BlocksView) View() string {
 	w, h := v.width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
@@ -373,27 +373,27 @@ func (v *blocksView) View() string {
 	// Line 1: count, wallet, filter, and how fresh the data is.
 	var count string
 	switch {
-	case !v.loaded || v.shown != v.filterStatus():
+	case !v.Loaded || v.shown != v.FilterStatus():
 		count = tr.T("blocks.balance_blocks")
-	case v.total != len(v.items):
-		count = tr.N("blocks.of_blocks_n", v.total, len(v.items), v.total)
-	case len(v.items) == 1:
+	case v.total != len(v.Items):
+		count = tr.N("blocks.of_blocks_n", v.total, len(v.Items), v.total)
+	case len(v.Items) == 1:
 		count = tr.T("blocks.1_block")
 	default:
-		count = tr.F("blocks.blocks_2", len(v.items))
+		count = tr.F("blocks.blocks_2", len(v.Items))
 	}
 	filter := tr.T("blocks.all")
-	if f := v.filterStatus(); f != "" {
+	if f := v.FilterStatus(); f != "" {
 		filter = tr.Enum(f)
 	}
 	left := st.Bold.Render(count) + st.Muted.Render(" · "+tr.F("blocks.wallet", v.c.App.Wallet)+" · "+tr.T("blocks.status")+": ") + st.Value.Render(filter)
 	var right string
 	switch {
-	case v.loading && v.loaded:
+	case v.Loading && v.Loaded:
 		right = st.Muted.Render(tr.T("blocks.refreshing"))
-	case v.loading:
+	case v.Loading:
 		right = st.Muted.Render(tr.T("blocks.loading"))
-	case v.loaded:
+	case v.Loaded:
 		age := v.c.Now().Sub(v.loadedAt)
 		style := st.Muted
 		if v.errText != "" || age > 2*blocksRefreshEvery {
@@ -403,7 +403,7 @@ func (v *blocksView) View() string {
 	}
 	lines = append(lines, common.Spread(left, right, w))
 	// Until a reply for the current filter arrives, the rows of another filter are not shown.
-	if !v.loaded || v.shown != v.filterStatus() {
+	if !v.Loaded || v.shown != v.FilterStatus() {
 		switch {
 		case v.errText != "":
 			lines = append(lines, v.errLines(w, h)...)
@@ -416,7 +416,7 @@ func (v *blocksView) View() string {
 	f := v.frame()
 	lines = append(lines, f.sums...)
 	lines = append(lines, f.errs...)
-	if len(v.items) == 0 {
+	if len(v.Items) == 0 {
 		msg := tr.F("blocks.no_balance_blocks_in_wallet", v.c.App.Wallet)
 		if v.shown != "" {
 			msg = tr.F("blocks.no_blocks_with_status_in_wallet", tr.Enum(v.shown), v.c.App.Wallet)
@@ -443,7 +443,7 @@ func (v *blocksView) View() string {
 }
 
 // errLines is the last error wrapped to w, in at most n lines.
-func (v *blocksView) errLines(w, n int) []string {
+func (v *BlocksView) errLines(w, n int) []string {
 	out := common.WrapLines(v.errText, w, n)
 	for i := range out {
 		out[i] = v.c.St.Err.Render(out[i])
@@ -453,7 +453,7 @@ func (v *blocksView) errLines(w, n int) []string {
 
 // cells are a block's columns: status, type, reference, amount, creation, transaction, e2eId,
 // reason and resolution.
-func (v *blocksView) cells(b *api.BalanceBlock) []common.Cell {
+func (v *BlocksView) cells(b *api.BalanceBlock) []common.Cell {
 	tr := v.c.Tr
 	sty, sym := v.c.St.StatusLine(b.Status)
 	return []common.Cell{
@@ -470,7 +470,7 @@ func (v *blocksView) cells(b *api.BalanceBlock) []common.Cell {
 }
 
 // resolution is the resolution reason and when it was resolved, or a dash.
-func (v *blocksView) resolution(b *api.BalanceBlock) string {
+func (v *BlocksView) resolution(b *api.BalanceBlock) string {
 	s := common.Sanitize(b.ResolutionReason)
 	if b.ResolvedAt != nil {
 		at := b.ResolvedAt.In(v.c.Loc).Format("02/01 15:04")
@@ -483,7 +483,7 @@ func (v *blocksView) resolution(b *api.BalanceBlock) string {
 }
 
 // detail is the selected block's panel: every field, full width.
-func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
+func (v *BlocksView) detail(b *api.BalanceBlock, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	const lw = 14
 	sty, sym := st.StatusLine(b.Status)
@@ -519,3 +519,6 @@ func (v *blocksView) detail(b *api.BalanceBlock, w int) []string {
 		field(tr.T("blocks.resolution"), res),
 	}
 }
+
+// ServiceErr is the outcome of the call to the service, for the header's light.
+func (m BlocksMsg) ServiceErr() error { return m.Err }
