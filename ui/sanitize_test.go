@@ -18,6 +18,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/blocks"
 	"pixdash/ui/common"
 )
 
