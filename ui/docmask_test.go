@@ -75,12 +75,12 @@ func TestEventsPayloadMasksDocumentsUntilV(t *testing.T) {
 			t.Fatalf("%dx%d: the event is not listed:\n%s", size[0], size[1], list)
 		}
 		press(t, m, "enter")
-		if v.detail == nil {
+		if v.Detail == nil {
 			t.Fatal("enter did not open the payload")
 		}
 		full := func() string {
 			var b strings.Builder
-			for _, l := range v.detail.lines {
+			for _, l := range v.Detail.Lines {
 				b.WriteString(l + "\n")
 			}
 			return b.String()
@@ -133,7 +133,7 @@ func TestEventsPayloadMasksLikeTheInspector(t *testing.T) {
 	deliver(t, m, decoded(t, docEvent))
 	press(t, m, "enter")
 	m.View()
-	payload := strings.Join(v.detail.lines, "\n")
+	payload := strings.Join(v.Detail.Lines, "\n")
 
 	tx := goldenFailedTx()
 	tx.CounterpartDocument = "52998224725"

@@ -49,7 +49,7 @@ func TestEventsShowsWhyDeliveriesWereRefused(t *testing.T) {
 	stats.LastRejection = api.Rejection{At: time.Date(2026, 11, 19, 9, 5, 0, 0, time.UTC), Reason: api.RejectTimestamp}
 	s, _ := evSession(t, true, stats)
 	_, v := eventsModel(t, s, 160, 30)
-	if got := v.statsText(); !strings.Contains(got, "last: timestamp outside the window 19/11 09:05") {
+	if got := v.StatsText(); !strings.Contains(got, "last: timestamp outside the window 19/11 09:05") {
 		t.Errorf("stats %q", got)
 	}
 }

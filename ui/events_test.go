@@ -17,6 +17,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/events"
 )
 
 // Charges of goldenCharges the event fixture refers to.
@@ -99,14 +100,14 @@ func applyFixture(t testing.TB, s *Session, clk *evClock) {
 }
 
 // eventsModel is a dashboard on the events view.
-func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *eventsView) {
+func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *events.EventsView) {
 	t.Helper()
 	m := goldenModel(t, s, w, h)
 	send(t, m, runeKey("5"))
 	if m.view != viewEvents {
 		t.Fatalf("5 did not open the events view")
 	}
-	return m, m.panes[viewEvents].(*eventsView)
+	return m, m.panes[viewEvents].(*events.EventsView)
 }
 
 // deliver records ev in the store as the receiver's intake does, then runs what the dashboard
@@ -245,12 +246,12 @@ func TestEventsSummaries(t *testing.T) {
 		if entry == nil {
 			t.Fatalf("%s: event %s not stored", c.name, ev.EventID)
 		}
-		if got := v.summary(entry); got != c.want {
+		if got := v.Summary(entry); got != c.want {
 			t.Errorf("%s: summary = %q, want %q", c.name, got, c.want)
 		}
 	}
 	// The event's own fee is reported, not confirmed: in pt-BR too, in the summary and the detail.
-	v.c.Tr = common.Catalog{Lang: common.LangPT}
+	v.C.Tr = common.Catalog{Lang: common.LangPT}
 	for _, e := range eventPageOf(t, s.Store, state.EventQuery{}).Entries {
 		var want string
 		switch e.Event.EventID {
@@ -261,11 +262,11 @@ func TestEventsSummaries(t *testing.T) {
 		default:
 			continue
 		}
-		if got := v.summary(&e); !strings.Contains(got, want) {
+		if got := v.Summary(&e); !strings.Contains(got, want) {
 			t.Errorf("pt-BR summary of event %s = %q, want %q", e.Event.EventID, got, want)
 		}
 		if e.Event.EventID == "12" {
-			lines, _ := v.detailLines(e, 120, false)
+			lines, _ := v.DetailLines(e, 120, false)
 			if d := strings.Join(lines, "\n"); !strings.Contains(d, "R$ 0,50 (segundo o evento; o serviço não confirma)") {
 				t.Errorf("pt-BR detail of the refund event:\n%s", d)
 			}
@@ -340,8 +341,8 @@ func TestEventsEnterShowsPrettyPayload(t *testing.T) {
 	applyFixture(t, s, clk)
 	m, v := eventsModel(t, s, 120, 40)
 	press(t, m, "j", "j", "j", "j", "j", "j", "enter") // evt-0003, payment_failed
-	if v.detail == nil || v.detail.id != "evt-0003" {
-		t.Fatalf("enter opened %+v", v.detail)
+	if v.Detail == nil || v.Detail.Id != "evt-0003" {
+		t.Fatalf("enter opened %+v", v.Detail)
 	}
 	out := m.View()
 	for _, want := range []string{
@@ -363,7 +364,7 @@ func TestEventsEnterShowsPrettyPayload(t *testing.T) {
 		t.Errorf("G did not scroll to the end:\n%s", out)
 	}
 	press(t, m, "esc")
-	if v.detail != nil || !strings.Contains(m.View(), "SUMMARY") {
+	if v.Detail != nil || !strings.Contains(m.View(), "SUMMARY") {
 		t.Errorf("esc did not go back to the list")
 	}
 }
@@ -397,7 +398,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 		api.EventWithdrawalCompleted, api.EventWithdrawalFailed, api.EventBalanceBlockCreated, api.EventBalanceBlockApproved, "pix_refund_partial", ""}
 	for _, k := range want {
 		press(t, m, "t")
-		if got := v.filter.Kind; got != k {
+		if got := v.Filter.Kind; got != k {
 			t.Fatalf("kind filter = %q, want %q", got, k)
 		}
 		if k == "" {
@@ -406,8 +407,8 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 		if h := headerOf(m); !strings.Contains(h, "1 of 9 events") || !strings.Contains(h, "kind: "+(common.Catalog{Lang: common.LangEN}).Enum(k)) {
 			t.Errorf("header with kind %s: %q", k, h)
 		}
-		if e, ok := v.win.At(0); !ok || e.Event.Kind != k || v.win.Len() != 1 {
-			t.Errorf("kind %s shows %d events", k, v.win.Len())
+		if e, ok := v.Win.At(0); !ok || e.Event.Kind != k || v.Win.Len() != 1 {
+			t.Errorf("kind %s shows %d events", k, v.Win.Len())
 		}
 	}
 	if h := headerOf(m); !strings.HasPrefix(h, "9 events") {
@@ -416,7 +417,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	// W cycles through the wallets events came for.
 	for _, w := range []string{"loja-norte", "loja-sul", "principal", ""} {
 		press(t, m, "W")
-		if got := v.filter.Wallet; got != w {
+		if got := v.Filter.Wallet; got != w {
 			t.Fatalf("wallet filter = %q, want %q", got, w)
 		}
 	}
@@ -435,7 +436,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	}
 	press(t, m, "t") // balance_block_approved
 	press(t, m, "esc")
-	if k, w := v.filter.Kind, v.filter.Wallet; k != "" || w != "" || v.Cursor != 0 {
+	if k, w := v.Filter.Kind, v.Filter.Wallet; k != "" || w != "" || v.Cursor != 0 {
 		t.Errorf("esc left filter %q/%q", k, w)
 	}
 	// A kind that arrived without the view seeing the event (saved by another window's
@@ -445,7 +446,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	}
 	storeChanged(t, m)
 	press(t, m, "t", "t", "t", "t", "t", "t", "t")
-	if k := v.filter.Kind; k != api.EventWithdrawalReversed {
+	if k := v.Filter.Kind; k != api.EventWithdrawalReversed {
 		t.Errorf("seventh kind = %q, want withdrawal_reversed", k)
 	}
 	if h := headerOf(m); !strings.Contains(h, "1 of 10 events") {
@@ -453,7 +454,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	}
 	press(t, m, "esc")
 	// With no match, the view says how to change the filter.
-	settle(t, m, v.setFilter(state.EventQuery{Kind: api.EventPaymentCompleted, Wallet: "loja-norte"}))
+	settle(t, m, v.SetFilter(state.EventQuery{Kind: api.EventPaymentCompleted, Wallet: "loja-norte"}))
 	if out := m.View(); !strings.Contains(out, "No event matches the filter.") {
 		t.Errorf("empty filter:\n%s", out)
 	}
@@ -466,24 +467,24 @@ func TestEventsSelectionStaysWhenEventsArrive(t *testing.T) {
 		deliver(t, m, decoded(t, fmt.Sprintf(`{"eventId":"e%d","event":"refund_completed"}`, i)))
 	}
 	// At the top, the cursor follows the newest event.
-	if e, _ := v.win.At(v.Cursor); e.Event.EventID != "e4" {
+	if e, _ := v.Win.At(v.Cursor); e.Event.EventID != "e4" {
 		t.Fatalf("top selection = %s", e.Event.EventID)
 	}
 	press(t, m, "j", "j")
-	sel, _ := v.win.At(v.Cursor)
+	sel, _ := v.Win.At(v.Cursor)
 	deliver(t, m, decoded(t, `{"eventId":"e5","event":"refund_completed"}`))
 	deliver(t, m, decoded(t, `{"eventId":"e2","event":"refund_completed"}`)) // a duplicate adds no row
 	send(t, m, common.EventMsg{Gen: m.app.Gen + 1, Ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`)})
 	m.View()
-	if e, ok := v.win.At(v.Cursor); !ok || e.Event.EventID != sel.Event.EventID {
+	if e, ok := v.Win.At(v.Cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("selection moved from %s to %s", sel.Event.EventID, e.Event.EventID)
 	}
 	// An event the filter hides does not move it either.
-	settle(t, m, v.setFilter(state.EventQuery{Kind: api.EventRefundCompleted}))
+	settle(t, m, v.SetFilter(state.EventQuery{Kind: api.EventRefundCompleted}))
 	v.Cursor = 1
-	sel, _ = v.win.At(v.Cursor)
+	sel, _ = v.Win.At(v.Cursor)
 	deliver(t, m, decoded(t, `{"eventId":"w1","event":"withdrawal_failed"}`))
-	if e, ok := v.win.At(v.Cursor); !ok || e.Event.EventID != sel.Event.EventID {
+	if e, ok := v.Win.At(v.Cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("hidden event moved the selection from %s to %s", sel.Event.EventID, e.Event.EventID)
 	}
 }
@@ -554,15 +555,15 @@ func TestEventsFitEverySize(t *testing.T) {
 		for _, h := range []int{18, 20, 23, 36} {
 			m, v := eventsModel(t, s, 120, 40)
 			v.SetSize(w, h)
-			settle(t, m, v.setFilter(long))
+			settle(t, m, v.SetFilter(long))
 			check("filtered empty", viewAt(v, w, h), w, h)
-			settle(t, m, v.setFilter(state.EventQuery{}))
+			settle(t, m, v.SetFilter(state.EventQuery{}))
 			check("list", viewAt(v, w, h), w, h)
 			v.Cursor = 3
-			settle(t, m, v.load())
+			settle(t, m, v.Load())
 			check("list, selected", viewAt(v, w, h), w, h)
 			settle(t, m, v.Update(keyMsg("enter")))
-			if v.detail == nil {
+			if v.Detail == nil {
 				t.Fatalf("enter on row 3 at %dx%d opened nothing", w, h)
 			}
 			check("payload", viewAt(v, w, h), w, h)
@@ -637,7 +638,7 @@ func TestShortDuration(t *testing.T) {
 		300 * time.Second: "5m", 90 * time.Second: "90s", time.Second: "1s", time.Hour: "1h",
 		90 * time.Minute: "1h30m", 24 * time.Hour: "24h", 1500 * time.Millisecond: "1.5s", 150 * time.Second: "150s",
 	} {
-		if got := shortDuration(d); got != want {
+		if got := events.ShortDuration(d); got != want {
 			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
 		}
 	}
@@ -802,14 +803,14 @@ func FuzzEventsView(f *testing.F) {
 		m, v := eventsModel(t, s, 120, 40)
 		w, h := 78+int(wide)%123, 20
 		v.SetSize(w, h)
-		settle(t, m, v.load())
+		settle(t, m, v.Load())
 		frames := []string{viewAt(v, w, h)}
 		settle(t, m, v.Update(keyMsg("t")))
 		settle(t, m, v.Update(keyMsg("W")))
 		frames = append(frames, viewAt(v, w, h))
 		settle(t, m, v.Update(keyMsg("esc")))
 		settle(t, m, v.Update(keyMsg("enter")))
-		if v.detail == nil {
+		if v.Detail == nil {
 			t.Fatal("enter opened no payload pane")
 		}
 		frames = append(frames, viewAt(v, w, h))

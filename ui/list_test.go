@@ -13,6 +13,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/events"
 )
 
 // shownColumns are the titles of the columns on the row, in screen order, and the one below.
@@ -287,9 +288,9 @@ func TestListColumnsAt80And120(t *testing.T) {
 	charges := m.charges.Cols
 	check(t, "charges", charges, 80, []string{"STATUS", "AMOUNT", "DESCRIPTION", "WALLET", "EXPIRES/PAID"}, "")
 	check(t, "charges", charges, 120, []string{"STATUS", "AMOUNT", "DESCRIPTION", "REFERENCE", "WALLET", "CREATED", "EXPIRES/PAID"}, "")
-	events := eventColumns(tr)
-	check(t, "events", events, 80, []string{"TIME", "KIND", "WALLET", "AMOUNT", "CHARGE", ""}, "SUMMARY")
-	check(t, "events", events, 120, []string{"TIME", "KIND", "WALLET", "AMOUNT", "CHARGE", "", "SUMMARY"}, "")
+	evCols := events.EventColumns(tr)
+	check(t, "events", evCols, 80, []string{"TIME", "KIND", "WALLET", "AMOUNT", "CHARGE", ""}, "SUMMARY")
+	check(t, "events", evCols, 120, []string{"TIME", "KIND", "WALLET", "AMOUNT", "CHARGE", "", "SUMMARY"}, "")
 	wallets := m.wallets().Cols
 	check(t, "wallets", wallets, 80, []string{"", "REFERENCE", "NAME", "STATUS", "AVAILABLE", "HELD"}, "")
 	check(t, "wallets", wallets, 120, []string{"", "REFERENCE", "NAME", "STATUS", "AVAILABLE", "HELD", "PROMOTIONAL", "TOTAL"}, "")
@@ -311,11 +312,11 @@ func TestListColumnsAt80And120(t *testing.T) {
 	if l := common.LayoutColumns(wallets, 120); l.Widths[2] != 22 || l.Widths[3] != 19 {
 		t.Errorf("wallets at 120: name %d, status %d", l.Widths[2], l.Widths[3])
 	}
-	if l := common.LayoutColumns(events, 80); l.Widths[evColWallet] != 16 || l.BelowWidth != 80-12-2 {
-		t.Errorf("events at 80: wallet %d, summary %d", l.Widths[evColWallet], l.BelowWidth)
+	if l := common.LayoutColumns(evCols, 80); l.Widths[events.EvColWallet] != 16 || l.BelowWidth != 80-12-2 {
+		t.Errorf("events at 80: wallet %d, summary %d", l.Widths[events.EvColWallet], l.BelowWidth)
 	}
-	if l := common.LayoutColumns(events, 120); l.Widths[evColWallet] != 12 || l.Widths[evColSummary] != 43 {
-		t.Errorf("events at 120: wallet %d, summary %d", l.Widths[evColWallet], l.Widths[evColSummary])
+	if l := common.LayoutColumns(evCols, 120); l.Widths[events.EvColWallet] != 12 || l.Widths[events.EvColSummary] != 43 {
+		t.Errorf("events at 120: wallet %d, summary %d", l.Widths[events.EvColWallet], l.Widths[events.EvColSummary])
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"pixdash/state"
 	"pixdash/ui/blocks"
 	"pixdash/ui/common"
+	"pixdash/ui/events"
 )
 
 // evilParts are what an attacker puts in a text field: OSC title and clipboard writes, SGR,
@@ -348,11 +349,11 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	keys("t", "W")
 	shot("events_filtered")
 	keys("esc")
-	ev := m.panes[viewEvents].(*eventsView)
-	if ev.win.Len() != 9 {
-		t.Fatalf("the events view lists %d events, want the 9 stored", ev.win.Len())
+	ev := m.panes[viewEvents].(*events.EventsView)
+	if ev.Win.Len() != 9 {
+		t.Fatalf("the events view lists %d events, want the 9 stored", ev.Win.Len())
 	}
-	for i := range ev.win.Len() {
+	for i := range ev.Win.Len() {
 		ev.Cursor = i
 		keys("enter")
 		shot(fmt.Sprintf("event_%d_payload", i))

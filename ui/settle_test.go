@@ -14,6 +14,7 @@ import (
 	"pixdash/state"
 	"pixdash/ui/blocks"
 	"pixdash/ui/common"
+	"pixdash/ui/events"
 	"pixdash/ui/search"
 )
 
@@ -40,7 +41,7 @@ func storeReply(msg tea.Msg) bool {
 	switch msg := msg.(type) {
 	case common.EnvelopeMsg:
 		return storeReply(msg.Msg)
-	case chargePage, eventPage, facetsMsg, historyMsg, refundStatesMsg:
+	case chargePage, events.EventPage, events.FacetsMsg, historyMsg, refundStatesMsg:
 		return true
 	case dayMsg, stripMsg, dayPeriodMsg, common.ScopeChangedMsg, closeMsg, closeDoneMsg:
 		return true // the day view, its strip and the close read the store (the close's balances fail fast against deadClient)
@@ -252,7 +253,7 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 	switch msg.(type) {
 	case chargePage, stripMsg, stripMidnightMsg, refundStatesMsg:
 		return view(viewCharges)
-	case eventPage, facetsMsg:
+	case events.EventPage, events.FacetsMsg:
 		return view(viewEvents)
 	case blocks.BlocksMsg, blocks.BlocksTickMsg:
 		return view(viewBlocks)

@@ -18,6 +18,7 @@ import (
 	"pixdash/state/workflow"
 	"pixdash/ui/blocks"
 	"pixdash/ui/common"
+	"pixdash/ui/events"
 	"pixdash/ui/search"
 )
 
@@ -214,7 +215,7 @@ func (m *Model) newPanes() map[viewID]common.Pane {
 		viewInspector: newInspectorView(m.c),
 		viewWallets:   newWalletsView(m.c),
 		viewBlocks:    blocks.NewBlocksView(m.c),
-		viewEvents:    newEventsView(m.c),
+		viewEvents:    events.NewEventsView(m.c),
 		viewDay:       newDayView(m.c),
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/events"
 )
 
 // verdictEvents are payment events the service confirmed, disputed, did not know and has not
@@ -134,7 +135,7 @@ func TestEventsVerdictArrivesWhileShown(t *testing.T) {
 		t.Errorf("the open detail did not take the verdict:\n%s", out)
 	}
 	press(t, m, "esc")
-	if v.detail != nil {
+	if v.Detail != nil {
 		t.Fatal("esc did not close the detail")
 	}
 	if row := rowOf(m.View(), "R$ 1,00"); !strings.Contains(row, "✗ disputed: the event says R$ 1,00") {
@@ -152,21 +153,21 @@ func TestEventsVerdictArrivesWhileShown(t *testing.T) {
 func TestEventsVerdictColumnDropsFirst(t *testing.T) {
 	// The widest terminal without room for the verdict beside a full summary keeps one line and
 	// drops the column; one cell more brings it back; two-line rows carry it before the summary.
-	fixed := evTimeW + evKindW + evAmountW + evChargeW + evCountW + 6 + 12
+	fixed := events.EvTimeW + events.EvKindW + events.EvAmountW + events.EvChargeW + events.EvCountW + 6 + 12
 	for _, c := range []struct {
 		w                 int
 		verdict, twoLines bool
 	}{
-		{fixed + evMinSummary + evVerdictW, true, false},
-		{fixed + evMinSummary + evVerdictW - 1, false, false},
-		{fixed + evMinSummary, false, false},
-		{fixed + evMinSummary - 1, true, true},
+		{fixed + events.EvMinSummary + events.EvVerdictW, true, false},
+		{fixed + events.EvMinSummary + events.EvVerdictW - 1, false, false},
+		{fixed + events.EvMinSummary, false, false},
+		{fixed + events.EvMinSummary - 1, true, true},
 		{80, true, true},
 		{40, false, true},
 	} {
-		l := eventLayoutFor(c.w)
-		if l.verdict != c.verdict || l.twoLines != c.twoLines {
-			t.Errorf("width %d: verdict %v, two lines %v; want %v, %v", c.w, l.verdict, l.twoLines, c.verdict, c.twoLines)
+		l := events.EventLayoutFor(c.w)
+		if l.Verdict != c.verdict || l.TwoLines != c.twoLines {
+			t.Errorf("width %d: verdict %v, two lines %v; want %v, %v", c.w, l.Verdict, l.TwoLines, c.verdict, c.twoLines)
 		}
 	}
 	// Every width: rows fit and the disputed claim is never lost entirely.

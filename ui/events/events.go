@@ -1,4 +1,4 @@
-package ui
+package events
 
 import (
 	"bytes"
@@ -21,99 +21,99 @@ import (
 
 // Columns of the events list.
 const (
-	evTimeW   = 11 // "15:04:05" today, "02/01 15:04" before
-	evKindW   = 22 // the longest kind of the spec: balance_block_approved
-	evAmountW = 13
-	evChargeW = common.ShortIDCells
-	evCountW  = 4 // "×2" … "×999"
-	// evVerdictW is the verdict mark at the start of the summary: a symbol and a space.
-	evVerdictW = 2
-	// evMinSummary is the narrowest summary kept on the row; narrower screens put the summary
+	EvTimeW   = 11 // "15:04:05" today, "02/01 15:04" before
+	EvKindW   = 22 // the longest kind of the spec: balance_block_approved
+	EvAmountW = 13
+	EvChargeW = common.ShortIDCells
+	EvCountW  = 4 // "×2" … "×999"
+	// EvVerdictW is the verdict mark at the start of the summary: a symbol and a space.
+	EvVerdictW = 2
+	// EvMinSummary is the narrowest summary kept on the row; narrower screens put the summary
 	// on a second line under the row.
-	evMinSummary = 30
+	EvMinSummary = 30
 )
 
 // The events list's columns, by position.
 const (
 	evColTime = iota
 	evColKind
-	evColWallet
+	EvColWallet
 	evColAmount
 	evColCharge
 	evColCount
-	evColSummary
+	EvColSummary
 )
 
-// eventsView is the live feed of verified webhook events, newest first, read from the store's
+// EventsView is the live feed of verified webhook events, newest first, read from the store's
 // event log (deduplicated by eventId: a re-sent event is one row with its count). Only the
 // visible rows are built, and each is cached until its count, the width, its charge, its
 // verdict or its day changes. At the top, the cursor stays on the newest event as events
 // arrive; elsewhere it stays on its event. `enter` opens the payload as received, pretty-printed.
-type eventsView struct {
+type EventsView struct {
 	common.Ident
 	common.List[string, eventStamp, state.EventEntry]
 	started       bool // start ran: the list reads what a resize uncovers
-	c             *common.Common
+	C             *common.Common
 	width, height int // the view's; the list has the lines under the three header lines
 
-	// filter is the kind and wallet shown; win holds the rows around the cursor.
-	filter state.EventQuery
-	win    common.ListWindow[state.EventQuery, state.EventEntry]
+	// Filter is the kind and wallet shown; win holds the rows around the cursor.
+	Filter state.EventQuery
+	Win    common.ListWindow[state.EventQuery, state.EventEntry]
 	// facets are the kinds and wallets present, the total and the last arrival, as last read.
 	facets    state.EventFacets
 	facetsErr error
 
-	detail *eventDetail
+	Detail *eventDetail
 }
 
 // eventsOwner addresses the events list's reads.
 const eventsOwner = "events"
 
-// eventPage is a read of the events list.
-type eventPage = common.WindowLoadedMsg[state.EventQuery, state.EventEntry]
+// EventPage is a read of the events list.
+type EventPage = common.WindowLoadedMsg[state.EventQuery, state.EventEntry]
 
-// facetsMsg is a read of the events' kinds, wallets, total and last arrival.
-type facetsMsg struct {
+// FacetsMsg is a read of the events' kinds, wallets, total and last arrival.
+type FacetsMsg struct {
 	gen    uint64
 	facets state.EventFacets
 	err    error
 }
 
-// eventColumns are the events list's columns. The summary takes the room first; narrower than
+// EventColumns are the events list's columns. The summary takes the room first; narrower than
 // evMinSummary, it goes under the row, and the wallet widens into the room it leaves.
-func eventColumns(tr common.Catalog) []common.Column {
+func EventColumns(tr common.Catalog) []common.Column {
 	return []common.Column{
-		evColTime:    {Title: tr.T("events.time_caps"), Width: evTimeW},
-		evColKind:    {Title: tr.T("events.kind_caps"), Width: evKindW},
-		evColWallet:  {Title: tr.T("events.wallet_caps"), Width: 12, Priority: 6, Wide: 16, WidePriority: 1},
-		evColAmount:  {Title: tr.T("events.amount_caps"), Width: evAmountW, Right: true},
-		evColCharge:  {Title: tr.T("events.charge_caps"), Width: evChargeW, Priority: 5},
-		evColCount:   {Title: "", Width: evCountW, Priority: 4},
-		evColSummary: {Title: tr.T("events.summary_caps"), Width: evMinSummary, Wide: evMinSummary + 10, WidePriority: 2, Fill: 1, Priority: 3, Below: true},
+		evColTime:    {Title: tr.T("events.time_caps"), Width: EvTimeW},
+		evColKind:    {Title: tr.T("events.kind_caps"), Width: EvKindW},
+		EvColWallet:  {Title: tr.T("events.wallet_caps"), Width: 12, Priority: 6, Wide: 16, WidePriority: 1},
+		evColAmount:  {Title: tr.T("events.amount_caps"), Width: EvAmountW, Right: true},
+		evColCharge:  {Title: tr.T("events.charge_caps"), Width: EvChargeW, Priority: 5},
+		evColCount:   {Title: "", Width: EvCountW, Priority: 4},
+		EvColSummary: {Title: tr.T("events.summary_caps"), Width: EvMinSummary, Wide: EvMinSummary + 10, WidePriority: 2, Fill: 1, Priority: 3, Below: true},
 	}
 }
 
 // eventLayout is how an events row is laid out at one width.
 type eventLayout struct {
-	// twoLines puts the summary on a second line under the row.
-	twoLines bool
-	// verdict starts the summary with the verdict's mark. Beside the row, the mark is the first
+	// TwoLines puts the summary on a second line under the row.
+	TwoLines bool
+	// Verdict starts the summary with the verdict's mark. Beside the row, the mark is the first
 	// thing dropped when the summary gets narrower than evMinSummary with it; under the row it
 	// stays, unless even the columns that never drop do not fit (below the dashboard's minimum).
-	verdict bool
+	Verdict bool
 }
 
-// eventLayoutFor is the events row's layout at width w.
-func eventLayoutFor(w int) eventLayout {
-	return eventLayoutOf(common.LayoutColumns(eventColumns(common.Catalog{}), w))
+// EventLayoutFor is the events row's layout at width w.
+func EventLayoutFor(w int) eventLayout {
+	return eventLayoutOf(common.LayoutColumns(EventColumns(common.Catalog{}), w))
 }
 
 // eventLayoutOf is the events row's layout for a placement of its columns.
 func eventLayoutOf(l common.Layout) eventLayout {
-	if l.Below == evColSummary {
-		return eventLayout{twoLines: true, verdict: !l.Overflow}
+	if l.Below == EvColSummary {
+		return eventLayout{TwoLines: true, Verdict: !l.Overflow}
 	}
-	return eventLayout{verdict: l.Widths[evColSummary] >= evMinSummary+evVerdictW}
+	return eventLayout{Verdict: l.Widths[EvColSummary] >= EvMinSummary+EvVerdictW}
 }
 
 // eventStamp is what an event's row shows besides the width: it is drawn again when it changes.
@@ -127,7 +127,7 @@ type eventStamp struct {
 
 // eventDetail is the payload pane of one event.
 type eventDetail struct {
-	id string
+	Id string
 	// entry is the event as the window last read it (its verdict arrives after it).
 	entry state.EventEntry
 	// lines are built (by update, never by view) for width, the charge version ver (a refund
@@ -136,26 +136,26 @@ type eventDetail struct {
 	ver     int64
 	verdict state.Verdict
 	reason  string
-	lines   []string
+	Lines   []string
 	scroll  int
 	// reveal shows CPF/CNPJ in full (v); masked reports that the payload holds one to mask.
 	reveal, masked bool
 }
 
-func newEventsView(c *common.Common) *eventsView {
-	v := &eventsView{c: c}
-	v.List = common.NewList[string, eventStamp](&v.win, func(e *state.EventEntry) string { return e.Event.EventID })
+func NewEventsView(c *common.Common) *EventsView {
+	v := &EventsView{C: c}
+	v.List = common.NewList[string, eventStamp](&v.Win, func(e *state.EventEntry) string { return e.Event.EventID })
 	v.StickTop = true
-	v.SetColumns(eventColumns(c.Tr))
+	v.SetColumns(EventColumns(c.Tr))
 	return v
 }
 
-func (v *eventsView) Title() string { return v.c.Tr.T("events.events") }
+func (v *EventsView) Title() string { return v.C.Tr.T("events.events") }
 
-func (v *eventsView) CapturesText() bool { return false }
+func (v *EventsView) CapturesText() bool { return false }
 
 // receiving reports whether the session has a webhook receiver.
-func (v *eventsView) receiving() bool { return v.c.App.Sess.Intake != nil }
+func (v *EventsView) receiving() bool { return v.C.App.Sess.Intake != nil }
 
 // readEvents reads a window of the events list from the store.
 func readEvents(store *state.Store) common.WindowRead[state.EventQuery, state.EventEntry] {
@@ -165,31 +165,31 @@ func readEvents(store *state.Store) common.WindowRead[state.EventQuery, state.Ev
 	}
 }
 
-// load asks for the rows on screen when they are not loaded and current.
-func (v *eventsView) load() tea.Cmd {
-	return v.win.Need(eventsOwner, v.c.App.Gen, v.Offset, v.Visible(), readEvents(v.c.App.Sess.Store))
+// Load asks for the rows on screen when they are not loaded and current.
+func (v *EventsView) Load() tea.Cmd {
+	return v.Win.Need(eventsOwner, v.C.App.Gen, v.Offset, v.Visible(), readEvents(v.C.App.Sess.Store))
 }
 
 // loadFacets reads the kinds, wallets, total and last arrival.
-func (v *eventsView) loadFacets() tea.Cmd {
-	gen, store := v.c.App.Gen, v.c.App.Sess.Store
-	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
+func (v *EventsView) loadFacets() tea.Cmd {
+	gen, store := v.C.App.Gen, v.C.App.Sess.Store
+	return v.C.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		f, err := store.Facets(ctx)
-		return facetsMsg{gen: gen, facets: f, err: err}
+		return FacetsMsg{gen: gen, facets: f, err: err}
 	})
 }
 
-// setFilter shows another kind and wallet, from the top.
-func (v *eventsView) setFilter(q state.EventQuery) tea.Cmd {
-	v.filter = q
-	v.win.SetQuery(q)
+// SetFilter shows another kind and wallet, from the top.
+func (v *EventsView) SetFilter(q state.EventQuery) tea.Cmd {
+	v.Filter = q
+	v.Win.SetQuery(q)
 	v.Top()
-	return v.load()
+	return v.Load()
 }
 
 // chargeOf is the tracked charge an event names, as the window read it with the event (the
 // window is read again whenever the store's charges change).
-func (v *eventsView) chargeOf(e *state.EventEntry) (state.Charge, bool) {
+func (v *EventsView) chargeOf(e *state.EventEntry) (state.Charge, bool) {
 	if e.Event.TransactionID == "" || e.Charge == nil {
 		return state.Charge{}, false
 	}
@@ -197,80 +197,80 @@ func (v *eventsView) chargeOf(e *state.EventEntry) (state.Charge, bool) {
 }
 
 // current is the entry with the detail's id as the window holds it now (its verdict arrives after the event).
-func (v *eventsView) current(d *eventDetail) state.EventEntry {
-	for i := range v.win.Items {
-		if v.win.Items[i].Event.EventID == d.id {
-			return v.win.Items[i]
+func (v *EventsView) current(d *eventDetail) state.EventEntry {
+	for i := range v.Win.Items {
+		if v.Win.Items[i].Event.EventID == d.Id {
+			return v.Win.Items[i]
 		}
 	}
 	return d.entry
 }
 
-func (v *eventsView) SetSize(w, h int) tea.Cmd {
+func (v *EventsView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.Resize(w, h-3)
 	v.syncDetail()
 	if !v.started {
 		return nil // the first read is start's
 	}
-	return v.load() // the rows a taller list uncovers
+	return v.Load() // the rows a taller list uncovers
 }
 
 // Start reads the rows on screen and the facets.
-func (v *eventsView) Start() tea.Cmd {
+func (v *EventsView) Start() tea.Cmd {
 	v.started = true
-	v.win.Invalidate()
-	return tea.Batch(v.load(), v.loadFacets())
+	v.Win.Invalidate()
+	return tea.Batch(v.Load(), v.loadFacets())
 }
 
 // Focus gives the view the keyboard back; it reads nothing.
-func (v *eventsView) Focus() tea.Cmd { return nil }
+func (v *EventsView) Focus() tea.Cmd { return nil }
 
 // Blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *eventsView) Blur() {}
+func (v *EventsView) Blur() {}
 
 // ShortHelp lists the keys the footer shows.
-func (v *eventsView) ShortHelp() []key.Binding {
-	k := v.c.Keys
-	if v.detail != nil {
+func (v *EventsView) ShortHelp() []key.Binding {
+	k := v.C.Keys
+	if v.Detail != nil {
 		return []key.Binding{k.Up, k.Down, k.PageDown, k.Reveal, k.Back}
 	}
 	return []key.Binding{k.Enter, k.KindFilter, k.WalletFilter}
 }
 
 // FullHelp lists the view's keys for the help screen.
-func (v *eventsView) FullHelp() [][]key.Binding {
-	k := v.c.Keys
+func (v *EventsView) FullHelp() [][]key.Binding {
+	k := v.C.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.KindFilter, k.WalletFilter, k.Inspect, k.Reveal, k.Back}}
 }
 
-func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
+func (v *EventsView) Update(msg tea.Msg) tea.Cmd {
 	cmd := v.handle(msg)
 	v.syncDetail()
 	return cmd
 }
 
-func (v *eventsView) handle(msg tea.Msg) tea.Cmd {
+func (v *EventsView) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if v.detail != nil {
+		if v.Detail != nil {
 			return v.detailKey(msg)
 		}
 		return v.listKey(msg)
 	case common.StoreChangedMsg:
-		v.win.Invalidate() // rows show their charge's state too
+		v.Win.Invalidate() // rows show their charge's state too
 		if !msg.Events {
-			return v.load()
+			return v.Load()
 		}
-		return tea.Batch(v.load(), v.loadFacets())
-	case eventPage:
+		return tea.Batch(v.Load(), v.loadFacets())
+	case EventPage:
 		// The cursor stays on its event as new ones arrive above it (see list.hold).
-		cmd, _ := v.win.Reply(msg, eventsOwner, v.c.App.Gen, func(err error) string {
-			return v.c.Tr.F("events.could_not_read_the_events", err)
-		}, v.Hold, v.load)
+		cmd, _ := v.Win.Reply(msg, eventsOwner, v.C.App.Gen, func(err error) string {
+			return v.C.Tr.F("events.could_not_read_the_events", err)
+		}, v.Hold, v.Load)
 		return cmd
-	case facetsMsg:
-		if msg.gen == v.c.App.Gen {
+	case FacetsMsg:
+		if msg.gen == v.C.App.Gen {
 			v.facetsErr = msg.err
 			if msg.err == nil {
 				v.facets = msg.facets
@@ -280,28 +280,28 @@ func (v *eventsView) handle(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *eventsView) listKey(km tea.KeyMsg) tea.Cmd {
-	k := v.c.Keys
+func (v *EventsView) listKey(km tea.KeyMsg) tea.Cmd {
+	k := v.C.Keys
 	switch {
 	case v.Navigate(km, k):
 	case key.Matches(km, k.Enter):
 		if e, ok := v.SelectedLine(); ok {
-			v.detail = &eventDetail{id: e.Event.EventID, entry: e}
+			v.Detail = &eventDetail{Id: e.Event.EventID, entry: e}
 		}
 	case key.Matches(km, k.KindFilter):
-		return v.setFilter(state.EventQuery{Kind: nextOf(v.presentKinds(), v.filter.Kind), Wallet: v.filter.Wallet})
+		return v.SetFilter(state.EventQuery{Kind: nextOf(v.presentKinds(), v.Filter.Kind), Wallet: v.Filter.Wallet})
 	case key.Matches(km, k.WalletFilter):
-		return v.setFilter(state.EventQuery{Kind: v.filter.Kind, Wallet: nextOf(v.facets.Wallets, v.filter.Wallet)})
+		return v.SetFilter(state.EventQuery{Kind: v.Filter.Kind, Wallet: nextOf(v.facets.Wallets, v.Filter.Wallet)})
 	case key.Matches(km, k.Back):
-		if v.filter != (state.EventQuery{}) {
-			return v.setFilter(state.EventQuery{})
+		if v.Filter != (state.EventQuery{}) {
+			return v.SetFilter(state.EventQuery{})
 		}
 	case key.Matches(km, k.Inspect):
 		if e, ok := v.SelectedLine(); ok {
 			return inspectEvent(e.Event)
 		}
 	}
-	return v.load()
+	return v.Load()
 }
 
 // inspectEvent opens the event's transaction in the inspector.
@@ -329,7 +329,7 @@ func nextOf[T ~string](list []T, cur T) T {
 }
 
 // presentKinds returns the kinds events arrived with: the spec's in its order, then unknown ones sorted.
-func (v *eventsView) presentKinds() []api.EventKind {
+func (v *EventsView) presentKinds() []api.EventKind {
 	have := make(map[api.EventKind]bool, len(v.facets.Kinds))
 	for _, k := range v.facets.Kinds {
 		have[k] = true
@@ -349,53 +349,53 @@ func (v *eventsView) presentKinds() []api.EventKind {
 	return append(out, unknown...)
 }
 
-func (v *eventsView) detailKey(km tea.KeyMsg) tea.Cmd {
-	k := v.c.Keys
-	d := v.detail
-	switch c, nav := k.Navigate(km, d.scroll, len(d.lines)+1, v.detailBody()); {
+func (v *EventsView) detailKey(km tea.KeyMsg) tea.Cmd {
+	k := v.C.Keys
+	d := v.Detail
+	switch c, nav := k.Navigate(km, d.scroll, len(d.Lines)+1, v.detailBody()); {
 	case key.Matches(km, k.Back):
-		v.detail = nil
+		v.Detail = nil
 	case nav:
 		d.scroll = c
 	case key.Matches(km, k.Inspect):
 		return inspectEvent(d.entry.Event)
 	case key.Matches(km, k.Reveal):
 		d.reveal = !d.reveal
-		d.lines = nil // rebuilt, and the scroll kept in range, by syncDetail
+		d.Lines = nil // rebuilt, and the scroll kept in range, by syncDetail
 	}
 	return nil
 }
 
 // detailBody is how many payload lines fit under the detail's title, above its position line.
-func (v *eventsView) detailBody() int { return max(v.height-2, 1) }
+func (v *EventsView) detailBody() int { return max(v.height-2, 1) }
 
 // syncDetail builds the open detail's lines again when what they show changed (the width, the
 // event's verdict or charge, the reveal), and keeps its scroll in range. update and setSize
 // call it, so view only draws.
-func (v *eventsView) syncDetail() {
-	d := v.detail
+func (v *EventsView) syncDetail() {
+	d := v.Detail
 	if d == nil {
 		return
 	}
 	d.entry = v.current(d)
 	e := d.entry
-	if ver := v.chargeVersion(&e); d.width != v.width || d.ver != ver || d.verdict != e.Verdict || d.reason != e.VerdictReason || d.lines == nil {
+	if ver := v.chargeVersion(&e); d.width != v.width || d.ver != ver || d.verdict != e.Verdict || d.reason != e.VerdictReason || d.Lines == nil {
 		d.width, d.ver, d.verdict, d.reason = v.width, ver, e.Verdict, e.VerdictReason
-		d.lines, d.masked = v.detailLines(e, v.width, d.reveal)
+		d.Lines, d.masked = v.DetailLines(e, v.width, d.reveal)
 	}
-	d.scroll = max(min(d.scroll, len(d.lines)-v.detailBody()), 0)
+	d.scroll = max(min(d.scroll, len(d.Lines)-v.detailBody()), 0)
 }
 
-func (v *eventsView) View() string {
+func (v *EventsView) View() string {
 	w, h := v.width, v.height
-	if v.detail != nil {
+	if v.Detail != nil {
 		return v.detailView(w, h)
 	}
-	if sess := v.c.App.Sess; !v.receiving() && !sess.ReceiverElsewhere && sess.ReceiverDown == "" && v.facets.Total == 0 {
+	if sess := v.C.App.Sess; !v.receiving() && !sess.ReceiverElsewhere && sess.ReceiverDown == "" && v.facets.Total == 0 {
 		return v.setupView(w, h)
 	}
-	st := v.c.St
-	n := v.win.Len()
+	st := v.C.St
+	n := v.Win.Len()
 
 	var b strings.Builder
 	b.Grow((h + 1) * (w + 16))
@@ -405,9 +405,9 @@ func (v *eventsView) View() string {
 	b.WriteByte('\n')
 	b.WriteString(v.Header(st))
 	b.WriteByte('\n')
-	if !v.win.Shown {
-		if v.win.Err != nil {
-			b.WriteString(st.Err.Render(common.TruncateWidth(v.c.Tr.F("events.could_not_read_the_events", v.win.Err), w)))
+	if !v.Win.Shown {
+		if v.Win.Err != nil {
+			b.WriteString(st.Err.Render(common.TruncateWidth(v.C.Tr.F("events.could_not_read_the_events", v.Win.Err), w)))
 		}
 		return b.String()
 	}
@@ -415,11 +415,11 @@ func (v *eventsView) View() string {
 		b.WriteString(v.emptyText(w))
 		return b.String()
 	}
-	now := v.c.Now().In(v.c.Loc)
+	now := v.C.Now().In(v.C.Loc)
 	v.Draw(&b, st, common.RowPainter[eventStamp, state.EventEntry]{
 		Cells: func(e *state.EventEntry, _ bool) []common.Cell { return v.cells(e, now) },
 		Stamp: func(e *state.EventEntry) eventStamp {
-			return eventStamp{count: e.Count, chargeVer: v.chargeVersion(e), today: sameDay(e.ReceivedAt.In(v.c.Loc), now),
+			return eventStamp{count: e.Count, chargeVer: v.chargeVersion(e), today: sameDay(e.ReceivedAt.In(v.C.Loc), now),
 				verdict: e.Verdict, reason: e.VerdictReason}
 		},
 	})
@@ -427,11 +427,11 @@ func (v *eventsView) View() string {
 }
 
 // topLine is the count and filter on the left and the receiver's counters on the right.
-func (v *eventsView) topLine(w, shown int) string {
-	st, tr := v.c.St, v.c.Tr
+func (v *EventsView) topLine(w, shown int) string {
+	st, tr := v.C.St, v.C.Tr
 	total := v.facets.Total
 	left := st.Bold.Render(tr.N("events.events_n", total))
-	kind, wallet := v.filter.Kind, v.filter.Wallet
+	kind, wallet := v.Filter.Kind, v.Filter.Wallet
 	if kind != "" || wallet != "" {
 		left = st.Bold.Render(tr.N("events.of_events_n", total, shown, total))
 	}
@@ -441,16 +441,16 @@ func (v *eventsView) topLine(w, shown int) string {
 	if wallet != "" {
 		left += st.Muted.Render(" · "+tr.T("events.wallet")+": ") + st.Bold.Render(common.Sanitize(wallet))
 	}
-	return common.Spread(left, v.statsText(), w)
+	return common.Spread(left, v.StatsText(), w)
 }
 
-// statsText is the receiver's counters: rejected deliveries always, the others when not zero.
-func (v *eventsView) statsText() string {
-	stats := v.c.App.Sess.ReceiverStats
+// StatsText is the receiver's counters: rejected deliveries always, the others when not zero.
+func (v *EventsView) StatsText() string {
+	stats := v.C.App.Sess.ReceiverStats
 	if stats == nil {
 		return ""
 	}
-	st, tr := v.c.St, v.c.Tr
+	st, tr := v.C.St, v.C.Tr
 	s := stats()
 	rej := st.Muted
 	if s.Rejected > 0 {
@@ -459,7 +459,7 @@ func (v *eventsView) statsText() string {
 	parts := []string{rej.Render(tr.F("events.rejected", s.Rejected))}
 	if s.Stale > 0 {
 		// Signed, but dated outside the receiver's window: refused (400) and not applied.
-		parts = append(parts, st.Err.Render(tr.F("events.refused_timestamp_outside", s.Stale, shortDuration(v.c.App.Sess.Tolerance()))))
+		parts = append(parts, st.Err.Render(tr.F("events.refused_timestamp_outside", s.Stale, ShortDuration(v.C.App.Sess.Tolerance()))))
 	}
 	for _, c := range []struct {
 		n   uint64
@@ -479,9 +479,9 @@ func (v *eventsView) statsText() string {
 		}
 	}
 	if last := s.LastRejection; last.Reason != api.RejectNone {
-		at := last.At.In(v.c.Loc)
+		at := last.At.In(v.C.Loc)
 		when := at.Format("15:04")
-		if !sameDay(at, v.c.Now().In(v.c.Loc)) {
+		if !sameDay(at, v.C.Now().In(v.C.Loc)) {
 			when = at.Format("02/01 15:04")
 		}
 		parts = append(parts, st.Muted.Render(tr.F("events.last", rejectReason(tr, last.Reason), when)))
@@ -508,8 +508,8 @@ func rejectReason(tr common.Catalog, r api.RejectReason) string {
 	return common.Sanitize(r.String())
 }
 
-// shortDuration prints a tolerance in its largest whole unit: 5m, 90s, 1h, 1h30m.
-func shortDuration(d time.Duration) string {
+// ShortDuration prints a tolerance in its largest whole unit: 5m, 90s, 1h, 1h30m.
+func ShortDuration(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return "0s"
@@ -526,9 +526,9 @@ func shortDuration(d time.Duration) string {
 }
 
 // receiverLine says where events come from and when the last one arrived.
-func (v *eventsView) receiverLine(w int) string {
-	st, tr := v.c.St, v.c.Tr
-	sess := v.c.App.Sess
+func (v *EventsView) receiverLine(w int) string {
+	st, tr := v.C.St, v.C.Tr
+	sess := v.C.App.Sess
 	if !v.receiving() && sess.ReceiverElsewhere {
 		return st.Muted.Render(common.TruncateWidth(tr.T("events.another_pixdash_receives_this_profile_s"), w))
 	}
@@ -542,22 +542,22 @@ func (v *eventsView) receiverLine(w int) string {
 	if sess.WebhookURL != "" {
 		s = tr.F("events.receiving_at", sess.WebhookURL)
 	}
-	if v.filter != (state.EventQuery{}) {
+	if v.Filter != (state.EventQuery{}) {
 		return st.Muted.Render(common.TruncateWidth(s, w))
 	}
 	if at := v.facets.LastAt; !at.IsZero() {
-		s += " · " + tr.F("events.last_event_ago", common.HumanDuration(v.c.Now().Sub(at)))
+		s += " · " + tr.F("events.last_event_ago", common.HumanDuration(v.C.Now().Sub(at)))
 	}
 	return st.Muted.Render(common.TruncateWidth(s, w))
 }
 
-func (v *eventsView) emptyText(w int) string {
-	st, tr := v.c.St, v.c.Tr
-	if v.filter != (state.EventQuery{}) {
+func (v *EventsView) emptyText(w int) string {
+	st, tr := v.C.St, v.C.Tr
+	if v.Filter != (state.EventQuery{}) {
 		return st.Muted.Render(common.TruncateWidth(tr.T("events.no_event_matches_the_filter_t"), w))
 	}
 	lines := []string{tr.T("events.no_events_yet_they_appear_here")}
-	if v.c.App.Sess.Demo {
+	if v.C.App.Sess.Demo {
 		lines = append(lines, tr.T("events.demo_create_a_charge_n_and"))
 	}
 	var out []string
@@ -570,8 +570,8 @@ func (v *eventsView) emptyText(w int) string {
 // cells are an event's columns: when it arrived, its kind, wallet, amount, charge, how many
 // copies came, and its summary (the verdict's mark, a decoding warning and what a disputed or
 // unknown event claims come first).
-func (v *eventsView) cells(e *state.EventEntry, now time.Time) []common.Cell {
-	st, ev, l := v.c.St, e.Event, v.Layout
+func (v *EventsView) cells(e *state.EventEntry, now time.Time) []common.Cell {
+	st, ev, l := v.C.St, e.Event, v.Layout
 	amount := "—"
 	if ev.Amount != 0 {
 		amount = ev.Amount.BRL()
@@ -586,16 +586,16 @@ func (v *eventsView) cells(e *state.EventEntry, now time.Time) []common.Cell {
 	}
 	kind := v.kindStyle(ev.Kind)
 	// The summary: verdict mark, warning, claim, then the gist in the room left.
-	below := l.Below == evColSummary
-	room := l.CellWidth(evColSummary)
+	below := l.Below == EvColSummary
+	room := l.CellWidth(EvColSummary)
 	vstyle, sym := st.StatusLine(e.Verdict)
 	verdict := ""
 	switch {
-	case !eventLayoutOf(l).verdict:
+	case !eventLayoutOf(l).Verdict:
 	case e.Verdict != state.VerdictUnchecked || ev.Kind.ReadBack():
 		verdict = sym + " "
 	case !below:
-		verdict = common.Spaces(evVerdictW) // the summaries of the rows start in one column
+		verdict = common.Spaces(EvVerdictW) // the summaries of the rows start in one column
 	}
 	room -= lipgloss.Width(verdict)
 	warn := ""
@@ -614,7 +614,7 @@ func (v *eventsView) cells(e *state.EventEntry, now time.Time) []common.Cell {
 	}
 	gist := ""
 	if room > 0 {
-		gist = common.TruncateWidth(common.Sanitize(common.MaskDocumentsIn(v.summary(e))), room)
+		gist = common.TruncateWidth(common.Sanitize(common.MaskDocumentsIn(v.Summary(e))), room)
 	}
 	styled := vstyle.Render(verdict)
 	if warn != "" {
@@ -622,13 +622,13 @@ func (v *eventsView) cells(e *state.EventEntry, now time.Time) []common.Cell {
 	}
 	styled += vstyle.Render(claim) + gist
 	return []common.Cell{
-		evColTime:    {Text: eventTime(e.ReceivedAt.In(v.c.Loc), now)},
-		evColKind:    {Text: v.c.Tr.Enum(ev.Kind), Style: &kind},
-		evColWallet:  {Text: common.Sanitize(ev.Wallet())},
+		evColTime:    {Text: eventTime(e.ReceivedAt.In(v.C.Loc), now)},
+		evColKind:    {Text: v.C.Tr.Enum(ev.Kind), Style: &kind},
+		EvColWallet:  {Text: common.Sanitize(ev.Wallet())},
 		evColAmount:  {Text: amount},
 		evColCharge:  {Text: common.Sanitize(charge)},
 		evColCount:   {Text: count, Style: &st.Accent},
-		evColSummary: {Text: verdict + warn + claim + gist, Styled: styled},
+		EvColSummary: {Text: verdict + warn + claim + gist, Styled: styled},
 	}
 }
 
@@ -653,7 +653,7 @@ func sameDay(a, b time.Time) bool {
 
 // chargeVersion changes when the tracked charge a payment row reads (requested split, refund
 // progress) changes: its update time, and the number of requested legs (set at creation).
-func (v *eventsView) chargeVersion(e *state.EventEntry) int64 {
+func (v *EventsView) chargeVersion(e *state.EventEntry) int64 {
 	if ev := e.Event; !ev.Kind.IsPayment() || ev.TransactionID == "" {
 		return 0
 	}
@@ -666,8 +666,8 @@ func (v *eventsView) chargeVersion(e *state.EventEntry) int64 {
 
 // kindStyle colours a kind by family: payments green (completed) or red (failed), refunds,
 // withdrawals and balance blocks each their own; the rest muted.
-func (v *eventsView) kindStyle(k api.EventKind) lipgloss.Style {
-	st := v.c.St
+func (v *EventsView) kindStyle(k api.EventKind) lipgloss.Style {
+	st := v.C.St
 	switch {
 	case k == api.EventPaymentCompleted:
 		return st.OK
@@ -683,10 +683,10 @@ func (v *eventsView) kindStyle(k api.EventKind) lipgloss.Style {
 	return st.Muted
 }
 
-// summary is the one-line gist of an event, in the merchant's language.
-func (v *eventsView) summary(e *state.EventEntry) string {
+// Summary is the one-line gist of an event, in the merchant's language.
+func (v *EventsView) Summary(e *state.EventEntry) string {
 	ev := e.Event
-	tr := v.c.Tr
+	tr := v.C.Tr
 	var parts []string
 	add := func(s string) {
 		if s != "" {
@@ -741,7 +741,7 @@ func (v *eventsView) summary(e *state.EventEntry) string {
 }
 
 // currentRefund is the tracked charge's refund status when it moved on since the event was sent.
-func (v *eventsView) currentRefund(e *state.EventEntry) string {
+func (v *EventsView) currentRefund(e *state.EventEntry) string {
 	ev := e.Event
 	ch, ok := v.chargeOf(e)
 	if !ok || ch.BlockedDeposit == nil || ch.BlockedDeposit.Refund == nil {
@@ -834,9 +834,9 @@ func compactJSON(ev *api.Event) string {
 }
 
 // setupView explains how to give the profile a webhook receiver.
-func (v *eventsView) setupView(w, h int) string {
-	st, tr := v.c.St, v.c.Tr
-	profile := common.Sanitize(v.c.App.Sess.Profile)
+func (v *EventsView) setupView(w, h int) string {
+	st, tr := v.C.St, v.C.Tr
+	profile := common.Sanitize(v.C.App.Sess.Profile)
 	wrap := func(s string) string { return ansi.Wrap(s, w, "") }
 	code := func(s string) string { return st.Accent.Render(common.TruncateWidth(s, w)) }
 	comment := func(s string) string { return st.Muted.Render(common.TruncateWidth("  # "+s, w)) }
@@ -859,12 +859,12 @@ func (v *eventsView) setupView(w, h int) string {
 }
 
 // detailView is the selected event's facts and its payload, scrollable.
-func (v *eventsView) detailView(w, h int) string {
-	st, tr := v.c.St, v.c.Tr
-	d := v.detail // its lines and scroll are kept current by syncDetail
+func (v *EventsView) detailView(w, h int) string {
+	st, tr := v.C.St, v.C.Tr
+	d := v.Detail // its lines and scroll are kept current by syncDetail
 	e := d.entry
 	body := max(h-2, 1)
-	first := max(min(d.scroll, len(d.lines)), 0)
+	first := max(min(d.scroll, len(d.Lines)), 0)
 	ev := e.Event
 	title := v.kindStyle(ev.Kind).Render(tr.Enum(ev.Kind)) + "  " + st.Bold.Render(common.Sanitize(ev.EventID))
 	if n := e.Count; n > 1 {
@@ -872,8 +872,8 @@ func (v *eventsView) detailView(w, h int) string {
 	}
 	var b strings.Builder
 	b.WriteString(common.Spread(title, st.Muted.Render(tr.T("events.esc_back")), w))
-	end := min(first+body, len(d.lines))
-	for _, l := range d.lines[first:end] {
+	end := min(first+body, len(d.Lines))
+	for _, l := range d.Lines[first:end] {
 		b.WriteByte('\n')
 		b.WriteString(l)
 	}
@@ -881,7 +881,7 @@ func (v *eventsView) detailView(w, h int) string {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	pos := tr.F("events.lines_of", min(first+1, len(d.lines)), end, len(d.lines)) + " · ↑/↓ pgup/pgdn"
+	pos := tr.F("events.lines_of", min(first+1, len(d.Lines)), end, len(d.Lines)) + " · ↑/↓ pgup/pgdn"
 	switch {
 	case d.reveal:
 		pos += " · " + tr.T("events.v_hides_documents")
@@ -892,10 +892,10 @@ func (v *eventsView) detailView(w, h int) string {
 	return b.String()
 }
 
-// detailLines are the facts of an event, its verdict and its payload pretty-printed, wrapped to
+// DetailLines are the facts of an event, its verdict and its payload pretty-printed, wrapped to
 // w, with CPF/CNPJ masked unless reveal; masked reports whether a document was masked.
-func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines []string, masked bool) {
-	st, tr, loc := v.c.St, v.c.Tr, v.c.Loc
+func (v *EventsView) DetailLines(e state.EventEntry, w int, reveal bool) (lines []string, masked bool) {
+	st, tr, loc := v.C.St, v.C.Tr, v.C.Loc
 	ev := e.Event
 	var out []string
 	add := func(s string) {
@@ -926,7 +926,7 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 		field(tr.T("events.amount"), ev.Amount.BRL())
 	}
 	if ev.Kind.Known() {
-		sum := v.summary(&e)
+		sum := v.Summary(&e)
 		if !reveal {
 			sum = common.MaskDocumentsIn(sum)
 		}
@@ -975,7 +975,7 @@ func (v *eventsView) detailLines(e state.EventEntry, w int, reveal bool) (lines 
 func splitLegLines(tr common.Catalog, requested, distributed []api.SplitItem) []string {
 	var out []string
 	for _, l := range api.ReconcileSplit(requested, distributed, true).Legs {
-		line := "→ " + common.PadRight(common.Sanitize(l.SubAccount), 16) + " " + common.PadLeft(l.Distributed.BRL(), evAmountW)
+		line := "→ " + common.PadRight(common.Sanitize(l.SubAccount), 16) + " " + common.PadLeft(l.Distributed.BRL(), EvAmountW)
 		switch {
 		case l.Outcome == api.SplitNotRequested:
 			line += "  " + tr.T("events.not_requested")

@@ -1,4 +1,4 @@
-package ui
+package events
 
 import (
 	"pixdash/state"
@@ -10,8 +10,8 @@ import (
 // event not applied), unknown ? (nothing applied), or … while it is being checked.
 
 // verdictClaim is what a row says before its summary about an event that was not applied.
-func (v *eventsView) verdictClaim(e *state.EventEntry) string {
-	tr := v.c.Tr
+func (v *EventsView) verdictClaim(e *state.EventEntry) string {
+	tr := v.C.Tr
 	switch e.Verdict {
 	case state.VerdictDisputed:
 		return tr.F("verdict.disputed", common.VerdictReason(tr, e.VerdictReason))
@@ -22,12 +22,12 @@ func (v *eventsView) verdictClaim(e *state.EventEntry) string {
 }
 
 // verdictLine is the verdict in full, for the event's detail ("" for an event not read back).
-func (v *eventsView) verdictLine(e *state.EventEntry) string {
-	tr := v.c.Tr
+func (v *EventsView) verdictLine(e *state.EventEntry) string {
+	tr := v.C.Tr
 	if e.Verdict == state.VerdictUnchecked && (e.Event == nil || !e.Event.Kind.ReadBack()) {
 		return "" // only the kinds read back against the service (api.EventKind.ReadBack)
 	}
-	style, sym := v.c.St.StatusLine(e.Verdict)
+	style, sym := v.C.St.StatusLine(e.Verdict)
 	var text string
 	switch e.Verdict {
 	case state.VerdictConfirmed:
