@@ -16,6 +16,7 @@ import (
 	"pixdash/api/sandbox"
 	"pixdash/ui/blocks"
 	"pixdash/ui/common"
+	"pixdash/ui/inspector"
 )
 
 func blocksOf(m *Model) *blocks.BlocksView { return m.panes[viewBlocks].(*blocks.BlocksView) }
@@ -337,7 +338,7 @@ func TestBlocksAndInspectorFramesFit(t *testing.T) {
 		tx.PixCopyPaste = goldenCode(t, 250000)
 		tx.Metadata["\x1b[31mred"] = map[string]any{"nested": []any{1, "two"}}
 		iv.Update(common.InspectMsg{Query: "q", Wallet: "principal"})
-		iv.Update(lookupMsg{tag: m.app.Tag(), seq: iv.seq, query: "q", wallet: "principal", tx: tx})
+		iv.Update(inspector.LookupMsg{Tag: m.app.Tag(), Seq: iv.Seq, Query: "q", Wallet: "principal", Tx: tx})
 		bv.Update(blocks.BlocksMsg{Tag: m.app.Tag(), Seq: bv.Seq, List: &api.BalanceBlockList{Items: goldenBlocks(), Total: 9}})
 		for _, k := range keys {
 			iv.Update(k)

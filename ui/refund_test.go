@@ -15,6 +15,7 @@ import (
 	"pixdash/state"
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
+	"pixdash/ui/inspector"
 )
 
 // paidGoldenCharge is the golden store's paid charge.
@@ -310,11 +311,11 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 		{"refund line read for a tracked row", "this transaction is of type refund", line(api.TypeRefund, -1250), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &inspectResult{query: tc.tx.ID, wallet: "principal", tx: tc.tx, tracked: tc.tracked}
+			r := &inspector.InspectResult{Query: tc.tx.ID, Wallet: "principal", Tx: tc.tx, Tracked: tc.tracked}
 			if tc.tracked {
-				r.charge = paid
+				r.Charge = paid
 			}
-			o, cmd := refundFromInspector(m.c, r.charge, r.tracked, r.tx, r.wallet)
+			o, cmd := refundFromInspector(m.c, r.Charge, r.Tracked, r.Tx, r.Wallet)
 			if o != nil {
 				t.Fatalf("a refund form opened for a %s", tc.name)
 			}

@@ -21,6 +21,7 @@ import (
 	"pixdash/ui/blocks"
 	"pixdash/ui/common"
 	"pixdash/ui/events"
+	"pixdash/ui/inspector"
 )
 
 // evilParts are what an attacker puts in a text field: OSC title and clipboard writes, SGR,
@@ -285,9 +286,9 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	// Inspector: a found transaction (masked and revealed, scrolled), a refusal, the history.
 	keys("2")
 	shot("inspector_history")
-	iv := m.panes[viewInspector].(*inspectorView)
+	iv := m.panes[viewInspector].(*inspector.InspectorView)
 	ch, _ := chargeByID(t, s.Store, "evil-pending")
-	m.Update(reply(m, lookupMsg{tag: m.app.Tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), tx: evilTx(), charge: ch, tracked: true}))
+	m.Update(reply(m, inspector.LookupMsg{Tag: m.app.Tag(), Seq: iv.Seq, Query: evil("query"), Wallet: evil("wallet"), Tx: evilTx(), Charge: ch, Tracked: true}))
 	shot("inspector_tx")
 	keys("v")
 	shot("inspector_tx_revealed")
@@ -295,7 +296,7 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 		m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
 	}
 	shot("inspector_tx_end")
-	m.Update(reply(m, lookupMsg{tag: m.app.Tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), err: evilError()}))
+	m.Update(reply(m, inspector.LookupMsg{Tag: m.app.Tag(), Seq: iv.Seq, Query: evil("query"), Wallet: evil("wallet"), Err: evilError()}))
 	shot("inspector_error")
 
 	// Wallets: the list, balances, refusals, the picker and the create form refused.

@@ -15,6 +15,7 @@ import (
 	"pixdash/ui/blocks"
 	"pixdash/ui/common"
 	"pixdash/ui/events"
+	"pixdash/ui/inspector"
 	"pixdash/ui/search"
 )
 
@@ -41,7 +42,7 @@ func storeReply(msg tea.Msg) bool {
 	switch msg := msg.(type) {
 	case common.EnvelopeMsg:
 		return storeReply(msg.Msg)
-	case chargePage, events.EventPage, events.FacetsMsg, historyMsg, refundStatesMsg:
+	case chargePage, events.EventPage, events.FacetsMsg, inspector.HistoryMsg, refundStatesMsg:
 		return true
 	case dayMsg, stripMsg, dayPeriodMsg, common.ScopeChangedMsg, closeMsg, closeDoneMsg:
 		return true // the day view, its strip and the close read the store (the close's balances fail fast against deadClient)
@@ -257,7 +258,7 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		return view(viewEvents)
 	case blocks.BlocksMsg, blocks.BlocksTickMsg:
 		return view(viewBlocks)
-	case lookupMsg, historyMsg:
+	case inspector.LookupMsg, inspector.HistoryMsg:
 		return view(viewInspector)
 	case walletsListMsg, walletsBalanceMsg, walletsCreatedMsg:
 		return view(viewWallets)

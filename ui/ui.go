@@ -19,6 +19,7 @@ import (
 	"pixdash/ui/blocks"
 	"pixdash/ui/common"
 	"pixdash/ui/events"
+	"pixdash/ui/inspector"
 	"pixdash/ui/search"
 )
 
@@ -212,7 +213,7 @@ func (m *Model) setSession(s *workflow.Session) {
 func (m *Model) newPanes() map[viewID]common.Pane {
 	return map[viewID]common.Pane{
 		viewCharges:   m.charges,
-		viewInspector: newInspectorView(m.c),
+		viewInspector: inspector.NewInspectorView(m.c),
 		viewWallets:   newWalletsView(m.c),
 		viewBlocks:    blocks.NewBlocksView(m.c),
 		viewEvents:    events.NewEventsView(m.c),

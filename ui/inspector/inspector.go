@@ -1,4 +1,4 @@
-package ui
+package inspector
 
 import (
 	"context"
@@ -28,65 +28,65 @@ const (
 	inspectorLabelMax = 24
 )
 
-// inspectorView looks one transaction up (GET /transactions/{id}: id, then external reference,
+// InspectorView looks one transaction up (GET /transactions/{id}: id, then external reference,
 // then idempotency key, in one wallet) and shows every field of it, with a history of lookups.
-type inspectorView struct {
+type InspectorView struct {
 	common.Asker // the refund form R opens
 	c            *common.Common
-	input        textinput.Model
+	Input        textinput.Model
 	width        int
 	height       int
 	// labelW is the label column: the longest translated label plus a space.
 	labelW int
 
-	// seq numbers lookups; a reply for an older one is dropped.
-	seq     uint64
-	loading bool
-	// pendingQuery and pendingWallet are the lookup in flight.
-	pendingQuery, pendingWallet string
+	// Seq numbers lookups; a reply for an older one is dropped.
+	Seq     uint64
+	Loading bool
+	// PendingQuery and pendingWallet are the lookup in flight.
+	PendingQuery, PendingWallet string
 
-	res *inspectResult
+	Res *InspectResult
 	// A failed lookup: notFound for a 404 on the transaction, errText for anything else.
 	failQuery, failWallet string
 	notFound              bool
 	errText               string
 
 	reveal bool
-	// vp scrolls the detail of the result; its content is set in update (View renders a copy
+	// Vp scrolls the detail of the result; its content is set in update (View renders a copy
 	// with the same lines drawn at the current time).
-	vp      viewport.Model
+	Vp      viewport.Model
 	history []state.Lookup
 	histCur int
 }
 
-// inspectResult is a transaction found by a lookup, with the tracked charge it belongs to (if
+// InspectResult is a transaction found by a lookup, with the tracked charge it belongs to (if
 // any), the balance blocks the service lists for it and the refunds its webhooks reported.
-type inspectResult struct {
-	query, wallet string
-	tx            *api.Transaction
-	charge        state.Charge
-	tracked       bool
-	txRelated
+type InspectResult struct {
+	Query, Wallet string
+	Tx            *api.Transaction
+	Charge        state.Charge
+	Tracked       bool
+	TxRelated
 }
 
-// txRelated is what a lookup gathers about a payment beyond its transaction: its balance blocks
+// TxRelated is what a lookup gathers about a payment beyond its transaction: its balance blocks
 // and its refunds (workflow.LookupRelated).
-type txRelated = workflow.Related
+type TxRelated = workflow.Related
 
-// lookupMsg is the reply of a lookup.
-type lookupMsg struct {
-	tag           common.Tag
-	seq           uint64
-	query, wallet string
-	tx            *api.Transaction
-	charge        state.Charge
-	tracked       bool
-	related       txRelated
-	err           error
+// LookupMsg is the reply of a lookup.
+type LookupMsg struct {
+	Tag           common.Tag
+	Seq           uint64
+	Query, Wallet string
+	Tx            *api.Transaction
+	Charge        state.Charge
+	Tracked       bool
+	related       TxRelated
+	Err           error
 	saveErr       error
 }
 
-func newInspectorView(c *common.Common) *inspectorView {
+func NewInspectorView(c *common.Common) *InspectorView {
 	ti := textinput.New()
 	ti.Prompt = "/ "
 	ti.Placeholder = c.Tr.T("inspector.transaction_id_external_reference_or_idempotency")
@@ -100,34 +100,34 @@ func newInspectorView(c *common.Common) *inspectorView {
 	}
 	vp := viewport.New(0, 0)
 	vp.KeyMap = viewport.KeyMap{} // the view's own keys scroll it
-	return &inspectorView{c: c, input: ti, labelW: min(lw, inspectorLabelMax), vp: vp}
+	return &InspectorView{c: c, Input: ti, labelW: min(lw, inspectorLabelMax), Vp: vp}
 }
 
 // Title names the view in the tab strip.
-func (v *inspectorView) Title() string { return v.c.Tr.T("inspector.inspector") }
+func (v *InspectorView) Title() string { return v.c.Tr.T("inspector.inspector") }
 
-func (v *inspectorView) SetSize(w, h int) tea.Cmd {
+func (v *InspectorView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
-	v.input.Width = max(w-lipgloss.Width(v.input.Prompt)-2, 1)
-	v.vp.Width, v.vp.Height = max(w, 0), max(h-2, 1)
+	v.Input.Width = max(w-lipgloss.Width(v.Input.Prompt)-2, 1)
+	v.Vp.Width, v.Vp.Height = max(w, 0), max(h-2, 1)
 	v.syncDetail()
 	return nil
 }
 
 // syncDetail puts the result's detail, at the current width, in the viewport.
-func (v *inspectorView) syncDetail() {
-	if v.res == nil {
-		v.vp.SetContent("")
-		v.vp.GotoTop()
+func (v *InspectorView) syncDetail() {
+	if v.Res == nil {
+		v.Vp.SetContent("")
+		v.Vp.GotoTop()
 		return
 	}
-	v.vp.SetContent(v.detailContent(v.width))
-	v.vp.SetYOffset(v.vp.YOffset) // clamp to the new length
+	v.Vp.SetContent(v.detailContent(v.width))
+	v.Vp.SetYOffset(v.Vp.YOffset) // clamp to the new length
 }
 
 // detailContent is the result's detail as the viewport's text, each line cut to w.
-func (v *inspectorView) detailContent(w int) string {
-	lines := v.detailLines(v.res, w)
+func (v *InspectorView) detailContent(w int) string {
+	lines := v.DetailLines(v.Res, w)
 	for i, l := range lines {
 		lines[i] = common.TruncateWidth(l, w)
 	}
@@ -135,36 +135,36 @@ func (v *inspectorView) detailContent(w int) string {
 }
 
 // CapturesText reports whether the lookup input has the keyboard.
-func (v *inspectorView) CapturesText() bool { return v.input.Focused() }
+func (v *InspectorView) CapturesText() bool { return v.Input.Focused() }
 
 // activate loads the lookup history and, with nothing on screen, puts the cursor in the input.
 // activate loads the history; the input waits for / (or enter), so the view keys keep working.
 // start reads the lookup history.
-func (v *inspectorView) Start() tea.Cmd { return v.loadHistory() }
+func (v *InspectorView) Start() tea.Cmd { return v.loadHistory() }
 
 // Focus gives the view the keyboard back; it reads nothing.
-func (v *inspectorView) Focus() tea.Cmd { return nil }
+func (v *InspectorView) Focus() tea.Cmd { return nil }
 
 // Blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *inspectorView) Blur() {}
+func (v *InspectorView) Blur() {}
 
-// historyMsg is the lookup history as read from the store.
-type historyMsg struct {
+// HistoryMsg is the lookup history as read from the store.
+type HistoryMsg struct {
 	gen     uint64
 	lookups []state.Lookup
 	err     error
 }
 
 // loadHistory reads the lookup history.
-func (v *inspectorView) loadHistory() tea.Cmd {
+func (v *InspectorView) loadHistory() tea.Cmd {
 	gen, store := v.c.App.Gen, v.c.App.Sess.Store
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		ls, err := store.RecentLookups(ctx)
-		return historyMsg{gen: gen, lookups: ls, err: err}
+		return HistoryMsg{gen: gen, lookups: ls, err: err}
 	})
 }
 
-func (v *inspectorView) setHistory(ls []state.Lookup) {
+func (v *InspectorView) setHistory(ls []state.Lookup) {
 	v.history = ls
 	if v.histCur >= len(v.history) {
 		v.histCur = len(v.history) - 1
@@ -174,18 +174,18 @@ func (v *inspectorView) setHistory(ls []state.Lookup) {
 	}
 }
 
-func (v *inspectorView) failed() bool { return v.notFound || v.errText != "" }
+func (v *InspectorView) failed() bool { return v.notFound || v.errText != "" }
 
-func (v *inspectorView) ShortHelp() []key.Binding {
+func (v *InspectorView) ShortHelp() []key.Binding {
 	k, tr := v.c.Keys, v.c.Tr
-	if v.input.Focused() {
+	if v.Input.Focused() {
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.T("inspector.look_up"))),
 			key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", tr.T("inspector.history"))),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.T("inspector.leave_input"))),
 		}
 	}
-	if v.res == nil {
+	if v.Res == nil {
 		bs := []key.Binding{k.Lookup}
 		if len(v.history) > 0 {
 			bs = append(bs, k.Up, k.Down, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.T("inspector.look_up"))))
@@ -196,22 +196,22 @@ func (v *inspectorView) ShortHelp() []key.Binding {
 		return bs
 	}
 	bs := []key.Binding{k.Lookup, k.Reveal}
-	if qrAvailable(v.res.tx) {
+	if QrAvailable(v.Res.Tx) {
 		bs = append(bs, k.QR)
 	}
 	return append(bs, k.Refresh, k.PageDown)
 }
 
-func (v *inspectorView) FullHelp() [][]key.Binding {
+func (v *InspectorView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.Tr.T("inspector.look_up")))
 	return [][]key.Binding{{k.Lookup, enter, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Reveal, k.QR, k.Refund, k.Refresh, k.Back}}
 }
 
-func (v *inspectorView) Update(msg tea.Msg) tea.Cmd {
+func (v *InspectorView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if v.input.Focused() {
+		if v.Input.Focused() {
 			return v.inputKey(msg)
 		}
 		return v.key(msg)
@@ -220,55 +220,55 @@ func (v *inspectorView) Update(msg tea.Msg) tea.Cmd {
 		if q == "" {
 			return nil
 		}
-		v.input.Blur()
-		v.input.SetValue(q)
+		v.Input.Blur()
+		v.Input.SetValue(q)
 		return v.lookup(q, msg.Wallet, true)
-	case lookupMsg:
+	case LookupMsg:
 		return v.onLookup(msg)
-	case historyMsg:
+	case HistoryMsg:
 		if msg.gen == v.c.App.Gen && msg.err == nil {
 			v.setHistory(msg.lookups)
 		}
 	case common.WalletChangedMsg:
 		// A lookup made for the previous wallet is dropped; what is on screen stays, labelled with its wallet.
-		if v.loading {
-			v.seq++
-			v.loading = false
+		if v.Loading {
+			v.Seq++
+			v.Loading = false
 		}
 	case common.RefundedMsg:
-		if v.res != nil && v.res.tx.ID == msg.Id && !v.loading {
-			return v.lookup(v.res.query, v.res.wallet, false)
+		if v.Res != nil && v.Res.Tx.ID == msg.Id && !v.Loading {
+			return v.lookup(v.Res.Query, v.Res.Wallet, false)
 		}
 	case common.EventMsg:
-		if msg.Gen == v.c.App.Gen && msg.Ev != nil && v.res != nil && !v.loading &&
-			msg.Ev.TransactionID == v.res.tx.ID {
-			return v.lookup(v.res.query, v.res.wallet, false)
+		if msg.Gen == v.c.App.Gen && msg.Ev != nil && v.Res != nil && !v.Loading &&
+			msg.Ev.TransactionID == v.Res.Tx.ID {
+			return v.lookup(v.Res.Query, v.Res.Wallet, false)
 		}
 	}
 	return nil
 }
 
 // inputKey handles keys while the lookup input is focused.
-func (v *inspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
+func (v *InspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
 	switch km.Type {
 	case tea.KeyEsc:
-		v.input.Blur()
+		v.Input.Blur()
 		return nil
 	case tea.KeyEnter:
-		q := strings.TrimSpace(v.input.Value())
+		q := strings.TrimSpace(v.Input.Value())
 		if q == "" {
 			// With the history on screen, an empty input looks the selected entry up again.
-			if l, ok := v.selectedLookup(); ok && v.res == nil {
-				v.input.Blur()
-				v.input.SetValue(common.Sanitize(l.Query))
+			if l, ok := v.selectedLookup(); ok && v.Res == nil {
+				v.Input.Blur()
+				v.Input.SetValue(common.Sanitize(l.Query))
 				return v.lookup(l.Query, l.Wallet, true)
 			}
-			if v.res != nil {
-				v.input.Blur()
+			if v.Res != nil {
+				v.Input.Blur()
 			}
 			return nil
 		}
-		v.input.Blur()
+		v.Input.Blur()
 		return v.lookup(q, v.c.App.Wallet, true)
 	case tea.KeyUp, tea.KeyDown:
 		d := 1
@@ -276,46 +276,46 @@ func (v *inspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
 			d = -1
 		}
 		switch {
-		case v.res != nil && d < 0:
-			v.vp.ScrollUp(1)
-		case v.res != nil:
-			v.vp.ScrollDown(1)
+		case v.Res != nil && d < 0:
+			v.Vp.ScrollUp(1)
+		case v.Res != nil:
+			v.Vp.ScrollDown(1)
 		default:
 			v.moveHistory(d)
 		}
 		return nil
 	}
 	var cmd tea.Cmd
-	v.input, cmd = v.input.Update(km)
+	v.Input, cmd = v.Input.Update(km)
 	return cmd
 }
 
 // key handles keys while the input is not focused.
-func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
+func (v *InspectorView) key(km tea.KeyMsg) tea.Cmd {
 	k := v.c.Keys
 	switch {
 	case key.Matches(km, k.Lookup):
-		v.input.SetValue("")
-		return v.input.Focus()
+		v.Input.SetValue("")
+		return v.Input.Focus()
 	case key.Matches(km, k.Back):
-		if v.res != nil || v.failed() {
-			v.res, v.notFound, v.errText = nil, false, ""
+		if v.Res != nil || v.failed() {
+			v.Res, v.notFound, v.errText = nil, false, ""
 			v.reveal = false
 			v.syncDetail()
-			v.input.SetValue("")
+			v.Input.SetValue("")
 			return v.loadHistory()
 		}
 		return nil
 	case key.Matches(km, k.Refresh):
 		switch {
-		case v.res != nil:
-			return v.lookup(v.res.query, v.res.wallet, false)
+		case v.Res != nil:
+			return v.lookup(v.Res.Query, v.Res.Wallet, false)
 		case v.failed():
 			return v.lookup(v.failQuery, v.failWallet, false)
 		}
 		return nil
 	}
-	if v.res == nil {
+	if v.Res == nil {
 		switch {
 		case key.Matches(km, k.Up):
 			v.moveHistory(-1)
@@ -327,46 +327,46 @@ func (v *inspectorView) key(km tea.KeyMsg) tea.Cmd {
 			v.histCur = max(len(v.history)-1, 0)
 		case key.Matches(km, k.Enter):
 			if l, ok := v.selectedLookup(); ok {
-				v.input.SetValue(common.Sanitize(l.Query))
+				v.Input.SetValue(common.Sanitize(l.Query))
 				return v.lookup(l.Query, l.Wallet, true)
 			}
-			return v.input.Focus()
+			return v.Input.Focus()
 		}
 		return nil
 	}
 	switch {
 	case key.Matches(km, k.Up):
-		v.vp.ScrollUp(1)
+		v.Vp.ScrollUp(1)
 	case key.Matches(km, k.Down):
-		v.vp.ScrollDown(1)
+		v.Vp.ScrollDown(1)
 	case key.Matches(km, k.PageUp):
-		v.vp.ScrollUp(max(v.vp.Height-1, 1)) // a page keeps one line of the last one
+		v.Vp.ScrollUp(max(v.Vp.Height-1, 1)) // a page keeps one line of the last one
 	case key.Matches(km, k.PageDown):
-		v.vp.ScrollDown(max(v.vp.Height-1, 1))
+		v.Vp.ScrollDown(max(v.Vp.Height-1, 1))
 	case key.Matches(km, k.Top):
-		v.vp.GotoTop()
+		v.Vp.GotoTop()
 	case key.Matches(km, k.Bottom):
-		v.vp.GotoBottom()
+		v.Vp.GotoBottom()
 	case key.Matches(km, k.Reveal):
 		v.reveal = !v.reveal
 		v.syncDetail()
 	case key.Matches(km, k.QR):
 		return v.openQR()
 	case key.Matches(km, k.Refund):
-		if v.res == nil || v.res.tx == nil {
+		if v.Res == nil || v.Res.Tx == nil {
 			return nil
 		}
-		o, cmd := v.c.Open.RefundTx(v.c, v.res.charge, v.res.tracked, v.res.tx, v.res.wallet)
+		o, cmd := v.c.Open.RefundTx(v.c, v.Res.Charge, v.Res.Tracked, v.Res.Tx, v.Res.Wallet)
 		v.Ask(o)
 		return cmd
 	case key.Matches(km, k.Enter):
-		v.input.SetValue("")
-		return v.input.Focus()
+		v.Input.SetValue("")
+		return v.Input.Focus()
 	}
 	return nil
 }
 
-func (v *inspectorView) moveHistory(d int) {
+func (v *InspectorView) moveHistory(d int) {
 	v.histCur += d
 	if v.histCur >= len(v.history) {
 		v.histCur = len(v.history) - 1
@@ -376,7 +376,7 @@ func (v *inspectorView) moveHistory(d int) {
 	}
 }
 
-func (v *inspectorView) selectedLookup() (state.Lookup, bool) {
+func (v *InspectorView) selectedLookup() (state.Lookup, bool) {
 	if v.histCur < 0 || v.histCur >= len(v.history) {
 		return state.Lookup{}, false
 	}
@@ -389,70 +389,70 @@ type lookuper interface {
 }
 
 // lookup reads the transaction in wallet; record adds it to the history (a refresh does not).
-func (v *inspectorView) lookup(query, wallet string, record bool) tea.Cmd {
+func (v *InspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 	if wallet == "" {
 		wallet = api.WalletPrincipal
 	}
-	v.seq++
-	v.loading = true
-	v.pendingQuery, v.pendingWallet = query, wallet
+	v.Seq++
+	v.Loading = true
+	v.PendingQuery, v.PendingWallet = query, wallet
 	var lk lookuper = v.c.App.Sess
-	seq, t := v.seq, v.c.App.Tag()
+	seq, t := v.Seq, v.c.App.Tag()
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		r := lk.Lookup(ctx, query, wallet, record)
-		return lookupMsg{tag: t, seq: seq, query: query, wallet: wallet, tx: r.Tx, charge: r.Charge, tracked: r.Tracked,
-			related: r.Related, err: r.Err, saveErr: r.SaveErr}
+		return LookupMsg{Tag: t, Seq: seq, Query: query, Wallet: wallet, Tx: r.Tx, Charge: r.Charge, Tracked: r.Tracked,
+			related: r.Related, Err: r.Err, saveErr: r.SaveErr}
 	})
 }
 
 // isTxNotFound reports a 404 about the transaction itself (not about the wallet in X-Sub-Account).
 func isTxNotFound(err error) bool { return workflow.TxNotFound(err) }
 
-func (v *inspectorView) onLookup(msg lookupMsg) tea.Cmd {
-	if v.c.App.Stale(msg.tag) || msg.seq != v.seq {
+func (v *InspectorView) onLookup(msg LookupMsg) tea.Cmd {
+	if v.c.App.Stale(msg.Tag) || msg.Seq != v.Seq {
 		return nil
 	}
-	v.loading = false
+	v.Loading = false
 	cmd := v.loadHistory()
 	if msg.saveErr != nil {
 		text := v.c.Tr.F("inspector.could_not_save_the_lookup_history", msg.saveErr)
 		cmd = tea.Batch(cmd, func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusWarn} })
 	}
-	if msg.err != nil {
-		v.failQuery, v.failWallet = msg.query, msg.wallet
-		v.notFound = isTxNotFound(msg.err)
+	if msg.Err != nil {
+		v.failQuery, v.failWallet = msg.Query, msg.Wallet
+		v.notFound = isTxNotFound(msg.Err)
 		v.errText = ""
 		if !v.notFound {
-			v.errText = common.DescribeErr(v.c.Tr, v.c.Tr.T("inspector.look_up_transaction"), msg.err)
+			v.errText = common.DescribeErr(v.c.Tr, v.c.Tr.T("inspector.look_up_transaction"), msg.Err)
 		}
-		v.res = nil
+		v.Res = nil
 		v.syncDetail()
 		return cmd
 	}
-	same := v.res != nil && v.res.tx.ID == msg.tx.ID
-	v.res = &inspectResult{query: msg.query, wallet: msg.wallet, tx: msg.tx, charge: msg.charge, tracked: msg.tracked, txRelated: msg.related}
+	same := v.Res != nil && v.Res.Tx.ID == msg.Tx.ID
+	v.Res = &InspectResult{Query: msg.Query, Wallet: msg.Wallet, Tx: msg.Tx, Charge: msg.Charge, Tracked: msg.Tracked, TxRelated: msg.related}
 	v.notFound, v.errText = false, ""
 	if !same {
 		v.reveal = false
-		v.vp.GotoTop()
+		v.Vp.GotoTop()
 	}
 	v.syncDetail()
 	return cmd
 }
 
-// qrAvailable reports whether tx is a pending PIX payment with a code to show as a QR.
-func qrAvailable(tx *api.Transaction) bool {
+// QrAvailable reports whether tx is a pending PIX payment with a code to show as a QR.
+func QrAvailable(tx *api.Transaction) bool {
 	return tx != nil && tx.Status == api.StatusPending && tx.PaymentMethod == api.MethodPix &&
 		(tx.Type == api.TypePayment || tx.Type == "") && tx.PixCopyPaste != ""
 }
 
 // openQR tracks the transaction (so the QR screen and polling know it) and opens its QR screen.
-func (v *inspectorView) openQR() tea.Cmd {
+func (v *InspectorView) openQR() tea.Cmd {
 	tr := v.c.Tr
-	if v.res == nil || !qrAvailable(v.res.tx) {
+	if v.Res == nil || !QrAvailable(v.Res.Tx) {
 		return common.AnswerStatus(tr.T("inspector.the_qr_is_shown_only_for"), common.StatusWarn)
 	}
-	store, tx, wallet := v.c.App.Sess.Store, v.res.tx, v.res.wallet
+	store, tx, wallet := v.c.App.Sess.Store, v.Res.Tx, v.Res.Wallet
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		ch, err := store.TrackTransaction(ctx, tx, wallet)
 		if err != nil {
@@ -463,39 +463,39 @@ func (v *inspectorView) openQR() tea.Cmd {
 }
 
 // matchedBy says which of the three lookups found the transaction.
-func (v *inspectorView) matchedBy(r *inspectResult) string {
+func (v *InspectorView) matchedBy(r *InspectResult) string {
 	tr := v.c.Tr
 	switch {
-	case r.tx.ID == r.query:
+	case r.Tx.ID == r.Query:
 		return tr.T("inspector.matched_by_id")
-	case r.tx.ExternalReference != "" && r.tx.ExternalReference == r.query:
+	case r.Tx.ExternalReference != "" && r.Tx.ExternalReference == r.Query:
 		return tr.T("inspector.matched_by_external_reference")
 	}
 	return tr.T("inspector.matched_by_idempotency_key")
 }
 
-func (v *inspectorView) View() string {
+func (v *InspectorView) View() string {
 	w, h := v.width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
 	}
 	st, tr := v.c.St, v.c.Tr
 	lines := make([]string, 0, h)
-	lines = append(lines, common.TruncateWidth(v.input.View(), w))
+	lines = append(lines, common.TruncateWidth(v.Input.View(), w))
 	if h == 1 {
 		return lines[0]
 	}
 	body := h - 2
 	switch {
-	case v.res != nil:
+	case v.Res != nil:
 		// A copy of the viewport gets the detail drawn now (countdowns move); update set the
 		// same lines, so the scroll position holds.
-		vp := v.vp
+		vp := v.Vp
 		vp.Width, vp.Height = w, body
 		vp.SetContent(v.detailContent(w))
 		head := st.Bold.Render(tr.T("inspector.transaction")) +
-			st.Muted.Render(" · "+tr.F("inspector.wallet", v.res.wallet)+" · "+v.matchedBy(v.res))
-		if v.loading {
+			st.Muted.Render(" · "+tr.F("inspector.wallet", v.Res.Wallet)+" · "+v.matchedBy(v.Res))
+		if v.Loading {
 			head += st.Muted.Render(" · " + tr.T("inspector.refreshing"))
 		}
 		right := ""
@@ -512,8 +512,8 @@ func (v *inspectorView) View() string {
 		}
 		lines = append(lines, common.Spread(head, right, w))
 		lines = append(lines, strings.Split(vp.View(), "\n")...)
-	case v.loading:
-		lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.F("inspector.looking_up_in_wallet", common.Sanitize(v.pendingQuery), v.pendingWallet), w)))
+	case v.Loading:
+		lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.F("inspector.looking_up_in_wallet", common.Sanitize(v.PendingQuery), v.PendingWallet), w)))
 		lines = append(lines, v.historyLines(w, body)...)
 	case v.notFound:
 		lines = append(lines, st.Err.Render(common.TruncateWidth(tr.F("inspector.nothing_matched_in_wallet", common.Sanitize(v.failQuery), v.failWallet), w)))
@@ -545,7 +545,7 @@ func (v *inspectorView) View() string {
 }
 
 // historyLines lists recent lookups, the selected one highlighted, in at most h lines.
-func (v *inspectorView) historyLines(w, h int) []string {
+func (v *InspectorView) historyLines(w, h int) []string {
 	st, tr := v.c.St, v.c.Tr
 	if h <= 0 {
 		return nil
@@ -617,10 +617,10 @@ func refundStyle(st *common.Styles, s api.RefundStatus) lipgloss.Style {
 	return st.Muted
 }
 
-// detailLines renders every field of the transaction, one per line (long values wrapped).
-func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
+// DetailLines renders every field of the transaction, one per line (long values wrapped).
+func (v *InspectorView) DetailLines(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
-	tx := r.tx
+	tx := r.Tx
 	lw := v.labelW
 	vw := max(w-lw, 10)
 	dash := st.Muted.Render("—")
@@ -696,8 +696,8 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 	text(tr.T("inspector.currency"), tx.Currency)
 	wrapped(tr.T("inspector.description"), tx.Description, st.Value)
 	text(tr.T("inspector.external_reference"), tx.ExternalReference)
-	if r.tracked && r.charge.IdempotencyKey != "" {
-		field(tr.T("inspector.idempotency_key"), st.Value.Render(common.Sanitize(r.charge.IdempotencyKey))+st.Muted.Render(" "+tr.T("inspector.kept_by_pixdash")))
+	if r.Tracked && r.Charge.IdempotencyKey != "" {
+		field(tr.T("inspector.idempotency_key"), st.Value.Render(common.Sanitize(r.Charge.IdempotencyKey))+st.Muted.Render(" "+tr.T("inspector.kept_by_pixdash")))
 	}
 	text(tr.T("inspector.customer_id"), tx.CustomerID)
 	text(tr.T("inspector.project_id"), tx.ProjectID)
@@ -788,7 +788,7 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 		field(tr.T("inspector.pix_code"), dash)
 	} else {
 		hint := ""
-		if qrAvailable(tx) {
+		if QrAvailable(tx) {
 			hint = st.Muted.Render(tr.T("inspector.q_shows_the_qr"))
 		}
 		field(tr.T("inspector.pix_code"), hint)
@@ -805,10 +805,10 @@ func (v *inspectorView) detailLines(r *inspectResult, w int) []string {
 
 // splitDetail shows a tracked charge's accepted split beside what payment_completed distributed
 // (api.ReconcileSplit); nothing at all for a charge without a split or not tracked.
-func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
+func (v *InspectorView) splitDetail(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
-	ch := r.charge
-	if !r.tracked {
+	ch := r.Charge
+	if !r.Tracked {
 		return nil
 	}
 	rec := api.ReconcileSplit(ch.SplitRequested, ch.SplitDistributed, ch.HasDistributed)
@@ -858,20 +858,20 @@ func (v *inspectorView) splitDetail(r *inspectResult, w int) []string {
 
 // reportedSplit shows a split a payment_completed reported that the service did not accept
 // for the charge (state.Charge.SplitReported): the event's word only, never counted.
-func (v *inspectorView) reportedSplit(r *inspectResult, w int) []string {
+func (v *InspectorView) reportedSplit(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
-	if !r.tracked || len(r.charge.SplitReported) == 0 {
+	if !r.Tracked || len(r.Charge.SplitReported) == 0 {
 		return nil
 	}
 	out := []string{"", st.Bold.Render(tr.T("inspector.split_reported_by_the_event")) + st.Warn.Render(" · "+tr.T("inspector.unconfirmed_not_counted"))}
-	for _, l := range r.charge.SplitReported {
+	for _, l := range r.Charge.SplitReported {
 		out = append(out, common.TruncateWidth("  → "+common.Sanitize(l.SubAccount)+"  "+l.Amount.BRL(), w))
 	}
 	return out
 }
 
 // refundDetail lists the refunds of the transaction that refund_completed webhooks reported.
-func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
+func (v *InspectorView) refundDetail(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	if r.RefundsErr != nil {
 		return []string{"", st.Bold.Render(tr.T("inspector.refunds")) + st.Muted.Render(common.TruncateWidth(" · "+tr.F("inspector.could_not_read_the_events", r.RefundsErr), max(w-12, 0)))}
@@ -905,7 +905,7 @@ func (v *inspectorView) refundDetail(r *inspectResult, w int) []string {
 }
 
 // blockDetail lists the balance blocks the service holds on the transaction.
-func (v *inspectorView) blockDetail(r *inspectResult, w int) []string {
+func (v *InspectorView) blockDetail(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	if r.BlocksErr != nil {
 		return []string{"", st.Bold.Render(tr.T("inspector.balance_blocks")) + st.Muted.Render(common.TruncateWidth(" · "+common.DescribeErr(tr, tr.T("inspector.load_balance_blocks"), r.BlocksErr), max(w-20, 0)))}
@@ -959,13 +959,13 @@ func metaValue(v any) string {
 // outcome is what happened to the payment's money: the service's answer with the confirmed
 // facts it does not tell, the tracked charge's refund and MED block and the blocks the service
 // listed for it (the newest).
-func (r *inspectResult) outcome() state.Outcome {
-	if r.tx == nil || (r.tx.Type != api.TypePayment && r.tx.Type != "") {
+func (r *InspectResult) outcome() state.Outcome {
+	if r.Tx == nil || (r.Tx.Type != api.TypePayment && r.Tx.Type != "") {
 		return state.Outcome{}
 	}
-	ch := state.ChargeFromTransaction(r.tx, nil)
-	if r.tracked {
-		ch = ch.WithOutcomeOf(r.charge)
+	ch := state.ChargeFromTransaction(r.Tx, nil)
+	if r.Tracked {
+		ch = ch.WithOutcomeOf(r.Charge)
 	}
 	for _, b := range r.Blocks {
 		if ch.Block == nil || b.ID == ch.Block.ID || !b.CreatedAt.Before(ch.Block.CreatedAt) {
@@ -976,4 +976,4 @@ func (r *inspectResult) outcome() state.Outcome {
 }
 
 // ServiceErr is the outcome of the call to the service, for the header's light.
-func (m lookupMsg) ServiceErr() error { return m.err }
+func (m LookupMsg) ServiceErr() error { return m.Err }
