@@ -13,6 +13,7 @@ import (
 	"pixdash/state"
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
+	"pixdash/ui/refund"
 )
 
 // Issue 22, item 9, on screen: while another window holds the claim on a charge's refund, R
@@ -30,7 +31,7 @@ func TestRefundOtherWindowSendingIsNamed(t *testing.T) {
 	}
 	since := claim.Since.In(time.UTC).Format("15:04")
 	want := "being sent by another window (pid 4242 on caixa-2) since " + since
-	o, cmd := askRefund(m.c, ch)
+	o, cmd := refund.AskRefund(m.c, ch)
 	if o != nil || cmd == nil {
 		t.Fatalf("R while another window sends the refund opened %T", o)
 	}
@@ -39,12 +40,12 @@ func TestRefundOtherWindowSendingIsNamed(t *testing.T) {
 	}
 
 	// The form that lost the race.
-	f := newRefundForm(m.c, ch)
+	f := refund.NewRefundForm(m.c, ch)
 	m.push(f)
-	f.sending = true
-	f.Update(refundDoneMsg{tag: m.app.Tag(), key: f.key, out: workflow.RefundOutcome{Kind: workflow.RefundBusy, Err: &state.RefundBusyError{Claim: claim}}})
-	if f.sending || !strings.Contains(f.result, want) || !strings.Contains(f.result, "nothing was sent from here") {
-		t.Fatalf("the losing form says %q", f.result)
+	f.Sending = true
+	f.Update(refund.RefundDoneMsg{Tag: m.app.Tag(), Key: f.Key, Out: workflow.RefundOutcome{Kind: workflow.RefundBusy, Err: &state.RefundBusyError{Claim: claim}}})
+	if f.Sending || !strings.Contains(f.Result, want) || !strings.Contains(f.Result, "nothing was sent from here") {
+		t.Fatalf("the losing form says %q", f.Result)
 	}
 	if v := m.View(); !strings.Contains(strings.Join(strings.Fields(v), " "), "another window") {
 		t.Fatalf("not shown:\n%s", v)
@@ -76,7 +77,7 @@ func TestRecoveryAtStartSettlesRefundsOfAKilledWindow(t *testing.T) {
 	if err := s.Store.SetEventVerdict(ctx, "evt-killed", state.VerdictConfirmed, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, cmd := askRefund(m.c, ch); cmd != nil {
+	if _, cmd := refund.AskRefund(m.c, ch); cmd != nil {
 		t.Fatal("the test's premise: R offers the refund form before the recovery")
 	}
 	msg, ok := m.recoverSubmissions()().(recoveredMsg)
@@ -90,7 +91,7 @@ func TestRecoveryAtStartSettlesRefundsOfAKilledWindow(t *testing.T) {
 	if r, ok := s.Store.PeekRefund(ch.ID); !ok || r.State != state.RefundCompleted {
 		t.Fatalf("the row's refund: %+v", r)
 	}
-	o, cmd := askRefund(m.c, ch)
+	o, cmd := refund.AskRefund(m.c, ch)
 	if o != nil || cmd == nil || !strings.Contains(fmt.Sprint(runReply(cmd)), "already refunded") {
 		t.Fatalf("R after the recovery: %T", o)
 	}
@@ -166,7 +167,7 @@ func TestNewChargeQuestionsWhileARequestMayLand(t *testing.T) {
 		walletsType(m, "12,34")
 		f := formOf(m)
 		f.sending, f.mayLand = true, true
-		for _, q := range []string{f.discardQuestion(), f.quitQuestion()} {
+		for _, q := range []string{f.discardQuestion(), f.QuitQuestion()} {
 			if strings.Contains(q, m.c.Tr.T("newcharge.discard_this_charge_nothing_was_sent")) || q == "" {
 				t.Errorf("%s while sending: %q", lang, q)
 			}

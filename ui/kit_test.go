@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"pixdash/ui/common"
+	"pixdash/ui/refund"
 )
 
 // fixHighlighted, the forms' one answer to a submit with errors: the first field with a
@@ -15,12 +16,12 @@ func TestFixHighlighted(t *testing.T) {
 		want string
 	}{{common.LangEN, "Fix the highlighted fields; nothing was sent."}, {common.LangPT, "Corrija os campos destacados; nada foi enviado."}} {
 		c := &common.Common{Tr: common.Catalog{Lang: tc.lang}}
-		i, cmd := common.FixHighlighted(c, []string{"", "required", "too long"}, ownerRefund)
+		i, cmd := common.FixHighlighted(c, []string{"", "required", "too long"}, refund.OwnerRefund)
 		if i != 1 || cmd == nil {
 			t.Fatalf("first field with a message = %d (cmd %v), want 1", i, cmd != nil)
 		}
 		msg, ok := cmd().(common.StatusMsg)
-		if !ok || msg.Kind != common.StatusError || msg.Owner != ownerRefund {
+		if !ok || msg.Kind != common.StatusError || msg.Owner != refund.OwnerRefund {
 			t.Fatalf("status = %#v", cmd())
 		}
 		if tc.lang == common.LangEN && msg.Text != tc.want {
@@ -29,7 +30,7 @@ func TestFixHighlighted(t *testing.T) {
 		if tc.lang == common.LangPT && msg.Text == "Fix the highlighted fields; nothing was sent." {
 			t.Errorf("pt-BR text left in English: %q", msg.Text)
 		}
-		if i, cmd := common.FixHighlighted(c, []string{"", ""}, ownerRefund); i != -1 || cmd != nil {
+		if i, cmd := common.FixHighlighted(c, []string{"", ""}, refund.OwnerRefund); i != -1 || cmd != nil {
 			t.Errorf("no message: %d, %v; want -1 and nothing", i, cmd != nil)
 		}
 	}

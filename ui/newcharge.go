@@ -732,7 +732,7 @@ func (f *chargeForm) discardQuestion() string {
 
 // quitQuestion is what quitting asks when the form holds something typed ("" when untouched).
 // While a request may land it says that the charge may be created and is looked up next time.
-func (f *chargeForm) quitQuestion() string {
+func (f *chargeForm) QuitQuestion() string {
 	if f.mayLand {
 		return f.c.Tr.T("newcharge.a_request_for_this_charge_was")
 	}

@@ -25,7 +25,7 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 
 			m = formModel(t, goldenSession(t, api.Sandbox), lang)
 			walletsType(m, "12,34")
-			question := formOf(m).quitQuestion()
+			question := formOf(m).QuitQuestion()
 			if question == "" {
 				t.Fatal("a filled form has no question")
 			}
@@ -62,7 +62,7 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 // Issue 14 #17: ctrl+c in a filled form asks (the root's quit guard); in an empty one it quits.
 func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
 	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
-	if q := formOf(m).quitQuestion(); q != "" {
+	if q := formOf(m).QuitQuestion(); q != "" {
 		t.Fatalf("an untouched form asks %q", q)
 	}
 	walletsType(m, "7")
@@ -89,7 +89,7 @@ func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
 	} {
 		m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 		edit(formOf(m))
-		if formOf(m).quitQuestion() == "" {
+		if formOf(m).QuitQuestion() == "" {
 			t.Errorf("%s: a changed form has no question", name)
 		}
 	}

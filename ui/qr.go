@@ -181,7 +181,7 @@ func (v *qrView) pending(ch *state.Charge) bool {
 // quitQuestion is what quitting asks while the customer may be paying (the root's quit guard
 // asks it on ctrl+c, the screen itself on q); "" once the charge is settled or while the
 // screen already asks it.
-func (v *qrView) quitQuestion() string {
+func (v *qrView) QuitQuestion() string {
 	ch, ok := v.charge()
 	if !ok || !v.pending(&ch) {
 		return ""
@@ -246,7 +246,7 @@ func (v *qrView) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case key.Matches(km, k.Quit):
 		// The customer may be scanning: q asks first (the charge stays payable after quitting).
-		if q := v.quitQuestion(); q != "" {
+		if q := v.QuitQuestion(); q != "" {
 			v.Ask(common.NewQuietConfirm(v.c, q, tea.Quit))
 			return nil
 		}

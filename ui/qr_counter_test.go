@@ -142,10 +142,10 @@ func TestQRQuitAsksWhilePending(t *testing.T) {
 			goldenCharges(t, s)
 			const pending = "3f6c1a2e-0000-4000-8000-000000000001"
 			m := qrModel(t, s, pending, lang, 80, 24)
-			if q := qrOf(m).quitQuestion(); q == "" {
+			if q := qrOf(m).QuitQuestion(); q == "" {
 				t.Fatal("a pending QR has no quit question")
 			}
-			question := qrOf(m).quitQuestion()
+			question := qrOf(m).QuitQuestion()
 			for _, k := range []tea.KeyMsg{runeKey("q"), {Type: tea.KeyCtrlC}} {
 				if keyPress(t, m, k) {
 					t.Fatalf("%s quit at once on a pending QR", k)
@@ -171,7 +171,7 @@ func TestQRQuitAsksWhilePending(t *testing.T) {
 			}
 
 			paid := qrModel(t, s, "3f6c1a2e-0000-4000-8000-000000000002", lang, 80, 24)
-			if qrOf(paid).quitQuestion() != "" {
+			if qrOf(paid).QuitQuestion() != "" {
 				t.Fatal("a paid screen asks before quitting")
 			}
 			if !keyPress(t, paid, runeKey("q")) {

@@ -16,6 +16,7 @@ import (
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
 	"pixdash/ui/inspector"
+	"pixdash/ui/refund"
 )
 
 // paidGoldenCharge is the golden store's paid charge.
@@ -29,10 +30,10 @@ func paidGoldenCharge(t testing.TB, m *Model) state.Charge {
 }
 
 // topRefundForm is the refund form on top of the stack.
-func topRefundForm(t testing.TB, m *Model) *refundForm {
+func topRefundForm(t testing.TB, m *Model) *refund.RefundForm {
 	t.Helper()
 	for i := len(m.overlays) - 1; i >= 0; i-- {
-		if f, ok := m.overlays[i].(*refundForm); ok {
+		if f, ok := m.overlays[i].(*refund.RefundForm); ok {
 			return f
 		}
 	}
@@ -42,8 +43,8 @@ func topRefundForm(t testing.TB, m *Model) *refundForm {
 
 func TestGoldenRefund(t *testing.T) {
 	type setup func(t *testing.T, m *Model)
-	open := func(t *testing.T, m *Model) *refundForm {
-		m.push(newRefundForm(m.c, paidGoldenCharge(t, m)))
+	open := func(t *testing.T, m *Model) *refund.RefundForm {
+		m.push(refund.NewRefundForm(m.c, paidGoldenCharge(t, m)))
 		return topRefundForm(t, m)
 	}
 	cases := []struct {
@@ -57,7 +58,7 @@ func TestGoldenRefund(t *testing.T) {
 		// Backspaces cannot cut the amount: it is fixed (issue 21 #19).
 		{"form_fee_known_amount_fixed", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			f := open(t, m)
-			f.Update(refundFeeMsg{key: f.key, fee: 0, known: true})
+			f.Update(refund.RefundFeeMsg{Key: f.Key, Fee: 0, Known: true})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
@@ -79,7 +80,7 @@ func TestGoldenRefund(t *testing.T) {
 		{"refused", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			f := open(t, m)
 			err := &api.Error{HTTPStatus: 400, Kind: "BadRequest", Message: "Insufficient balance: spendable 52.53, required 89.90", TraceID: "0123456789abcdef0123456789abcdef"}
-			_, cmd := m.Update(reply(m, refundDoneMsg{tag: m.app.Tag(), key: f.key, out: refusedOutcome(err)}))
+			_, cmd := m.Update(reply(m, refund.RefundDoneMsg{Tag: m.app.Tag(), Key: f.Key, Out: refusedOutcome(err)}))
 			if msg := runReply(cmd); msg != nil {
 				m.Update(reply(m, msg))
 			}
@@ -121,7 +122,7 @@ func TestRefundKeyOnRowsThatCannotBeRefunded(t *testing.T) {
 	// Read-only profiles refuse.
 	s.ReadOnly = true
 	ch := paidGoldenCharge(t, m)
-	o, cmd := askRefund(m.c, ch)
+	o, cmd := refund.AskRefund(m.c, ch)
 	if o != nil || cmd == nil {
 		t.Fatalf("read-only: form %v", o)
 	}
@@ -136,7 +137,7 @@ func TestRefundFormAmountRules(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
-	m.push(newRefundForm(m.c, paidGoldenCharge(t, m)))
+	m.push(refund.NewRefundForm(m.c, paidGoldenCharge(t, m)))
 	f := topRefundForm(t, m)
 	for _, tc := range []struct {
 		typed string
@@ -151,16 +152,16 @@ func TestRefundFormAmountRules(t *testing.T) {
 		{"100", false, "More than the charge"},
 		{"abc", false, "not an amount"},
 	} {
-		f.inputs[rfAmount].SetValue(tc.typed)
-		_, ok := f.validate()
-		if ok != tc.ok || (tc.want != "" && !strings.Contains(f.errs[rfAmount], tc.want)) {
-			t.Errorf("%q: ok %v, error %q", tc.typed, ok, f.errs[rfAmount])
+		f.Inputs[refund.RfAmount].SetValue(tc.typed)
+		_, ok := f.Validate()
+		if ok != tc.ok || (tc.want != "" && !strings.Contains(f.Errs[refund.RfAmount], tc.want)) {
+			t.Errorf("%q: ok %v, error %q", tc.typed, ok, f.Errs[refund.RfAmount])
 		}
 	}
 	// An invalid form sends nothing and asks nothing.
-	f.inputs[rfAmount].SetValue("89,901")
+	f.Inputs[refund.RfAmount].SetValue("89,901")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-	if f.Question != nil || f.sending {
+	if f.Question != nil || f.Sending {
 		t.Fatal("an invalid amount reached the confirmation")
 	}
 }
@@ -315,7 +316,7 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 			if tc.tracked {
 				r.Charge = paid
 			}
-			o, cmd := refundFromInspector(m.c, r.Charge, r.Tracked, r.Tx, r.Wallet)
+			o, cmd := refund.RefundFromInspector(m.c, r.Charge, r.Tracked, r.Tx, r.Wallet)
 			if o != nil {
 				t.Fatalf("a refund form opened for a %s", tc.name)
 			}
@@ -331,7 +332,7 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 	// The charges list: a tracked row whose amount is not money received.
 	neg := paid
 	neg.Amount = -1250
-	if o, cmd := askRefund(m.c, neg); o != nil || cmd == nil {
+	if o, cmd := refund.AskRefund(m.c, neg); o != nil || cmd == nil {
 		t.Fatalf("a refund form opened for a negative row: %v", o)
 	} else if st, _ := runReply(cmd).(common.StatusMsg); !strings.Contains(st.Text, "Only payments can be refunded") {
 		t.Fatalf("R on a negative row: %#v", st)
@@ -339,8 +340,8 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 	// A paid payment still opens the form.
 	pay := line(api.TypePayment, paid.Amount)
 	pay.ID = paid.ID
-	o, _ := refundFromInspector(m.c, paid, true, pay, "principal")
-	if _, ok := o.(*refundForm); !ok {
+	o, _ := refund.RefundFromInspector(m.c, paid, true, pay, "principal")
+	if _, ok := o.(*refund.RefundForm); !ok {
 		t.Fatalf("R on the paid payment: %v", o)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"pixdash/ui/common"
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
+	"pixdash/ui/refund"
 	"pixdash/ui/search"
 )
 
@@ -268,8 +269,8 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		if f, ok := m.chargeForm(); ok {
 			return to(f)
 		}
-	case refundDoneMsg, refundFeeMsg:
-		if f, ok := common.Find[*refundForm](m.overlays); ok {
+	case refund.RefundDoneMsg, refund.RefundFeeMsg:
+		if f, ok := common.Find[*refund.RefundForm](m.overlays); ok {
 			return to(f)
 		}
 	case withdrawalDoneMsg, withdrawalListMsg:

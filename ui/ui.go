@@ -20,6 +20,7 @@ import (
 	"pixdash/ui/common"
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
+	"pixdash/ui/refund"
 	"pixdash/ui/search"
 )
 
@@ -170,7 +171,7 @@ func New(o Options) *Model {
 	tr := common.Catalog{Lang: o.Lang}
 	app := &common.AppState{}
 	c := &common.Common{St: common.NewStyles(), Keys: common.NewKeyMap(tr), Tr: tr, Cust: common.Catalog{Lang: o.CustomerLang}, Now: o.Now, Loc: o.Location, App: app, NewKey: o.NewKey, Export: o.Export, Ascii: o.ASCII, DarkBG: o.DarkBackground,
-		Open: common.Openers{Refund: askRefund, RefundTx: refundFromInspector, Withdrawal: askWithdrawal}}
+		Open: common.Openers{Refund: refund.AskRefund, RefundTx: refund.RefundFromInspector, Withdrawal: askWithdrawal}}
 	m := &Model{c: c, opts: o, app: app, view: viewCharges, helpLine: newHelpLine(c.St)}
 	m.setSession(o.Session)
 	return m
@@ -620,7 +621,7 @@ func (m *Model) handleKeys(km tea.KeyMsg) tea.Cmd {
 // quitGuard is an overlay that asks before the dashboard quits (a filled form, a pending QR).
 type quitGuard interface {
 	// quitQuestion is the confirmation to ask, or "" when quitting loses nothing.
-	quitQuestion() string
+	QuitQuestion() string
 }
 
 // quit leaves the dashboard, asking first when an overlay has something to lose.
@@ -630,7 +631,7 @@ func (m *Model) quit() tea.Cmd {
 			return tea.Quit // ctrl+c twice
 		}
 		if g, ok := m.overlays[i].(quitGuard); ok {
-			if q := g.quitQuestion(); q != "" {
+			if q := g.QuitQuestion(); q != "" {
 				return m.push(common.NewQuietConfirm(m.c, q, tea.Quit))
 			}
 		}

@@ -255,7 +255,7 @@ func (f *withdrawalForm) SetSize(w, h int) tea.Cmd {
 func (f *withdrawalForm) Blur()              {}
 func (f *withdrawalForm) CapturesText() bool { return true }
 func (f *withdrawalForm) production() bool   { return f.c.App.Sess.Env == api.Production }
-func (f *withdrawalForm) quitQuestion() string {
+func (f *withdrawalForm) QuitQuestion() string {
 	if f.sending {
 		return f.c.Tr.T("withdrawal.a_withdrawal_is_being_sent_quit")
 	}

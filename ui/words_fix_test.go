@@ -14,6 +14,7 @@ import (
 	"pixdash/state"
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
+	"pixdash/ui/refund"
 )
 
 // noEnglish fails the test for every line of out with an English word (englishRE).
@@ -85,7 +86,7 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 			t.Errorf("%s: %q", name, wf.result)
 		}
 		noEnglish(t, "withdrawal form, "+name, strings.ReplaceAll(wf.result, "X-Sub-Account", ""))
-		why := refundWhyNot(pt, state.Charge{ID: "c1", Amount: 1000, Status: api.StatusCompleted}, err)
+		why := refund.RefundWhyNot(pt, state.Charge{ID: "c1", Amount: 1000, Status: api.StatusCompleted}, err)
 		noEnglish(t, "refund, "+name, strings.ReplaceAll(why, "X-Sub-Account", ""))
 	}
 	if got := common.LocalError(pt, short); got != "o saque leva R$ 50,00 e o saldo disponível é R$ 12,00" {

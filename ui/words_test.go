@@ -15,6 +15,7 @@ import (
 	"pixdash/api/i18n"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/refund"
 )
 
 // Issue 21 #14: confirmations answer to the language's yes: in pt-BR "(s/N)" and s (or y) is
@@ -148,7 +149,7 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	shot("refund_refused")
 	whole := sc.paid // the form and its question on a charge whose money is all still there
 	whole.Refunded, whole.RefundedAt, whole.Block = 0, nil, nil
-	m.push(newRefundForm(m.c, whole))
+	m.push(refund.NewRefundForm(m.c, whole))
 	shot("refund_form")
 	key(tea.KeyMsg{Type: tea.KeyCtrlS})
 	shot("refund_question")
@@ -304,7 +305,7 @@ func TestStatusAnswersGoWhenTheMerchantMovesOn(t *testing.T) {
 		t.Fatalf("status after R on a pending charge = %q", m.status.Text)
 	}
 	keys(t, m, "j", "R")
-	if _, open := common.Find[*refundForm](m.overlays); !open {
+	if _, open := common.Find[*refund.RefundForm](m.overlays); !open {
 		t.Fatal("R on the paid charge did not open the form")
 	}
 	if m.status.Text != "" {
@@ -428,14 +429,14 @@ func TestRefundAmountIsFixed(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
-	settle(t, m, m.push(newRefundForm(m.c, paidGoldenCharge(t, m))))
+	settle(t, m, m.push(refund.NewRefundForm(m.c, paidGoldenCharge(t, m))))
 	f := topRefundForm(t, m)
 	press(t, m, "backspace", "backspace", "tab", "shift+tab", "up", "backspace")
 	walletsType(m, "troca")
-	if got := f.inputs[rfAmount].Value(); got != "89,90" {
+	if got := f.Inputs[refund.RfAmount].Value(); got != "89,90" {
 		t.Fatalf("the amount changed to %q", got)
 	}
-	if got := f.inputs[rfReason].Value(); got != "troca" {
+	if got := f.Inputs[refund.RfReason].Value(); got != "troca" {
 		t.Fatalf("reason = %q, want what was typed", got)
 	}
 	if line := formLine(t, ansi.Strip(m.View()), "Amount"); !strings.Contains(line, "R$ 89,90 (the whole amount)") {
@@ -502,7 +503,7 @@ func TestDemoQuitAndBadgeTellTheTruth(t *testing.T) {
 		if !ok {
 			t.Fatal("no QR screen")
 		}
-		q := qr.quitQuestion()
+		q := qr.QuitQuestion()
 		bad := map[common.Lang]string{common.LangEN: "can still be paid", common.LangPT: "ainda pode ser paga"}[lang]
 		good := map[common.Lang]string{common.LangEN: "cannot be paid after quitting", common.LangPT: "não poderá ser paga depois de sair"}[lang]
 		if strings.Contains(q, bad) || !strings.Contains(q, good) {
@@ -515,7 +516,7 @@ func TestDemoQuitAndBadgeTellTheTruth(t *testing.T) {
 	m := goldenModel(t, s, 120, 40)
 	ch, _ := chargeByID(t, s.Store, "3f6c1a2e-0000-4000-8000-000000000001")
 	send(t, m, common.OpenChargeMsg{Charge: ch})
-	if qr, ok := m.qrScreen(); !ok || !strings.Contains(qr.quitQuestion(), "can still be paid after pixdash quits") {
+	if qr, ok := m.qrScreen(); !ok || !strings.Contains(qr.QuitQuestion(), "can still be paid after pixdash quits") {
 		t.Error("the sandbox quit question changed")
 	}
 }
