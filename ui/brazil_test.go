@@ -13,6 +13,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/withdrawal"
 )
 
 // The charge form takes the payer's document as api/brdoc does: an alphanumeric CNPJ is sent
@@ -134,9 +135,9 @@ func TestNewChargeAmbiguousAmount(t *testing.T) {
 func TestAmbiguousAmountEverywhere(t *testing.T) {
 	tr := common.Catalog{Lang: common.LangPT}
 	bal := api.Money(500000)
-	in := wdInput{keyType: api.PixKeyEmail, key: "maria@example.com", name: "Maria", doc: "529.982.247-25", amount: "1.500"}
-	if c := checkWithdrawal(tr, in, &bal, 150, true); c.ok || !strings.Contains(c.errs[wfAmount], "pode ser R$ 1.500,00 ou R$ 1,50") {
-		t.Errorf("withdrawal of 1.500: ok %v, %q", c.ok, c.errs[wfAmount])
+	in := withdrawal.WdInput{KeyType: api.PixKeyEmail, Key: "maria@example.com", Name: "Maria", Doc: "529.982.247-25", Amount: "1.500"}
+	if c := withdrawal.CheckWithdrawal(tr, in, &bal, 150, true); c.Ok || !strings.Contains(c.Errs[withdrawal.WfAmount], "pode ser R$ 1.500,00 ou R$ 1,50") {
+		t.Errorf("withdrawal of 1.500: ok %v, %q", c.Ok, c.Errs[withdrawal.WfAmount])
 	}
 	b := &splitBuilder{c: &common.Common{Tr: tr}}
 	_, err := api.ParseBRL("1.500")

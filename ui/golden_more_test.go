@@ -13,6 +13,7 @@ import (
 	"pixdash/state"
 	"pixdash/ui/common"
 	"pixdash/ui/search"
+	"pixdash/ui/withdrawal"
 )
 
 // Golden views of two overlays: the search "the customer says they paid" (S) and the
@@ -165,10 +166,10 @@ func goldenSearchNone(t *testing.T, m *Model) {
 // ---- the withdrawal form ----
 
 // withdrawalOf is the open withdrawal form, or fails.
-func withdrawalOf(t *testing.T, m *Model) *withdrawalForm {
+func withdrawalOf(t *testing.T, m *Model) *withdrawal.WithdrawalForm {
 	t.Helper()
 	for i := len(m.overlays) - 1; i >= 0; i-- {
-		if f, ok := m.overlays[i].(*withdrawalForm); ok {
+		if f, ok := m.overlays[i].(*withdrawal.WithdrawalForm); ok {
 			return f
 		}
 	}
@@ -180,7 +181,7 @@ func withdrawalOf(t *testing.T, m *Model) *withdrawalForm {
 // service's replies, walletsGoldenData: the session's wallet is loja-norte), records one earlier completed withdrawal of loja-centro, selects
 // loja-centro (spendable R$ 96,30) and presses s; the form's read of the wallet's withdrawals
 // runs against the store.
-func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawalForm {
+func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawal.WithdrawalForm {
 	t.Helper()
 	requested := goldenNow.Add(-26 * time.Hour)
 	if _, err := m.app.Sess.Store.PutWithdrawal(context.Background(), state.Withdrawal{
@@ -204,12 +205,12 @@ func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawalForm {
 	}
 	_, cmd := m.Update(runeKey("s"))
 	f := withdrawalOf(t, m)
-	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(withdrawalListMsg); return ok })
-	if len(f.list) != 1 || !f.feeKnown {
-		t.Fatalf("the form's list: %+v (fee known %v)", f.list, f.feeKnown)
+	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(withdrawal.WithdrawalListMsg); return ok })
+	if len(f.List) != 1 || !f.FeeKnown {
+		t.Fatalf("the form's list: %+v (fee known %v)", f.List, f.FeeKnown)
 	}
-	if f.key != goldenKey {
-		t.Fatalf("the form's key is %q", f.key)
+	if f.Key != goldenKey {
+		t.Fatalf("the form's key is %q", f.Key)
 	}
 	return f
 }
@@ -243,8 +244,8 @@ func TestGoldenWithdrawal(t *testing.T) {
 		f := goldenWithdrawalOpen(t, m)
 		goldenWithdrawalFill(m, "529.982.247-24", "150,00")
 		goldenWithdrawalSubmit(t, m)
-		if c := f.check(); c.ok || c.errs[wfDoc] == "" || c.errs[wfAmount] == "" {
-			t.Fatalf("the form's problems: %q", c.errs)
+		if c := f.Check(); c.Ok || c.Errs[withdrawal.WfDoc] == "" || c.Errs[withdrawal.WfAmount] == "" {
+			t.Fatalf("the form's problems: %q", c.Errs)
 		}
 	}
 	confirm := func(t *testing.T, m *Model) {

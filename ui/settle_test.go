@@ -18,6 +18,7 @@ import (
 	"pixdash/ui/inspector"
 	"pixdash/ui/refund"
 	"pixdash/ui/search"
+	"pixdash/ui/withdrawal"
 )
 
 // The views read the store in commands (list windows, event facets, the lookup history) and
@@ -273,8 +274,8 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		if f, ok := common.Find[*refund.RefundForm](m.overlays); ok {
 			return to(f)
 		}
-	case withdrawalDoneMsg, withdrawalListMsg:
-		if f, ok := common.Find[*withdrawalForm](m.overlays); ok {
+	case withdrawal.WithdrawalDoneMsg, withdrawal.WithdrawalListMsg:
+		if f, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
 			return to(f)
 		}
 	case closeMsg, closeDoneMsg:

@@ -22,6 +22,7 @@ import (
 	"pixdash/ui/inspector"
 	"pixdash/ui/refund"
 	"pixdash/ui/search"
+	"pixdash/ui/withdrawal"
 )
 
 // Minimum terminal size; below it the dashboard asks for a larger window.
@@ -171,7 +172,7 @@ func New(o Options) *Model {
 	tr := common.Catalog{Lang: o.Lang}
 	app := &common.AppState{}
 	c := &common.Common{St: common.NewStyles(), Keys: common.NewKeyMap(tr), Tr: tr, Cust: common.Catalog{Lang: o.CustomerLang}, Now: o.Now, Loc: o.Location, App: app, NewKey: o.NewKey, Export: o.Export, Ascii: o.ASCII, DarkBG: o.DarkBackground,
-		Open: common.Openers{Refund: refund.AskRefund, RefundTx: refund.RefundFromInspector, Withdrawal: askWithdrawal}}
+		Open: common.Openers{Refund: refund.AskRefund, RefundTx: refund.RefundFromInspector, Withdrawal: withdrawal.AskWithdrawal}}
 	m := &Model{c: c, opts: o, app: app, view: viewCharges, helpLine: newHelpLine(c.St)}
 	m.setSession(o.Session)
 	return m

@@ -15,6 +15,7 @@ import (
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
 	"pixdash/ui/refund"
+	"pixdash/ui/withdrawal"
 )
 
 // noEnglish fails the test for every line of out with an English word (englishRE).
@@ -80,12 +81,12 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 		"refund no key":          workflow.ErrRefundNoKey,
 		"validation":             ve,
 	} {
-		wf := newWithdrawalForm(m.c, api.WalletPrincipal, nil, goldenNow)
-		wf.onDone(workflow.WithdrawalOutcome{Kind: workflow.WithdrawalRefused, Err: err})
-		if !strings.HasPrefix(wf.result, "Não enviado: ") {
-			t.Errorf("%s: %q", name, wf.result)
+		wf := withdrawal.NewWithdrawalForm(m.c, api.WalletPrincipal, nil, goldenNow)
+		wf.OnDone(workflow.WithdrawalOutcome{Kind: workflow.WithdrawalRefused, Err: err})
+		if !strings.HasPrefix(wf.Result, "Não enviado: ") {
+			t.Errorf("%s: %q", name, wf.Result)
 		}
-		noEnglish(t, "withdrawal form, "+name, strings.ReplaceAll(wf.result, "X-Sub-Account", ""))
+		noEnglish(t, "withdrawal form, "+name, strings.ReplaceAll(wf.Result, "X-Sub-Account", ""))
 		why := refund.RefundWhyNot(pt, state.Charge{ID: "c1", Amount: 1000, Status: api.StatusCompleted}, err)
 		noEnglish(t, "refund, "+name, strings.ReplaceAll(why, "X-Sub-Account", ""))
 	}

@@ -16,6 +16,7 @@ import (
 	"pixdash/state"
 	"pixdash/ui/common"
 	"pixdash/ui/refund"
+	"pixdash/ui/withdrawal"
 )
 
 // Issue 21 #14: confirmations answer to the language's yes: in pt-BR "(s/N)" and s (or y) is
@@ -390,10 +391,10 @@ func TestEscAsksOnAFilledSubAccountForm(t *testing.T) {
 func TestEscAsksOnAFilledWithdrawalForm(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m := goldenModel(t, s, 120, 40)
-	open := func() *withdrawalForm {
+	open := func() *withdrawal.WithdrawalForm {
 		bal := api.Money(10000)
-		settle(t, m, m.push(newWithdrawalForm(m.c, api.WalletPrincipal, &bal, goldenNow)))
-		f, ok := common.Find[*withdrawalForm](m.overlays)
+		settle(t, m, m.push(withdrawal.NewWithdrawalForm(m.c, api.WalletPrincipal, &bal, goldenNow)))
+		f, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays)
 		if !ok {
 			t.Fatal("no withdrawal form")
 		}
@@ -401,24 +402,24 @@ func TestEscAsksOnAFilledWithdrawalForm(t *testing.T) {
 	}
 	open()
 	press(t, m, "esc")
-	if _, ok := common.Find[*withdrawalForm](m.overlays); ok {
+	if _, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
 		t.Fatal("esc on an empty withdrawal form did not close it")
 	}
 	f := open()
 	walletsType(m, "maria@example.com")
 	press(t, m, "esc")
-	if _, ok := common.Find[*withdrawalForm](m.overlays); !ok {
+	if _, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); !ok {
 		t.Fatal("esc threw a filled withdrawal form away without asking")
 	}
 	if !strings.Contains(ansi.Strip(m.View()), "Discard this withdrawal?") {
 		t.Fatalf("no question:\n%s", ansi.Strip(m.View()))
 	}
 	press(t, m, "n")
-	if f.inputs[wfKey].Value() != "maria@example.com" {
+	if f.Inputs[withdrawal.WfKey].Value() != "maria@example.com" {
 		t.Fatal("n did not keep the form as typed")
 	}
 	press(t, m, "esc", "y")
-	if _, ok := common.Find[*withdrawalForm](m.overlays); ok {
+	if _, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
 		t.Fatal("y did not discard the form")
 	}
 }

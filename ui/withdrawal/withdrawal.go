@@ -1,4 +1,4 @@
-package ui
+package withdrawal
 
 import (
 	"context"
@@ -37,15 +37,15 @@ const withdrawalListRows = 5
 // wdNameMax bounds the holder's name (the emulator's bound; the service documents none).
 const wdNameMax = api.MaxWithdrawalText
 
-// withdrawalDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
-type withdrawalDoneMsg struct {
+// WithdrawalDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
+type WithdrawalDoneMsg struct {
 	tag common.Tag
 	key string
 	out workflow.WithdrawalOutcome
 }
 
-// withdrawalListMsg is the wallet's withdrawals, for the form that asked (matched by key).
-type withdrawalListMsg struct {
+// WithdrawalListMsg is the wallet's withdrawals, for the form that asked (matched by key).
+type WithdrawalListMsg struct {
 	key  string
 	list []state.Withdrawal
 	err  error
@@ -54,32 +54,32 @@ type withdrawalListMsg struct {
 // Fields of the withdrawal form.
 const (
 	wfKeyType = iota
-	wfKey
-	wfName
-	wfDoc
+	WfKey
+	WfName
+	WfDoc
 	wfMode
-	wfAmount
+	WfAmount
 	wfCount
 )
 
-// wdInput is the form as typed.
-type wdInput struct {
-	keyType api.PixKeyType
-	key     string
-	name    string
-	doc     string
-	byNet   bool
-	amount  string
+// WdInput is the form as typed.
+type WdInput struct {
+	KeyType api.PixKeyType
+	Key     string
+	Name    string
+	Doc     string
+	ByNet   bool
+	Amount  string
 }
 
 // wdCheck is what checkWithdrawal makes of the form: the request (when every field is right),
 // each field's problem, and what the withdrawal takes from the wallet.
 type wdCheck struct {
-	req  api.CreateWithdrawalRequest
-	errs [wfCount]string
+	Req  api.CreateWithdrawalRequest
+	Errs [wfCount]string
 	amt  api.Money // the amount as typed (gross or net)
-	need api.Money // what leaves the wallet (net + the fee when known)
-	ok   bool
+	Need api.Money // what leaves the wallet (net + the fee when known)
+	Ok   bool
 }
 
 // pixKeyTypeLabel names a key type for the merchant.
@@ -99,11 +99,11 @@ func pixKeyTypeLabel(tr common.Catalog, t api.PixKeyType) string {
 	return common.Sanitize(string(t))
 }
 
-// checkPixKey checks a PIX key for its type with api/brdoc and returns it as the service takes
+// CheckPixKey checks a PIX key for its type with api/brdoc and returns it as the service takes
 // it: a CPF as 11 digits and a CNPJ as 14 characters (alphanumeric ones upper-cased), both with
 // their check digits right, an e-mail address, a Brazilian phone as +55, the area code (DDD)
 // and the number, a random key as a lower-case UUID.
-func checkPixKey(tr common.Catalog, t api.PixKeyType, s string) (string, error) {
+func CheckPixKey(tr common.Catalog, t api.PixKeyType, s string) (string, error) {
 	k, err := brdoc.PixKey(brdoc.KeyType(t), s)
 	if errors.Is(err, brdoc.ErrEmailKeyLong) {
 		n := utf8.RuneCountInString(strings.TrimSpace(s))
@@ -115,48 +115,48 @@ func checkPixKey(tr common.Catalog, t api.PixKeyType, s string) (string, error) 
 	return k, nil
 }
 
-// checkWithdrawal checks the whole form: the key for its type, the holder's name and document
+// CheckWithdrawal checks the whole form: the key for its type, the holder's name and document
 // (CPF or CNPJ by its check digits), the amount (at most 2 decimals, at least R$ 1,00) against
 // the spendable balance (nil: unknown) with the fee last seen (feeKnown) for a net amount.
-func checkWithdrawal(tr common.Catalog, in wdInput, spendable *api.Money, fee api.Money, feeKnown bool) wdCheck {
+func CheckWithdrawal(tr common.Catalog, in WdInput, spendable *api.Money, fee api.Money, feeKnown bool) wdCheck {
 	var c wdCheck
-	if !in.keyType.Known() {
-		c.errs[wfKeyType] = tr.T("withdrawal.choose_the_key_type")
+	if !in.KeyType.Known() {
+		c.Errs[wfKeyType] = tr.T("withdrawal.choose_the_key_type")
 	}
-	pk, err := checkPixKey(tr, in.keyType, in.key)
+	pk, err := CheckPixKey(tr, in.KeyType, in.Key)
 	if err != nil {
-		c.errs[wfKey] = err.Error()
+		c.Errs[WfKey] = err.Error()
 	}
-	name := strings.TrimSpace(in.name)
+	name := strings.TrimSpace(in.Name)
 	switch {
 	case name == "":
-		c.errs[wfName] = tr.T("withdrawal.required")
+		c.Errs[WfName] = tr.T("withdrawal.required")
 	case utf8.RuneCountInString(name) > wdNameMax:
-		c.errs[wfName] = fmt.Sprintf(tr.T("withdrawal.at_most_characters_now"), wdNameMax, utf8.RuneCountInString(name))
+		c.Errs[WfName] = fmt.Sprintf(tr.T("withdrawal.at_most_characters_now"), wdNameMax, utf8.RuneCountInString(name))
 	}
-	doc, kind, err := common.CheckDocument(tr, in.doc)
+	doc, kind, err := common.CheckDocument(tr, in.Doc)
 	docType := api.DocumentCPF
 	switch {
-	case strings.TrimSpace(in.doc) == "":
-		c.errs[wfDoc] = tr.T("withdrawal.required")
+	case strings.TrimSpace(in.Doc) == "":
+		c.Errs[WfDoc] = tr.T("withdrawal.required")
 	case err != nil:
-		c.errs[wfDoc] = err.Error()
+		c.Errs[WfDoc] = err.Error()
 	case kind == brdoc.CNPJ:
 		docType = api.DocumentCNPJ
 	}
-	amt, err := api.ParseBRL(in.amount)
+	amt, err := api.ParseBRL(in.Amount)
 	switch {
-	case strings.TrimSpace(in.amount) == "":
-		c.errs[wfAmount] = tr.T("withdrawal.required")
+	case strings.TrimSpace(in.Amount) == "":
+		c.Errs[WfAmount] = tr.T("withdrawal.required")
 	case err != nil:
-		c.errs[wfAmount] = common.AmountError(tr, err).Error()
+		c.Errs[WfAmount] = common.AmountError(tr, err).Error()
 	case api.CheckWithdrawalAmount(amt) != nil:
-		c.errs[wfAmount] = tr.F("withdrawal.at_least", api.MinWithdrawalAmount.BRL())
+		c.Errs[WfAmount] = tr.F("withdrawal.at_least", api.MinWithdrawalAmount.BRL())
 	}
 	// What leaves the wallet and whether the spendable balance covers it: the workflow's rule
 	// (WithdrawalOrder.CheckFunds), the one its send applies again.
 	o := workflow.WithdrawalOrder{Spendable: spendable}
-	if in.byNet {
+	if in.ByNet {
 		o.Req.NetAmount = &amt
 	} else {
 		o.Req.Amount = &amt
@@ -164,74 +164,74 @@ func checkWithdrawal(tr common.Catalog, in wdInput, spendable *api.Money, fee ap
 	if feeKnown {
 		o.Fee = fee
 	}
-	c.amt, c.need = amt, o.Need()
-	if c.errs[wfAmount] == "" {
+	c.amt, c.Need = amt, o.Need()
+	if c.Errs[WfAmount] == "" {
 		var short workflow.BalanceShort
 		switch err := o.CheckFunds(); {
 		case errors.Is(err, workflow.ErrWithdrawalNoBalance):
-			c.errs[wfAmount] = tr.T("withdrawal.the_spendable_balance_is_not_known")
+			c.Errs[WfAmount] = tr.T("withdrawal.the_spendable_balance_is_not_known")
 		case errors.As(err, &short) && short.Fee > 0:
-			c.errs[wfAmount] = tr.F("withdrawal.with_the_fee_is_more_than", short.Need.BRL(), short.Spendable.BRL())
+			c.Errs[WfAmount] = tr.F("withdrawal.with_the_fee_is_more_than", short.Need.BRL(), short.Spendable.BRL())
 		case errors.As(err, &short):
-			c.errs[wfAmount] = tr.F("withdrawal.more_than_the_spendable", short.Spendable.BRL())
+			c.Errs[WfAmount] = tr.F("withdrawal.more_than_the_spendable", short.Spendable.BRL())
 		}
 	}
-	c.ok = true
-	for _, e := range c.errs {
+	c.Ok = true
+	for _, e := range c.Errs {
 		if e != "" {
-			c.ok = false
+			c.Ok = false
 		}
 	}
-	if c.ok {
+	if c.Ok {
 		a := amt
-		c.req = api.CreateWithdrawalRequest{PixKey: pk, PixKeyType: in.keyType, HolderName: name, HolderDocument: doc, HolderDocumentType: docType}
-		if in.byNet {
-			c.req.NetAmount = &a
+		c.Req = api.CreateWithdrawalRequest{PixKey: pk, PixKeyType: in.KeyType, HolderName: name, HolderDocument: doc, HolderDocumentType: docType}
+		if in.ByNet {
+			c.Req.NetAmount = &a
 		} else {
-			c.req.Amount = &a
+			c.Req.Amount = &a
 		}
 	}
 	return c
 }
 
-// askWithdrawal is what s does on a wallet: the form, or a status line saying why not.
-func askWithdrawal(c *common.Common, wallet string, spendable *api.Money, readAt time.Time) (common.Overlay, tea.Cmd) {
+// AskWithdrawal is what s does on a wallet: the form, or a status line saying why not.
+func AskWithdrawal(c *common.Common, wallet string, spendable *api.Money, readAt time.Time) (common.Overlay, tea.Cmd) {
 	if c.App.Sess.ReadOnly {
 		return nil, common.AnswerStatus(c.Tr.T("withdrawal.this_profile_is_read_only_withdrawals"), common.StatusWarn)
 	}
-	return newWithdrawalForm(c, wallet, spendable, readAt), nil
+	return NewWithdrawalForm(c, wallet, spendable, readAt), nil
 }
 
-// withdrawalForm is the withdrawal overlay.
-type withdrawalForm struct {
+// WithdrawalForm is the withdrawal overlay.
+type WithdrawalForm struct {
 	common.Closer
 	c         *common.Common
 	wallet    string
 	spendable *api.Money
 	readAt    time.Time
-	// key is minted when the form opens and kept by every retry.
-	key      string
+	// Key is minted when the form opens and kept by every retry.
+	Key      string
 	keyType  int // index in api.PixKeyTypes
 	byNet    bool
-	inputs   [wfCount]textinput.Model
+	Inputs   [wfCount]textinput.Model
 	field    int
 	tried    bool
 	fee      api.Money
-	feeKnown bool
-	list     []state.Withdrawal
+	FeeKnown bool
+	List     []state.Withdrawal
 	listErr  string
 	sending  bool
 	// locked: the outcome of a request is unknown; the same body is asked again (ctrl+s) or
 	// the form is closed, never edited.
 	locked     bool
-	result     string
+	Result     string
 	resultKind common.StatusKind
 	width      int
 	height     int
 }
 
-func newWithdrawalForm(c *common.Common, wallet string, spendable *api.Money, readAt time.Time) *withdrawalForm {
-	f := &withdrawalForm{c: c, wallet: state.NormalizeWallet(wallet), spendable: spendable, readAt: readAt, key: c.NewKey(), keyType: 2}
+func NewWithdrawalForm(c *common.Common, wallet string, spendable *api.Money, readAt time.Time) *WithdrawalForm {
+	f := &WithdrawalForm{c: c, wallet: state.NormalizeWallet(wallet), spendable: spendable, readAt: readAt, Key: c.NewKey(), keyType: 2}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -239,23 +239,23 @@ func newWithdrawalForm(c *common.Common, wallet string, spendable *api.Money, re
 		ti.CharLimit = limit
 		return ti
 	}
-	f.inputs[wfKey] = mk(c.Tr.T("withdrawal.the_recipient_s_pix_key"), 80)
-	f.inputs[wfName] = mk(c.Tr.T("withdrawal.as_the_bank_knows_them"), wdNameMax+10)
-	f.inputs[wfDoc] = mk("CPF / CNPJ", 20)
-	f.inputs[wfAmount] = mk("12,34", 20)
-	f.setFocus(wfKey)
+	f.Inputs[WfKey] = mk(c.Tr.T("withdrawal.the_recipient_s_pix_key"), 80)
+	f.Inputs[WfName] = mk(c.Tr.T("withdrawal.as_the_bank_knows_them"), wdNameMax+10)
+	f.Inputs[WfDoc] = mk("CPF / CNPJ", 20)
+	f.Inputs[WfAmount] = mk("12,34", 20)
+	f.setFocus(WfKey)
 	return f
 }
 
-func (f *withdrawalForm) Layer() common.Layer { return common.LayerFloat }
-func (f *withdrawalForm) SetSize(w, h int) tea.Cmd {
+func (f *WithdrawalForm) Layer() common.Layer { return common.LayerFloat }
+func (f *WithdrawalForm) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	return nil
 }
-func (f *withdrawalForm) Blur()              {}
-func (f *withdrawalForm) CapturesText() bool { return true }
-func (f *withdrawalForm) production() bool   { return f.c.App.Sess.Env == api.Production }
-func (f *withdrawalForm) QuitQuestion() string {
+func (f *WithdrawalForm) Blur()              {}
+func (f *WithdrawalForm) CapturesText() bool { return true }
+func (f *WithdrawalForm) production() bool   { return f.c.App.Sess.Env == api.Production }
+func (f *WithdrawalForm) QuitQuestion() string {
 	if f.sending {
 		return f.c.Tr.T("withdrawal.a_withdrawal_is_being_sent_quit")
 	}
@@ -263,15 +263,15 @@ func (f *withdrawalForm) QuitQuestion() string {
 }
 
 // StatusOwner: the form's messages go when it closes.
-func (f *withdrawalForm) StatusOwner() string { return common.OwnerWithdrawal }
+func (f *WithdrawalForm) StatusOwner() string { return common.OwnerWithdrawal }
 
 // dirty reports whether something was typed that esc would throw away (a request whose outcome
 // is unknown is not: its fields cannot change and its key is looked up again).
-func (f *withdrawalForm) dirty() bool {
+func (f *WithdrawalForm) dirty() bool {
 	if f.locked {
 		return false
 	}
-	for _, in := range f.inputs {
+	for _, in := range f.Inputs {
 		if strings.TrimSpace(in.Value()) != "" {
 			return true
 		}
@@ -281,80 +281,80 @@ func (f *withdrawalForm) dirty() bool {
 
 // focus reads the wallet's withdrawals (and the fee the last one reported).
 // start reads the wallet's recent withdrawals.
-func (f *withdrawalForm) Start() tea.Cmd { return f.loadList() }
+func (f *WithdrawalForm) Start() tea.Cmd { return f.loadList() }
 
 // Focus gives the form the keyboard back; it reads nothing.
-func (f *withdrawalForm) Focus() tea.Cmd { return nil }
+func (f *WithdrawalForm) Focus() tea.Cmd { return nil }
 
-func (f *withdrawalForm) loadList() tea.Cmd {
-	s, k, w, now := f.c.App.Sess.Store, f.key, f.wallet, f.c.Now
+func (f *WithdrawalForm) loadList() tea.Cmd {
+	s, k, w, now := f.c.App.Sess.Store, f.Key, f.wallet, f.c.Now
 	if s == nil {
 		return nil
 	}
 	return f.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg {
 		list, err := workflow.ListWithdrawals(ctx, s, w, withdrawalListRows*4, now)
-		return withdrawalListMsg{key: k, list: list, err: err}
+		return WithdrawalListMsg{key: k, list: list, err: err}
 	})
 }
 
-func (f *withdrawalForm) setFocus(i int) {
-	for j := range f.inputs {
-		f.inputs[j].Blur()
+func (f *WithdrawalForm) setFocus(i int) {
+	for j := range f.Inputs {
+		f.Inputs[j].Blur()
 	}
 	f.field = i
 	if i != wfKeyType && i != wfMode {
-		f.inputs[i].Focus()
+		f.Inputs[i].Focus()
 	}
 }
 
 // ShortHelp lists the form's keys.
-func (f *withdrawalForm) ShortHelp() []key.Binding {
+func (f *WithdrawalForm) ShortHelp() []key.Binding {
 	k := f.c.Keys
 	choose := key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", f.c.Tr.T("withdrawal.choose")))
 	return []key.Binding{k.Submit, k.NextField, choose, k.Back}
 }
 
 // FullHelp lists the form's keys.
-func (f *withdrawalForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
+func (f *WithdrawalForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 
-func (f *withdrawalForm) input() wdInput {
-	return wdInput{keyType: api.PixKeyTypes[f.keyType], key: f.inputs[wfKey].Value(), name: f.inputs[wfName].Value(),
-		doc: f.inputs[wfDoc].Value(), byNet: f.byNet, amount: f.inputs[wfAmount].Value()}
+func (f *WithdrawalForm) input() WdInput {
+	return WdInput{KeyType: api.PixKeyTypes[f.keyType], Key: f.Inputs[WfKey].Value(), Name: f.Inputs[WfName].Value(),
+		Doc: f.Inputs[WfDoc].Value(), ByNet: f.byNet, Amount: f.Inputs[WfAmount].Value()}
 }
 
-func (f *withdrawalForm) check() wdCheck {
-	return checkWithdrawal(f.c.Tr, f.input(), f.spendable, f.fee, f.feeKnown)
+func (f *WithdrawalForm) Check() wdCheck {
+	return CheckWithdrawal(f.c.Tr, f.input(), f.spendable, f.fee, f.FeeKnown)
 }
 
-func (f *withdrawalForm) Update(msg tea.Msg) tea.Cmd {
+func (f *WithdrawalForm) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case withdrawalListMsg:
-		if msg.key != f.key {
+	case WithdrawalListMsg:
+		if msg.key != f.Key {
 			return nil
 		}
-		f.list, f.listErr = msg.list, ""
+		f.List, f.listErr = msg.list, ""
 		if msg.err != nil {
 			f.listErr = common.DescribeErr(f.c.Tr, f.c.Tr.T("withdrawal.withdrawals"), msg.err)
 		}
 		for _, w := range msg.list {
 			if w.State.Taken() && w.ID != "" {
-				f.fee, f.feeKnown = w.Fee, true
+				f.fee, f.FeeKnown = w.Fee, true
 				break
 			}
 		}
 		return nil
-	case withdrawalDoneMsg:
-		if msg.key != f.key || f.c.App.Stale(msg.tag) {
+	case WithdrawalDoneMsg:
+		if msg.key != f.Key || f.c.App.Stale(msg.tag) {
 			return nil
 		}
-		return f.onDone(msg.out)
+		return f.OnDone(msg.out)
 	case tea.KeyMsg:
 		return f.handleKey(msg)
 	}
 	return nil
 }
 
-func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
+func (f *WithdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
 	nav := common.MoneyForm{C: f.c, Owner: common.OwnerWithdrawal, Busy: f.c.Tr.T("withdrawal.the_withdrawal_is_being_sent_wait"),
 		Field: f.field, Count: wfCount, SetFocus: f.setFocus, Close: f.Close, Submit: f.submit,
 		Dirty: f.dirty(), Discard: f.c.Tr.T("withdrawal.discard_this_withdrawal_nothing_was_sent"), Ask: f.Ask}
@@ -384,28 +384,28 @@ func (f *withdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	var cmd tea.Cmd
-	f.inputs[f.field], cmd = f.inputs[f.field].Update(km)
+	f.Inputs[f.field], cmd = f.Inputs[f.field].Update(km)
 	return cmd
 }
 
 // destination names where the money goes, masked: the key's type and key, the holder and
 // their document.
-func (f *withdrawalForm) destination(r api.CreateWithdrawalRequest) string {
+func (f *WithdrawalForm) destination(r api.CreateWithdrawalRequest) string {
 	tr := f.c.Tr
 	return tr.F("withdrawal.key", pixKeyTypeLabel(tr, r.PixKeyType), common.MaskPixKey(r.PixKeyType, r.PixKey),
 		common.Sanitize(r.HolderName), common.MaskDocument(r.HolderDocument))
 }
 
 // amountText says what is withdrawn: the gross amount, or the net amount the recipient gets.
-func (f *withdrawalForm) amountText(c wdCheck) string {
+func (f *WithdrawalForm) amountText(c wdCheck) string {
 	tr := f.c.Tr
 	if f.byNet {
-		if f.feeKnown {
-			return tr.F("withdrawal.to_the_recipient_leaves_the_wallet", c.amt.BRL(), c.need.BRL())
+		if f.FeeKnown {
+			return tr.F("withdrawal.to_the_recipient_leaves_the_wallet", c.amt.BRL(), c.Need.BRL())
 		}
 		return tr.F("withdrawal.to_the_recipient_plus_the_service", c.amt.BRL())
 	}
-	if f.feeKnown && c.amt > f.fee {
+	if f.FeeKnown && c.amt > f.fee {
 		return tr.F("withdrawal.from_the_wallet_the_recipient_gets", c.amt.BRL(), (c.amt - f.fee).BRL())
 	}
 	return tr.F("withdrawal.from_the_wallet_the_service_s", c.amt.BRL())
@@ -413,34 +413,34 @@ func (f *withdrawalForm) amountText(c wdCheck) string {
 
 // confirmDetail is the confirmation's second sentence: what the recipient gets and what leaves
 // the wallet, as far as the fee is known.
-func (f *withdrawalForm) confirmDetail(c wdCheck) string {
+func (f *WithdrawalForm) confirmDetail(c wdCheck) string {
 	tr := f.c.Tr
 	switch {
-	case f.byNet && f.feeKnown:
-		return tr.F("withdrawal.the_recipient_gets_it_all_leaves", c.need.BRL())
+	case f.byNet && f.FeeKnown:
+		return tr.F("withdrawal.the_recipient_gets_it_all_leaves", c.Need.BRL())
 	case f.byNet:
 		return tr.T("withdrawal.the_recipient_gets_it_all_the")
-	case f.feeKnown && c.amt > f.fee:
+	case f.FeeKnown && c.amt > f.fee:
 		return tr.F("withdrawal.it_leaves_the_wallet_the_recipient", (c.amt - f.fee).BRL())
 	}
 	return tr.T("withdrawal.it_leaves_the_wallet_the_service")
 }
 
-func (f *withdrawalForm) submit() tea.Cmd {
+func (f *WithdrawalForm) submit() tea.Cmd {
 	f.tried = true
 	tr := f.c.Tr
-	c := f.check()
+	c := f.Check()
 	if f.locked {
 		// Ask again exactly as before: the balance already shows the first attempt's debit.
 		big := api.Money(1 << 62)
-		c = checkWithdrawal(tr, f.input(), &big, f.fee, f.feeKnown)
+		c = CheckWithdrawal(tr, f.input(), &big, f.fee, f.FeeKnown)
 	}
-	if i, fix := common.FixHighlighted(f.c, c.errs[:], common.OwnerWithdrawal); !c.ok && i >= 0 {
+	if i, fix := common.FixHighlighted(f.c, c.Errs[:], common.OwnerWithdrawal); !c.Ok && i >= 0 {
 		f.setFocus(i)
 		return fix
 	}
 	send := f.send(c)
-	what, dest := f.confirmDetail(c), f.destination(c.req)
+	what, dest := f.confirmDetail(c), f.destination(c.Req)
 	if f.production() {
 		q := common.NewTypedConfirm(f.c, tr.F("withdrawal.production_withdraw_from_wallet_to_type", c.amt.BRL(), f.wallet, dest, what), c.amt, send)
 		q.OnYes = f.startSending
@@ -456,9 +456,9 @@ func (f *withdrawalForm) submit() tea.Cmd {
 // clearOwned takes the form's complaint off the status line.
 func clearOwned() tea.Msg { return common.StatusMsg{Owner: common.OwnerWithdrawal} }
 
-func (f *withdrawalForm) startSending() {
+func (f *WithdrawalForm) startSending() {
 	f.sending = true
-	f.result = ""
+	f.Result = ""
 }
 
 // withdrawer sends a withdrawal (*workflow.Session does).
@@ -467,22 +467,22 @@ type withdrawer interface {
 }
 
 // send runs the workflow in a command; the outcome comes back to this form by its key.
-func (f *withdrawalForm) send(c wdCheck) tea.Cmd {
+func (f *WithdrawalForm) send(c wdCheck) tea.Cmd {
 	sess, t := f.c.App.Sess, f.c.App.Tag()
-	o := workflow.WithdrawalOrder{Wallet: f.wallet, Req: c.req, Key: f.key, Spendable: f.spendable, ReadOnly: sess.ReadOnly}
-	if f.feeKnown {
+	o := workflow.WithdrawalOrder{Wallet: f.wallet, Req: c.Req, Key: f.Key, Spendable: f.spendable, ReadOnly: sess.ReadOnly}
+	if f.FeeKnown {
 		o.Fee = f.fee
 	}
 	now := f.c.Now
 	var wd withdrawer = sess
 	return f.c.App.WithTimeout(workflow.WithdrawalTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
-		return withdrawalDoneMsg{tag: t, key: o.Key, out: wd.Withdraw(ctx, o, now)}
+		return WithdrawalDoneMsg{tag: t, key: o.Key, out: wd.Withdraw(ctx, o, now)}
 	})
 }
 
-// onDone shows the outcome: taken closes the form (the status line, the balance and the next
+// OnDone shows the outcome: taken closes the form (the status line, the balance and the next
 // form's list say it, and the settling event is awaited); refused and unknown keep it open.
-func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
+func (f *WithdrawalForm) OnDone(out workflow.WithdrawalOutcome) tea.Cmd {
 	f.sending = false
 	tr := f.c.Tr
 	switch out.Kind {
@@ -511,19 +511,19 @@ func (f *withdrawalForm) onDone(out workflow.WithdrawalOutcome) tea.Cmd {
 		f.resultKind = common.StatusError
 		var ae *api.Error
 		if errors.As(out.Err, &ae) {
-			f.result = common.DescribeErr(tr, tr.T("withdrawal.withdrawal_refused"), out.Err) + " · " + tr.T("withdrawal.nothing_left_the_wallet_esc_closes")
+			f.Result = common.DescribeErr(tr, tr.T("withdrawal.withdrawal_refused"), out.Err) + " · " + tr.T("withdrawal.nothing_left_the_wallet_esc_closes")
 			// Nothing was created: a corrected form is a new request with a new key.
-			f.key = f.c.NewKey()
+			f.Key = f.c.NewKey()
 		} else {
-			f.result = tr.F("withdrawal.not_sent", common.LocalError(tr, out.Err))
+			f.Result = tr.F("withdrawal.not_sent", common.LocalError(tr, out.Err))
 		}
 	default:
 		f.resultKind = common.StatusWarn
 		f.locked = true
-		f.result = common.DescribeErr(tr, tr.T("withdrawal.the_withdrawal_s_outcome_is_unknown"), out.Err) + " · " +
+		f.Result = common.DescribeErr(tr, tr.T("withdrawal.the_withdrawal_s_outcome_is_unknown"), out.Err) + " · " +
 			tr.T("withdrawal.it_may_have_been_taken_ctrl")
 	}
-	text, kind := f.result, f.resultKind
+	text, kind := f.Result, f.resultKind
 	return tea.Batch(f.loadList(), func() tea.Msg { return common.StatusMsg{Text: text, Kind: kind, Owner: common.OwnerWithdrawal} })
 }
 
@@ -541,8 +541,8 @@ func withdrawalSettledText(tr common.Catalog, r state.Withdrawal) string {
 }
 
 // await waits for the event that settles the withdrawal and tells the wallets view.
-func (f *withdrawalForm) await() tea.Cmd {
-	store, k, tr, now, wallet := f.c.App.Sess.Store, f.key, f.c.Tr, f.c.Now, f.wallet
+func (f *WithdrawalForm) await() tea.Cmd {
+	store, k, tr, now, wallet := f.c.App.Sess.Store, f.Key, f.c.Tr, f.c.Now, f.wallet
 	if store == nil {
 		return nil
 	}
@@ -577,10 +577,10 @@ func withdrawalStateCell(c *common.Common, s state.WithdrawalState) string {
 	return st.Warn.Render("… " + text)
 }
 
-func (f *withdrawalForm) View() string {
+func (f *WithdrawalForm) View() string {
 	st, tr := f.c.St, f.c.Tr
 	w := max(min(f.width-6, 70), 30)
-	c := f.check()
+	c := f.Check()
 	var b strings.Builder
 	lines := 0
 	emit := func(s string) {
@@ -603,8 +603,8 @@ func (f *withdrawalForm) View() string {
 	line(tr.T("withdrawal.wallet"), st.Value.Render(common.Sanitize(f.wallet))+" · "+tr.T("withdrawal.spendable")+bal)
 	emit("")
 	showErr := func(i int) {
-		e := c.errs[i]
-		if e == "" || (!f.tried && strings.TrimSpace(f.inputs[i].Value()) == "") || i == wfKeyType || i == wfMode {
+		e := c.Errs[i]
+		if e == "" || (!f.tried && strings.TrimSpace(f.Inputs[i].Value()) == "") || i == wfKeyType || i == wfMode {
 			return
 		}
 		for j, l := range strings.Split(ansi.Wrap(common.Sanitize(e), w-lw-3, ""), "\n") {
@@ -631,30 +631,30 @@ func (f *withdrawalForm) View() string {
 				val = "‹ " + tr.T("withdrawal.net_what_the_recipient_receives") + " ›"
 			}
 		default:
-			val = f.inputs[i].View()
+			val = f.Inputs[i].View()
 		}
 		emit(common.TruncateWidth(ls.Render(common.PadRight(labels[i], lw))+" "+val, w))
 		showErr(i)
 	}
 	fee := tr.T("withdrawal.the_service_s_fee_not_known")
-	if f.feeKnown {
+	if f.FeeKnown {
 		fee = tr.F("withdrawal.the_last_withdrawal_s", f.fee.BRL())
 	}
 	line(tr.T("withdrawal.fee"), fee)
-	if c.errs[wfAmount] == "" {
+	if c.Errs[WfAmount] == "" {
 		line("", f.amountText(c))
 	}
 	if f.sending {
 		emit("")
 		emit(st.Warn.Render(tr.T("withdrawal.sending_the_withdrawal")))
 	}
-	if f.result != "" {
+	if f.Result != "" {
 		sty := st.Err
 		if f.resultKind == common.StatusWarn {
 			sty = st.Warn
 		}
 		emit("")
-		for _, l := range strings.Split(ansi.Wrap(f.result, w, ""), "\n") {
+		for _, l := range strings.Split(ansi.Wrap(f.Result, w, ""), "\n") {
 			emit(sty.Render(l))
 		}
 	}
@@ -666,11 +666,11 @@ func (f *withdrawalForm) View() string {
 		switch {
 		case f.listErr != "":
 			emit(common.TruncateWidth(st.Err.Render(f.listErr), w))
-		case len(f.list) == 0:
+		case len(f.List) == 0:
 			emit(st.Muted.Render(common.TruncateWidth(head+": "+tr.T("withdrawal.none_yet"), w)))
 		default:
 			emit(st.Muted.Render(common.TruncateWidth(head, w)))
-			for _, r := range f.list[:min(len(f.list), max(room-1, 1))] {
+			for _, r := range f.List[:min(len(f.List), max(room-1, 1))] {
 				row := r.RequestedAt.In(f.c.Loc).Format("02/01 15:04") + " " + common.PadLeft(r.Amount.BRL(), 12) + "  " +
 					common.PadRight(pixKeyTypeLabel(tr, r.PixKeyType)+" "+common.MaskPixKey(r.PixKeyType, r.PixKey), 26) + " " + withdrawalStateCell(f.c, r.State)
 				emit(common.TruncateWidth(row, w))
