@@ -194,13 +194,13 @@ func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawal.WithdrawalForm {
 	}
 	m.Update(runeKey("3"))
 	wv := m.wallets()
-	if !wv.loading {
+	if !wv.Loading {
 		t.Fatal("showing the wallet view did not start loading")
 	}
 	walletsGoldenData(t, m, wv)
 	m.Update(runeKey("g"))
 	m.Update(runeKey("j"))
-	if r, ok := wv.SelectedLine(); !ok || r.ref != "loja-centro" {
+	if r, ok := wv.SelectedLine(); !ok || r.Ref != "loja-centro" {
 		t.Fatalf("selected %+v, want loja-centro", r)
 	}
 	_, cmd := m.Update(runeKey("s"))

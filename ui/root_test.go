@@ -18,6 +18,7 @@ import (
 	"pixdash/api"
 	"pixdash/ui/common"
 	"pixdash/ui/search"
+	"pixdash/ui/wallets"
 )
 
 // Defect 1: keys read together ("jjj", "1n", "5") are the same keys one by one outside a text
@@ -118,9 +119,9 @@ func TestRepliesReachOnlyTheirOwner(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m := goldenModel(t, s, 120, 40)
 	wv := m.wallets()
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: errors.New("boom")}))
-	if !strings.Contains(fmt.Sprint(wv.loadErr()), "boom") {
-		t.Fatalf("the wallets view did not get its reply: %v", wv.loadErr())
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: errors.New("boom")}))
+	if !strings.Contains(fmt.Sprint(wv.LoadErr()), "boom") {
+		t.Fatalf("the wallets view did not get its reply: %v", wv.LoadErr())
 	}
 }
 
@@ -317,7 +318,7 @@ func TestLinkLightIgnoresLocalErrorsAndHearsViews(t *testing.T) {
 	m.link.note(nil, goldenNow)
 	wv := m.wallets()
 	down := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: down}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: down}))
 	if m.link.status != linkOffline {
 		t.Fatalf("a wallets call that could not reach the service left the light at %d", m.link.status)
 	}

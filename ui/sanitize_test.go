@@ -22,6 +22,7 @@ import (
 	"pixdash/ui/common"
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
+	"pixdash/ui/wallets"
 )
 
 // evilParts are what an attacker puts in a text field: OSC title and clipboard writes, SGR,
@@ -307,28 +308,28 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 		{ID: evil("id"), Reference: evil("loja"), Name: evil("name"), Status: api.SubAccountStatus(evil("status")), CreatedAt: goldenNow},
 		{ID: "ok", Reference: "loja-ok", Name: evil("name ok"), Status: api.SubAccountActive, CreatedAt: goldenNow},
 	}
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs}))
-	for ref, r := range map[string]walletsBalanceMsg{
-		api.WalletPrincipal: {acc: &api.Account{Status: api.AccountStatus(evil("acct")), Balance: api.AccountBalance{Available: money(100), Currency: evil("USD")}}},
-		evil("loja"):        {err: evilError()},
-		"loja-ok":           {err: &api.ValidationError{Problems: []api.FieldProblem{{Field: evil("field"), Msg: evil("invalid")}}}},
-		evil("wallet"):      {acc: &api.Account{Status: api.AccountApproved, Balance: api.AccountBalance{Total: money(1), Currency: evil("EUR")}}},
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
+	for ref, r := range map[string]wallets.WalletsBalanceMsg{
+		api.WalletPrincipal: {Acc: &api.Account{Status: api.AccountStatus(evil("acct")), Balance: api.AccountBalance{Available: money(100), Currency: evil("USD")}}},
+		evil("loja"):        {Err: evilError()},
+		"loja-ok":           {Err: &api.ValidationError{Problems: []api.FieldProblem{{Field: evil("field"), Msg: evil("invalid")}}}},
+		evil("wallet"):      {Acc: &api.Account{Status: api.AccountApproved, Balance: api.AccountBalance{Total: money(1), Currency: evil("EUR")}}},
 	} {
-		r.tag, r.ref, r.req = m.tagNow(), ref, wv.bals[ref].req
+		r.Tag, r.Ref, r.Req = m.tagNow(), ref, wv.Bals[ref].Req
 		m.Update(reply(m, r))
 	}
 	shot("wallets")
-	for range len(wv.rows) {
+	for range len(wv.Rows) {
 		keys("j")
 		shot(fmt.Sprintf("wallets_row_%d", wv.Cursor))
 	}
 	keys("w")
 	shot("wallet_picker")
 	keys("esc")
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: evilError()}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: evilError()}))
 	shot("wallets_error")
 	keys("c")
-	m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: evil("loja"), err: evilError()}))
+	m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: evil("loja"), Err: evilError()}))
 	shot("wallets_create_refused")
 	keys("esc")
 

@@ -18,6 +18,7 @@ import (
 	"pixdash/ui/inspector"
 	"pixdash/ui/refund"
 	"pixdash/ui/search"
+	"pixdash/ui/wallets"
 	"pixdash/ui/withdrawal"
 )
 
@@ -262,7 +263,7 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		return view(viewBlocks)
 	case inspector.LookupMsg, inspector.HistoryMsg:
 		return view(viewInspector)
-	case walletsListMsg, walletsBalanceMsg, walletsCreatedMsg:
+	case wallets.WalletsListMsg, wallets.WalletsBalanceMsg, wallets.WalletsCreatedMsg:
 		return view(viewWallets)
 	case dayMsg, dayTickMsg, dayPeriodMsg:
 		return view(viewDay)

@@ -9,6 +9,7 @@ import (
 	"pixdash/api"
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
+	"pixdash/ui/wallets"
 )
 
 // profileOpenTimeout bounds resolving secrets and starting a profile's receiver.
@@ -115,26 +116,26 @@ func (m *Model) closeSession() {
 // openWalletPicker is the quick wallet switcher: principal, the sub-accounts and the configured one.
 func (m *Model) openWalletPicker() tea.Cmd {
 	wv := m.wallets()
-	items, loaded := wv.pickerItems()
+	items, loaded := wv.PickerItems()
 	p := common.NewPicker(m.c, m.c.Tr.T("switch.switch_wallet"), items, func(v string) tea.Msg { return common.SwitchWalletMsg{Wallet: v} })
 	p.Kind = common.PickerWallets
 	cmd := m.push(p)
 	if !loaded {
 		p.Loading = true
-		return tea.Batch(cmd, m.addressTo(wv, wv.load()))
+		return tea.Batch(cmd, m.addressTo(wv, wv.Load()))
 	}
 	return cmd
 }
 
 // wallets is the wallet view, which also feeds the quick picker.
-func (m *Model) wallets() *walletsView { return m.panes[viewWallets].(*walletsView) }
+func (m *Model) wallets() *wallets.WalletsView { return m.panes[viewWallets].(*wallets.WalletsView) }
 
 // refreshPicker updates an open wallet picker after the wallet list changed.
 func (m *Model) refreshPicker() {
 	if p, ok := m.openPicker(); ok && p.Kind == common.PickerWallets {
-		items, loaded := m.wallets().pickerItems()
+		items, loaded := m.wallets().PickerItems()
 		p.SetItems(items)
 		p.Loading = !loaded
-		p.Err = m.wallets().loadErr()
+		p.Err = m.wallets().LoadErr()
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"pixdash/ui/inspector"
 	"pixdash/ui/refund"
 	"pixdash/ui/search"
+	"pixdash/ui/wallets"
 	"pixdash/ui/withdrawal"
 )
 
@@ -216,7 +217,7 @@ func (m *Model) newPanes() map[viewID]common.Pane {
 	return map[viewID]common.Pane{
 		viewCharges:   m.charges,
 		viewInspector: inspector.NewInspectorView(m.c),
-		viewWallets:   newWalletsView(m.c),
+		viewWallets:   wallets.NewWalletsView(m.c),
 		viewBlocks:    blocks.NewBlocksView(m.c),
 		viewEvents:    events.NewEventsView(m.c),
 		viewDay:       newDayView(m.c),

@@ -15,6 +15,7 @@ import (
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
 	"pixdash/ui/refund"
+	"pixdash/ui/wallets"
 	"pixdash/ui/withdrawal"
 )
 
@@ -41,16 +42,16 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(runeKey("3"))
 	wv := m.wallets()
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
 	bad := api.ValidateWallet("Loja Centro")
 	ve := &api.ValidationError{Problems: []api.FieldProblem{{Field: api.FieldSubAccountHeader, Msg: api.FieldSubAccountHeader + ": " + bad.Error()}}}
-	b := wv.bals["loja-centro"]
+	b := wv.Bals["loja-centro"]
 	if b == nil {
 		t.Fatal("no balance request for loja-centro")
 	}
-	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, err: ve}))
-	for i := 0; i < len(wv.rows); i++ {
-		if r, ok := wv.SelectedLine(); ok && r.ref == "loja-centro" {
+	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Err: ve}))
+	for i := 0; i < len(wv.Rows); i++ {
+		if r, ok := wv.SelectedLine(); ok && r.Ref == "loja-centro" {
 			break
 		}
 		m.Update(runeKey("j"))

@@ -357,17 +357,17 @@ func TestEscAsksOnAFilledSubAccountForm(t *testing.T) {
 			send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 			press(t, m, "3", "c")
 			wv := m.wallets()
-			if wv.form == nil {
+			if wv.Form == nil {
 				t.Fatal("c did not open the form")
 			}
 			press(t, m, "esc")
-			if wv.form != nil {
+			if wv.Form != nil {
 				t.Fatal("esc on an empty form did not close it")
 			}
 			press(t, m, "c")
 			walletsType(m, "loja-nova")
 			press(t, m, "esc")
-			if wv.form == nil {
+			if wv.Form == nil {
 				t.Fatal("esc threw a filled sub-account form away without asking")
 			}
 			discard := map[common.Lang]string{common.LangEN: "Discard this sub-account?", common.LangPT: "Descartar esta subconta?"}[lang]
@@ -375,12 +375,12 @@ func TestEscAsksOnAFilledSubAccountForm(t *testing.T) {
 				t.Fatalf("no question:\n%s", ansi.Strip(m.View()))
 			}
 			press(t, m, "n")
-			if wv.form == nil || wv.form.ref.Value() != "loja-nova" {
+			if wv.Form == nil || wv.Form.Ref.Value() != "loja-nova" {
 				t.Fatal("n did not keep the form as typed")
 			}
 			yes := map[common.Lang]string{common.LangEN: "y", common.LangPT: "s"}[lang]
 			press(t, m, "esc", yes)
-			if wv.form != nil {
+			if wv.Form != nil {
 				t.Fatal("yes did not discard the form")
 			}
 		})
@@ -470,7 +470,7 @@ func TestReadOnlyProfileSaysSo(t *testing.T) {
 		}
 		press(t, m, "3")
 		wv := m.wallets()
-		wv.loading, wv.loaded, wv.subs = false, true, nil
+		wv.Loading, wv.Loaded, wv.Subs = false, true, nil
 		if out := ansi.Strip(m.View()); strings.Contains(out, "Press c") || strings.Contains(out, "Pressione c") || !strings.Contains(out, tc.empty) {
 			t.Errorf("%s: empty sub-account list:\n%s", tc.lang, out)
 		}

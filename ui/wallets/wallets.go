@@ -1,4 +1,4 @@
-package ui
+package wallets
 
 import (
 	"context"
@@ -27,31 +27,31 @@ const (
 	walletsRefMax = 40
 )
 
-// walletsListMsg is the reply of GET /sub-accounts.
-type walletsListMsg struct {
-	tag  common.Tag
-	seq  uint64
-	subs []api.SubAccount
-	err  error
+// WalletsListMsg is the reply of GET /sub-accounts.
+type WalletsListMsg struct {
+	Tag  common.Tag
+	Seq  uint64
+	Subs []api.SubAccount
+	Err  error
 }
 
-// walletsBalanceMsg is the reply of GET /account for one wallet.
-type walletsBalanceMsg struct {
-	tag common.Tag
-	ref string
-	req uint64
-	acc *api.Account
-	err error
-	// onSwitch: the wallet was just made active; a refusal goes to the status line.
-	onSwitch bool
+// WalletsBalanceMsg is the reply of GET /account for one wallet.
+type WalletsBalanceMsg struct {
+	Tag common.Tag
+	Ref string
+	Req uint64
+	Acc *api.Account
+	Err error
+	// OnSwitch: the wallet was just made active; a refusal goes to the status line.
+	OnSwitch bool
 }
 
-// walletsCreatedMsg is the reply of POST /sub-accounts.
-type walletsCreatedMsg struct {
-	tag common.Tag
-	ref string
-	sub *api.SubAccount
-	err error
+// WalletsCreatedMsg is the reply of POST /sub-accounts.
+type WalletsCreatedMsg struct {
+	Tag common.Tag
+	Ref string
+	Sub *api.SubAccount
+	Err error
 }
 
 // walletsService is what the wallets view asks the service through the session
@@ -65,7 +65,7 @@ type walletsService interface {
 
 // walletRow is one wallet of the list.
 type walletRow struct {
-	ref     string
+	Ref     string
 	name    string
 	status  api.SubAccountStatus
 	id      string
@@ -77,10 +77,10 @@ type walletRow struct {
 
 // walletBalance is the last GET /account of one wallet.
 type walletBalance struct {
-	loading bool
-	req     uint64 // only the reply to this request is kept
-	done    bool   // a reply arrived at least once
-	bal     api.AccountBalance
+	Loading bool
+	Req     uint64 // only the reply to this request is kept
+	Done    bool   // a reply arrived at least once
+	Bal     api.AccountBalance
 	status  api.AccountStatus // the account's status as GET /account gave it ("" when not sent)
 	err     error
 	at      time.Time
@@ -88,29 +88,29 @@ type walletBalance struct {
 
 // subAccountForm is the inline "create sub-account" form.
 type subAccountForm struct {
-	ref, name  textinput.Model
+	Ref, name  textinput.Model
 	focus      int // 0 reference, 1 name
 	touched    [2]bool
-	server     [2]string // the service's refusal, next to its field until the field changes
+	Server     [2]string // the service's refusal, next to its field until the field changes
 	err        string    // a refusal that names no field
 	tried      bool
 	confirming bool // production: waiting for y
-	sending    bool
+	Sending    bool
 }
 
-// walletsView lists the main account and its sub-accounts with their balances, makes one active,
+// WalletsView lists the main account and its sub-accounts with their balances, makes one active,
 // creates sub-accounts and feeds the quick wallet picker (w).
-type walletsView struct {
+type WalletsView struct {
 	common.List[string, uint64, walletRow]
 	common.Asker // the withdrawal form s opens
 	c            *common.Common
-	subs         []api.SubAccount
-	rows         common.SliceRows[walletRow]
+	Subs         []api.SubAccount
+	Rows         common.SliceRows[walletRow]
 	ver          uint64 // changes with every message: the rows' cache stamp
-	bals         map[string]*walletBalance
-	loaded       bool // the list arrived at least once
-	loading      bool
-	seq          uint64 // only the reply to the latest list request is kept
+	Bals         map[string]*walletBalance
+	Loaded       bool // the list arrived at least once
+	Loading      bool
+	Seq          uint64 // only the reply to the latest list request is kept
 	nextReq      uint64
 	err          error // the last list refusal (nil after a success)
 	loadedAt     time.Time
@@ -119,16 +119,16 @@ type walletsView struct {
 	width        int    // the view's; the list has the lines its frame leaves (see frame)
 	height       int
 	enterKey     key.Binding
-	form         *subAccountForm
+	Form         *subAccountForm
 }
 
-func newWalletsView(c *common.Common) *walletsView {
-	v := &walletsView{
+func NewWalletsView(c *common.Common) *WalletsView {
+	v := &WalletsView{
 		c:        c,
-		bals:     map[string]*walletBalance{},
+		Bals:     map[string]*walletBalance{},
 		enterKey: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", c.Tr.T("wallets.make_active"))),
 	}
-	v.List = common.NewList[string, uint64](&v.rows, func(r *walletRow) string { return r.ref })
+	v.List = common.NewList[string, uint64](&v.Rows, func(r *walletRow) string { return r.Ref })
 	tr := c.Tr
 	// Wider screens widen the name to 20 and the status to 19, then add the total and the
 	// promotional balance (the detail lines always show all four), then the creation date.
@@ -147,140 +147,140 @@ func newWalletsView(c *common.Common) *walletsView {
 	return v
 }
 
-func (v *walletsView) Title() string { return v.c.Tr.T("wallets.wallets") }
+func (v *WalletsView) Title() string { return v.c.Tr.T("wallets.wallets") }
 
 // CapturesText reports whether the create form has the keyboard.
-func (v *walletsView) CapturesText() bool { return v.form != nil }
+func (v *WalletsView) CapturesText() bool { return v.Form != nil }
 
-func (v *walletsView) SetSize(w, h int) tea.Cmd {
+func (v *WalletsView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
-	if v.form != nil {
+	if v.Form != nil {
 		v.sizeForm()
 	}
 	v.place()
 	return nil
 }
 
-func (v *walletsView) inputWidth() int { return min(max(v.width/3, 12), 32) }
+func (v *WalletsView) inputWidth() int { return min(max(v.width/3, 12), 32) }
 
-func (v *walletsView) sizeForm() {
+func (v *WalletsView) sizeForm() {
 	// A text input draws one cell more than its width (the cursor).
 	iw := v.inputWidth() - 1
-	v.form.ref.Width = iw
-	v.form.name.Width = iw
+	v.Form.Ref.Width = iw
+	v.Form.name.Width = iw
 }
 
 // Focus loads the list the first time, and again when it is old.
 // focus gives the view the keyboard back; it reads nothing.
-func (v *walletsView) Focus() tea.Cmd { return nil }
+func (v *WalletsView) Focus() tea.Cmd { return nil }
 
 // Start reads the wallets when they were never read or are old.
-func (v *walletsView) Start() tea.Cmd {
+func (v *WalletsView) Start() tea.Cmd {
 	switch {
-	case v.loading:
+	case v.Loading:
 		return nil
-	case !v.loaded, v.c.Now().Sub(v.loadedAt) > walletsRefreshAfter:
-		return v.reload()
+	case !v.Loaded, v.c.Now().Sub(v.loadedAt) > walletsRefreshAfter:
+		return v.Reload()
 	}
 	return nil
 }
 
 // Blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *walletsView) Blur() {}
+func (v *WalletsView) Blur() {}
 
-// load starts loading the list unless it is loaded or on its way (the quick picker calls it).
-func (v *walletsView) load() tea.Cmd {
-	if v.loaded || v.loading {
+// Load starts loading the list unless it is loaded or on its way (the quick picker calls it).
+func (v *WalletsView) Load() tea.Cmd {
+	if v.Loaded || v.Loading {
 		return nil
 	}
-	return v.reload()
+	return v.Reload()
 }
 
-// loadErr is the last list refusal, for the quick picker.
-func (v *walletsView) loadErr() string {
+// LoadErr is the last list refusal, for the quick picker.
+func (v *WalletsView) LoadErr() string {
 	if v.err == nil {
 		return ""
 	}
 	return common.DescribeErr(v.c.Tr, v.c.Tr.T("wallets.load_wallets"), v.err)
 }
 
-// pickerItems are the quick picker's choices: principal first, then the sub-accounts; the bool says
+// PickerItems are the quick picker's choices: principal first, then the sub-accounts; the bool says
 // whether the list has loaded at least once.
-func (v *walletsView) pickerItems() ([]common.PickerItem, bool) {
+func (v *WalletsView) PickerItems() ([]common.PickerItem, bool) {
 	tr := v.c.Tr
-	items := make([]common.PickerItem, 0, len(v.rows))
-	for _, r := range v.rows {
-		st, _ := v.statusText(r)
-		note := v.rowName(r)
+	items := make([]common.PickerItem, 0, len(v.Rows))
+	for _, r := range v.Rows {
+		st, _ := v.StatusText(r)
+		note := v.RowName(r)
 		if st != "" {
 			note += " · " + st
 		}
 		// The reference came from the service: flattened for the screen, kept as is for the switch.
-		it := common.PickerItem{Label: common.Sanitize(r.ref), Value: r.ref, Note: note, Current: r.ref == v.c.App.Wallet}
-		if v.isSuspended(r) {
-			it.Disabled = tr.F("wallets.is_suspended_sub_account_suspended_it", r.ref)
+		it := common.PickerItem{Label: common.Sanitize(r.Ref), Value: r.Ref, Note: note, Current: r.Ref == v.c.App.Wallet}
+		if v.IsSuspended(r) {
+			it.Disabled = tr.F("wallets.is_suspended_sub_account_suspended_it", r.Ref)
 		}
 		items = append(items, it)
 	}
-	return items, v.loaded
+	return items, v.Loaded
 }
 
-// reload asks for the sub-account list; the balances follow when it arrives.
-func (v *walletsView) reload() tea.Cmd {
-	v.loading = true
-	v.seq++
+// Reload asks for the sub-account list; the balances follow when it arrives.
+func (v *WalletsView) Reload() tea.Cmd {
+	v.Loading = true
+	v.Seq++
 	var wa walletsService = v.c.App.Sess
-	t, seq := v.c.App.Tag(), v.seq
+	t, seq := v.c.App.Tag(), v.Seq
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		subs, err := wa.ListSubAccounts(ctx)
-		return walletsListMsg{tag: t, seq: seq, subs: subs, err: err}
+		return WalletsListMsg{Tag: t, Seq: seq, Subs: subs, Err: err}
 	})
 }
 
-// balanceCmd reads one wallet's balance (the session bounds the reads in flight).
-func (v *walletsView) balanceCmd(ref string, onSwitch bool) tea.Cmd {
-	b := v.bals[ref]
+// BalanceCmd reads one wallet's balance (the session bounds the reads in flight).
+func (v *WalletsView) BalanceCmd(ref string, onSwitch bool) tea.Cmd {
+	b := v.Bals[ref]
 	if b == nil {
 		b = &walletBalance{}
-		v.bals[ref] = b
+		v.Bals[ref] = b
 	}
 	v.nextReq++
-	b.req, b.loading = v.nextReq, true
+	b.Req, b.Loading = v.nextReq, true
 	var wa walletsService = v.c.App.Sess
 	t, req := v.c.App.Tag(), v.nextReq
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		acc, err := wa.Balance(ctx, ref)
-		return walletsBalanceMsg{tag: t, ref: ref, req: req, acc: acc, err: err, onSwitch: onSwitch}
+		return WalletsBalanceMsg{Tag: t, Ref: ref, Req: req, Acc: acc, Err: err, OnSwitch: onSwitch}
 	})
 }
 
 // loadBalances asks for every listed wallet's balance.
-func (v *walletsView) loadBalances() tea.Cmd {
-	cmds := make([]tea.Cmd, 0, len(v.rows))
-	for _, r := range v.rows {
-		cmds = append(cmds, v.balanceCmd(r.ref, false))
+func (v *WalletsView) loadBalances() tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(v.Rows))
+	for _, r := range v.Rows {
+		cmds = append(cmds, v.BalanceCmd(r.Ref, false))
 	}
 	return tea.Batch(cmds...)
 }
 
 // rebuild makes the rows: principal, the listed sub-accounts, then the configured wallet if
 // unlisted. The cursor stays on its wallet, or goes to the one asked for (want).
-func (v *walletsView) rebuild() {
-	rows := make([]walletRow, 0, len(v.subs)+2)
-	rows = append(rows, walletRow{ref: api.WalletPrincipal, main: true})
+func (v *WalletsView) rebuild() {
+	rows := make([]walletRow, 0, len(v.Subs)+2)
+	rows = append(rows, walletRow{Ref: api.WalletPrincipal, main: true})
 	seen := map[string]bool{api.WalletPrincipal: true}
-	for _, s := range v.subs {
+	for _, s := range v.Subs {
 		if seen[s.Reference] {
 			continue
 		}
 		seen[s.Reference] = true
-		rows = append(rows, walletRow{ref: s.Reference, name: s.Name, status: s.Status, id: s.ID, created: s.CreatedAt})
+		rows = append(rows, walletRow{Ref: s.Reference, name: s.Name, status: s.Status, id: s.ID, created: s.CreatedAt})
 	}
 	if cfg := v.c.App.Sess.Wallet; cfg != "" && !seen[cfg] {
-		rows = append(rows, walletRow{ref: cfg, fromConfig: true})
+		rows = append(rows, walletRow{Ref: cfg, fromConfig: true})
 	}
 	restore := v.Hold()
-	v.rows = rows
+	v.Rows = rows
 	restore()
 	if v.want != "" {
 		if i := v.Find(v.want, -1); i >= 0 {
@@ -290,17 +290,17 @@ func (v *walletsView) rebuild() {
 	}
 }
 
-// isSuspended: the list says so, GET /account says the sub-account's account is suspended, or
+// IsSuspended: the list says so, GET /account says the sub-account's account is suspended, or
 // the wallet's own calls are refused as suspended. The main account is never refused here (the
 // dashboard must always be able to return to it); an unknown status is left to the service.
-func (v *walletsView) isSuspended(r walletRow) bool {
+func (v *WalletsView) IsSuspended(r walletRow) bool {
 	if r.main {
 		return false
 	}
 	if r.status == api.SubAccountSuspended {
 		return true
 	}
-	b := v.bals[r.ref]
+	b := v.Bals[r.Ref]
 	if b != nil && b.err == nil && b.status == api.AccountSuspended {
 		return true
 	}
@@ -308,64 +308,64 @@ func (v *walletsView) isSuspended(r walletRow) bool {
 }
 
 // accountStatus is the wallet's account status from its last GET /account ("" when unknown).
-func (v *walletsView) accountStatus(ref string) api.AccountStatus {
-	if b := v.bals[ref]; b != nil && b.done && b.err == nil {
+func (v *WalletsView) accountStatus(ref string) api.AccountStatus {
+	if b := v.Bals[ref]; b != nil && b.Done && b.err == nil {
 		return b.status
 	}
 	return ""
 }
 
-func (v *walletsView) Update(msg tea.Msg) tea.Cmd {
+func (v *WalletsView) Update(msg tea.Msg) tea.Cmd {
 	v.ver++
 	cmd := v.handle(msg)
 	v.place()
 	return cmd
 }
 
-func (v *walletsView) handle(msg tea.Msg) tea.Cmd {
+func (v *WalletsView) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if v.form != nil {
+		if v.Form != nil {
 			return v.formKey(msg)
 		}
 		return v.listKey(msg)
-	case walletsListMsg:
+	case WalletsListMsg:
 		return v.onList(msg)
-	case walletsBalanceMsg:
+	case WalletsBalanceMsg:
 		return v.onBalance(msg)
-	case walletsCreatedMsg:
+	case WalletsCreatedMsg:
 		return v.onCreated(msg)
 	case common.WithdrawnMsg:
 		// A withdrawal moved the wallet's balance: read it again.
-		cmds := []tea.Cmd{v.balanceCmd(msg.Wallet, false)}
+		cmds := []tea.Cmd{v.BalanceCmd(msg.Wallet, false)}
 		if msg.Text != "" {
 			cmds = append(cmds, func() tea.Msg { return common.StatusMsg{Text: msg.Text, Kind: msg.Kind, Owner: common.OwnerWithdrawal} })
 		}
 		return tea.Batch(cmds...)
 	case common.WalletChangedMsg:
 		// Read the new active wallet now: a refusal (no access, suspended) shows at once.
-		return v.balanceCmd(msg.Wallet, true)
+		return v.BalanceCmd(msg.Wallet, true)
 	}
 	return nil
 }
 
 // fromOtherSession reports a reply made for a previous profile; the list and balances do not
 // depend on the active wallet, so only the session generation matters.
-func (v *walletsView) fromOtherSession(t common.Tag) bool { return t.Gen != v.c.App.Gen }
+func (v *WalletsView) fromOtherSession(t common.Tag) bool { return t.Gen != v.c.App.Gen }
 
-func (v *walletsView) onList(msg walletsListMsg) tea.Cmd {
-	if v.fromOtherSession(msg.tag) || msg.seq != v.seq {
+func (v *WalletsView) onList(msg WalletsListMsg) tea.Cmd {
+	if v.fromOtherSession(msg.Tag) || msg.Seq != v.Seq {
 		return nil
 	}
-	v.loading = false
-	if msg.err != nil {
-		v.err = msg.err
+	v.Loading = false
+	if msg.Err != nil {
+		v.err = msg.Err
 	} else {
 		v.err = nil
-		v.subs = msg.subs
-		v.loaded = true
+		v.Subs = msg.Subs
+		v.Loaded = true
 		v.loadedAt = v.c.Now()
-		v.c.App.SubAccounts = msg.subs
+		v.c.App.SubAccounts = msg.Subs
 	}
 	v.rebuild()
 	if !v.placed {
@@ -378,25 +378,25 @@ func (v *walletsView) onList(msg walletsListMsg) tea.Cmd {
 	return v.loadBalances()
 }
 
-func (v *walletsView) onBalance(msg walletsBalanceMsg) tea.Cmd {
-	if v.fromOtherSession(msg.tag) {
+func (v *WalletsView) onBalance(msg WalletsBalanceMsg) tea.Cmd {
+	if v.fromOtherSession(msg.Tag) {
 		return nil
 	}
-	b := v.bals[msg.ref]
-	if b == nil || b.req != msg.req {
+	b := v.Bals[msg.Ref]
+	if b == nil || b.Req != msg.Req {
 		return nil
 	}
-	b.loading, b.done, b.at = false, true, v.c.Now()
-	b.err = msg.err
-	if msg.err == nil && msg.acc != nil {
-		b.bal, b.status = msg.acc.Balance, msg.acc.Status
+	b.Loading, b.Done, b.at = false, true, v.c.Now()
+	b.err = msg.Err
+	if msg.Err == nil && msg.Acc != nil {
+		b.Bal, b.status = msg.Acc.Balance, msg.Acc.Status
 	} else {
-		b.bal, b.status = api.AccountBalance{}, ""
+		b.Bal, b.status = api.AccountBalance{}, ""
 	}
-	if msg.err != nil && msg.onSwitch && msg.ref == v.c.App.Wallet {
+	if msg.Err != nil && msg.OnSwitch && msg.Ref == v.c.App.Wallet {
 		var ae *api.Error
-		if errors.As(msg.err, &ae) {
-			line := common.DescribeErr(v.c.Tr, v.c.Tr.F("wallets.wallet", msg.ref), msg.err)
+		if errors.As(msg.Err, &ae) {
+			line := common.DescribeErr(v.c.Tr, v.c.Tr.F("wallets.wallet", msg.Ref), msg.Err)
 			return walletsStatus(line, common.StatusWarn)
 		}
 	}
@@ -407,7 +407,7 @@ func walletsStatus(text string, kind common.StatusKind) tea.Cmd {
 	return func() tea.Msg { return common.StatusMsg{Text: text, Kind: kind} }
 }
 
-func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
+func (v *WalletsView) listKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.Keys
 	switch {
 	case v.Navigate(km, k):
@@ -418,8 +418,8 @@ func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
 	case key.Matches(km, k.Withdraw):
 		return v.openWithdrawal()
 	case key.Matches(km, k.Refresh):
-		if !v.loading {
-			return v.reload()
+		if !v.Loading {
+			return v.Reload()
 		}
 	}
 	return nil
@@ -427,44 +427,44 @@ func (v *walletsView) listKey(km tea.KeyMsg) tea.Cmd {
 
 // openWithdrawal opens the withdrawal form over the selected wallet with the balance the view
 // holds (nil when it has none: the form says so and refuses to send).
-func (v *walletsView) openWithdrawal() tea.Cmd {
+func (v *WalletsView) openWithdrawal() tea.Cmd {
 	r, ok := v.SelectedLine()
 	if !ok {
 		return nil
 	}
-	if v.isSuspended(r) {
-		return common.AnswerStatus(v.c.Tr.F("wallets.is_suspended_sub_account_suspended_it_2", r.ref), common.StatusWarn)
+	if v.IsSuspended(r) {
+		return common.AnswerStatus(v.c.Tr.F("wallets.is_suspended_sub_account_suspended_it_2", r.Ref), common.StatusWarn)
 	}
 	var spendable *api.Money
 	var at time.Time
-	if b := v.bals[r.ref]; b != nil && b.done && b.err == nil && b.bal.Available != nil {
-		a := max(*b.bal.Available, 0)
+	if b := v.Bals[r.Ref]; b != nil && b.Done && b.err == nil && b.Bal.Available != nil {
+		a := max(*b.Bal.Available, 0)
 		spendable, at = &a, b.at
 	}
-	o, cmd := v.c.Open.Withdrawal(v.c, r.ref, spendable, at)
+	o, cmd := v.c.Open.Withdrawal(v.c, r.Ref, spendable, at)
 	v.Ask(o)
 	return cmd
 }
 
 // makeActive asks the root to switch to the selected wallet; suspended ones are refused with the reason.
-func (v *walletsView) makeActive() tea.Cmd {
+func (v *WalletsView) makeActive() tea.Cmd {
 	tr := v.c.Tr
 	r, ok := v.SelectedLine()
 	switch {
 	case !ok:
 		return nil
-	case v.isSuspended(r):
-		return common.AnswerStatus(tr.F("wallets.is_suspended_sub_account_suspended_it", r.ref), common.StatusWarn)
-	case r.ref == v.c.App.Wallet:
-		return common.AnswerStatus(tr.F("wallets.is_already_the_active_wallet", r.ref), common.StatusInfo)
+	case v.IsSuspended(r):
+		return common.AnswerStatus(tr.F("wallets.is_suspended_sub_account_suspended_it", r.Ref), common.StatusWarn)
+	case r.Ref == v.c.App.Wallet:
+		return common.AnswerStatus(tr.F("wallets.is_already_the_active_wallet", r.Ref), common.StatusInfo)
 	}
-	ref := r.ref
+	ref := r.Ref
 	return func() tea.Msg { return common.SwitchWalletMsg{Wallet: ref} }
 }
 
 // --- create form ----------------------------------------------------------------------------
 
-func (v *walletsView) openForm() tea.Cmd {
+func (v *WalletsView) openForm() tea.Cmd {
 	tr := v.c.Tr
 	if v.c.App.Sess.ReadOnly {
 		return common.AnswerStatus(tr.T("wallets.this_profile_is_read_only_creating"), common.StatusError)
@@ -476,28 +476,28 @@ func (v *walletsView) openForm() tea.Cmd {
 		ti.CharLimit = limit
 		return ti
 	}
-	v.form = &subAccountForm{
-		ref:  mk(tr.T("wallets.e_g_loja_norte"), walletsRefMax),
+	v.Form = &subAccountForm{
+		Ref:  mk(tr.T("wallets.e_g_loja_norte"), walletsRefMax),
 		name: mk(tr.T("wallets.e_g_loja_norte_2"), api.MaxSubAccountName+45),
 	}
 	v.sizeForm()
-	return v.form.ref.Focus()
+	return v.Form.Ref.Focus()
 }
 
-func (v *walletsView) setFormFocus(i int) tea.Cmd {
-	f := v.form
+func (v *WalletsView) setFormFocus(i int) tea.Cmd {
+	f := v.Form
 	f.touched[f.focus] = true
 	f.focus = i
 	if i == 0 {
 		f.name.Blur()
-		return f.ref.Focus()
+		return f.Ref.Focus()
 	}
-	f.ref.Blur()
+	f.Ref.Blur()
 	return f.name.Focus()
 }
 
-func (v *walletsView) formKey(km tea.KeyMsg) tea.Cmd {
-	f, k, tr := v.form, v.c.Keys, v.c.Tr
+func (v *WalletsView) formKey(km tea.KeyMsg) tea.Cmd {
+	f, k, tr := v.Form, v.c.Keys, v.c.Tr
 	if f.confirming {
 		f.confirming = false
 		if key.Matches(km, k.Yes) {
@@ -507,23 +507,23 @@ func (v *walletsView) formKey(km tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(km, k.Back):
-		dirty := strings.TrimSpace(f.ref.Value()) != "" || strings.TrimSpace(f.name.Value()) != ""
-		v.Ask(common.DiscardGuard(v.c, dirty, tr.T("wallets.discard_this_sub_account_nothing_was"), func() { v.form = nil }))
+		dirty := strings.TrimSpace(f.Ref.Value()) != "" || strings.TrimSpace(f.name.Value()) != ""
+		v.Ask(common.DiscardGuard(v.c, dirty, tr.T("wallets.discard_this_sub_account_nothing_was"), func() { v.Form = nil }))
 		return nil
 	case key.Matches(km, k.Submit):
-		return v.submit()
+		return v.Submit()
 	case key.Matches(km, k.NextField), key.Matches(km, k.PrevField), km.Type == tea.KeyUp, km.Type == tea.KeyDown:
 		return v.setFormFocus(1 - f.focus)
 	case km.Type == tea.KeyEnter:
 		if f.focus == 0 {
 			return v.setFormFocus(1)
 		}
-		return v.submit()
+		return v.Submit()
 	}
-	if f.sending {
+	if f.Sending {
 		return nil
 	}
-	in := &f.ref
+	in := &f.Ref
 	if f.focus == 1 {
 		in = &f.name
 	}
@@ -531,15 +531,15 @@ func (v *walletsView) formKey(km tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	*in, cmd = in.Update(km)
 	if in.Value() != before {
-		f.server[f.focus] = ""
+		f.Server[f.focus] = ""
 		f.err = ""
 	}
 	return cmd
 }
 
-// refProblem checks a reference as it is typed; "too short" and "required" wait until the field was
+// RefProblem checks a reference as it is typed; "too short" and "required" wait until the field was
 // left or a submit was tried.
-func (v *walletsView) refProblem(ref string, strict bool) string {
+func (v *WalletsView) RefProblem(ref string, strict bool) string {
 	tr := v.c.Tr
 	if ref == "" {
 		if strict {
@@ -568,10 +568,10 @@ func (v *walletsView) refProblem(ref string, strict bool) string {
 	return ""
 }
 
-// formErrors are the messages next to the reference and name fields.
-func (v *walletsView) formErrors() (string, string) {
-	f, tr := v.form, v.c.Tr
-	refErr := v.refProblem(f.ref.Value(), f.touched[0] || f.tried)
+// FormErrors are the messages next to the reference and name fields.
+func (v *WalletsView) FormErrors() (string, string) {
+	f, tr := v.Form, v.c.Tr
+	refErr := v.RefProblem(f.Ref.Value(), f.touched[0] || f.tried)
 	var nameErr string
 	name := strings.TrimSpace(f.name.Value())
 	switch {
@@ -587,17 +587,17 @@ func (v *walletsView) formErrors() (string, string) {
 	return refErr, nameErr
 }
 
-func (v *walletsView) submit() tea.Cmd {
-	f, tr := v.form, v.c.Tr
+func (v *WalletsView) Submit() tea.Cmd {
+	f, tr := v.Form, v.c.Tr
 	f.tried = true
-	if f.sending {
+	if f.Sending {
 		return nil
 	}
 	if v.c.App.Sess.ReadOnly {
-		v.form = nil
+		v.Form = nil
 		return walletsStatus(tr.T("wallets.this_profile_is_read_only_nothing"), common.StatusError)
 	}
-	refErr, nameErr := v.formErrors()
+	refErr, nameErr := v.FormErrors()
 	if i, fix := common.FixHighlighted(v.c, []string{refErr, nameErr}, common.OwnerAnswer); i >= 0 {
 		var focus tea.Cmd
 		if f.focus != i {
@@ -613,90 +613,90 @@ func (v *walletsView) submit() tea.Cmd {
 }
 
 // send creates the sub-account; it is sent once (POST /sub-accounts has no idempotency key).
-func (v *walletsView) send() tea.Cmd {
-	f, tr := v.form, v.c.Tr
-	f.sending, f.err = true, ""
-	ref, name := f.ref.Value(), f.name.Value()
+func (v *WalletsView) send() tea.Cmd {
+	f, tr := v.Form, v.c.Tr
+	f.Sending, f.err = true, ""
+	ref, name := f.Ref.Value(), f.name.Value()
 	var wa walletsService = v.c.App.Sess
 	t := v.c.App.Tag()
 	create := v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		sub, err := wa.CreateSubAccount(ctx, ref, name)
-		return walletsCreatedMsg{tag: t, ref: ref, sub: sub, err: err}
+		return WalletsCreatedMsg{Tag: t, Ref: ref, Sub: sub, Err: err}
 	})
 	return tea.Batch(walletsStatus(tr.F("wallets.creating_sub_account", ref), common.StatusInfo), create)
 }
 
-func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
-	if v.fromOtherSession(msg.tag) {
+func (v *WalletsView) onCreated(msg WalletsCreatedMsg) tea.Cmd {
+	if v.fromOtherSession(msg.Tag) {
 		return nil
 	}
 	tr := v.c.Tr
-	f := v.form
+	f := v.Form
 	if f != nil {
-		f.sending = false
+		f.Sending = false
 	}
-	if msg.err == nil && msg.sub != nil {
-		v.form = nil
-		if !slices.ContainsFunc(v.subs, func(s api.SubAccount) bool { return s.Reference == msg.sub.Reference }) {
-			v.subs = append(slices.Clip(v.subs), *msg.sub)
-			v.c.App.SubAccounts = v.subs
+	if msg.Err == nil && msg.Sub != nil {
+		v.Form = nil
+		if !slices.ContainsFunc(v.Subs, func(s api.SubAccount) bool { return s.Reference == msg.Sub.Reference }) {
+			v.Subs = append(slices.Clip(v.Subs), *msg.Sub)
+			v.c.App.SubAccounts = v.Subs
 		}
-		v.want = msg.sub.Reference
+		v.want = msg.Sub.Reference
 		v.rebuild()
-		cmds := []tea.Cmd{walletsStatus(tr.F("wallets.sub_account_created", msg.sub.Reference), common.StatusOK), v.balanceCmd(msg.sub.Reference, false)}
-		if !v.loading {
-			cmds = append(cmds, v.reload())
+		cmds := []tea.Cmd{walletsStatus(tr.F("wallets.sub_account_created", msg.Sub.Reference), common.StatusOK), v.BalanceCmd(msg.Sub.Reference, false)}
+		if !v.Loading {
+			cmds = append(cmds, v.Reload())
 		}
 		return tea.Batch(cmds...)
 	}
-	line := common.DescribeErr(tr, tr.T("wallets.create_sub_account"), msg.err)
+	line := common.DescribeErr(tr, tr.T("wallets.create_sub_account"), msg.Err)
 	if f == nil {
 		return walletsStatus(line, common.StatusError)
 	}
 	var ae *api.Error
 	var ve *api.ValidationError
 	switch {
-	case errors.Is(msg.err, api.ErrSubAccountReferenceTaken):
-		f.server[0] = tr.F("wallets.is_already_used_in_this_account", msg.ref)
-	case errors.Is(msg.err, api.ErrSubAccountQuotaExceeded):
-		f.server[0] = tr.T("wallets.the_account_reached_its_sub_account")
-	case errors.Is(msg.err, api.ErrSubAccountInvalidReference) && msg.ref != api.WalletPrincipal:
+	case errors.Is(msg.Err, api.ErrSubAccountReferenceTaken):
+		f.Server[0] = tr.F("wallets.is_already_used_in_this_account", msg.Ref)
+	case errors.Is(msg.Err, api.ErrSubAccountQuotaExceeded):
+		f.Server[0] = tr.T("wallets.the_account_reached_its_sub_account")
+	case errors.Is(msg.Err, api.ErrSubAccountInvalidReference) && msg.Ref != api.WalletPrincipal:
 		// The service gives every refused reference this code, not only 'principal'.
-		f.server[0] = tr.F("wallets.is_not_a_valid_reference_sub", msg.ref)
-	case errors.Is(msg.err, api.ErrSubAccountInvalidReference):
-		f.server[0] = tr.T("wallets.principal_is_reserved_for_the_main_2")
-	case errors.As(msg.err, &ve):
+		f.Server[0] = tr.F("wallets.is_not_a_valid_reference_sub", msg.Ref)
+	case errors.Is(msg.Err, api.ErrSubAccountInvalidReference):
+		f.Server[0] = tr.T("wallets.principal_is_reserved_for_the_main_2")
+	case errors.As(msg.Err, &ve):
 		for _, p := range ve.Problems {
 			switch p.Field {
 			case api.FieldReference:
-				f.server[0] = common.ServiceMessage(tr, p.Msg)
+				f.Server[0] = common.ServiceMessage(tr, p.Msg)
 			case api.FieldName:
-				f.server[1] = common.ServiceMessage(tr, p.Msg)
+				f.Server[1] = common.ServiceMessage(tr, p.Msg)
 			default:
 				f.err = line
 			}
 		}
-	case errors.As(msg.err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "name"):
-		f.server[1] = common.ServiceMessage(tr, ae.Message)
-	case errors.As(msg.err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "reference"):
-		f.server[0] = common.ServiceMessage(tr, ae.Message)
-	case errors.As(msg.err, &ae):
+	case errors.As(msg.Err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "name"):
+		f.Server[1] = common.ServiceMessage(tr, ae.Message)
+	case errors.As(msg.Err, &ae) && ae.HTTPStatus == 400 && strings.HasPrefix(ae.Message, "reference"):
+		f.Server[0] = common.ServiceMessage(tr, ae.Message)
+	case errors.As(msg.Err, &ae):
 		f.err = line
 	default:
 		// No answer: the request may have been carried out. The list shows whether it exists.
 		f.err = line + " · " + tr.T("wallets.it_may_have_been_created_the")
-		if !v.loading {
-			return tea.Batch(walletsStatus(line, common.StatusError), v.reload())
+		if !v.Loading {
+			return tea.Batch(walletsStatus(line, common.StatusError), v.Reload())
 		}
 	}
 	var focus tea.Cmd
 	switch {
-	case f.server[0] != "":
+	case f.Server[0] != "":
 		f.touched = [2]bool{true, true}
 		if f.focus != 0 {
 			focus = v.setFormFocus(0)
 		}
-	case f.server[1] != "":
+	case f.Server[1] != "":
 		f.touched = [2]bool{true, true}
 		if f.focus != 1 {
 			focus = v.setFormFocus(1)
@@ -708,27 +708,27 @@ func (v *walletsView) onCreated(msg walletsCreatedMsg) tea.Cmd {
 // --- rendering ------------------------------------------------------------------------------
 
 // ShortHelp lists the keys the footer shows.
-func (v *walletsView) ShortHelp() []key.Binding {
+func (v *WalletsView) ShortHelp() []key.Binding {
 	k := v.c.Keys
 	switch {
-	case v.form != nil && v.form.confirming:
+	case v.Form != nil && v.Form.confirming:
 		return []key.Binding{k.Yes, k.No}
-	case v.form != nil:
+	case v.Form != nil:
 		return []key.Binding{k.NextField, k.Submit, k.Back}
 	}
 	return []key.Binding{v.enterKey, k.Withdraw, k.CreateSub, k.Refresh}
 }
 
 // FullHelp lists the view's keys for the help screen.
-func (v *walletsView) FullHelp() [][]key.Binding {
+func (v *WalletsView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, v.enterKey, k.CreateSub, k.Withdraw, k.Refresh,
 		k.NextField, k.PrevField, k.Submit, k.Back}}
 }
 
-// rowName is the wallet's display name: the sub-account list's name; the main account's is
+// RowName is the wallet's display name: the sub-account list's name; the main account's is
 // the translated "main account" (GET /account sends no name).
-func (v *walletsView) rowName(r walletRow) string {
+func (v *WalletsView) RowName(r walletRow) string {
 	tr := v.c.Tr
 	switch {
 	case r.main:
@@ -739,16 +739,16 @@ func (v *walletsView) rowName(r walletRow) string {
 	return common.Sanitize(r.name)
 }
 
-// statusText is the wallet's status as shown, with its symbol and colour from the status table
+// StatusText is the wallet's status as shown, with its symbol and colour from the status table
 // (styles.status). An account status from GET /account other than approved (pending, rejected,
 // suspended or one pixdash does not know) outranks the sub-account list's status, which is
 // shown otherwise.
-func (v *walletsView) statusText(r walletRow) (string, lipgloss.Style) {
+func (v *WalletsView) StatusText(r walletRow) (string, lipgloss.Style) {
 	st, tr := v.c.St, v.c.Tr
 	if r.fromConfig {
 		return "? " + tr.T("wallets.unlisted"), st.Warn
 	}
-	acct := v.accountStatus(r.ref)
+	acct := v.accountStatus(r.Ref)
 	switch {
 	case acct != "" && acct != api.AccountApproved:
 		return v.accountStatusText(acct)
@@ -763,7 +763,7 @@ func (v *walletsView) statusText(r walletRow) (string, lipgloss.Style) {
 
 // accountStatusText labels an account status of GET /account: approved plainly, the pending
 // ones and rejected or suspended highlighted, an unknown value as it came (sanitized).
-func (v *walletsView) accountStatusText(s api.AccountStatus) (string, lipgloss.Style) {
+func (v *WalletsView) accountStatusText(s api.AccountStatus) (string, lipgloss.Style) {
 	tr := v.c.Tr
 	label := common.Sanitize(string(s))
 	switch s {
@@ -793,7 +793,7 @@ func withSymbol(sym, label string) string {
 }
 
 // accountHint says what a non-approved account status means for the merchant ("" when nothing).
-func (v *walletsView) accountHint(r walletRow, s api.AccountStatus) string {
+func (v *WalletsView) accountHint(r walletRow, s api.AccountStatus) string {
 	tr := v.c.Tr
 	switch s {
 	case api.AccountPending, api.AccountPendingDocs, api.AccountPendingApproval:
@@ -810,7 +810,7 @@ func (v *walletsView) accountHint(r walletRow, s api.AccountStatus) string {
 }
 
 // money formats a balance figure; nil (not sent) is "—", never a guessed zero.
-func (v *walletsView) money(m *api.Money, currency string) string {
+func (v *WalletsView) money(m *api.Money, currency string) string {
 	switch {
 	case m == nil:
 		return "—"
@@ -821,7 +821,7 @@ func (v *walletsView) money(m *api.Money, currency string) string {
 }
 
 // balanceReason is a short reason a wallet's balance could not be read.
-func (v *walletsView) balanceReason(err error) string {
+func (v *WalletsView) balanceReason(err error) string {
 	tr := v.c.Tr
 	var ae *api.Error
 	var ve *api.ValidationError
@@ -846,53 +846,53 @@ func (v *walletsView) balanceReason(err error) string {
 	return tr.T("wallets.unavailable")
 }
 
-// balanceCells are the available, held, promotional and total cells of a wallet, and their style.
-func (v *walletsView) balanceCells(ref string) ([4]string, lipgloss.Style) {
+// BalanceCells are the available, held, promotional and total cells of a wallet, and their style.
+func (v *WalletsView) BalanceCells(ref string) ([4]string, lipgloss.Style) {
 	st := v.c.St
-	b := v.bals[ref]
+	b := v.Bals[ref]
 	switch {
 	case b == nil:
-		if v.loading {
+		if v.Loading {
 			return [4]string{"…", "…", "…", "…"}, st.Muted
 		}
 		return [4]string{}, st.Muted
-	case !b.done:
+	case !b.Done:
 		return [4]string{"…", "…", "…", "…"}, st.Muted
 	case b.err != nil:
 		return [4]string{v.balanceReason(b.err)}, st.Err
 	}
-	cur, bal := b.bal.Currency, b.bal
+	cur, bal := b.Bal.Currency, b.Bal
 	return [4]string{v.money(bal.Available, cur), v.money(bal.Held, cur), v.money(bal.Promotional, cur), v.money(bal.Total, cur)}, st.Value
 }
 
 // cells are a wallet's columns: the cursor's and the active wallet's marks (so they read
 // without colour), reference, name, status, and the available, held, promotional and total
 // balances, and the creation date.
-func (v *walletsView) cells(r *walletRow, sel bool) []common.Cell {
+func (v *WalletsView) cells(r *walletRow, sel bool) []common.Cell {
 	st := v.c.St
 	mark, active := " ", " "
 	if sel {
 		mark = "›"
 	}
 	var marks common.Cell
-	if r.ref == v.c.App.Wallet {
+	if r.Ref == v.c.App.Wallet {
 		active = "●"
 		marks.Styled = mark + st.Accent.Render(active)
 	}
 	marks.Text = mark + active
-	name := common.Cell{Text: v.rowName(*r)}
+	name := common.Cell{Text: v.RowName(*r)}
 	if r.fromConfig || r.main {
 		name.Style = &st.Muted
 	}
-	stText, stStyle := v.statusText(*r)
-	bal, bs := v.balanceCells(r.ref)
+	stText, stStyle := v.StatusText(*r)
+	bal, bs := v.BalanceCells(r.Ref)
 	created := ""
 	if !r.created.IsZero() {
 		created = r.created.In(v.c.Loc).Format("02/01/2006")
 	}
 	return []common.Cell{
 		marks,
-		{Text: common.Sanitize(r.ref)},
+		{Text: common.Sanitize(r.Ref)},
 		name,
 		{Text: stText, Style: &stStyle},
 		{Text: bal[0], Style: &bs},
@@ -904,7 +904,7 @@ func (v *walletsView) cells(r *walletRow, sel bool) []common.Cell {
 }
 
 // topLines are the list's state: loading, error, or the count and the age of the data.
-func (v *walletsView) topLines(w int) []string {
+func (v *WalletsView) topLines(w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	now := v.c.Now()
 	var out []string
@@ -915,14 +915,14 @@ func (v *walletsView) topLines(w int) []string {
 		}
 	}
 	switch {
-	case !v.loaded && v.loading:
+	case !v.Loaded && v.Loading:
 		out = append(out, st.Muted.Render(tr.T("wallets.loading_wallets")))
-	case !v.loaded:
+	case !v.Loaded:
 		if v.err == nil {
 			out = append(out, st.Muted.Render(tr.T("wallets.wallets_not_loaded_yet_r_loads")))
 		}
 	default:
-		line := st.Bold.Render(tr.N("wallets.wallets_n", len(v.rows))) + st.Muted.Render(" · "+tr.F("wallets.active", v.c.App.Wallet))
+		line := st.Bold.Render(tr.N("wallets.wallets_n", len(v.Rows))) + st.Muted.Render(" · "+tr.F("wallets.active", v.c.App.Wallet))
 		age := now.Sub(v.loadedAt)
 		ageText := " · " + tr.F("wallets.updated_ago", common.HumanDuration(age))
 		if age > walletsStaleAfter {
@@ -930,7 +930,7 @@ func (v *walletsView) topLines(w int) []string {
 		} else {
 			line += st.Muted.Render(ageText)
 		}
-		if v.loading {
+		if v.Loading {
 			line += st.Muted.Render(" · " + tr.T("wallets.refreshing"))
 		}
 		out = append(out, common.TruncateWidth(line, w))
@@ -939,14 +939,14 @@ func (v *walletsView) topLines(w int) []string {
 }
 
 // detailLines describe the selected wallet: identity, balance figures or why they are missing.
-func (v *walletsView) detailLines(w int) []string {
+func (v *WalletsView) detailLines(w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	r, ok := v.SelectedLine()
 	if !ok {
 		return nil
 	}
 	out := []string{st.Rule.Render(strings.Repeat("─", w))}
-	parts := []string{st.Bold.Render(common.Sanitize(r.ref))}
+	parts := []string{st.Bold.Render(common.Sanitize(r.Ref))}
 	switch {
 	case r.main:
 		parts = append(parts, tr.T("wallets.main_account_no_x_sub_account"), tr.F("wallets.profile", common.Sanitize(v.c.App.Sess.Profile)))
@@ -956,20 +956,20 @@ func (v *walletsView) detailLines(w int) []string {
 		if r.name != "" {
 			parts = append(parts, common.Sanitize(r.name))
 		}
-		stText, stStyle := v.statusText(r)
+		stText, stStyle := v.StatusText(r)
 		parts = append(parts, stStyle.Render(stText))
 		if !r.created.IsZero() {
 			parts = append(parts, tr.F("wallets.created", r.created.In(v.c.Loc).Format("02/01/2006 15:04")))
 		}
 	}
-	if r.ref == v.c.App.Wallet {
+	if r.Ref == v.c.App.Wallet {
 		parts = append(parts, st.Accent.Render("● "+tr.T("wallets.active_2")))
 	}
 	out = append(out, common.TruncateWidth(strings.Join(parts, st.Muted.Render(" · ")), w))
 
-	b := v.bals[r.ref]
+	b := v.Bals[r.Ref]
 	switch {
-	case b == nil || !b.done:
+	case b == nil || !b.Done:
 		out = append(out, st.Muted.Render(tr.T("wallets.balance_loading")))
 	case b.err != nil:
 		var ae *api.Error
@@ -998,7 +998,7 @@ func (v *walletsView) detailLines(w int) []string {
 		}
 	default:
 		// Every figure exactly as the service sent it; one it did not send is "—".
-		cur, bal := b.bal.Currency, b.bal
+		cur, bal := b.Bal.Currency, b.Bal
 		segs := []string{
 			tr.T("wallets.available") + st.Bold.Render(v.money(bal.Available, cur)),
 			tr.T("wallets.held") + v.money(bal.Held, cur),
@@ -1020,7 +1020,7 @@ func (v *walletsView) detailLines(w int) []string {
 			}
 		}
 	}
-	if v.isSuspended(r) && (b == nil || b.err != nil || b.status != api.AccountSuspended) && (b == nil || b.err == nil || !errors.Is(b.err, api.ErrSubAccountSuspended)) {
+	if v.IsSuspended(r) && (b == nil || b.err != nil || b.status != api.AccountSuspended) && (b == nil || b.err == nil || !errors.Is(b.err, api.ErrSubAccountSuspended)) {
 		for _, l := range common.WrapLines("→ "+tr.T("wallets.this_sub_account_is_suspended_switch"), w, 2) {
 			out = append(out, st.Warn.Render(l))
 		}
@@ -1029,11 +1029,11 @@ func (v *walletsView) detailLines(w int) []string {
 }
 
 // formLines render the create form: both fields with their messages, then the state of the submission.
-func (v *walletsView) formLines(w int) []string {
-	st, tr, f := v.c.St, v.c.Tr, v.form
+func (v *WalletsView) formLines(w int) []string {
+	st, tr, f := v.c.St, v.c.Tr, v.Form
 	out := []string{st.Rule.Render(strings.Repeat("─", w))}
 	out = append(out, common.TruncateWidth(st.Bold.Render(tr.T("wallets.new_sub_account"))+st.Muted.Render(" · "+tr.T("wallets.created_on_the_main_account_starts")), w))
-	refErr, nameErr := v.formErrors()
+	refErr, nameErr := v.FormErrors()
 	const labelW = 12
 	iw := v.inputWidth()
 	fields := []struct {
@@ -1041,7 +1041,7 @@ func (v *walletsView) formLines(w int) []string {
 		in    textinput.Model
 		err   string
 	}{
-		{tr.T("wallets.reference"), f.ref, refErr},
+		{tr.T("wallets.reference"), f.Ref, refErr},
 		{tr.T("wallets.name"), f.name, nameErr},
 	}
 	for i, fd := range fields {
@@ -1053,7 +1053,7 @@ func (v *walletsView) formLines(w int) []string {
 		}
 		e := fd.err
 		if e == "" {
-			e = f.server[i]
+			e = f.Server[i]
 		}
 		line := label + common.PadRight(fd.in.View(), iw)
 		if e == "" {
@@ -1072,10 +1072,10 @@ func (v *walletsView) formLines(w int) []string {
 	}
 	switch {
 	case f.confirming:
-		q := tr.F("wallets.create_sub_account_in_production_y", f.ref.Value())
+		q := tr.F("wallets.create_sub_account_in_production_y", f.Ref.Value())
 		out = append(out, common.TruncateWidth(st.Confirm.Render(q)+st.Muted.Render("  "+tr.T("wallets.y_confirms_any_other_key_cancels")), w))
-	case f.sending:
-		out = append(out, st.Muted.Render(common.TruncateWidth(tr.F("wallets.creating_sub_account", f.ref.Value()), w)))
+	case f.Sending:
+		out = append(out, st.Muted.Render(common.TruncateWidth(tr.F("wallets.creating_sub_account", f.Ref.Value()), w)))
 	case f.err != "":
 		for _, l := range common.WrapLines(f.err, w, 2) {
 			out = append(out, st.Err.Render(l))
@@ -1095,16 +1095,16 @@ type walletsFrame struct {
 }
 
 // frame shares the view's lines; update (through place) and view use the same one.
-func (v *walletsView) frame() walletsFrame {
+func (v *WalletsView) frame() walletsFrame {
 	w, h := v.width, v.height
 	st, tr := v.c.St, v.c.Tr
 	f := walletsFrame{top: v.topLines(w)}
-	if v.form != nil {
+	if v.Form != nil {
 		f.bottom = v.formLines(w)
 	} else {
 		f.bottom = v.detailLines(w)
 	}
-	if v.loaded && len(v.subs) == 0 {
+	if v.Loaded && len(v.Subs) == 0 {
 		empty := tr.T("wallets.no_sub_accounts_yet_press_c")
 		if v.c.App.Sess.ReadOnly {
 			empty = tr.T("wallets.no_sub_accounts_yet_this_profile")
@@ -1115,7 +1115,7 @@ func (v *walletsView) frame() walletsFrame {
 	if f.empty != "" {
 		extra = 1
 	}
-	n := len(v.rows)
+	n := len(v.Rows)
 	room := max(h-len(f.top)-1-extra, 0)
 	if keep := min(n, 3); room-len(f.bottom) < keep {
 		// Too little room: the list keeps a few rows and the bottom section shrinks.
@@ -1126,16 +1126,16 @@ func (v *walletsView) frame() walletsFrame {
 }
 
 // place gives the list the lines the frame leaves it (after every change of size or data).
-func (v *walletsView) place() { v.Resize(v.width, v.frame().rows) }
+func (v *WalletsView) place() { v.Resize(v.width, v.frame().rows) }
 
-func (v *walletsView) View() string {
+func (v *WalletsView) View() string {
 	w, h := v.width, v.height
 	st, tr := v.c.St, v.c.Tr
 	if w <= 0 || h <= 0 {
 		return ""
 	}
 	f := v.frame()
-	n := len(v.rows)
+	n := len(v.Rows)
 	first, last := v.Window()
 	var b strings.Builder
 	for _, l := range f.top {
@@ -1151,7 +1151,7 @@ func (v *walletsView) View() string {
 	if n > 0 && f.rows > 0 {
 		b.WriteByte('\n')
 		v.Draw(&b, st, common.RowPainter[uint64, walletRow]{Cells: v.cells, Stamp: func(*walletRow) uint64 { return v.ver },
-			NoCursor: v.form != nil}) // no highlight while the form has the keyboard
+			NoCursor: v.Form != nil}) // no highlight while the form has the keyboard
 	}
 	if f.empty != "" {
 		b.WriteByte('\n')
@@ -1165,6 +1165,6 @@ func (v *walletsView) View() string {
 }
 
 // ServiceErr are the outcomes of the calls to the service, for the header's light.
-func (m walletsListMsg) ServiceErr() error    { return m.err }
-func (m walletsBalanceMsg) ServiceErr() error { return m.err }
-func (m walletsCreatedMsg) ServiceErr() error { return m.err }
+func (m WalletsListMsg) ServiceErr() error    { return m.Err }
+func (m WalletsBalanceMsg) ServiceErr() error { return m.Err }
+func (m WalletsCreatedMsg) ServiceErr() error { return m.Err }
