@@ -353,24 +353,6 @@ func (v *dayView) comparisonLabel() string {
 	return tr.F("day.vs_the_days_before", days)
 }
 
-// change is "+12%" / "−5%" between two amounts, or a word when there is nothing to compare with.
-func change(tr common.Catalog, now, before api.Money) string {
-	switch {
-	case before == 0 && now == 0:
-		return tr.T("day.no_change")
-	case before == 0:
-		return tr.T("day.none_before")
-	}
-	pct := float64(now-before) * 100 / float64(before)
-	switch {
-	case pct >= 0.5:
-		return fmt.Sprintf("+%.0f%%", pct)
-	case pct <= -0.5:
-		return fmt.Sprintf("−%.0f%%", -pct)
-	}
-	return "±0%"
-}
-
 // summaryLines are the figures above the chart, wrapped to w.
 func (v *dayView) summaryLines(w int) []string {
 	st, tr := v.c.St, v.c.Tr
@@ -395,7 +377,7 @@ func (v *dayView) summaryLines(w int) []string {
 	counts := []string{
 		st.Label.Render(tr.T("day.payments")) + st.OK.Render(fmt.Sprint(t.Paid)),
 		st.Label.Render(tr.T("day.avg_ticket")) + st.Value.Render(t.AverageTicket().BRL()),
-		st.Label.Render(v.comparisonLabel()+": ") + st.Value.Render(v.report.Previous.Gross.BRL()) + " " + st.Bold.Render(change(tr, t.Gross, v.report.Previous.Gross)),
+		st.Label.Render(v.comparisonLabel()+": ") + st.Value.Render(v.report.Previous.Gross.BRL()) + " " + st.Bold.Render(common.Change(tr, t.Gross, v.report.Previous.Gross)),
 	}
 	count := func(label string, n int, s state.ChargeState) string {
 		return st.Label.Render(label) + st.StateStyle(s).Render(fmt.Sprint(n))

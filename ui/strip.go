@@ -128,7 +128,7 @@ func (s *todayStrip) View(w int) string {
 	payments := st.Label.Render(tr.T("strip.payments")) + st.OK.Render(fmt.Sprint(t.Paid)) + sep
 	money := common.DayNetText(st, tr, t) + sep + stripRefunds(st, tr, t)
 	vs := st.Label.Render(tr.F("strip.vs_yesterday_until", s.c.Now().In(s.c.Loc).Format("15:04"))+" ") +
-		st.Bold.Render(change(tr, t.Gross, s.report.Previous.Gross)) + sep
+		st.Bold.Render(common.Change(tr, t.Gross, s.report.Previous.Gross)) + sep
 	more := st.Muted.Render(tr.T("strip.6_for_more"))
 	for _, line := range []string{gross + payments + money + vs + more, gross + payments + money + vs, gross + payments + money, gross + money} {
 		if line = strings.TrimSuffix(line, sep); lipgloss.Width(line) <= w {
