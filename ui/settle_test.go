@@ -17,6 +17,7 @@ import (
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
 	"pixdash/ui/refund"
+	"pixdash/ui/sales"
 	"pixdash/ui/search"
 	"pixdash/ui/wallets"
 	"pixdash/ui/withdrawal"
@@ -47,10 +48,10 @@ func storeReply(msg tea.Msg) bool {
 		return storeReply(msg.Msg)
 	case chargePage, events.EventPage, events.FacetsMsg, inspector.HistoryMsg, refundStatesMsg:
 		return true
-	case dayMsg, stripMsg, dayPeriodMsg, common.ScopeChangedMsg, closeMsg, closeDoneMsg:
+	case sales.DayMsg, stripMsg, sales.DayPeriodMsg, common.ScopeChangedMsg, sales.CloseMsg, sales.CloseDoneMsg:
 		return true // the day view, its strip and the close read the store (the close's balances fail fast against deadClient)
 	case common.StatusMsg:
-		return msg.Owner == closeOwner
+		return msg.Owner == sales.CloseOwner
 	}
 	return false
 }
@@ -265,7 +266,7 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		return view(viewInspector)
 	case wallets.WalletsListMsg, wallets.WalletsBalanceMsg, wallets.WalletsCreatedMsg:
 		return view(viewWallets)
-	case dayMsg, dayTickMsg, dayPeriodMsg:
+	case sales.DayMsg, sales.DayTickMsg, sales.DayPeriodMsg:
 		return view(viewDay)
 	case splitWalletsMsg, common.ProjectsMsg:
 		if f, ok := m.chargeForm(); ok {
@@ -279,8 +280,8 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		if f, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
 			return to(f)
 		}
-	case closeMsg, closeDoneMsg:
-		if o, ok := common.Find[*closeOverlay](m.overlays); ok {
+	case sales.CloseMsg, sales.CloseDoneMsg:
+		if o, ok := common.Find[*sales.CloseOverlay](m.overlays); ok {
 			return to(o)
 		}
 	case search.SearchFoundMsg, search.SearchCheckedMsg:

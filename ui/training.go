@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"pixdash/ui/common"
+	"pixdash/ui/sales"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -225,7 +226,7 @@ func (t *TrainingModel) watch() tea.Cmd {
 	if t.inner.view == viewBlocks && len(t.inner.overlays) == 0 {
 		cmds = append(cmds, t.observe(TrainingAction{Kind: TrainViewBlocks}))
 	}
-	_, open := common.Find[*closeOverlay](t.inner.overlays)
+	_, open := common.Find[*sales.CloseOverlay](t.inner.overlays)
 	switch {
 	case open && !t.closing:
 		t.closing = true

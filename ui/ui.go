@@ -21,6 +21,7 @@ import (
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
 	"pixdash/ui/refund"
+	"pixdash/ui/sales"
 	"pixdash/ui/search"
 	"pixdash/ui/wallets"
 	"pixdash/ui/withdrawal"
@@ -220,7 +221,7 @@ func (m *Model) newPanes() map[viewID]common.Pane {
 		viewWallets:   wallets.NewWalletsView(m.c),
 		viewBlocks:    blocks.NewBlocksView(m.c),
 		viewEvents:    events.NewEventsView(m.c),
-		viewDay:       newDayView(m.c),
+		viewDay:       sales.NewDayView(m.c),
 	}
 }
 

@@ -1,4 +1,4 @@
-package ui
+package sales
 
 import (
 	"strings"
@@ -16,17 +16,17 @@ import (
 // maxRangeDays is the longest custom period the day view draws.
 const maxRangeDays = 366
 
-// rangeForm asks for a custom period of the day view: first and last day, both included.
-type rangeForm struct {
+// RangeForm asks for a custom period of the day view: first and last day, both included.
+type RangeForm struct {
 	common.Closer
 	c             *common.Common
-	from, to      textinput.Model
+	From, To      textinput.Model
 	field         int // 0 from, 1 to
 	errs          [2]string
 	width, height int
 }
 
-func newRangeForm(c *common.Common, p state.Period) *rangeForm {
+func newRangeForm(c *common.Common, p state.Period) *RangeForm {
 	mk := func(t time.Time) textinput.Model {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -36,31 +36,31 @@ func newRangeForm(c *common.Common, p state.Period) *rangeForm {
 		ti.SetValue(t.In(c.Loc).Format("02/01/2006"))
 		return ti
 	}
-	f := &rangeForm{c: c, from: mk(p.From), to: mk(p.To.Add(-time.Millisecond))}
-	f.from.Focus()
+	f := &RangeForm{c: c, From: mk(p.From), To: mk(p.To.Add(-time.Millisecond))}
+	f.From.Focus()
 	return f
 }
 
-func (f *rangeForm) Layer() common.Layer { return common.LayerFloat }
-func (f *rangeForm) SetSize(w, h int) tea.Cmd {
+func (f *RangeForm) Layer() common.Layer { return common.LayerFloat }
+func (f *RangeForm) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	return nil
 }
-func (f *rangeForm) Focus() tea.Cmd     { return textinput.Blink }
-func (f *rangeForm) Start() tea.Cmd     { return nil }
-func (f *rangeForm) Blur()              {}
-func (f *rangeForm) CapturesText() bool { return true }
+func (f *RangeForm) Focus() tea.Cmd     { return textinput.Blink }
+func (f *RangeForm) Start() tea.Cmd     { return nil }
+func (f *RangeForm) Blur()              {}
+func (f *RangeForm) CapturesText() bool { return true }
 
 // ShortHelp lists the form's keys.
-func (f *rangeForm) ShortHelp() []key.Binding {
+func (f *RangeForm) ShortHelp() []key.Binding {
 	k := f.c.Keys
 	return []key.Binding{k.NextField, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", f.c.Tr.T("daterange.apply"))), k.Back}
 }
 
 // FullHelp lists the form's keys for the help screen.
-func (f *rangeForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
+func (f *RangeForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 
-func (f *rangeForm) Update(msg tea.Msg) tea.Cmd {
+func (f *RangeForm) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil
@@ -72,31 +72,31 @@ func (f *rangeForm) Update(msg tea.Msg) tea.Cmd {
 	case "tab", "shift+tab", "up", "down":
 		f.field = 1 - f.field
 		if f.field == 0 {
-			f.to.Blur()
-			return f.from.Focus()
+			f.To.Blur()
+			return f.From.Focus()
 		}
-		f.from.Blur()
-		return f.to.Focus()
+		f.From.Blur()
+		return f.To.Focus()
 	case "enter":
 		p, ok := f.parse()
 		if !ok {
 			return nil
 		}
 		f.Close()
-		return f.ForAsker(func() tea.Msg { return dayPeriodMsg{days: p.DayCount(f.c.Loc), custom: &p} })
+		return f.ForAsker(func() tea.Msg { return DayPeriodMsg{days: p.DayCount(f.c.Loc), custom: &p} })
 	}
 	var cmd tea.Cmd
 	if f.field == 0 {
-		f.from, cmd = f.from.Update(km)
+		f.From, cmd = f.From.Update(km)
 	} else {
-		f.to, cmd = f.to.Update(km)
+		f.To, cmd = f.To.Update(km)
 	}
 	f.errs = [2]string{}
 	return cmd
 }
 
 // parse checks both days; each wrong field gets its message and nothing is applied.
-func (f *rangeForm) parse() (state.Period, bool) {
+func (f *RangeForm) parse() (state.Period, bool) {
 	tr, loc := f.c.Tr, f.c.Loc
 	day := func(s string) (time.Time, string) {
 		s = strings.TrimSpace(s)
@@ -109,8 +109,8 @@ func (f *rangeForm) parse() (state.Period, bool) {
 		}
 		return t, ""
 	}
-	from, e0 := day(f.from.Value())
-	to, e1 := day(f.to.Value())
+	from, e0 := day(f.From.Value())
+	to, e1 := day(f.To.Value())
 	f.errs = [2]string{e0, e1}
 	if e0 != "" || e1 != "" {
 		return state.Period{}, false
@@ -127,7 +127,7 @@ func (f *rangeForm) parse() (state.Period, bool) {
 	return p, true
 }
 
-func (f *rangeForm) View() string {
+func (f *RangeForm) View() string {
 	st, tr := f.c.St, f.c.Tr
 	var b strings.Builder
 	b.WriteString(st.Brand.Render(tr.T("daterange.custom_period")) + "\n\n")
@@ -137,8 +137,8 @@ func (f *rangeForm) View() string {
 			b.WriteString(common.Spaces(12) + st.FieldErr.Render(err) + "\n")
 		}
 	}
-	row(tr.T("daterange.first_day"), f.from, f.errs[0])
-	row(tr.T("daterange.last_day"), f.to, f.errs[1])
+	row(tr.T("daterange.first_day"), f.From, f.errs[0])
+	row(tr.T("daterange.last_day"), f.To, f.errs[1])
 	b.WriteString("\n" + st.Muted.Render(tr.T("daterange.both_days_included_enter_applies_esc")))
 	return lipgloss.Place(f.width, f.height, lipgloss.Center, lipgloss.Center, st.Overlay.Render(b.String()))
 }

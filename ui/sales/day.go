@@ -1,4 +1,4 @@
-package ui
+package sales
 
 import (
 	"context"
@@ -20,28 +20,28 @@ import (
 // "now" moves (the comparison's cut, the day's end).
 const dayRefreshEvery = time.Minute
 
-// dayView is the merchant's day: what was received in a period (gross, fees, net), the counts
+// DayView is the merchant's day: what was received in a period (gross, fees, net), the counts
 // by state, the average ticket, the comparison with the span before, a revenue chart and, for
 // all wallets, a totals table per wallet. The figures are the local database's: the charges
 // this profile knows (created here or reported by the service).
-type dayView struct {
+type DayView struct {
 	common.Asker // the period picker, the custom range and the close report
 	c            *common.Common
 
-	width, height int
+	Width, height int
 
 	// The period: days (1, 7 or 30) ending back periods before today, or custom when set.
-	days   int
+	Days   int
 	back   int
-	custom *state.Period
+	Custom *state.Period
 	// sideBySide draws the wallets' bars next to each other instead of stacked.
 	sideBySide bool
 
-	seq     uint64 // numbers reads; a reply for an older one is dropped
-	loading bool
+	Seq     uint64 // numbers reads; a reply for an older one is dropped
+	Loading bool
 	again   bool // the store changed during a read: read once more after it
-	loaded  bool
-	report  state.DayReport
+	Loaded  bool
+	Report  state.DayReport
 	shownAt time.Time // when the shown figures were read
 	errText string
 
@@ -51,44 +51,44 @@ type dayView struct {
 	focused bool
 }
 
-// dayMsg is a read of the day's figures.
-type dayMsg struct {
-	tag    common.Tag
-	seq    uint64
+// DayMsg is a read of the day's figures.
+type DayMsg struct {
+	Tag    common.Tag
+	Seq    uint64
 	all    bool
-	report state.DayReport
+	Report state.DayReport
 	err    error
-	at     time.Time
+	At     time.Time
 }
 
-// dayTickMsg re-reads the figures once a minute while the view is on screen.
-type dayTickMsg struct{ gen, seq uint64 }
+// DayTickMsg re-reads the figures once a minute while the view is on screen.
+type DayTickMsg struct{ gen, seq uint64 }
 
-// dayPeriodMsg is the period chosen in the picker or the custom range form.
-type dayPeriodMsg struct {
+// DayPeriodMsg is the period chosen in the picker or the custom range form.
+type DayPeriodMsg struct {
 	days   int
 	back   int
 	custom *state.Period
 	ask    bool // open the custom range form
 }
 
-func newDayView(c *common.Common) *dayView {
-	return &dayView{c: c, days: 1}
+func NewDayView(c *common.Common) *DayView {
+	return &DayView{c: c, Days: 1}
 }
 
 // Title names the view in the tab strip.
-func (v *dayView) Title() string { return v.c.Tr.T("day.sales") }
+func (v *DayView) Title() string { return v.c.Tr.T("day.sales") }
 
-func (v *dayView) CapturesText() bool { return false }
+func (v *DayView) CapturesText() bool { return false }
 
-func (v *dayView) SetSize(w, h int) tea.Cmd {
-	v.width, v.height = w, h
+func (v *DayView) SetSize(w, h int) tea.Cmd {
+	v.Width, v.height = w, h
 	v.redraw()
 	return nil
 }
 
 // Focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
-func (v *dayView) Focus() tea.Cmd {
+func (v *DayView) Focus() tea.Cmd {
 	v.focused = true
 	if !v.ticking {
 		return v.scheduleTick()
@@ -97,7 +97,7 @@ func (v *dayView) Focus() tea.Cmd {
 }
 
 // Start reads the period's figures and starts the periodic refresh.
-func (v *dayView) Start() tea.Cmd {
+func (v *DayView) Start() tea.Cmd {
 	v.focused = true
 	cmds := []tea.Cmd{v.load()}
 	if !v.ticking {
@@ -106,63 +106,63 @@ func (v *dayView) Start() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func (v *dayView) Blur() { v.focused = false }
+func (v *DayView) Blur() { v.focused = false }
 
 // period is the span the view shows.
-func (v *dayView) period() state.Period {
-	if v.custom != nil {
-		return *v.custom
+func (v *DayView) period() state.Period {
+	if v.Custom != nil {
+		return *v.Custom
 	}
-	anchor := v.c.Now().In(v.c.Loc).AddDate(0, 0, -v.back*v.days)
-	return state.Days(anchor, v.days, v.c.Loc)
+	anchor := v.c.Now().In(v.c.Loc).AddDate(0, 0, -v.back*v.Days)
+	return state.Days(anchor, v.Days, v.c.Loc)
 }
 
 // load reads the figures of the period; a read in flight is followed by one more.
-func (v *dayView) load() tea.Cmd {
+func (v *DayView) load() tea.Cmd {
 	if v.c.App.Sess == nil || v.c.App.Sess.Store == nil {
 		return nil
 	}
-	if v.loading {
+	if v.Loading {
 		v.again = true
 		return nil
 	}
-	v.seq++
-	v.loading, v.again = true, false
+	v.Seq++
+	v.Loading, v.again = true, false
 	fee, hasFee := common.FeeEstimate(v.c)
 	q := state.DayQuery{Period: v.period(), Wallet: common.ScopeWallet(v.c), Now: v.c.Now(), Fee: fee, HasFee: hasFee}
-	t, seq, all, store, now := v.c.App.Tag(), v.seq, v.c.App.AllWallets, v.c.App.Sess.Store, v.c.Now
+	t, seq, all, store, now := v.c.App.Tag(), v.Seq, v.c.App.AllWallets, v.c.App.Sess.Store, v.c.Now
 	return v.c.App.WithTimeout(common.DayReadTimeout, func(ctx context.Context) tea.Msg {
 		r, err := store.DayReport(ctx, q)
-		return dayMsg{tag: t, seq: seq, all: all, report: r, err: err, at: now()}
+		return DayMsg{Tag: t, Seq: seq, all: all, Report: r, err: err, At: now()}
 	})
 }
 
-func (v *dayView) scheduleTick() tea.Cmd {
+func (v *DayView) scheduleTick() tea.Cmd {
 	v.tickSeq++
 	v.ticking = true
 	gen, seq := v.c.App.Gen, v.tickSeq
-	return tea.Tick(dayRefreshEvery, func(time.Time) tea.Msg { return dayTickMsg{gen: gen, seq: seq} })
+	return tea.Tick(dayRefreshEvery, func(time.Time) tea.Msg { return DayTickMsg{gen: gen, seq: seq} })
 }
 
 // ShortHelp lists the keys the footer shows.
-func (v *dayView) ShortHelp() []key.Binding {
+func (v *DayView) ShortHelp() []key.Binding {
 	k := v.c.Keys
 	return []key.Binding{k.Period, k.PrevPeriod, k.Scope, k.CloseDay}
 }
 
 // FullHelp lists the view's keys for the help screen.
-func (v *dayView) FullHelp() [][]key.Binding {
+func (v *DayView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{{k.Period, k.PrevPeriod, k.NextPeriod, k.Scope, k.Bars, k.CloseDay, k.Refresh}}
 }
 
-func (v *dayView) Update(msg tea.Msg) tea.Cmd {
+func (v *DayView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return v.key(msg)
-	case dayMsg:
+	case DayMsg:
 		return v.onReport(msg)
-	case dayTickMsg:
+	case DayTickMsg:
 		if msg.gen != v.c.App.Gen || msg.seq != v.tickSeq || !v.ticking {
 			return nil
 		}
@@ -171,12 +171,12 @@ func (v *dayView) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return tea.Batch(v.load(), v.scheduleTick())
-	case dayPeriodMsg:
+	case DayPeriodMsg:
 		if msg.ask {
 			v.Ask(newRangeForm(v.c, v.period()))
 			return nil
 		}
-		v.days, v.back, v.custom = max(msg.days, 1), msg.back, msg.custom
+		v.Days, v.back, v.Custom = max(msg.days, 1), msg.back, msg.custom
 		return v.reload()
 	case common.StoreChangedMsg:
 		return v.load()
@@ -187,23 +187,23 @@ func (v *dayView) Update(msg tea.Msg) tea.Cmd {
 }
 
 // reload drops the figures shown (another period, scope or wallet) and reads.
-func (v *dayView) reload() tea.Cmd {
-	v.loaded, v.errText = false, ""
-	v.seq++ // a read in flight is for what was shown before
-	v.loading = false
+func (v *DayView) reload() tea.Cmd {
+	v.Loaded, v.errText = false, ""
+	v.Seq++ // a read in flight is for what was shown before
+	v.Loading = false
 	return v.load()
 }
 
-func (v *dayView) key(km tea.KeyMsg) tea.Cmd {
+func (v *DayView) key(km tea.KeyMsg) tea.Cmd {
 	k := v.c.Keys
 	switch {
 	case key.Matches(km, k.Period):
-		v.Ask(newPeriodPicker(v.c, v.days, v.back, v.custom != nil))
+		v.Ask(newPeriodPicker(v.c, v.Days, v.back, v.Custom != nil))
 	case key.Matches(km, k.PrevPeriod):
 		v.shift(1)
 		return v.reload()
 	case key.Matches(km, k.NextPeriod):
-		if v.custom == nil && v.back == 0 {
+		if v.Custom == nil && v.back == 0 {
 			return nil
 		}
 		v.shift(-1)
@@ -223,7 +223,7 @@ func (v *dayView) key(km tea.KeyMsg) tea.Cmd {
 }
 
 // closeDay is the day the close report is for: the period's day when it is one day, else today.
-func (v *dayView) closeDay() state.Period {
+func (v *DayView) closeDay() state.Period {
 	p := v.period()
 	if p.DayCount(v.c.Loc) == 1 {
 		return p
@@ -232,21 +232,21 @@ func (v *dayView) closeDay() state.Period {
 }
 
 // shift moves the period n spans back (negative: forward); a custom range moves by its length.
-func (v *dayView) shift(n int) {
-	if v.custom != nil {
-		days := v.custom.DayCount(v.c.Loc)
-		p := state.Period{From: v.custom.From.AddDate(0, 0, -n*days), To: v.custom.To.AddDate(0, 0, -n*days)}
-		v.custom = &p
+func (v *DayView) shift(n int) {
+	if v.Custom != nil {
+		days := v.Custom.DayCount(v.c.Loc)
+		p := state.Period{From: v.Custom.From.AddDate(0, 0, -n*days), To: v.Custom.To.AddDate(0, 0, -n*days)}
+		v.Custom = &p
 		return
 	}
 	v.back = max(v.back+n, 0)
 }
 
-func (v *dayView) onReport(msg dayMsg) tea.Cmd {
-	if v.c.App.Stale(msg.tag) || msg.seq != v.seq {
+func (v *DayView) onReport(msg DayMsg) tea.Cmd {
+	if v.c.App.Stale(msg.Tag) || msg.Seq != v.Seq {
 		return nil
 	}
-	v.loading = false
+	v.Loading = false
 	var cmd tea.Cmd
 	if v.again {
 		cmd = v.load()
@@ -256,7 +256,7 @@ func (v *dayView) onReport(msg dayMsg) tea.Cmd {
 		return cmd
 	}
 	v.errText = ""
-	v.loaded, v.report, v.shownAt = true, msg.report, msg.at
+	v.Loaded, v.Report, v.shownAt = true, msg.Report, msg.At
 	v.redraw()
 	return cmd
 }
@@ -269,10 +269,10 @@ type dayFrame struct {
 }
 
 // frame lays the view out at its size; the chart gets what the text leaves.
-func (v *dayView) frame() dayFrame {
-	f := dayFrame{summary: v.summaryLines(v.width)}
-	if v.c.App.AllWallets && len(v.report.Wallets) > 0 {
-		f.table = v.tableLines(v.width)
+func (v *DayView) frame() dayFrame {
+	f := dayFrame{summary: v.summaryLines(v.Width)}
+	if v.c.App.AllWallets && len(v.Report.Wallets) > 0 {
+		f.table = v.TableLines(v.Width)
 	}
 	left := v.height - 1 - len(f.summary) - len(f.table)
 	if len(f.table) > 0 {
@@ -291,17 +291,17 @@ func (v *dayView) frame() dayFrame {
 }
 
 // redraw draws the chart for the report and size (in update, so view only joins strings).
-func (v *dayView) redraw() {
+func (v *DayView) redraw() {
 	v.chart = ""
-	if !v.loaded || v.width <= 0 {
+	if !v.Loaded || v.Width <= 0 {
 		return
 	}
 	f := v.frame()
 	if f.chartH == 0 {
 		return
 	}
-	v.chart = common.RevenueChart(v.report, common.ChartOptions{
-		Width: v.width, Height: f.chartH, SideBySide: v.sideBySide,
+	v.chart = common.RevenueChart(v.Report, common.ChartOptions{
+		Width: v.Width, Height: f.chartH, SideBySide: v.sideBySide,
 		Color: lipgloss.ColorProfile() != termenv.Ascii, ASCII: v.c.Ascii,
 		Loc: v.c.Loc, Money: compactMoney,
 	})
@@ -315,28 +315,28 @@ func compactMoney(m api.Money) string {
 }
 
 // periodLabel names the period: "Today · 24/11/2026", "Last 7 days · 18/11–24/11/2026"…
-func (v *dayView) periodLabel() string {
+func (v *DayView) periodLabel() string {
 	tr, loc := v.c.Tr, v.c.Loc
 	p := v.period()
 	from, to := p.From.In(loc), p.To.Add(-time.Millisecond).In(loc)
 	span := from.Format("02/01") + "–" + to.Format("02/01/2006")
 	switch {
-	case v.custom != nil:
+	case v.Custom != nil:
 		return tr.T("day.custom") + " · " + span
-	case v.days == 1 && v.back == 0:
+	case v.Days == 1 && v.back == 0:
 		return tr.T("day.today") + " · " + from.Format("02/01/2006")
-	case v.days == 1 && v.back == 1:
+	case v.Days == 1 && v.back == 1:
 		return tr.T("day.yesterday") + " · " + from.Format("02/01/2006")
-	case v.days == 1:
+	case v.Days == 1:
 		return from.Format("02/01/2006")
 	case v.back == 0:
-		return tr.F("day.last_days", v.days) + " · " + span
+		return tr.F("day.last_days", v.Days) + " · " + span
 	}
-	return tr.F("day.days", v.days) + " · " + span
+	return tr.F("day.days", v.Days) + " · " + span
 }
 
 // comparisonLabel says what the figures are compared with.
-func (v *dayView) comparisonLabel() string {
+func (v *DayView) comparisonLabel() string {
 	tr := v.c.Tr
 	p := v.period()
 	now := v.c.Now()
@@ -354,17 +354,17 @@ func (v *dayView) comparisonLabel() string {
 }
 
 // summaryLines are the figures above the chart, wrapped to w.
-func (v *dayView) summaryLines(w int) []string {
+func (v *DayView) summaryLines(w int) []string {
 	st, tr := v.c.St, v.c.Tr
-	if !v.loaded {
+	if !v.Loaded {
 		return nil
 	}
-	t := v.report.Total
+	t := v.Report.Total
 	sep := st.Muted.Render(" · ")
 	fees := st.Label.Render(tr.T("day.fees")) + st.Value.Render(t.Fees.BRL())
 	if t.FeesEstimated > 0 {
 		note := tr.N("day.estimated_n", t.FeesEstimated)
-		if !v.report.Query.HasFee { // no fee to estimate with when the figures were read
+		if !v.Report.Query.HasFee { // no fee to estimate with when the figures were read
 			note = tr.N("day.fees_unknown_n", t.FeesEstimated)
 		}
 		fees += st.Warn.Render(" (" + note + ")")
@@ -377,7 +377,7 @@ func (v *dayView) summaryLines(w int) []string {
 	counts := []string{
 		st.Label.Render(tr.T("day.payments")) + st.OK.Render(fmt.Sprint(t.Paid)),
 		st.Label.Render(tr.T("day.avg_ticket")) + st.Value.Render(t.AverageTicket().BRL()),
-		st.Label.Render(v.comparisonLabel()+": ") + st.Value.Render(v.report.Previous.Gross.BRL()) + " " + st.Bold.Render(common.Change(tr, t.Gross, v.report.Previous.Gross)),
+		st.Label.Render(v.comparisonLabel()+": ") + st.Value.Render(v.Report.Previous.Gross.BRL()) + " " + st.Bold.Render(common.Change(tr, t.Gross, v.Report.Previous.Gross)),
 	}
 	count := func(label string, n int, s state.ChargeState) string {
 		return st.Label.Render(label) + st.StateStyle(s).Render(fmt.Sprint(n))
@@ -405,8 +405,8 @@ func (v *dayView) summaryLines(w int) []string {
 	return out
 }
 
-// tableLines are the per-wallet totals: a header and one line per wallet, then the total.
-func (v *dayView) tableLines(w int) []string {
+// TableLines are the per-wallet totals: a header and one line per wallet, then the total.
+func (v *DayView) TableLines(w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	type col struct {
 		title string
@@ -465,7 +465,7 @@ func (v *dayView) tableLines(w int) []string {
 		titles[i] = c.title
 	}
 	out := []string{row(titles, st.Label)}
-	for _, t := range v.report.Wallets {
+	for _, t := range v.Report.Wallets {
 		name := common.Sanitize(t.Wallet)
 		style := st.Value
 		if t.Wallet == v.c.App.Wallet {
@@ -474,14 +474,14 @@ func (v *dayView) tableLines(w int) []string {
 		}
 		out = append(out, row(cells(t, name), style))
 	}
-	if len(v.report.Wallets) > 1 {
-		out = append(out, row(cells(v.report.Total, tr.T("day.total")), st.Bold))
+	if len(v.Report.Wallets) > 1 {
+		out = append(out, row(cells(v.Report.Total, tr.T("day.total")), st.Bold))
 	}
 	return out
 }
 
-func (v *dayView) View() string {
-	w, h := v.width, v.height
+func (v *DayView) View() string {
+	w, h := v.Width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
 	}
@@ -493,18 +493,18 @@ func (v *dayView) View() string {
 	left := st.Bold.Render(v.periodLabel()) + st.Muted.Render(" · "+scope)
 	var right string
 	switch {
-	case v.loading && !v.loaded:
+	case v.Loading && !v.Loaded:
 		right = st.Muted.Render(tr.T("day.reading"))
 	case v.errText != "":
 		right = st.Err.Render(tr.T("day.not_updated"))
-	case v.loaded:
+	case v.Loaded:
 		right = st.Muted.Render(tr.T("day.charges_known_to_this_profile"))
 	}
 	lines := []string{common.Spread(left, right, w)}
 	if v.errText != "" {
 		lines = append(lines, common.WrapLines(v.errText, w, 2)...)
 	}
-	if !v.loaded {
+	if !v.Loaded {
 		if v.errText == "" {
 			lines = append(lines, st.Muted.Render(common.TruncateWidth(tr.T("day.reading_the_figures"), w)))
 		}
@@ -512,7 +512,7 @@ func (v *dayView) View() string {
 	}
 	f := v.frame()
 	lines = append(lines, f.summary...)
-	if v.report.Total.Paid == 0 && v.report.Total.Created == 0 && v.report.Total.Refunded == 0 {
+	if v.Report.Total.Paid == 0 && v.Report.Total.Created == 0 && v.Report.Total.Refunded == 0 {
 		lines = append(lines, "", st.Muted.Render(common.TruncateWidth(tr.T("day.no_sales_in_this_period_p"), w)))
 	}
 	if v.chart != "" {
@@ -537,11 +537,11 @@ func newPeriodPicker(c *common.Common, days, back int, custom bool) *common.Pick
 	}
 	p := common.NewPicker(c, tr.T("day.period"), items, func(val string) tea.Msg {
 		if val == "custom" {
-			return dayPeriodMsg{ask: true}
+			return DayPeriodMsg{ask: true}
 		}
 		var d, b int
 		_, _ = fmt.Sscanf(val, "%d/%d", &d, &b)
-		return dayPeriodMsg{days: d, back: b}
+		return DayPeriodMsg{days: d, back: b}
 	})
 	p.CloseOnChoose = true
 	return p
