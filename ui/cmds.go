@@ -11,6 +11,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/charges"
 	"pixdash/ui/common"
 )
 
@@ -543,9 +544,9 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		return m.pollNow(msg.Id, msg.Wallet), true
 	case recoveredMsg:
 		return m.onRecovered(msg), true
-	case refreshChargeMsg:
+	case charges.RefreshChargeMsg:
 		m.setStatus(m.c.Tr.T("cmds.refreshing"), common.StatusInfo)
-		return m.pollNow(msg.id, msg.wallet), true
+		return m.pollNow(msg.Id, msg.Wallet), true
 	case storeRefreshedMsg:
 		if msg.gen == m.app.Gen {
 			if msg.err != nil {

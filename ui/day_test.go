@@ -135,7 +135,7 @@ func TestDayTotalsOnScreen(t *testing.T) {
 	}
 	// The charges list follows the scope, and a new charge still goes to the active wallet.
 	send(t, m, runeKey("1"))
-	if q := m.charges.query(); q.Wallet != "" {
+	if q := m.charges.Query(); q.Wallet != "" {
 		t.Fatalf("charges query in all-wallets scope = %+v", q)
 	}
 	if !strings.Contains(m.View(), "all wallets") {

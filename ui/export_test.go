@@ -13,6 +13,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state/export"
+	"pixdash/ui/charges"
 	"pixdash/ui/common"
 )
 
@@ -22,7 +23,7 @@ func exportKey(t *testing.T, m *Model) common.StatusMsg {
 	t.Helper()
 	_, cmd := m.Update(runeKey("E"))
 	for _, msg := range runAll(cmd) {
-		if st, ok := msg.(common.StatusMsg); ok && st.Owner == exportOwner {
+		if st, ok := msg.(common.StatusMsg); ok && st.Owner == charges.ExportOwner {
 			m.Update(reply(m, st))
 			return st
 		}

@@ -56,7 +56,7 @@ func TestRunesReadTogetherAreKeysOneByOne(t *testing.T) {
 	m = goldenModel(t, s, 120, 40)
 	press(t, m, "/")
 	send(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("caf")})
-	if got := m.charges.filter.Value(); got != "caf" {
+	if got := m.charges.Filter.Value(); got != "caf" {
 		t.Fatalf("filter = %q, want caf", got)
 	}
 }

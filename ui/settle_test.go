@@ -13,6 +13,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/ui/blocks"
+	"pixdash/ui/charges"
 	"pixdash/ui/common"
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
@@ -46,9 +47,9 @@ func storeReply(msg tea.Msg) bool {
 	switch msg := msg.(type) {
 	case common.EnvelopeMsg:
 		return storeReply(msg.Msg)
-	case chargePage, events.EventPage, events.FacetsMsg, inspector.HistoryMsg, refundStatesMsg:
+	case charges.ChargePage, events.EventPage, events.FacetsMsg, inspector.HistoryMsg, charges.RefundStatesMsg:
 		return true
-	case sales.DayMsg, stripMsg, sales.DayPeriodMsg, common.ScopeChangedMsg, sales.CloseMsg, sales.CloseDoneMsg:
+	case sales.DayMsg, charges.StripMsg, sales.DayPeriodMsg, common.ScopeChangedMsg, sales.CloseMsg, sales.CloseDoneMsg:
 		return true // the day view, its strip and the close read the store (the close's balances fail fast against deadClient)
 	case common.StatusMsg:
 		return msg.Owner == sales.CloseOwner
@@ -256,7 +257,7 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 	}
 	view := func(id viewID) tea.Msg { return to(m.panes[id]) }
 	switch msg.(type) {
-	case chargePage, stripMsg, stripMidnightMsg, refundStatesMsg:
+	case charges.ChargePage, charges.StripMsg, charges.StripMidnightMsg, charges.RefundStatesMsg:
 		return view(viewCharges)
 	case events.EventPage, events.FacetsMsg:
 		return view(viewEvents)

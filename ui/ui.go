@@ -17,6 +17,7 @@ import (
 	"pixdash/api"
 	"pixdash/state/workflow"
 	"pixdash/ui/blocks"
+	"pixdash/ui/charges"
 	"pixdash/ui/common"
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
@@ -92,7 +93,7 @@ type Model struct {
 	view viewID
 
 	panes   map[viewID]common.Pane
-	charges *chargesView
+	charges *charges.ChargesView
 	// overlays are stacked over the views (form, QR screen, pickers, help, confirmations);
 	// the top one has the keyboard.
 	overlays common.OverlayStack
@@ -194,7 +195,7 @@ func (m *Model) setSession(s *workflow.Session) {
 	if s.Wallet != "" {
 		m.app.Wallet = s.Wallet
 	}
-	m.charges = newChargesView(m.c, s.Store)
+	m.charges = charges.NewChargesView(m.c, s.Store)
 	m.panes = m.newPanes()
 	m.overlays = nil
 	m.eng, m.watched = m.newEngine(s), ""

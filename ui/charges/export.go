@@ -1,4 +1,4 @@
-package ui
+package charges
 
 import (
 	"context"
@@ -16,18 +16,18 @@ import (
 // exportTimeout bounds one export from the dashboard (it streams the list a page at a time).
 const exportTimeout = 5 * time.Minute
 
-// exportOwner owns the export's status message.
-const exportOwner = "export"
+// ExportOwner owns the export's status message.
+const ExportOwner = "export"
 
 // export writes the list as it is on screen (wallet, status filter, text filter) to a new file
 // in the exports directory, in a command; the status line says where it went. Update only
 // gathers what the command needs.
-func (v *chargesView) export() tea.Cmd {
+func (v *ChargesView) export() tea.Cmd {
 	s := v.c.Export
 	tr := v.c.Tr
 	if s.Dir == "" {
 		return func() tea.Msg {
-			return common.StatusMsg{Text: tr.T("export.nowhere_to_write_the_export_set"), Kind: common.StatusError, Owner: exportOwner}
+			return common.StatusMsg{Text: tr.T("export.nowhere_to_write_the_export_set"), Kind: common.StatusError, Owner: ExportOwner}
 		}
 	}
 	sess := v.c.App.Sess
@@ -43,7 +43,7 @@ func (v *chargesView) export() tea.Cmd {
 			opts.Format = f
 		}
 	}
-	opts.Query = v.query()
+	opts.Query = v.Query()
 	opts.Location = v.c.Loc
 	path := filepath.Join(s.Dir, export.FileName(profile, v.c.Now().In(v.c.Loc), opts.Format))
 	var store export.Source
@@ -53,9 +53,9 @@ func (v *chargesView) export() tea.Cmd {
 	return v.c.App.WithTimeout(exportTimeout, func(ctx context.Context) tea.Msg {
 		n, err := writeExport(ctx, s.Dir, path, store, opts)
 		if err != nil {
-			return common.StatusMsg{Text: tr.F("export.export_failed", err), Kind: common.StatusError, Owner: exportOwner}
+			return common.StatusMsg{Text: tr.F("export.export_failed", err), Kind: common.StatusError, Owner: ExportOwner}
 		}
-		return common.StatusMsg{Text: tr.N("export.exported_charges_to_n", n, n, path), Kind: common.StatusOK, Owner: exportOwner}
+		return common.StatusMsg{Text: tr.N("export.exported_charges_to_n", n, n, path), Kind: common.StatusOK, Owner: ExportOwner}
 	})
 }
 

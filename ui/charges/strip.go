@@ -1,4 +1,4 @@
-package ui
+package charges
 
 import (
 	"context"
@@ -28,11 +28,11 @@ type todayStrip struct {
 	midnight time.Time
 }
 
-// stripMidnightMsg is the strip's timer at the end of the day it shows.
-type stripMidnightMsg struct{ gen uint64 }
+// StripMidnightMsg is the strip's timer at the end of the day it shows.
+type StripMidnightMsg struct{ gen uint64 }
 
-// stripMsg is a read of today's figures for the strip.
-type stripMsg struct {
+// StripMsg is a read of today's figures for the strip.
+type StripMsg struct {
 	tag    common.Tag
 	seq    uint64
 	report state.DayReport
@@ -56,7 +56,7 @@ func (s *todayStrip) load() tea.Cmd {
 	t, seq, store := s.c.App.Tag(), s.seq, s.c.App.Sess.Store
 	return s.c.App.WithTimeout(common.DayReadTimeout, func(ctx context.Context) tea.Msg {
 		r, err := store.DayReport(ctx, q)
-		return stripMsg{tag: t, seq: seq, report: r, err: err}
+		return StripMsg{tag: t, seq: seq, report: r, err: err}
 	})
 }
 
@@ -68,7 +68,7 @@ func (s *todayStrip) reset() tea.Cmd {
 	return s.load()
 }
 
-func (s *todayStrip) onMsg(msg stripMsg) tea.Cmd {
+func (s *todayStrip) onMsg(msg StripMsg) tea.Cmd {
 	if s.c.App.Stale(msg.tag) || msg.seq != s.seq {
 		return nil
 	}
@@ -85,13 +85,13 @@ func (s *todayStrip) onMsg(msg stripMsg) tea.Cmd {
 	if end := msg.report.Query.Period.To; !end.Equal(s.midnight) {
 		s.midnight = end
 		gen := s.c.App.Gen
-		cmd = tea.Batch(cmd, tea.Tick(max(end.Sub(s.c.Now()), time.Second), func(time.Time) tea.Msg { return stripMidnightMsg{gen: gen} }))
+		cmd = tea.Batch(cmd, tea.Tick(max(end.Sub(s.c.Now()), time.Second), func(time.Time) tea.Msg { return StripMidnightMsg{gen: gen} }))
 	}
 	return cmd
 }
 
 // onMidnight reads the new day's figures.
-func (s *todayStrip) onMidnight(msg stripMidnightMsg) tea.Cmd {
+func (s *todayStrip) onMidnight(msg StripMidnightMsg) tea.Cmd {
 	if msg.gen != s.c.App.Gen {
 		return nil
 	}

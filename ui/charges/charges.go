@@ -1,4 +1,4 @@
-package ui
+package charges
 
 import (
 	"context"
@@ -15,19 +15,19 @@ import (
 	"pixdash/ui/common"
 )
 
-// chargesView lists tracked charges, newest first, for the active wallet. Its list holds a
+// ChargesView lists tracked charges, newest first, for the active wallet. Its list holds a
 // window of rows around the cursor, read from the store by commands (see listWindow); rows are
 // cached until their charge, the width or the second shown in a countdown changes.
-type chargesView struct {
+type ChargesView struct {
 	common.List[string, chargeStamp, state.Charge]
 	common.Asker  // the refund form R opens
 	c             *common.Common
 	store         *state.Store
 	width, height int // the view's; the list has the lines under the two header lines
-	filter        textinput.Model
+	Filter        textinput.Model
 	filterOn      bool
 	status        state.StatusFilter
-	win           common.ListWindow[state.ChargeQuery, state.Charge]
+	Win           common.ListWindow[state.ChargeQuery, state.Charge]
 	focused       bool // on screen with the keyboard (between focus and blur)
 	started       bool // start ran: the list reads what a resize uncovers
 	strip         todayStrip
@@ -36,21 +36,21 @@ type chargesView struct {
 	refunds map[string]state.RefundState
 }
 
-// refundStatesMsg carries the refunds pixdash asked for the charges the list holds.
-type refundStatesMsg struct {
+// RefundStatesMsg carries the refunds pixdash asked for the charges the list holds.
+type RefundStatesMsg struct {
 	gen     uint64
 	refunds map[string]state.RefundState
 }
 
 // loadRefunds reads the refund states of the rows held (the store's memory, off Update).
-func (v *chargesView) loadRefunds() tea.Cmd {
+func (v *ChargesView) loadRefunds() tea.Cmd {
 	store, gen := v.store, v.c.App.Gen
-	if store == nil || len(v.win.Items) == 0 {
+	if store == nil || len(v.Win.Items) == 0 {
 		return nil
 	}
-	ids := make([]string, len(v.win.Items))
-	for i := range v.win.Items {
-		ids[i] = v.win.Items[i].ID
+	ids := make([]string, len(v.Win.Items))
+	for i := range v.Win.Items {
+		ids[i] = v.Win.Items[i].ID
 	}
 	return func() tea.Msg {
 		m := make(map[string]state.RefundState)
@@ -59,7 +59,7 @@ func (v *chargesView) loadRefunds() tea.Cmd {
 				m[id] = r.State
 			}
 		}
-		return refundStatesMsg{gen: gen, refunds: m}
+		return RefundStatesMsg{gen: gen, refunds: m}
 	}
 }
 
@@ -73,16 +73,16 @@ type chargeStamp struct {
 // chargesOwner addresses the charges list's reads.
 const chargesOwner = "charges"
 
-// chargePage is a read of the charges list.
-type chargePage = common.WindowLoadedMsg[state.ChargeQuery, state.Charge]
+// ChargePage is a read of the charges list.
+type ChargePage = common.WindowLoadedMsg[state.ChargeQuery, state.Charge]
 
-func newChargesView(c *common.Common, store *state.Store) *chargesView {
+func NewChargesView(c *common.Common, store *state.Store) *ChargesView {
 	ti := textinput.New()
 	ti.Prompt = "/ "
 	ti.Placeholder = c.Tr.T("charges.filter_id_description_reference_wallet_amount")
 	ti.CharLimit = 100
-	v := &chargesView{c: c, store: store, filter: ti, strip: todayStrip{c: c}}
-	v.List = common.NewList[string, chargeStamp](&v.win, func(ch *state.Charge) string { return ch.ID })
+	v := &ChargesView{c: c, store: store, Filter: ti, strip: todayStrip{c: c}}
+	v.List = common.NewList[string, chargeStamp](&v.Win, func(ch *state.Charge) string { return ch.ID })
 	tr := c.Tr
 	v.SetColumns([]common.Column{
 		{Title: tr.T("charges.status_caps"), Width: 12},
@@ -93,13 +93,13 @@ func newChargesView(c *common.Common, store *state.Store) *chargesView {
 		{Title: tr.T("charges.created_caps"), Width: 12, Priority: 3},
 		{Title: tr.T("charges.expires_paid_caps"), Width: whenWidth, Priority: 7},
 	})
-	v.win.SetQuery(v.query())
+	v.Win.SetQuery(v.Query())
 	return v
 }
 
-func (v *chargesView) SetSize(w, h int) tea.Cmd {
+func (v *ChargesView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
-	v.filter.Width = w - 4
+	v.Filter.Width = w - 4
 	v.Resize(w, h-4)
 	if !v.started {
 		return nil // the first read is start's
@@ -108,12 +108,12 @@ func (v *chargesView) SetSize(w, h int) tea.Cmd {
 }
 
 // CapturesText reports whether the filter input has the keyboard.
-func (v *chargesView) CapturesText() bool { return v.filterOn }
+func (v *ChargesView) CapturesText() bool { return v.filterOn }
 
-// query is what the list shows: the active wallet (or all of them), the status filter and the
+// Query is what the list shows: the active wallet (or all of them), the status filter and the
 // filter text.
-func (v *chargesView) query() state.ChargeQuery {
-	return state.ChargeQuery{Wallet: common.ScopeWallet(v.c), Status: v.status, Text: v.filter.Value()}
+func (v *ChargesView) Query() state.ChargeQuery {
+	return state.ChargeQuery{Wallet: common.ScopeWallet(v.c), Status: v.status, Text: v.Filter.Value()}
 }
 
 // readCharges reads a window of the charges list from the store.
@@ -125,36 +125,36 @@ func readCharges(store *state.Store) common.WindowRead[state.ChargeQuery, state.
 }
 
 // load asks for the rows on screen when they are not loaded and current.
-func (v *chargesView) load() tea.Cmd {
-	return v.win.Need(chargesOwner, v.c.App.Gen, v.Offset, v.Visible(), readCharges(v.store))
+func (v *ChargesView) load() tea.Cmd {
+	return v.Win.Need(chargesOwner, v.c.App.Gen, v.Offset, v.Visible(), readCharges(v.store))
 }
 
 // requery shows the list for the current wallet and filters, from the top.
-func (v *chargesView) requery() tea.Cmd {
-	v.win.SetQuery(v.query())
+func (v *ChargesView) requery() tea.Cmd {
+	v.Win.SetQuery(v.Query())
 	v.Top()
 	return v.load()
 }
 
 // Title names the view in the tab strip.
-func (v *chargesView) Title() string { return v.c.Tr.T("charges.charges") }
+func (v *ChargesView) Title() string { return v.c.Tr.T("charges.charges") }
 
 // Start scopes the list to the active wallet and reads it. Once that read is in, while the
 // list is on screen, its highlight stays on its charge when newer ones arrive above it (defect 3).
-func (v *chargesView) Start() tea.Cmd {
+func (v *ChargesView) Start() tea.Cmd {
 	v.focused, v.started = true, true
 	strip := v.strip.load()
-	if v.win.Query != v.query() {
+	if v.Win.Query != v.Query() {
 		return tea.Batch(strip, v.requery())
 	}
-	v.win.Invalidate()
+	v.Win.Invalidate()
 	return tea.Batch(strip, v.load())
 }
 
 // Focus gives the list the keyboard back (an overlay above it closed); it reads nothing (store
 // changes reach the view on screen under an overlay too). Once the next read is in, its
 // highlight stays on its charge when newer ones arrive above it.
-func (v *chargesView) Focus() tea.Cmd {
+func (v *ChargesView) Focus() tea.Cmd {
 	v.focused = true
 	return nil
 }
@@ -162,38 +162,38 @@ func (v *chargesView) Focus() tea.Cmd {
 // Blur keeps the rows as they are. Off screen (under the new-charge form or the QR screen, or
 // behind another view), a cursor on the first row stays there as charges arrive: coming back,
 // the merchant finds the newest charge, the one they may just have made, highlighted.
-func (v *chargesView) Blur() { v.focused, v.StickTop = false, true }
+func (v *ChargesView) Blur() { v.focused, v.StickTop = false, true }
 
 // FullHelp lists the view's keys for the help screen.
-func (v *chargesView) FullHelp() [][]key.Binding {
+func (v *ChargesView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh, k.Export, k.Refund, k.Scope}}
 }
 
-func (v *chargesView) Update(msg tea.Msg) tea.Cmd {
+func (v *ChargesView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return v.updateKey(msg)
 	case common.WalletChangedMsg, common.ScopeChangedMsg:
 		return tea.Batch(v.strip.reset(), v.requery())
-	case stripMsg:
+	case StripMsg:
 		return v.strip.onMsg(msg)
-	case stripMidnightMsg:
+	case StripMidnightMsg:
 		return v.strip.onMidnight(msg)
 	case common.StoreChangedMsg:
 		strip := v.strip.load() // refunds arrive as events
 		if !msg.Charges {
 			return tea.Batch(strip, v.loadRefunds()) // events only: the rows stay, their refunds may not
 		}
-		v.win.Invalidate()
+		v.Win.Invalidate()
 		return tea.Batch(strip, v.load())
-	case chargePage:
-		cmd, _ := v.win.Reply(msg, chargesOwner, v.c.App.Gen, func(err error) string {
+	case ChargePage:
+		cmd, _ := v.Win.Reply(msg, chargesOwner, v.c.App.Gen, func(err error) string {
 			return v.c.Tr.F("charges.could_not_read_the_charges", err)
 		}, v.Hold, v.load)
 		v.StickTop = !v.focused // the first read after focus still came from off screen
 		return tea.Batch(cmd, v.loadRefunds())
-	case refundStatesMsg:
+	case RefundStatesMsg:
 		if msg.gen == v.c.App.Gen {
 			v.refunds = msg.refunds
 		}
@@ -202,24 +202,24 @@ func (v *chargesView) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
+func (v *ChargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.Keys
 	if v.filterOn {
 		switch km.String() {
 		case "esc":
 			v.filterOn = false
-			v.filter.Blur()
-			v.filter.SetValue("")
+			v.Filter.Blur()
+			v.Filter.SetValue("")
 			return v.requery()
 		case "enter":
 			v.filterOn = false
-			v.filter.Blur()
+			v.Filter.Blur()
 			return nil
 		}
 		var cmd tea.Cmd
-		before := v.filter.Value()
-		v.filter, cmd = v.filter.Update(km)
-		if v.filter.Value() != before {
+		before := v.Filter.Value()
+		v.Filter, cmd = v.Filter.Update(km)
+		if v.Filter.Value() != before {
 			return tea.Batch(cmd, v.requery())
 		}
 		return cmd
@@ -228,13 +228,13 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 	case v.Navigate(km, k):
 	case key.Matches(km, k.Filter):
 		v.filterOn = true
-		return v.filter.Focus()
+		return v.Filter.Focus()
 	case key.Matches(km, k.StatusFilter):
 		v.status = v.status.Next()
 		return v.requery()
 	case key.Matches(km, k.Back):
-		if v.filter.Value() != "" || v.status != state.FilterAll {
-			v.filter.SetValue("")
+		if v.Filter.Value() != "" || v.status != state.FilterAll {
+			v.Filter.SetValue("")
 			v.status = state.FilterAll
 			return v.requery()
 		}
@@ -244,7 +244,7 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(km, k.Refresh):
 		if ch, ok := v.SelectedLine(); ok {
-			return func() tea.Msg { return refreshChargeMsg{id: ch.ID, wallet: ch.Wallet} }
+			return func() tea.Msg { return RefreshChargeMsg{Id: ch.ID, Wallet: ch.Wallet} }
 		}
 	case key.Matches(km, k.Inspect):
 		if ch, ok := v.SelectedLine(); ok {
@@ -264,11 +264,11 @@ func (v *chargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 	return v.load()
 }
 
-// refreshChargeMsg asks the root to read a charge now.
-type refreshChargeMsg struct{ id, wallet string }
+// RefreshChargeMsg asks the root to read a charge now.
+type RefreshChargeMsg struct{ Id, Wallet string }
 
 // ShortHelp lists the keys the footer shows.
-func (v *chargesView) ShortHelp() []key.Binding {
+func (v *ChargesView) ShortHelp() []key.Binding {
 	k := v.c.Keys
 	if v.filterOn {
 		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.Tr.T("charges.keep_filter"))), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", v.c.Tr.T("charges.clear_filter")))}
@@ -276,10 +276,10 @@ func (v *chargesView) ShortHelp() []key.Binding {
 	return []key.Binding{k.Enter, k.Inspect, k.Filter, k.StatusFilter}
 }
 
-func (v *chargesView) View() string {
+func (v *ChargesView) View() string {
 	w := v.width
 	st, tr := v.c.St, v.c.Tr
-	n := v.win.Len()
+	n := v.Win.Len()
 	var b strings.Builder
 	b.Grow((v.Visible() + 4) * (w + 16))
 	b.WriteString(v.strip.View(w))
@@ -288,10 +288,10 @@ func (v *chargesView) View() string {
 	var top string
 	switch {
 	case v.filterOn:
-		top = v.filter.View()
+		top = v.Filter.View()
 	default:
 		count := tr.N("charges.charges_n", n)
-		if v.win.Capped {
+		if v.Win.Capped {
 			count = tr.F("charges.charges_2", n)
 		}
 		scope := tr.F("charges.wallet", common.Sanitize(v.c.App.Wallet))
@@ -299,13 +299,13 @@ func (v *chargesView) View() string {
 			scope = tr.T("charges.all_wallets")
 		}
 		top = st.Bold.Render(count) + st.Muted.Render(" · "+scope)
-		if q := v.filter.Value(); q != "" {
+		if q := v.Filter.Value(); q != "" {
 			top += st.Muted.Render("  /" + common.Sanitize(q))
 		}
 		if s := v.status; s != state.FilterAll {
 			top += st.Muted.Render("  "+tr.T("charges.status")+": ") + st.StateStyle(state.ChargeState(s)).Render(common.StateName(tr, state.ChargeState(s)))
 		}
-		if !v.win.Shown && v.win.Inflight {
+		if !v.Win.Shown && v.Win.Inflight {
 			top += st.Muted.Render("  " + tr.T("charges.reading"))
 		}
 	}
@@ -314,17 +314,17 @@ func (v *chargesView) View() string {
 	b.WriteString(v.Header(st))
 	b.WriteByte('\n')
 	switch {
-	case v.win.Err != nil && !v.win.Shown:
-		b.WriteString(st.Err.Render(common.TruncateWidth(tr.F("charges.could_not_read_the_charges", v.win.Err), w)))
+	case v.Win.Err != nil && !v.Win.Shown:
+		b.WriteString(st.Err.Render(common.TruncateWidth(tr.F("charges.could_not_read_the_charges", v.Win.Err), w)))
 		return b.String()
-	case !v.win.Shown:
+	case !v.Win.Shown:
 		return b.String()
 	case n == 0:
 		msg := tr.T("charges.no_charges_yet_press_n_to")
 		if v.c.App.Sess.ReadOnly {
 			msg = tr.T("charges.no_charges_yet_this_profile_is")
 		}
-		if v.filter.Value() != "" || v.status != state.FilterAll {
+		if v.Filter.Value() != "" || v.status != state.FilterAll {
 			msg = tr.T("charges.no_charge_matches_the_filter_esc")
 		}
 		b.WriteString(st.Muted.Render(msg))
@@ -342,7 +342,7 @@ func (v *chargesView) View() string {
 
 // cells are a charge's columns: state (or its refund), amount, description, reference, wallet, creation and
 // the expiry countdown or payment time.
-func (v *chargesView) cells(ch *state.Charge, now time.Time) []common.Cell {
+func (v *ChargesView) cells(ch *state.Charge, now time.Time) []common.Cell {
 	desc := ch.Description
 	if desc == "" {
 		desc = "—"
@@ -363,7 +363,7 @@ func (v *chargesView) cells(ch *state.Charge, now time.Time) []common.Cell {
 }
 
 // whenText is the expiry countdown for pending charges, or when the charge was paid.
-func (v *chargesView) whenText(ch *state.Charge, now time.Time) string {
+func (v *ChargesView) whenText(ch *state.Charge, now time.Time) string {
 	tr := v.c.Tr
 	switch ch.State() {
 	case state.StatePending:
