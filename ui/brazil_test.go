@@ -13,6 +13,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 	"pixdash/ui/withdrawal"
 )
 
@@ -39,18 +40,18 @@ func TestNewChargePayerDocument(t *testing.T) {
 		t.Run(string(tc.lang)+" "+tc.doc, func(t *testing.T) {
 			m := formModel(t, goldenSession(t, api.Sandbox), tc.lang)
 			walletsType(m, "12,34")
-			formOf(m).inputs[fDocument].SetValue(tc.doc)
+			formOf(m).Inputs[newcharge.FDocument].SetValue(tc.doc)
 			d, _ := submitted(t, m)
 			if tc.want != "" {
 				if d == nil || d.Req.Customer == nil || d.Req.Customer.Document != tc.want {
-					t.Fatalf("draft %+v, errors %q; want document %q sent", d, formOf(m).errs, tc.want)
+					t.Fatalf("draft %+v, errors %q; want document %q sent", d, formOf(m).Errs, tc.want)
 				}
 				return
 			}
 			if d != nil {
 				t.Fatalf("a refused document was sent: %+v", d.Req.Customer)
 			}
-			if got := formOf(m).errs[fDocument]; got != tc.problem {
+			if got := formOf(m).Errs[newcharge.FDocument]; got != tc.problem {
 				t.Fatalf("document message %q, want %q", got, tc.problem)
 			}
 			if !strings.Contains(m.View(), "✗ "+tc.problem[:20]) {
@@ -102,21 +103,21 @@ func TestNewChargeAmbiguousAmount(t *testing.T) {
 		t.Run(string(tc.lang)+" "+tc.typed, func(t *testing.T) {
 			m := formModel(t, goldenSession(t, api.Sandbox), tc.lang)
 			walletsType(m, tc.typed)
-			line := formLine(t, m.View(), formOf(m).fieldLabel(fAmount))
+			line := formLine(t, m.View(), formOf(m).FieldLabel(newcharge.FAmount))
 			if !strings.Contains(line, tc.preview) {
 				t.Fatalf("amount line %q, want the preview %q", line, tc.preview)
 			}
 			d, _ := submitted(t, m)
 			if tc.want != 0 {
 				if d == nil || d.Req.Amount != tc.want {
-					t.Fatalf("draft %+v, errors %q; want %d sent", d, formOf(m).errs, tc.want)
+					t.Fatalf("draft %+v, errors %q; want %d sent", d, formOf(m).Errs, tc.want)
 				}
 				return
 			}
 			if d != nil {
 				t.Fatalf("an ambiguous amount was sent: %+v", d.Req)
 			}
-			if got := formOf(m).errs[fAmount]; got != tc.msg {
+			if got := formOf(m).Errs[newcharge.FAmount]; got != tc.msg {
 				t.Fatalf("amount message %q, want %q", got, tc.msg)
 			}
 			// The whole message is on screen, wrapped under the field when it is long: what
@@ -139,9 +140,9 @@ func TestAmbiguousAmountEverywhere(t *testing.T) {
 	if c := withdrawal.CheckWithdrawal(tr, in, &bal, 150, true); c.Ok || !strings.Contains(c.Errs[withdrawal.WfAmount], "pode ser R$ 1.500,00 ou R$ 1,50") {
 		t.Errorf("withdrawal of 1.500: ok %v, %q", c.Ok, c.Errs[withdrawal.WfAmount])
 	}
-	b := &splitBuilder{c: &common.Common{Tr: tr}}
+	b := &newcharge.SplitBuilder{C: &common.Common{Tr: tr}}
 	_, err := api.ParseBRL("1.500")
-	if got := b.legErrorText(state.LegError{Kind: state.LegAmountFormat, Err: err}); !strings.Contains(got, "pode ser R$ 1.500,00 ou R$ 1,50") {
+	if got := b.LegErrorText(state.LegError{Kind: state.LegAmountFormat, Err: err}); !strings.Contains(got, "pode ser R$ 1.500,00 ou R$ 1,50") {
 		t.Errorf("split leg of 1.500: %q", got)
 	}
 }

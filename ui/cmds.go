@@ -13,6 +13,7 @@ import (
 	"pixdash/state/workflow"
 	"pixdash/ui/charges"
 	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 type authMsg struct {
@@ -22,7 +23,7 @@ type authMsg struct {
 
 type chargeCreatedMsg struct {
 	tag    common.Tag
-	draft  chargeDraft
+	draft  newcharge.ChargeDraft
 	charge *state.Charge
 	err    error
 	// unconfirmed: the outcome is unknown (network); the submission stays pending and is resolved later.
@@ -108,7 +109,7 @@ func (m *Model) loadProjects() tea.Cmd {
 func walletHeader(w string) string { return workflow.SubAccountHeader(w) }
 
 // onSubmit checks read-only and production, then sends.
-func (m *Model) onSubmit(d chargeDraft) tea.Cmd {
+func (m *Model) onSubmit(d newcharge.ChargeDraft) tea.Cmd {
 	tr := m.c.Tr
 	if m.app.Sess.ReadOnly {
 		m.setStatus(tr.T("cmds.this_profile_is_read_only_nothing"), common.StatusError)
@@ -122,12 +123,12 @@ func (m *Model) onSubmit(d chargeDraft) tea.Cmd {
 }
 
 // sendChargeMsg sends a draft the merchant confirmed.
-type sendChargeMsg struct{ draft chargeDraft }
+type sendChargeMsg struct{ draft newcharge.ChargeDraft }
 
 // sendCharge records the submission, then creates the charge with its key; retries reuse the key.
-func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
-	if f, ok := m.chargeForm(); ok && f.key == d.Key {
-		f.sending, f.mayLand = true, true
+func (m *Model) sendCharge(d newcharge.ChargeDraft) tea.Cmd {
+	if f, ok := m.chargeForm(); ok && f.Key == d.Key {
+		f.Sending, f.MayLand = true, true
 	}
 	m.setStatus(m.c.Tr.F("cmds.creating", d.Req.Amount.BRL()), common.StatusInfo)
 	t, eng := m.tagNow(), m.eng
@@ -142,13 +143,13 @@ func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
 func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	tr := m.c.Tr
 	form, formOpen := m.chargeForm()
-	if formOpen && form.key != msg.draft.Key {
+	if formOpen && form.Key != msg.draft.Key {
 		formOpen = false // another form: this one was discarded
 	}
 	if formOpen {
-		form.sending = false
+		form.Sending = false
 		// Only a refusal says nothing was created; a lost reply may still land.
-		form.mayLand = msg.charge == nil && msg.unconfirmed
+		form.MayLand = msg.charge == nil && msg.unconfirmed
 	}
 	if msg.tag.Gen != m.app.Gen {
 		return nil
@@ -181,7 +182,7 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	default:
 		var cmd tea.Cmd
 		if formOpen {
-			cmd = form.serverError(msg.err)
+			cmd = form.ServerError(msg.err)
 		}
 		m.setStatus(m.describeError(tr.T("cmds.create_charge"), msg.err), common.StatusError)
 		return cmd
@@ -504,8 +505,8 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	switch msg := msg.(type) {
 	case authMsg:
 		return m.onAuth(msg), true
-	case chargeSubmitMsg:
-		return m.onSubmit(msg.draft), true
+	case newcharge.ChargeSubmitMsg:
+		return m.onSubmit(msg.Draft), true
 	case sendChargeMsg:
 		return m.sendCharge(msg.draft), true
 	case chargeCreatedMsg:

@@ -13,6 +13,7 @@ import (
 	"pixdash/state"
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 	"pixdash/ui/refund"
 )
 
@@ -166,24 +167,24 @@ func TestNewChargeQuestionsWhileARequestMayLand(t *testing.T) {
 		m := formModel(t, goldenSession(t, api.Sandbox), lang)
 		walletsType(m, "12,34")
 		f := formOf(m)
-		f.sending, f.mayLand = true, true
-		for _, q := range []string{f.discardQuestion(), f.QuitQuestion()} {
+		f.Sending, f.MayLand = true, true
+		for _, q := range []string{f.DiscardQuestion(), f.QuitQuestion()} {
 			if strings.Contains(q, m.c.Tr.T("newcharge.discard_this_charge_nothing_was_sent")) || q == "" {
 				t.Errorf("%s while sending: %q", lang, q)
 			}
 		}
 		// The reply was lost: the form stays, and the request may still have landed.
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: f.key}, err: context.DeadlineExceeded, unconfirmed: true})
-		if f.sending || !f.mayLand {
-			t.Fatalf("%s after a lost reply: sending %v, mayLand %v", lang, f.sending, f.mayLand)
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: newcharge.ChargeDraft{Key: f.Key}, err: context.DeadlineExceeded, unconfirmed: true})
+		if f.Sending || !f.MayLand {
+			t.Fatalf("%s after a lost reply: sending %v, mayLand %v", lang, f.Sending, f.MayLand)
 		}
-		if q := f.discardQuestion(); !strings.Contains(q, m.c.Tr.T("newcharge.a_request_was_sent_and_may")) {
+		if q := f.DiscardQuestion(); !strings.Contains(q, m.c.Tr.T("newcharge.a_request_was_sent_and_may")) {
 			t.Errorf("%s after a lost reply: %q", lang, q)
 		}
 		// A refusal: nothing was created, and the form says so again.
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: f.key}, err: &api.Error{HTTPStatus: 400, Message: "amount"}})
-		if f.mayLand || !strings.Contains(f.discardQuestion(), m.c.Tr.T("newcharge.discard_this_charge_nothing_was_sent")) {
-			t.Errorf("%s after a refusal: %q", lang, f.discardQuestion())
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: newcharge.ChargeDraft{Key: f.Key}, err: &api.Error{HTTPStatus: 400, Message: "amount"}})
+		if f.MayLand || !strings.Contains(f.DiscardQuestion(), m.c.Tr.T("newcharge.discard_this_charge_nothing_was_sent")) {
+			t.Errorf("%s after a refusal: %q", lang, f.DiscardQuestion())
 		}
 	}
 }

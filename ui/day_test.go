@@ -142,7 +142,7 @@ func TestDayTotalsOnScreen(t *testing.T) {
 		t.Errorf("the charges list does not say it shows all wallets:\n%s", m.View())
 	}
 	send(t, m, runeKey("n"))
-	if f := formOf(m); f == nil || f.wallet != api.WalletPrincipal {
+	if f := formOf(m); f == nil || f.Wallet != api.WalletPrincipal {
 		t.Fatalf("the new-charge form in all-wallets scope writes to %v, want principal", f)
 	}
 }

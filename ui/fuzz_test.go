@@ -10,6 +10,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 // fuzzKeys are the keys a merchant can press, plus some they should not.
@@ -45,7 +46,7 @@ func fuzzReplies(m *Model) []tea.Msg {
 		chargeCreatedMsg{tag: t, err: &api.Error{HTTPStatus: 400, Message: "amount must not be less than 1"}},
 		txMsg{gen: m.app.Gen, id: "3f6c1a2e-0000-4000-8000-000000000001", err: boom},
 		txMsg{gen: m.app.Gen + 1, id: "stale"},
-		chargeSubmitMsg{draft: chargeDraft{Key: "k-fuzz-00001", Req: api.CreatePixRequest{Amount: 100}}},
+		newcharge.ChargeSubmitMsg{Draft: newcharge.ChargeDraft{Key: "k-fuzz-00001", Req: api.CreatePixRequest{Amount: 100}}},
 		common.OpenChargeMsg{Charge: failed},
 		common.OpenChargeMsg{},
 		common.StoreChangedMsg{Gen: m.app.Gen, Charges: true, Events: true},

@@ -12,6 +12,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 // goldenNow is the fixed clock of every golden view.
@@ -112,7 +113,7 @@ func TestGoldenViews(t *testing.T) {
 		{"help", api.Sandbox, true, func(t *testing.T, m *Model) { m.Update(runeKey("?")) }},
 		{"new_charge_errors", api.Sandbox, false, func(t *testing.T, m *Model) {
 			m.Update(runeKey("n"))
-			formOf(m).key = "pixdash-golden-key-0001"
+			formOf(m).Key = "pixdash-golden-key-0001"
 			for _, r := range "0,5" {
 				m.Update(runeKey(string(r)))
 			}
@@ -124,7 +125,7 @@ func TestGoldenViews(t *testing.T) {
 		{"qr_failed", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000003") }},
 		{"qr_expired", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000004") }},
 		{"production_confirm", api.Production, true, func(t *testing.T, m *Model) {
-			m.Update(reply(m, chargeSubmitMsg{draft: chargeDraft{Key: "k-golden-0001", Req: api.CreatePixRequest{Amount: 1234}}}))
+			m.Update(reply(m, newcharge.ChargeSubmitMsg{Draft: newcharge.ChargeDraft{Key: "k-golden-0001", Req: api.CreatePixRequest{Amount: 1234}}}))
 		}},
 	}
 	for _, tc := range cases {

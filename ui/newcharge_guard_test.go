@@ -10,6 +10,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 // Issue 14 #17: esc on a filled form asks before throwing it away; n keeps what was typed,
@@ -39,7 +40,7 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 				t.Fatalf("no question on screen:\n%s", screen)
 			}
 			keyPress(t, m, runeKey("n"))
-			if f := formOf(m); f == nil || f.inputs[fAmount].Value() != "12,34" {
+			if f := formOf(m); f == nil || f.Inputs[newcharge.FAmount].Value() != "12,34" {
 				t.Fatal("n did not keep the form as typed")
 			}
 			if strings.Contains(ansi.Strip(m.View()), discard) {
@@ -47,7 +48,7 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 			}
 			// Typing goes to the form again.
 			walletsType(m, "5")
-			if got := formOf(m).inputs[fAmount].Value(); got != "12,345" {
+			if got := formOf(m).Inputs[newcharge.FAmount].Value(); got != "12,345" {
 				t.Fatalf("amount = %q after n and a key", got)
 			}
 			keyPress(t, m, tea.KeyMsg{Type: tea.KeyEsc})
@@ -81,11 +82,11 @@ func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
 		t.Fatal("ctrl+c on an untouched form did not quit")
 	}
 	// Each field counts: a changed description, a payer, metadata, another expiry.
-	for name, edit := range map[string]func(f *chargeForm){
-		"description": func(f *chargeForm) { f.inputs[fDescription].SetValue("Outra coisa") },
-		"payer":       func(f *chargeForm) { f.inputs[fName].SetValue("Maria") },
-		"metadata":    func(f *chargeForm) { f.meta.SetValue("mesa=4") },
-		"expiry":      func(f *chargeForm) { f.preset = 0 },
+	for name, edit := range map[string]func(f *newcharge.ChargeForm){
+		"description": func(f *newcharge.ChargeForm) { f.Inputs[newcharge.FDescription].SetValue("Outra coisa") },
+		"payer":       func(f *newcharge.ChargeForm) { f.Inputs[newcharge.FName].SetValue("Maria") },
+		"metadata":    func(f *newcharge.ChargeForm) { f.Meta.SetValue("mesa=4") },
+		"expiry":      func(f *newcharge.ChargeForm) { f.Preset = 0 },
 	} {
 		m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 		edit(formOf(m))
@@ -143,7 +144,7 @@ func TestNewChargeMetadataPreview(t *testing.T) {
 		m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 		send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		walletsType(m, "12,34")
-		for formOf(m).field != fMetadata {
+		for formOf(m).Field != newcharge.FMetadata {
 			m.Update(tea.KeyMsg{Type: tea.KeyTab})
 		}
 		screen := ansi.Strip(m.View())

@@ -9,6 +9,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 // formModel is a golden model in the given language with the new-charge form open.
@@ -24,15 +25,15 @@ func formModel(t *testing.T, s *Session, lang common.Lang) *Model {
 }
 
 // submitted runs ctrl+s and returns the draft sent to the root, or the status shown instead.
-func submitted(t *testing.T, m *Model) (*chargeDraft, string) {
+func submitted(t *testing.T, m *Model) (*newcharge.ChargeDraft, string) {
 	t.Helper()
 	cmd := formOf(m).Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 	if cmd == nil {
 		return nil, ""
 	}
 	switch msg := runReply(cmd).(type) {
-	case chargeSubmitMsg:
-		return &msg.draft, ""
+	case newcharge.ChargeSubmitMsg:
+		return &msg.Draft, ""
 	case common.StatusMsg:
 		return nil, msg.Text
 	default:
@@ -53,7 +54,7 @@ func TestNewChargeDescriptionPrefilled(t *testing.T) {
 			s := goldenSession(t, api.Sandbox)
 			s.DefaultDescription = tc.sess
 			m := formModel(t, s, common.LangEN)
-			if got := formOf(m).inputs[fDescription].Value(); got != tc.want {
+			if got := formOf(m).Inputs[newcharge.FDescription].Value(); got != tc.want {
 				t.Fatalf("description starts as %q, want %q", got, tc.want)
 			}
 			// At the counter: an amount and ctrl+s.
@@ -80,7 +81,7 @@ func TestNewChargeTypingReplacesDefaultDescription(t *testing.T) {
 		t.Fatal("the focused default does not say typing replaces it")
 	}
 	walletsType(m, "Cafe")
-	if got := formOf(m).inputs[fDescription].Value(); got != "Cafe" {
+	if got := formOf(m).Inputs[newcharge.FDescription].Value(); got != "Cafe" {
 		t.Fatalf("description = %q, want Cafe", got)
 	}
 	walletsType(m, " com leite")
@@ -94,7 +95,7 @@ func TestNewChargeTypingReplacesDefaultDescription(t *testing.T) {
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 	walletsType(m, " 2")
-	if got := formOf(m).inputs[fDescription].Value(); got != "Venda 2" {
+	if got := formOf(m).Inputs[newcharge.FDescription].Value(); got != "Venda 2" {
 		t.Fatalf("description = %q, want Venda 2", got)
 	}
 }
@@ -112,11 +113,11 @@ func TestNewChargeClearedDescriptionIsRequired(t *testing.T) {
 			walletsType(m, "12,34")
 			m.Update(tea.KeyMsg{Type: tea.KeyTab})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
-			if got := formOf(m).inputs[fDescription].Value(); got != "" {
+			if got := formOf(m).Inputs[newcharge.FDescription].Value(); got != "" {
 				t.Fatalf("backspace on the default left %q", got)
 			}
 			// The message is next to the field at once, before leaving it.
-			line := formLine(t, m.View(), formOf(m).fieldLabel(fDescription))
+			line := formLine(t, m.View(), formOf(m).FieldLabel(newcharge.FDescription))
 			if !strings.Contains(line, "✗ "+tc.want) {
 				t.Fatalf("description line = %q, want the message %q", line, tc.want)
 			}
@@ -124,8 +125,8 @@ func TestNewChargeClearedDescriptionIsRequired(t *testing.T) {
 			if d != nil {
 				t.Fatalf("a charge without a description was sent: %+v", d.Req)
 			}
-			if status == "" || formOf(m).field != fDescription {
-				t.Fatalf("status %q, focus %d", status, formOf(m).field)
+			if status == "" || formOf(m).Field != newcharge.FDescription {
+				t.Fatalf("status %q, focus %d", status, formOf(m).Field)
 			}
 			// Spaces only are no description either.
 			walletsType(m, "   ")
@@ -144,8 +145,8 @@ func TestNewChargeDescriptionTooLong(t *testing.T) {
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 	walletsType(m, strings.Repeat("b", 6))
-	if !strings.Contains(formOf(m).errs[fDescription], "at most 255 characters (now 256)") {
-		t.Fatalf("message = %q", formOf(m).errs[fDescription])
+	if !strings.Contains(formOf(m).Errs[newcharge.FDescription], "at most 255 characters (now 256)") {
+		t.Fatalf("message = %q", formOf(m).Errs[newcharge.FDescription])
 	}
 	if d, _ := submitted(t, m); d != nil {
 		t.Fatal("a 256-character description was sent")
@@ -154,8 +155,8 @@ func TestNewChargeDescriptionTooLong(t *testing.T) {
 
 func TestNewChargeServerMessageIsSanitized(t *testing.T) {
 	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
-	formOf(m).serverError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: "description \x1b[2Jbad\nvalue"})
-	formOf(m).tried = true
+	formOf(m).ServerError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: "description \x1b[2Jbad\nvalue"})
+	formOf(m).Tried = true
 	view := m.View()
 	if strings.ContainsAny(withoutSelection(view), "\x1b\u009b") { // the active tab's own reverse video aside
 		t.Fatalf("a control character from the service reached the screen: %q", view)

@@ -17,6 +17,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 	"pixdash/ui/search"
 	"pixdash/ui/wallets"
 )
@@ -48,7 +49,7 @@ func TestRunesReadTogetherAreKeysOneByOne(t *testing.T) {
 	if f == nil {
 		t.Fatal("n did not open the form")
 	}
-	if got := f.inputs[fAmount].Value(); got != "12" {
+	if got := f.Inputs[newcharge.FAmount].Value(); got != "12" {
 		t.Fatalf("amount field = %q, want the rest of the keys, 12", got)
 	}
 
@@ -230,7 +231,7 @@ func TestFormStatusGoesWithTheForm(t *testing.T) {
 	if f == nil {
 		t.Fatal("no form")
 	}
-	f.inputs[fDescription].SetValue("")
+	f.Inputs[newcharge.FDescription].SetValue("")
 	cmd := f.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 	if cmd == nil {
 		t.Fatal("an invalid submit said nothing")

@@ -22,6 +22,7 @@ import (
 	"pixdash/ui/common"
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
+	"pixdash/ui/newcharge"
 	"pixdash/ui/wallets"
 )
 
@@ -374,7 +375,7 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	m.Update(tea.KeyMsg{Type: tea.KeyRight})
 	shot("form_project")
 	if formOf(m) != nil {
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: formOf(m).key}, err: evilError()})
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: newcharge.ChargeDraft{Key: formOf(m).Key}, err: evilError()})
 	}
 	shot("form_refused")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlP})
@@ -382,7 +383,7 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	m.Update(tea.KeyMsg{Type: tea.KeyRight})
 	shot("split_builder")
 	if formOf(m) != nil {
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: formOf(m).key}, err: &api.Error{HTTPStatus: 400, Kind: api.KindBadRequest,
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: newcharge.ChargeDraft{Key: formOf(m).Key}, err: &api.Error{HTTPStatus: 400, Kind: api.KindBadRequest,
 			Message: evil("split refused"), TraceID: evil("trace")}})
 	}
 	shot("split_refused")

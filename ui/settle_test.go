@@ -17,6 +17,7 @@ import (
 	"pixdash/ui/common"
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
+	"pixdash/ui/newcharge"
 	"pixdash/ui/refund"
 	"pixdash/ui/sales"
 	"pixdash/ui/search"
@@ -236,7 +237,7 @@ func viewAt(c interface {
 }
 
 // formOf is the open new-charge form, or nil.
-func formOf(m *Model) *chargeForm {
+func formOf(m *Model) *newcharge.ChargeForm {
 	f, _ := m.chargeForm()
 	return f
 }
@@ -269,7 +270,7 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		return view(viewWallets)
 	case sales.DayMsg, sales.DayTickMsg, sales.DayPeriodMsg:
 		return view(viewDay)
-	case splitWalletsMsg, common.ProjectsMsg:
+	case newcharge.SplitWalletsMsg, common.ProjectsMsg:
 		if f, ok := m.chargeForm(); ok {
 			return to(f)
 		}

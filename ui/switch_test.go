@@ -82,12 +82,12 @@ func TestRepliesForAnOldSessionOrWalletAreDropped(t *testing.T) {
 	// A projects reply for the old wallet does not reach a form opened in the new one.
 	m.Update(runeKey("n"))
 	m.Update(reply(m, common.ProjectsMsg{Tag: old, Items: []api.Project{{ID: "00000000-0000-4000-8000-000000000001", Name: "Old wallet project"}}}))
-	if !formOf(m).projLoad || len(formOf(m).projects) != 0 {
+	if !formOf(m).ProjLoad || len(formOf(m).Projects) != 0 {
 		t.Fatal("a stale projects reply was applied to the form")
 	}
 	m.Update(reply(m, common.ProjectsMsg{Tag: m.tagNow(), Items: []api.Project{{ID: "00000000-0000-4000-8000-000000000002", Name: "Loja Sul"}}}))
-	if len(formOf(m).projects) != 1 || formOf(m).projects[0].Name != "Loja Sul" {
-		t.Fatalf("current reply not applied: %+v", formOf(m).projects)
+	if len(formOf(m).Projects) != 1 || formOf(m).Projects[0].Name != "Loja Sul" {
+		t.Fatalf("current reply not applied: %+v", formOf(m).Projects)
 	}
 	// The charges view now lists only the new wallet's charges.
 	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEsc}); cmd != nil {

@@ -21,6 +21,7 @@ import (
 	"pixdash/ui/common"
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
+	"pixdash/ui/newcharge"
 	"pixdash/ui/refund"
 	"pixdash/ui/sales"
 	"pixdash/ui/search"
@@ -529,7 +530,9 @@ func (m *Model) closeAll() tea.Cmd {
 }
 
 // chargeForm is the new-charge form when it is open.
-func (m *Model) chargeForm() (*chargeForm, bool) { return common.Find[*chargeForm](m.overlays) }
+func (m *Model) chargeForm() (*newcharge.ChargeForm, bool) {
+	return common.Find[*newcharge.ChargeForm](m.overlays)
+}
 
 // qrScreen is the QR or result screen when it is open.
 func (m *Model) qrScreen() (*qrView, bool) { return common.Find[*qrView](m.overlays) }
@@ -716,7 +719,7 @@ func (m *Model) openForm() tea.Cmd {
 		m.setOwnedStatus(common.OwnerAnswer, m.c.Tr.T("ui.this_profile_is_read_only_creating"), common.StatusError)
 		return nil
 	}
-	f := newChargeForm(m.c, m.app.Wallet, m.c.NewKey())
+	f := newcharge.NewChargeForm(m.c, m.app.Wallet, m.c.NewKey())
 	// The root reads the projects for the form: the list is the form's reply.
 	return tea.Batch(m.push(f), m.addressTo(f, m.loadProjects()))
 }

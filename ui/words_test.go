@@ -15,6 +15,7 @@ import (
 	"pixdash/api/i18n"
 	"pixdash/state"
 	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 	"pixdash/ui/refund"
 	"pixdash/ui/withdrawal"
 )
@@ -529,10 +530,10 @@ func TestMetadataEnterInsertsANewLine(t *testing.T) {
 	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	walletsType(m, "12,34")
 	keyPress(t, m, tea.KeyMsg{Type: tea.KeyEnter})
-	if f := formOf(m); f.field != fDescription {
-		t.Fatalf("enter on the amount moved to field %d", f.field)
+	if f := formOf(m); f.Field != newcharge.FDescription {
+		t.Fatalf("enter on the amount moved to field %d", f.Field)
 	}
-	for formOf(m).field != fMetadata {
+	for formOf(m).Field != newcharge.FMetadata {
 		keyPress(t, m, tea.KeyMsg{Type: tea.KeyTab})
 	}
 	walletsType(m, "mesa=4")
@@ -541,8 +542,8 @@ func TestMetadataEnterInsertsANewLine(t *testing.T) {
 	keyPress(t, m, tea.KeyMsg{Type: tea.KeyEnter})
 	walletsType(m, "turno=noite")
 	f := formOf(m)
-	if got := f.meta.Value(); got != "mesa=4\ngarcom=João\nturno=noite" || f.field != fMetadata {
-		t.Fatalf("metadata = %q (field %d)", got, f.field)
+	if got := f.Meta.Value(); got != "mesa=4\ngarcom=João\nturno=noite" || f.Field != newcharge.FMetadata {
+		t.Fatalf("metadata = %q (field %d)", got, f.Field)
 	}
 	// Every line is drawn, each in the field's column.
 	lines := strings.Split(ansi.Strip(m.View()), "\n")

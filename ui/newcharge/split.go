@@ -1,4 +1,4 @@
-package ui
+package newcharge
 
 import (
 	"context"
@@ -19,16 +19,16 @@ import (
 	"pixdash/ui/common"
 )
 
-// maxDraftLegs caps the legs the builder holds: room to show the 10-leg rule broken, no more.
-const maxDraftLegs = 2 * api.MaxSplitItems
+// MaxDraftLegs caps the legs the builder holds: room to show the 10-leg rule broken, no more.
+const MaxDraftLegs = 2 * api.MaxSplitItems
 
 // whatIfFeeRise is how much higher a fee the settlement preview plays out (spec rule 7).
 const whatIfFeeRise = api.Real
 
 // The two cells of a leg, in tab order.
 const (
-	colDest = iota
-	colAmount
+	ColDest = iota
+	ColAmount
 )
 
 // feeSource says where the builder's fee comes from.
@@ -37,13 +37,13 @@ type feeSource int
 const (
 	feeUnknown feeSource = iota
 	feeProfile           // the profile's pix_fee
-	feeLearned           // revealed by the service in a split refusal
+	FeeLearned           // revealed by the service in a split refusal
 )
 
-// splitWalletsMsg brings the account's sub-accounts to the builder (when the wallets view has not loaded them).
-type splitWalletsMsg struct {
-	tag   common.Tag
-	items []api.SubAccount
+// SplitWalletsMsg brings the account's sub-accounts to the builder (when the wallets view has not loaded them).
+type SplitWalletsMsg struct {
+	Tag   common.Tag
+	Items []api.SubAccount
 	err   error
 }
 
@@ -53,12 +53,12 @@ type learnedNote struct {
 	wasKnown bool
 }
 
-// splitBuilder edits the split of the new-charge form: legs in the order they settle, every rule of the
+// SplitBuilder edits the split of the new-charge form: legs in the order they settle, every rule of the
 // spec checked live by api.CheckSplit, totals against the originator's fee, and a settlement preview.
-type splitBuilder struct {
-	c      *common.Common
+type SplitBuilder struct {
+	C      *common.Common
 	origin string // the wallet creating the charge: "principal" or a sub-account reference
-	draft  state.SplitDraft
+	Draft  state.SplitDraft
 	leg    int // selected leg
 	col    int // colDest or colAmount
 	in     textinput.Model
@@ -80,45 +80,45 @@ type splitBuilder struct {
 	width, height int
 }
 
-func newSplitBuilder(c *common.Common, origin string) *splitBuilder {
+func NewSplitBuilder(c *common.Common, origin string) *SplitBuilder {
 	if origin == "" {
 		origin = api.WalletPrincipal
 	}
 	ti := textinput.New()
 	ti.Prompt = ""
-	return &splitBuilder{c: c, origin: origin, in: ti, serverLeg: -1, width: 80, height: 20}
+	return &SplitBuilder{C: c, origin: origin, in: ti, serverLeg: -1, width: 80, height: 20}
 }
 
-func (b *splitBuilder) SetSize(w, h int) tea.Cmd {
+func (b *SplitBuilder) SetSize(w, h int) tea.Cmd {
 	b.width, b.height = w, h
-	b.focusCell(b.leg, b.col)
+	b.FocusCell(b.leg, b.col)
 	return nil
 }
 
-// setGross tells the builder the charge amount typed in the form.
-func (b *splitBuilder) setGross(gross api.Money, known bool) { b.gross, b.grossKnown = gross, known }
+// SetGross tells the builder the charge amount typed in the form.
+func (b *SplitBuilder) SetGross(gross api.Money, known bool) { b.gross, b.grossKnown = gross, known }
 
-func (b *splitBuilder) hasLegs() bool { return len(b.draft.Legs) > 0 }
+func (b *SplitBuilder) HasLegs() bool { return len(b.Draft.Legs) > 0 }
 
 // takeDirty reports (once) whether the legs changed.
-func (b *splitBuilder) takeDirty() bool {
+func (b *SplitBuilder) takeDirty() bool {
 	d := b.dirty
 	b.dirty = false
 	return d
 }
 
 // fromMain reports whether the charge is created by the main account.
-func (b *splitBuilder) fromMain() bool { return b.origin == "" || b.origin == api.WalletPrincipal }
+func (b *SplitBuilder) fromMain() bool { return b.origin == "" || b.origin == api.WalletPrincipal }
 
 // fee returns the originator's fee: learned from the service, else the profile's pix_fee.
-func (b *splitBuilder) fee() (api.Money, feeSource) {
+func (b *SplitBuilder) fee() (api.Money, feeSource) {
 	if b.learned != nil {
-		return b.learned.fee, feeLearned
+		return b.learned.fee, FeeLearned
 	}
-	if s := b.c.App.Sess; s != nil {
+	if s := b.C.App.Sess; s != nil {
 		if s.Store != nil {
 			if lf, ok := s.Store.LearnedFee(); ok {
-				return lf.Fee, feeLearned
+				return lf.Fee, FeeLearned
 			}
 		}
 		if s.HasPixFee {
@@ -129,15 +129,15 @@ func (b *splitBuilder) fee() (api.Money, feeSource) {
 }
 
 // learn adopts the fee the service revealed.
-func (b *splitBuilder) learn(fee api.Money) {
+func (b *SplitBuilder) learn(fee api.Money) {
 	was, src := b.fee()
 	b.learned = &learnedNote{fee: fee, was: was, wasKnown: src != feeUnknown}
 }
 
-// wallets returns the account's sub-accounts and whether the list is known.
-func (b *splitBuilder) wallets() ([]api.SubAccount, bool) {
-	if b.c.App.SubAccounts != nil {
-		return b.c.App.SubAccounts, true
+// Wallets returns the account's sub-accounts and whether the list is known.
+func (b *SplitBuilder) Wallets() ([]api.SubAccount, bool) {
+	if b.C.App.SubAccounts != nil {
+		return b.C.App.SubAccounts, true
 	}
 	if b.subsLoaded {
 		return b.subs, true
@@ -147,8 +147,8 @@ func (b *splitBuilder) wallets() ([]api.SubAccount, bool) {
 
 // walletStatus answers existence and activity from the wallet list; nil when it is not loaded
 // (api.CheckSplit then leaves existence to the service).
-func (b *splitBuilder) walletStatus() api.WalletStatus {
-	subs, ok := b.wallets()
+func (b *SplitBuilder) walletStatus() api.WalletStatus {
+	subs, ok := b.Wallets()
 	if !ok {
 		return nil
 	}
@@ -168,21 +168,21 @@ type subAccountLister interface {
 }
 
 // loadWallets fetches the sub-account list when nobody has yet.
-func (b *splitBuilder) loadWallets() tea.Cmd {
-	if _, ok := b.wallets(); ok || b.subsLoading || b.c.App.Sess == nil {
+func (b *SplitBuilder) loadWallets() tea.Cmd {
+	if _, ok := b.Wallets(); ok || b.subsLoading || b.C.App.Sess == nil {
 		return nil
 	}
 	b.subsLoading = true
-	var sl subAccountLister = b.c.App.Sess
-	t := b.c.App.Tag()
-	return b.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
+	var sl subAccountLister = b.C.App.Sess
+	t := b.C.App.Tag()
+	return b.C.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		items, err := sl.ListSubAccounts(ctx)
-		return splitWalletsMsg{tag: t, items: items, err: err}
+		return SplitWalletsMsg{Tag: t, Items: items, err: err}
 	})
 }
 
-func (b *splitBuilder) onWallets(msg splitWalletsMsg) {
-	if b.c.App.Stale(msg.tag) {
+func (b *SplitBuilder) OnWallets(msg SplitWalletsMsg) {
+	if b.C.App.Stale(msg.Tag) {
 		return
 	}
 	b.subsLoading = false
@@ -190,18 +190,18 @@ func (b *splitBuilder) onWallets(msg splitWalletsMsg) {
 		b.subsErr = msg.err.Error()
 		return
 	}
-	b.subs, b.subsLoaded, b.subsErr = msg.items, true, ""
+	b.subs, b.subsLoaded, b.subsErr = msg.Items, true, ""
 	if b.subs == nil {
 		b.subs = []api.SubAccount{}
 	}
 }
 
-// suggestions are the destinations left/right cycle through: active sub-accounts other than the
+// Suggestions are the destinations left/right cycle through: active sub-accounts other than the
 // originator, plus principal for a sub-account's charge, minus those other legs already use.
-func (b *splitBuilder) suggestions() []string {
-	subs, _ := b.wallets()
+func (b *SplitBuilder) Suggestions() []string {
+	subs, _ := b.Wallets()
 	used := map[string]bool{}
-	for i, l := range b.draft.Legs {
+	for i, l := range b.Draft.Legs {
 		if i != b.leg {
 			used[strings.TrimSpace(l.Dest)] = true
 		}
@@ -221,24 +221,24 @@ func (b *splitBuilder) suggestions() []string {
 
 // --- editing ---
 
-func (b *splitBuilder) cellWidths() (dest, amount int) {
+func (b *SplitBuilder) cellWidths() (dest, amount int) {
 	return min(max(b.width-44, 12), 32), 12
 }
 
-// focusCell puts the text cursor on a leg's cell.
-func (b *splitBuilder) focusCell(i, col int) {
-	n := len(b.draft.Legs)
+// FocusCell puts the text cursor on a leg's cell.
+func (b *SplitBuilder) FocusCell(i, col int) {
+	n := len(b.Draft.Legs)
 	if n == 0 {
-		b.leg, b.col = 0, colDest
+		b.leg, b.col = 0, ColDest
 		b.in.Blur()
 		return
 	}
 	b.leg, b.col = min(max(i, 0), n-1), col
 	dw, aw := b.cellWidths()
-	l := b.draft.Legs[b.leg]
-	if col == colDest {
+	l := b.Draft.Legs[b.leg]
+	if col == ColDest {
 		b.in.CharLimit = 40
-		b.in.Placeholder = b.c.Tr.T("split.reference_or_principal")
+		b.in.Placeholder = b.C.Tr.T("split.reference_or_principal")
 		b.in.Width = dw - 1
 		b.in.SetValue(l.Dest)
 	} else {
@@ -252,70 +252,70 @@ func (b *splitBuilder) focusCell(i, col int) {
 }
 
 // touch records an edit: the service's last refusal no longer applies.
-func (b *splitBuilder) touch() {
+func (b *SplitBuilder) touch() {
 	b.dirty = true
 	b.server, b.serverLeg = "", -1
 }
 
 // storeCell copies the input into the focused cell.
-func (b *splitBuilder) storeCell() {
-	if b.leg >= len(b.draft.Legs) {
+func (b *SplitBuilder) storeCell() {
+	if b.leg >= len(b.Draft.Legs) {
 		return
 	}
-	v, l := b.in.Value(), &b.draft.Legs[b.leg]
+	v, l := b.in.Value(), &b.Draft.Legs[b.leg]
 	switch {
-	case b.col == colDest && l.Dest != v:
+	case b.col == ColDest && l.Dest != v:
 		l.Dest = v
 		b.touch()
-	case b.col == colAmount && l.AmountText != v:
+	case b.col == ColAmount && l.AmountText != v:
 		l.AmountText = v
 		b.touch()
 	}
 }
 
-func (b *splitBuilder) addLeg() tea.Cmd {
-	if len(b.draft.Legs) >= maxDraftLegs {
-		return common.AnswerStatus(b.c.Tr.F("split.the_builder_holds_at_most_legs", maxDraftLegs, api.MaxSplitItems), common.StatusWarn)
+func (b *SplitBuilder) addLeg() tea.Cmd {
+	if len(b.Draft.Legs) >= MaxDraftLegs {
+		return common.AnswerStatus(b.C.Tr.F("split.the_builder_holds_at_most_legs", MaxDraftLegs, api.MaxSplitItems), common.StatusWarn)
 	}
-	i := b.draft.Add()
+	i := b.Draft.Add()
 	b.touch()
-	b.focusCell(i, colDest)
+	b.FocusCell(i, ColDest)
 	return nil
 }
 
-func (b *splitBuilder) removeLeg() {
-	if len(b.draft.Legs) == 0 {
+func (b *SplitBuilder) removeLeg() {
+	if len(b.Draft.Legs) == 0 {
 		return
 	}
-	b.draft.Remove(b.leg)
+	b.Draft.Remove(b.leg)
 	b.touch()
-	b.focusCell(b.leg, b.col)
+	b.FocusCell(b.leg, b.col)
 }
 
-func (b *splitBuilder) move(delta int) {
-	if len(b.draft.Legs) == 0 {
+func (b *SplitBuilder) move(delta int) {
+	if len(b.Draft.Legs) == 0 {
 		return
 	}
-	j := b.draft.Move(b.leg, delta)
+	j := b.Draft.Move(b.leg, delta)
 	if j != b.leg {
 		b.touch()
 	}
-	b.focusCell(j, b.col)
+	b.FocusCell(j, b.col)
 }
 
 // step moves through the cells in tab order, wrapping around.
-func (b *splitBuilder) step(d int) {
-	n := 2 * len(b.draft.Legs)
+func (b *SplitBuilder) step(d int) {
+	n := 2 * len(b.Draft.Legs)
 	if n == 0 {
 		return
 	}
 	i := ((b.leg*2+b.col+d)%n + n) % n
-	b.focusCell(i/2, i%2)
+	b.FocusCell(i/2, i%2)
 }
 
 // cycle replaces an empty or suggested destination with the next suggestion; false when it does not apply.
-func (b *splitBuilder) cycle(d int) bool {
-	sug := b.suggestions()
+func (b *SplitBuilder) cycle(d int) bool {
+	sug := b.Suggestions()
 	cur := strings.TrimSpace(b.in.Value())
 	idx := -1
 	for i, s := range sug {
@@ -341,19 +341,19 @@ func (b *splitBuilder) cycle(d int) bool {
 }
 
 // dropEmpty removes legs where nothing was typed (closing the builder after opening it by mistake).
-func (b *splitBuilder) dropEmpty() {
-	for i := len(b.draft.Legs) - 1; i >= 0; i-- {
-		l := b.draft.Legs[i]
+func (b *SplitBuilder) dropEmpty() {
+	for i := len(b.Draft.Legs) - 1; i >= 0; i-- {
+		l := b.Draft.Legs[i]
 		if strings.TrimSpace(l.Dest) == "" && strings.TrimSpace(l.AmountText) == "" {
-			b.draft.Remove(i)
+			b.Draft.Remove(i)
 		}
 	}
-	b.focusCell(b.leg, b.col)
+	b.FocusCell(b.leg, b.col)
 }
 
 // Update handles a key; done is true when the merchant finished (enter on the last cell).
-func (b *splitBuilder) Update(km tea.KeyMsg) (cmd tea.Cmd, done bool) {
-	k := b.c.Keys
+func (b *SplitBuilder) Update(km tea.KeyMsg) (cmd tea.Cmd, done bool) {
+	k := b.C.Keys
 	switch {
 	case key.Matches(km, k.AddLeg):
 		return b.addLeg(), false
@@ -373,18 +373,18 @@ func (b *splitBuilder) Update(km tea.KeyMsg) (cmd tea.Cmd, done bool) {
 		b.step(-1)
 		return nil, false
 	case key.Matches(km, k.PrevLeg):
-		b.focusCell(b.leg-1, b.col)
+		b.FocusCell(b.leg-1, b.col)
 		return nil, false
 	case key.Matches(km, k.NextLeg):
-		b.focusCell(b.leg+1, b.col)
+		b.FocusCell(b.leg+1, b.col)
 		return nil, false
 	}
-	if len(b.draft.Legs) == 0 {
+	if len(b.Draft.Legs) == 0 {
 		return nil, km.Type == tea.KeyEnter
 	}
 	switch km.Type {
 	case tea.KeyEnter:
-		if b.leg == len(b.draft.Legs)-1 && b.col == colAmount {
+		if b.leg == len(b.Draft.Legs)-1 && b.col == ColAmount {
 			return nil, true
 		}
 		b.step(1)
@@ -394,7 +394,7 @@ func (b *splitBuilder) Update(km tea.KeyMsg) (cmd tea.Cmd, done bool) {
 		if km.Type == tea.KeyLeft {
 			d = -1
 		}
-		if b.col == colDest && b.cycle(d) {
+		if b.col == ColDest && b.cycle(d) {
 			return nil, false
 		}
 	}
@@ -404,10 +404,10 @@ func (b *splitBuilder) Update(km tea.KeyMsg) (cmd tea.Cmd, done bool) {
 }
 
 // setServer shows the service's refusal of the split on the leg it names.
-func (b *splitBuilder) setServer(msg string) {
+func (b *SplitBuilder) setServer(msg string) {
 	b.server, b.serverLeg = msg, -1
 	find := func(ref string) {
-		for i, l := range b.draft.Legs {
+		for i, l := range b.Draft.Legs {
 			if strings.TrimSpace(l.Dest) == ref {
 				b.serverLeg = i
 				return
@@ -426,7 +426,7 @@ func (b *splitBuilder) setServer(msg string) {
 		find(api.WalletPrincipal)
 	case strings.HasPrefix(msg, "split."):
 		var i int
-		if _, err := fmt.Sscanf(msg, "split.%d.", &i); err == nil && i >= 0 && i < len(b.draft.Legs) {
+		if _, err := fmt.Sscanf(msg, "split.%d.", &i); err == nil && i >= 0 && i < len(b.Draft.Legs) {
 			b.serverLeg = i
 		}
 	}
@@ -437,28 +437,28 @@ func (b *splitBuilder) setServer(msg string) {
 // splitCheck is the result of checking the legs: the spec's rules (api.CheckSplit) and the amounts' text.
 type splitCheck struct {
 	items      []api.SplitItem
-	legMsgs    [][]string // messages on each leg
-	sum        api.Money
-	gross, net api.Money
+	LegMsgs    [][]string // messages on each leg
+	Sum        api.Money
+	gross, Net api.Money
 	grossKnown bool
-	fee        api.Money
-	feeSrc     feeSource
+	Fee        api.Money
+	FeeSrc     feeSource
 	badText    map[int]bool // legs whose amount text does not parse
-	// first is the first problem with its leg number, for the form; short is its few-word form.
-	first, short string
+	// First is the first problem with its leg number, for the form; short is its few-word form.
+	First, short string
 }
 
-func (ck splitCheck) ok() bool { return ck.first == "" }
+func (ck splitCheck) Ok() bool { return ck.First == "" }
 
-// check runs every rule on the legs. The rules are api.CheckSplit's; this only places each problem on
+// Check runs every rule on the legs. The rules are api.CheckSplit's; this only places each problem on
 // the leg that breaks it and words it for the merchant.
-func (b *splitBuilder) check() splitCheck {
-	tr := b.c.Tr
-	items, perr := b.draft.Parse()
-	ck := splitCheck{items: items, legMsgs: make([][]string, len(items)), gross: b.gross, grossKnown: b.grossKnown}
-	ck.fee, ck.feeSrc = b.fee()
-	ck.sum = api.SplitSum(items)
-	ck.net = api.SplitNet(b.gross, ck.fee) // with the fee unknown this is the gross: a ceiling the split can never pass
+func (b *SplitBuilder) Check() splitCheck {
+	tr := b.C.Tr
+	items, perr := b.Draft.Parse()
+	ck := splitCheck{items: items, LegMsgs: make([][]string, len(items)), gross: b.gross, grossKnown: b.grossKnown}
+	ck.Fee, ck.FeeSrc = b.fee()
+	ck.Sum = api.SplitSum(items)
+	ck.Net = api.SplitNet(b.gross, ck.Fee) // with the fee unknown this is the gross: a ceiling the split can never pass
 	type issue struct {
 		leg, rank   int // on each leg: the count rule, then the destination, the amount, the sum
 		msg, shortM string
@@ -473,10 +473,10 @@ func (b *splitBuilder) check() splitCheck {
 	rank = 2
 	for _, e := range perr {
 		badText[e.Index] = true
-		add(e.Index, b.legErrorText(e), tr.T("split.amount_not_valid"))
+		add(e.Index, b.LegErrorText(e), tr.T("split.amount_not_valid"))
 	}
 	status := b.walletStatus()
-	for _, p := range api.CheckSplit(items, b.origin, b.gross, ck.fee, status) {
+	for _, p := range api.CheckSplit(items, b.origin, b.gross, ck.Fee, status) {
 		switch p.Rule {
 		case api.SplitTooMany:
 			rank = 0
@@ -528,7 +528,7 @@ func (b *splitBuilder) check() splitCheck {
 			// The leg where the running sum passes the net is the one that breaks the ceiling.
 			leg := p.Over
 			switch over := p.Sum - p.Net; {
-			case ck.feeSrc == feeUnknown:
+			case ck.FeeSrc == feeUnknown:
 				add(leg, tr.F("split.the_split_exceeds_the_charge_amount", p.Sum.BRL(), p.Gross.BRL()), tr.T("split.sum_exceeds_the_amount"))
 			case over > 0:
 				add(leg, tr.F("split.the_split_exceeds_the_net_by", p.Sum.BRL(), p.Net.BRL(), over.BRL()), tr.T("split.sum_exceeds_net"))
@@ -544,13 +544,13 @@ func (b *splitBuilder) check() splitCheck {
 		return issues[i].rank < issues[j].rank
 	})
 	for _, is := range issues {
-		if is.leg >= 0 && is.leg < len(ck.legMsgs) {
-			ck.legMsgs[is.leg] = append(ck.legMsgs[is.leg], is.msg)
+		if is.leg >= 0 && is.leg < len(ck.LegMsgs) {
+			ck.LegMsgs[is.leg] = append(ck.LegMsgs[is.leg], is.msg)
 		}
 	}
 	if len(issues) > 0 {
 		is := issues[0]
-		ck.first = tr.F("split.leg", is.leg+1, is.msg)
+		ck.First = tr.F("split.leg", is.leg+1, is.msg)
 		ck.short = tr.F("split.leg", is.leg+1, is.shortM)
 		if is.shortM == tr.T("split.sum_exceeds_net") || is.shortM == tr.T("split.sum_exceeds_the_amount") {
 			ck.short = is.shortM
@@ -559,9 +559,9 @@ func (b *splitBuilder) check() splitCheck {
 	return ck
 }
 
-// legErrorText words a leg's amount text problem.
-func (b *splitBuilder) legErrorText(e state.LegError) string {
-	tr := b.c.Tr
+// LegErrorText words a leg's amount text problem.
+func (b *SplitBuilder) LegErrorText(e state.LegError) string {
+	tr := b.C.Tr
 	switch e.Kind {
 	case state.LegAmountMissing:
 		return tr.T("split.enter_the_amount_in_reais_e")
@@ -576,24 +576,24 @@ func (b *splitBuilder) legErrorText(e state.LegError) string {
 	return tr.T("split.not_an_amount_use_digits_and")
 }
 
-// summary is the form's one-line view of the split ("2 legs · R$ 12,00 of R$ 11,35 net ✗ sum exceeds net").
-func (b *splitBuilder) summary(ck splitCheck) string {
-	st, tr := b.c.St, b.c.Tr
+// Summary is the form's one-line view of the split ("2 legs · R$ 12,00 of R$ 11,35 net ✗ sum exceeds net").
+func (b *SplitBuilder) Summary(ck splitCheck) string {
+	st, tr := b.C.St, b.C.Tr
 	n := len(ck.items)
 	s := tr.N("split.legs_n", n)
 	switch {
 	case !ck.grossKnown:
-		s += " · " + ck.sum.BRL()
-	case ck.feeSrc == feeUnknown:
-		s += " · " + tr.F("split.fee_unknown", ck.sum.BRL())
+		s += " · " + ck.Sum.BRL()
+	case ck.FeeSrc == feeUnknown:
+		s += " · " + tr.F("split.fee_unknown", ck.Sum.BRL())
 	default:
-		s += " · " + tr.F("split.of_net", ck.sum.BRL(), ck.net.BRL())
+		s += " · " + tr.F("split.of_net", ck.Sum.BRL(), ck.Net.BRL())
 	}
 	switch {
-	case !ck.ok():
+	case !ck.Ok():
 		s += " " + st.FieldErr.Render("✗ "+ck.short)
-	case ck.grossKnown && ck.feeSrc != feeUnknown:
-		s += " " + st.OK.Render("✓ "+tr.F("split.keeps", (ck.net-ck.sum).BRL()))
+	case ck.grossKnown && ck.FeeSrc != feeUnknown:
+		s += " " + st.OK.Render("✓ "+tr.F("split.keeps", (ck.Net-ck.Sum).BRL()))
 	default:
 		s += " " + st.OK.Render("✓")
 	}
@@ -607,24 +607,24 @@ func (b *splitBuilder) summary(ck splitCheck) string {
 
 // ShortHelp lists the builder's own keys, drawn above the footer; the footer has the form's
 // (submit, back), so they are not repeated here.
-func (b *splitBuilder) ShortHelp() []key.Binding {
-	k := b.c.Keys
+func (b *SplitBuilder) ShortHelp() []key.Binding {
+	k := b.C.Keys
 	return []key.Binding{k.AddLeg, k.RemoveLeg, k.MoveUp, k.MoveDn, k.PickWallet, k.NextField}
 }
 
-func (b *splitBuilder) feeLabel(src feeSource) string {
+func (b *SplitBuilder) feeLabel(src feeSource) string {
 	switch src {
-	case feeLearned:
-		return b.c.Tr.T("split.learned_from_the_service")
+	case FeeLearned:
+		return b.C.Tr.T("split.learned_from_the_service")
 	case feeProfile:
-		return b.c.Tr.T("split.profile_pix_fee")
+		return b.C.Tr.T("split.profile_pix_fee")
 	}
 	return ""
 }
 
 // headerLines: title, the totals, and notes about the fee, the wallet list and the service's refusal.
-func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
-	st, tr := b.c.St, b.c.Tr
+func (b *SplitBuilder) headerLines(ck splitCheck, w int) []string {
+	st, tr := b.C.St, b.C.Tr
 	var out []string
 	title := st.Bold.Render(tr.T("split.split")) + st.Muted.Render(" · "+tr.F("split.new_charge_from", b.origin)+" · "+tr.T("split.legs_settle_in_this_order"))
 	out = append(out, title)
@@ -632,20 +632,20 @@ func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
 	switch {
 	case !ck.grossKnown:
 		money = st.Label.Render(tr.T("split.gross")) + st.Warn.Render(tr.T("split.not_set_type_the_charge_amount"))
-	case ck.feeSrc == feeUnknown:
+	case ck.FeeSrc == feeUnknown:
 		money = st.Label.Render(tr.T("split.gross")) + st.Value.Render(ck.gross.BRL()) + st.Muted.Render(" · ") +
 			st.Warn.Render(tr.T("split.fee_unknown_the_net_cannot_be"))
 	default:
 		money = st.Label.Render(tr.T("split.gross")) + st.Value.Render(ck.gross.BRL()) +
-			st.Label.Render(" − "+tr.T("split.fee")) + st.Value.Render(ck.fee.BRL()) + st.Muted.Render(" ("+b.feeLabel(ck.feeSrc)+")") +
-			st.Label.Render(" = "+tr.T("split.net")) + st.Bold.Render(ck.net.BRL())
+			st.Label.Render(" − "+tr.T("split.fee")) + st.Value.Render(ck.Fee.BRL()) + st.Muted.Render(" ("+b.feeLabel(ck.FeeSrc)+")") +
+			st.Label.Render(" = "+tr.T("split.net")) + st.Bold.Render(ck.Net.BRL())
 	}
 	out = append(out, money)
-	alloc := st.Label.Render(tr.T("split.allocated")) + st.Value.Render(ck.sum.BRL())
+	alloc := st.Label.Render(tr.T("split.allocated")) + st.Value.Render(ck.Sum.BRL())
 	if ck.grossKnown {
-		keeps := ck.net - ck.sum
+		keeps := ck.Net - ck.Sum
 		label := tr.T("split.originator_keeps")
-		if ck.feeSrc == feeUnknown {
+		if ck.FeeSrc == feeUnknown {
 			label = tr.T("split.originator_keeps_before_the_fee")
 		}
 		ks := st.Value.Render(keeps.BRL())
@@ -656,9 +656,9 @@ func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
 		switch {
 		case keeps < 0:
 			alloc += " " + st.Err.Render("✗ "+tr.T("split.sum_exceeds_net"))
-		case keeps == 0 && len(ck.items) > 0 && ck.feeSrc != feeUnknown:
+		case keeps == 0 && len(ck.items) > 0 && ck.FeeSrc != feeUnknown:
 			alloc += " " + st.OK.Render("✓ "+tr.T("split.equal_to_the_net_accepted"))
-		case ck.feeSrc != feeUnknown && len(ck.items) > 0:
+		case ck.FeeSrc != feeUnknown && len(ck.items) > 0:
 			alloc += " " + st.OK.Render("✓ "+tr.T("split.within_the_net"))
 		}
 	}
@@ -670,14 +670,14 @@ func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
 		}
 		out = append(out, st.Warn.Render(tr.F("split.fee_learned_from_the_service_was", l.fee.BRL(), was)))
 	}
-	if _, ok := b.wallets(); !ok {
+	if _, ok := b.Wallets(); !ok {
 		note := tr.T("split.wallet_list_not_loaded_existence_checked")
 		if b.subsLoading {
 			note = tr.T("split.loading_the_wallet_list_until_then")
 		}
 		out = append(out, st.Muted.Render(note))
 	}
-	if b.server != "" && (b.serverLeg < 0 || b.serverLeg >= len(b.draft.Legs)) {
+	if b.server != "" && (b.serverLeg < 0 || b.serverLeg >= len(b.Draft.Legs)) {
 		out = append(out, st.Err.Render("✗ "+tr.F("split.the_service_refused_the_split", common.Sanitize(b.server))))
 	}
 	for i := range out {
@@ -687,10 +687,10 @@ func (b *splitBuilder) headerLines(ck splitCheck, w int) []string {
 }
 
 // legLines draws the table rows; sel is the range of lines of the selected leg.
-func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst, selLast int) {
-	st, tr := b.c.St, b.c.Tr
+func (b *SplitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst, selLast int) {
+	st, tr := b.C.St, b.C.Tr
 	dw, aw := b.cellWidths()
-	for i, l := range b.draft.Legs {
+	for i, l := range b.Draft.Legs {
 		if i == b.leg {
 			selFirst = len(lines)
 		}
@@ -712,7 +712,7 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 			parsed = "= " + ck.items[i].Amount.BRL()
 		}
 		mark2 := st.OK.Render("✓")
-		msgs := ck.legMsgs[i]
+		msgs := ck.LegMsgs[i]
 		if i == b.leg && strings.TrimSpace(l.Dest) == "" && strings.TrimSpace(l.AmountText) == "" {
 			// A blank leg being filled in: no complaints yet (a submit still refuses it).
 			msgs, mark2 = nil, " "
@@ -723,7 +723,7 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 		if len(msgs) > 0 {
 			mark2 = st.Err.Render("✗")
 		}
-		row := mark + common.PadLeft(fmt.Sprint(i+1), 2) + "  " + cell(colDest, l.Dest, dw) + " " + cell(colAmount, l.AmountText, aw) +
+		row := mark + common.PadLeft(fmt.Sprint(i+1), 2) + "  " + cell(ColDest, l.Dest, dw) + " " + cell(ColAmount, l.AmountText, aw) +
 			" " + common.PadLeft(st.Muted.Render(parsed), 14) + " " + mark2
 		lines = append(lines, common.TruncateWidth(row, w))
 		for _, m := range msgs {
@@ -740,19 +740,19 @@ func (b *splitBuilder) legLines(ck splitCheck, w int) (lines []string, selFirst,
 
 // previewLines play the settlement (spec rule 7): legs in the order sent, under the fee known now and
 // under a fee R$ 1,00 higher, saying which legs would be reduced or dropped.
-func (b *splitBuilder) previewLines(ck splitCheck, w int) []string {
-	st, tr := b.c.St, b.c.Tr
+func (b *SplitBuilder) previewLines(ck splitCheck, w int) []string {
+	st, tr := b.C.St, b.C.Tr
 	title := st.Bold.Render(tr.T("split.settlement_preview"))
 	switch {
 	case len(ck.items) == 0:
 		return nil
 	case !ck.grossKnown:
 		return []string{common.TruncateWidth(title+st.Muted.Render(" · "+tr.T("split.needs_the_charge_amount")), w)}
-	case ck.feeSrc == feeUnknown:
+	case ck.FeeSrc == feeUnknown:
 		return []string{common.TruncateWidth(title+st.Muted.Render(" · "+tr.T("split.needs_the_fee_unknown_the_service")), w)}
 	}
-	higher := ck.fee + whatIfFeeRise
-	pv := b.draft.Preview(ck.gross, ck.fee, higher)
+	higher := ck.Fee + whatIfFeeRise
+	pv := b.Draft.Preview(ck.gross, ck.Fee, higher)
 	reduced, dropped := 0, 0
 	for _, p := range pv {
 		switch {
@@ -790,12 +790,12 @@ func (b *splitBuilder) previewLines(ck splitCheck, w int) []string {
 }
 
 // footerLines: the destination suggestions and the builder's keys.
-func (b *splitBuilder) footerLines(w int) []string {
-	st, tr := b.c.St, b.c.Tr
+func (b *SplitBuilder) footerLines(w int) []string {
+	st, tr := b.C.St, b.C.Tr
 	var out []string
-	if len(b.draft.Legs) > 0 && b.col == colDest {
-		if _, ok := b.wallets(); ok || !b.fromMain() {
-			if sug := b.suggestions(); len(sug) > 0 {
+	if len(b.Draft.Legs) > 0 && b.col == ColDest {
+		if _, ok := b.Wallets(); ok || !b.fromMain() {
+			if sug := b.Suggestions(); len(sug) > 0 {
 				out = append(out, common.TruncateWidth(st.Label.Render(tr.T("split.wallets"))+strings.Join(sug, " · "), w))
 			} else {
 				out = append(out, common.TruncateWidth(st.Muted.Render(tr.T("split.no_other_active_wallet_to_suggest")), w))
@@ -834,10 +834,10 @@ func (b *splitBuilder) footerLines(w int) []string {
 	return out
 }
 
-func (b *splitBuilder) View() string {
+func (b *SplitBuilder) View() string {
 	w, h := b.width, b.height
-	st, tr := b.c.St, b.c.Tr
-	ck := b.check()
+	st, tr := b.C.St, b.C.Tr
+	ck := b.Check()
 	top := b.headerLines(ck, w)
 	bottom := b.footerLines(w)
 	room := h - len(top) - len(bottom)
@@ -847,14 +847,14 @@ func (b *splitBuilder) View() string {
 	}
 	var legs []string
 	selFirst, selLast := 0, 0
-	if len(b.draft.Legs) == 0 {
+	if len(b.Draft.Legs) == 0 {
 		legs = []string{st.Muted.Render(common.TruncateWidth(tr.T("split.no_legs_ctrl_n_adds_one"), w))}
 	} else {
 		legs, selFirst, selLast = b.legLines(ck, w)
 	}
 	dw, aw := b.cellWidths()
 	head := common.Spaces(6) + common.PadRight(tr.T("split.destination_caps"), dw+2) + " " + common.PadRight(tr.T("split.amount_r_caps"), aw+2)
-	if n := len(b.draft.Legs); n > 0 {
+	if n := len(b.Draft.Legs); n > 0 {
 		head += "  " + tr.F("split.leg_of", b.leg+1, n)
 	}
 	head = common.TruncateWidth(st.ColHeader.Render(head), w)
@@ -916,4 +916,4 @@ func (b *splitBuilder) View() string {
 }
 
 // ServiceErr is the outcome of the call to the service, for the header's light.
-func (m splitWalletsMsg) ServiceErr() error { return m.err }
+func (m SplitWalletsMsg) ServiceErr() error { return m.err }
