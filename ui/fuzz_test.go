@@ -74,7 +74,7 @@ func feed(t *testing.T, m *Model, data []byte) {
 			send(t, m, replies[int(b)%len(replies)])
 		}
 		view := m.View()
-		if w >= minWidth && h >= minHeight {
+		if w >= common.MinWidth && h >= common.MinHeight {
 			lines := strings.Split(view, "\n")
 			if len(lines) > h {
 				t.Fatalf("frame has %d lines for height %d after byte %d", len(lines), h, i)

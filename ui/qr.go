@@ -57,15 +57,6 @@ type qrView struct {
 	refreshEvery time.Duration
 }
 
-// openQR opens the QR (or result) screen of a charge as the caller knows it.
-func (m *Model) openQR(ch state.Charge) tea.Cmd {
-	var cmds []tea.Cmd
-	if old, ok := m.qrScreen(); ok {
-		cmds = append(cmds, m.closeOverlay(old))
-	}
-	return tea.Batch(append(cmds, m.push(&qrView{c: m.c, store: m.app.Sess.Store, ctl: m.app.Sess.Simulator, env: m.app.Sess.Env, id: ch.ID, ch: ch, copyFn: m.opts.Clipboard}))...)
-}
-
 // pollChargeMsg asks the root to read a charge from the service now, without a status line.
 type pollChargeMsg struct{ id, wallet string }
 
@@ -541,7 +532,7 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 	// alone, and the dashboard needs minWidth×minHeight), and show the code to copy.
 	r := code.render(0, 0)
 	msg := st.Warn.Render(cu.F("qr.the_qr_needs_a_x_terminal",
-		max(r.needW, minWidth), max(r.needH, minHeight), w, h))
+		max(r.needW, common.MinWidth), max(r.needH, common.MinHeight), w, h))
 	body := strings.Join(v.info(ch, w), "\n") + "\n\n" + ansi.Wrap(msg, w, "") + "\n\n" + v.codeBlock(ch, w)
 	return top + "\n" + common.FitBlock(body, w, bodyH) + "\n" + bottom
 }

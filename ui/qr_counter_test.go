@@ -203,7 +203,7 @@ func TestQRCopyConfirmsOnScreen(t *testing.T) {
 		if screen := ansi.Strip(m.View()); !strings.Contains(screen, said) {
 			t.Fatalf("%dx%d: no confirmation on the QR screen:\n%s", size[0], size[1], screen)
 		}
-		if size[0] != minWidth {
+		if size[0] != common.MinWidth {
 			continue // the tick takes its seconds: waited for once
 		}
 		// The confirmation goes away by itself: its expiry is a tick the screen asked for.

@@ -60,7 +60,7 @@ func TestQRUsualChargesFit80x24(t *testing.T) {
 	}
 	s, _ := demo(t, DemoOptions{})
 	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
-	m.Update(tea.WindowSizeMsg{Width: minWidth, Height: minHeight})
+	m.Update(tea.WindowSizeMsg{Width: common.MinWidth, Height: common.MinHeight})
 	rng := rand.New(rand.NewPCG(21, 8))
 	const charges = 500
 	var lengths = map[int]int{}
@@ -112,7 +112,7 @@ func TestQRServiceShapeFits24Rows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := renderQR(code, minWidth-qrColumnMin-qrColumnGap, minHeight); !r.fits {
+		if r := renderQR(code, common.MinWidth-qrColumnMin-qrColumnGap, common.MinHeight); !r.fits {
 			t.Fatalf("code %d (%d characters, version %d) needs %dx%d beside the column at 80x24: %s", i, len(code), r.version, r.needW, r.needH, code)
 		}
 	}
@@ -142,11 +142,11 @@ func TestQRAloneKeepsTheAmountLine(t *testing.T) {
 	trackCode(t, s, id, long, 1234)
 	code := newQRCode(long)
 	checked := 0
-	for h := minHeight; h < 60; h++ {
-		if code.render(minWidth-qrColumnMin-qrColumnGap, h).fits || !code.render(minWidth, h-1).fits {
+	for h := common.MinHeight; h < 60; h++ {
+		if code.render(common.MinWidth-qrColumnMin-qrColumnGap, h).fits || !code.render(common.MinWidth, h-1).fits {
 			continue // the column fits beside the QR, or the QR needs every row
 		}
-		screen := ansi.Strip(qrModel(t, s, id, common.LangEN, minWidth, h).View())
+		screen := ansi.Strip(qrModel(t, s, id, common.LangEN, common.MinWidth, h).View())
 		lines := qrFromScreen(screen)
 		if lines == nil || decodeQRLines(t, lines) != long {
 			t.Fatalf("80x%d: no readable QR:\n%s", h, screen)

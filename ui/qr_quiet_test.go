@@ -157,7 +157,7 @@ func TestQRAt80x24QuietZoneAndScans(t *testing.T) {
 		s := goldenSession(t, api.Sandbox)
 		trackCode(t, s, id, code, 1234)
 		m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, DarkBackground: tm.dark})
-		send(t, m, tea.WindowSizeMsg{Width: minWidth, Height: minHeight})
+		send(t, m, tea.WindowSizeMsg{Width: common.MinWidth, Height: common.MinHeight})
 		openQRByID(t, m, id)
 		screen := ansi.Strip(m.View())
 		if tm.dark {
@@ -177,9 +177,9 @@ func TestQRAt80x24QuietZoneAndScans(t *testing.T) {
 				}
 			}
 			right, bottom := len(grid[0])-left-n, len(grid)-top-n
-			if top < 1 || bottom < 2 || left < qrQuietSides || right < qrQuietSides || len(lines) != minHeight {
+			if top < 1 || bottom < 2 || left < qrQuietSides || right < qrQuietSides || len(lines) != common.MinHeight {
 				t.Fatalf("quiet zone above %d, below %d, left %d, right %d modules on %d rows; want 1, 2, %d, %d on %d:\n%s",
-					top, bottom, left, right, len(lines), qrQuietSides, qrQuietSides, minHeight, screen)
+					top, bottom, left, right, len(lines), qrQuietSides, qrQuietSides, common.MinHeight, screen)
 			}
 		}
 		img := screenImage(screen, tm, cellW)

@@ -81,7 +81,7 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 	// The emulator's code for a short description fits the dashboard's smallest terminal
 	// (whatever its random key and txid: see TestQRMatrixIsSmallerThanByteMode).
 	ch := trackedChargeDesc(t, s, 1234, "Café")
-	for _, size := range [][2]int{{120, 40}, {minWidth, minHeight}} {
+	for _, size := range [][2]int{{120, 40}, {common.MinWidth, common.MinHeight}} {
 		screen := qrScreen(t, s, ch.ID, size[0], size[1])
 		qr := qrFromScreen(screen)
 		if qr == nil {
@@ -120,9 +120,9 @@ func TestQRScreenTooSmallSaysTheSize(t *testing.T) {
 			openQRByID(t, m, id)
 			return ansi.Strip(m.View())
 		}
-		screen := screenAt(minWidth, minHeight)
+		screen := screenAt(common.MinWidth, common.MinHeight)
 		if qrFromScreen(screen) != nil {
-			t.Fatalf("a %d-character code fits %dx%d?\n%s", len(long), minWidth, minHeight, screen)
+			t.Fatalf("a %d-character code fits %dx%d?\n%s", len(long), common.MinWidth, common.MinHeight, screen)
 		}
 		prefix := map[common.Lang]string{common.LangEN: "The QR needs a ", common.LangPT: "O QR precisa de um terminal de "}[customerLang]
 		flat := strings.Join(strings.Fields(screen), " ")
@@ -138,10 +138,10 @@ func TestQRScreenTooSmallSaysTheSize(t *testing.T) {
 			t.Fatalf("the hint promises a QR at %dx%d but none is shown", needW, needH)
 		}
 		// Each side is the smallest (or the dashboard's own minimum).
-		if needH > minHeight && qrFromScreen(screenAt(needW, needH-1)) != nil {
+		if needH > common.MinHeight && qrFromScreen(screenAt(needW, needH-1)) != nil {
 			t.Fatalf("the hint %dx%d is taller than needed", needW, needH)
 		}
-		if needW > minWidth && qrFromScreen(screenAt(needW-1, needH)) != nil {
+		if needW > common.MinWidth && qrFromScreen(screenAt(needW-1, needH)) != nil {
 			t.Fatalf("the hint %dx%d is wider than needed", needW, needH)
 		}
 		if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), long[:40]) {

@@ -239,7 +239,7 @@ func (t *TrainingModel) watch() tea.Cmd {
 
 // layout decides where the checklist goes; it reports whether the dashboard's size changed.
 func (t *TrainingModel) layout(force bool) bool {
-	side := t.width >= minWidth+trainSideWidth
+	side := t.width >= common.MinWidth+trainSideWidth
 	strip := !side && !t.fullScreen()
 	changed := force || side != t.side || strip != t.strip
 	t.side, t.strip = side, strip

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
+	"pixdash/state"
 	"pixdash/state/workflow"
 	"pixdash/ui/blocks"
 	"pixdash/ui/charges"
@@ -27,12 +28,6 @@ import (
 	"pixdash/ui/search"
 	"pixdash/ui/wallets"
 	"pixdash/ui/withdrawal"
-)
-
-// Minimum terminal size; below it the dashboard asks for a larger window.
-const (
-	minWidth  = 80
-	minHeight = 24
 )
 
 // ProfileInfo names a configured profile for the profile switcher.
@@ -710,7 +705,7 @@ func (m *Model) showView(v viewID) tea.Cmd {
 }
 
 func (m *Model) tooSmall() bool {
-	return m.c.Width+m.reserveW < minWidth || m.c.Height+m.reserveH < minHeight
+	return m.c.Width+m.reserveW < common.MinWidth || m.c.Height+m.reserveH < common.MinHeight
 }
 
 // openForm starts a new charge with a fresh Idempotency-Key and loads the project picker.
@@ -809,7 +804,7 @@ func (m *Model) frame(s string, full bool) string {
 
 func (m *Model) tooSmallView() string {
 	tr := m.c.Tr
-	msg := tr.F("ui.enlarge_the_terminal_to_at_least", minWidth, minHeight, m.c.Width, m.c.Height)
+	msg := tr.F("ui.enlarge_the_terminal_to_at_least", common.MinWidth, common.MinHeight, m.c.Width, m.c.Height)
 	return lipgloss.Place(m.c.Width, m.c.Height, lipgloss.Center, lipgloss.Center,
 		lipgloss.JoinVertical(lipgloss.Center, common.TruncateWidth(msg, max(m.c.Width-2, 1)), tr.T("ui.q_quits")))
 }
@@ -941,4 +936,13 @@ func (m *Model) helpGroups() []helpGroup {
 // describeError turns an error into a status line: the service's message, trace id and a hint.
 func (m *Model) describeError(what string, err error) string {
 	return common.DescribeErr(m.c.Tr, what, err)
+}
+
+// openQR opens the QR (or result) screen of a charge as the caller knows it.
+func (m *Model) openQR(ch state.Charge) tea.Cmd {
+	var cmds []tea.Cmd
+	if old, ok := m.qrScreen(); ok {
+		cmds = append(cmds, m.closeOverlay(old))
+	}
+	return tea.Batch(append(cmds, m.push(&qrView{c: m.c, store: m.app.Sess.Store, ctl: m.app.Sess.Simulator, env: m.app.Sess.Env, id: ch.ID, ch: ch, copyFn: m.opts.Clipboard}))...)
 }

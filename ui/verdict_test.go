@@ -180,7 +180,7 @@ func TestEventsVerdictColumnDropsFirst(t *testing.T) {
 				t.Fatalf("width %d: line %q is wider", w, l)
 			}
 		}
-		if w >= minWidth && !strings.Contains(out, "disputed") {
+		if w >= common.MinWidth && !strings.Contains(out, "disputed") {
 			t.Errorf("width %d: the disputed row does not say so:\n%s", w, out)
 		}
 	}
