@@ -298,7 +298,7 @@ func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *common
 func (m *Model) watchCmd() tea.Cmd {
 	id := ""
 	if qr, ok := m.qrScreen(); ok {
-		id = qr.id
+		id = qr.Id
 	}
 	if id == m.watched {
 		return nil
@@ -328,8 +328,8 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 	}
 	m.noteResult(msg.err)
 	if msg.err != nil {
-		if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
-			qr.pollErr = m.describeError(m.c.Tr.T("cmds.refresh"), msg.err)
+		if qr, ok := m.qrScreen(); ok && qr.Id == msg.id {
+			qr.PollErr = m.describeError(m.c.Tr.T("cmds.refresh"), msg.err)
 		}
 		if msg.after.NotFound {
 			// 404s in a row over minutes: the charge is no longer polled (state.MarkMissing).
@@ -337,8 +337,8 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
-		qr.pollErr = ""
+	if qr, ok := m.qrScreen(); ok && qr.Id == msg.id {
+		qr.PollErr = ""
 	}
 	return m.onChargeChanged(msg.before, msg.after)
 }
@@ -346,9 +346,9 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 // onChargeChanged reacts to a status change of a tracked charge (the QR screen rings on payment).
 func (m *Model) onChargeChanged(before, after state.Charge) tea.Cmd {
 	qr, onScreen := m.qrScreen()
-	onScreen = onScreen && qr.id == after.ID
+	onScreen = onScreen && qr.Id == after.ID
 	if onScreen {
-		qr.ch = after
+		qr.Ch = after
 	}
 	if before.State() == after.State() {
 		return nil

@@ -18,6 +18,7 @@ import (
 	"pixdash/state"
 	"pixdash/ui/common"
 	"pixdash/ui/events"
+	"pixdash/ui/qr"
 )
 
 // Charges of goldenCharges the event fixture refers to.
@@ -701,7 +702,7 @@ func TestEventsFlowPaymentArrivesLiveAndUpdatesCharges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Simulator.Pay(ctx, pix.ID, demoPayerName, demoPayerCPF); err != nil {
+	if err := s.Simulator.Pay(ctx, pix.ID, qr.DemoPayerName, qr.DemoPayerCPF); err != nil {
 		t.Fatal(err)
 	}
 	f.waitFor("R$ 7,77", common.ShortID(pix.ID), "2 events")

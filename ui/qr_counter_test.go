@@ -188,7 +188,7 @@ func TestQRCopyConfirmsOnScreen(t *testing.T) {
 	for _, size := range goldenSizes {
 		m := qrModel(t, s, "3f6c1a2e-0000-4000-8000-000000000001", common.LangPT, size[0], size[1])
 		var copied string
-		qrOf(m).copyFn = func(s string) { copied = s }
+		qrOf(m).CopyFn = func(s string) { copied = s }
 		_, cmd := m.Update(runeKey("c"))
 		var expire []tea.Cmd
 		for _, msg := range runMsgs(t, cmd) {

@@ -18,6 +18,7 @@ import (
 	"pixdash/api"
 	"pixdash/ui/common"
 	"pixdash/ui/newcharge"
+	"pixdash/ui/qr"
 	"pixdash/ui/search"
 	"pixdash/ui/wallets"
 )
@@ -102,7 +103,7 @@ func TestOverlayStackPrecedence(t *testing.T) {
 		t.Fatalf("stack = %T…, want the help over the QR screen", m.overlays.Top())
 	}
 	press(t, m, "esc")
-	if _, ok := m.overlays.Top().(*qrView); !ok {
+	if _, ok := m.overlays.Top().(*qr.QrView); !ok {
 		t.Fatalf("esc closed more than the help: top = %T", m.overlays.Top())
 	}
 	// esc then 3 in one go: the QR closes at once and 3 reaches the views.

@@ -18,6 +18,7 @@ import (
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
 	"pixdash/ui/newcharge"
+	"pixdash/ui/qr"
 	"pixdash/ui/refund"
 	"pixdash/ui/sales"
 	"pixdash/ui/search"
@@ -243,7 +244,7 @@ func formOf(m *Model) *newcharge.ChargeForm {
 }
 
 // qrOf is the open QR or result screen, or nil.
-func qrOf(m *Model) *qrView {
+func qrOf(m *Model) *qr.QrView {
 	q, _ := m.qrScreen()
 	return q
 }
@@ -290,7 +291,7 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		if o, ok := common.Find[*search.SearchOverlay](m.overlays); ok {
 			return to(o)
 		}
-	case qrCopiedMsg, qrNoticeDoneMsg, qrRefreshMsg:
+	case qr.QrCopiedMsg, qr.QrNoticeDoneMsg, qr.QrRefreshMsg:
 		if o, ok := m.qrScreen(); ok {
 			return to(o)
 		}

@@ -115,7 +115,7 @@ func TestFlowReplyDifferentFromRequestIsNotShown(t *testing.T) {
 		t.Fatalf("the customer screen is shown:\n%s", view)
 	}
 	copied := ""
-	qrOf(fm).copyFn = func(s string) { copied = s }
+	qrOf(fm).CopyFn = func(s string) { copied = s }
 	if cmd := qrOf(fm).Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}}); cmd != nil {
 		runReply(cmd)
 	}

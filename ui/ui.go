@@ -23,6 +23,7 @@ import (
 	"pixdash/ui/events"
 	"pixdash/ui/inspector"
 	"pixdash/ui/newcharge"
+	"pixdash/ui/qr"
 	"pixdash/ui/refund"
 	"pixdash/ui/sales"
 	"pixdash/ui/search"
@@ -342,8 +343,8 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		return m.openQR(msg.Charge), true
-	case pollChargeMsg:
-		return m.pollNow(msg.id, msg.wallet), true
+	case qr.PollChargeMsg:
+		return m.pollNow(msg.Id, msg.Wallet), true
 	case common.InspectMsg:
 		cmd := m.closeAll()
 		m.view = viewInspector
@@ -530,7 +531,7 @@ func (m *Model) chargeForm() (*newcharge.ChargeForm, bool) {
 }
 
 // qrScreen is the QR or result screen when it is open.
-func (m *Model) qrScreen() (*qrView, bool) { return common.Find[*qrView](m.overlays) }
+func (m *Model) qrScreen() (*qr.QrView, bool) { return common.Find[*qr.QrView](m.overlays) }
 
 // openPicker is the wallet or profile picker when it is open.
 func (m *Model) openPicker() (*common.Picker, bool) { return common.Find[*common.Picker](m.overlays) }
@@ -913,7 +914,7 @@ func (m *Model) qrHelp() []key.Binding {
 	if qr, ok := m.qrScreen(); ok {
 		return flatten(qr.FullHelp())
 	}
-	return flatten((&qrView{c: m.c}).FullHelp())
+	return flatten((&qr.QrView{C: m.c}).FullHelp())
 }
 
 // helpGroups are the help overlay's sections: everywhere, the active view, the QR screen and
@@ -944,5 +945,5 @@ func (m *Model) openQR(ch state.Charge) tea.Cmd {
 	if old, ok := m.qrScreen(); ok {
 		cmds = append(cmds, m.closeOverlay(old))
 	}
-	return tea.Batch(append(cmds, m.push(&qrView{c: m.c, store: m.app.Sess.Store, ctl: m.app.Sess.Simulator, env: m.app.Sess.Env, id: ch.ID, ch: ch, copyFn: m.opts.Clipboard}))...)
+	return tea.Batch(append(cmds, m.push(&qr.QrView{C: m.c, Store: m.app.Sess.Store, Ctl: m.app.Sess.Simulator, Env: m.app.Sess.Env, Id: ch.ID, Ch: ch, CopyFn: m.opts.Clipboard}))...)
 }

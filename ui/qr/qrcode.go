@@ -1,4 +1,4 @@
-package ui
+package qr
 
 import (
 	"strings"
@@ -23,31 +23,31 @@ const (
 // qrAttempt is one rendering setting tried while stepping down to fit.
 type qrAttempt struct {
 	level coding.Level
-	quiet int // light modules around the code on every side
+	Quiet int // light modules around the code on every side
 }
 
-// qrAttempts go from the most robust to the most compact. A screen has no smudges to correct,
+// QrAttempts go from the most robust to the most compact. A screen has no smudges to correct,
 // so level L costs little; the quiet zone matters more to a phone's camera. One module of it
 // is the smallest that still reads on a dark terminal (measured with gozxing and zbarimg in
 // TestQRQuietZoneMeasured; none does not), so the steps stop there. The quiet zone is the
 // least on every side; the sides get up to qrQuietSides where the width allows (see render).
-var qrAttempts = []qrAttempt{{coding.M, 4}, {coding.M, 2}, {coding.L, 2}, {coding.L, 1}}
+var QrAttempts = []qrAttempt{{coding.M, 4}, {coding.M, 2}, {coding.L, 2}, {coding.L, 1}}
 
-// qrQuietSides is the standard's quiet zone, which the code gets to its left and right whenever
+// QrQuietSides is the standard's quiet zone, which the code gets to its left and right whenever
 // the width allows, even when the rows allow less above and below it.
-const qrQuietSides = 4
+const QrQuietSides = 4
 
 // qrRender is a rendered code and what it needs on screen.
 type qrRender struct {
-	lines   []string // plain glyph lines, unstyled
-	width   int      // columns
-	height  int      // rows
-	fits    bool
-	needW   int // smallest size that would fit, when it does not
-	needH   int
-	level   coding.Level
-	version coding.Version
-	quietOK bool // quiet zone of at least 2 modules
+	Lines   []string // plain glyph lines, unstyled
+	Width   int      // columns
+	Height  int      // rows
+	Fits    bool
+	NeedW   int // smallest size that would fit, when it does not
+	NeedH   int
+	Level   coding.Level
+	Version coding.Version
+	QuietOK bool // quiet zone of at least 2 modules
 }
 
 // qrCode is a text encoded once at each level renderQR may use: drawing it at a size is then
@@ -57,79 +57,79 @@ type qrRender struct {
 // smaller and is what lets a default 80x24 terminal show a code qrterminal's would not fit.
 type qrCode struct {
 	text    string
-	std     map[coding.Level]qrMat // qrterminal's
-	compact map[coding.Level]qrMat
+	Std     map[coding.Level]qrMat // qrterminal's
+	Compact map[coding.Level]qrMat
 	ok      bool // the text fits a QR code
 }
 
 // qrMat is one level's matrix.
 type qrMat struct {
-	m [][]bool
-	v coding.Version
+	M [][]bool
+	V coding.Version
 }
 
-// newQRCode encodes text at the levels of qrAttempts.
-func newQRCode(text string) qrCode {
-	c := qrCode{text: text, std: map[coding.Level]qrMat{}, compact: map[coding.Level]qrMat{}, ok: true}
-	for _, a := range qrAttempts {
-		if _, done := c.compact[a.level]; done {
+// NewQRCode encodes text at the levels of qrAttempts.
+func NewQRCode(text string) qrCode {
+	c := qrCode{text: text, Std: map[coding.Level]qrMat{}, Compact: map[coding.Level]qrMat{}, ok: true}
+	for _, a := range QrAttempts {
+		if _, done := c.Compact[a.level]; done {
 			continue
 		}
-		m, v, ok := qrMatrix(text, a.level)
+		m, v, ok := QrMatrix(text, a.level)
 		if !ok {
 			return qrCode{text: text}
 		}
-		c.compact[a.level] = qrMat{m: m, v: v}
-		c.std[a.level] = c.compact[a.level]
-		if sm, ok := qrterminalMatrix(text, a.level); ok {
-			c.std[a.level] = qrMat{m: sm, v: coding.Version((len(sm) - 17) / 4)}
+		c.Compact[a.level] = qrMat{M: m, V: v}
+		c.Std[a.level] = c.Compact[a.level]
+		if sm, ok := QrterminalMatrix(text, a.level); ok {
+			c.Std[a.level] = qrMat{M: sm, V: coding.Version((len(sm) - 17) / 4)}
 		}
 	}
 	return c
 }
 
-// renderQR draws text as half blocks at the most robust setting that fits in maxW×maxH cells:
+// RenderQR draws text as half blocks at the most robust setting that fits in maxW×maxH cells:
 // see qrCode.render.
-func renderQR(text string, maxW, maxH int) qrRender { return newQRCode(text).render(maxW, maxH) }
+func RenderQR(text string, maxW, maxH int) qrRender { return NewQRCode(text).Render(maxW, maxH) }
 
-// render draws the code at the most robust setting that fits in maxW×maxH cells, stepping error
+// Render draws the code at the most robust setting that fits in maxW×maxH cells, stepping error
 // correction and quiet zone down until it does. When none fits, the result is the most compact
 // rendering with fits false and needW×needH its size.
-func (c qrCode) render(maxW, maxH int) qrRender {
+func (c qrCode) Render(maxW, maxH int) qrRender {
 	if !c.ok {
 		return qrRender{}
 	}
-	for _, a := range qrAttempts {
-		mat := c.std[a.level]
-		w, h := len(mat.m)+2*a.quiet, (len(mat.m)+2*a.quiet+1)/2
+	for _, a := range QrAttempts {
+		mat := c.Std[a.level]
+		w, h := len(mat.M)+2*a.Quiet, (len(mat.M)+2*a.Quiet+1)/2
 		if w <= maxW && h <= maxH {
-			side := qrSides(len(mat.m), a.quiet, maxW)
-			return qrRender{lines: qrHalfBlocksSides(mat.m, a.quiet, side), width: len(mat.m) + 2*side, height: h, fits: true,
-				level: a.level, version: mat.v, quietOK: a.quiet >= 2}
+			side := qrSides(len(mat.M), a.Quiet, maxW)
+			return qrRender{Lines: qrHalfBlocksSides(mat.M, a.Quiet, side), Width: len(mat.M) + 2*side, Height: h, Fits: true,
+				Level: a.level, Version: mat.V, QuietOK: a.Quiet >= 2}
 		}
 	}
 	var last qrRender
-	for _, a := range qrAttempts {
-		mat := c.compact[a.level]
-		w, h := len(mat.m)+2*a.quiet, (len(mat.m)+2*a.quiet+1)/2
-		last = qrRender{width: w, height: h, level: a.level, version: mat.v, quietOK: a.quiet >= 2}
+	for _, a := range QrAttempts {
+		mat := c.Compact[a.level]
+		w, h := len(mat.M)+2*a.Quiet, (len(mat.M)+2*a.Quiet+1)/2
+		last = qrRender{Width: w, Height: h, Level: a.level, Version: mat.V, QuietOK: a.Quiet >= 2}
 		if w <= maxW && h <= maxH {
-			side := qrSides(len(mat.m), a.quiet, maxW)
-			last.lines = qrHalfBlocksSides(mat.m, a.quiet, side)
-			last.width = len(mat.m) + 2*side
-			last.fits = true
+			side := qrSides(len(mat.M), a.Quiet, maxW)
+			last.Lines = qrHalfBlocksSides(mat.M, a.Quiet, side)
+			last.Width = len(mat.M) + 2*side
+			last.Fits = true
 			return last
 		}
 	}
-	compact := qrAttempts[len(qrAttempts)-1]
-	last.lines = qrHalfBlocks(c.compact[compact.level].m, compact.quiet)
-	last.needW, last.needH = last.width, last.height
+	compact := QrAttempts[len(QrAttempts)-1]
+	last.Lines = QrHalfBlocks(c.Compact[compact.level].M, compact.Quiet)
+	last.NeedW, last.NeedH = last.Width, last.Height
 	return last
 }
 
-// qrterminalMatrix encodes text with qrterminal at level l and reads its modules back from the
+// QrterminalMatrix encodes text with qrterminal at level l and reads its modules back from the
 // one-character-per-module drawing (a light border of one module on every side).
-func qrterminalMatrix(text string, l coding.Level) ([][]bool, bool) {
+func QrterminalMatrix(text string, l coding.Level) ([][]bool, bool) {
 	if _, err := qr.Encode(text, qr.Level(l)); err != nil {
 		return nil, false // too long for one mode (qrterminal would draw nothing)
 	}
@@ -157,11 +157,11 @@ func qrterminalMatrix(text string, l coding.Level) ([][]bool, bool) {
 	return m, true
 }
 
-// qrMatrix encodes text as the smallest QR code of level l: the text is cut into numeric,
+// QrMatrix encodes text as the smallest QR code of level l: the text is cut into numeric,
 // alphanumeric and byte segments where that saves bits (a BR Code is mostly digits and
 // capitals, with a lowercase key or URL), in the smallest version that holds them, with the
 // mask the standard's penalty rules prefer. m[y][x] is true for a dark module.
-func qrMatrix(text string, l coding.Level) (m [][]bool, v coding.Version, ok bool) {
+func QrMatrix(text string, l coding.Level) (m [][]bool, v coding.Version, ok bool) {
 	var segs [3][]coding.Encoding // by the size class of the version (character count widths)
 	for v = coding.MinVersion; v <= coding.MaxVersion; v++ {
 		class := sizeClass(v)
@@ -363,15 +363,15 @@ func qrPenalty(m [][]bool) int {
 // qrSides is the quiet zone left and right of an n-module code whose quiet zone is quiet:
 // up to qrQuietSides where maxW columns allow it, never less than quiet.
 func qrSides(n, quiet, maxW int) int {
-	if quiet >= qrQuietSides {
+	if quiet >= QrQuietSides {
 		return quiet
 	}
-	return max(quiet, min(qrQuietSides, (maxW-n)/2))
+	return max(quiet, min(QrQuietSides, (maxW-n)/2))
 }
 
-// qrHalfBlocks draws the matrix with a light quiet zone of quiet modules on every side, two
+// QrHalfBlocks draws the matrix with a light quiet zone of quiet modules on every side, two
 // module rows per line; an odd last row is paired with a light one.
-func qrHalfBlocks(m [][]bool, quiet int) []string { return qrHalfBlocksSides(m, quiet, quiet) }
+func QrHalfBlocks(m [][]bool, quiet int) []string { return qrHalfBlocksSides(m, quiet, quiet) }
 
 // qrHalfBlocksSides is qrHalfBlocks with side modules of quiet zone to the left and right.
 func qrHalfBlocksSides(m [][]bool, quiet, side int) []string {
@@ -409,16 +409,16 @@ func drawQR(c *common.Common, r qrRender) string {
 	if !common.NoColour() {
 		return r.styled(c.St.QR)
 	}
-	lines := r.lines
+	lines := r.Lines
 	if c.DarkBG {
-		lines = qrInverted(lines)
+		lines = QrInverted(lines)
 	}
 	return strings.Join(lines, "\n")
 }
 
-// qrInverted swaps ink and paper in half-block lines: each cell's inked halves become blank and
+// QrInverted swaps ink and paper in half-block lines: each cell's inked halves become blank and
 // its blank halves inked.
-func qrInverted(lines []string) []string {
+func QrInverted(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = qrSwapInk.Replace(l)
@@ -432,7 +432,7 @@ var qrSwapInk = strings.NewReplacer(qrBoth, qrNone, qrNone, qrBoth, qrTop, qrBot
 // styled paints the lines black on white.
 func (r qrRender) styled(st lipgloss.Style) string {
 	var b strings.Builder
-	for i, l := range r.lines {
+	for i, l := range r.Lines {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
@@ -441,8 +441,8 @@ func (r qrRender) styled(st lipgloss.Style) string {
 	return b.String()
 }
 
-// qrModules reads a rendered half-block grid back into dark/light modules (for tests and checks).
-func qrModules(lines []string) [][]bool {
+// QrModules reads a rendered half-block grid back into dark/light modules (for tests and checks).
+func QrModules(lines []string) [][]bool {
 	var grid [][]bool
 	for _, l := range lines {
 		top := make([]bool, 0, len(l))

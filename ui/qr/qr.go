@@ -1,4 +1,4 @@
-package ui
+package qr
 
 import (
 	"context"
@@ -21,25 +21,25 @@ import (
 
 // Demo payers used by the sandbox simulation keys (valid check digits).
 const (
-	demoPayerName = "Maria da Silva"
-	demoPayerCPF  = "52998224725"
+	DemoPayerName = "Maria da Silva"
+	DemoPayerCPF  = "52998224725"
 	demoCNPJName  = "Padaria Exemplo Ltda"
 	demoPayerCNPJ = "11222333000181"
 )
 
-// qrView is the customer-facing screen: the QR while pending, then PAID, EXPIRED or FAILED.
+// QrView is the customer-facing screen: the QR while pending, then PAID, EXPIRED or FAILED.
 // The customer sees what is theirs (amount, description, merchant, expiry, the code); the
 // split, wallets and fees stay on the merchant's views (the inspector).
-type qrView struct {
+type QrView struct {
 	common.Closer
-	c       *common.Common
-	store   *state.Store
-	ctl     workflow.PaymentSimulator // nil unless the service is the sandbox emulator
-	env     api.Environment
-	id      string
-	ch      state.Charge // the charge as last known (the store's memory copy wins when newer)
-	pollErr string
-	copyFn  func(string)
+	C       *common.Common
+	Store   *state.Store
+	Ctl     workflow.PaymentSimulator // nil unless the service is the sandbox emulator
+	Env     api.Environment
+	Id      string
+	Ch      state.Charge // the charge as last known (the store's memory copy wins when newer)
+	PollErr string
+	CopyFn  func(string)
 	width   int
 	height  int
 	// code is the charge's code, validated and encoded outside View (setSize, focus, update)
@@ -57,18 +57,18 @@ type qrView struct {
 	refreshEvery time.Duration
 }
 
-// pollChargeMsg asks the root to read a charge from the service now, without a status line.
-type pollChargeMsg struct{ id, wallet string }
+// PollChargeMsg asks the root to read a charge from the service now, without a status line.
+type PollChargeMsg struct{ Id, Wallet string }
 
 // SetSize gives the screen the whole terminal.
-func (v *qrView) SetSize(w, h int) tea.Cmd {
+func (v *QrView) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.prepare()
 	return nil
 }
 
 // Layer: the QR and result screens take the whole terminal (the customer looks at them).
-func (v *qrView) Layer() common.Layer { return common.LayerScreen }
+func (v *QrView) Layer() common.Layer { return common.LayerScreen }
 
 // How long the copy confirmation stays, and how often a refused payment's open refund is read
 // again (doubling up to the cap while it stays open).
@@ -80,28 +80,28 @@ const (
 
 // qrCopiedMsg says the screen's code was copied; qrNoticeDoneMsg ends the confirmation.
 type (
-	qrCopiedMsg     struct{ v *qrView }
-	qrNoticeDoneMsg struct {
-		v   *qrView
+	QrCopiedMsg     struct{ v *QrView }
+	QrNoticeDoneMsg struct {
+		v   *QrView
 		seq int
 	}
-	// qrRefreshMsg is the screen's own tick (see qrView.refreshSeq).
-	qrRefreshMsg struct {
-		v   *qrView
+	// QrRefreshMsg is the screen's own tick (see qrView.refreshSeq).
+	QrRefreshMsg struct {
+		v   *QrView
 		seq int
 	}
 )
 
 // Focus gives the screen the keyboard back (a dialog over it closed): a confirmation from
 // before the dialog is stale. It polls nothing: the screen's tick goes on under a dialog.
-func (v *qrView) Focus() tea.Cmd {
+func (v *QrView) Focus() tea.Cmd {
 	v.prepare()
 	v.notice = ""
 	return nil
 }
 
 // Start polls the charge at once when it may still change, and starts the screen's tick.
-func (v *qrView) Start() tea.Cmd {
+func (v *QrView) Start() tea.Cmd {
 	v.prepare()
 	v.notice = "" // a confirmation from before a dialog covered the screen is stale
 	ch, ok := v.charge()
@@ -111,7 +111,7 @@ func (v *qrView) Start() tea.Cmd {
 	var poll tea.Cmd
 	if !ch.Final() {
 		id, wallet := ch.ID, ch.Wallet
-		poll = func() tea.Msg { return pollChargeMsg{id: id, wallet: wallet} }
+		poll = func() tea.Msg { return PollChargeMsg{Id: id, Wallet: wallet} }
 	}
 	v.refreshSeq++
 	v.refreshEvery = qrRefreshFirst
@@ -119,12 +119,12 @@ func (v *qrView) Start() tea.Cmd {
 }
 
 // Blur leaves the screen as it is.
-func (v *qrView) Blur() {}
+func (v *QrView) Blur() {}
 
 // refreshTick schedules the screen's next tick.
-func (v *qrView) refreshTick() tea.Cmd {
+func (v *QrView) refreshTick() tea.Cmd {
 	seq, every := v.refreshSeq, v.refreshEvery
-	return tea.Tick(every, func(time.Time) tea.Msg { return qrRefreshMsg{v: v, seq: seq} })
+	return tea.Tick(every, func(time.Time) tea.Msg { return QrRefreshMsg{v: v, seq: seq} })
 }
 
 // refundOpen reports whether a refused payment's refund to the payer may still change.
@@ -134,13 +134,13 @@ func refundOpen(ch *state.Charge) bool {
 }
 
 // prepare validates and encodes the charge's code for View, when it changed.
-func (v *qrView) prepare() {
+func (v *QrView) prepare() {
 	ch, ok := v.charge()
 	if !ok || ch.PixCopyPaste == "" {
 		return
 	}
 	if key := qrCodeKey(&ch); key != v.codeFor {
-		v.codeFor, v.codeErr, v.code = key, checkCode(&ch), newQRCode(ch.PixCopyPaste)
+		v.codeFor, v.codeErr, v.code = key, checkCode(&ch), NewQRCode(ch.PixCopyPaste)
 	}
 }
 
@@ -148,45 +148,45 @@ func (v *qrView) prepare() {
 func qrCodeKey(ch *state.Charge) string { return fmt.Sprintf("%d|%s", ch.Amount, ch.PixCopyPaste) }
 
 // prepared is the charge's validated, encoded code: the one prepare made, or made now.
-func (v *qrView) prepared(ch *state.Charge) (qrCode, error) {
+func (v *QrView) prepared(ch *state.Charge) (qrCode, error) {
 	if qrCodeKey(ch) == v.codeFor {
 		return v.code, v.codeErr
 	}
-	return newQRCode(ch.PixCopyPaste), checkCode(ch)
+	return NewQRCode(ch.PixCopyPaste), checkCode(ch)
 }
 
 // quitKey is q as the screen offers it: on a pending QR it asks first.
-func (v *qrView) quitKey(ch *state.Charge) key.Binding {
-	k := v.c.Keys.Quit
+func (v *QrView) quitKey(ch *state.Charge) key.Binding {
+	k := v.C.Keys.Quit
 	if ch != nil && v.pending(ch) {
-		k.SetHelp(k.Help().Key, v.c.Tr.T("qr.quit_asks_first"))
+		k.SetHelp(k.Help().Key, v.C.Tr.T("qr.quit_asks_first"))
 	}
 	return k
 }
 
 // pending reports whether the customer may be paying ch from this screen right now.
-func (v *qrView) pending(ch *state.Charge) bool {
+func (v *QrView) pending(ch *state.Charge) bool {
 	return ch.State() == state.StatePending && ch.Mismatch == "" && ch.PixCopyPaste != ""
 }
 
-// quitQuestion is what quitting asks while the customer may be paying (the root's quit guard
+// QuitQuestion is what quitting asks while the customer may be paying (the root's quit guard
 // asks it on ctrl+c, the screen itself on q); "" once the charge is settled or while the
 // screen already asks it.
-func (v *qrView) QuitQuestion() string {
+func (v *QrView) QuitQuestion() string {
 	ch, ok := v.charge()
 	if !ok || !v.pending(&ch) {
 		return ""
 	}
-	if v.c.App.Sess.Demo {
+	if v.C.App.Sess.Demo {
 		// Demo mode's emulator runs inside pixdash: it stops with it, and the charge with it.
-		return v.c.Tr.F("qr.the_charge_of_is_waiting_for", ch.Amount.BRL())
+		return v.C.Tr.F("qr.the_charge_of_is_waiting_for", ch.Amount.BRL())
 	}
-	return v.c.Tr.F("qr.the_charge_of_is_waiting_for_2", ch.Amount.BRL())
+	return v.C.Tr.F("qr.the_charge_of_is_waiting_for_2", ch.Amount.BRL())
 }
 
 // ShortHelp lists the screen's keys.
-func (v *qrView) ShortHelp() []key.Binding {
-	k := v.c.Keys
+func (v *QrView) ShortHelp() []key.Binding {
+	k := v.C.Keys
 	var ch *state.Charge
 	if c, ok := v.charge(); ok {
 		ch = &c
@@ -195,42 +195,42 @@ func (v *qrView) ShortHelp() []key.Binding {
 }
 
 // FullHelp lists the screen's keys.
-func (v *qrView) FullHelp() [][]key.Binding { return [][]key.Binding{v.ShortHelp()} }
+func (v *QrView) FullHelp() [][]key.Binding { return [][]key.Binding{v.ShortHelp()} }
 
 // charge is the charge on screen: the store's memory copy (pending charges and recent writes,
 // no database read while drawing), else the one the screen was opened with.
-func (v *qrView) charge() (state.Charge, bool) {
-	if v.store != nil {
-		if c, ok := v.store.Peek(v.id); ok {
+func (v *QrView) charge() (state.Charge, bool) {
+	if v.Store != nil {
+		if c, ok := v.Store.Peek(v.Id); ok {
 			return c, true
 		}
 	}
-	return v.ch, v.ch.ID != ""
+	return v.Ch, v.Ch.ID != ""
 }
 
-func (v *qrView) Update(msg tea.Msg) tea.Cmd {
+func (v *QrView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case qrCopiedMsg:
+	case QrCopiedMsg:
 		if msg.v != v {
 			return nil
 		}
 		v.noticeSeq++
-		v.notice = v.c.Tr.T("qr.pix_code_copied")
+		v.notice = v.C.Tr.T("qr.pix_code_copied")
 		seq := v.noticeSeq
-		return tea.Tick(qrNoticeFor, func(time.Time) tea.Msg { return qrNoticeDoneMsg{v: v, seq: seq} })
-	case qrNoticeDoneMsg:
+		return tea.Tick(qrNoticeFor, func(time.Time) tea.Msg { return QrNoticeDoneMsg{v: v, seq: seq} })
+	case QrNoticeDoneMsg:
 		if msg.v == v && msg.seq == v.noticeSeq {
 			v.notice = ""
 		}
 		return nil
-	case qrRefreshMsg:
+	case QrRefreshMsg:
 		return v.onRefresh(msg)
 	}
 	km, isKey := msg.(tea.KeyMsg)
 	if !isKey {
 		return nil
 	}
-	k := v.c.Keys
+	k := v.C.Keys
 	switch {
 	case key.Matches(km, k.Back):
 		v.Close()
@@ -238,7 +238,7 @@ func (v *qrView) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.Quit):
 		// The customer may be scanning: q asks first (the charge stays payable after quitting).
 		if q := v.QuitQuestion(); q != "" {
-			v.Ask(common.NewQuietConfirm(v.c, q, tea.Quit))
+			v.Ask(common.NewQuietConfirm(v.C, q, tea.Quit))
 			return nil
 		}
 		return tea.Quit
@@ -253,32 +253,32 @@ func (v *qrView) Update(msg tea.Msg) tea.Cmd {
 		if code == "" || ch.Mismatch != "" {
 			return nil // a charge that differs from the request is never handed to a payer
 		}
-		cp := v.copyFn
+		cp := v.CopyFn
 		if cp == nil {
 			cp = func(s string) { _, _ = osc52.New(s).WriteTo(os.Stdout) }
 		}
-		return func() tea.Msg { cp(code); return qrCopiedMsg{v: v} }
+		return func() tea.Msg { cp(code); return QrCopiedMsg{v: v} }
 	case key.Matches(km, k.SimulatePay), key.Matches(km, k.SimulateCNPJ), key.Matches(km, k.Expire):
-		if v.ctl == nil {
+		if v.Ctl == nil {
 			return func() tea.Msg {
-				return common.StatusMsg{Text: v.c.Tr.T("qr.simulation_works_only_against_the_sandbox"), Kind: common.StatusWarn}
+				return common.StatusMsg{Text: v.C.Tr.T("qr.simulation_works_only_against_the_sandbox"), Kind: common.StatusWarn}
 			}
 		}
 		if ch.State() != state.StatePending {
 			return nil
 		}
-		ctl, id, wallet := v.ctl, ch.ID, ch.Wallet
+		ctl, id, wallet := v.Ctl, ch.ID, ch.Wallet
 		switch {
 		case key.Matches(km, k.SimulatePay):
-			return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
-				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Pay(ctx, id, demoPayerName, demoPayerCPF)}
+			return v.C.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
+				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Pay(ctx, id, DemoPayerName, DemoPayerCPF)}
 			})
 		case key.Matches(km, k.SimulateCNPJ):
-			return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
+			return v.C.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Pay(ctx, id, demoCNPJName, demoPayerCNPJ)}
 			})
 		default:
-			return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
+			return v.C.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Expire(ctx, id)}
 			})
 		}
@@ -290,7 +290,7 @@ func (v *qrView) Update(msg tea.Msg) tea.Cmd {
 // pending charge on screen); while a refused payment's refund to the payer is open it asks the
 // root to read the charge again, less often the longer it stays open. It ends when nothing on
 // the screen can change any more, or with the screen.
-func (v *qrView) onRefresh(msg qrRefreshMsg) tea.Cmd {
+func (v *QrView) onRefresh(msg QrRefreshMsg) tea.Cmd {
 	if msg.v != v || msg.seq != v.refreshSeq || v.Done() {
 		return nil
 	}
@@ -301,7 +301,7 @@ func (v *qrView) onRefresh(msg qrRefreshMsg) tea.Cmd {
 		return nil
 	case refundOpen(&ch):
 		id, wallet := ch.ID, ch.Wallet
-		poll := func() tea.Msg { return pollChargeMsg{id: id, wallet: wallet} }
+		poll := func() tea.Msg { return PollChargeMsg{Id: id, Wallet: wallet} }
 		cmd := tea.Batch(poll, v.refreshTick())
 		v.refreshEvery = min(2*v.refreshEvery, qrRefreshLongest)
 		return cmd
@@ -320,12 +320,12 @@ func checkCode(ch *state.Charge) error {
 	return code.CheckAmount(ch.Amount)
 }
 
-func (v *qrView) View() string {
+func (v *QrView) View() string {
 	w, h := v.width, v.height
-	st, cu := v.c.St, v.c.Cust
+	st, cu := v.C.St, v.C.Cust
 	ch, ok := v.charge()
 	if !ok {
-		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, st.Muted.Render(v.c.Tr.T("qr.this_charge_is_no_longer_tracked")))
+		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, st.Muted.Render(v.C.Tr.T("qr.this_charge_is_no_longer_tracked")))
 	}
 	var screen string
 	if ch.State() == state.StatePending && ch.Mismatch == "" {
@@ -365,8 +365,8 @@ func expBanner(st *common.Styles) lipgloss.Style  { return st.ExpBanner }
 
 // mismatchView replaces the QR of a charge whose reply differs from the request: the merchant
 // sees why, the customer sees no code to pay.
-func (v *qrView) mismatchView(ch *state.Charge, w int) string {
-	st, tr := v.c.St, v.c.Tr
+func (v *QrView) mismatchView(ch *state.Charge, w int) string {
+	st, tr := v.C.St, v.C.Tr
 	lines := []string{
 		st.Err.Render(tr.T("qr.this_charge_differs_from_what_was")),
 		"",
@@ -378,26 +378,26 @@ func (v *qrView) mismatchView(ch *state.Charge, w int) string {
 }
 
 // badge is the environment's label: SANDBOX, or PRODUCTION in red.
-func (v *qrView) badge() string {
-	st, tr := v.c.St, v.c.Tr
-	if v.env == api.Production {
+func (v *QrView) badge() string {
+	st, tr := v.C.St, v.C.Tr
+	if v.Env == api.Production {
 		return st.BadgeProd.Render(tr.T("qr.production_caps"))
 	}
 	return st.BadgeSand.Render(tr.T("qr.sandbox_caps"))
 }
 
 // topBar is the environment and the charge's id; the wallet is the merchant's business.
-func (v *qrView) topBar(ch *state.Charge, w int) string {
-	return common.TruncateWidth(v.badge()+" "+v.c.St.Muted.Render(v.c.Tr.F("qr.charge", common.Sanitize(ch.ID))), w)
+func (v *QrView) topBar(ch *state.Charge, w int) string {
+	return common.TruncateWidth(v.badge()+" "+v.C.St.Muted.Render(v.C.Tr.F("qr.charge", common.Sanitize(ch.ID))), w)
 }
 
 // hintParts are the keys that work on the screen now, each drawn "key description".
-func (v *qrView) hintParts(ch *state.Charge) []string {
-	st, k := v.c.St, v.c.Keys
+func (v *QrView) hintParts(ch *state.Charge) []string {
+	st, k := v.C.St, v.C.Keys
 	var bs []key.Binding
 	if ch.State() == state.StatePending {
 		bs = append(bs, k.Copy)
-		if v.ctl != nil {
+		if v.Ctl != nil {
 			bs = append(bs, k.SimulatePay, k.SimulateCNPJ, k.Expire)
 		}
 	}
@@ -411,21 +411,21 @@ func (v *qrView) hintParts(ch *state.Charge) []string {
 
 // notes is what the screen says for a moment (the copy confirmation) or until the next read
 // (a failed refresh), most recent first; nil when there is nothing to say.
-func (v *qrView) notes(w int) []string {
-	st := v.c.St
+func (v *QrView) notes(w int) []string {
+	st := v.C.St
 	var out []string
 	if v.notice != "" {
 		out = append(out, st.StatusOK.Render(common.TruncateWidth("✓ "+v.notice, w)))
 	}
-	if v.pollErr != "" {
-		out = append(out, st.StatusErr.Render(common.TruncateWidth(common.Sanitize(v.pollErr), w)))
+	if v.PollErr != "" {
+		out = append(out, st.StatusErr.Render(common.TruncateWidth(common.Sanitize(v.PollErr), w)))
 	}
 	return out
 }
 
 // hints are the bottom lines: the keys, wrapped to w (one line on a wide terminal); a note,
 // when there is one, takes the first line's place (so the layout above never moves).
-func (v *qrView) hints(ch *state.Charge, w int) string {
+func (v *QrView) hints(ch *state.Charge, w int) string {
 	lines := common.PackSegments(v.hintParts(ch), " · ", w, 0)
 	if n := v.notes(w); len(n) > 0 {
 		lines[0] = n[0]
@@ -435,12 +435,12 @@ func (v *qrView) hints(ch *state.Charge, w int) string {
 
 // countdown is the time left to pay, or the line saying the bank is being asked. It has a
 // colour of its own (not only bold) so light and dark terminals both show it clearly.
-func (v *qrView) countdown(ch *state.Charge) (string, bool) {
-	st, cu := v.c.St, v.c.Cust
+func (v *QrView) countdown(ch *state.Charge) (string, bool) {
+	st, cu := v.C.St, v.C.Cust
 	if ch.ExpiresAt.IsZero() {
 		return "", false
 	}
-	if left := ch.ExpiresAt.Sub(v.c.Now()); left > 0 {
+	if left := ch.ExpiresAt.Sub(v.C.Now()); left > 0 {
 		return st.Label.Render(cu.T("qr.expires_in")) + st.BigAmount.Render(common.HumanDuration(left)), true
 	}
 	return st.Warn.Render(cu.T("qr.expired_confirming_with_the_bank")), true
@@ -456,8 +456,8 @@ func merchant(ch *state.Charge) string {
 }
 
 // info is the amount, description, merchant, countdown and status beside or under the QR.
-func (v *qrView) info(ch *state.Charge, w int) []string {
-	st, cu := v.c.St, v.c.Cust
+func (v *QrView) info(ch *state.Charge, w int) []string {
+	st, cu := v.C.St, v.C.Cust
 	lines := []string{st.Accent.Render(cu.T("qr.pay_with_pix")), ""}
 	if big := common.BigAmount(ch.Amount, w); big != nil {
 		for _, l := range big {
@@ -488,14 +488,14 @@ const (
 	qrInfoWidth   = 34 // the info panel beside the QR
 	qrGap         = 4  // between the QR and the panel
 	qrStackedRows = 1  // the summary row under a stacked QR
-	qrColumnMin   = 24 // the narrowest column beside a full-height QR
-	qrColumnGap   = 2
+	QrColumnMin   = 24 // the narrowest column beside a full-height QR
+	QrColumnGap   = 2
 )
 
 // pendingScreen is the whole screen of a pending charge at w×h, in the roomiest layout that
 // shows the QR; below the smallest, the code and the size the terminal needs.
-func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
-	st, cu, tr := v.c.St, v.c.Cust, v.c.Tr
+func (v *QrView) pendingScreen(ch *state.Charge, w, h int) string {
+	st, cu, tr := v.C.St, v.C.Cust, v.C.Tr
 	top, bottom := v.topBar(ch, w), v.hints(ch, w)
 	bodyH := h - 1 - lipgloss.Height(bottom)
 	code, codeErr := v.prepared(ch)
@@ -504,43 +504,43 @@ func (v *qrView) pendingScreen(ch *state.Charge, w, h int) string {
 			st.Err.Render(common.TruncateWidth(common.Sanitize(codeErr.Error()), w)) + "\n" + st.Muted.Render(tr.T("qr.do_not_ask_the_customer_to"))
 		return top + "\n" + common.FitBlock(strings.Join(v.info(ch, w), "\n")+"\n\n"+warn, w, bodyH) + "\n" + bottom
 	}
-	if r := code.render(w-qrInfoWidth-qrGap, bodyH); r.fits {
-		infoW := w - r.width - qrGap
+	if r := code.Render(w-qrInfoWidth-qrGap, bodyH); r.Fits {
+		infoW := w - r.Width - qrGap
 		right := strings.Join(v.info(ch, infoW), "\n") + "\n\n" + v.codeBlock(ch, infoW)
-		body := lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), common.Spaces(qrGap), right)
+		body := lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.C, r), common.Spaces(qrGap), right)
 		return top + "\n" + common.FitBlock(body, w, bodyH) + "\n" + bottom
 	}
-	if r := code.render(w, bodyH-qrStackedRows); r.fits {
-		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.c, r)) + "\n" +
+	if r := code.Render(w, bodyH-qrStackedRows); r.Fits {
+		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.C, r)) + "\n" +
 			lipgloss.PlaceHorizontal(w, lipgloss.Center, common.TruncateWidth(v.summary(ch), w))
 		return top + "\n" + common.FitBlock(body, w, bodyH) + "\n" + bottom
 	}
-	if r := code.render(w-qrColumnMin-qrColumnGap, h); r.fits {
-		colW := w - r.width - qrColumnGap
-		return common.FitBlock(lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.c, r), common.Spaces(qrColumnGap), v.column(ch, colW, h)), w, h)
+	if r := code.Render(w-QrColumnMin-QrColumnGap, h); r.Fits {
+		colW := w - r.Width - QrColumnGap
+		return common.FitBlock(lipgloss.JoinHorizontal(lipgloss.Top, drawQR(v.C, r), common.Spaces(QrColumnGap), v.column(ch, colW, h)), w, h)
 	}
 	// The QR alone the whole height but one, the amount on one line under it (issue 21 #7).
-	if r := code.render(w, h-qrStackedRows); r.fits {
-		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.c, r)) + "\n" +
+	if r := code.Render(w, h-qrStackedRows); r.Fits {
+		body := lipgloss.PlaceHorizontal(w, lipgloss.Center, drawQR(v.C, r)) + "\n" +
 			lipgloss.PlaceHorizontal(w, lipgloss.Center, common.TruncateWidth(v.summary(ch), w))
 		return common.FitBlock(body, w, h)
 	}
-	if r := code.render(w, h); r.fits {
-		return common.FitBlock(drawQR(v.c, r), w, h)
+	if r := code.Render(w, h); r.Fits {
+		return common.FitBlock(drawQR(v.C, r), w, h)
 	}
 	// Too small for any QR: say how large the terminal must be (the smallest layout is the QR
 	// alone, and the dashboard needs minWidth×minHeight), and show the code to copy.
-	r := code.render(0, 0)
+	r := code.Render(0, 0)
 	msg := st.Warn.Render(cu.F("qr.the_qr_needs_a_x_terminal",
-		max(r.needW, common.MinWidth), max(r.needH, common.MinHeight), w, h))
+		max(r.NeedW, common.MinWidth), max(r.NeedH, common.MinHeight), w, h))
 	body := strings.Join(v.info(ch, w), "\n") + "\n\n" + ansi.Wrap(msg, w, "") + "\n\n" + v.codeBlock(ch, w)
 	return top + "\n" + common.FitBlock(body, w, bodyH) + "\n" + bottom
 }
 
 // summary is the one line under a QR that leaves no room for the info panel: what the customer
 // pays and the time left.
-func (v *qrView) summary(ch *state.Charge) string {
-	st, cu := v.c.St, v.c.Cust
+func (v *QrView) summary(ch *state.Charge) string {
+	st, cu := v.C.St, v.C.Cust
 	line := cu.T("qr.pay_with_pix") + "  " + st.BigAmount.Render(ch.Amount.BRL())
 	if c, ok := v.countdown(ch); ok {
 		line += "  " + c
@@ -550,7 +550,7 @@ func (v *qrView) summary(ch *state.Charge) string {
 
 // column is the narrow column beside a full-height QR: the environment, what the customer
 // pays, the countdown, then the merchant's keys, wrapped to w.
-func (v *qrView) column(ch *state.Charge, w, h int) string {
+func (v *QrView) column(ch *state.Charge, w, h int) string {
 	lines := []string{v.badge(), ""}
 	lines = append(lines, v.info(ch, w)...)
 	lines = append(lines, "")
@@ -560,8 +560,8 @@ func (v *qrView) column(ch *state.Charge, w, h int) string {
 }
 
 // codeBlock shows the copy-and-paste code, wrapped to the width.
-func (v *qrView) codeBlock(ch *state.Charge, w int) string {
-	st, cu := v.c.St, v.c.Cust
+func (v *QrView) codeBlock(ch *state.Charge, w int) string {
+	st, cu := v.C.St, v.C.Cust
 	if w < 10 {
 		w = 10
 	}
@@ -574,8 +574,8 @@ func (v *qrView) codeBlock(ch *state.Charge, w int) string {
 // resultView is the full-screen PAID / FAILED / EXPIRED state: what the customer paid (or
 // why not, and the refund of their money); how a payment was split is the merchant's, in the
 // inspector.
-func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string, w, h int) string {
-	st, cu := v.c.St, v.c.Cust
+func (v *QrView) resultView(ch *state.Charge, banner lipgloss.Style, word string, w, h int) string {
+	st, cu := v.C.St, v.C.Cust
 	lines := []string{banner.Render(word), ""}
 	if big := common.BigAmount(ch.Amount, w); big != nil {
 		lines = append(lines, st.BigAmount.Render(strings.Join(big, "\n")))
@@ -591,7 +591,7 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 			lines = append(lines, "", st.Label.Render(cu.T("qr.payer"))+common.Sanitize(ch.PayerName))
 		}
 		if ch.PaidAt != nil {
-			lines = append(lines, st.Label.Render(cu.T("qr.paid_at"))+ch.PaidAt.In(v.c.Loc).Format("02/01/2006 15:04:05"))
+			lines = append(lines, st.Label.Render(cu.T("qr.paid_at"))+ch.PaidAt.In(v.C.Loc).Format("02/01/2006 15:04:05"))
 		}
 		if ch.E2EID != "" {
 			lines = append(lines, st.Label.Render("e2eId: ")+common.Sanitize(ch.E2EID))
@@ -602,7 +602,7 @@ func (v *qrView) resultView(ch *state.Charge, banner lipgloss.Style, word string
 		}
 		if bd := ch.BlockedDeposit; bd != nil {
 			lines = append(lines, st.Label.Render(cu.T("qr.blocked_deposit"))+common.BlockReason(cu, bd.Reason))
-			lines = append(lines, common.RefundLines(cu, st, bd.Refund, v.c.Loc)...)
+			lines = append(lines, common.RefundLines(cu, st, bd.Refund, v.C.Loc)...)
 		}
 	case state.StateExpired:
 		lines = append(lines, "", st.Muted.Render(cu.T("qr.this_charge_expired_without_payment_create")))
