@@ -778,7 +778,7 @@ func TestArchitecture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pkg := range []string{"pixdash", "pixdash/ui", "pixdash/state", "pixdash/state/workflow", "pixdash/state/report", "pixdash/api", "pixdash/api/sandbox", "pixdash/config"} {
+	for _, pkg := range []string{"pixdash", "pixdash/ui", "pixdash/ui/common", "pixdash/ui/charges", "pixdash/ui/qr", "pixdash/state", "pixdash/state/workflow", "pixdash/state/report", "pixdash/api", "pixdash/api/sandbox", "pixdash/config"} {
 		if _, ok := imports[pkg]; !ok {
 			t.Fatalf("package %s not found: the test would check nothing (found %v)", pkg, slices.Collect(maps.Keys(imports)))
 		}
@@ -793,9 +793,11 @@ func TestArchitecture(t *testing.T) {
 		"pixdash/state":          {"github.com/charmbracelet/lipgloss"},
 		"pixdash/api":            {"pixdash/state"},
 		"pixdash/api/sandbox":    {"pixdash/ui"},
+		"pixdash/ui/common":      {"pixdash/ui/charges", "pixdash/ui/common/x"},
+		"pixdash/ui/charges":     {"pixdash/ui/refund", "pixdash/ui", "pixdash/ui/common", "pixdash/ui/charges/cells"},
 	}
-	if got := architectureViolations(bad); len(got) != 7 {
-		t.Errorf("%d violations found in a tree with 7:\n%s", len(got), strings.Join(got, "\n"))
+	if got := architectureViolations(bad); len(got) != 10 {
+		t.Errorf("%d violations found in a tree with 10:\n%s", len(got), strings.Join(got, "\n"))
 	}
 	// ui reaches the service only through state/workflow: no *api.Client, no sess.Client.
 	checkUIClientUses(t, ".")
@@ -830,7 +832,33 @@ func architectureViolations(imports map[string][]string) []string {
 			}
 		}
 	}
+	out = append(out, uiLayerViolations(imports)...)
 	slices.Sort(out)
+	return out
+}
+
+// uiLayerViolations lists the imports that break the dashboard's layers: the foundation
+// (ui/common) imports no other ui package, and a view or overlay (ui/<name>) imports no other
+// view, nor the root: only the foundation and its own packages.
+func uiLayerViolations(imports map[string][]string) []string {
+	const root, foundation = "pixdash/ui", "pixdash/ui/common"
+	within := func(path, pkg string) bool { return path == pkg || strings.HasPrefix(path, pkg+"/") }
+	var out []string
+	for pkg, paths := range imports {
+		if !strings.HasPrefix(pkg, root+"/") {
+			continue
+		}
+		view, _, _ := strings.Cut(strings.TrimPrefix(pkg, root+"/"), "/")
+		own := root + "/" + view
+		for _, path := range paths {
+			if !within(path, root) || within(path, own) {
+				continue
+			}
+			if view == "common" || !within(path, foundation) {
+				out = append(out, pkg+" imports "+path)
+			}
+		}
+	}
 	return out
 }
 

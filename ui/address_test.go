@@ -12,6 +12,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/api/sandbox"
+	"pixdash/ui/common"
 )
 
 // holdPost holds the first POST whose path ends in suffix until release is closed (held is
@@ -183,30 +184,32 @@ func steady(n func() int) int {
 // root delivers it to that component wherever it is on the stack, and drops it when the
 // component is gone or the session changed. A question's answer is its asker's reply.
 func TestRepliesFindTheirComponent(t *testing.T) {
-	m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: LangEN})
+	m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: common.LangEN})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	var got []tea.Msg
 	rec := &recorder{onUpdate: func(msg tea.Msg) { got = append(got, msg) }}
 	m.push(rec)
-	m.push(newQuietConfirm(m.c, "quit?", nil)) // a question over it
+	m.push(common.NewQuietConfirm(m.c, "quit?", nil)) // a question over it
 	type answer struct{ n int }
-	reply := func(n int) tea.Msg { return envelopeMsg{to: rec.cid(), tag: tag{gen: m.app.gen}, msg: answer{n}} }
+	reply := func(n int) tea.Msg {
+		return common.EnvelopeMsg{To: rec.Cid(), Tag: common.Tag{Gen: m.app.Gen}, Msg: answer{n}}
+	}
 
 	m.Update(reply(1))
 	if len(got) != 1 || got[0] != (answer{1}) {
 		t.Fatalf("a reply to the overlay under a question: got %v", got)
 	}
 	// Another wallet's work is dropped; the session's is not.
-	m.app.wallet = "loja"
-	m.Update(envelopeMsg{to: rec.cid(), tag: tag{gen: m.app.gen, wallet: "principal"}, msg: answer{2}})
+	m.app.Wallet = "loja"
+	m.Update(common.EnvelopeMsg{To: rec.Cid(), Tag: common.Tag{Gen: m.app.Gen, Wallet: "principal"}, Msg: answer{2}})
 	m.Update(reply(3))
 	if len(got) != 2 || got[1] != (answer{3}) {
 		t.Fatalf("wallet-bound and session replies: got %v", got)
 	}
 	// Another session's is dropped.
-	m.Update(envelopeMsg{to: rec.cid(), tag: tag{gen: m.app.gen - 1}, msg: answer{4}})
+	m.Update(common.EnvelopeMsg{To: rec.Cid(), Tag: common.Tag{Gen: m.app.Gen - 1}, Msg: answer{4}})
 	// A component that is gone gets nothing.
-	rec.close()
+	rec.Close()
 	m.popDone()
 	m.Update(reply(5))
 	if len(got) != 2 {
@@ -216,39 +219,39 @@ func TestRepliesFindTheirComponent(t *testing.T) {
 	// A question's answer (its then) comes back addressed to its asker, not to itself.
 	asker := &recorder{}
 	m.push(asker)
-	q := newConfirm(m.c, "send?", func() tea.Msg { return answer{6} })
-	asker.ask(q)
+	q := common.NewConfirm(m.c, "send?", func() tea.Msg { return answer{6} })
+	asker.Ask(q)
 	m.afterOverlay(asker, nil)
 	cmd := m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'y'}})
-	var env envelopeMsg
+	var env common.EnvelopeMsg
 	drainCmds(t, cmd, func(msg tea.Msg) tea.Cmd {
-		if e, ok := msg.(envelopeMsg); ok && e.msg == (answer{6}) {
+		if e, ok := msg.(common.EnvelopeMsg); ok && e.Msg == (answer{6}) {
 			env = e
 		}
 		return nil
 	})
-	if env.to != asker.cid() {
-		t.Fatalf("the confirmed command's reply went to %d, want the asker %d", env.to, asker.cid())
+	if env.To != asker.Cid() {
+		t.Fatalf("the confirmed command's reply went to %d, want the asker %d", env.To, asker.Cid())
 	}
 }
 
 // recorder is an overlay that records what it is handed.
 type recorder struct {
-	closer
+	common.Closer
 	onUpdate func(tea.Msg)
 }
 
-func (r *recorder) update(msg tea.Msg) tea.Cmd {
+func (r *recorder) Update(msg tea.Msg) tea.Cmd {
 	if r.onUpdate != nil {
 		r.onUpdate(msg)
 	}
 	return nil
 }
-func (r *recorder) view() string              { return "" }
-func (r *recorder) setSize(int, int) tea.Cmd  { return nil }
-func (r *recorder) start() tea.Cmd            { return nil }
-func (r *recorder) focus() tea.Cmd            { return nil }
-func (r *recorder) blur()                     {}
-func (r *recorder) layer() layer              { return layerFloat }
+func (r *recorder) View() string              { return "" }
+func (r *recorder) SetSize(int, int) tea.Cmd  { return nil }
+func (r *recorder) Start() tea.Cmd            { return nil }
+func (r *recorder) Focus() tea.Cmd            { return nil }
+func (r *recorder) Blur()                     {}
+func (r *recorder) Layer() common.Layer       { return common.LayerFloat }
 func (r *recorder) ShortHelp() []key.Binding  { return nil }
 func (r *recorder) FullHelp() [][]key.Binding { return nil }

@@ -82,7 +82,7 @@ func benchModel(b *testing.B, n int) *Model {
 		benchSessions[n] = s
 	}
 	m := goldenModel(b, s, 120, 40)
-	if m.charges.win.len() == 0 {
+	if m.charges.Win.Len() == 0 {
 		b.Fatal("the charges list is empty")
 	}
 	return m

@@ -14,9 +14,12 @@ import (
 
 	"pixdash/api"
 	"pixdash/api/sandbox"
+	"pixdash/ui/blocks"
+	"pixdash/ui/common"
+	"pixdash/ui/inspector"
 )
 
-func blocksOf(m *Model) *blocksView { return m.panes[viewBlocks].(*blocksView) }
+func blocksOf(m *Model) *blocks.BlocksView { return m.panes[viewBlocks].(*blocks.BlocksView) }
 
 // goldenBlocks is a fixed mix of blocks: every spec status, and a status and a type the spec does not name.
 func goldenBlocks() []api.BalanceBlock {
@@ -43,9 +46,9 @@ func goldenBlocks() []api.BalanceBlock {
 // answerBlocks replies to the blocks view's last load with items (or err).
 func answerBlocks(m *Model, items []api.BalanceBlock, err error) {
 	v := blocksOf(m)
-	msg := blocksMsg{tag: m.app.tag(), seq: v.seq, status: v.filterStatus(), err: err}
+	msg := blocks.BlocksMsg{Tag: m.app.Tag(), Seq: v.Seq, Status: v.FilterStatus(), Err: err}
 	if err == nil {
-		msg.list = &api.BalanceBlockList{Items: items, Total: len(items)}
+		msg.List = &api.BalanceBlockList{Items: items, Total: len(items)}
 	}
 	m.Update(reply(m, msg))
 }
@@ -93,7 +96,7 @@ func TestGoldenBlocksStale(t *testing.T) {
 	for _, size := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			now := goldenNow.Add(-2*time.Minute - 12*time.Second)
-			m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return now }, Location: time.UTC})
+			m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return now }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			m.Update(runeKey("4"))
 			answerBlocks(m, goldenBlocks()[:2], nil)
@@ -109,39 +112,23 @@ func TestGoldenBlocksStale(t *testing.T) {
 	}
 }
 
-func TestBlocksSumsPerStatusExact(t *testing.T) {
-	items := []api.BalanceBlock{
-		{Status: api.BlockDefended, Amount: 1}, {Status: api.BlockDefended, Amount: 2},
-		{Status: "zeta", Amount: 999_999_999_99}, {Status: "alpha", Amount: 5},
-		{Status: api.BlockAwaitingResponse, Amount: 10}, {Status: "zeta", Amount: 1},
-	}
-	got := sumBlocks(items)
-	want := []blockSum{
-		{api.BlockAwaitingResponse, 1, 10}, {api.BlockDefended, 2, 3}, {api.BlockApproved, 0, 0}, {api.BlockRejected, 0, 0},
-		{"alpha", 1, 5}, {"zeta", 2, 1_000_000_000_00},
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("sums = %v, want %v", got, want)
-	}
-}
-
 func TestBlocksFilterCyclesAndShowsOnlyThatStatus(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	m.Update(runeKey("4"))
 	answerBlocks(m, goldenBlocks(), nil)
 	v := blocksOf(m)
-	en := catalog{lang: LangEN}
+	en := common.Catalog{Lang: common.LangEN}
 	var seen []api.BlockStatus
-	for range blockFilters {
-		seen = append(seen, v.filterStatus())
+	for range blocks.BlockFilters {
+		seen = append(seen, v.FilterStatus())
 		m.Update(runeKey("f"))
-		if !v.loading {
+		if !v.Loading {
 			t.Fatal("changing the filter did not reload")
 		}
 		// The server filters; answer as it would.
 		var items []api.BalanceBlock
 		for _, b := range goldenBlocks() {
-			if v.filterStatus() == "" || b.Status == v.filterStatus() {
+			if v.FilterStatus() == "" || b.Status == v.FilterStatus() {
 				items = append(items, b)
 			}
 		}
@@ -149,11 +136,11 @@ func TestBlocksFilterCyclesAndShowsOnlyThatStatus(t *testing.T) {
 		out := m.View()
 		for _, b := range goldenBlocks() {
 			shown := strings.Contains(out, b.ReferenceNumber)
-			if wantShown := v.filterStatus() == "" || b.Status == v.filterStatus(); shown != wantShown {
-				t.Fatalf("filter %q: block %s (%s) shown=%v\n%s", v.filterStatus(), b.ReferenceNumber, b.Status, shown, out)
+			if wantShown := v.FilterStatus() == "" || b.Status == v.FilterStatus(); shown != wantShown {
+				t.Fatalf("filter %q: block %s (%s) shown=%v\n%s", v.FilterStatus(), b.ReferenceNumber, b.Status, shown, out)
 			}
 		}
-		if f := v.filterStatus(); f != "" {
+		if f := v.FilterStatus(); f != "" {
 			if !strings.Contains(out, "status: "+en.Enum(f)) {
 				t.Fatalf("filter %q not named:\n%s", f, out)
 			}
@@ -168,8 +155,8 @@ func TestBlocksFilterCyclesAndShowsOnlyThatStatus(t *testing.T) {
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Fatalf("filter cycle = %v, want %v", seen, want)
 	}
-	if v.filterStatus() != "" {
-		t.Fatalf("the cycle did not come back to all: %q", v.filterStatus())
+	if v.FilterStatus() != "" {
+		t.Fatalf("the cycle did not come back to all: %q", v.FilterStatus())
 	}
 }
 
@@ -177,43 +164,43 @@ func TestBlocksDropsStaleReplies(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	m.Update(runeKey("4"))
 	v := blocksOf(m)
-	old := blocksMsg{tag: m.app.tag(), seq: v.seq, list: &api.BalanceBlockList{Items: goldenBlocks(), Total: 5}}
+	old := blocks.BlocksMsg{Tag: m.app.Tag(), Seq: v.Seq, List: &api.BalanceBlockList{Items: goldenBlocks(), Total: 5}}
 	m.Update(runeKey("r"))
 	m.Update(reply(m, old)) // superseded by the refresh
-	if v.loaded {
+	if v.Loaded {
 		t.Fatal("a superseded reply was applied")
 	}
-	other := blocksMsg{tag: tag{gen: m.app.gen, wallet: "loja-sul"}, seq: v.seq, list: old.list}
+	other := blocks.BlocksMsg{Tag: common.Tag{Gen: m.app.Gen, Wallet: "loja-sul"}, Seq: v.Seq, List: old.List}
 	m.Update(reply(m, other))
-	if v.loaded {
+	if v.Loaded {
 		t.Fatal("a reply for another wallet was applied")
 	}
-	oldGen := blocksMsg{tag: tag{gen: m.app.gen - 1, wallet: m.app.wallet}, seq: v.seq, list: old.list}
+	oldGen := blocks.BlocksMsg{Tag: common.Tag{Gen: m.app.Gen - 1, Wallet: m.app.Wallet}, Seq: v.Seq, List: old.List}
 	m.Update(reply(m, oldGen))
-	if v.loaded {
+	if v.Loaded {
 		t.Fatal("a reply of another session was applied")
 	}
 	answerBlocks(m, goldenBlocks(), nil)
-	if !v.loaded || len(v.items) != 5 {
-		t.Fatalf("current reply not applied: loaded=%v items=%d", v.loaded, len(v.items))
+	if !v.Loaded || len(v.Items) != 5 {
+		t.Fatalf("current reply not applied: loaded=%v items=%d", v.Loaded, len(v.Items))
 	}
 }
 
 func TestBlocksWalletChangeDropsDataAndReloads(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	v := blocksOf(m)
-	if cmd := v.update(walletChangedMsg{wallet: "loja-sul"}); cmd != nil {
+	if cmd := v.Update(common.WalletChangedMsg{Wallet: "loja-sul"}); cmd != nil {
 		t.Fatal("a view never opened loaded on a wallet change")
 	}
 	m.Update(runeKey("4"))
 	answerBlocks(m, goldenBlocks(), nil)
-	seq := v.seq
-	m.Update(switchWalletMsg{wallet: "loja-sul"})
-	if v.loaded || len(v.items) != 0 {
+	seq := v.Seq
+	m.Update(common.SwitchWalletMsg{Wallet: "loja-sul"})
+	if v.Loaded || len(v.Items) != 0 {
 		t.Fatal("the old wallet's blocks stayed after the switch")
 	}
-	if !v.loading || v.seq != seq+1 || v.loadTag.wallet != "loja-sul" {
-		t.Fatalf("no single reload for the new wallet: loading=%v seq=%d→%d tag=%v", v.loading, seq, v.seq, v.loadTag)
+	if !v.Loading || v.Seq != seq+1 || v.LoadTag.Wallet != "loja-sul" {
+		t.Fatalf("no single reload for the new wallet: loading=%v seq=%d→%d tag=%v", v.Loading, seq, v.Seq, v.LoadTag)
 	}
 	if !strings.Contains(m.View(), "Loading the balance blocks of wallet loja-sul") {
 		t.Fatal("the view does not say it is loading the new wallet")
@@ -224,54 +211,54 @@ func TestBlocksTickLifecycle(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	v := blocksOf(m)
 	m.Update(runeKey("4"))
-	if !v.ticking || v.tickSeq != 1 {
-		t.Fatalf("activate did not arm one tick: ticking=%v seq=%d", v.ticking, v.tickSeq)
+	if !v.Ticking || v.TickSeq != 1 {
+		t.Fatalf("activate did not arm one tick: ticking=%v seq=%d", v.Ticking, v.TickSeq)
 	}
 	m.Update(runeKey("1"))
 	m.Update(runeKey("4")) // shown again while the tick is in flight: no second timer
-	if v.tickSeq != 1 {
-		t.Fatalf("re-activation armed another tick (seq %d)", v.tickSeq)
+	if v.TickSeq != 1 {
+		t.Fatalf("re-activation armed another tick (seq %d)", v.TickSeq)
 	}
 	answerBlocks(m, goldenBlocks(), nil)
 	_ = m.View()
-	if cmd := v.update(blocksTickMsg{gen: m.app.gen, seq: 0}); cmd != nil || v.loading {
+	if cmd := v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 0}); cmd != nil || v.Loading {
 		t.Fatal("an old tick did something")
 	}
-	if cmd := v.update(blocksTickMsg{gen: m.app.gen + 1, seq: 1}); cmd != nil || v.loading {
+	if cmd := v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen + 1, Seq: 1}); cmd != nil || v.Loading {
 		t.Fatal("a tick of another session did something")
 	}
-	if cmd := v.update(blocksTickMsg{gen: m.app.gen, seq: 1}); cmd == nil || !v.loading || v.tickSeq != 2 {
-		t.Fatalf("the current tick did not reload and re-arm: loading=%v seq=%d", v.loading, v.tickSeq)
+	if cmd := v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 1}); cmd == nil || !v.Loading || v.TickSeq != 2 {
+		t.Fatalf("the current tick did not reload and re-arm: loading=%v seq=%d", v.Loading, v.TickSeq)
 	}
 	answerBlocks(m, goldenBlocks(), nil)
 	// Off screen since (another view has it): the cycle stops instead of leaking a timer.
 	m.Update(runeKey("1"))
-	if cmd := v.update(blocksTickMsg{gen: m.app.gen, seq: 2}); cmd != nil || v.ticking || v.loading {
-		t.Fatalf("a tick on a hidden view kept going: ticking=%v loading=%v", v.ticking, v.loading)
+	if cmd := v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 2}); cmd != nil || v.Ticking || v.Loading {
+		t.Fatalf("a tick on a hidden view kept going: ticking=%v loading=%v", v.Ticking, v.Loading)
 	}
 	m.Update(runeKey("4"))
-	if !v.ticking || v.tickSeq != 3 {
-		t.Fatalf("showing the view again did not re-arm the tick: ticking=%v seq=%d", v.ticking, v.tickSeq)
+	if !v.Ticking || v.TickSeq != 3 {
+		t.Fatalf("showing the view again did not re-arm the tick: ticking=%v seq=%d", v.Ticking, v.TickSeq)
 	}
-	v.update(blocksTickMsg{gen: m.app.gen, seq: 3}) // on screen: reloads, re-arms as 4
+	v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 3}) // on screen: reloads, re-arms as 4
 	answerBlocks(m, goldenBlocks(), nil)
 	// A screen over the view (here the help) blurs it: the cycle stops at its next tick, and
 	// closing the screen focuses the view again, which re-arms it. Drawing does nothing.
 	help := newHelpOverlay(m.c, nil)
 	m.push(help)
-	v.update(blocksTickMsg{gen: m.app.gen, seq: 4})
-	if v.ticking {
+	v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 4})
+	if v.Ticking {
 		t.Fatal("the cycle did not stop under the help screen")
 	}
 	_ = m.View()
-	if v.ticking || v.tickSeq != 4 {
-		t.Fatalf("drawing the view armed a tick: ticking=%v seq=%d", v.ticking, v.tickSeq)
+	if v.Ticking || v.TickSeq != 4 {
+		t.Fatalf("drawing the view armed a tick: ticking=%v seq=%d", v.Ticking, v.TickSeq)
 	}
 	m.closeOverlay(help)
-	if !v.ticking || v.tickSeq != 5 {
-		t.Fatalf("closing the screen over the view did not re-arm its tick: ticking=%v seq=%d", v.ticking, v.tickSeq)
+	if !v.Ticking || v.TickSeq != 5 {
+		t.Fatalf("closing the screen over the view did not re-arm its tick: ticking=%v seq=%d", v.Ticking, v.TickSeq)
 	}
-	if cmd := v.update(tea.KeyMsg{Type: tea.KeyDown}); cmd != nil || v.tickSeq != 5 {
+	if cmd := v.Update(tea.KeyMsg{Type: tea.KeyDown}); cmd != nil || v.TickSeq != 5 {
 		t.Fatal("a key armed a second timer")
 	}
 }
@@ -283,21 +270,21 @@ func TestBlocksReloadOnBalanceBlockEventsOnly(t *testing.T) {
 	answerBlocks(m, goldenBlocks(), nil)
 	cases := []struct {
 		name   string
-		msg    eventMsg
+		msg    common.EventMsg
 		reload bool
 	}{
-		{"created", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, true},
-		{"approved", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockApproved}}, true},
-		{"rejected", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockRejected}}, true},
-		{"payment", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventPaymentCompleted}}, false},
-		{"other wallet", eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventBalanceBlockCreated, SubAccount: "loja-sul"}}, false},
-		{"old session", eventMsg{gen: m.app.gen - 1, ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
+		{"created", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, true},
+		{"approved", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventBalanceBlockApproved}}, true},
+		{"rejected", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventBalanceBlockRejected}}, true},
+		{"payment", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventPaymentCompleted}}, false},
+		{"other wallet", common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventBalanceBlockCreated, SubAccount: "loja-sul"}}, false},
+		{"old session", common.EventMsg{Gen: m.app.Gen - 1, Ev: &api.Event{Kind: api.EventBalanceBlockCreated}}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			seq := v.seq
-			cmd := v.update(tc.msg)
-			if got := cmd != nil && v.seq == seq+1; got != tc.reload {
+			seq := v.Seq
+			cmd := v.Update(tc.msg)
+			if got := cmd != nil && v.Seq == seq+1; got != tc.reload {
 				t.Fatalf("reload = %v, want %v", got, tc.reload)
 			}
 			answerBlocks(m, goldenBlocks(), nil)
@@ -314,8 +301,8 @@ func TestBlocksEnterInspectsTheTransaction(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("enter did nothing")
 	}
-	got, ok := runReply(cmd).(inspectMsg)
-	if !ok || got.query != goldenBlocks()[1].TransactionID || got.wallet != api.WalletPrincipal {
+	got, ok := runReply(cmd).(common.InspectMsg)
+	if !ok || got.Query != goldenBlocks()[1].TransactionID || got.Wallet != api.WalletPrincipal {
 		t.Fatalf("enter sent %#v", got)
 	}
 }
@@ -324,7 +311,7 @@ func TestBlocksEnterInspectsTheTransaction(t *testing.T) {
 func TestBlocksAndInspectorFramesFit(t *testing.T) {
 	sizes := [][2]int{{80, 20}, {78, 18}, {81, 21}, {100, 30}, {120, 36}, {133, 40}, {200, 50}, {260, 60}, {80, 3}, {80, 1}}
 	keys := []tea.KeyMsg{{Type: tea.KeyDown}, {Type: tea.KeyPgDown}, {Type: tea.KeyEnd}, runeKey("v"), {Type: tea.KeyUp}, {Type: tea.KeyPgUp}, {Type: tea.KeyHome}, runeKey("j")}
-	check := func(t *testing.T, name string, p pane, w, h int) {
+	check := func(t *testing.T, name string, p common.Pane, w, h int) {
 		t.Helper()
 		out := viewAt(p, w, h)
 		lines := strings.Split(out, "\n")
@@ -338,24 +325,24 @@ func TestBlocksAndInspectorFramesFit(t *testing.T) {
 		}
 	}
 	for i := range len(sizes) * 2 {
-		size, lang := sizes[i/2], []Lang{LangEN, LangPT}[i%2]
+		size, lang := sizes[i/2], []common.Lang{common.LangEN, common.LangPT}[i%2]
 		w, h := size[0], size[1]
 		m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: lang, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 		iv, bv := inspectorOf(m), blocksOf(m)
-		iv.setSize(w, h)
-		bv.setSize(w, h)
+		iv.SetSize(w, h)
+		bv.SetSize(w, h)
 		check(t, "inspector empty", iv, w, h)
 		check(t, "blocks loading", bv, w, h)
 		tx := goldenFailedTx()
 		tx.Description = strings.Repeat("descrição longa ", 30)
 		tx.PixCopyPaste = goldenCode(t, 250000)
 		tx.Metadata["\x1b[31mred"] = map[string]any{"nested": []any{1, "two"}}
-		iv.update(inspectMsg{query: "q", wallet: "principal"})
-		iv.update(lookupMsg{tag: m.app.tag(), seq: iv.seq, query: "q", wallet: "principal", tx: tx})
-		bv.update(blocksMsg{tag: m.app.tag(), seq: bv.seq, list: &api.BalanceBlockList{Items: goldenBlocks(), Total: 9}})
+		iv.Update(common.InspectMsg{Query: "q", Wallet: "principal"})
+		iv.Update(inspector.LookupMsg{Tag: m.app.Tag(), Seq: iv.Seq, Query: "q", Wallet: "principal", Tx: tx})
+		bv.Update(blocks.BlocksMsg{Tag: m.app.Tag(), Seq: bv.Seq, List: &api.BalanceBlockList{Items: goldenBlocks(), Total: 9}})
 		for _, k := range keys {
-			iv.update(k)
-			bv.update(k)
+			iv.Update(k)
+			bv.Update(k)
 			check(t, "inspector", iv, w, h)
 			check(t, "blocks", bv, w, h)
 		}
@@ -382,11 +369,11 @@ func TestFlowBlocksSeededFilterAndInspect(t *testing.T) {
 	f.keys("f", "f")
 	f.waitFor("2 blocks · wallet principal · status: all")
 	// The other statuses were seeded in the sub-accounts.
-	f.tm.Send(switchWalletMsg{wallet: "loja-centro"})
+	f.tm.Send(common.SwitchWalletMsg{Wallet: "loja-centro"})
 	// Defect 9: a resolved block is not blocked money (Wallets says held R$ 0,00 for it).
 	f.waitFor("1 block · wallet loja-centro", "Ordem judicial de bloqueio", "judicial", "Devolução determinada",
 		"open, blocked: R$ 0,00 (0)", "resolved: R$ 15,00 (1)", "approved 1 · R$ 15,00")
-	f.tm.Send(switchWalletMsg{wallet: "loja-praia"})
+	f.tm.Send(common.SwitchWalletMsg{Wallet: "loja-praia"})
 	f.waitFor("1 block · wallet loja-praia", "Revisão cadastral", "administrative", "Documentação aceita",
 		"resolved: R$ 55,00 (1)", "rejected 1 · R$ 55,00")
 	f.keys("enter")
@@ -406,8 +393,8 @@ func TestFlowBlocksFilterLeavesOnlyThatStatus(t *testing.T) {
 	}
 	fm := f.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	v := blocksOf(fm)
-	if len(v.items) != 1 || v.items[0].Status != api.BlockDefended || v.items[0].Amount != 2000 {
-		t.Fatalf("defended filter holds %+v", v.items)
+	if len(v.Items) != 1 || v.Items[0].Status != api.BlockDefended || v.Items[0].Amount != 2000 {
+		t.Fatalf("defended filter holds %+v", v.Items)
 	}
 	out := fm.View()
 	if strings.Contains(out, "Pagador alega golpe") || !strings.Contains(out, "Produto não entregue") {
@@ -443,7 +430,7 @@ func TestBlocksTotalsSayWhatTheySum(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	m.Update(runeKey("4"))
 	answerBlocks(m, goldenBlocks(), nil)
-	sums := strings.Join(blocksOf(m).sumLines(120), "\n")
+	sums := strings.Join(blocksOf(m).SumLines(120), "\n")
 	for _, want := range []string{"open, blocked: R$ 62,50 (2)", "resolved: R$ 70,00 (2)", "? under_review 1 · R$ 0,01"} {
 		if !strings.Contains(sums, want) {
 			t.Errorf("totals lack %q:\n%s", want, sums)
@@ -454,7 +441,7 @@ func TestBlocksTotalsSayWhatTheySum(t *testing.T) {
 	}
 	// Only resolved blocks: nothing is blocked.
 	answerBlocks(m, goldenBlocks()[2:4], nil)
-	if sums := strings.Join(blocksOf(m).sumLines(120), "\n"); !strings.Contains(sums, "open, blocked: R$ 0,00 (0)") || !strings.Contains(sums, "resolved: R$ 70,00 (2)") {
+	if sums := strings.Join(blocksOf(m).SumLines(120), "\n"); !strings.Contains(sums, "open, blocked: R$ 0,00 (0)") || !strings.Contains(sums, "resolved: R$ 70,00 (2)") {
 		t.Errorf("resolved only:\n%s", sums)
 	}
 }

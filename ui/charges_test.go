@@ -11,6 +11,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // manyCharges tracks n pending charges in wallet, "Pedido 0000" the newest, a minute apart.
@@ -67,14 +68,14 @@ func checkFullList(t testing.TB, screen string, want, rows int) {
 func TestChargesReadTheRowsAResizeUncovers(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	manyCharges(t, s, api.WalletPrincipal, 100)
-	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	settle(t, m, m.focusActive()) // Init's read, before any size
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
-	checkFullList(t, m.View(), 0, m.charges.visible())
+	checkFullList(t, m.View(), 0, m.charges.Visible())
 	send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	checkFullList(t, m.View(), 0, m.charges.visible())
+	checkFullList(t, m.View(), 0, m.charges.Visible())
 	send(t, m, tea.WindowSizeMsg{Width: 200, Height: 90})
-	checkFullList(t, m.View(), 0, m.charges.visible())
+	checkFullList(t, m.View(), 0, m.charges.Visible())
 }
 
 // The events view reads the rows a resize uncovers too.
@@ -94,7 +95,7 @@ func TestEventsReadTheRowsAResizeUncovers(t *testing.T) {
 		t.Fatalf("rows left unread after the resize:\n%s", out)
 	}
 	// The newest first, down to the last row that fits.
-	for i := range v.visible() {
+	for i := range v.Visible() {
 		if want := fmt.Sprintf("R$ %d,00", 100-i); !strings.Contains(out, want) {
 			t.Fatalf("row %d (%s) is not drawn:\n%s", i, want, out)
 		}
@@ -108,7 +109,7 @@ func TestChargesListPagesThroughTheStore(t *testing.T) {
 	manyCharges(t, s, api.WalletPrincipal, 500)
 	manyCharges(t, s, "loja-sul", 7)
 	m := goldenModel(t, s, 120, 40)
-	rows := m.charges.visible()
+	rows := m.charges.Visible()
 	out := m.View()
 	if !strings.Contains(out, "500 charges · wallet principal") || strings.Contains(out, "loja-sul-") {
 		t.Fatalf("not the principal's 500 charges:\n%s", out)
@@ -116,7 +117,7 @@ func TestChargesListPagesThroughTheStore(t *testing.T) {
 	checkFullList(t, out, 0, rows)
 	send(t, m, runeKey("G"))
 	checkFullList(t, m.View(), 500-rows, rows)
-	if ch, ok := m.charges.selected(); !ok || ch.Description != "Pedido 0499" {
+	if ch, ok := m.charges.SelectedLine(); !ok || ch.Description != "Pedido 0499" {
 		t.Fatalf("G selected %+v (%v), want the oldest charge", ch, ok)
 	}
 	send(t, m, runeKey("g"))
@@ -124,17 +125,17 @@ func TestChargesListPagesThroughTheStore(t *testing.T) {
 	for range 3 {
 		send(t, m, tea.KeyMsg{Type: tea.KeyPgDown})
 	}
-	if ch, ok := m.charges.selected(); !ok || ch.Description != fmt.Sprintf("Pedido %04d", 3*rows) {
+	if ch, ok := m.charges.SelectedLine(); !ok || ch.Description != fmt.Sprintf("Pedido %04d", 3*rows) {
 		t.Fatalf("three pages down selected %+v (%v)", ch, ok)
 	}
 	if strings.Contains(m.View(), "\n…") {
 		t.Fatalf("rows left unread:\n%s", m.View())
 	}
 	// Another wallet lists its own charges, from the top.
-	send(t, m, switchWalletMsg{wallet: "loja-sul"})
+	send(t, m, common.SwitchWalletMsg{Wallet: "loja-sul"})
 	out = m.View()
-	if !strings.Contains(out, "7 charges · wallet loja-sul") || strings.Contains(out, "principal-") || m.charges.cursor != 0 {
-		t.Fatalf("after switching to loja-sul (cursor %d):\n%s", m.charges.cursor, out)
+	if !strings.Contains(out, "7 charges · wallet loja-sul") || strings.Contains(out, "principal-") || m.charges.Cursor != 0 {
+		t.Fatalf("after switching to loja-sul (cursor %d):\n%s", m.charges.Cursor, out)
 	}
 }
 
@@ -183,15 +184,15 @@ func TestChargesListFollowsStoreChanges(t *testing.T) {
 	}
 	// The highlight stayed on the charge it was on (now the second row); one up is the new
 	// charge, and enter opens it as the list read it.
-	if sel, _ := m.charges.selected(); sel.ID != "3f6c1a2e-0000-4000-8000-000000000001" || m.charges.cursor != 1 {
-		t.Fatalf("the highlight moved to %s (row %d)", sel.ID, m.charges.cursor)
+	if sel, _ := m.charges.SelectedLine(); sel.ID != "3f6c1a2e-0000-4000-8000-000000000001" || m.charges.Cursor != 1 {
+		t.Fatalf("the highlight moved to %s (row %d)", sel.ID, m.charges.Cursor)
 	}
 	send(t, m, tea.KeyMsg{Type: tea.KeyUp})
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 	if cmd == nil {
 		t.Fatal("enter did nothing")
 	}
-	if msg, ok := runReply(cmd).(openChargeMsg); !ok || msg.charge.ID != ch.ID || msg.charge.Amount != 4200 {
+	if msg, ok := runReply(cmd).(common.OpenChargeMsg); !ok || msg.Charge.ID != ch.ID || msg.Charge.Amount != 4200 {
 		t.Fatalf("enter sent %+v", msg)
 	}
 }
@@ -214,7 +215,7 @@ func TestChargesFilterCountIsCapped(t *testing.T) {
 	}
 	// The end of the list is still reachable, and the count grows to what was read.
 	send(t, m, runeKey("G"))
-	if ch, ok := m.charges.selected(); !ok || !strings.HasPrefix(ch.Description, "Pedido") {
+	if ch, ok := m.charges.SelectedLine(); !ok || !strings.HasPrefix(ch.Description, "Pedido") {
 		t.Fatalf("G on a capped list selected %+v (%v)", ch, ok)
 	}
 }
@@ -228,7 +229,7 @@ func TestChargesCursorFollowsTheChargeWhenOneArrivesAbove(t *testing.T) {
 	for range 3 {
 		send(t, m, tea.KeyMsg{Type: tea.KeyDown})
 	}
-	want, ok := m.charges.selected()
+	want, ok := m.charges.SelectedLine()
 	if !ok || want.Description != "Pedido 0003" {
 		t.Fatalf("row 3 holds %+v (%v)", want, ok)
 	}
@@ -246,20 +247,20 @@ func TestChargesCursorFollowsTheChargeWhenOneArrivesAbove(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("enter did nothing")
 	}
-	if msg, ok := runReply(cmd).(openChargeMsg); !ok || msg.charge.ID != want.ID {
-		t.Fatalf("enter opened %q, want %q (the highlighted charge before the new one came)", msg.charge.ID, want.ID)
+	if msg, ok := runReply(cmd).(common.OpenChargeMsg); !ok || msg.Charge.ID != want.ID {
+		t.Fatalf("enter opened %q, want %q (the highlighted charge before the new one came)", msg.Charge.ID, want.ID)
 	}
 	_, cmd = m.Update(runeKey("i"))
-	if msg, ok := runReply(cmd).(inspectMsg); !ok || msg.query != want.ID {
+	if msg, ok := runReply(cmd).(common.InspectMsg); !ok || msg.Query != want.ID {
 		t.Fatalf("i inspected %+v, want %s", msg, want.ID)
 	}
 	// The highlight is on that charge's line, the fifth on screen now.
-	if m.charges.cursor != 4 || !strings.Contains(listRows(t, out)[4], "Pedido 0003") {
-		t.Fatalf("the highlight is on row %d:\n%s", m.charges.cursor, out)
+	if m.charges.Cursor != 4 || !strings.Contains(listRows(t, out)[4], "Pedido 0003") {
+		t.Fatalf("the highlight is on row %d:\n%s", m.charges.Cursor, out)
 	}
 	// Where the merchant moves it, it goes from there.
 	send(t, m, tea.KeyMsg{Type: tea.KeyDown})
-	if sel, _ := m.charges.selected(); sel.Description != "Pedido 0004" {
+	if sel, _ := m.charges.SelectedLine(); sel.Description != "Pedido 0004" {
 		t.Fatalf("down from Pedido 0003 selected %s", sel.Description)
 	}
 }
@@ -283,12 +284,12 @@ func TestChargesTopStaysOnTheNewestWhileOffScreen(t *testing.T) {
 	send(t, m, runeKey("3")) // another view
 	add("made-elsewhere", time.Minute)
 	send(t, m, runeKey("1"))
-	if sel, _ := m.charges.selected(); sel.ID != "made-elsewhere" || m.charges.cursor != 0 {
-		t.Fatalf("coming back, the highlight is on %s (row %d)", sel.ID, m.charges.cursor)
+	if sel, _ := m.charges.SelectedLine(); sel.ID != "made-elsewhere" || m.charges.Cursor != 0 {
+		t.Fatalf("coming back, the highlight is on %s (row %d)", sel.ID, m.charges.Cursor)
 	}
 	// On screen, the same arrival leaves the highlight on its charge.
 	add("arrived-on-screen", 2*time.Minute)
-	if sel, _ := m.charges.selected(); sel.ID != "made-elsewhere" || m.charges.cursor != 1 {
-		t.Fatalf("on screen, the highlight moved to %s (row %d)", sel.ID, m.charges.cursor)
+	if sel, _ := m.charges.SelectedLine(); sel.ID != "made-elsewhere" || m.charges.Cursor != 1 {
+		t.Fatalf("on screen, the highlight moved to %s (row %d)", sel.ID, m.charges.Cursor)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 var chartLoc = time.FixedZone("BRT", -3*3600)
@@ -59,8 +60,8 @@ func chartPeriodReport(n int, series []string, vals func(i int) []api.Money) sta
 	return r
 }
 
-func chartOpts(w, h int) chartOptions {
-	return chartOptions{Width: w, Height: h, Loc: chartLoc, Money: compactChartMoney}
+func chartOpts(w, h int) common.ChartOptions {
+	return common.ChartOptions{Width: w, Height: h, Loc: chartLoc, Money: compactChartMoney}
 }
 
 // compactChartMoney is the test's axis formatter: whole reais.
@@ -70,7 +71,7 @@ func compactChartMoney(m api.Money) string {
 
 // chartPlot returns the bar rows of a chart drawn with an axis (height ≥ 4, no header), cut to
 // the plot area (right of the y axis line).
-func chartPlot(t *testing.T, out string, o chartOptions) []string {
+func chartPlot(t *testing.T, out string, o common.ChartOptions) []string {
 	t.Helper()
 	lines := strings.Split(out, "\n")
 	rows := o.Height - 3
@@ -134,7 +135,7 @@ func TestChartSizeBounds(t *testing.T) {
 	}
 	widths := []int{-3, 0, 1, 2, 3, 5, 12, 20, 30, 41, 76, 120, 200}
 	heights := []int{-1, 0, 1, 2, 3, 4, 5, 6, 10, 30}
-	variants := []chartOptions{{}, {SideBySide: true}, {ASCII: true}, {Color: true}, {Color: true, SideBySide: true, ASCII: true}}
+	variants := []common.ChartOptions{{}, {SideBySide: true}, {ASCII: true}, {Color: true}, {Color: true, SideBySide: true, ASCII: true}}
 	for name, r := range reports {
 		for _, w := range widths {
 			for _, h := range heights {
@@ -144,7 +145,7 @@ func TestChartSizeBounds(t *testing.T) {
 					if name != "day" {
 						o.Money = compactChartMoney
 					}
-					out := revenueChart(r, o)
+					out := common.RevenueChart(r, o)
 					if w <= 0 || h <= 0 {
 						if out != "" {
 							t.Fatalf("%s %dx%d: want empty, got %q", name, w, h, out)
@@ -169,17 +170,17 @@ func TestChartSizeBounds(t *testing.T) {
 func TestChartTallestReachesTopAndProportional(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		o    chartOptions
+		o    common.ChartOptions
 	}{
 		{"76x10", chartOpts(76, 10)},
-		{"76x10 ascii", func() chartOptions { o := chartOpts(76, 10); o.ASCII = true; return o }()},
-		{"76x10 color (eighths)", func() chartOptions { o := chartOpts(76, 10); o.Color = true; return o }()},
+		{"76x10 ascii", func() common.ChartOptions { o := chartOpts(76, 10); o.ASCII = true; return o }()},
+		{"76x10 color (eighths)", func() common.ChartOptions { o := chartOpts(76, 10); o.Color = true; return o }()},
 		{"30x6", chartOpts(30, 6)},
 		{"120x14", chartOpts(120, 14)},
 		{"200x30", chartOpts(200, 30)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := revenueChart(chartDayReport(chartWallets), tc.o)
+			out := common.RevenueChart(chartDayReport(chartWallets), tc.o)
 			plot := chartPlot(t, out, tc.o)
 			rows := len(plot)
 			hs := columnHeights(plot)
@@ -223,7 +224,7 @@ func TestChartMergesWhenNarrow(t *testing.T) {
 	for _, side := range []bool{false, true} {
 		o := chartOpts(30, 8)
 		o.SideBySide = side
-		out := revenueChart(r, o)
+		out := common.RevenueChart(r, o)
 		plot := chartPlot(t, out, o)
 		hs := columnHeights(plot)
 		last := -1
@@ -246,11 +247,11 @@ func TestChartStackedVersusSideBySide(t *testing.T) {
 	stacked := chartOpts(76, 10)
 	side := stacked
 	side.SideBySide = true
-	a, b := revenueChart(r, stacked), revenueChart(r, side)
+	a, b := common.RevenueChart(r, stacked), common.RevenueChart(r, side)
 	if a == b {
 		t.Fatal("stacked and side by side draw the same")
 	}
-	glyphsPerColumn := func(out string, o chartOptions) int {
+	glyphsPerColumn := func(out string, o common.ChartOptions) int {
 		plot := chartPlot(t, out, o)
 		most := 0
 		for x := range len([]rune(plot[0])) {
@@ -291,18 +292,18 @@ func TestChartColorOption(t *testing.T) {
 	r := chartDayReport([]string{"principal", "loja\x1b[31mred", "loja-praia"})
 	for _, tc := range []struct {
 		name string
-		o    chartOptions
+		o    common.ChartOptions
 	}{
 		{"plain", chartOpts(76, 10)},
-		{"ascii", func() chartOptions { o := chartOpts(76, 10); o.ASCII = true; return o }()},
-		{"side", func() chartOptions { o := chartOpts(76, 10); o.SideBySide = true; return o }()},
+		{"ascii", func() common.ChartOptions { o := chartOpts(76, 10); o.ASCII = true; return o }()},
+		{"side", func() common.ChartOptions { o := chartOpts(76, 10); o.SideBySide = true; return o }()},
 	} {
-		out := revenueChart(r, tc.o)
+		out := common.RevenueChart(r, tc.o)
 		if strings.Contains(out, "\x1b") {
 			t.Fatalf("%s: escape code with Color=false: %q", tc.name, out)
 		}
 		tc.o.Color = true
-		colored := revenueChart(r, tc.o)
+		colored := common.RevenueChart(r, tc.o)
 		if !strings.Contains(colored, "\x1b[") {
 			t.Fatalf("%s: Color=true under TrueColor draws no colour", tc.name)
 		}
@@ -326,12 +327,12 @@ func TestChartPartialCellBackground(t *testing.T) {
 	r := chartPeriodReport(1, chartWallets, func(int) []api.Money { return []api.Money{60000, 3000, 2000} })
 	o := chartOpts(40, 10)
 	o.Color = true
-	top := strings.Split(revenueChart(r, o), "\n")[0]
+	top := strings.Split(common.RevenueChart(r, o), "\n")[0]
 	if !strings.Contains(top, "▄") || !strings.Contains(top, ";48;2;") {
 		t.Fatalf("the top cell should be a half block over the upper wallet's colour: %q", top)
 	}
 	o.SideBySide = true
-	if top := strings.Split(revenueChart(r, o), "\n")[0]; strings.Contains(top, "48;2;") {
+	if top := strings.Split(common.RevenueChart(r, o), "\n")[0]; strings.Contains(top, "48;2;") {
 		t.Fatalf("side by side, a bar's top has no background: %q", top)
 	}
 }
@@ -345,7 +346,7 @@ func TestChartASCIIOnly(t *testing.T) {
 				chartDayReport(chartWallets),
 				chartPeriodReport(31, []string{"principal", "a-very-long-wallet-name-that-will-not-fit", "x"}, func(i int) []api.Money { return []api.Money{api.Money(i * 100), 5, 7} }),
 			} {
-				out := revenueChart(r, o)
+				out := common.RevenueChart(r, o)
 				for i := 0; i < len(out); i++ {
 					if out[i] >= 0x80 {
 						t.Fatalf("side=%v %v: non-ASCII byte %#x in\n%s", side, size, out[i], out)
@@ -356,7 +357,7 @@ func TestChartASCIIOnly(t *testing.T) {
 	}
 	o := chartOpts(76, 10)
 	o.ASCII = true
-	out := revenueChart(chartDayReport(chartWallets), o)
+	out := common.RevenueChart(chartDayReport(chartWallets), o)
 	for _, g := range []string{"#", "=", "+"} {
 		if !strings.Contains(strings.Join(chartPlot(t, out, o), "\n"), g) {
 			t.Fatalf("ASCII bars should use %q:\n%s", g, out)
@@ -394,7 +395,7 @@ func TestChartXLabels(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := chartOpts(tc.w, tc.h)
 			o.SideBySide = tc.side
-			out := revenueChart(tc.r, o)
+			out := common.RevenueChart(tc.r, o)
 			lines := strings.Split(out, "\n")
 			xl := lines[len(lines)-2]
 			fields := strings.Fields(xl)
@@ -422,7 +423,7 @@ func TestChartXLabels(t *testing.T) {
 func TestChartLegend(t *testing.T) {
 	r := chartDayReport(chartWallets)
 	o := chartOpts(76, 10)
-	out := revenueChart(r, o)
+	out := common.RevenueChart(r, o)
 	lines := strings.Split(out, "\n")
 	legend := lines[len(lines)-1]
 	want := "█ principal  ▓ loja-centro  ▒ loja-praia"
@@ -430,13 +431,13 @@ func TestChartLegend(t *testing.T) {
 		t.Fatalf("legend %q, want %q", legend, want)
 	}
 	o.ASCII = true
-	lines = strings.Split(revenueChart(r, o), "\n")
+	lines = strings.Split(common.RevenueChart(r, o), "\n")
 	if got := strings.TrimRight(lines[len(lines)-1], " "); got != "# principal  = loja-centro  + loja-praia" {
 		t.Fatalf("ASCII legend %q", got)
 	}
 	// Too long: cut with an ellipsis, never wider than the chart.
 	o = chartOpts(30, 6)
-	lines = strings.Split(revenueChart(r, o), "\n")
+	lines = strings.Split(common.RevenueChart(r, o), "\n")
 	legend = lines[len(lines)-1]
 	if !strings.Contains(legend, "…") || !strings.HasPrefix(legend, "█ principal  ▓ loja") || lipgloss.Width(legend) != 30 {
 		t.Fatalf("cut legend %q", legend)
@@ -448,7 +449,7 @@ func TestChartHostileWalletName(t *testing.T) {
 	for _, ascii := range []bool{false, true} {
 		o := chartOpts(76, 10)
 		o.ASCII = ascii
-		out := revenueChart(r, o)
+		out := common.RevenueChart(r, o)
 		if strings.ContainsAny(out, "\x1b\r\u202e") {
 			t.Fatalf("control characters drawn: %q", out)
 		}
@@ -468,7 +469,7 @@ func TestChartEmpty(t *testing.T) {
 		"zeros":      chartPeriodReport(7, chartWallets, func(int) []api.Money { return nil }),
 	} {
 		o := chartOpts(76, 10)
-		out := revenueChart(r, o)
+		out := common.RevenueChart(r, o)
 		plot := chartPlot(t, out, o)
 		for _, l := range plot {
 			if strings.TrimSpace(l) != "" {
@@ -481,9 +482,9 @@ func TestChartEmpty(t *testing.T) {
 func TestChartDeterministic(t *testing.T) {
 	r := chartPeriodReport(31, chartWallets, func(i int) []api.Money { return []api.Money{api.Money(i * 977), 300, api.Money(i % 5 * 800)} })
 	o := chartOpts(120, 14)
-	first := revenueChart(r, o)
+	first := common.RevenueChart(r, o)
 	for range 5 {
-		if revenueChart(r, o) != first {
+		if common.RevenueChart(r, o) != first {
 			t.Fatal("not deterministic")
 		}
 	}
@@ -495,17 +496,17 @@ func BenchmarkRevenueChart(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		r    state.DayReport
-		o    chartOptions
+		o    common.ChartOptions
 	}{
 		{"period30x3/120x14", month, chartOpts(120, 14)},
-		{"period30x3/120x14/color", month, func() chartOptions { o := chartOpts(120, 14); o.Color = true; return o }()},
+		{"period30x3/120x14/color", month, func() common.ChartOptions { o := chartOpts(120, 14); o.Color = true; return o }()},
 		{"day24/76x10", day, chartOpts(76, 10)},
-		{"day24/76x10/side", day, func() chartOptions { o := chartOpts(76, 10); o.SideBySide = true; return o }()},
+		{"day24/76x10/side", day, func() common.ChartOptions { o := chartOpts(76, 10); o.SideBySide = true; return o }()},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = revenueChart(bc.r, bc.o)
+				_ = common.RevenueChart(bc.r, bc.o)
 			}
 		})
 	}

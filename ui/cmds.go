@@ -11,6 +11,9 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/charges"
+	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 type authMsg struct {
@@ -18,15 +21,9 @@ type authMsg struct {
 	err error
 }
 
-type projectsMsg struct {
-	tag   tag
-	items []api.Project
-	err   error
-}
-
 type chargeCreatedMsg struct {
-	tag    tag
-	draft  chargeDraft
+	tag    common.Tag
+	draft  newcharge.ChargeDraft
 	charge *state.Charge
 	err    error
 	// unconfirmed: the outcome is unknown (network); the submission stays pending and is resolved later.
@@ -40,19 +37,6 @@ type txMsg struct {
 	tx            *api.Transaction
 	before, after state.Charge
 	err           error
-}
-
-// eventMsg is one webhook event of an eventsMsg, handed to the views.
-type eventMsg struct {
-	gen uint64
-	ev  *api.Event
-}
-
-type persistMsg struct{ err error }
-
-type simulatedMsg struct {
-	id, wallet string
-	err        error
 }
 
 type recoveredMsg struct {
@@ -80,19 +64,19 @@ func recoveredFrom(gen uint64, r workflow.RecoveryDone) recoveredMsg {
 
 // authCmd fetches the first token so the header can show it and bad credentials surface at once.
 func (m *Model) authCmd() tea.Cmd {
-	gen, eng := m.app.gen, m.eng
-	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	gen, eng := m.app.Gen, m.eng
+	return m.app.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		return authMsg{gen: gen, err: eng.Authenticate(ctx)}
 	})
 }
 
 func (m *Model) onAuth(msg authMsg) tea.Cmd {
-	if msg.gen != m.app.gen {
+	if msg.gen != m.app.Gen {
 		return nil
 	}
 	m.noteResult(msg.err)
 	if msg.err != nil {
-		m.setStatus(m.describeError(m.c.tr.T("cmds.connect"), msg.err), statusError)
+		m.setStatus(m.describeError(m.c.Tr.T("cmds.connect"), msg.err), common.StatusError)
 		return nil
 	}
 	return m.readBackAllBlocks()
@@ -103,21 +87,21 @@ func (m *Model) onAuth(msg authMsg) tea.Cmd {
 // shows on its charge.
 func (m *Model) readBackAllBlocks() tea.Cmd {
 	eng := m.eng
-	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	return m.app.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		_ = eng.ReadBackAllBlocks(ctx) // a failure leaves the charges as they were
 		return nil
 	})
 }
 
 // noteResult updates the header's light from a call's outcome.
-func (m *Model) noteResult(err error) { m.link.note(err, m.c.now()) }
+func (m *Model) noteResult(err error) { m.link.note(err, m.c.Now()) }
 
 // loadProjects lists the active wallet's projects for the new-charge form.
 func (m *Model) loadProjects() tea.Cmd {
 	t, eng := m.tagNow(), m.eng
-	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
-		items, err := eng.LoadProjects(ctx, t.wallet)
-		return projectsMsg{tag: t, items: items, err: err}
+	return m.app.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
+		items, err := eng.LoadProjects(ctx, t.Wallet)
+		return common.ProjectsMsg{Tag: t, Items: items, Err: err}
 	})
 }
 
@@ -125,49 +109,49 @@ func (m *Model) loadProjects() tea.Cmd {
 func walletHeader(w string) string { return workflow.SubAccountHeader(w) }
 
 // onSubmit checks read-only and production, then sends.
-func (m *Model) onSubmit(d chargeDraft) tea.Cmd {
-	tr := m.c.tr
-	if m.app.sess.ReadOnly {
-		m.setStatus(tr.T("cmds.this_profile_is_read_only_nothing"), statusError)
+func (m *Model) onSubmit(d newcharge.ChargeDraft) tea.Cmd {
+	tr := m.c.Tr
+	if m.app.Sess.ReadOnly {
+		m.setStatus(tr.T("cmds.this_profile_is_read_only_nothing"), common.StatusError)
 		return nil
 	}
-	if m.app.sess.Env == api.Production {
+	if m.app.Sess.Env == api.Production {
 		then := func() tea.Msg { return sendChargeMsg{draft: d} }
-		return m.push(newConfirm(m.c, tr.F("cmds.create_in_production_y_n", d.Req.Amount.BRL()), then))
+		return m.push(common.NewConfirm(m.c, tr.F("cmds.create_in_production_y_n", d.Req.Amount.BRL()), then))
 	}
 	return m.sendCharge(d)
 }
 
 // sendChargeMsg sends a draft the merchant confirmed.
-type sendChargeMsg struct{ draft chargeDraft }
+type sendChargeMsg struct{ draft newcharge.ChargeDraft }
 
 // sendCharge records the submission, then creates the charge with its key; retries reuse the key.
-func (m *Model) sendCharge(d chargeDraft) tea.Cmd {
-	if f, ok := m.chargeForm(); ok && f.key == d.Key {
-		f.sending, f.mayLand = true, true
+func (m *Model) sendCharge(d newcharge.ChargeDraft) tea.Cmd {
+	if f, ok := m.chargeForm(); ok && f.Key == d.Key {
+		f.Sending, f.MayLand = true, true
 	}
-	m.setStatus(m.c.tr.F("cmds.creating", d.Req.Amount.BRL()), statusInfo)
+	m.setStatus(m.c.Tr.F("cmds.creating", d.Req.Amount.BRL()), common.StatusInfo)
 	t, eng := m.tagNow(), m.eng
 	// The end of the session cancels it, leaving the submission pending: it is looked up by its
 	// key when the profile opens again.
-	return m.app.withTimeout(createTimeout, func(ctx context.Context) tea.Msg {
+	return m.app.WithTimeout(common.CreateTimeout, func(ctx context.Context) tea.Msg {
 		r := eng.CreateCharge(ctx, workflow.Draft(d))
 		return chargeCreatedMsg{tag: t, draft: d, charge: r.Charge, err: r.Err, unconfirmed: r.Unconfirmed}
 	})
 }
 
 func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
-	tr := m.c.tr
+	tr := m.c.Tr
 	form, formOpen := m.chargeForm()
-	if formOpen && form.key != msg.draft.Key {
+	if formOpen && form.Key != msg.draft.Key {
 		formOpen = false // another form: this one was discarded
 	}
 	if formOpen {
-		form.sending = false
+		form.Sending = false
 		// Only a refusal says nothing was created; a lost reply may still land.
-		form.mayLand = msg.charge == nil && msg.unconfirmed
+		form.MayLand = msg.charge == nil && msg.unconfirmed
 	}
-	if msg.tag.gen != m.app.gen {
+	if msg.tag.Gen != m.app.Gen {
 		return nil
 	}
 	m.noteResult(msg.err)
@@ -175,7 +159,7 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 	case msg.charge != nil && !formOpen && msg.charge.Mismatch == "" && msg.err == nil:
 		// Its form was discarded while the request was out: the charge is tracked (recovered,
 		// as the discard said), not put on screen over what the merchant does now.
-		m.setStatus(tr.F("cmds.the_charge_of_whose_form_was", msg.charge.Amount.BRL()), statusWarn)
+		m.setStatus(tr.F("cmds.the_charge_of_whose_form_was", msg.charge.Amount.BRL()), common.StatusWarn)
 		return nil
 	case msg.charge != nil:
 		var cmds []tea.Cmd
@@ -185,22 +169,22 @@ func (m *Model) onCreated(msg chargeCreatedMsg) tea.Cmd {
 		cmds = append(cmds, m.openQR(*msg.charge))
 		switch {
 		case msg.charge.Mismatch != "":
-			m.setStatus(tr.F("cmds.the_service_s_reply_differs_from", msg.charge.Mismatch), statusError)
+			m.setStatus(tr.F("cmds.the_service_s_reply_differs_from", msg.charge.Mismatch), common.StatusError)
 		case msg.err != nil:
-			m.setStatus(tr.F("cmds.charge_created_but_saving_it_locally", msg.err), statusWarn)
+			m.setStatus(tr.F("cmds.charge_created_but_saving_it_locally", msg.err), common.StatusWarn)
 		default:
-			m.setStatus(tr.F("cmds.charge_created", msg.charge.Amount.BRL()), statusOK)
+			m.setStatus(tr.F("cmds.charge_created", msg.charge.Amount.BRL()), common.StatusOK)
 		}
 		return tea.Batch(cmds...)
 	case msg.unconfirmed:
-		m.setStatus(m.describeError(tr.T("cmds.create_charge"), msg.err)+" · "+tr.T("cmds.not_confirmed_pixdash_will_look_it"), statusWarn)
+		m.setStatus(m.describeError(tr.T("cmds.create_charge"), msg.err)+" · "+tr.T("cmds.not_confirmed_pixdash_will_look_it"), common.StatusWarn)
 		return m.resolveLater(msg.draft.Key)
 	default:
 		var cmd tea.Cmd
 		if formOpen {
-			cmd = form.serverError(msg.err)
+			cmd = form.ServerError(msg.err)
 		}
-		m.setStatus(m.describeError(tr.T("cmds.create_charge"), msg.err), statusError)
+		m.setStatus(m.describeError(tr.T("cmds.create_charge"), msg.err), common.StatusError)
 		return cmd
 	}
 }
@@ -214,9 +198,9 @@ func (m *Model) resolveLater(string) tea.Cmd {
 
 // recoveredWithdrawalParts words what RecoverWithdrawals found, each withdrawal by its amount
 // and its destination masked as the form masks it; level is raised to what they call for.
-func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level *statusKind) (parts []string) {
-	tr := m.c.tr
-	raise := func(k statusKind) {
+func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level *common.StatusKind) (parts []string) {
+	tr := m.c.Tr
+	raise := func(k common.StatusKind) {
 		if k > *level {
 			*level = k
 		}
@@ -226,18 +210,18 @@ func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level
 	for _, r := range w.Taken {
 		if one {
 			parts = append(parts, tr.F("cmds.withdrawal_of_to_from_an_earlier",
-				r.Amount.BRL(), maskPixKey(r.PixKeyType, r.PixKey), tr.T(string(r.State))))
+				r.Amount.BRL(), common.MaskPixKey(r.PixKeyType, r.PixKey), tr.T(string(r.State))))
 		}
 		if r.State == state.WithdrawalFailed || r.State == state.WithdrawalReversed {
-			raise(statusWarn)
+			raise(common.StatusWarn)
 		}
 	}
 	for _, r := range w.NotSent {
 		if one {
 			parts = append(parts, tr.F("cmds.withdrawal_of_to_from_an_earlier_2",
-				r.Amount.BRL(), maskPixKey(r.PixKeyType, r.PixKey)))
+				r.Amount.BRL(), common.MaskPixKey(r.PixKeyType, r.PixKey)))
 		}
-		raise(statusWarn) // the merchant has to ask again: the line stays until replaced
+		raise(common.StatusWarn) // the merchant has to ask again: the line stays until replaced
 	}
 	if !one {
 		if n := len(w.Taken); n > 0 {
@@ -252,30 +236,30 @@ func (m *Model) recoveredWithdrawalParts(w *workflow.RecoveredWithdrawals, level
 		if w.Err != nil {
 			parts = append(parts, m.describeError(tr.T("cmds.look_up_a_withdrawal"), w.Err))
 		}
-		raise(statusWarn)
+		raise(common.StatusWarn)
 	}
 	return parts
 }
 
 func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
-	if msg.gen != m.app.gen {
+	if msg.gen != m.app.Gen {
 		return nil
 	}
-	tr := m.c.tr
+	tr := m.c.Tr
 	// One line says all of it; the most pressing part decides its tone.
 	var parts []string
-	level := statusOK
+	level := common.StatusOK
 	if n := len(msg.resolved); n > 0 {
 		parts = append(parts, tr.F("cmds.recovered_charge_s_whose_creation_was", n))
 	}
 	if msg.abandoned > 0 {
 		parts = append(parts, tr.F("cmds.interrupted_charge_s_never_reached_the", msg.abandoned))
-		level = statusInfo
+		level = common.StatusInfo
 	}
 	// The engine looks again by itself while something stays open.
 	if msg.pending > 0 {
 		parts = append(parts, tr.F("cmds.interrupted_charge_s_not_confirmed_yet", msg.pending))
-		level = statusWarn
+		level = common.StatusWarn
 	}
 	if msg.withdrawals != nil {
 		parts = append(parts, m.recoveredWithdrawalParts(msg.withdrawals, &level)...)
@@ -284,16 +268,16 @@ func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
 		parts = append(parts, m.recoveredRefundParts(msg.refunds, &level)...)
 	}
 	if len(parts) > 0 {
-		m.setOwnedStatus(ownerRecover, strings.Join(parts, " "), level)
+		m.setOwnedStatus(common.OwnerRecover, strings.Join(parts, " "), level)
 	} else {
-		m.clearStatus(ownerRecover) // an earlier "not confirmed yet" is over
+		m.clearStatus(common.OwnerRecover) // an earlier "not confirmed yet" is over
 	}
 	return nil
 }
 
 // recoveredRefundParts words what RecoverRefunds settled; level is raised to what it calls for.
-func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *statusKind) (parts []string) {
-	tr := m.c.tr
+func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *common.StatusKind) (parts []string) {
+	tr := m.c.Tr
 	if n := len(r.Completed); n > 0 {
 		parts = append(parts, tr.F("cmds.refund_s_from_an_earlier_session", n))
 	}
@@ -302,8 +286,8 @@ func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *status
 	}
 	if r.Err != nil {
 		parts = append(parts, m.describeError(tr.T("cmds.settle_a_refund"), r.Err))
-		if *level < statusWarn {
-			*level = statusWarn
+		if *level < common.StatusWarn {
+			*level = common.StatusWarn
 		}
 	}
 	return parts
@@ -314,7 +298,7 @@ func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *status
 func (m *Model) watchCmd() tea.Cmd {
 	id := ""
 	if qr, ok := m.qrScreen(); ok {
-		id = qr.id
+		id = qr.Id
 	}
 	if id == m.watched {
 		return nil
@@ -327,8 +311,8 @@ func (m *Model) watchCmd() tea.Cmd {
 // pollNow reads one transaction now (a refresh, a simulated payment); the engine runs on_paid
 // if the answer is a payment.
 func (m *Model) pollNow(id, wallet string) tea.Cmd {
-	gen, eng := m.app.gen, m.eng
-	return m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+	gen, eng := m.app.Gen, m.eng
+	return m.app.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		return txFrom(gen, eng.Poll(ctx, id, wallet))
 	})
 }
@@ -339,13 +323,13 @@ func txFrom(gen uint64, r workflow.ChargeChanged) txMsg {
 }
 
 func (m *Model) onTx(msg txMsg) tea.Cmd {
-	if msg.gen != m.app.gen {
+	if msg.gen != m.app.Gen {
 		return nil
 	}
 	m.noteResult(msg.err)
 	if msg.err != nil {
-		if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
-			qr.pollErr = m.describeError(m.c.tr.T("cmds.refresh"), msg.err)
+		if qr, ok := m.qrScreen(); ok && qr.Id == msg.id {
+			qr.PollErr = m.describeError(m.c.Tr.T("cmds.refresh"), msg.err)
 		}
 		if msg.after.NotFound {
 			// 404s in a row over minutes: the charge is no longer polled (state.MarkMissing).
@@ -353,8 +337,8 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if qr, ok := m.qrScreen(); ok && qr.id == msg.id {
-		qr.pollErr = ""
+	if qr, ok := m.qrScreen(); ok && qr.Id == msg.id {
+		qr.PollErr = ""
 	}
 	return m.onChargeChanged(msg.before, msg.after)
 }
@@ -362,9 +346,9 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 // onChargeChanged reacts to a status change of a tracked charge (the QR screen rings on payment).
 func (m *Model) onChargeChanged(before, after state.Charge) tea.Cmd {
 	qr, onScreen := m.qrScreen()
-	onScreen = onScreen && qr.id == after.ID
+	onScreen = onScreen && qr.Id == after.ID
 	if onScreen {
-		qr.ch = after
+		qr.Ch = after
 	}
 	if before.State() == after.State() {
 		return nil
@@ -393,7 +377,7 @@ func (m *Model) bell() tea.Cmd {
 // the views as an eventMsg.
 type eventsMsg struct {
 	gen   uint64
-	items []eventMsg
+	items []common.EventMsg
 	// last is the Seq of the newest event seen.
 	last int64
 	err  error
@@ -401,9 +385,9 @@ type eventsMsg struct {
 
 // eventsFrom is the root's message for the engine's Events report.
 func eventsFrom(gen uint64, r workflow.Events) eventsMsg {
-	msg := eventsMsg{gen: gen, last: r.Last, err: r.Err, items: make([]eventMsg, len(r.Events))}
+	msg := eventsMsg{gen: gen, last: r.Last, err: r.Err, items: make([]common.EventMsg, len(r.Events))}
 	for i, ev := range r.Events {
-		msg.items[i] = eventMsg{gen: gen, ev: ev}
+		msg.items[i] = common.EventMsg{Gen: gen, Ev: ev}
 	}
 	return msg
 }
@@ -429,20 +413,20 @@ type eventConfirmedMsg struct {
 }
 
 func (m *Model) onConfirmed(msg eventConfirmedMsg) tea.Cmd {
-	if msg.gen != m.app.gen {
+	if msg.gen != m.app.Gen {
 		return nil
 	}
-	tr := m.c.tr
+	tr := m.c.Tr
 	m.noteResult(msg.err)
 	if msg.err != nil {
 		// The engine tries again, a few times; the charge's own polling goes on regardless.
 		if msg.attempt+1 >= workflow.MaxConfirmAttempts {
-			m.setStatus(m.describeError(tr.T("cmds.check_a_payment_with_the_service"), msg.err), statusWarn)
+			m.setStatus(m.describeError(tr.T("cmds.check_a_payment_with_the_service"), msg.err), common.StatusWarn)
 		}
 		return nil
 	}
 	if msg.conf.Verdict == state.VerdictDisputed {
-		m.setStatus(tr.F("cmds.a_webhook_disagrees_with_the_service", verdictReason(tr, msg.conf.Reason)), statusWarn)
+		m.setStatus(tr.F("cmds.a_webhook_disagrees_with_the_service", common.VerdictReason(tr, msg.conf.Reason)), common.StatusWarn)
 	}
 	if msg.conf.After.ID == "" {
 		return nil
@@ -453,14 +437,14 @@ func (m *Model) onConfirmed(msg eventConfirmedMsg) tea.Cmd {
 // onEvents lets the views see every new event (the events feed, blocks on balance_block_*);
 // the engine reads the payment events back and the MED blocks of their wallets.
 func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
-	if msg.gen != m.app.gen {
+	if msg.gen != m.app.Gen {
 		return nil
 	}
 	if msg.err != nil {
-		m.setStatus(m.c.tr.F("cmds.could_not_read_the_saved_events", msg.err), statusError)
+		m.setStatus(m.c.Tr.F("cmds.could_not_read_the_saved_events", msg.err), common.StatusError)
 		return nil
 	}
-	m.app.eventSeq = msg.last
+	m.app.EventSeq = msg.last
 	cmds := make([]tea.Cmd, 0, len(msg.items))
 	for _, it := range msg.items {
 		cmds = append(cmds, m.notify(it))
@@ -477,7 +461,7 @@ type engineMsg struct {
 // waitEngine starts the session's engine (once) and waits for its next report; it is
 // re-armed after each. It returns nil when the engine stops (the session was replaced).
 func (m *Model) waitEngine() tea.Cmd {
-	gen, eng := m.app.gen, m.eng
+	gen, eng := m.app.Gen, m.eng
 	return func() tea.Msg {
 		eng.Start()
 		select {
@@ -492,7 +476,7 @@ func (m *Model) waitEngine() tea.Cmd {
 // onEngine turns an engine's report into the root's message for it, handles that and waits
 // for the next report.
 func (m *Model) onEngine(msg engineMsg) tea.Cmd {
-	if msg.gen != m.app.gen {
+	if msg.gen != m.app.Gen {
 		return nil // a replaced session's engine: it is closing
 	}
 	var inner tea.Msg
@@ -521,8 +505,8 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	switch msg := msg.(type) {
 	case authMsg:
 		return m.onAuth(msg), true
-	case chargeSubmitMsg:
-		return m.onSubmit(msg.draft), true
+	case newcharge.ChargeSubmitMsg:
+		return m.onSubmit(msg.Draft), true
 	case sendChargeMsg:
 		return m.sendCharge(msg.draft), true
 	case chargeCreatedMsg:
@@ -536,38 +520,38 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case prunedMsg:
 		m.onPruned(msg)
 		return nil, true
-	case storeChangedMsg:
-		if msg.gen != m.app.gen {
+	case common.StoreChangedMsg:
+		if msg.Gen != m.app.Gen {
 			return nil, true
 		}
-		m.app.seenCharges, m.app.seenEvents = msg.chargesVer, msg.eventsVer
+		m.app.SeenCharges, m.app.SeenEvents = msg.ChargesVer, msg.EventsVer
 		// Only the view on screen reads again; the others read when shown (activate).
 		return tea.Batch(m.tell(m.activePane(), msg), m.waitChange()), true
 	case eventsMsg:
 		return m.onEvents(msg), true
 	case eventConfirmedMsg:
 		return m.onConfirmed(msg), true
-	case persistMsg:
-		if msg.err != nil {
-			m.setStatus(m.c.tr.F("cmds.could_not_save_local_state", msg.err), statusError)
+	case common.PersistMsg:
+		if msg.Err != nil {
+			m.setStatus(m.c.Tr.F("cmds.could_not_save_local_state", msg.Err), common.StatusError)
 		}
 		return nil, true
-	case simulatedMsg:
-		if msg.err != nil {
-			m.setStatus(m.describeError(m.c.tr.T("cmds.simulate_payment"), msg.err), statusError)
+	case common.SimulatedMsg:
+		if msg.Err != nil {
+			m.setStatus(m.describeError(m.c.Tr.T("cmds.simulate_payment"), msg.Err), common.StatusError)
 			return nil, true
 		}
-		m.setOwnedStatus(chargeOwner(msg.id), m.c.tr.T("cmds.payment_simulated_waiting_for_the_service"), statusInfo)
-		return m.pollNow(msg.id, msg.wallet), true
+		m.setOwnedStatus(chargeOwner(msg.Id), m.c.Tr.T("cmds.payment_simulated_waiting_for_the_service"), common.StatusInfo)
+		return m.pollNow(msg.Id, msg.Wallet), true
 	case recoveredMsg:
 		return m.onRecovered(msg), true
-	case refreshChargeMsg:
-		m.setStatus(m.c.tr.T("cmds.refreshing"), statusInfo)
-		return m.pollNow(msg.id, msg.wallet), true
+	case charges.RefreshChargeMsg:
+		m.setStatus(m.c.Tr.T("cmds.refreshing"), common.StatusInfo)
+		return m.pollNow(msg.Id, msg.Wallet), true
 	case storeRefreshedMsg:
-		if msg.gen == m.app.gen {
+		if msg.gen == m.app.Gen {
 			if msg.err != nil {
-				m.setStatus(m.c.tr.F("cmds.local_state", msg.err), statusWarn)
+				m.setStatus(m.c.Tr.F("cmds.local_state", msg.err), common.StatusWarn)
 			}
 
 		}

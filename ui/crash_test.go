@@ -12,6 +12,9 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
+	"pixdash/ui/refund"
 )
 
 // Issue 22, item 9, on screen: while another window holds the claim on a charge's refund, R
@@ -29,7 +32,7 @@ func TestRefundOtherWindowSendingIsNamed(t *testing.T) {
 	}
 	since := claim.Since.In(time.UTC).Format("15:04")
 	want := "being sent by another window (pid 4242 on caixa-2) since " + since
-	o, cmd := askRefund(m.c, ch)
+	o, cmd := refund.AskRefund(m.c, ch)
 	if o != nil || cmd == nil {
 		t.Fatalf("R while another window sends the refund opened %T", o)
 	}
@@ -38,12 +41,12 @@ func TestRefundOtherWindowSendingIsNamed(t *testing.T) {
 	}
 
 	// The form that lost the race.
-	f := newRefundForm(m.c, ch)
+	f := refund.NewRefundForm(m.c, ch)
 	m.push(f)
-	f.sending = true
-	f.update(refundDoneMsg{tag: m.app.tag(), key: f.key, out: workflow.RefundOutcome{Kind: workflow.RefundBusy, Err: &state.RefundBusyError{Claim: claim}}})
-	if f.sending || !strings.Contains(f.result, want) || !strings.Contains(f.result, "nothing was sent from here") {
-		t.Fatalf("the losing form says %q", f.result)
+	f.Sending = true
+	f.Update(refund.RefundDoneMsg{Tag: m.app.Tag(), Key: f.Key, Out: workflow.RefundOutcome{Kind: workflow.RefundBusy, Err: &state.RefundBusyError{Claim: claim}}})
+	if f.Sending || !strings.Contains(f.Result, want) || !strings.Contains(f.Result, "nothing was sent from here") {
+		t.Fatalf("the losing form says %q", f.Result)
 	}
 	if v := m.View(); !strings.Contains(strings.Join(strings.Fields(v), " "), "another window") {
 		t.Fatalf("not shown:\n%s", v)
@@ -75,7 +78,7 @@ func TestRecoveryAtStartSettlesRefundsOfAKilledWindow(t *testing.T) {
 	if err := s.Store.SetEventVerdict(ctx, "evt-killed", state.VerdictConfirmed, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, cmd := askRefund(m.c, ch); cmd != nil {
+	if _, cmd := refund.AskRefund(m.c, ch); cmd != nil {
 		t.Fatal("the test's premise: R offers the refund form before the recovery")
 	}
 	msg, ok := m.recoverSubmissions()().(recoveredMsg)
@@ -89,7 +92,7 @@ func TestRecoveryAtStartSettlesRefundsOfAKilledWindow(t *testing.T) {
 	if r, ok := s.Store.PeekRefund(ch.ID); !ok || r.State != state.RefundCompleted {
 		t.Fatalf("the row's refund: %+v", r)
 	}
-	o, cmd := askRefund(m.c, ch)
+	o, cmd := refund.AskRefund(m.c, ch)
 	if o != nil || cmd == nil || !strings.Contains(fmt.Sprint(runReply(cmd)), "already refunded") {
 		t.Fatalf("R after the recovery: %T", o)
 	}
@@ -160,28 +163,28 @@ func TestFlowDiscardWhileCreatingSaysARequestMayLand(t *testing.T) {
 // The form's questions while a request may land, in both languages: after a lost reply esc and
 // quitting say the charge may have been created, never "Nothing was sent".
 func TestNewChargeQuestionsWhileARequestMayLand(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		m := formModel(t, goldenSession(t, api.Sandbox), lang)
 		walletsType(m, "12,34")
 		f := formOf(m)
-		f.sending, f.mayLand = true, true
-		for _, q := range []string{f.discardQuestion(), f.quitQuestion()} {
-			if strings.Contains(q, m.c.tr.T("newcharge.discard_this_charge_nothing_was_sent")) || q == "" {
+		f.Sending, f.MayLand = true, true
+		for _, q := range []string{f.DiscardQuestion(), f.QuitQuestion()} {
+			if strings.Contains(q, m.c.Tr.T("newcharge.discard_this_charge_nothing_was_sent")) || q == "" {
 				t.Errorf("%s while sending: %q", lang, q)
 			}
 		}
 		// The reply was lost: the form stays, and the request may still have landed.
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: f.key}, err: context.DeadlineExceeded, unconfirmed: true})
-		if f.sending || !f.mayLand {
-			t.Fatalf("%s after a lost reply: sending %v, mayLand %v", lang, f.sending, f.mayLand)
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: newcharge.ChargeDraft{Key: f.Key}, err: context.DeadlineExceeded, unconfirmed: true})
+		if f.Sending || !f.MayLand {
+			t.Fatalf("%s after a lost reply: sending %v, mayLand %v", lang, f.Sending, f.MayLand)
 		}
-		if q := f.discardQuestion(); !strings.Contains(q, m.c.tr.T("newcharge.a_request_was_sent_and_may")) {
+		if q := f.DiscardQuestion(); !strings.Contains(q, m.c.Tr.T("newcharge.a_request_was_sent_and_may")) {
 			t.Errorf("%s after a lost reply: %q", lang, q)
 		}
 		// A refusal: nothing was created, and the form says so again.
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: f.key}, err: &api.Error{HTTPStatus: 400, Message: "amount"}})
-		if f.mayLand || !strings.Contains(f.discardQuestion(), m.c.tr.T("newcharge.discard_this_charge_nothing_was_sent")) {
-			t.Errorf("%s after a refusal: %q", lang, f.discardQuestion())
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: newcharge.ChargeDraft{Key: f.Key}, err: &api.Error{HTTPStatus: 400, Message: "amount"}})
+		if f.MayLand || !strings.Contains(f.DiscardQuestion(), m.c.Tr.T("newcharge.discard_this_charge_nothing_was_sent")) {
+			t.Errorf("%s after a refusal: %q", lang, f.DiscardQuestion())
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/sales"
 )
 
 // benchDayReport is a report shaped like a busy shop's: every bucket of the period has payments
@@ -62,18 +64,18 @@ func BenchmarkDayViewRender(b *testing.B) {
 				b.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
 			}
 			s := benchSession(b, func() time.Time { return goldenNow })
-			m := New(Options{Session: s, Lang: LangEN, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: common.LangEN, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: tc.w, Height: tc.h})
 			m.view = viewDay
-			v := m.panes[viewDay].(*dayView)
-			m.app.allWallets = tc.wallets > 1
-			v.days = tc.days
+			v := m.panes[viewDay].(*sales.DayView)
+			m.app.AllWallets = tc.wallets > 1
+			v.Days = tc.days
 			rep := benchDayReport(tc.days, tc.wallets)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				v.loading = true
-				v.update(dayMsg{tag: m.app.tag(), seq: v.seq, report: rep, at: goldenNow})
+				v.Loading = true
+				v.Update(sales.DayMsg{Tag: m.app.Tag(), Seq: v.Seq, Report: rep, At: goldenNow})
 				if out := m.View(); len(out) == 0 {
 					b.Fatal("empty frame")
 				}

@@ -17,6 +17,8 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/sales"
 )
 
 // dayCharges seeds the golden store with a shop's day (goldenNow is 21/11/2026 14:30 UTC):
@@ -83,11 +85,11 @@ func dayCharges(t testing.TB, s *Session) {
 }
 
 // dayModel is the dashboard on the day view with the seeded day.
-func dayModel(t *testing.T, lang Lang, w, h int) *Model {
+func dayModel(t *testing.T, lang common.Lang, w, h int) *Model {
 	t.Helper()
 	s := goldenSession(t, api.Sandbox)
 	dayCharges(t, s)
-	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	settle(t, m, m.focusActive())
 	send(t, m, runeKey("6"))
@@ -95,18 +97,18 @@ func dayModel(t *testing.T, lang Lang, w, h int) *Model {
 }
 
 func TestDayTotalsOnScreen(t *testing.T) {
-	m := dayModel(t, LangEN, 120, 40)
-	v := m.panes[viewDay].(*dayView)
-	if !v.loaded {
+	m := dayModel(t, common.LangEN, 120, 40)
+	v := m.panes[viewDay].(*sales.DayView)
+	if !v.Loaded {
 		t.Fatal("the day view did not read its figures")
 	}
 	// The active wallet (principal): 127,40 in 3 payments, fees 2 × 0,99 reported + 1 estimated.
-	got := v.report.Total
+	got := v.Report.Total
 	if got.Gross != 12740 || got.Paid != 3 || got.Fees != 297 || got.FeesEstimated != 1 || got.Refunded != 1 || got.RefundedAmount != 2500 {
 		t.Fatalf("principal today = %+v", got)
 	}
-	if v.report.Previous.Gross != 10000 {
-		t.Fatalf("yesterday until 14:30 = %v, want R$ 100,00 (the 16:00 sale does not count)", v.report.Previous.Gross)
+	if v.Report.Previous.Gross != 10000 {
+		t.Fatalf("yesterday until 14:30 = %v, want R$ 100,00 (the 16:00 sale does not count)", v.Report.Previous.Gross)
 	}
 	screen := m.View()
 	for _, want := range []string{"Today · 21/11/2026", "Received R$ 127,40", "fees R$ 2,97 (1 estimated)", "net R$ 99,43", // after the refund of R$ 25,00
@@ -118,7 +120,7 @@ func TestDayTotalsOnScreen(t *testing.T) {
 
 	// a: every wallet, with the per-wallet table.
 	send(t, m, runeKey("a"))
-	got = v.report.Total
+	got = v.Report.Total
 	if got.Gross != 37740 || got.Paid != 6 || got.Fees != 594 || got.FeesEstimated != 2 || got.AverageTicket() != 6290 {
 		t.Fatalf("all wallets today = %+v", got)
 	}
@@ -128,29 +130,29 @@ func TestDayTotalsOnScreen(t *testing.T) {
 			t.Errorf("all wallets lacks %q:\n%s", want, screen)
 		}
 	}
-	if !strings.Contains(m.status.text, "new charges still go to wallet principal") {
-		t.Errorf("status after a = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "new charges still go to wallet principal") {
+		t.Errorf("status after a = %q", m.status.Text)
 	}
 	// The charges list follows the scope, and a new charge still goes to the active wallet.
 	send(t, m, runeKey("1"))
-	if q := m.charges.query(); q.Wallet != "" {
+	if q := m.charges.Query(); q.Wallet != "" {
 		t.Fatalf("charges query in all-wallets scope = %+v", q)
 	}
 	if !strings.Contains(m.View(), "all wallets") {
 		t.Errorf("the charges list does not say it shows all wallets:\n%s", m.View())
 	}
 	send(t, m, runeKey("n"))
-	if f := formOf(m); f == nil || f.wallet != api.WalletPrincipal {
+	if f := formOf(m); f == nil || f.Wallet != api.WalletPrincipal {
 		t.Fatalf("the new-charge form in all-wallets scope writes to %v, want principal", f)
 	}
 }
 
 func TestDayPeriods(t *testing.T) {
-	m := dayModel(t, LangEN, 120, 40)
-	v := m.panes[viewDay].(*dayView)
+	m := dayModel(t, common.LangEN, 120, 40)
+	v := m.panes[viewDay].(*sales.DayView)
 	send(t, m, runeKey("["))
-	if !strings.Contains(m.View(), "Yesterday · 20/11/2026") || v.report.Total.Gross != 15000 {
-		t.Fatalf("[ did not show yesterday (gross %v):\n%s", v.report.Total.Gross, m.View())
+	if !strings.Contains(m.View(), "Yesterday · 20/11/2026") || v.Report.Total.Gross != 15000 {
+		t.Fatalf("[ did not show yesterday (gross %v):\n%s", v.Report.Total.Gross, m.View())
 	}
 	send(t, m, runeKey("]"))
 	if !strings.Contains(m.View(), "Today · 21/11/2026") {
@@ -161,11 +163,11 @@ func TestDayPeriods(t *testing.T) {
 	send(t, m, tea.KeyMsg{Type: tea.KeyDown})
 	send(t, m, tea.KeyMsg{Type: tea.KeyDown})
 	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
-	if v.days != 7 || v.report.Step != 24*time.Hour || len(v.report.Buckets) != 7 {
-		t.Fatalf("7 days: days=%d step=%v buckets=%d", v.days, v.report.Step, len(v.report.Buckets))
+	if v.Days != 7 || v.Report.Step != 24*time.Hour || len(v.Report.Buckets) != 7 {
+		t.Fatalf("7 days: days=%d step=%v buckets=%d", v.Days, v.Report.Step, len(v.Report.Buckets))
 	}
-	if v.report.Total.Gross != 12740+15000 {
-		t.Fatalf("7 days of principal = %v", v.report.Total.Gross)
+	if v.Report.Total.Gross != 12740+15000 {
+		t.Fatalf("7 days of principal = %v", v.Report.Total.Gross)
 	}
 	if !strings.Contains(m.View(), "Last 7 days · 15/11–21/11/2026") {
 		t.Fatalf("7-day label:\n%s", m.View())
@@ -176,25 +178,25 @@ func TestDayPeriods(t *testing.T) {
 		send(t, m, tea.KeyMsg{Type: tea.KeyDown})
 	}
 	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
-	f, ok := find[*rangeForm](m.overlays)
+	f, ok := common.Find[*sales.RangeForm](m.overlays)
 	if !ok {
 		t.Fatal("Custom range… did not open the form")
 	}
-	f.from.SetValue("31/02/2026")
+	f.From.SetValue("31/02/2026")
 	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
-	if !strings.Contains(m.View(), "not a day: write it as dd/mm/yyyy") || v.custom != nil {
+	if !strings.Contains(m.View(), "not a day: write it as dd/mm/yyyy") || v.Custom != nil {
 		t.Fatalf("a wrong day was not refused:\n%s", m.View())
 	}
-	f.from.SetValue("20/11/2026")
-	f.to.SetValue("19/11/2026")
+	f.From.SetValue("20/11/2026")
+	f.To.SetValue("19/11/2026")
 	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
 	if !strings.Contains(m.View(), "the last day comes before the first") {
 		t.Fatalf("a reversed range was not refused:\n%s", m.View())
 	}
-	f.to.SetValue("21/11/2026")
+	f.To.SetValue("21/11/2026")
 	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
-	if v.custom == nil || v.report.Total.Gross != 12740+10000+5000 {
-		t.Fatalf("custom 20–21/11: custom=%v gross=%v", v.custom, v.report.Total.Gross)
+	if v.Custom == nil || v.Report.Total.Gross != 12740+10000+5000 {
+		t.Fatalf("custom 20–21/11: custom=%v gross=%v", v.Custom, v.Report.Total.Gross)
 	}
 	if !strings.Contains(m.View(), "Custom · 20/11–21/11/2026") {
 		t.Fatalf("custom label:\n%s", m.View())
@@ -210,8 +212,8 @@ func TestDayStripOnCharges(t *testing.T) {
 	if !strings.Contains(line, "Today R$ 127,40 · payments 3 · net R$ 99,43 · refunded R$ 25,00") {
 		t.Fatalf("strip = %q", line)
 	}
-	net, ok := m.panes[viewDay].(*dayView).report.Total.DayNet()
-	if m.panes[viewDay].(*dayView).loaded && (!ok || net != 9943) {
+	net, ok := m.panes[viewDay].(*sales.DayView).Report.Total.DayNet()
+	if m.panes[viewDay].(*sales.DayView).Loaded && (!ok || net != 9943) {
 		t.Fatalf("the Sales view's net %v %v differs from the strip's", net, ok)
 	}
 	// A payment arriving moves the strip.
@@ -241,18 +243,18 @@ func TestDayStripOnCharges(t *testing.T) {
 }
 
 func TestDayCloseReport(t *testing.T) {
-	m := dayModel(t, LangEN, 120, 40)
+	m := dayModel(t, common.LangEN, 120, 40)
 	dir := t.TempDir()
-	m.c.export.Dir = dir
+	m.c.Export.Dir = dir
 	out := filepath.Join(dir, "printed.txt")
-	m.app.sess.PrintCommand = []string{"sh", "-c", "cat > " + out}
+	m.app.Sess.PrintCommand = []string{"sh", "-c", "cat > " + out}
 	send(t, m, runeKey("C"))
-	o, ok := find[*closeOverlay](m.overlays)
+	o, ok := common.Find[*sales.CloseOverlay](m.overlays)
 	if !ok {
 		t.Fatal("C did not open the day's close")
 	}
-	if !o.loaded {
-		t.Fatalf("the close did not load: %q", o.errText)
+	if !o.Loaded {
+		t.Fatalf("the close did not load: %q", o.ErrText)
 	}
 	screen := m.View()
 	for _, want := range []string{"Day's close · 21/11/2026", "the day has not ended", "Profile: loja-centro", "Wallet: principal", "R$ 127,40"} {
@@ -261,18 +263,18 @@ func TestDayCloseReport(t *testing.T) {
 		}
 	}
 	var names []string
-	for _, l := range o.rep.Wallets {
+	for _, l := range o.Rep.Wallets {
 		names = append(names, l.Wallet)
 	}
-	if strings.Join(names, ",") != "principal,loja-norte,loja-sul" || o.rep.Total.Gross != 37740 {
-		t.Errorf("close wallets %v, total gross %v; want every wallet of the day and R$ 377,40", names, o.rep.Total.Gross)
+	if strings.Join(names, ",") != "principal,loja-norte,loja-sul" || o.Rep.Total.Gross != 37740 {
+		t.Errorf("close wallets %v, total gross %v; want every wallet of the day and R$ 377,40", names, o.Rep.Total.Gross)
 	}
 	// The service is not reachable in this test: the balance says it was not read.
-	if o.rep.Wallets[0].Balance != nil || o.rep.Wallets[0].BalanceErr == "" {
-		t.Errorf("balance of an unreachable service = %+v / %q", o.rep.Wallets[0].Balance, o.rep.Wallets[0].BalanceErr)
+	if o.Rep.Wallets[0].Balance != nil || o.Rep.Wallets[0].BalanceErr == "" {
+		t.Errorf("balance of an unreachable service = %+v / %q", o.Rep.Wallets[0].Balance, o.Rep.Wallets[0].BalanceErr)
 	}
 	send(t, m, runeKey("t"))
-	for _, l := range strings.Split(o.vp.View(), "\n") {
+	for _, l := range strings.Split(o.Vp.View(), "\n") {
 		if w := len([]rune(strings.TrimRight(l, " "))); w > 48 {
 			t.Fatalf("receipt line wider than 48: %q", l)
 		}
@@ -283,44 +285,44 @@ func TestDayCloseReport(t *testing.T) {
 			t.Errorf("w did not write %s with mode 0600: %v", name, err)
 		}
 	}
-	if !strings.Contains(m.status.text, "Day's close written to") {
-		t.Errorf("status after w = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "Day's close written to") {
+		t.Errorf("status after w = %q", m.status.Text)
 	}
 	send(t, m, runeKey("p"))
 	b, err := os.ReadFile(out)
 	if err != nil || !strings.Contains(string(b), "R$ 377,40") {
 		t.Fatalf("print_command got %q (%v)", b, err)
 	}
-	if !strings.Contains(m.status.text, "Day's close sent to sh") {
-		t.Errorf("status after p = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "Day's close sent to sh") {
+		t.Errorf("status after p = %q", m.status.Text)
 	}
 	send(t, m, tea.KeyMsg{Type: tea.KeyEsc})
-	if _, ok := find[*closeOverlay](m.overlays); ok {
+	if _, ok := common.Find[*sales.CloseOverlay](m.overlays); ok {
 		t.Fatal("esc did not close the report")
 	}
 }
 
 func TestDayCloseWithoutPrintCommand(t *testing.T) {
-	m := dayModel(t, LangEN, 80, 24)
+	m := dayModel(t, common.LangEN, 80, 24)
 	send(t, m, runeKey("C"))
 	send(t, m, runeKey("p"))
-	if !strings.Contains(m.status.text, "No print_command in this profile") {
-		t.Fatalf("status = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "No print_command in this profile") {
+		t.Fatalf("status = %q", m.status.Text)
 	}
 }
 
 func TestGoldenDay(t *testing.T) {
 	cases := []struct {
 		name string
-		lang Lang
+		lang common.Lang
 		keys string
 	}{
-		{"today", LangEN, ""},
-		{"today_pt", LangPT, ""},
-		{"all_wallets", LangEN, "a"},
-		{"all_wallets_pt", LangPT, "a"},
-		{"side_by_side", LangEN, "ab"},
-		{"week", LangEN, "p\x1a\x1a\r"},
+		{"today", common.LangEN, ""},
+		{"today_pt", common.LangPT, ""},
+		{"all_wallets", common.LangEN, "a"},
+		{"all_wallets_pt", common.LangPT, "a"},
+		{"side_by_side", common.LangEN, "ab"},
+		{"week", common.LangEN, "p\x1a\x1a\r"},
 	}
 	for _, tc := range cases {
 		for _, size := range goldenSizes {
@@ -344,19 +346,19 @@ func TestGoldenDay(t *testing.T) {
 
 // TestGoldenClose draws the close with balances read (a report as the service answers it).
 func TestGoldenClose(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		for _, size := range goldenSizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", lang, size[0], size[1]), func(t *testing.T) {
 				m := dayModel(t, lang, size[0], size[1])
 				send(t, m, runeKey("a"))
 				send(t, m, runeKey("C"))
-				o, _ := find[*closeOverlay](m.overlays)
-				rep := o.rep
+				o, _ := common.Find[*sales.CloseOverlay](m.overlays)
+				rep := o.Rep
 				avail, held, total := api.Money(123456), api.Money(0), api.Money(123456)
 				for _, w := range []string{api.WalletPrincipal, "loja-norte", "loja-sul"} {
 					rep.SetBalance(w, &api.AccountBalance{Available: &avail, Held: &held, Total: &total}, "")
 				}
-				send(t, m, closeMsg{seq: o.seq, gen: m.app.gen, rep: rep})
+				send(t, m, sales.CloseMsg{Seq: o.Seq, Gen: m.app.Gen, Rep: rep})
 				teatest.RequireEqualOutput(t, []byte(m.View()))
 			})
 		}
@@ -443,17 +445,17 @@ func TestChargesListDatesOldPayments(t *testing.T) {
 // languages, the table keeps GROSS, FEES and REFUNDED beside NET, so each row adds up
 // (GROSS − FEES − REFUNDED = NET); the average and pending counts go first.
 func TestSalesTableKeepsWhatExplainsNet(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
-		tr := catalog{lang: lang}
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
+		tr := common.Catalog{Lang: lang}
 		for _, w := range []int{80, 120} {
 			t.Run(fmt.Sprintf("%s_%d", lang, w), func(t *testing.T) {
 				m := dayModel(t, lang, w, 40)
 				send(t, m, runeKey("a"))
-				v := m.panes[viewDay].(*dayView)
-				if v.width > w || v.width < w-2 {
-					t.Fatalf("the Sales view is %d columns wide on a %d-column terminal", v.width, w)
+				v := m.panes[viewDay].(*sales.DayView)
+				if v.Width > w || v.Width < w-2 {
+					t.Fatalf("the Sales view is %d columns wide on a %d-column terminal", v.Width, w)
 				}
-				lines := v.tableLines(v.width)
+				lines := v.TableLines(v.Width)
 				head := ansi.Strip(lines[0])
 				for _, col := range []string{"day.gross_caps", "day.fees_caps", "day.net_caps", "day.refunded_caps"} {
 					if !strings.Contains(head, tr.T(col)) {

@@ -6,6 +6,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 func TestMaskDocumentsIn(t *testing.T) {
@@ -26,7 +27,7 @@ func TestMaskDocumentsIn(t *testing.T) {
 		{"529.982.247/25", "529.982.247/25"},
 	}
 	for _, c := range cases {
-		if got := maskDocumentsIn(c.in); got != c.want {
+		if got := common.MaskDocumentsIn(c.in); got != c.want {
 			t.Errorf("maskDocumentsIn(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -52,7 +53,7 @@ func TestMaskDocumentsJSON(t *testing.T) {
 		{`{"payerDocument":"52998224725", broken`, `{"payerDocument":"***.982.247-**", broken`},
 	}
 	for _, c := range cases {
-		if got := string(maskDocumentsJSON([]byte(c.in))); got != c.want {
+		if got := string(common.MaskDocumentsJSON([]byte(c.in))); got != c.want {
 			t.Errorf("maskDocumentsJSON(%s)\n got %s\nwant %s", c.in, got, c.want)
 		}
 	}
@@ -74,12 +75,12 @@ func TestEventsPayloadMasksDocumentsUntilV(t *testing.T) {
 			t.Fatalf("%dx%d: the event is not listed:\n%s", size[0], size[1], list)
 		}
 		press(t, m, "enter")
-		if v.detail == nil {
+		if v.Detail == nil {
 			t.Fatal("enter did not open the payload")
 		}
 		full := func() string {
 			var b strings.Builder
-			for _, l := range v.detail.lines {
+			for _, l := range v.Detail.Lines {
 				b.WriteString(l + "\n")
 			}
 			return b.String()
@@ -132,14 +133,14 @@ func TestEventsPayloadMasksLikeTheInspector(t *testing.T) {
 	deliver(t, m, decoded(t, docEvent))
 	press(t, m, "enter")
 	m.View()
-	payload := strings.Join(v.detail.lines, "\n")
+	payload := strings.Join(v.Detail.Lines, "\n")
 
 	tx := goldenFailedTx()
 	tx.CounterpartDocument = "52998224725"
 	tx.Metadata = map[string]any{"cpf": "52998224725", "obs": "cliente 52998224725", "pedido": "0999", "cliente": map[string]any{"documento": "abc", "id": 7}}
 	showLookup(t, m, "PED-0999", "principal", tx, state.Charge{}, false, nil)
 	inspector := m.View()
-	want := maskDocument("52998224725")
+	want := common.MaskDocument("52998224725")
 	if !strings.Contains(payload, `"counterpartDocument": "`+want+`"`) || !strings.Contains(inspector, want+" (v reveals)") {
 		t.Fatalf("the payload and the inspector mask differently:\n%s\n%s", payload, inspector)
 	}

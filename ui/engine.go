@@ -6,6 +6,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // sessionEngine is what the root asks of the session's engine (workflow.Engine): it polls,
@@ -28,5 +29,5 @@ type sessionEngine interface {
 
 // newEngine builds the engine of session s on the dashboard's clock (started by waitEngine).
 func (m *Model) newEngine(s *workflow.Session) sessionEngine {
-	return workflow.NewEngine(s, workflow.EngineOptions{Now: m.c.now, CallTimeout: callTimeout})
+	return workflow.NewEngine(s, workflow.EngineOptions{Now: m.c.Now, CallTimeout: common.CallTimeout})
 }

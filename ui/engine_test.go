@@ -11,6 +11,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // maxEventBatch bounds the events one eventsMsg carries (the engine's batch).
@@ -22,8 +23,8 @@ func engineOf(m *Model) *workflow.Engine { return m.eng.(*workflow.Engine) }
 // recoverSubmissions runs one recovery pass of m's engine now, as it runs at the start of a
 // session (charges, withdrawals and refunds), and returns the root's message for it.
 func (m *Model) recoverSubmissions() tea.Cmd {
-	gen, eng := m.app.gen, engineOf(m)
-	return m.app.withTimeout(2*callTimeout, func(ctx context.Context) tea.Msg {
+	gen, eng := m.app.Gen, engineOf(m)
+	return m.app.WithTimeout(2*common.CallTimeout, func(ctx context.Context) tea.Msg {
 		return recoveredFrom(gen, eng.Recover(ctx, true))
 	})
 }
@@ -32,7 +33,7 @@ func (m *Model) recoverSubmissions() tea.Cmd {
 // the root last saw) and returns the root's message for the next batch; nil when the session
 // ends. Tests drive the feed with it instead of starting the engine.
 func (m *Model) waitEvent() tea.Cmd {
-	gen, store, life, after := m.app.gen, m.app.sess.Store, m.app.ctx, m.app.eventSeq
+	gen, store, life, after := m.app.Gen, m.app.Sess.Store, m.app.Ctx, m.app.EventSeq
 	return func() tea.Msg {
 		b, ok := workflow.WaitEvents(life, store, after, maxEventBatch)
 		if !ok {
@@ -48,7 +49,7 @@ func TestProfileSwitchClosesTheOldSessionInACommand(t *testing.T) {
 	old := goldenSession(t, api.Sandbox)
 	closed := make(chan struct{})
 	old.Close = func() { close(closed) }
-	m := New(Options{Session: old, Lang: LangEN, Now: func() time.Time { return goldenNow }})
+	m := New(Options{Session: old, Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
 	oldEng := engineOf(m)
 	oldEng.Start()
 	_, cmd := m.Update(profileOpenedMsg{name: "outra", sess: goldenSession(t, api.Sandbox)})
@@ -75,7 +76,7 @@ func TestProfileSwitchClosesTheOldSessionInACommand(t *testing.T) {
 // is armed again; a report of a replaced session's engine is dropped.
 func TestEngineReportsBecomeMessages(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
-	m := New(Options{Session: s, Lang: LangEN, Now: func() time.Time { return goldenNow }})
+	m := New(Options{Session: s, Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
 	armed := func(cmd tea.Cmd) bool {
 		found := false
@@ -99,16 +100,16 @@ func TestEngineReportsBecomeMessages(t *testing.T) {
 		walk(cmd)
 		return found
 	}
-	_, cmd := m.Update(engineMsg{gen: m.app.gen, r: workflow.RecoveryDone{Charges: workflow.Recovered{Pending: 2}}})
+	_, cmd := m.Update(engineMsg{gen: m.app.Gen, r: workflow.RecoveryDone{Charges: workflow.Recovered{Pending: 2}}})
 	if !armed(cmd) {
 		t.Fatal("the wait for the engine's next report was not armed again")
 	}
-	if !strings.Contains(m.status.text, "2 interrupted charge(s) not confirmed yet") {
-		t.Fatalf("status %q", m.status.text)
+	if !strings.Contains(m.status.Text, "2 interrupted charge(s) not confirmed yet") {
+		t.Fatalf("status %q", m.status.Text)
 	}
-	m.status = statusMsg{}
-	if _, cmd := m.Update(engineMsg{gen: m.app.gen + 1, r: workflow.RecoveryDone{Charges: workflow.Recovered{Pending: 2}}}); cmd != nil || m.status.text != "" {
-		t.Fatalf("a replaced engine's report was taken: %q", m.status.text)
+	m.status = common.StatusMsg{}
+	if _, cmd := m.Update(engineMsg{gen: m.app.Gen + 1, r: workflow.RecoveryDone{Charges: workflow.Recovered{Pending: 2}}}); cmd != nil || m.status.Text != "" {
+		t.Fatalf("a replaced engine's report was taken: %q", m.status.Text)
 	}
 }
 

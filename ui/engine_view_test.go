@@ -8,6 +8,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/refund"
 )
 
 // The charges list draws a charge's refund from what its update read (refundStatesMsg), not
@@ -43,12 +44,12 @@ func TestChargesViewDrawsRefundsReadInUpdate(t *testing.T) {
 func TestRefundFormViewRewritesNothing(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m := goldenModel(t, s, 120, 30)
-	f := newRefundForm(m.c, state.Charge{ID: "tx-1", Amount: 1000, Status: api.StatusCompleted})
-	f.setSize(120, 30)
-	f.errs[rfReason] = "sentinel"
-	before := f.errs
-	_ = f.view()
-	if f.errs != before {
-		t.Fatalf("view rewrote the errors: %q, was %q", f.errs, before)
+	f := refund.NewRefundForm(m.c, state.Charge{ID: "tx-1", Amount: 1000, Status: api.StatusCompleted})
+	f.SetSize(120, 30)
+	f.Errs[refund.RfReason] = "sentinel"
+	before := f.Errs
+	_ = f.View()
+	if f.Errs != before {
+		t.Fatalf("view rewrote the errors: %q, was %q", f.Errs, before)
 	}
 }

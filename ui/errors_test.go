@@ -15,6 +15,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // fastRetry keeps retries quick in tests.
@@ -59,7 +60,7 @@ func envelope(w http.ResponseWriter, status int, kind, msg string) {
 }
 
 func TestErrorPathsSaySpecificallyWhatToDo(t *testing.T) {
-	tr := catalog{lang: LangEN}
+	tr := common.Catalog{Lang: common.LangEN}
 	refused := func() string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -135,7 +136,7 @@ func TestErrorPathsSaySpecificallyWhatToDo(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			line := describeErr(tr, "load", tc.err(t))
+			line := common.DescribeErr(tr, "load", tc.err(t))
 			for _, w := range tc.want {
 				if !strings.Contains(line, w) {
 					t.Errorf("%q does not mention %q", line, w)
@@ -146,7 +147,7 @@ func TestErrorPathsSaySpecificallyWhatToDo(t *testing.T) {
 			}
 			// The dashboard keeps running and shows it.
 			m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
-			m.Update(statusMsg{text: m.describeError("load", tc.err(t)), kind: statusError})
+			m.Update(common.StatusMsg{Text: m.describeError("load", tc.err(t)), Kind: common.StatusError})
 			if v := m.View(); !strings.Contains(v, "load:") {
 				t.Fatalf("the status line does not show the error:\n%s", v)
 			}
@@ -169,7 +170,7 @@ func TestServiceTextNamesTheCode(t *testing.T) {
 		{&api.Error{HTTPStatus: 400, Message: "bad\x1b[2J\nline"}, "bad [2J line"},
 	}
 	for _, tc := range cases {
-		if got := serviceText(catalog{lang: LangEN}, tc.err); got != tc.want {
+		if got := common.ServiceText(common.Catalog{Lang: common.LangEN}, tc.err); got != tc.want {
 			t.Errorf("serviceText(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
@@ -187,11 +188,11 @@ func TestLocalStateErrorsNameTheirCause(t *testing.T) {
 		{fmt.Errorf("state: %w", state.ErrDamaged), "local database is damaged"},
 		{fmt.Errorf("state: %w", state.ErrBusy), "kept the local database busy"},
 	} {
-		got := describeErr(catalog{lang: LangEN}, "create charge", tc.err)
+		got := common.DescribeErr(common.Catalog{Lang: common.LangEN}, "create charge", tc.err)
 		if !strings.Contains(got, tc.want) || strings.Contains(got, "connection") {
 			t.Errorf("%v: %q, want %q and no word of the connection", tc.err, got, tc.want)
 		}
-		if pt := describeErr(catalog{lang: LangPT}, "criar cobrança", tc.err); pt == got {
+		if pt := common.DescribeErr(common.Catalog{Lang: common.LangPT}, "criar cobrança", tc.err); pt == got {
 			t.Errorf("%v: not translated: %q", tc.err, pt)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // TestEventsShowsWhyDeliveriesWereRefused: the Events view says why the last delivery was
@@ -23,16 +24,16 @@ func TestEventsShowsWhyDeliveriesWereRefused(t *testing.T) {
 	stats := api.ReceiverStats{Accepted: 9, Rejected: 4, Refused: 7, Slow: 2,
 		LastRejection: api.Rejection{At: time.Date(2026, 11, 21, 14, 2, 0, 0, time.UTC), Reason: api.RejectSignature, Remote: "203.0.113.9:4242", Detail: "webhook signature mismatch"}}
 	cases := []struct {
-		lang Lang
+		lang common.Lang
 		want []string
 	}{
-		{LangEN, []string{"rejected 4", "last: bad signature 14:02", "connections refused 7", "too slow 2"}},
-		{LangPT, []string{"rejeitados 4", "última: assinatura inválida 14:02", "conexões recusadas 7", "lentos demais 2"}},
+		{common.LangEN, []string{"rejected 4", "last: bad signature 14:02", "connections refused 7", "too slow 2"}},
+		{common.LangPT, []string{"rejeitados 4", "última: assinatura inválida 14:02", "conexões recusadas 7", "lentos demais 2"}},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.lang), func(t *testing.T) {
 			s, _ := evSession(t, true, stats)
-			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			send(t, m, tea.WindowSizeMsg{Width: 160, Height: 30})
 			settle(t, m, m.focusActive())
 			send(t, m, runeKey("5"))
@@ -48,7 +49,7 @@ func TestEventsShowsWhyDeliveriesWereRefused(t *testing.T) {
 	stats.LastRejection = api.Rejection{At: time.Date(2026, 11, 19, 9, 5, 0, 0, time.UTC), Reason: api.RejectTimestamp}
 	s, _ := evSession(t, true, stats)
 	_, v := eventsModel(t, s, 160, 30)
-	if got := v.statsText(); !strings.Contains(got, "last: timestamp outside the window 19/11 09:05") {
+	if got := v.StatsText(); !strings.Contains(got, "last: timestamp outside the window 19/11 09:05") {
 		t.Errorf("stats %q", got)
 	}
 }
@@ -58,11 +59,11 @@ func TestEventsShowsWhyDeliveriesWereRefused(t *testing.T) {
 // quietly and receives once the port is free (issue 21 item 16).
 func TestPortTakenOpensWithoutReceiver(t *testing.T) {
 	for _, tc := range []struct {
-		lang         Lang
+		lang         common.Lang
 		status, line string
 	}{
-		{LangEN, "The webhook port 127.0.0.1:8787 is in use by another program", "No webhook receiver: 127.0.0.1:8787 is in use by another program"},
-		{LangPT, "A porta de webhooks 127.0.0.1:8787 está em uso por outro programa", "Sem receptor de webhooks: 127.0.0.1:8787 está em uso por outro programa"},
+		{common.LangEN, "The webhook port 127.0.0.1:8787 is in use by another program", "No webhook receiver: 127.0.0.1:8787 is in use by another program"},
+		{common.LangPT, "A porta de webhooks 127.0.0.1:8787 está em uso por outro programa", "Sem receptor de webhooks: 127.0.0.1:8787 está em uso por outro programa"},
 	} {
 		t.Run(string(tc.lang), func(t *testing.T) {
 			s, _ := evSession(t, false, api.ReceiverStats{})
@@ -80,7 +81,7 @@ func TestPortTakenOpensWithoutReceiver(t *testing.T) {
 				return &Receiving{Intake: intake, Stats: func() api.ReceiverStats { return api.ReceiverStats{} }, URL: "http://127.0.0.1:8787/webhook"}, nil
 			}
 			clock := goldenNow
-			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return clock }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return clock }, Location: time.UTC})
 			send(t, m, tea.WindowSizeMsg{Width: 200, Height: 30})
 			if v := m.View(); !strings.Contains(v, tc.status) {
 				t.Fatalf("the status does not say the port is taken:\n%s", v)
@@ -148,11 +149,11 @@ func TestDamagedDatabaseWarned(t *testing.T) {
 	_ = f.Close()
 
 	for _, tc := range []struct {
-		lang           Lang
+		lang           common.Lang
 		status, header string
 	}{
-		{LangEN, "The state database is damaged and the figures may be wrong", "database damaged: pixdash db repair"},
-		{LangPT, "O banco de dados local está danificado", "banco danificado: pixdash db repair"},
+		{common.LangEN, "The state database is damaged and the figures may be wrong", "database damaged: pixdash db repair"},
+		{common.LangPT, "O banco de dados local está danificado", "banco danificado: pixdash db repair"},
 	} {
 		t.Run(string(tc.lang), func(t *testing.T) {
 			st, err := state.Open(context.Background(), dir, "loja")
@@ -163,9 +164,9 @@ func TestDamagedDatabaseWarned(t *testing.T) {
 			<-st.Checked()
 			s := goldenSession(t, api.Sandbox)
 			s.Store, s.Profile = st, "loja"
-			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			send(t, m, tea.WindowSizeMsg{Width: 220, Height: 30})
-			m.Update(tickMsg(goldenNow))
+			m.Update(common.TickMsg(goldenNow))
 			v := m.View()
 			for _, want := range []string{tc.status, tc.header, "pixdash db repair --profile loja"} {
 				if !strings.Contains(v, want) {

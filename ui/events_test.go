@@ -16,6 +16,9 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/events"
+	"pixdash/ui/qr"
 )
 
 // Charges of goldenCharges the event fixture refers to.
@@ -98,14 +101,14 @@ func applyFixture(t testing.TB, s *Session, clk *evClock) {
 }
 
 // eventsModel is a dashboard on the events view.
-func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *eventsView) {
+func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *events.EventsView) {
 	t.Helper()
 	m := goldenModel(t, s, w, h)
 	send(t, m, runeKey("5"))
 	if m.view != viewEvents {
 		t.Fatalf("5 did not open the events view")
 	}
-	return m, m.panes[viewEvents].(*eventsView)
+	return m, m.panes[viewEvents].(*events.EventsView)
 }
 
 // deliver records ev in the store as the receiver's intake does, then runs what the dashboard
@@ -113,14 +116,14 @@ func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *eventsView) {
 // store-change notice that makes the views read again.
 func deliver(t testing.TB, m *Model, ev *api.Event) {
 	t.Helper()
-	store := m.app.sess.Store
-	if m.app.eventSeq < 0 {
+	store := m.app.Sess.Store
+	if m.app.EventSeq < 0 {
 		// What the feed reads first when the session starts: where the history ends.
 		last, err := store.LastEventSeq(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.app.eventSeq = last
+		m.app.EventSeq = last
 	}
 	first, err := store.ApplyEvent(context.Background(), ev)
 	if err != nil {
@@ -130,7 +133,7 @@ func deliver(t testing.TB, m *Model, ev *api.Event) {
 		// The feed has something to return now, so its command does not wait.
 		msg := runLeaf(t, m.waitEvent())
 		em, ok := msg.(eventsMsg)
-		if !ok || em.err != nil || len(em.items) == 0 || em.items[len(em.items)-1].ev.EventID != ev.EventID {
+		if !ok || em.err != nil || len(em.items) == 0 || em.items[len(em.items)-1].Ev.EventID != ev.EventID {
 			t.Fatalf("the event feed returned %#v for new event %s", msg, ev.EventID)
 		}
 		send(t, m, em)
@@ -244,12 +247,12 @@ func TestEventsSummaries(t *testing.T) {
 		if entry == nil {
 			t.Fatalf("%s: event %s not stored", c.name, ev.EventID)
 		}
-		if got := v.summary(entry); got != c.want {
+		if got := v.Summary(entry); got != c.want {
 			t.Errorf("%s: summary = %q, want %q", c.name, got, c.want)
 		}
 	}
 	// The event's own fee is reported, not confirmed: in pt-BR too, in the summary and the detail.
-	v.c.tr = catalog{lang: LangPT}
+	v.C.Tr = common.Catalog{Lang: common.LangPT}
 	for _, e := range eventPageOf(t, s.Store, state.EventQuery{}).Entries {
 		var want string
 		switch e.Event.EventID {
@@ -260,11 +263,11 @@ func TestEventsSummaries(t *testing.T) {
 		default:
 			continue
 		}
-		if got := v.summary(&e); !strings.Contains(got, want) {
+		if got := v.Summary(&e); !strings.Contains(got, want) {
 			t.Errorf("pt-BR summary of event %s = %q, want %q", e.Event.EventID, got, want)
 		}
 		if e.Event.EventID == "12" {
-			lines, _ := v.detailLines(e, 120, false)
+			lines, _ := v.DetailLines(e, 120, false)
 			if d := strings.Join(lines, "\n"); !strings.Contains(d, "R$ 0,50 (segundo o evento; o serviço não confirma)") {
 				t.Errorf("pt-BR detail of the refund event:\n%s", d)
 			}
@@ -326,10 +329,10 @@ func TestEventsDuplicateShownOnceWithCount(t *testing.T) {
 		t.Errorf("stored count = %d (found %v), want 2", e.Count, ok)
 	}
 	// The row is cached and re-rendered when the count changes, not before.
-	cached := v.cache["evt-dup"]
+	cached := v.Cache["evt-dup"]
 	press(t, m, "j") // nothing below: the cursor stays, the row stays cached
 	m.View()
-	if v.cache["evt-dup"] != cached {
+	if v.Cache["evt-dup"] != cached {
 		t.Errorf("row rebuilt though nothing changed")
 	}
 }
@@ -339,8 +342,8 @@ func TestEventsEnterShowsPrettyPayload(t *testing.T) {
 	applyFixture(t, s, clk)
 	m, v := eventsModel(t, s, 120, 40)
 	press(t, m, "j", "j", "j", "j", "j", "j", "enter") // evt-0003, payment_failed
-	if v.detail == nil || v.detail.id != "evt-0003" {
-		t.Fatalf("enter opened %+v", v.detail)
+	if v.Detail == nil || v.Detail.Id != "evt-0003" {
+		t.Fatalf("enter opened %+v", v.Detail)
 	}
 	out := m.View()
 	for _, want := range []string{
@@ -362,7 +365,7 @@ func TestEventsEnterShowsPrettyPayload(t *testing.T) {
 		t.Errorf("G did not scroll to the end:\n%s", out)
 	}
 	press(t, m, "esc")
-	if v.detail != nil || !strings.Contains(m.View(), "SUMMARY") {
+	if v.Detail != nil || !strings.Contains(m.View(), "SUMMARY") {
 		t.Errorf("esc did not go back to the list")
 	}
 }
@@ -396,17 +399,17 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 		api.EventWithdrawalCompleted, api.EventWithdrawalFailed, api.EventBalanceBlockCreated, api.EventBalanceBlockApproved, "pix_refund_partial", ""}
 	for _, k := range want {
 		press(t, m, "t")
-		if got := v.filter.Kind; got != k {
+		if got := v.Filter.Kind; got != k {
 			t.Fatalf("kind filter = %q, want %q", got, k)
 		}
 		if k == "" {
 			continue
 		}
-		if h := headerOf(m); !strings.Contains(h, "1 of 9 events") || !strings.Contains(h, "kind: "+(catalog{lang: LangEN}).Enum(k)) {
+		if h := headerOf(m); !strings.Contains(h, "1 of 9 events") || !strings.Contains(h, "kind: "+(common.Catalog{Lang: common.LangEN}).Enum(k)) {
 			t.Errorf("header with kind %s: %q", k, h)
 		}
-		if e, ok := v.win.at(0); !ok || e.Event.Kind != k || v.win.len() != 1 {
-			t.Errorf("kind %s shows %d events", k, v.win.len())
+		if e, ok := v.Win.At(0); !ok || e.Event.Kind != k || v.Win.Len() != 1 {
+			t.Errorf("kind %s shows %d events", k, v.Win.Len())
 		}
 	}
 	if h := headerOf(m); !strings.HasPrefix(h, "9 events") {
@@ -415,7 +418,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	// W cycles through the wallets events came for.
 	for _, w := range []string{"loja-norte", "loja-sul", "principal", ""} {
 		press(t, m, "W")
-		if got := v.filter.Wallet; got != w {
+		if got := v.Filter.Wallet; got != w {
 			t.Fatalf("wallet filter = %q, want %q", got, w)
 		}
 	}
@@ -434,7 +437,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	}
 	press(t, m, "t") // balance_block_approved
 	press(t, m, "esc")
-	if k, w := v.filter.Kind, v.filter.Wallet; k != "" || w != "" || v.cursor != 0 {
+	if k, w := v.Filter.Kind, v.Filter.Wallet; k != "" || w != "" || v.Cursor != 0 {
 		t.Errorf("esc left filter %q/%q", k, w)
 	}
 	// A kind that arrived without the view seeing the event (saved by another window's
@@ -444,7 +447,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	}
 	storeChanged(t, m)
 	press(t, m, "t", "t", "t", "t", "t", "t", "t")
-	if k := v.filter.Kind; k != api.EventWithdrawalReversed {
+	if k := v.Filter.Kind; k != api.EventWithdrawalReversed {
 		t.Errorf("seventh kind = %q, want withdrawal_reversed", k)
 	}
 	if h := headerOf(m); !strings.Contains(h, "1 of 10 events") {
@@ -452,7 +455,7 @@ func TestEventsKindAndWalletFilters(t *testing.T) {
 	}
 	press(t, m, "esc")
 	// With no match, the view says how to change the filter.
-	settle(t, m, v.setFilter(state.EventQuery{Kind: api.EventPaymentCompleted, Wallet: "loja-norte"}))
+	settle(t, m, v.SetFilter(state.EventQuery{Kind: api.EventPaymentCompleted, Wallet: "loja-norte"}))
 	if out := m.View(); !strings.Contains(out, "No event matches the filter.") {
 		t.Errorf("empty filter:\n%s", out)
 	}
@@ -465,24 +468,24 @@ func TestEventsSelectionStaysWhenEventsArrive(t *testing.T) {
 		deliver(t, m, decoded(t, fmt.Sprintf(`{"eventId":"e%d","event":"refund_completed"}`, i)))
 	}
 	// At the top, the cursor follows the newest event.
-	if e, _ := v.win.at(v.cursor); e.Event.EventID != "e4" {
+	if e, _ := v.Win.At(v.Cursor); e.Event.EventID != "e4" {
 		t.Fatalf("top selection = %s", e.Event.EventID)
 	}
 	press(t, m, "j", "j")
-	sel, _ := v.win.at(v.cursor)
+	sel, _ := v.Win.At(v.Cursor)
 	deliver(t, m, decoded(t, `{"eventId":"e5","event":"refund_completed"}`))
 	deliver(t, m, decoded(t, `{"eventId":"e2","event":"refund_completed"}`)) // a duplicate adds no row
-	send(t, m, eventMsg{gen: m.app.gen + 1, ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`)})
+	send(t, m, common.EventMsg{Gen: m.app.Gen + 1, Ev: decoded(t, `{"eventId":"zz","event":"refund_completed"}`)})
 	m.View()
-	if e, ok := v.win.at(v.cursor); !ok || e.Event.EventID != sel.Event.EventID {
+	if e, ok := v.Win.At(v.Cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("selection moved from %s to %s", sel.Event.EventID, e.Event.EventID)
 	}
 	// An event the filter hides does not move it either.
-	settle(t, m, v.setFilter(state.EventQuery{Kind: api.EventRefundCompleted}))
-	v.cursor = 1
-	sel, _ = v.win.at(v.cursor)
+	settle(t, m, v.SetFilter(state.EventQuery{Kind: api.EventRefundCompleted}))
+	v.Cursor = 1
+	sel, _ = v.Win.At(v.Cursor)
 	deliver(t, m, decoded(t, `{"eventId":"w1","event":"withdrawal_failed"}`))
-	if e, ok := v.win.at(v.cursor); !ok || e.Event.EventID != sel.Event.EventID {
+	if e, ok := v.Win.At(v.Cursor); !ok || e.Event.EventID != sel.Event.EventID {
 		t.Errorf("hidden event moved the selection from %s to %s", sel.Event.EventID, e.Event.EventID)
 	}
 }
@@ -491,16 +494,16 @@ func TestEventsInspectOpensTheCharge(t *testing.T) {
 	s, clk := evSession(t, true, api.ReceiverStats{})
 	applyFixture(t, s, clk)
 	_, v := eventsModel(t, s, 120, 40)
-	v.cursor = 5 // evt-0004, refund of the loja-sul charge
-	cmd := v.update(keyMsg("i"))
+	v.Cursor = 5 // evt-0004, refund of the loja-sul charge
+	cmd := v.Update(keyMsg("i"))
 	if cmd == nil {
 		t.Fatal("i did nothing")
 	}
-	if got, ok := runReply(cmd).(inspectMsg); !ok || got.query != evPaidCharge || got.wallet != "loja-sul" {
+	if got, ok := runReply(cmd).(common.InspectMsg); !ok || got.Query != evPaidCharge || got.Wallet != "loja-sul" {
 		t.Errorf("i sent %+v", got)
 	}
-	v.cursor = 2 // evt-0007, no transaction
-	if cmd := v.update(keyMsg("i")); cmd != nil {
+	v.Cursor = 2 // evt-0007, no transaction
+	if cmd := v.Update(keyMsg("i")); cmd != nil {
 		t.Errorf("i on an event without a charge sent %+v", runReply(cmd))
 	}
 }
@@ -517,14 +520,14 @@ func TestEventsRendersOnlyVisibleRows(t *testing.T) {
 	}
 	m, v := eventsModel(t, s, 120, 40)
 	m.View()
-	if n, rows := len(v.cache), v.visible(); n > rows {
+	if n, rows := len(v.Cache), v.Visible(); n > rows {
 		t.Errorf("%d rows built for %d visible", n, rows)
 	}
 	press(t, m, "G")
 	if out := m.View(); !strings.Contains(out, "R$ 0,01") {
 		t.Errorf("G did not reach the oldest event")
 	}
-	if n := len(v.cache); n > 2*v.visible() {
+	if n := len(v.Cache); n > 2*v.Visible() {
 		t.Errorf("%d rows built after two screens", n)
 	}
 }
@@ -552,22 +555,22 @@ func TestEventsFitEverySize(t *testing.T) {
 	for _, w := range []int{40, 70, 78, 80, 99, 106, 107, 108, 118, 120, 200} {
 		for _, h := range []int{18, 20, 23, 36} {
 			m, v := eventsModel(t, s, 120, 40)
-			v.setSize(w, h)
-			settle(t, m, v.setFilter(long))
+			v.SetSize(w, h)
+			settle(t, m, v.SetFilter(long))
 			check("filtered empty", viewAt(v, w, h), w, h)
-			settle(t, m, v.setFilter(state.EventQuery{}))
+			settle(t, m, v.SetFilter(state.EventQuery{}))
 			check("list", viewAt(v, w, h), w, h)
-			v.cursor = 3
-			settle(t, m, v.load())
+			v.Cursor = 3
+			settle(t, m, v.Load())
 			check("list, selected", viewAt(v, w, h), w, h)
-			settle(t, m, v.update(keyMsg("enter")))
-			if v.detail == nil {
+			settle(t, m, v.Update(keyMsg("enter")))
+			if v.Detail == nil {
 				t.Fatalf("enter on row 3 at %dx%d opened nothing", w, h)
 			}
 			check("payload", viewAt(v, w, h), w, h)
-			settle(t, m, v.update(keyMsg("G")))
+			settle(t, m, v.Update(keyMsg("G")))
 			check("payload, end", viewAt(v, w, h), w, h)
-			settle(t, m, v.update(keyMsg("esc")))
+			settle(t, m, v.Update(keyMsg("esc")))
 			_, nv := eventsModel(t, noRecv, 120, 40)
 			check("setup", viewAt(nv, w, h), w, h)
 		}
@@ -577,7 +580,7 @@ func TestEventsFitEverySize(t *testing.T) {
 func TestEventsPortugueseHeader(t *testing.T) {
 	s, clk := evSession(t, true, api.ReceiverStats{Rejected: 1})
 	applyFixture(t, s, clk)
-	m := New(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: common.LangPT, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	press(t, m, "5")
 	out := m.View()
@@ -593,20 +596,20 @@ func TestEventsStaleCounter(t *testing.T) {
 		name      string
 		stats     api.ReceiverStats
 		tolerance time.Duration
-		lang      Lang
+		lang      common.Lang
 		want      string // "" when the counter must not be shown
 	}{
-		{"none", api.ReceiverStats{Rejected: 2, Duplicates: 1}, 0, LangEN, ""},
-		{"default window", api.ReceiverStats{Rejected: 2, Duplicates: 1, Stale: 12}, 0, LangEN, "12 refused: timestamp outside ±5m"},
-		{"configured window", api.ReceiverStats{Stale: 1}, 90 * time.Second, LangEN, "1 refused: timestamp outside ±90s"},
-		{"an hour", api.ReceiverStats{Stale: 3}, time.Hour, LangEN, "3 refused: timestamp outside ±1h"},
-		{"pt-BR", api.ReceiverStats{Rejected: 1, Stale: 12}, 0, LangPT, "12 recusados: horário fora de ±5m"},
+		{"none", api.ReceiverStats{Rejected: 2, Duplicates: 1}, 0, common.LangEN, ""},
+		{"default window", api.ReceiverStats{Rejected: 2, Duplicates: 1, Stale: 12}, 0, common.LangEN, "12 refused: timestamp outside ±5m"},
+		{"configured window", api.ReceiverStats{Stale: 1}, 90 * time.Second, common.LangEN, "1 refused: timestamp outside ±90s"},
+		{"an hour", api.ReceiverStats{Stale: 3}, time.Hour, common.LangEN, "3 refused: timestamp outside ±1h"},
+		{"pt-BR", api.ReceiverStats{Rejected: 1, Stale: 12}, 0, common.LangPT, "12 recusados: horário fora de ±5m"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := evSession(t, true, tc.stats)
 			s.WebhookTolerance = tc.tolerance
-			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			press(t, m, "5")
 			top := strings.Split(viewAt(m.panes[viewEvents], 120, 36), "\n")[0]
@@ -621,7 +624,7 @@ func TestEventsStaleCounter(t *testing.T) {
 				t.Fatalf("top line = %q, want %q", top, tc.want)
 			}
 			rej := "rejected"
-			if tc.lang == LangPT {
+			if tc.lang == common.LangPT {
 				rej = "rejeitados"
 			}
 			if strings.Index(top, rej) > strings.Index(top, tc.want) {
@@ -636,7 +639,7 @@ func TestShortDuration(t *testing.T) {
 		300 * time.Second: "5m", 90 * time.Second: "90s", time.Second: "1s", time.Hour: "1h",
 		90 * time.Minute: "1h30m", 24 * time.Hour: "24h", 1500 * time.Millisecond: "1.5s", 150 * time.Second: "150s",
 	} {
-		if got := shortDuration(d); got != want {
+		if got := events.ShortDuration(d); got != want {
 			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
 		}
 	}
@@ -699,10 +702,10 @@ func TestEventsFlowPaymentArrivesLiveAndUpdatesCharges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Simulator.Pay(ctx, pix.ID, demoPayerName, demoPayerCPF); err != nil {
+	if err := s.Simulator.Pay(ctx, pix.ID, qr.DemoPayerName, qr.DemoPayerCPF); err != nil {
 		t.Fatal(err)
 	}
-	f.waitFor("R$ 7,77", shortID(pix.ID), "2 events")
+	f.waitFor("R$ 7,77", common.ShortID(pix.ID), "2 events")
 	// The event is read back from the service and the charge tracked as paid (the charge was
 	// not even tracked before); the read-back runs after the row appears, so wait for it.
 	var ch state.Charge
@@ -800,19 +803,19 @@ func FuzzEventsView(f *testing.F) {
 		}
 		m, v := eventsModel(t, s, 120, 40)
 		w, h := 78+int(wide)%123, 20
-		v.setSize(w, h)
-		settle(t, m, v.load())
+		v.SetSize(w, h)
+		settle(t, m, v.Load())
 		frames := []string{viewAt(v, w, h)}
-		settle(t, m, v.update(keyMsg("t")))
-		settle(t, m, v.update(keyMsg("W")))
+		settle(t, m, v.Update(keyMsg("t")))
+		settle(t, m, v.Update(keyMsg("W")))
 		frames = append(frames, viewAt(v, w, h))
-		settle(t, m, v.update(keyMsg("esc")))
-		settle(t, m, v.update(keyMsg("enter")))
-		if v.detail == nil {
+		settle(t, m, v.Update(keyMsg("esc")))
+		settle(t, m, v.Update(keyMsg("enter")))
+		if v.Detail == nil {
 			t.Fatal("enter opened no payload pane")
 		}
 		frames = append(frames, viewAt(v, w, h))
-		settle(t, m, v.update(keyMsg("G")))
+		settle(t, m, v.Update(keyMsg("G")))
 		frames = append(frames, viewAt(v, w, h))
 		for i, fr := range frames {
 			lines := strings.Split(fr, "\n")
@@ -849,7 +852,7 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 		select {
 		case msg := <-got:
 			em, ok := msg.(eventsMsg)
-			if !ok || em.err != nil || em.gen != m.app.gen {
+			if !ok || em.err != nil || em.gen != m.app.Gen {
 				t.Fatalf("the feed returned %#v", msg)
 			}
 			return em, true
@@ -860,10 +863,10 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 	ids := func(em eventsMsg) []string {
 		var out []string
 		for _, it := range em.items {
-			if it.ev == nil {
+			if it.Ev == nil {
 				t.Fatalf("feed item %+v", it)
 			}
-			out = append(out, it.ev.EventID)
+			out = append(out, it.Ev.EventID)
 		}
 		return out
 	}
@@ -876,8 +879,8 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 	// At the start of a session what is stored is history: the first wait reports only what
 	// arrives after it began (the events are accepted until one is reported, whenever the
 	// feed's start read lands).
-	if m.app.eventSeq >= 0 {
-		t.Fatalf("the feed already started at %d", m.app.eventSeq)
+	if m.app.EventSeq >= 0 {
+		t.Fatalf("the feed already started at %d", m.app.EventSeq)
 	}
 	got, feed := make(chan tea.Msg, 1), m.waitEvent()
 	go func() { got <- feed() }()
@@ -899,12 +902,12 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 		t.Fatalf("first report %v", got)
 	}
 	send(t, m, first)
-	last, _ := eventByID(t, s.Store, first.items[len(first.items)-1].ev.EventID)
-	if m.app.eventSeq != last.Seq || first.last != last.Seq {
-		t.Fatalf("feed position %d (message %d), want %d", m.app.eventSeq, first.last, last.Seq)
+	last, _ := eventByID(t, s.Store, first.items[len(first.items)-1].Ev.EventID)
+	if m.app.EventSeq != last.Seq || first.last != last.Seq {
+		t.Fatalf("feed position %d (message %d), want %d", m.app.EventSeq, first.last, last.Seq)
 	}
 	// A copy of a known eventId is counted, not reported; the next new one is.
-	accept(fmt.Sprintf(`{"eventId":%q,"event":"refund_completed","amount":2}`, first.items[0].ev.EventID))
+	accept(fmt.Sprintf(`{"eventId":%q,"event":"refund_completed","amount":2}`, first.items[0].Ev.EventID))
 	accept(`{"eventId":"evt-a","event":"refund_completed","amount":3}`)
 	accept(`{"eventId":"evt-b","event":"payment_failed","amount":4}`)
 	em, ok := wait(10 * time.Second)
@@ -921,8 +924,8 @@ func TestEventFeedReportsNewEventsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	em, _ = wait(10 * time.Second)
-	if n := len(em.items); n != maxEventBatch || em.items[0].ev.EventID != "evt-flood-0000" {
-		t.Fatalf("first batch of the flood: %d items from %v", n, em.items[0].ev.EventID)
+	if n := len(em.items); n != maxEventBatch || em.items[0].Ev.EventID != "evt-flood-0000" {
+		t.Fatalf("first batch of the flood: %d items from %v", n, em.items[0].Ev.EventID)
 	}
 	send(t, m, em)
 	em, _ = wait(10 * time.Second)

@@ -13,31 +13,33 @@ import (
 
 	"pixdash/api"
 	"pixdash/state/export"
+	"pixdash/ui/charges"
+	"pixdash/ui/common"
 )
 
 // exportKey presses E on m and returns the status message its command reports, after the
 // root took it.
-func exportKey(t *testing.T, m *Model) statusMsg {
+func exportKey(t *testing.T, m *Model) common.StatusMsg {
 	t.Helper()
 	_, cmd := m.Update(runeKey("E"))
 	for _, msg := range runAll(cmd) {
-		if st, ok := msg.(statusMsg); ok && st.owner == exportOwner {
+		if st, ok := msg.(common.StatusMsg); ok && st.Owner == charges.ExportOwner {
 			m.Update(reply(m, st))
 			return st
 		}
 	}
 	t.Fatal("E reported nothing")
-	return statusMsg{}
+	return common.StatusMsg{}
 }
 
 // setExport gives m export settings, as main does through Options.Export.
-func setExport(m *Model, s ExportSettings) { m.c.export = s }
+func setExport(m *Model, s common.ExportSettings) { m.c.Export = s }
 
 // E on the charges view writes the list as it is on screen (wallet, status and text filters)
 // to the exports directory, in the profile's dialect, and says where on the status line.
 func TestExportKeyWritesTheCurrentList(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "exports")
-	settings := ExportSettings{Dir: dir}
+	settings := common.ExportSettings{Dir: dir}
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
@@ -57,10 +59,10 @@ func TestExportKeyWritesTheCurrentList(t *testing.T) {
 	}
 	send(t, m, tea.KeyMsg{Type: tea.KeyEnter})
 	st := exportKey(t, m)
-	if st.kind != statusOK || !strings.Contains(st.text, "Exported 1 charge to ") {
+	if st.Kind != common.StatusOK || !strings.Contains(st.Text, "Exported 1 charge to ") {
 		t.Fatalf("status %+v", st)
 	}
-	path := strings.TrimPrefix(st.text, "Exported 1 charge to ")
+	path := strings.TrimPrefix(st.Text, "Exported 1 charge to ")
 	if want := filepath.Join(dir, export.FileName(s.Profile, goldenNow.In(time.UTC), export.BR)); path != want {
 		t.Errorf("written to %s", path)
 	}
@@ -94,18 +96,18 @@ func TestExportKeyFormatAndLanguage(t *testing.T) {
 	var asked string
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
-	m := New(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC,
-		Export: ExportSettings{Dir: dir, Format: func(p string) export.Format { asked = p; return export.CSV }}})
+	m := New(Options{Session: s, Lang: common.LangPT, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC,
+		Export: common.ExportSettings{Dir: dir, Format: func(p string) export.Format { asked = p; return export.CSV }}})
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	settle(t, m, m.focusActive())
 	st := exportKey(t, m)
-	if !strings.HasPrefix(st.text, "3 cobranças exportadas para ") { // the list is the principal wallet's
-		t.Fatalf("status %q", st.text)
+	if !strings.HasPrefix(st.Text, "3 cobranças exportadas para ") { // the list is the principal wallet's
+		t.Fatalf("status %q", st.Text)
 	}
 	if asked != s.Profile {
 		t.Errorf("format asked for profile %q, want %q", asked, s.Profile)
 	}
-	data, err := os.ReadFile(strings.TrimPrefix(st.text, "3 cobranças exportadas para "))
+	data, err := os.ReadFile(strings.TrimPrefix(st.Text, "3 cobranças exportadas para "))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +116,8 @@ func TestExportKeyFormatAndLanguage(t *testing.T) {
 	}
 
 	// Nowhere to write: said, in the merchant's language.
-	setExport(m, ExportSettings{})
-	if st := exportKey(t, m); st.kind != statusError || !strings.Contains(st.text, "XDG_DATA_HOME") || !strings.HasPrefix(st.text, "Sem onde gravar") {
+	setExport(m, common.ExportSettings{})
+	if st := exportKey(t, m); st.Kind != common.StatusError || !strings.Contains(st.Text, "XDG_DATA_HOME") || !strings.HasPrefix(st.Text, "Sem onde gravar") {
 		t.Errorf("status %+v", st)
 	}
 }

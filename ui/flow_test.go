@@ -20,6 +20,7 @@ import (
 	"pixdash/api/sandbox"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }
@@ -113,7 +114,7 @@ func startFlow(t *testing.T, s *Session, w, h int) *flow {
 	t.Helper()
 	var mu sync.Mutex
 	bells := 0
-	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Bell: func() { mu.Lock(); bells++; mu.Unlock() }, Clipboard: func(string) {}})
+	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Bell: func() { mu.Lock(); bells++; mu.Unlock() }, Clipboard: func(string) {}})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	f := &flow{t: t, tm: tm, m: m, out: &screenLog{}, bells: &bells, mu: &mu}
 	t.Cleanup(func() { stopEngine(t, tm, m) })
@@ -366,7 +367,7 @@ func TestSwitchCancelsTheOldSessionsCalls(t *testing.T) {
 	}
 	old := goldenSession(t, api.Sandbox)
 	old.Client = client
-	m := New(Options{Session: old, Lang: LangEN, Now: func() time.Time { return goldenNow }})
+	m := New(Options{Session: old, Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
 	started := time.Now()
 	replies := make(chan tea.Msg, 2)
 	for _, cmd := range []tea.Cmd{m.pollNow("tx-hung", api.WalletPrincipal), m.authCmd()} {
@@ -399,7 +400,7 @@ func TestSwitchCancelsTheOldSessionsCalls(t *testing.T) {
 			t.Fatal("a call of the old session outlived the switch")
 		}
 	}
-	if d := time.Since(started); d > callTimeout/2 {
+	if d := time.Since(started); d > common.CallTimeout/2 {
 		t.Fatalf("the calls ended after %s", d)
 	}
 }

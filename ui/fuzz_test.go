@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"pixdash/api"
+	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 // fuzzKeys are the keys a merchant can press, plus some they should not.
@@ -30,26 +32,26 @@ var fuzzKeys = []tea.KeyMsg{
 // fuzzReplies are replies a command could bring back, good and bad.
 func fuzzReplies(m *Model) []tea.Msg {
 	t := m.tagNow()
-	failed, _ := m.app.sess.Store.Peek("3f6c1a2e-0000-4000-8000-000000000003") // written by goldenCharges, so in memory
+	failed, _ := m.app.Sess.Store.Peek("3f6c1a2e-0000-4000-8000-000000000003") // written by goldenCharges, so in memory
 	boom := &api.Error{HTTPStatus: 500, Kind: "InternalError", Message: "An unexpected error occurred", TraceID: "t-1"}
 	return []tea.Msg{
-		simulatedMsg{id: "x", err: errors.New("network down")},
-		simulatedMsg{id: "y", err: boom},
-		statusMsg{text: strings.Repeat("long status ", 40), kind: statusError},
-		authMsg{gen: m.app.gen, err: boom},
-		authMsg{gen: m.app.gen},
-		projectsMsg{tag: t, err: boom},
-		projectsMsg{tag: t, items: []api.Project{{ID: "p1", Name: "Loja"}, {ID: "p2", Name: strings.Repeat("x", 300)}}},
+		common.SimulatedMsg{Id: "x", Err: errors.New("network down")},
+		common.SimulatedMsg{Id: "y", Err: boom},
+		common.StatusMsg{Text: strings.Repeat("long status ", 40), Kind: common.StatusError},
+		authMsg{gen: m.app.Gen, err: boom},
+		authMsg{gen: m.app.Gen},
+		common.ProjectsMsg{Tag: t, Err: boom},
+		common.ProjectsMsg{Tag: t, Items: []api.Project{{ID: "p1", Name: "Loja"}, {ID: "p2", Name: strings.Repeat("x", 300)}}},
 		chargeCreatedMsg{tag: t, err: boom, unconfirmed: true},
 		chargeCreatedMsg{tag: t, err: &api.Error{HTTPStatus: 400, Message: "amount must not be less than 1"}},
-		txMsg{gen: m.app.gen, id: "3f6c1a2e-0000-4000-8000-000000000001", err: boom},
-		txMsg{gen: m.app.gen + 1, id: "stale"},
-		chargeSubmitMsg{draft: chargeDraft{Key: "k-fuzz-00001", Req: api.CreatePixRequest{Amount: 100}}},
-		openChargeMsg{charge: failed},
-		openChargeMsg{},
-		storeChangedMsg{gen: m.app.gen, charges: true, events: true},
-		recoveredMsg{gen: m.app.gen, pending: 2, err: boom},
-		simulatedMsg{err: boom},
+		txMsg{gen: m.app.Gen, id: "3f6c1a2e-0000-4000-8000-000000000001", err: boom},
+		txMsg{gen: m.app.Gen + 1, id: "stale"},
+		newcharge.ChargeSubmitMsg{Draft: newcharge.ChargeDraft{Key: "k-fuzz-00001", Req: api.CreatePixRequest{Amount: 100}}},
+		common.OpenChargeMsg{Charge: failed},
+		common.OpenChargeMsg{},
+		common.StoreChangedMsg{Gen: m.app.Gen, Charges: true, Events: true},
+		recoveredMsg{gen: m.app.Gen, pending: 2, err: boom},
+		common.SimulatedMsg{Err: boom},
 	}
 }
 
@@ -72,7 +74,7 @@ func feed(t *testing.T, m *Model, data []byte) {
 			send(t, m, replies[int(b)%len(replies)])
 		}
 		view := m.View()
-		if w >= minWidth && h >= minHeight {
+		if w >= common.MinWidth && h >= common.MinHeight {
 			lines := strings.Split(view, "\n")
 			if len(lines) > h {
 				t.Fatalf("frame has %d lines for height %d after byte %d", len(lines), h, i)

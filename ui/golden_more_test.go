@@ -11,6 +11,9 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/search"
+	"pixdash/ui/withdrawal"
 )
 
 // Golden views of two overlays: the search "the customer says they paid" (S) and the
@@ -23,9 +26,9 @@ import (
 const goldenKey = "pixdash-golden-key-0001"
 
 // goldenMoreModel is a dashboard in lang at a size on its first view, with a fixed key minter.
-func goldenMoreModel(t *testing.T, s *Session, lang Lang, w, h int) *Model {
+func goldenMoreModel(t *testing.T, s *Session, lang common.Lang, w, h int) *Model {
 	t.Helper()
-	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC,
+	m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC,
 		NewKey: func() string { return goldenKey }})
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	settle(t, m, m.focusActive())
@@ -54,26 +57,26 @@ func goldenType(m *Model, s string) {
 // ---- the search ----
 
 // searchOf is the open search, or fails.
-func searchOf(t *testing.T, m *Model) *searchOverlay {
+func searchOf(t *testing.T, m *Model) *search.SearchOverlay {
 	t.Helper()
-	o, ok := m.overlays.top().(*searchOverlay)
+	o, ok := m.overlays.Top().(*search.SearchOverlay)
 	if !ok {
-		t.Fatalf("top overlay = %T, want the search", m.overlays.top())
+		t.Fatalf("top overlay = %T, want the search", m.overlays.Top())
 	}
 	return o
 }
 
 // goldenSearch opens S, types text and presses enter; the store's answer (not the read-back,
 // which would call the dead client) is handed to the search. It returns the matches found.
-func goldenSearch(t *testing.T, m *Model, text string) searchFoundMsg {
+func goldenSearch(t *testing.T, m *Model, text string) search.SearchFoundMsg {
 	t.Helper()
 	m.Update(runeKey("S"))
 	searchOf(t, m)
 	goldenType(m, text)
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
-	var found *searchFoundMsg
+	var found *search.SearchFoundMsg
 	goldenRun(t, m, cmd, func(msg tea.Msg) bool {
-		if f, ok := msg.(searchFoundMsg); ok {
+		if f, ok := msg.(search.SearchFoundMsg); ok {
 			found = &f
 		}
 		return false
@@ -81,8 +84,8 @@ func goldenSearch(t *testing.T, m *Model, text string) searchFoundMsg {
 	if found == nil {
 		t.Fatalf("searching %q did not read the store", text)
 	}
-	if found.err != nil {
-		t.Fatalf("searching %q: %v", text, found.err)
+	if found.Err != nil {
+		t.Fatalf("searching %q: %v", text, found.Err)
 	}
 	m.Update(reply(m, *found)) // starts the read-back, whose command is not run
 	return *found
@@ -91,19 +94,19 @@ func goldenSearch(t *testing.T, m *Model, text string) searchFoundMsg {
 func TestGoldenSearch(t *testing.T) {
 	cases := []struct {
 		name string
-		lang Lang
+		lang common.Lang
 		do   func(t *testing.T, m *Model)
 	}{
-		{"prompt", LangEN, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
-		{"prompt_pt", LangPT, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
+		{"prompt", common.LangEN, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
+		{"prompt_pt", common.LangPT, func(t *testing.T, m *Model) { m.Update(runeKey("S")); searchOf(t, m) }},
 		// The store found two charges in the window; the service has not answered yet.
-		{"matches_checking", LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
-		{"matches_checking_pt", LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
+		{"matches_checking", common.LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
+		{"matches_checking_pt", common.LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, false) }},
 		// Read back: the service says one is paid; the other's read-back is still out.
-		{"matches", LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
-		{"matches_pt", LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
-		{"no_match", LangEN, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
-		{"no_match_pt", LangPT, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
+		{"matches", common.LangEN, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
+		{"matches_pt", common.LangPT, func(t *testing.T, m *Model) { goldenSearchMatches(t, m, true) }},
+		{"no_match", common.LangEN, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
+		{"no_match_pt", common.LangPT, func(t *testing.T, m *Model) { goldenSearchNone(t, m) }},
 	}
 	for _, tc := range cases {
 		for _, size := range goldenSizes {
@@ -124,13 +127,13 @@ func TestGoldenSearch(t *testing.T) {
 func goldenSearchMatches(t *testing.T, m *Model, readBack bool) {
 	t.Helper()
 	found := goldenSearch(t, m, "13:30-14:30")
-	if len(found.matches) != 2 {
-		t.Fatalf("13:30-14:30 found %d charges, want 2: %+v", len(found.matches), found.matches)
+	if len(found.Matches) != 2 {
+		t.Fatalf("13:30-14:30 found %d charges, want 2: %+v", len(found.Matches), found.Matches)
 	}
 	if !readBack {
 		return
 	}
-	ms := append(found.matches[:0:0], found.matches...)
+	ms := append(found.Matches[:0:0], found.Matches...)
 	var paid bool
 	for i := range ms {
 		ch := ms[i].Charge
@@ -148,29 +151,29 @@ func goldenSearchMatches(t *testing.T, m *Model, readBack bool) {
 		t.Fatal("the window holds no paid charge")
 	}
 	o := searchOf(t, m)
-	m.Update(reply(m, searchCheckedMsg{tag: found.tag, seq: o.seq, matches: ms}))
+	m.Update(reply(m, search.SearchCheckedMsg{Tag: found.Tag, Seq: o.Seq, Matches: ms}))
 }
 
 // goldenSearchNone searches an e2e id no charge has.
 func goldenSearchNone(t *testing.T, m *Model) {
 	t.Helper()
 	found := goldenSearch(t, m, "E99990000000000000000nothing")
-	if len(found.matches) != 0 {
-		t.Fatalf("found %d charges for an unknown e2e id", len(found.matches))
+	if len(found.Matches) != 0 {
+		t.Fatalf("found %d charges for an unknown e2e id", len(found.Matches))
 	}
 }
 
 // ---- the withdrawal form ----
 
 // withdrawalOf is the open withdrawal form, or fails.
-func withdrawalOf(t *testing.T, m *Model) *withdrawalForm {
+func withdrawalOf(t *testing.T, m *Model) *withdrawal.WithdrawalForm {
 	t.Helper()
 	for i := len(m.overlays) - 1; i >= 0; i-- {
-		if f, ok := m.overlays[i].(*withdrawalForm); ok {
+		if f, ok := m.overlays[i].(*withdrawal.WithdrawalForm); ok {
 			return f
 		}
 	}
-	t.Fatalf("no withdrawal form open (top %T)", m.overlays.top())
+	t.Fatalf("no withdrawal form open (top %T)", m.overlays.Top())
 	return nil
 }
 
@@ -178,10 +181,10 @@ func withdrawalOf(t *testing.T, m *Model) *withdrawalForm {
 // service's replies, walletsGoldenData: the session's wallet is loja-norte), records one earlier completed withdrawal of loja-centro, selects
 // loja-centro (spendable R$ 96,30) and presses s; the form's read of the wallet's withdrawals
 // runs against the store.
-func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawalForm {
+func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawal.WithdrawalForm {
 	t.Helper()
 	requested := goldenNow.Add(-26 * time.Hour)
-	if _, err := m.app.sess.Store.PutWithdrawal(context.Background(), state.Withdrawal{
+	if _, err := m.app.Sess.Store.PutWithdrawal(context.Background(), state.Withdrawal{
 		Key: "pixdash-golden-key-0000", ID: "9e1f0a3b-0000-4000-8000-000000000001", Wallet: "loja-centro",
 		PixKeyType: api.PixKeyCPF, PixKey: "52998224725", HolderName: "João Pereira", HolderDocument: "52998224725",
 		Amount: 2000, Fee: 150, NetAmount: 1850, State: state.WithdrawalCompleted, E2EID: "E99990001202611201230withdraw01",
@@ -191,23 +194,23 @@ func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawalForm {
 	}
 	m.Update(runeKey("3"))
 	wv := m.wallets()
-	if !wv.loading {
+	if !wv.Loading {
 		t.Fatal("showing the wallet view did not start loading")
 	}
 	walletsGoldenData(t, m, wv)
 	m.Update(runeKey("g"))
 	m.Update(runeKey("j"))
-	if r, ok := wv.selected(); !ok || r.ref != "loja-centro" {
+	if r, ok := wv.SelectedLine(); !ok || r.Ref != "loja-centro" {
 		t.Fatalf("selected %+v, want loja-centro", r)
 	}
 	_, cmd := m.Update(runeKey("s"))
 	f := withdrawalOf(t, m)
-	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(withdrawalListMsg); return ok })
-	if len(f.list) != 1 || !f.feeKnown {
-		t.Fatalf("the form's list: %+v (fee known %v)", f.list, f.feeKnown)
+	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(withdrawal.WithdrawalListMsg); return ok })
+	if len(f.List) != 1 || !f.FeeKnown {
+		t.Fatalf("the form's list: %+v (fee known %v)", f.List, f.FeeKnown)
 	}
-	if f.key != goldenKey {
-		t.Fatalf("the form's key is %q", f.key)
+	if f.Key != goldenKey {
+		t.Fatalf("the form's key is %q", f.Key)
 	}
 	return f
 }
@@ -229,7 +232,7 @@ func goldenWithdrawalFill(m *Model, doc, amount string) {
 func goldenWithdrawalSubmit(t *testing.T, m *Model) {
 	t.Helper()
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(statusMsg); return ok })
+	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(common.StatusMsg); return ok })
 }
 
 func TestGoldenWithdrawal(t *testing.T) {
@@ -241,32 +244,32 @@ func TestGoldenWithdrawal(t *testing.T) {
 		f := goldenWithdrawalOpen(t, m)
 		goldenWithdrawalFill(m, "529.982.247-24", "150,00")
 		goldenWithdrawalSubmit(t, m)
-		if c := f.check(); c.ok || c.errs[wfDoc] == "" || c.errs[wfAmount] == "" {
-			t.Fatalf("the form's problems: %q", c.errs)
+		if c := f.Check(); c.Ok || c.Errs[withdrawal.WfDoc] == "" || c.Errs[withdrawal.WfAmount] == "" {
+			t.Fatalf("the form's problems: %q", c.Errs)
 		}
 	}
 	confirm := func(t *testing.T, m *Model) {
 		f := goldenWithdrawalOpen(t, m)
 		goldenWithdrawalFill(m, "529.982.247-25", "50,00")
 		goldenWithdrawalSubmit(t, m)
-		if top := m.overlays.top(); top == overlay(f) || top == nil {
+		if top := m.overlays.Top(); top == common.Overlay(f) || top == nil {
 			t.Fatalf("ctrl+s on a right form asked nothing (top %T)", top)
 		}
 	}
 	cases := []struct {
 		name string
 		env  api.Environment
-		lang Lang
+		lang common.Lang
 		do   func(t *testing.T, m *Model)
 	}{
-		{"form", api.Sandbox, LangEN, filled},
-		{"form_pt", api.Sandbox, LangPT, filled},
-		{"errors", api.Sandbox, LangEN, errs},
-		{"errors_pt", api.Sandbox, LangPT, errs},
-		{"confirm", api.Sandbox, LangEN, confirm},
-		{"confirm_pt", api.Sandbox, LangPT, confirm},
-		{"production_typed", api.Production, LangEN, confirm},
-		{"production_typed_pt", api.Production, LangPT, confirm},
+		{"form", api.Sandbox, common.LangEN, filled},
+		{"form_pt", api.Sandbox, common.LangPT, filled},
+		{"errors", api.Sandbox, common.LangEN, errs},
+		{"errors_pt", api.Sandbox, common.LangPT, errs},
+		{"confirm", api.Sandbox, common.LangEN, confirm},
+		{"confirm_pt", api.Sandbox, common.LangPT, confirm},
+		{"production_typed", api.Production, common.LangEN, confirm},
+		{"production_typed_pt", api.Production, common.LangPT, confirm},
 	}
 	for _, tc := range cases {
 		for _, size := range goldenSizes {

@@ -11,6 +11,8 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 // goldenNow is the fixed clock of every golden view.
@@ -73,7 +75,7 @@ func goldenCharges(t testing.TB, s *Session) {
 // (as the runtime runs Init's activate before the first frames).
 func goldenModel(t testing.TB, s *Session, w, h int) *Model {
 	t.Helper()
-	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	settle(t, m, m.focusActive())
 	return m
@@ -82,7 +84,7 @@ func goldenModel(t testing.TB, s *Session, w, h int) *Model {
 // openQRByID opens the QR screen of a tracked charge, as enter on its row does.
 func openQRByID(t testing.TB, m *Model, id string) {
 	t.Helper()
-	ch, ok := chargeByID(t, m.app.sess.Store, id)
+	ch, ok := chargeByID(t, m.app.Sess.Store, id)
 	if !ok {
 		t.Fatalf("charge %s is not tracked", id)
 	}
@@ -111,19 +113,19 @@ func TestGoldenViews(t *testing.T) {
 		{"help", api.Sandbox, true, func(t *testing.T, m *Model) { m.Update(runeKey("?")) }},
 		{"new_charge_errors", api.Sandbox, false, func(t *testing.T, m *Model) {
 			m.Update(runeKey("n"))
-			formOf(m).key = "pixdash-golden-key-0001"
+			formOf(m).Key = "pixdash-golden-key-0001"
 			for _, r := range "0,5" {
 				m.Update(runeKey(string(r)))
 			}
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-			m.Update(statusMsg{text: m.c.tr.T("kit.fix_the_highlighted_fields_nothing_was"), kind: statusError})
+			m.Update(common.StatusMsg{Text: m.c.Tr.T("kit.fix_the_highlighted_fields_nothing_was"), Kind: common.StatusError})
 		}},
 		{"qr_pending", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000001") }},
 		{"qr_paid", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000002") }},
 		{"qr_failed", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000003") }},
 		{"qr_expired", api.Sandbox, true, func(t *testing.T, m *Model) { openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000004") }},
 		{"production_confirm", api.Production, true, func(t *testing.T, m *Model) {
-			m.Update(reply(m, chargeSubmitMsg{draft: chargeDraft{Key: "k-golden-0001", Req: api.CreatePixRequest{Amount: 1234}}}))
+			m.Update(reply(m, newcharge.ChargeSubmitMsg{Draft: newcharge.ChargeDraft{Key: "k-golden-0001", Req: api.CreatePixRequest{Amount: 1234}}}))
 		}},
 	}
 	for _, tc := range cases {

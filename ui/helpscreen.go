@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 
+	"pixdash/ui/common"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
@@ -18,35 +20,35 @@ type helpGroup struct {
 
 // helpOverlay lists every key in a box; it scrolls when the terminal is too short for it.
 type helpOverlay struct {
-	closer
-	c      *common
+	common.Closer
+	c      *common.Common
 	groups []helpGroup
 	vp     viewport.Model
 	width  int
 	height int
 }
 
-func newHelpOverlay(c *common, groups []helpGroup) *helpOverlay {
+func newHelpOverlay(c *common.Common, groups []helpGroup) *helpOverlay {
 	return &helpOverlay{c: c, groups: groups, vp: viewport.New(0, 0)}
 }
 
-func (o *helpOverlay) layer() layer   { return layerFloat }
-func (o *helpOverlay) focus() tea.Cmd { return nil }
-func (o *helpOverlay) start() tea.Cmd { return nil }
-func (o *helpOverlay) blur()          {}
+func (o *helpOverlay) Layer() common.Layer { return common.LayerFloat }
+func (o *helpOverlay) Focus() tea.Cmd      { return nil }
+func (o *helpOverlay) Start() tea.Cmd      { return nil }
+func (o *helpOverlay) Blur()               {}
 
-// setSize lays the sections out for the room: two columns when they fit, else one, in a
+// SetSize lays the sections out for the room: two columns when they fit, else one, in a
 // viewport as tall as the body allows.
-func (o *helpOverlay) setSize(w, h int) tea.Cmd {
+func (o *helpOverlay) SetSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
-	st := o.c.st
+	st := o.c.St
 	cols := make([]string, len(o.groups))
 	for i, g := range o.groups {
 		var b strings.Builder
 		b.WriteString(st.Bold.Render(g.title))
 		for _, kb := range g.keys {
 			hb := kb.Help()
-			b.WriteString("\n" + st.Key.Render(padRight(hb.Key, 10)) + " " + hb.Desc)
+			b.WriteString("\n" + st.Key.Render(common.PadRight(hb.Key, 10)) + " " + hb.Desc)
 		}
 		cols[i] = b.String()
 	}
@@ -64,16 +66,16 @@ func (o *helpOverlay) setSize(w, h int) tea.Cmd {
 	return nil
 }
 
-// update scrolls; ?, esc and q close.
-func (o *helpOverlay) update(msg tea.Msg) tea.Cmd {
+// Update scrolls; ?, esc and q close.
+func (o *helpOverlay) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil
 	}
-	k := o.c.keys
+	k := o.c.Keys
 	switch {
 	case key.Matches(km, k.Help, k.Back, k.Quit):
-		o.close()
+		o.Close()
 	case key.Matches(km, k.Up):
 		o.vp.ScrollUp(1)
 	case key.Matches(km, k.Down):
@@ -92,7 +94,7 @@ func (o *helpOverlay) update(msg tea.Msg) tea.Cmd {
 
 // ShortHelp lists the overlay's keys.
 func (o *helpOverlay) ShortHelp() []key.Binding {
-	k := o.c.keys
+	k := o.c.Keys
 	if o.vp.TotalLineCount() > o.vp.Height {
 		return []key.Binding{k.Up, k.Down, k.PageDown, k.Help, k.Back}
 	}
@@ -102,13 +104,13 @@ func (o *helpOverlay) ShortHelp() []key.Binding {
 // FullHelp lists the overlay's keys.
 func (o *helpOverlay) FullHelp() [][]key.Binding { return [][]key.Binding{o.ShortHelp()} }
 
-func (o *helpOverlay) view() string {
-	st, tr := o.c.st, o.c.tr
+func (o *helpOverlay) View() string {
+	st, tr := o.c.St, o.c.Tr
 	closing := tr.T("helpscreen.or_esc_closes_this_help")
 	if o.vp.TotalLineCount() > o.vp.Height {
 		closing = tr.F("helpscreen.scroll", int(o.vp.ScrollPercent()*100)) + closing
 	}
-	box := st.Overlay.Render(st.Brand.Render(tr.T("helpscreen.keys")) + "\n\n" + o.vp.View() + "\n" + st.Muted.Render(truncateWidth(closing, o.vp.Width)))
+	box := st.Overlay.Render(st.Brand.Render(tr.T("helpscreen.keys")) + "\n\n" + o.vp.View() + "\n" + st.Muted.Render(common.TruncateWidth(closing, o.vp.Width)))
 	return lipgloss.Place(o.width, o.height, lipgloss.Center, lipgloss.Center, box)
 }
 
@@ -122,7 +124,7 @@ func flatten(cols [][]key.Binding) []key.Binding {
 }
 
 // newHelpLine is the footer's key list in the dashboard's styles.
-func newHelpLine(st *styles) help.Model {
+func newHelpLine(st *common.Styles) help.Model {
 	h := help.New()
 	h.ShortSeparator = " · "
 	h.Ellipsis = "…"

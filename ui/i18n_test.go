@@ -1,11 +1,15 @@
 package ui
 
-import "testing"
+import (
+	"testing"
+
+	"pixdash/ui/common"
+)
 
 // The ui catalog reads pixdash/api/i18n by id (whose tests check the tables: missing, unused and
 // colliding ids), falls back to the English data's translation, and sanitizes what it returns.
 func TestCatalogFallsBackToEnglish(t *testing.T) {
-	pt, en := catalog{lang: LangPT}, catalog{lang: LangEN}
+	pt, en := common.Catalog{Lang: common.LangPT}, common.Catalog{Lang: common.LangEN}
 	if got := pt.T("day.paid_caps"); got != "PAGAS" {
 		t.Fatalf("the Sales table's PAID in pt-BR = %q, want PAGAS", got)
 	}
@@ -19,10 +23,10 @@ func TestCatalogFallsBackToEnglish(t *testing.T) {
 	if got := pt.T("no such id"); got != "no such id" {
 		t.Fatalf("unknown id = %q", got)
 	}
-	if got := pt.T("evil\x1b[31m"); got != sanitize("evil\x1b[31m") {
+	if got := pt.T("evil\x1b[31m"); got != common.Sanitize("evil\x1b[31m") {
 		t.Fatalf("outside text not sanitized: %q", got)
 	}
-	if ParseLang("pt_BR") != LangPT || ParseLang("xx") != LangEN {
+	if common.ParseLang("pt_BR") != common.LangPT || common.ParseLang("xx") != common.LangEN {
 		t.Fatal("ParseLang")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 // The header's token life is in whole minutes, so an idle dashboard's header is the same
@@ -14,17 +15,17 @@ import (
 // every second), in en and pt-BR.
 func TestTokenLifeChangesOncePerMinute(t *testing.T) {
 	for _, tc := range []struct {
-		lang       Lang
+		lang       common.Lang
 		left       time.Duration
 		want       string
 		sameAsLeft time.Duration // a moment in the same minute: the same text
 	}{
-		{LangEN, 297 * time.Second, "token 4 min", 241 * time.Second},
-		{LangPT, 297 * time.Second, "sessão 4 min", 250 * time.Second},
-		{LangEN, 59 * time.Second, "token <1 min", 31 * time.Second},
+		{common.LangEN, 297 * time.Second, "token 4 min", 241 * time.Second},
+		{common.LangPT, 297 * time.Second, "sessão 4 min", 250 * time.Second},
+		{common.LangEN, 59 * time.Second, "token <1 min", 31 * time.Second},
 	} {
 		m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
-		m.c.tr = catalog{lang: tc.lang}
+		m.c.Tr = common.Catalog{Lang: tc.lang}
 		view := func(left time.Duration) string {
 			m.link.token = api.TokenState{Cached: true, Expiry: goldenNow.Add(left)}
 			return ansi.Strip(m.tokenView(goldenNow))

@@ -13,9 +13,13 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/inspector"
 )
 
-func inspectorOf(m *Model) *inspectorView { return m.panes[viewInspector].(*inspectorView) }
+func inspectorOf(m *Model) *inspector.InspectorView {
+	return m.panes[viewInspector].(*inspector.InspectorView)
+}
 
 // goldenFailedTx is a failed charge with every optional field: a blocked CNPJ deposit whose
 // refund settled, metadata and a counterpart document.
@@ -68,9 +72,9 @@ func goldenSplitTx() (*api.Transaction, state.Charge) {
 // showLookup drives the inspector as the charges view would, then answers the lookup with tx.
 func showLookup(t testing.TB, m *Model, query, wallet string, tx *api.Transaction, ch state.Charge, tracked bool, err error) {
 	t.Helper()
-	send(t, m, inspectMsg{query: query, wallet: wallet})
+	send(t, m, common.InspectMsg{Query: query, Wallet: wallet})
 	v := inspectorOf(m)
-	send(t, m, lookupMsg{tag: m.app.tag(), seq: v.seq, query: query, wallet: wallet, tx: tx, charge: ch, tracked: tracked, err: err})
+	send(t, m, inspector.LookupMsg{Tag: m.app.Tag(), Seq: v.Seq, Query: query, Wallet: wallet, Tx: tx, Charge: ch, Tracked: tracked, Err: err})
 }
 
 func TestGoldenInspector(t *testing.T) {
@@ -85,7 +89,7 @@ func TestGoldenInspector(t *testing.T) {
 				{Query: "nao-existe", Wallet: "loja-sul", At: goldenNow.Add(-40 * time.Minute)},
 				{Query: "3f6c1a2e-0000-4000-8000-000000000001", Wallet: "principal", Found: true, TxID: "3f6c1a2e-0000-4000-8000-000000000001", At: goldenNow.Add(-2 * time.Minute)},
 			} {
-				if err := m.app.sess.Store.AddLookup(context.Background(), l); err != nil {
+				if err := m.app.Sess.Store.AddLookup(context.Background(), l); err != nil {
 					t.Fatal(i, err)
 				}
 			}
@@ -130,7 +134,7 @@ func TestInspectorFocusAndCapturesText(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	v := inspectorOf(m)
 	m.Update(runeKey("2"))
-	if v.capturesText() {
+	if v.CapturesText() {
 		t.Fatal("the input grabbed the keyboard on arrival: the view keys 1-5 would type instead")
 	}
 	m.Update(runeKey("4"))
@@ -139,22 +143,22 @@ func TestInspectorFocusAndCapturesText(t *testing.T) {
 	}
 	m.Update(runeKey("2"))
 	m.Update(runeKey("/"))
-	if !v.capturesText() {
+	if !v.CapturesText() {
 		t.Fatal("/ did not focus the input")
 	}
 	for _, r := range "q1" {
 		m.Update(runeKey(string(r)))
 	}
-	if m.view != viewInspector || v.input.Value() != "q1" {
-		t.Fatalf("typing did not go to the input: view=%v value=%q", m.view, v.input.Value())
+	if m.view != viewInspector || v.Input.Value() != "q1" {
+		t.Fatalf("typing did not go to the input: view=%v value=%q", m.view, v.Input.Value())
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
-	if v.capturesText() {
+	if v.CapturesText() {
 		t.Fatal("esc did not leave the input")
 	}
 	m.Update(runeKey("/"))
-	if !v.capturesText() || v.input.Value() != "" {
-		t.Fatalf("/ did not start a new lookup: focused=%v value=%q", v.capturesText(), v.input.Value())
+	if !v.CapturesText() || v.Input.Value() != "" {
+		t.Fatalf("/ did not start a new lookup: focused=%v value=%q", v.CapturesText(), v.Input.Value())
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
 	m.Update(runeKey("1"))
@@ -165,7 +169,7 @@ func TestInspectorFocusAndCapturesText(t *testing.T) {
 	showLookup(t, m, "PED-0999", "principal", goldenFailedTx(), state.Charge{}, false, nil)
 	m.Update(runeKey("1"))
 	m.Update(runeKey("2"))
-	if v.capturesText() {
+	if v.CapturesText() {
 		t.Fatal("the input grabbed the keyboard over a result")
 	}
 }
@@ -201,7 +205,7 @@ func TestInspectorEnumsAndDirection(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tx := base()
 			tc.edit(tx)
-			out := strings.Join(v.detailLines(&inspectResult{query: "t1", wallet: "principal", tx: tx}, 120), "\n")
+			out := strings.Join(v.DetailLines(&inspector.InspectResult{Query: "t1", Wallet: "principal", Tx: tx}, 120), "\n")
 			for _, s := range tc.want {
 				if !strings.Contains(out, s) {
 					t.Errorf("missing %q in:\n%s", s, out)
@@ -245,22 +249,22 @@ func TestInspectorDocumentMaskedUntilRevealed(t *testing.T) {
 func TestInspectorDropsStaleAndSupersededReplies(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	v := inspectorOf(m)
-	m.Update(inspectMsg{query: "first", wallet: "principal"})
-	first := v.seq
-	m.Update(inspectMsg{query: "second", wallet: "principal"})
-	m.Update(reply(m, lookupMsg{tag: m.app.tag(), seq: first, query: "first", wallet: "principal", tx: goldenTransferTx()}))
-	if v.res != nil || !v.loading {
+	m.Update(common.InspectMsg{Query: "first", Wallet: "principal"})
+	first := v.Seq
+	m.Update(common.InspectMsg{Query: "second", Wallet: "principal"})
+	m.Update(reply(m, inspector.LookupMsg{Tag: m.app.Tag(), Seq: first, Query: "first", Wallet: "principal", Tx: goldenTransferTx()}))
+	if v.Res != nil || !v.Loading {
 		t.Fatal("a superseded lookup reply was applied")
 	}
-	m.Update(reply(m, lookupMsg{tag: tag{gen: m.app.gen + 1, wallet: m.app.wallet}, seq: v.seq, query: "second", wallet: "principal", tx: goldenTransferTx()}))
-	if v.res != nil {
+	m.Update(reply(m, inspector.LookupMsg{Tag: common.Tag{Gen: m.app.Gen + 1, Wallet: m.app.Wallet}, Seq: v.Seq, Query: "second", Wallet: "principal", Tx: goldenTransferTx()}))
+	if v.Res != nil {
 		t.Fatal("a reply of another session was applied")
 	}
-	seq := v.seq
-	m.Update(switchWalletMsg{wallet: "loja-sul"})
-	m.Update(reply(m, lookupMsg{tag: tag{gen: m.app.gen, wallet: "principal"}, seq: seq, query: "second", wallet: "principal", tx: goldenTransferTx()}))
-	if v.res != nil || v.loading {
-		t.Fatalf("a lookup made before the wallet switch was applied (loading=%v)", v.loading)
+	seq := v.Seq
+	m.Update(common.SwitchWalletMsg{Wallet: "loja-sul"})
+	m.Update(reply(m, inspector.LookupMsg{Tag: common.Tag{Gen: m.app.Gen, Wallet: "principal"}, Seq: seq, Query: "second", Wallet: "principal", Tx: goldenTransferTx()}))
+	if v.Res != nil || v.Loading {
+		t.Fatalf("a lookup made before the wallet switch was applied (loading=%v)", v.Loading)
 	}
 }
 
@@ -269,12 +273,12 @@ func TestInspectorRefreshesOnEventsAboutItsTransaction(t *testing.T) {
 	v := inspectorOf(m)
 	tx := goldenTransferTx()
 	showLookup(t, m, "ref", "loja-centro", tx, state.Charge{}, false, nil)
-	if cmd := v.update(eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: "other"}}); cmd != nil || v.loading {
+	if cmd := v.Update(common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: "other"}}); cmd != nil || v.Loading {
 		t.Fatal("an event about another transaction refreshed the inspector")
 	}
-	if cmd := v.update(eventMsg{gen: m.app.gen, ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: tx.ID}}); cmd == nil ||
-		!v.loading || v.pendingQuery != "ref" || v.pendingWallet != "loja-centro" {
-		t.Fatalf("an event about the transaction on screen did not refresh it in its wallet: loading=%v %q %q", v.loading, v.pendingQuery, v.pendingWallet)
+	if cmd := v.Update(common.EventMsg{Gen: m.app.Gen, Ev: &api.Event{Kind: api.EventPaymentCompleted, TransactionID: tx.ID}}); cmd == nil ||
+		!v.Loading || v.PendingQuery != "ref" || v.PendingWallet != "loja-centro" {
+		t.Fatalf("an event about the transaction on screen did not refresh it in its wallet: loading=%v %q %q", v.Loading, v.PendingQuery, v.PendingWallet)
 	}
 	if !strings.Contains(m.View(), "refreshing…") || !strings.Contains(m.View(), "Split enviado para loja-sul") {
 		t.Fatal("the refresh hid the data on screen")
@@ -310,7 +314,7 @@ func TestInspectorQROnlyForPendingPix(t *testing.T) {
 	for _, tc := range cases {
 		tx := &api.Transaction{ID: "p", Status: api.StatusPending, Type: api.TypePayment, PaymentMethod: api.MethodPix, PixCopyPaste: "000201..."}
 		tc.edit(tx)
-		if got := qrAvailable(tx); got != tc.want {
+		if got := inspector.QrAvailable(tx); got != tc.want {
 			t.Errorf("%s: qrAvailable = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -377,7 +381,7 @@ func TestFlowInspectorNotFound(t *testing.T) {
 	}
 	// The same query finds nothing in another wallet either, and says which one it looked in.
 	f.keys("esc")
-	f.tm.Send(switchWalletMsg{wallet: "loja-centro"})
+	f.tm.Send(common.SwitchWalletMsg{Wallet: "loja-centro"})
 	f.waitFor("Lookups run in wallet loja-centro")
 	f.keys("/", "pedido-1001", "enter")
 	f.waitFor("Nothing matched “pedido-1001” in wallet loja-centro.")
@@ -461,7 +465,7 @@ func TestInspectorSplitOnlyWhenThereIsOne(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out := strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx, charge: tc.ch, tracked: tc.tracked}, 120), "\n")
+			out := strings.Join(v.DetailLines(&inspector.InspectResult{Query: tx.ID, Wallet: "principal", Tx: tx, Charge: tc.ch, Tracked: tc.tracked}, 120), "\n")
 			for _, s := range tc.want {
 				if !strings.Contains(out, s) {
 					t.Errorf("missing %q in:\n%s", s, out)
@@ -483,7 +487,7 @@ func TestInspectorRefundsAndBlocks(t *testing.T) {
 	v := inspectorOf(m)
 	tx, _ := goldenSplitTx()
 	resolved := goldenNow.Add(-10 * time.Minute)
-	rel := txRelated{
+	rel := inspector.TxRelated{
 		Refunds: []*api.Event{
 			{Kind: api.EventRefundCompleted, ID: "r1", TransactionID: tx.ID, Amount: 2000, FeeAmount: 50, Status: api.StatusCompleted,
 				E2EID: "D99990001202611211400refund0002", CreatedAt: goldenNow.Add(-20 * time.Minute)},
@@ -496,7 +500,7 @@ func TestInspectorRefundsAndBlocks(t *testing.T) {
 				CreatedAt: goldenNow.Add(-40 * time.Minute), ResolvedAt: &resolved, ResolutionReason: "Defesa aceita"},
 		},
 	}
-	out := strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx, txRelated: rel}, 120), "\n")
+	out := strings.Join(v.DetailLines(&inspector.InspectResult{Query: tx.ID, Wallet: "principal", Tx: tx, TxRelated: rel}, 120), "\n")
 	for _, s := range []string{
 		"Refunds · 2 refunds of R$ 29,90 in all, as the service reported them",
 		"↩ R$ 20,00 · fee R$ 0,50 (reported) · completed · 21/11/2026 14:10:00", "e2eId D99990001202611211400refund0002",
@@ -512,14 +516,14 @@ func TestInspectorRefundsAndBlocks(t *testing.T) {
 	if strings.Contains(out, "awaiting_response") || strings.Contains(out, " med ") {
 		t.Errorf("raw enum values drawn:\n%s", out)
 	}
-	rel = txRelated{BlocksErr: &api.Error{HTTPStatus: 403, Kind: "Forbidden", Message: "Missing permission BALANCE_BLOCK:READ"}, RefundsErr: fmt.Errorf("database is locked")}
-	out = strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx, txRelated: rel}, 120), "\n")
+	rel = inspector.TxRelated{BlocksErr: &api.Error{HTTPStatus: 403, Kind: "Forbidden", Message: "Missing permission BALANCE_BLOCK:READ"}, RefundsErr: fmt.Errorf("database is locked")}
+	out = strings.Join(v.DetailLines(&inspector.InspectResult{Query: tx.ID, Wallet: "principal", Tx: tx, TxRelated: rel}, 120), "\n")
 	if !strings.Contains(out, "Refunds · could not read the events: database is locked") || !strings.Contains(out, "Balance blocks · ") ||
 		!strings.Contains(out, "BALANCE_BLOCK:READ") {
 		t.Errorf("read failures not shown:\n%s", out)
 	}
 	// Nothing related: no section at all.
-	out = strings.Join(v.detailLines(&inspectResult{query: tx.ID, wallet: "principal", tx: tx}, 120), "\n")
+	out = strings.Join(v.DetailLines(&inspector.InspectResult{Query: tx.ID, Wallet: "principal", Tx: tx}, 120), "\n")
 	if strings.Contains(out, "Refunds") || strings.Contains(out, "Balance blocks") {
 		t.Errorf("empty sections drawn:\n%s", out)
 	}
@@ -531,53 +535,53 @@ func TestInspectorScrollsInAViewport(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 80, 24)
 	v := inspectorOf(m)
 	showLookup(t, m, "PED-0999", "principal", goldenFailedTx(), state.Charge{}, false, nil)
-	total := v.vp.TotalLineCount()
-	if total <= v.vp.Height {
-		t.Fatalf("the detail (%d lines) fits in %d rows: nothing to scroll", total, v.vp.Height)
+	total := v.Vp.TotalLineCount()
+	if total <= v.Vp.Height {
+		t.Fatalf("the detail (%d lines) fits in %d rows: nothing to scroll", total, v.Vp.Height)
 	}
 	top := m.View()
-	if !strings.Contains(top, fmt.Sprintf("1–%d/%d ↓", v.vp.Height, total)) || strings.Contains(top, "↑") {
+	if !strings.Contains(top, fmt.Sprintf("1–%d/%d ↓", v.Vp.Height, total)) || strings.Contains(top, "↑") {
 		t.Fatalf("position at the top not shown:\n%s", top)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyDown})
-	if v.vp.YOffset != 1 {
-		t.Fatalf("down scrolled to %d", v.vp.YOffset)
+	if v.Vp.YOffset != 1 {
+		t.Fatalf("down scrolled to %d", v.Vp.YOffset)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
-	if v.vp.YOffset != 1+v.vp.Height-1 && !v.vp.AtBottom() {
-		t.Fatalf("page down scrolled to %d", v.vp.YOffset)
+	if v.Vp.YOffset != 1+v.Vp.Height-1 && !v.Vp.AtBottom() {
+		t.Fatalf("page down scrolled to %d", v.Vp.YOffset)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 	bottom := m.View()
-	if !v.vp.AtBottom() || !strings.Contains(bottom, fmt.Sprintf("↑ %d–%d/%d", total-v.vp.Height+1, total, total)) {
-		t.Fatalf("end did not reach the bottom (offset %d):\n%s", v.vp.YOffset, bottom)
+	if !v.Vp.AtBottom() || !strings.Contains(bottom, fmt.Sprintf("↑ %d–%d/%d", total-v.Vp.Height+1, total, total)) {
+		t.Fatalf("end did not reach the bottom (offset %d):\n%s", v.Vp.YOffset, bottom)
 	}
-	if again := m.View(); again != bottom || !v.vp.AtBottom() {
+	if again := m.View(); again != bottom || !v.Vp.AtBottom() {
 		t.Fatal("View changed the view")
 	}
 	// With the lookup input focused, ↑/↓ still scroll the result, from the bottom too.
 	m.Update(runeKey("/"))
-	if !v.capturesText() {
+	if !v.CapturesText() {
 		t.Fatal("/ did not focus the input")
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyUp})
-	if v.vp.AtBottom() || v.vp.YOffset != total-v.vp.Height-1 {
-		t.Fatalf("up in the input did not scroll up from the bottom: offset %d", v.vp.YOffset)
+	if v.Vp.AtBottom() || v.Vp.YOffset != total-v.Vp.Height-1 {
+		t.Fatalf("up in the input did not scroll up from the bottom: offset %d", v.Vp.YOffset)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyDown})
-	if !v.vp.AtBottom() {
-		t.Fatalf("down in the input did not scroll down: offset %d", v.vp.YOffset)
+	if !v.Vp.AtBottom() {
+		t.Fatalf("down in the input did not scroll down: offset %d", v.Vp.YOffset)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
 	m.Update(tea.KeyMsg{Type: tea.KeyHome})
-	if v.vp.YOffset != 0 {
-		t.Fatalf("home scrolled to %d", v.vp.YOffset)
+	if v.Vp.YOffset != 0 {
+		t.Fatalf("home scrolled to %d", v.Vp.YOffset)
 	}
 	// A taller window holds it all: nothing to scroll, no position shown.
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 60})
-	if out := m.View(); v.vp.YOffset != 0 || strings.Contains(out, "↑") || strings.Contains(out, "↓") {
-		t.Fatalf("after growing, offset %d:\n%s", v.vp.YOffset, out)
+	if out := m.View(); v.Vp.YOffset != 0 || strings.Contains(out, "↑") || strings.Contains(out, "↓") {
+		t.Fatalf("after growing, offset %d:\n%s", v.Vp.YOffset, out)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 // linkStatus is what the header's light says about the service.
@@ -83,15 +84,8 @@ func unreachable(err error) bool {
 // serviceReply is a view's reply to a call to the service; the root notes its outcome on the
 // header's light.
 type serviceReply interface {
-	serviceErr() error
+	ServiceErr() error
 }
-
-func (m walletsListMsg) serviceErr() error    { return m.err }
-func (m walletsBalanceMsg) serviceErr() error { return m.err }
-func (m walletsCreatedMsg) serviceErr() error { return m.err }
-func (m blocksMsg) serviceErr() error         { return m.err }
-func (m lookupMsg) serviceErr() error         { return m.err }
-func (m splitWalletsMsg) serviceErr() error   { return m.err }
 
 // credentialsRefused reports whether the service refused the client's credentials: 401, from
 // the token exchange or from a call that stayed unauthorized with a new token.
@@ -127,7 +121,7 @@ type probedMsg struct {
 // onLinkTick samples the token state and, while the service is unreachable or refuses the
 // credentials, probes it now and then so the light turns green as soon as it is back.
 func (m *Model) onLinkTick(now time.Time) tea.Cmd {
-	eng, gen := m.eng, m.app.gen
+	eng, gen := m.eng, m.app.Gen
 	cmds := []tea.Cmd{func() tea.Msg { return linkSampledMsg{gen: gen, token: eng.TokenState()} }}
 	every := time.Duration(0)
 	switch m.link.status {
@@ -138,7 +132,7 @@ func (m *Model) onLinkTick(now time.Time) tea.Cmd {
 	}
 	if every > 0 && !m.link.probing && now.Sub(m.link.lastProbe) >= every && now.Sub(m.link.at) >= every {
 		m.link.probing, m.link.lastProbe = true, now
-		cmds = append(cmds, m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		cmds = append(cmds, m.app.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 			return probedMsg{gen: gen, err: eng.Authenticate(ctx)}
 		}))
 	}
@@ -149,14 +143,14 @@ func (m *Model) onLinkTick(now time.Time) tea.Cmd {
 func (m *Model) updateLink(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case linkSampledMsg:
-		if msg.gen == m.app.gen {
-			m.link.sample(msg.token, m.c.now())
+		if msg.gen == m.app.Gen {
+			m.link.sample(msg.token, m.c.Now())
 		}
 		return nil, true
 	case probedMsg:
-		if msg.gen == m.app.gen {
+		if msg.gen == m.app.Gen {
 			m.link.probing = false
-			m.link.note(msg.err, m.c.now())
+			m.link.note(msg.err, m.c.Now())
 		}
 		return nil, true
 	}
@@ -165,7 +159,7 @@ func (m *Model) updateLink(msg tea.Msg) (tea.Cmd, bool) {
 
 // tokenView is the token's remaining life as last sampled, in whole minutes.
 func (m *Model) tokenView(now time.Time) string {
-	st, tr := m.c.st, m.c.tr
+	st, tr := m.c.St, m.c.Tr
 	ts := m.link.token
 	if !ts.Cached {
 		return st.Muted.Render(tr.T("link.token"))
@@ -184,12 +178,12 @@ func (m *Model) tokenView(now time.Time) string {
 
 // connView is the light: the last real outcome and how long ago the service last answered.
 func (m *Model) connView(now time.Time) string {
-	st, tr := m.c.st, m.c.tr
+	st, tr := m.c.St, m.c.Tr
 	switch m.link.status {
 	case linkOnline:
 		s := st.OK.Render("● " + tr.T("link.online"))
 		if age := now.Sub(m.link.lastOK); age >= time.Minute {
-			s += st.Muted.Render(" · " + tr.F("link.answered_ago", humanDuration(age)))
+			s += st.Muted.Render(" · " + tr.F("link.answered_ago", common.HumanDuration(age)))
 		}
 		return s
 	case linkOffline:

@@ -12,30 +12,32 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/events"
 )
 
 // shownColumns are the titles of the columns on the row, in screen order, and the one below.
-func shownColumns(l layout) (shown []string, below string) {
-	for i, w := range l.widths {
+func shownColumns(l common.Layout) (shown []string, below string) {
+	for i, w := range l.Widths {
 		if w > 0 {
-			shown = append(shown, l.cols[i].title)
+			shown = append(shown, l.Cols[i].Title)
 		}
 	}
-	if l.below >= 0 {
-		below = l.cols[l.below].title
+	if l.Below >= 0 {
+		below = l.Cols[l.Below].Title
 	}
 	return shown, below
 }
 
 // usedWidth is the cells the columns on the row take, separators included.
-func usedWidth(l layout) int {
+func usedWidth(l common.Layout) int {
 	n, first := 0, true
-	for i, w := range l.widths {
+	for i, w := range l.Widths {
 		if w == 0 {
 			continue
 		}
 		if !first {
-			n += 1 + l.cols[i].gap
+			n += 1 + l.Cols[i].Gap
 		}
 		first = false
 		n += w
@@ -44,12 +46,12 @@ func usedWidth(l layout) int {
 }
 
 func TestLayoutDropsLowestPriorityFirst(t *testing.T) {
-	cols := []column{
-		{title: "A", width: 10},
-		{title: "B", width: 10, priority: 3},
-		{title: "C", width: 10, priority: 1},
-		{title: "D", width: 10, priority: 2},
-		{title: "E", width: 5, fill: 1},
+	cols := []common.Column{
+		{Title: "A", Width: 10},
+		{Title: "B", Width: 10, Priority: 3},
+		{Title: "C", Width: 10, Priority: 1},
+		{Title: "D", Width: 10, Priority: 2},
+		{Title: "E", Width: 5, Fill: 1},
 	}
 	for _, c := range []struct {
 		w    int
@@ -64,110 +66,110 @@ func TestLayoutDropsLowestPriorityFirst(t *testing.T) {
 		{16, []string{"A", "E"}, 5},
 		{10, []string{"A", "E"}, 5}, // the columns that never drop do not fit: the row is cut
 	} {
-		l := layoutColumns(cols, c.w)
+		l := common.LayoutColumns(cols, c.w)
 		got, _ := shownColumns(l)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("width %d: columns %v, want %v", c.w, got, c.want)
 			continue
 		}
-		if l.widths[4] != c.e {
-			t.Errorf("width %d: E is %d wide, want %d", c.w, l.widths[4], c.e)
+		if l.Widths[4] != c.e {
+			t.Errorf("width %d: E is %d wide, want %d", c.w, l.Widths[4], c.e)
 		}
-		if l.overflow != (c.w < 16) || !l.overflow && usedWidth(l) != c.w {
+		if l.Overflow != (c.w < 16) || !l.Overflow && usedWidth(l) != c.w {
 			t.Errorf("width %d: the row takes %d cells", c.w, usedWidth(l))
 		}
 	}
 	// Between equal priorities the rightmost goes first.
-	eq := []column{{title: "A", width: 4}, {title: "B", width: 4, priority: 1}, {title: "C", width: 4, priority: 1}}
-	if got, _ := shownColumns(layoutColumns(eq, 9)); !slices.Equal(got, []string{"A", "B"}) {
+	eq := []common.Column{{Title: "A", Width: 4}, {Title: "B", Width: 4, Priority: 1}, {Title: "C", Width: 4, Priority: 1}}
+	if got, _ := shownColumns(common.LayoutColumns(eq, 9)); !slices.Equal(got, []string{"A", "B"}) {
 		t.Errorf("equal priorities: %v", got)
 	}
 }
 
 func TestLayoutWidensAndGoesBelow(t *testing.T) {
-	cols := []column{
-		{title: "T", width: 5},
-		{title: "W", width: 5, priority: 5, wide: 9, widePriority: 1},
-		{title: "S", width: 20, priority: 2, fill: 1, below: true},
+	cols := []common.Column{
+		{Title: "T", Width: 5},
+		{Title: "W", Width: 5, Priority: 5, Wide: 9, WidePriority: 1},
+		{Title: "S", Width: 20, Priority: 2, Fill: 1, Below: true},
 	}
 	// Room for all: the wallet widens and the summary fills.
-	l := layoutColumns(cols, 60)
-	if l.widths[1] != 9 || l.widths[2] != 60-5-1-9-1 || l.below != -1 || l.lines() != 1 {
+	l := common.LayoutColumns(cols, 60)
+	if l.Widths[1] != 9 || l.Widths[2] != 60-5-1-9-1 || l.Below != -1 || l.Lines() != 1 {
 		t.Fatalf("wide: %+v", l)
 	}
 	// The widening goes first, then the summary goes under the row, and the widening comes back.
-	l = layoutColumns(cols, 32)
-	if l.widths[1] != 5 || l.widths[2] != 20 || l.below != -1 {
+	l = common.LayoutColumns(cols, 32)
+	if l.Widths[1] != 5 || l.Widths[2] != 20 || l.Below != -1 {
 		t.Fatalf("one line, narrow wallet: %+v", l)
 	}
-	l = layoutColumns(cols, 31)
-	if l.below != 2 || l.lines() != 2 || l.widths[1] != 9 || l.indent != 6 || l.belowWidth != 31-6-2 {
+	l = common.LayoutColumns(cols, 31)
+	if l.Below != 2 || l.Lines() != 2 || l.Widths[1] != 9 || l.Indent != 6 || l.BelowWidth != 31-6-2 {
 		t.Fatalf("two lines: %+v", l)
 	}
-	cells := []cell{{text: "12:00"}, {text: "loja-sul"}, {text: "a summary that is longer than the room under the row"}}
-	out := l.row(cells, newStyles(), true)
+	cells := []common.Cell{{Text: "12:00"}, {Text: "loja-sul"}, {Text: "a summary that is longer than the room under the row"}}
+	out := l.Row(cells, common.NewStyles(), true)
 	lines := strings.Split(out, "\n")
 	if len(lines) != 2 || lines[0] != "12:00 loja-sul" || !strings.HasPrefix(lines[1], "      ↳ a summary") || lipgloss.Width(lines[1]) > 31 {
 		t.Fatalf("row:\n%s", out)
 	}
-	if h := l.header(); h != "T     W" {
+	if h := l.Header(); h != "T     W" {
 		t.Fatalf("header %q", h)
 	}
 }
 
 func TestLayoutCellsAlignAndCut(t *testing.T) {
-	cols := []column{{title: "NAME", width: 6}, {title: "AMOUNT", width: 8, right: true, gap: 1}, {title: "NOTE", width: 4}}
-	l := layoutColumns(cols, 22)
-	got := l.line([]cell{{text: "Loja Centro"}, {text: "R$ 1,00"}, {text: "a long note"}}, true)
+	cols := []common.Column{{Title: "NAME", Width: 6}, {Title: "AMOUNT", Width: 8, Right: true, Gap: 1}, {Title: "NOTE", Width: 4}}
+	l := common.LayoutColumns(cols, 22)
+	got := l.Line([]common.Cell{{Text: "Loja Centro"}, {Text: "R$ 1,00"}, {Text: "a long note"}}, true)
 	if want := "Loja …   R$ 1,00 a l…"; got != want {
 		t.Fatalf("line %q, want %q", got, want)
 	}
 	// The last column is cut, not padded, and the line carries no trailing spaces.
-	if got := l.line([]cell{{text: "ab"}, {text: "1"}, {text: ""}}, true); got != "ab"+spaces(13)+"1" {
+	if got := l.Line([]common.Cell{{Text: "ab"}, {Text: "1"}, {Text: ""}}, true); got != "ab"+common.Spaces(13)+"1" {
 		t.Fatalf("short line %q", got)
 	}
 }
 
 // listOf is a list over a slice of strings, keyed by the string.
-func listOf(rows *sliceRows[string], h int) *list[string, string, string] {
-	l := newList[string, string](rows, func(s *string) string { return *s })
-	l.setColumns([]column{{title: "ROW", width: 10, fill: 1}})
-	l.resize(40, h)
+func listOf(rows *common.SliceRows[string], h int) *common.List[string, string, string] {
+	l := common.NewList[string, string](rows, func(s *string) string { return *s })
+	l.SetColumns([]common.Column{{Title: "ROW", Width: 10, Fill: 1}})
+	l.Resize(40, h)
 	return &l
 }
 
 func TestListCursorFollowsItsRow(t *testing.T) {
-	rows := sliceRows[string]{"c", "d", "e", "f"}
+	rows := common.SliceRows[string]{"c", "d", "e", "f"}
 	l := listOf(&rows, 3)
-	k := newKeyMap(catalog{})
-	l.navigate(tea.KeyMsg{Type: tea.KeyDown}, k)
-	l.navigate(tea.KeyMsg{Type: tea.KeyDown}, k)
-	if sel, _ := l.selected(); sel != "e" {
+	k := common.NewKeyMap(common.Catalog{})
+	l.Navigate(tea.KeyMsg{Type: tea.KeyDown}, k)
+	l.Navigate(tea.KeyMsg{Type: tea.KeyDown}, k)
+	if sel, _ := l.SelectedLine(); sel != "e" {
 		t.Fatalf("selected %q", sel)
 	}
-	restore := l.hold()
-	rows = sliceRows[string]{"a", "b", "c", "d", "e", "f"}
+	restore := l.Hold()
+	rows = common.SliceRows[string]{"a", "b", "c", "d", "e", "f"}
 	restore()
-	if sel, _ := l.selected(); sel != "e" || l.cursor != 4 {
-		t.Fatalf("after two rows above: %q at %d", sel, l.cursor)
+	if sel, _ := l.SelectedLine(); sel != "e" || l.Cursor != 4 {
+		t.Fatalf("after two rows above: %q at %d", sel, l.Cursor)
 	}
-	if first, last := l.window(); l.cursor < first || l.cursor >= last {
-		t.Fatalf("the cursor %d is off screen [%d, %d)", l.cursor, first, last)
+	if first, last := l.Window(); l.Cursor < first || l.Cursor >= last {
+		t.Fatalf("the cursor %d is off screen [%d, %d)", l.Cursor, first, last)
 	}
 	// A row that is gone leaves the cursor where it was (kept in the list).
-	restore = l.hold()
-	rows = sliceRows[string]{"a", "b"}
+	restore = l.Hold()
+	rows = common.SliceRows[string]{"a", "b"}
 	restore()
-	if l.cursor != 1 {
-		t.Fatalf("after its row went: cursor %d", l.cursor)
+	if l.Cursor != 1 {
+		t.Fatalf("after its row went: cursor %d", l.Cursor)
 	}
 	// At the top of a list that sticks there, the cursor stays on the first row.
-	l.stickTop = true
-	l.top()
-	restore = l.hold()
-	rows = sliceRows[string]{"z", "a", "b"}
+	l.StickTop = true
+	l.Top()
+	restore = l.Hold()
+	rows = common.SliceRows[string]{"z", "a", "b"}
 	restore()
-	if sel, _ := l.selected(); sel != "z" {
+	if sel, _ := l.SelectedLine(); sel != "z" {
 		t.Fatalf("a sticky top moved to %q", sel)
 	}
 }
@@ -179,46 +181,46 @@ func TestListFollowsThroughAWindowRead(t *testing.T) {
 		end := min(offset+limit, len(data))
 		return slices.Clone(data[min(offset, end):end]), len(data), false, nil
 	}
-	var w listWindow[string, string]
-	l := newList[string, string](&w, func(s *string) string { return *s })
-	l.setColumns([]column{{title: "ROW", width: 10}})
-	l.resize(40, 2)
+	var w common.ListWindow[string, string]
+	l := common.NewList[string, string](&w, func(s *string) string { return *s })
+	l.SetColumns([]common.Column{{Title: "ROW", Width: 10}})
+	l.Resize(40, 2)
 	step := func() {
 		t.Helper()
-		for cmd := w.need("o", 1, l.offset, l.visible(), read); cmd != nil; cmd = w.need("o", 1, l.offset, l.visible(), read) {
-			if _, ok := w.reply(cmd().(windowLoadedMsg[string, string]), "o", 1, func(error) string { return "" }, l.hold, func() tea.Cmd { return nil }); !ok {
+		for cmd := w.Need("o", 1, l.Offset, l.Visible(), read); cmd != nil; cmd = w.Need("o", 1, l.Offset, l.Visible(), read) {
+			if _, ok := w.Reply(cmd().(common.WindowLoadedMsg[string, string]), "o", 1, func(error) string { return "" }, l.Hold, func() tea.Cmd { return nil }); !ok {
 				t.Fatal("reply not taken")
 			}
 		}
 	}
 	step()
-	l.navigate(tea.KeyMsg{Type: tea.KeyDown}, newKeyMap(catalog{}))
-	if sel, _ := l.selected(); sel != "d" {
+	l.Navigate(tea.KeyMsg{Type: tea.KeyDown}, common.NewKeyMap(common.Catalog{}))
+	if sel, _ := l.SelectedLine(); sel != "d" {
 		t.Fatalf("selected %q", sel)
 	}
 	data = []string{"a", "b", "c", "d", "e"}
-	w.invalidate()
+	w.Invalidate()
 	step()
-	if sel, _ := l.selected(); sel != "d" || l.cursor != 3 || l.offset != 2 {
-		t.Fatalf("after two rows above: %q at %d (offset %d)", sel, l.cursor, l.offset)
+	if sel, _ := l.SelectedLine(); sel != "d" || l.Cursor != 3 || l.Offset != 2 {
+		t.Fatalf("after two rows above: %q at %d (offset %d)", sel, l.Cursor, l.Offset)
 	}
 }
 
 // Rows are drawn from the cache until their stamp or the width changes; the cursor's row is
 // drawn highlighted, never from the cache.
 func TestListRowCache(t *testing.T) {
-	rows := sliceRows[string]{"a", "b", "c"}
+	rows := common.SliceRows[string]{"a", "b", "c"}
 	l := listOf(&rows, 3)
-	st := newStyles()
+	st := common.NewStyles()
 	drawn := map[string]int{}
 	stamp := "v1"
-	p := rowPainter[string, string]{
-		cells: func(r *string, sel bool) []cell { drawn[*r]++; return []cell{{text: *r}} },
-		stamp: func(*string) string { return stamp },
+	p := common.RowPainter[string, string]{
+		Cells: func(r *string, sel bool) []common.Cell { drawn[*r]++; return []common.Cell{{Text: *r}} },
+		Stamp: func(*string) string { return stamp },
 	}
 	frame := func() string {
 		var b strings.Builder
-		l.draw(&b, st, p)
+		l.Draw(&b, st, p)
 		return b.String()
 	}
 	frame()
@@ -231,25 +233,25 @@ func TestListRowCache(t *testing.T) {
 	if drawn["b"] != 2 {
 		t.Fatalf("a new stamp did not redraw: %v", drawn)
 	}
-	l.resize(50, 3)
+	l.Resize(50, 3)
 	frame()
 	if drawn["b"] != 3 {
 		t.Fatalf("a new width did not redraw: %v", drawn)
 	}
-	if c := l.cache["b"]; c.width != 50 || c.stamp != "v2" {
+	if c := l.Cache["b"]; c.Width != 50 || c.Stamp != "v2" {
 		t.Fatalf("cache entry %+v", c)
 	}
 	// Drawing moves nothing.
-	l.cursor = 2
-	before := l.offset
+	l.Cursor = 2
+	before := l.Offset
 	frame()
-	if l.offset != before || l.cursor != 2 {
-		t.Fatalf("draw changed the list: cursor %d offset %d", l.cursor, l.offset)
+	if l.Offset != before || l.Cursor != 2 {
+		t.Fatalf("draw changed the list: cursor %d offset %d", l.Cursor, l.Offset)
 	}
 }
 
 func TestWrapLines(t *testing.T) {
-	got := wrapLines("load wallets: \x1b[31mInsufficient permissions.  Required: SUBACCOUNT:READ", 20, 2)
+	got := common.WrapLines("load wallets: \x1b[31mInsufficient permissions.  Required: SUBACCOUNT:READ", 20, 2)
 	if len(got) != 2 || got[0] != "load wallets: [31m" && !strings.HasPrefix(got[0], "load wallets:") || !strings.HasSuffix(got[1], "…") {
 		t.Fatalf("wrap = %q", got)
 	}
@@ -258,10 +260,10 @@ func TestWrapLines(t *testing.T) {
 			t.Fatalf("line %q", l)
 		}
 	}
-	if got := wrapLines("short", 20, 2); !slices.Equal(got, []string{"short"}) {
+	if got := common.WrapLines("short", 20, 2); !slices.Equal(got, []string{"short"}) {
 		t.Fatalf("short = %q", got)
 	}
-	if got := wrapLines("", 20, 2); got != nil {
+	if got := common.WrapLines("", 20, 2); got != nil {
 		t.Fatalf("empty = %q", got)
 	}
 }
@@ -269,52 +271,52 @@ func TestWrapLines(t *testing.T) {
 // Each list's columns at the two sizes the dashboard is drawn at: at 80 the lowest priorities
 // have dropped, at 120 they are back, and every row fits.
 func TestListColumnsAt80And120(t *testing.T) {
-	tr := catalog{lang: LangEN}
-	check := func(t *testing.T, name string, cols []column, w int, want []string, below string) {
+	tr := common.Catalog{Lang: common.LangEN}
+	check := func(t *testing.T, name string, cols []common.Column, w int, want []string, below string) {
 		t.Helper()
-		l := layoutColumns(cols, w)
+		l := common.LayoutColumns(cols, w)
 		got, b := shownColumns(l)
 		if !slices.Equal(got, want) || b != below {
 			t.Errorf("%s at %d: columns %q (below %q), want %q (below %q)", name, w, got, b, want, below)
 		}
-		if l.overflow || usedWidth(l) > w {
+		if l.Overflow || usedWidth(l) > w {
 			t.Errorf("%s at %d: the row takes %d cells", name, w, usedWidth(l))
 		}
 	}
 	s := goldenSession(t, api.Sandbox)
-	m := New(Options{Session: s, Lang: LangEN})
-	charges := m.charges.cols
+	m := New(Options{Session: s, Lang: common.LangEN})
+	charges := m.charges.Cols
 	check(t, "charges", charges, 80, []string{"STATUS", "AMOUNT", "DESCRIPTION", "WALLET", "EXPIRES/PAID"}, "")
 	check(t, "charges", charges, 120, []string{"STATUS", "AMOUNT", "DESCRIPTION", "REFERENCE", "WALLET", "CREATED", "EXPIRES/PAID"}, "")
-	events := eventColumns(tr)
-	check(t, "events", events, 80, []string{"TIME", "KIND", "WALLET", "AMOUNT", "CHARGE", ""}, "SUMMARY")
-	check(t, "events", events, 120, []string{"TIME", "KIND", "WALLET", "AMOUNT", "CHARGE", "", "SUMMARY"}, "")
-	wallets := m.wallets().cols
+	evCols := events.EventColumns(tr)
+	check(t, "events", evCols, 80, []string{"TIME", "KIND", "WALLET", "AMOUNT", "CHARGE", ""}, "SUMMARY")
+	check(t, "events", evCols, 120, []string{"TIME", "KIND", "WALLET", "AMOUNT", "CHARGE", "", "SUMMARY"}, "")
+	wallets := m.wallets().Cols
 	check(t, "wallets", wallets, 80, []string{"", "REFERENCE", "NAME", "STATUS", "AVAILABLE", "HELD"}, "")
 	check(t, "wallets", wallets, 120, []string{"", "REFERENCE", "NAME", "STATUS", "AVAILABLE", "HELD", "PROMOTIONAL", "TOTAL"}, "")
-	blocks := blocksOf(m).cols
+	blocks := blocksOf(m).Cols
 	check(t, "blocks", blocks, 80, []string{"STATUS", "TYPE", "REFERENCE", "AMOUNT", "REASON"}, "")
 	check(t, "blocks", blocks, 120, []string{"STATUS", "TYPE", "REFERENCE", "AMOUNT", "CREATED", "REASON"}, "")
 	check(t, "blocks", blocks, 200, []string{"STATUS", "TYPE", "REFERENCE", "AMOUNT", "CREATED", "TRANSACTION", "REASON", "RESOLUTION"}, "")
 	// What the widths give at 80 and 120: the description gives 3 cells to EXPIRES/PAID (16),
 	// where what went back or is held is read whole.
-	if l := layoutColumns(charges, 80); l.widths[2] != 21 {
-		t.Errorf("charges at 80: description %d wide", l.widths[2])
+	if l := common.LayoutColumns(charges, 80); l.Widths[2] != 21 {
+		t.Errorf("charges at 80: description %d wide", l.Widths[2])
 	}
-	if l := layoutColumns(charges, 120); l.widths[2] != 31 {
-		t.Errorf("charges at 120: description %d wide", l.widths[2])
+	if l := common.LayoutColumns(charges, 120); l.Widths[2] != 31 {
+		t.Errorf("charges at 120: description %d wide", l.Widths[2])
 	}
-	if l := layoutColumns(wallets, 80); l.widths[2] != 17 || l.widths[3] != 12 {
-		t.Errorf("wallets at 80: name %d, status %d", l.widths[2], l.widths[3])
+	if l := common.LayoutColumns(wallets, 80); l.Widths[2] != 17 || l.Widths[3] != 12 {
+		t.Errorf("wallets at 80: name %d, status %d", l.Widths[2], l.Widths[3])
 	}
-	if l := layoutColumns(wallets, 120); l.widths[2] != 22 || l.widths[3] != 19 {
-		t.Errorf("wallets at 120: name %d, status %d", l.widths[2], l.widths[3])
+	if l := common.LayoutColumns(wallets, 120); l.Widths[2] != 22 || l.Widths[3] != 19 {
+		t.Errorf("wallets at 120: name %d, status %d", l.Widths[2], l.Widths[3])
 	}
-	if l := layoutColumns(events, 80); l.widths[evColWallet] != 16 || l.belowWidth != 80-12-2 {
-		t.Errorf("events at 80: wallet %d, summary %d", l.widths[evColWallet], l.belowWidth)
+	if l := common.LayoutColumns(evCols, 80); l.Widths[events.EvColWallet] != 16 || l.BelowWidth != 80-12-2 {
+		t.Errorf("events at 80: wallet %d, summary %d", l.Widths[events.EvColWallet], l.BelowWidth)
 	}
-	if l := layoutColumns(events, 120); l.widths[evColWallet] != 12 || l.widths[evColSummary] != 43 {
-		t.Errorf("events at 120: wallet %d, summary %d", l.widths[evColWallet], l.widths[evColSummary])
+	if l := common.LayoutColumns(evCols, 120); l.Widths[events.EvColWallet] != 12 || l.Widths[events.EvColSummary] != 43 {
+		t.Errorf("events at 120: wallet %d, summary %d", l.Widths[events.EvColWallet], l.Widths[events.EvColSummary])
 	}
 }
 
@@ -361,21 +363,21 @@ func TestListsFitAt80And120(t *testing.T) {
 // the merchant's: a block approved (money back to the payer) is not green, one rejected (money
 // back to the merchant) is not red.
 func TestStatusTable(t *testing.T) {
-	st := newStyles()
+	st := common.NewStyles()
 	for _, v := range []any{api.BlockApproved, state.VerdictDisputed, state.StateFailed, api.SubAccountSuspended, api.AccountRejected} {
-		if sty, _ := st.status(v); sty != &st.Err {
+		if sty, _ := st.StatusLine(v); sty != &st.Err {
 			t.Errorf("%v (%T) is not drawn as a loss", v, v)
 		}
 	}
 	for _, v := range []any{api.BlockRejected, state.VerdictConfirmed, state.StatePaid, api.SubAccountActive, api.AccountApproved} {
-		if sty, _ := st.status(v); sty != &st.OK {
+		if sty, _ := st.StatusLine(v); sty != &st.OK {
 			t.Errorf("%v (%T) is not drawn as good", v, v)
 		}
 	}
-	if sty, sym := st.status(api.BlockStatus("under_review")); sty != &st.Muted || sym != "?" {
+	if sty, sym := st.StatusLine(api.BlockStatus("under_review")); sty != &st.Muted || sym != "?" {
 		t.Errorf("an unknown block status: %q", sym)
 	}
-	if sty, sym := st.status(api.SubAccountStatus("under_review")); sty != &st.Warn || sym != "?" {
+	if sty, sym := st.StatusLine(api.SubAccountStatus("under_review")); sty != &st.Warn || sym != "?" {
 		t.Errorf("an unknown sub-account status: %q", sym)
 	}
 	// Every symbol is in the table once per family, so colour is never the only signal.
@@ -386,7 +388,7 @@ func TestStatusTable(t *testing.T) {
 	} {
 		seen := map[string]bool{}
 		for _, v := range fam {
-			_, sym := st.status(v)
+			_, sym := st.StatusLine(v)
 			if seen[sym] {
 				t.Errorf("%v shares its symbol %q", v, sym)
 			}

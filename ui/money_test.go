@@ -2,16 +2,19 @@ package ui
 
 import (
 	"context"
-	tea "github.com/charmbracelet/bubbletea"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
+	"pixdash/ui/refund"
 )
 
 // waitState waits until the store says the charge is in want (the read-backs run in the flow).
@@ -146,15 +149,15 @@ func TestChargesListShowsTheMoneyOutcome(t *testing.T) {
 	}
 	// What went back or is held is read whole, at 80 columns and in Portuguese too.
 	for _, tc := range []struct {
-		lang  Lang
+		lang  common.Lang
 		w     int
 		parts []string
 	}{
-		{LangEN, 80, []string{"−R$ 35,50", "held R$ 70,00", "held 12.345,67"}},
-		{LangPT, 80, []string{"−R$ 35,50", "retido R$ 70,00", "retido 12.345,67"}},
-		{LangEN, 120, []string{"held 12.345,67"}},
+		{common.LangEN, 80, []string{"−R$ 35,50", "held R$ 70,00", "held 12.345,67"}},
+		{common.LangPT, 80, []string{"−R$ 35,50", "retido R$ 70,00", "retido 12.345,67"}},
+		{common.LangEN, 120, []string{"held 12.345,67"}},
 	} {
-		m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+		m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 		send(t, m, tea.WindowSizeMsg{Width: tc.w, Height: 30})
 		settle(t, m, m.focusActive())
 		screen := m.View()
@@ -175,18 +178,18 @@ func TestRefundWhyNotSaysWhereTheMoneyWent(t *testing.T) {
 	ch := state.Charge{ID: "c", Amount: 16350, Status: api.StatusCompleted, PaidAt: &paid, Refunded: 3550}
 	err := workflow.CheckRefund(ch, nil, false)
 	for _, tc := range []struct {
-		tr   catalog
+		tr   common.Catalog
 		want string
 	}{
-		{catalog{lang: LangEN}, "This charge was already refunded (R$ 35,50); see the inspector."},
-		{catalog{lang: LangPT}, "Esta cobrança já foi estornada (R$ 35,50); veja o inspetor."},
+		{common.Catalog{Lang: common.LangEN}, "This charge was already refunded (R$ 35,50); see the inspector."},
+		{common.Catalog{Lang: common.LangPT}, "Esta cobrança já foi estornada (R$ 35,50); veja o inspetor."},
 	} {
-		if got := refundWhyNot(tc.tr, ch, err); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.tr.lang, got, tc.want)
+		if got := refund.RefundWhyNot(tc.tr, ch, err); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.tr.Lang, got, tc.want)
 		}
 	}
 	ch.Refunded, ch.Block = 0, &state.Block{ID: "b", Amount: 16350, Status: api.BlockAwaitingResponse}
-	if got := refundWhyNot(catalog{lang: LangEN}, ch, workflow.CheckRefund(ch, nil, false)); got != "Only paid charges can be refunded; this one is blocked." {
+	if got := refund.RefundWhyNot(common.Catalog{Lang: common.LangEN}, ch, workflow.CheckRefund(ch, nil, false)); got != "Only paid charges can be refunded; this one is blocked." {
 		t.Errorf("blocked: %q", got)
 	}
 }

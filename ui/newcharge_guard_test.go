@@ -9,12 +9,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
+	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 // Issue 14 #17: esc on a filled form asks before throwing it away; n keeps what was typed,
 // y closes it. An untouched form closes at once.
 func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		t.Run(string(lang), func(t *testing.T) {
 			m := formModel(t, goldenSession(t, api.Sandbox), lang)
 			keyPress(t, m, tea.KeyMsg{Type: tea.KeyEsc})
@@ -24,7 +26,7 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 
 			m = formModel(t, goldenSession(t, api.Sandbox), lang)
 			walletsType(m, "12,34")
-			question := formOf(m).quitQuestion()
+			question := formOf(m).QuitQuestion()
 			if question == "" {
 				t.Fatal("a filled form has no question")
 			}
@@ -33,12 +35,12 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 				t.Fatal("esc threw a filled form away without asking")
 			}
 			screen := ansi.Strip(m.View())
-			discard := map[Lang]string{LangEN: "Discard", LangPT: "Descartar"}[lang]
+			discard := map[common.Lang]string{common.LangEN: "Discard", common.LangPT: "Descartar"}[lang]
 			if !strings.Contains(screen, discard) {
 				t.Fatalf("no question on screen:\n%s", screen)
 			}
 			keyPress(t, m, runeKey("n"))
-			if f := formOf(m); f == nil || f.inputs[fAmount].Value() != "12,34" {
+			if f := formOf(m); f == nil || f.Inputs[newcharge.FAmount].Value() != "12,34" {
 				t.Fatal("n did not keep the form as typed")
 			}
 			if strings.Contains(ansi.Strip(m.View()), discard) {
@@ -46,7 +48,7 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 			}
 			// Typing goes to the form again.
 			walletsType(m, "5")
-			if got := formOf(m).inputs[fAmount].Value(); got != "12,345" {
+			if got := formOf(m).Inputs[newcharge.FAmount].Value(); got != "12,345" {
 				t.Fatalf("amount = %q after n and a key", got)
 			}
 			keyPress(t, m, tea.KeyMsg{Type: tea.KeyEsc})
@@ -60,8 +62,8 @@ func TestNewChargeEscAsksBeforeDiscarding(t *testing.T) {
 
 // Issue 14 #17: ctrl+c in a filled form asks (the root's quit guard); in an empty one it quits.
 func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
-	m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
-	if q := formOf(m).quitQuestion(); q != "" {
+	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
+	if q := formOf(m).QuitQuestion(); q != "" {
 		t.Fatalf("an untouched form asks %q", q)
 	}
 	walletsType(m, "7")
@@ -75,20 +77,20 @@ func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
 		t.Fatal("y did not quit")
 	}
 
-	m = formModel(t, goldenSession(t, api.Sandbox), LangEN)
+	m = formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	if !keyPress(t, m, tea.KeyMsg{Type: tea.KeyCtrlC}) {
 		t.Fatal("ctrl+c on an untouched form did not quit")
 	}
 	// Each field counts: a changed description, a payer, metadata, another expiry.
-	for name, edit := range map[string]func(f *chargeForm){
-		"description": func(f *chargeForm) { f.inputs[fDescription].SetValue("Outra coisa") },
-		"payer":       func(f *chargeForm) { f.inputs[fName].SetValue("Maria") },
-		"metadata":    func(f *chargeForm) { f.meta.SetValue("mesa=4") },
-		"expiry":      func(f *chargeForm) { f.preset = 0 },
+	for name, edit := range map[string]func(f *newcharge.ChargeForm){
+		"description": func(f *newcharge.ChargeForm) { f.Inputs[newcharge.FDescription].SetValue("Outra coisa") },
+		"payer":       func(f *newcharge.ChargeForm) { f.Inputs[newcharge.FName].SetValue("Maria") },
+		"metadata":    func(f *newcharge.ChargeForm) { f.Meta.SetValue("mesa=4") },
+		"expiry":      func(f *newcharge.ChargeForm) { f.Preset = 0 },
 	} {
-		m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
+		m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 		edit(formOf(m))
-		if formOf(m).quitQuestion() == "" {
+		if formOf(m).QuitQuestion() == "" {
 			t.Errorf("%s: a changed form has no question", name)
 		}
 	}
@@ -97,7 +99,7 @@ func TestNewChargeCtrlCAsksWhenFilled(t *testing.T) {
 // Issue 14 #10: pairs are separated by spaces, ";" or new lines; a value runs to the next
 // key=, so it may hold spaces; quotes keep anything.
 func TestParseMetadataPairs(t *testing.T) {
-	tr := catalog{lang: LangEN}
+	tr := common.Catalog{Lang: common.LangEN}
 	for _, tc := range []struct {
 		in   string
 		want map[string]any
@@ -114,7 +116,7 @@ func TestParseMetadataPairs(t *testing.T) {
 		{"  ", nil},
 		{"order=1234", map[string]any{"order": "1234"}},
 	} {
-		got, err := parseMetadata(tr, tc.in)
+		got, err := common.ParseMetadata(tr, tc.in)
 		if err != nil {
 			t.Errorf("%q: %v", tc.in, err)
 			continue
@@ -130,7 +132,7 @@ func TestParseMetadataPairs(t *testing.T) {
 		`obs="sem fim`:     "closing quote",
 		"mesa=1;;garcom 2": `"garcom 2": write key=value`,
 	} {
-		if _, err := parseMetadata(tr, in); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := common.ParseMetadata(tr, in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
 		}
 	}
@@ -139,10 +141,10 @@ func TestParseMetadataPairs(t *testing.T) {
 // Issue 14 #10: the form says how to separate pairs and shows the pairs it will send.
 func TestNewChargeMetadataPreview(t *testing.T) {
 	for _, size := range goldenSizes {
-		m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
+		m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 		send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		walletsType(m, "12,34")
-		for formOf(m).field != fMetadata {
+		for formOf(m).Field != newcharge.FMetadata {
 			m.Update(tea.KeyMsg{Type: tea.KeyTab})
 		}
 		screen := ansi.Strip(m.View())

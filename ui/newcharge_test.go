@@ -8,12 +8,14 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/api"
+	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 // formModel is a golden model in the given language with the new-charge form open.
-func formModel(t *testing.T, s *Session, lang Lang) *Model {
+func formModel(t *testing.T, s *Session, lang common.Lang) *Model {
 	t.Helper()
-	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(runeKey("n"))
 	if formOf(m) == nil {
@@ -23,17 +25,17 @@ func formModel(t *testing.T, s *Session, lang Lang) *Model {
 }
 
 // submitted runs ctrl+s and returns the draft sent to the root, or the status shown instead.
-func submitted(t *testing.T, m *Model) (*chargeDraft, string) {
+func submitted(t *testing.T, m *Model) (*newcharge.ChargeDraft, string) {
 	t.Helper()
-	cmd := formOf(m).update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	cmd := formOf(m).Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 	if cmd == nil {
 		return nil, ""
 	}
 	switch msg := runReply(cmd).(type) {
-	case chargeSubmitMsg:
-		return &msg.draft, ""
-	case statusMsg:
-		return nil, msg.text
+	case newcharge.ChargeSubmitMsg:
+		return &msg.Draft, ""
+	case common.StatusMsg:
+		return nil, msg.Text
 	default:
 		t.Fatalf("ctrl+s produced %#v", msg)
 	}
@@ -51,8 +53,8 @@ func TestNewChargeDescriptionPrefilled(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := goldenSession(t, api.Sandbox)
 			s.DefaultDescription = tc.sess
-			m := formModel(t, s, LangEN)
-			if got := formOf(m).inputs[fDescription].Value(); got != tc.want {
+			m := formModel(t, s, common.LangEN)
+			if got := formOf(m).Inputs[newcharge.FDescription].Value(); got != tc.want {
 				t.Fatalf("description starts as %q, want %q", got, tc.want)
 			}
 			// At the counter: an amount and ctrl+s.
@@ -72,14 +74,14 @@ func TestNewChargeDescriptionPrefilled(t *testing.T) {
 }
 
 func TestNewChargeTypingReplacesDefaultDescription(t *testing.T) {
-	m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
+	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	walletsType(m, "7")
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	if !strings.Contains(m.View(), "default · typing replaces it") {
 		t.Fatal("the focused default does not say typing replaces it")
 	}
 	walletsType(m, "Cafe")
-	if got := formOf(m).inputs[fDescription].Value(); got != "Cafe" {
+	if got := formOf(m).Inputs[newcharge.FDescription].Value(); got != "Cafe" {
 		t.Fatalf("description = %q, want Cafe", got)
 	}
 	walletsType(m, " com leite")
@@ -88,34 +90,34 @@ func TestNewChargeTypingReplacesDefaultDescription(t *testing.T) {
 	}
 
 	// An arrow key keeps the default for editing: what is typed then is added to it.
-	m = formModel(t, goldenSession(t, api.Sandbox), LangEN)
+	m = formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	walletsType(m, "7")
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 	walletsType(m, " 2")
-	if got := formOf(m).inputs[fDescription].Value(); got != "Venda 2" {
+	if got := formOf(m).Inputs[newcharge.FDescription].Value(); got != "Venda 2" {
 		t.Fatalf("description = %q, want Venda 2", got)
 	}
 }
 
 func TestNewChargeClearedDescriptionIsRequired(t *testing.T) {
 	for _, tc := range []struct {
-		lang Lang
+		lang common.Lang
 		want string
 	}{
-		{LangEN, "Description is required"},
-		{LangPT, "Descrição é obrigatória"},
+		{common.LangEN, "Description is required"},
+		{common.LangPT, "Descrição é obrigatória"},
 	} {
 		t.Run(string(tc.lang), func(t *testing.T) {
 			m := formModel(t, goldenSession(t, api.Sandbox), tc.lang)
 			walletsType(m, "12,34")
 			m.Update(tea.KeyMsg{Type: tea.KeyTab})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
-			if got := formOf(m).inputs[fDescription].Value(); got != "" {
+			if got := formOf(m).Inputs[newcharge.FDescription].Value(); got != "" {
 				t.Fatalf("backspace on the default left %q", got)
 			}
 			// The message is next to the field at once, before leaving it.
-			line := formLine(t, m.View(), formOf(m).fieldLabel(fDescription))
+			line := formLine(t, m.View(), formOf(m).FieldLabel(newcharge.FDescription))
 			if !strings.Contains(line, "✗ "+tc.want) {
 				t.Fatalf("description line = %q, want the message %q", line, tc.want)
 			}
@@ -123,8 +125,8 @@ func TestNewChargeClearedDescriptionIsRequired(t *testing.T) {
 			if d != nil {
 				t.Fatalf("a charge without a description was sent: %+v", d.Req)
 			}
-			if status == "" || formOf(m).field != fDescription {
-				t.Fatalf("status %q, focus %d", status, formOf(m).field)
+			if status == "" || formOf(m).Field != newcharge.FDescription {
+				t.Fatalf("status %q, focus %d", status, formOf(m).Field)
 			}
 			// Spaces only are no description either.
 			walletsType(m, "   ")
@@ -138,13 +140,13 @@ func TestNewChargeClearedDescriptionIsRequired(t *testing.T) {
 func TestNewChargeDescriptionTooLong(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	s.DefaultDescription = strings.Repeat("a", 250)
-	m := formModel(t, s, LangEN)
+	m := formModel(t, s, common.LangEN)
 	walletsType(m, "5")
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 	walletsType(m, strings.Repeat("b", 6))
-	if !strings.Contains(formOf(m).errs[fDescription], "at most 255 characters (now 256)") {
-		t.Fatalf("message = %q", formOf(m).errs[fDescription])
+	if !strings.Contains(formOf(m).Errs[newcharge.FDescription], "at most 255 characters (now 256)") {
+		t.Fatalf("message = %q", formOf(m).Errs[newcharge.FDescription])
 	}
 	if d, _ := submitted(t, m); d != nil {
 		t.Fatal("a 256-character description was sent")
@@ -152,9 +154,9 @@ func TestNewChargeDescriptionTooLong(t *testing.T) {
 }
 
 func TestNewChargeServerMessageIsSanitized(t *testing.T) {
-	m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
-	formOf(m).serverError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: "description \x1b[2Jbad\nvalue"})
-	formOf(m).tried = true
+	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
+	formOf(m).ServerError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: "description \x1b[2Jbad\nvalue"})
+	formOf(m).Tried = true
 	view := m.View()
 	if strings.ContainsAny(withoutSelection(view), "\x1b\u009b") { // the active tab's own reverse video aside
 		t.Fatalf("a control character from the service reached the screen: %q", view)

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // onPaidMsg is how the profile's on_paid command ended for one charge (the engine runs it
@@ -19,10 +20,10 @@ type onPaidMsg struct {
 // onOnPaid shows a failed run on the status line (the debug log has its output).
 func (m *Model) onOnPaid(msg onPaidMsg) tea.Cmd {
 	r := msg.res
-	if msg.gen != m.app.gen || !r.Failed() {
+	if msg.gen != m.app.Gen || !r.Failed() {
 		return nil
 	}
-	tr := m.c.tr
+	tr := m.c.Tr
 	var why string
 	var exit *exec.ExitError
 	switch {
@@ -35,6 +36,6 @@ func (m *Model) onOnPaid(msg onPaidMsg) tea.Cmd {
 	default:
 		why = r.Err.Error()
 	}
-	m.setStatus(tr.F("onpaid.on_paid_failed_charge", r.Command, why, r.ChargeID, r.Amount), statusWarn)
+	m.setStatus(tr.F("onpaid.on_paid_failed_charge", r.Command, why, r.ChargeID, r.Amount), common.StatusWarn)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // paidCharge creates a charge of amount on s's emulator, tracks it and has it paid.
@@ -36,7 +37,7 @@ func onPaidReport(t *testing.T, m *Model, within time.Duration) (onPaidMsg, bool
 		select {
 		case r := <-engineOf(m).Reports():
 			if d, ok := r.(workflow.OnPaidDone); ok {
-				return onPaidMsg{gen: m.app.gen, res: d.Result}, true
+				return onPaidMsg{gen: m.app.Gen, res: d.Result}, true
 			}
 		case <-deadline:
 			return onPaidMsg{}, false
@@ -47,7 +48,7 @@ func onPaidReport(t *testing.T, m *Model, within time.Duration) (onPaidMsg, bool
 // A charge read paid (here by a refresh; the engine's polls and read-backs alike) runs the
 // profile's on_paid once, in the engine; the root shows a failed run.
 func TestOnPaidRunsWhenATrackedChargeTurnsPaidAndShowsItsFailure(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		t.Run(string(lang), func(t *testing.T) {
 			s, _ := demo(t, DemoOptions{})
 			s.OnPaid = &workflow.OnPaidCommand{Argv: []string{"pixdash-no-such-program-xyz", "-d", "balcao"}, Timeout: 5 * time.Second, Profile: s.Profile}
@@ -64,12 +65,12 @@ func TestOnPaidRunsWhenATrackedChargeTurnsPaidAndShowsItsFailure(t *testing.T) {
 				t.Fatalf("on payment: %+v (%v)", got, ok)
 			}
 			m.Update(reply(m, got))
-			want := map[Lang]string{
-				LangEN: "on_paid pixdash-no-such-program-xyz failed: program not found · charge " + id + " (R$ 25,90)",
-				LangPT: "on_paid pixdash-no-such-program-xyz falhou: programa não encontrado · cobrança " + id + " (R$ 25,90)",
+			want := map[common.Lang]string{
+				common.LangEN: "on_paid pixdash-no-such-program-xyz failed: program not found · charge " + id + " (R$ 25,90)",
+				common.LangPT: "on_paid pixdash-no-such-program-xyz falhou: programa não encontrado · cobrança " + id + " (R$ 25,90)",
 			}[lang]
-			if m.status.text != want || m.status.kind != statusWarn {
-				t.Errorf("status %q (%d), want %q", m.status.text, m.status.kind, want)
+			if m.status.Text != want || m.status.Kind != common.StatusWarn {
+				t.Errorf("status %q (%d), want %q", m.status.Text, m.status.Kind, want)
 			}
 
 			// The same payment seen again (a poll, a webhook's read-back): it already ran.
@@ -79,10 +80,10 @@ func TestOnPaidRunsWhenATrackedChargeTurnsPaidAndShowsItsFailure(t *testing.T) {
 			}
 
 			// A reply for a replaced session is dropped.
-			m.status = statusMsg{}
-			m.Update(onPaidMsg{gen: m.app.gen + 1, res: got.res})
-			if m.status.text != "" {
-				t.Errorf("stale reply shown: %q", m.status.text)
+			m.status = common.StatusMsg{}
+			m.Update(onPaidMsg{gen: m.app.Gen + 1, res: got.res})
+			if m.status.Text != "" {
+				t.Errorf("stale reply shown: %q", m.status.Text)
 			}
 		})
 	}
@@ -90,7 +91,7 @@ func TestOnPaidRunsWhenATrackedChargeTurnsPaidAndShowsItsFailure(t *testing.T) {
 
 func TestOnPaidAbsentRunsNothing(t *testing.T) {
 	s, _ := demo(t, DemoOptions{})
-	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangEN, Bell: func() {}})
+	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangEN, Bell: func() {}})
 	t.Cleanup(engineOf(m).Close)
 	engineOf(m).Start()
 	id := paidCharge(t, s, 100)

@@ -8,6 +8,7 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // BenchmarkPaymentToPaid measures, on the in-process emulator, the time from the payer paying
@@ -21,7 +22,7 @@ func BenchmarkPaymentToPaid(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Bell: func() {}})
+	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Bell: func() {}})
 	ctl := sandbox.NewControl(s.Client)
 	ctx := context.Background()
 	// The feed starts after the events already stored, as at the start of a session.
@@ -29,7 +30,7 @@ func BenchmarkPaymentToPaid(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m.app.eventSeq = last
+	m.app.EventSeq = last
 	var worst time.Duration
 	for b.Loop() {
 		b.StopTimer()
@@ -50,12 +51,12 @@ func BenchmarkPaymentToPaid(b *testing.B) {
 			if !ok || batch.err != nil {
 				b.Fatalf("no events: %v", batch.err)
 			}
-			m.app.eventSeq = batch.last
+			m.app.EventSeq = batch.last
 			for _, it := range batch.items {
-				if !it.ev.Kind.IsPayment() {
+				if !it.Ev.Kind.IsPayment() {
 					continue
 				}
-				conf, err := engineOf(m).Confirm(ctx, it.ev)
+				conf, err := engineOf(m).Confirm(ctx, it.Ev)
 				if err != nil {
 					b.Fatalf("confirm: %v", err)
 				}

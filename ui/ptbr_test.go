@@ -20,6 +20,7 @@ import (
 	"pixdash/api/i18n"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // enumConst is one value of an API enum as its source declares it.
@@ -78,7 +79,7 @@ func apiEnumConsts(t *testing.T) []enumConst {
 					case enum:
 						out = append(out, enumConst{name: name.Name, raw: raw, v: mk(raw)})
 					case typ == "" && strings.HasPrefix(name.Name, "BlockType"):
-						out = append(out, enumConst{name: name.Name, raw: raw, v: blockType(raw)})
+						out = append(out, enumConst{name: name.Name, raw: raw, v: common.BlockType(raw)})
 					}
 				}
 			}
@@ -93,12 +94,12 @@ func apiEnumConsts(t *testing.T) []enumConst {
 // TestEveryAPIEnumHasLabels: each status and type value has an English and a pt-BR label, and
 // the pt-BR one is a translation (not the wire value) unless the value is a Portuguese word.
 func TestEveryAPIEnumHasLabels(t *testing.T) {
-	en, pt := catalog{lang: LangEN}, catalog{lang: LangPT}
+	en, pt := common.Catalog{Lang: common.LangEN}, common.Catalog{Lang: common.LangPT}
 	for _, c := range apiEnumConsts(t) {
-		if _, ok := enumEN[c.v]; !ok {
+		if _, ok := common.EnumEN[c.v]; !ok {
 			t.Errorf("%s (%q) has no English label", c.name, c.raw)
 		}
-		if _, ok := ptBRAPI[c.v]; !ok {
+		if _, ok := common.PtBRAPI[c.v]; !ok {
 			t.Errorf("%s (%q) has no pt-BR label", c.name, c.raw)
 		}
 		if got := pt.Enum(c.v); got == c.raw && !ptSameWord[c.raw] {
@@ -109,7 +110,7 @@ func TestEveryAPIEnumHasLabels(t *testing.T) {
 		}
 	}
 	// A value the spec does not name is shown as it came, cleaned.
-	if got := pt.Enum(api.TxStatus("under_review\x1b[2J")); got != sanitize("under_review\x1b[2J") || strings.Contains(got, "\x1b") {
+	if got := pt.Enum(api.TxStatus("under_review\x1b[2J")); got != common.Sanitize("under_review\x1b[2J") || strings.Contains(got, "\x1b") {
 		t.Errorf("unknown value = %q", got)
 	}
 	if got := pt.Enum(api.BlockStatus("")); got != "" {
@@ -122,9 +123,9 @@ func TestEveryAPIEnumHasLabels(t *testing.T) {
 }
 
 func TestPluralHelper(t *testing.T) {
-	en, pt := catalog{lang: LangEN}, catalog{lang: LangPT}
+	en, pt := common.Catalog{Lang: common.LangEN}, common.Catalog{Lang: common.LangPT}
 	cases := []struct {
-		tr   catalog
+		tr   common.Catalog
 		n    int
 		want string
 	}{
@@ -133,7 +134,7 @@ func TestPluralHelper(t *testing.T) {
 	}
 	for _, tc := range cases {
 		if got := tc.tr.N("events.events_n", tc.n); got != tc.want {
-			t.Errorf("%s N(%d) = %q, want %q", tc.tr.lang, tc.n, got, tc.want)
+			t.Errorf("%s N(%d) = %q, want %q", tc.tr.Lang, tc.n, got, tc.want)
 		}
 	}
 	if got := pt.N("events.of_events_n", 1, 0, 1); got != "0 de 1 evento" {
@@ -175,7 +176,7 @@ func TestPluralFormsTranslated(t *testing.T) {
 			}
 			id, _ := strconv.Unquote(lit.Value)
 			n++
-			for _, l := range []Lang{LangEN, LangPT} {
+			for _, l := range []common.Lang{common.LangEN, common.LangPT} {
 				if m := i18n.IDs(l)[id]; m.One == "" || m.Other == "" {
 					t.Errorf("%s: %s has no %s plural forms", fset.Position(lit.Pos()), id, l)
 				}
@@ -323,7 +324,7 @@ func TestPortugueseViewsShowNoRawAPIValues(t *testing.T) {
 	}
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
-		m := New(Options{Session: sc.s, Lang: LangPT, CustomerLang: LangPT, Bell: func() {}, Clipboard: func(string) {}, Location: time.UTC})
+		m := New(Options{Session: sc.s, Lang: common.LangPT, CustomerLang: common.LangPT, Bell: func() {}, Clipboard: func(string) {}, Location: time.UTC})
 		drive(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 		runCmds(t, m, m.Init())
 		screens := map[string]string{}
@@ -332,12 +333,12 @@ func TestPortugueseViewsShowNoRawAPIValues(t *testing.T) {
 
 		shot("charges")
 		key(runeKey("2"))
-		drive(t, m, inspectMsg{query: sc.splitChargeRef, wallet: api.WalletPrincipal})
+		drive(t, m, common.InspectMsg{Query: sc.splitChargeRef, Wallet: api.WalletPrincipal})
 		shot("inspector_split_refund_block")
 		key(tea.KeyMsg{Type: tea.KeyEnd})
 		shot("inspector_split_refund_block_end")
 		for _, q := range []string{sc.refused.ID, sc.pending.ID, sc.refundTxID} {
-			drive(t, m, inspectMsg{query: q, wallet: api.WalletPrincipal})
+			drive(t, m, common.InspectMsg{Query: q, Wallet: api.WalletPrincipal})
 			shot("inspector_" + q)
 			key(tea.KeyMsg{Type: tea.KeyEnd})
 			shot("inspector_end_" + q)
@@ -347,7 +348,7 @@ func TestPortugueseViewsShowNoRawAPIValues(t *testing.T) {
 		key(runeKey("4"))
 		shot("blocks")
 		key(runeKey("5"))
-		drive(t, m, storeChangedMsg{gen: m.app.gen, charges: true, events: true})
+		drive(t, m, common.StoreChangedMsg{Gen: m.app.Gen, Charges: true, Events: true})
 		shot("events")
 		key(runeKey("1"))
 		key(runeKey("?"))
@@ -368,7 +369,7 @@ func TestPortugueseViewsShowNoRawAPIValues(t *testing.T) {
 		key(tea.KeyMsg{Type: tea.KeyEsc})
 		key(tea.KeyMsg{Type: tea.KeyEsc})
 		for name, ch := range map[string]state.Charge{"qr_pending": sc.pending, "qr_paid": sc.paid, "qr_refused": sc.refused} {
-			drive(t, m, openChargeMsg{charge: ch})
+			drive(t, m, common.OpenChargeMsg{Charge: ch})
 			shot(name)
 			if out := screens[fmt.Sprintf("%s_%dx%d", name, w, h)]; strings.Contains(out, "Enlarge") || strings.Contains(out, "Waiting for payment") {
 				t.Errorf("%s at %dx%d is in English:\n%s", name, w, h, out)
@@ -398,11 +399,11 @@ func TestPortugueseViewsShowNoRawAPIValues(t *testing.T) {
 // "1 cobrança"), two are plural.
 func TestCountsAgreeWithTheirNoun(t *testing.T) {
 	for _, tc := range []struct {
-		lang      Lang
+		lang      common.Lang
 		one, many string
-	}{{LangEN, "1 charge ·", "2 charges ·"}, {LangPT, "1 cobrança ·", "2 cobranças ·"}} {
+	}{{common.LangEN, "1 charge ·", "2 charges ·"}, {common.LangPT, "1 cobrança ·", "2 cobranças ·"}} {
 		s := goldenSession(t, api.Sandbox)
-		m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+		m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 		send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 		for i, want := range []string{tc.one, tc.many} {
 			ch := state.Charge{ID: fmt.Sprintf("c%d", i), Amount: 100, Status: api.StatusPending, Wallet: api.WalletPrincipal,

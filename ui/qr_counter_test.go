@@ -16,6 +16,7 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // The QR screen at the counter: what the customer sees, what the merchant's keys do there.
@@ -36,10 +37,10 @@ func runMsgs(t testing.TB, cmd tea.Cmd) []tea.Msg {
 		case nil:
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
-		case addressedCmd:
+		case common.AddressedCmd:
 			// A component's command: run it (unless it waits) as the root would.
-			if !waiting(msg.cmd) {
-				queue = append(queue, msg.run)
+			if !waiting(msg.Cmd) {
+				queue = append(queue, msg.Run)
 			}
 		default:
 			out = append(out, msg)
@@ -79,9 +80,9 @@ func pendingSplitCharge(t testing.TB, s *Session) state.Charge {
 }
 
 // qrModel is a golden dashboard at a size with the QR screen of charge id open.
-func qrModel(t testing.TB, s *Session, id string, lang Lang, w, h int) *Model {
+func qrModel(t testing.TB, s *Session, id string, lang common.Lang, w, h int) *Model {
 	t.Helper()
-	m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	openQRByID(t, m, id)
 	if qrOf(m) == nil {
@@ -105,7 +106,7 @@ func TestQRCustomerSeesNoSplitOrWallet(t *testing.T) {
 		}
 	}
 	for _, size := range goldenSizes {
-		m := qrModel(t, s, ch.ID, LangEN, size[0], size[1])
+		m := qrModel(t, s, ch.ID, common.LangEN, size[0], size[1])
 		screen := ansi.Strip(m.View())
 		check("the pending QR screen", screen)
 		for _, want := range []string{"Pague com PIX", "Almoço executivo", "Expira em", "PADARIA PAO QUENTE"} {
@@ -123,7 +124,7 @@ func TestQRCustomerSeesNoSplitOrWallet(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, size := range goldenSizes {
-		m := qrModel(t, s, ch.ID, LangEN, size[0], size[1])
+		m := qrModel(t, s, ch.ID, common.LangEN, size[0], size[1])
 		screen := ansi.Strip(m.View())
 		if !strings.Contains(screen, "PAGO") {
 			t.Fatalf("not the paid screen:\n%s", screen)
@@ -135,16 +136,16 @@ func TestQRCustomerSeesNoSplitOrWallet(t *testing.T) {
 // Issue 14 #17: q on a pending QR asks (the customer may be scanning); n keeps the screen,
 // y quits. On a final screen q quits at once. ctrl+c asks too (the root's quit guard).
 func TestQRQuitAsksWhilePending(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		t.Run(string(lang), func(t *testing.T) {
 			s := goldenSession(t, api.Sandbox)
 			goldenCharges(t, s)
 			const pending = "3f6c1a2e-0000-4000-8000-000000000001"
 			m := qrModel(t, s, pending, lang, 80, 24)
-			if q := qrOf(m).quitQuestion(); q == "" {
+			if q := qrOf(m).QuitQuestion(); q == "" {
 				t.Fatal("a pending QR has no quit question")
 			}
-			question := qrOf(m).quitQuestion()
+			question := qrOf(m).QuitQuestion()
 			for _, k := range []tea.KeyMsg{runeKey("q"), {Type: tea.KeyCtrlC}} {
 				if keyPress(t, m, k) {
 					t.Fatalf("%s quit at once on a pending QR", k)
@@ -170,7 +171,7 @@ func TestQRQuitAsksWhilePending(t *testing.T) {
 			}
 
 			paid := qrModel(t, s, "3f6c1a2e-0000-4000-8000-000000000002", lang, 80, 24)
-			if qrOf(paid).quitQuestion() != "" {
+			if qrOf(paid).QuitQuestion() != "" {
 				t.Fatal("a paid screen asks before quitting")
 			}
 			if !keyPress(t, paid, runeKey("q")) {
@@ -185,9 +186,9 @@ func TestQRCopyConfirmsOnScreen(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	for _, size := range goldenSizes {
-		m := qrModel(t, s, "3f6c1a2e-0000-4000-8000-000000000001", LangPT, size[0], size[1])
+		m := qrModel(t, s, "3f6c1a2e-0000-4000-8000-000000000001", common.LangPT, size[0], size[1])
 		var copied string
-		qrOf(m).copyFn = func(s string) { copied = s }
+		qrOf(m).CopyFn = func(s string) { copied = s }
 		_, cmd := m.Update(runeKey("c"))
 		var expire []tea.Cmd
 		for _, msg := range runMsgs(t, cmd) {
@@ -202,7 +203,7 @@ func TestQRCopyConfirmsOnScreen(t *testing.T) {
 		if screen := ansi.Strip(m.View()); !strings.Contains(screen, said) {
 			t.Fatalf("%dx%d: no confirmation on the QR screen:\n%s", size[0], size[1], screen)
 		}
-		if size[0] != minWidth {
+		if size[0] != common.MinWidth {
 			continue // the tick takes its seconds: waited for once
 		}
 		// The confirmation goes away by itself: its expiry is a tick the screen asked for.
@@ -234,12 +235,12 @@ func leaves(c tea.Cmd) []tea.Cmd {
 		return []tea.Cmd{c}
 	}
 	msg := c()
-	if a, ok := msg.(addressedCmd); ok {
+	if a, ok := msg.(common.AddressedCmd); ok {
 		// A component's command: its leaves.
-		if waiting(a.cmd) {
-			return []tea.Cmd{a.cmd} // its reply is addressed by the test (see reply)
+		if waiting(a.Cmd) {
+			return []tea.Cmd{a.Cmd} // its reply is addressed by the test (see reply)
 		}
-		return leaves(a.run)
+		return leaves(a.Run)
 	}
 	if b, ok := msg.(tea.BatchMsg); ok {
 		var out []tea.Cmd
@@ -267,7 +268,7 @@ func TestQRCountdownReadableInBothThemes(t *testing.T) {
 	for _, dark := range []bool{true, false} {
 		lipgloss.SetHasDarkBackground(dark)
 		for _, size := range goldenSizes {
-			m := qrModel(t, s, "3f6c1a2e-0000-4000-8000-000000000001", LangEN, size[0], size[1])
+			m := qrModel(t, s, "3f6c1a2e-0000-4000-8000-000000000001", common.LangEN, size[0], size[1])
 			view := m.View()
 			got := countdownRe.FindStringSubmatch(view)
 			if got == nil {

@@ -14,6 +14,8 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/qr"
 )
 
 // randomDescription is a description a merchant might type: 1 to api.MaxDescription
@@ -58,8 +60,8 @@ func TestQRUsualChargesFit80x24(t *testing.T) {
 		t.Skip("500 charges")
 	}
 	s, _ := demo(t, DemoOptions{})
-	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
-	m.Update(tea.WindowSizeMsg{Width: minWidth, Height: minHeight})
+	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m.Update(tea.WindowSizeMsg{Width: common.MinWidth, Height: common.MinHeight})
 	rng := rand.New(rand.NewPCG(21, 8))
 	const charges = 500
 	var lengths = map[int]int{}
@@ -79,7 +81,7 @@ func TestQRUsualChargesFit80x24(t *testing.T) {
 		screen := ansi.Strip(m.View())
 		lines := qrFromScreen(screen)
 		if lines == nil {
-			_, v, _ := qrMatrix(ch.PixCopyPaste, coding.L)
+			_, v, _ := qr.QrMatrix(ch.PixCopyPaste, coding.L)
 			t.Fatalf("charge %d (%s, description %q): no QR at 80x24 for a %d-character code (version %d):\n%s",
 				i, req.Amount.BRL(), req.Description, len(ch.PixCopyPaste), v, screen)
 		}
@@ -111,8 +113,8 @@ func TestQRServiceShapeFits24Rows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := renderQR(code, minWidth-qrColumnMin-qrColumnGap, minHeight); !r.fits {
-			t.Fatalf("code %d (%d characters, version %d) needs %dx%d beside the column at 80x24: %s", i, len(code), r.version, r.needW, r.needH, code)
+		if r := qr.RenderQR(code, common.MinWidth-qr.QrColumnMin-qr.QrColumnGap, common.MinHeight); !r.Fits {
+			t.Fatalf("code %d (%d characters, version %d) needs %dx%d beside the column at 80x24: %s", i, len(code), r.Version, r.NeedW, r.NeedH, code)
 		}
 	}
 }
@@ -139,13 +141,13 @@ func TestQRAloneKeepsTheAmountLine(t *testing.T) {
 	const id = "3f6c1a2e-0000-4000-8000-0000000000ee"
 	s := goldenSession(t, api.Sandbox)
 	trackCode(t, s, id, long, 1234)
-	code := newQRCode(long)
+	code := qr.NewQRCode(long)
 	checked := 0
-	for h := minHeight; h < 60; h++ {
-		if code.render(minWidth-qrColumnMin-qrColumnGap, h).fits || !code.render(minWidth, h-1).fits {
+	for h := common.MinHeight; h < 60; h++ {
+		if code.Render(common.MinWidth-qr.QrColumnMin-qr.QrColumnGap, h).Fits || !code.Render(common.MinWidth, h-1).Fits {
 			continue // the column fits beside the QR, or the QR needs every row
 		}
-		screen := ansi.Strip(qrModel(t, s, id, LangEN, minWidth, h).View())
+		screen := ansi.Strip(qrModel(t, s, id, common.LangEN, common.MinWidth, h).View())
 		lines := qrFromScreen(screen)
 		if lines == nil || decodeQRLines(t, lines) != long {
 			t.Fatalf("80x%d: no readable QR:\n%s", h, screen)

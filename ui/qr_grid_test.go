@@ -13,6 +13,8 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/qr"
 )
 
 // Issue 14 #19: a default 80x24 terminal shows a scannable QR whenever the code fits one.
@@ -74,7 +76,7 @@ func innerMatrix(grid [][]bool, n int) ([][]bool, error) {
 
 func TestQRAt80x24ReadsBack(t *testing.T) {
 	for name, code := range counterCodes(t) {
-		for _, lang := range []Lang{LangEN, LangPT} {
+		for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 			t.Run(name+"_"+string(lang), func(t *testing.T) {
 				s := goldenSession(t, api.Sandbox)
 				trackCode(t, s, "3f6c1a2e-0000-4000-8000-0000000000cc", code, 1234)
@@ -88,11 +90,11 @@ func TestQRAt80x24ReadsBack(t *testing.T) {
 					t.Fatalf("no QR at 80x24 for a %d-character code:\n%s", len(code), screen)
 				}
 				// The modules on screen are the code's, module for module.
-				want, v, ok := qrMatrix(code, coding.L)
+				want, v, ok := qr.QrMatrix(code, coding.L)
 				if !ok {
 					t.Fatal("the code does not encode")
 				}
-				got, err := innerMatrix(qrModules(lines), len(want))
+				got, err := innerMatrix(qr.QrModules(lines), len(want))
 				if err != nil {
 					t.Fatalf("version %d: %v\n%s", v, err, screen)
 				}
@@ -135,11 +137,11 @@ func TestQRMatrixSegmentsReadBack(t *testing.T) {
 		}
 		text := b.String()
 		for _, level := range []coding.Level{coding.L, coding.M} {
-			m, _, ok := qrMatrix(text, level)
+			m, _, ok := qr.QrMatrix(text, level)
 			if !ok {
 				t.Fatalf("%d: %q does not encode", i, text)
 			}
-			if got := decodeQRLines(t, qrHalfBlocks(m, 2)); got != text {
+			if got := decodeQRLines(t, qr.QrHalfBlocks(m, 2)); got != text {
 				t.Fatalf("%d level %v: %q decodes to %q", i, level, text, got)
 			}
 		}
@@ -149,7 +151,7 @@ func TestQRMatrixSegmentsReadBack(t *testing.T) {
 // Mixed segments make the sandbox's codes one version smaller than byte mode alone.
 func TestQRMatrixIsSmallerThanByteMode(t *testing.T) {
 	for name, code := range counterCodes(t) {
-		_, v, _ := qrMatrix(code, coding.L)
+		_, v, _ := qr.QrMatrix(code, coding.L)
 		byteOnly := coding.Version(coding.MinVersion)
 		for coding.String(code).Bits(byteOnly) > byteOnly.DataBytes(coding.L)*8 {
 			byteOnly++

@@ -15,6 +15,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 // Issue 21 #9: under NO_COLOR the screen has only the terminal's two colours, its ink
@@ -95,7 +96,7 @@ func TestQRNoColorIsDarkOnLightOnAnyTerminal(t *testing.T) {
 		for _, size := range goldenSizes {
 			s := goldenSession(t, api.Sandbox)
 			trackCode(t, s, id, code, 1234)
-			m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, DarkBackground: tm.dark})
+			m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, DarkBackground: tm.dark})
 			send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			openQRByID(t, m, id)
 			view := m.View()
@@ -127,7 +128,7 @@ func TestQRNoColorIsDarkOnLightOnAnyTerminal(t *testing.T) {
 
 // ownReverse is a selected row as the dashboard draws it without colours: reverse video around
 // text with no escape in it.
-var ownReverse = regexp.MustCompile(regexp.QuoteMeta(sgrReverse) + "([^\x1b]*)" + regexp.QuoteMeta(sgrNoReverse))
+var ownReverse = regexp.MustCompile(regexp.QuoteMeta(common.SgrReverse) + "([^\x1b]*)" + regexp.QuoteMeta(common.SgrNoReverse))
 
 // withoutSelection removes the dashboard's own reverse video from a frame (the selected row
 // under NO_COLOR), so a check for escapes from outside sees only those.
@@ -141,26 +142,26 @@ func TestSelectionVisibleWithoutColor(t *testing.T) {
 	m := goldenModel(t, s, 80, 24)
 	view := m.View()
 	// The active tab is reversed too (TestActiveTabVisibleWithoutColor); the list has one row.
-	if n := strings.Count(view, sgrReverse); n != 2 || !strings.Contains(view, sgrReverse+"1 Charges"+sgrNoReverse) {
+	if n := strings.Count(view, common.SgrReverse); n != 2 || !strings.Contains(view, common.SgrReverse+"1 Charges"+common.SgrNoReverse) {
 		t.Fatalf("the charges list has %d reversed rows, want 1 (and the active tab):\n%q", n-1, view)
 	}
-	view = strings.Replace(view, sgrReverse+"1 Charges"+sgrNoReverse, "1 Charges", 1)
-	i := strings.Index(view, sgrReverse)
-	row := view[i+len(sgrReverse) : i+strings.Index(view[i:], sgrNoReverse)]
+	view = strings.Replace(view, common.SgrReverse+"1 Charges"+common.SgrNoReverse, "1 Charges", 1)
+	i := strings.Index(view, common.SgrReverse)
+	row := view[i+len(common.SgrReverse) : i+strings.Index(view[i:], common.SgrNoReverse)]
 	if !strings.Contains(row, "Café e pão de queijo") {
 		t.Fatalf("the reversed row is %q, want the first charge", row)
 	}
-	p := newPicker(m.c, "Switch wallet", []pickerItem{{label: "principal", value: "principal"}, {label: "loja-b", value: "loja-b"}}, nil)
-	p.width, p.height = 80, 24
-	p.update(tea.KeyMsg{Type: tea.KeyDown})
-	pv := p.view()
-	if strings.Count(pv, sgrReverse) != 1 || !strings.Contains(pv, sgrReverse+"  loja-b") {
+	p := common.NewPicker(m.c, "Switch wallet", []common.PickerItem{{Label: "principal", Value: "principal"}, {Label: "loja-b", Value: "loja-b"}}, nil)
+	p.Width, p.Height = 80, 24
+	p.Update(tea.KeyMsg{Type: tea.KeyDown})
+	pv := p.View()
+	if strings.Count(pv, common.SgrReverse) != 1 || !strings.Contains(pv, common.SgrReverse+"  loja-b") {
 		t.Fatalf("the picker's selected row is not reversed:\n%q", pv)
 	}
 	// With colours the Selected style draws it (no reverse video).
 	lipgloss.SetColorProfile(termenv.TrueColor)
 	defer lipgloss.SetColorProfile(termenv.Ascii)
-	if strings.Contains(m.View(), sgrReverse) {
+	if strings.Contains(m.View(), common.SgrReverse) {
 		t.Fatal("reverse video with colours")
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"rsc.io/qr/coding"
 
 	"pixdash/api"
+	"pixdash/ui/common"
+	"pixdash/ui/qr"
 )
 
 // Issue 21 #10: how small a quiet zone phone-like readers accept. The standard asks for 4
@@ -50,7 +52,7 @@ func TestQRQuietZoneMeasured(t *testing.T) {
 		for quiet := 0; quiet <= 4; quiet++ {
 			goOK, zbarOK := 0, 0
 			for i, code := range codes {
-				m, v, ok := qrMatrix(code, coding.L)
+				m, v, ok := qr.QrMatrix(code, coding.L)
 				if !ok || v != 7 {
 					t.Fatalf("code %d: version %d", i, v)
 				}
@@ -64,7 +66,7 @@ func TestQRQuietZoneMeasured(t *testing.T) {
 			}
 			t.Logf("%s, quiet zone %d: gozxing %d/%d, zbarimg %d/%d", tm.name, quiet, goOK, len(codes), zbarOK, len(codes))
 			switch {
-			case quiet >= qrAttempts[len(qrAttempts)-1].quiet:
+			case quiet >= qr.QrAttempts[len(qr.QrAttempts)-1].Quiet:
 				if goOK != len(codes) || zbar != "" && zbarOK != len(codes) {
 					t.Errorf("%s: a quiet zone of %d modules (the renderer's smallest) does not always scan", tm.name, quiet)
 				}
@@ -102,9 +104,9 @@ func quietTestCodes(t *testing.T, n int) []string {
 // terminal shows it without colours (light modules in ink on a dark terminal), text two cells
 // to its right, one cell of the terminal's paper around, and light noise.
 func quietPicture(m [][]bool, quiet int, tm termModel, seed uint64) *image.Gray {
-	lines := qrHalfBlocks(m, quiet)
+	lines := qr.QrHalfBlocks(m, quiet)
 	if tm.dark {
-		lines = qrInverted(lines)
+		lines = qr.QrInverted(lines)
 	}
 	text := []string{"SANDBOX", "", "Pague com PIX", "R$ 12,34", "Expira em 9m", "○ Aguardando pagamento", "", "c copiar código", "esc voltar"}
 	var b strings.Builder
@@ -155,14 +157,14 @@ func TestQRAt80x24QuietZoneAndScans(t *testing.T) {
 	for _, tm := range termModels {
 		s := goldenSession(t, api.Sandbox)
 		trackCode(t, s, id, code, 1234)
-		m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, DarkBackground: tm.dark})
-		send(t, m, tea.WindowSizeMsg{Width: minWidth, Height: minHeight})
+		m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, DarkBackground: tm.dark})
+		send(t, m, tea.WindowSizeMsg{Width: common.MinWidth, Height: common.MinHeight})
 		openQRByID(t, m, id)
 		screen := ansi.Strip(m.View())
 		if tm.dark {
 			lines := qrFromScreen(screen) // the inked block: the code and its quiet zone
-			grid := qrModules(qrInverted(lines))
-			_, v, _ := qrMatrix(code, coding.L)
+			grid := qr.QrModules(qr.QrInverted(lines))
+			_, v, _ := qr.QrMatrix(code, coding.L)
 			n := 17 + 4*int(v)
 			top, left := -1, -1
 			for y, row := range grid {
@@ -176,9 +178,9 @@ func TestQRAt80x24QuietZoneAndScans(t *testing.T) {
 				}
 			}
 			right, bottom := len(grid[0])-left-n, len(grid)-top-n
-			if top < 1 || bottom < 2 || left < qrQuietSides || right < qrQuietSides || len(lines) != minHeight {
+			if top < 1 || bottom < 2 || left < qr.QrQuietSides || right < qr.QrQuietSides || len(lines) != common.MinHeight {
 				t.Fatalf("quiet zone above %d, below %d, left %d, right %d modules on %d rows; want 1, 2, %d, %d on %d:\n%s",
-					top, bottom, left, right, len(lines), qrQuietSides, qrQuietSides, minHeight, screen)
+					top, bottom, left, right, len(lines), qr.QrQuietSides, qr.QrQuietSides, common.MinHeight, screen)
 			}
 		}
 		img := screenImage(screen, tm, cellW)

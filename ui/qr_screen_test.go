@@ -12,6 +12,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // trackedCharge creates a charge on the emulator and tracks it in the session's store.
@@ -80,7 +81,7 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 	// The emulator's code for a short description fits the dashboard's smallest terminal
 	// (whatever its random key and txid: see TestQRMatrixIsSmallerThanByteMode).
 	ch := trackedChargeDesc(t, s, 1234, "Café")
-	for _, size := range [][2]int{{120, 40}, {minWidth, minHeight}} {
+	for _, size := range [][2]int{{120, 40}, {common.MinWidth, common.MinHeight}} {
 		screen := qrScreen(t, s, ch.ID, size[0], size[1])
 		qr := qrFromScreen(screen)
 		if qr == nil {
@@ -89,7 +90,7 @@ func TestQRScreenDecodesToTheChargeCode(t *testing.T) {
 		if got := decodeQRLines(t, qr); got != ch.PixCopyPaste {
 			t.Fatalf("%dx%d: QR decodes to %q, want %q", size[0], size[1], got, ch.PixCopyPaste)
 		}
-		big := bigAmount(1234, 200)
+		big := common.BigAmount(1234, 200)
 		if !strings.Contains(screen, "R$ 12,34") && !(strings.Contains(screen, big[0]) && strings.Contains(screen, big[2])) {
 			t.Fatalf("%dx%d: amount missing:\n%s", size[0], size[1], screen)
 		}
@@ -109,7 +110,7 @@ func TestQRScreenTooSmallSaysTheSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	const id = "3f6c1a2e-0000-4000-8000-0000000000dd"
-	for _, langs := range [][2]Lang{{LangEN, LangPT}, {LangPT, LangPT}, {LangPT, LangEN}} {
+	for _, langs := range [][2]common.Lang{{common.LangEN, common.LangPT}, {common.LangPT, common.LangPT}, {common.LangPT, common.LangEN}} {
 		merchantLang, customerLang := langs[0], langs[1]
 		s := goldenSession(t, api.Sandbox)
 		trackCode(t, s, id, long, 1234)
@@ -119,11 +120,11 @@ func TestQRScreenTooSmallSaysTheSize(t *testing.T) {
 			openQRByID(t, m, id)
 			return ansi.Strip(m.View())
 		}
-		screen := screenAt(minWidth, minHeight)
+		screen := screenAt(common.MinWidth, common.MinHeight)
 		if qrFromScreen(screen) != nil {
-			t.Fatalf("a %d-character code fits %dx%d?\n%s", len(long), minWidth, minHeight, screen)
+			t.Fatalf("a %d-character code fits %dx%d?\n%s", len(long), common.MinWidth, common.MinHeight, screen)
 		}
-		prefix := map[Lang]string{LangEN: "The QR needs a ", LangPT: "O QR precisa de um terminal de "}[customerLang]
+		prefix := map[common.Lang]string{common.LangEN: "The QR needs a ", common.LangPT: "O QR precisa de um terminal de "}[customerLang]
 		flat := strings.Join(strings.Fields(screen), " ")
 		i := strings.Index(flat, prefix)
 		if i < 0 {
@@ -137,10 +138,10 @@ func TestQRScreenTooSmallSaysTheSize(t *testing.T) {
 			t.Fatalf("the hint promises a QR at %dx%d but none is shown", needW, needH)
 		}
 		// Each side is the smallest (or the dashboard's own minimum).
-		if needH > minHeight && qrFromScreen(screenAt(needW, needH-1)) != nil {
+		if needH > common.MinHeight && qrFromScreen(screenAt(needW, needH-1)) != nil {
 			t.Fatalf("the hint %dx%d is taller than needed", needW, needH)
 		}
-		if needW > minWidth && qrFromScreen(screenAt(needW-1, needH)) != nil {
+		if needW > common.MinWidth && qrFromScreen(screenAt(needW-1, needH)) != nil {
 			t.Fatalf("the hint %dx%d is wider than needed", needW, needH)
 		}
 		if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), long[:40]) {
@@ -180,11 +181,11 @@ func TestQRScreenRefusesACorruptedCode(t *testing.T) {
 
 func TestBigAmountReadsBack(t *testing.T) {
 	read := map[[3]string]rune{}
-	for r, g := range bigGlyphs {
+	for r, g := range common.BigGlyphs {
 		read[g] = r
 	}
 	for _, m := range []api.Money{0, 1, 1234, 123456, 99999999, -5} {
-		rows := bigAmount(m, 200)
+		rows := common.BigAmount(m, 200)
 		if rows == nil {
 			t.Fatalf("%v: no big rendering", m)
 		}
@@ -213,7 +214,7 @@ func TestBigAmountReadsBack(t *testing.T) {
 			t.Errorf("%v reads back as %q, want %q", m, got.String(), want)
 		}
 	}
-	if bigAmount(123456789, 10) != nil {
+	if common.BigAmount(123456789, 10) != nil {
 		t.Fatal("a too-wide amount must fall back to plain text")
 	}
 }
@@ -223,7 +224,7 @@ func TestBigAmountReadsBack(t *testing.T) {
 // push everything off it).
 func TestQRResultWrapsALongReason(t *testing.T) {
 	const reason = "Depósito recusado: a conta não aceita pagamentos de pessoa jurídica (CNPJ); o valor será devolvido ao pagador automaticamente."
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		s := goldenSession(t, api.Sandbox)
 		const id = "3f6c1a2e-0000-4000-8000-0000000000fa"
 		ch := state.Charge{ID: id, Amount: 1234, Description: "Venda", Status: api.StatusFailed, FailureReason: reason,

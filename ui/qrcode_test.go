@@ -3,6 +3,7 @@ package ui
 import (
 	"image"
 	"image/color"
+	"pixdash/ui/qr"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // decodeQRLines turns rendered half-block lines back into an image and decodes it.
 func decodeQRLines(t *testing.T, lines []string) string {
 	t.Helper()
-	grid := qrModules(lines)
+	grid := qr.QrModules(lines)
 	const scale, border = 6, 8
 	w := len(grid[0])
 	img := image.NewGray(image.Rect(0, 0, (w+2*border)*scale, (len(grid)+2*border)*scale))
@@ -48,40 +49,40 @@ const sampleBRCode = "00020101021226850014br.gov.bcb.pix2563pix.sandbox.pixdash.
 
 func TestRenderQRDecodes(t *testing.T) {
 	for _, tc := range []struct{ w, h int }{{200, 100}, {120, 40}, {70, 30}, {60, 26}} {
-		r := renderQR(sampleBRCode, tc.w, tc.h)
-		if !r.fits {
+		r := qr.RenderQR(sampleBRCode, tc.w, tc.h)
+		if !r.Fits {
 			continue
 		}
-		if r.width > tc.w || r.height > tc.h {
-			t.Fatalf("%dx%d: rendered %dx%d does not fit", tc.w, tc.h, r.width, r.height)
+		if r.Width > tc.w || r.Height > tc.h {
+			t.Fatalf("%dx%d: rendered %dx%d does not fit", tc.w, tc.h, r.Width, r.Height)
 		}
-		if got := decodeQRLines(t, r.lines); got != sampleBRCode {
+		if got := decodeQRLines(t, r.Lines); got != sampleBRCode {
 			t.Fatalf("%dx%d: decoded %q", tc.w, tc.h, got)
 		}
 	}
 }
 
 func TestRenderQRStepsDownThenRefuses(t *testing.T) {
-	big := renderQR(sampleBRCode, 500, 500)
-	if !big.fits || !big.quietOK {
-		t.Fatalf("roomy window should fit with a full quiet zone: %+v", big.fits)
+	big := qr.RenderQR(sampleBRCode, 500, 500)
+	if !big.Fits || !big.QuietOK {
+		t.Fatalf("roomy window should fit with a full quiet zone: %+v", big.Fits)
 	}
-	small := renderQR(sampleBRCode, big.width-1, big.height-1)
-	if small.fits && small.width >= big.width {
-		t.Fatalf("step-down did not shrink: %d >= %d", small.width, big.width)
+	small := qr.RenderQR(sampleBRCode, big.Width-1, big.Height-1)
+	if small.Fits && small.Width >= big.Width {
+		t.Fatalf("step-down did not shrink: %d >= %d", small.Width, big.Width)
 	}
-	none := renderQR(sampleBRCode, 20, 10)
-	if none.fits {
+	none := qr.RenderQR(sampleBRCode, 20, 10)
+	if none.Fits {
 		t.Fatal("20x10 cannot hold a BR Code QR")
 	}
-	if none.needW <= 20 || none.needH <= 10 {
-		t.Fatalf("needed size %dx%d must exceed the window", none.needW, none.needH)
+	if none.NeedW <= 20 || none.NeedH <= 10 {
+		t.Fatalf("needed size %dx%d must exceed the window", none.NeedW, none.NeedH)
 	}
 }
 
 func TestQRHasNoDarkBorderRows(t *testing.T) {
-	r := renderQR(sampleBRCode, 500, 500)
-	first, last := r.lines[0], r.lines[len(r.lines)-1]
+	r := qr.RenderQR(sampleBRCode, 500, 500)
+	first, last := r.Lines[0], r.Lines[len(r.Lines)-1]
 	if strings.Trim(first, " ") != "" || strings.Trim(last, " ") != "" {
 		t.Fatalf("quiet zone rows must be light:\n%q\n%q", first, last)
 	}
@@ -91,21 +92,21 @@ func TestQRHasNoDarkBorderRows(t *testing.T) {
 // does not (a default 80x24 terminal).
 func TestQRUsesQrterminalWhenItFits(t *testing.T) {
 	code := goldenCode(t, 1234)
-	c := newQRCode(code)
-	big := c.render(116, 36)
-	std, ok := qrterminalMatrix(code, big.level)
-	if !big.fits || !ok {
-		t.Fatalf("fits %v, qrterminal %v", big.fits, ok)
+	c := qr.NewQRCode(code)
+	big := c.Render(116, 36)
+	std, ok := qr.QrterminalMatrix(code, big.Level)
+	if !big.Fits || !ok {
+		t.Fatalf("fits %v, qrterminal %v", big.Fits, ok)
 	}
-	if got := qrModules(big.lines); !sameModules(got, std, len(big.lines[0])) {
+	if got := qr.QrModules(big.Lines); !sameModules(got, std, len(big.Lines[0])) {
 		t.Fatal("at 116x36 the drawn code is not qrterminal's")
 	}
-	if c.compact[coding.L].v >= c.std[coding.L].v {
-		t.Skipf("this code is no smaller in compact form (v%d); nothing to compare", c.compact[coding.L].v)
+	if c.Compact[coding.L].V >= c.Std[coding.L].V {
+		t.Skipf("this code is no smaller in compact form (v%d); nothing to compare", c.Compact[coding.L].V)
 	}
-	small := c.render(len(c.compact[coding.L].m)+2, (len(c.compact[coding.L].m)+3)/2)
-	if !small.fits || small.version != c.compact[coding.L].v {
-		t.Fatalf("in the compact code's room: fits %v, version %d, want the compact v%d", small.fits, small.version, c.compact[coding.L].v)
+	small := c.Render(len(c.Compact[coding.L].M)+2, (len(c.Compact[coding.L].M)+3)/2)
+	if !small.Fits || small.Version != c.Compact[coding.L].V {
+		t.Fatalf("in the compact code's room: fits %v, version %d, want the compact v%d", small.Fits, small.Version, c.Compact[coding.L].V)
 	}
 }
 

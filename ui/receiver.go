@@ -10,6 +10,7 @@ import (
 
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
 )
 
 // Taking the receiver over: how often a window whose profile's webhooks another pixdash
@@ -39,20 +40,20 @@ type takeOverMsg struct {
 // another window does, no try is under way and the last one is takeOverEvery old. It runs on
 // the root's clock tick; the try itself (file lock, listen) runs in the returned command.
 func (m *Model) takeOverTick(now time.Time) tea.Cmd {
-	s := m.app.sess
+	s := m.app.Sess
 	if s == nil || (!s.ReceiverElsewhere && s.ReceiverDown == "") || s.TakeOver == nil || s.Intake != nil {
 		return nil
 	}
-	if m.takeOver.gen != m.app.gen {
-		m.takeOver = takeOverState{gen: m.app.gen, next: now.Add(takeOverEvery)}
+	if m.takeOver.gen != m.app.Gen {
+		m.takeOver = takeOverState{gen: m.app.Gen, next: now.Add(takeOverEvery)}
 	}
 	if m.takeOver.trying || now.Before(m.takeOver.next) {
 		return nil
 	}
 	m.takeOver.trying = true
-	try, gen := s.TakeOver, m.app.gen
+	try, gen := s.TakeOver, m.app.Gen
 	// A replaced or closed session stops its try.
-	return m.app.withTimeout(takeOverTimeout, func(ctx context.Context) tea.Msg {
+	return m.app.WithTimeout(takeOverTimeout, func(ctx context.Context) tea.Msg {
 		r, err := try(ctx)
 		if err == nil && r == nil {
 			err = errors.New("no receiver was started")
@@ -65,34 +66,34 @@ func (m *Model) takeOverTick(now time.Time) tea.Cmd {
 // view says where); while the other window still receives nothing
 // changes; another failure is shown once and tried again later.
 func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
-	if msg.gen != m.app.gen || m.takeOver.gen != msg.gen {
+	if msg.gen != m.app.Gen || m.takeOver.gen != msg.gen {
 		// The session was replaced meanwhile; closing it released what the try took.
 		return nil
 	}
 	m.takeOver.trying = false
-	m.takeOver.next = m.c.now().Add(takeOverEvery)
-	tr := m.c.tr
+	m.takeOver.next = m.c.Now().Add(takeOverEvery)
+	tr := m.c.Tr
 	switch {
 	case msg.err == nil:
-		s := m.app.sess
+		s := m.app.Sess
 		s.Intake, s.ReceiverStats, s.WebhookURL = msg.recv.Intake, msg.recv.Stats, msg.recv.URL
 		s.ReceiverElsewhere, s.ReceiverDown = false, ""
 		m.takeOver.lastErr = ""
 		if msg.recv.Notice != "" {
-			m.setStatus(tr.T("receiver.this_window_now_receives_the_profile")+". "+msg.recv.Notice, statusWarn)
+			m.setStatus(tr.T("receiver.this_window_now_receives_the_profile")+". "+msg.recv.Notice, common.StatusWarn)
 		} else {
-			m.setStatus(tr.T("receiver.this_window_now_receives_the_profile"), statusOK)
+			m.setStatus(tr.T("receiver.this_window_now_receives_the_profile"), common.StatusOK)
 		}
 		return nil
 	case errors.Is(msg.err, state.ErrReceiverBusy):
 		return nil
-	case errors.Is(msg.err, workflow.ErrWebhookAddrInUse) && m.app.sess.ReceiverDown != "":
+	case errors.Is(msg.err, workflow.ErrWebhookAddrInUse) && m.app.Sess.ReceiverDown != "":
 		// Still held by the other program: the status and the events view already say so.
 		return nil
 	}
 	if text := msg.err.Error(); text != m.takeOver.lastErr {
 		m.takeOver.lastErr = text
-		m.setStatus(tr.F("receiver.could_not_take_over_the_webhook", msg.err), statusWarn)
+		m.setStatus(tr.F("receiver.could_not_take_over_the_webhook", msg.err), common.StatusWarn)
 	}
 	return nil
 }
@@ -101,11 +102,11 @@ func (m *Model) onTakeOver(msg takeOverMsg) tea.Cmd {
 // receiver listens beyond loopback over plain HTTP: in full when it fits, shorter when not,
 // and in place of right (the token) when even the shortest does not fit.
 func (m *Model) withWebhookWarning(left, right string, w int) (string, string, int) {
-	addr := m.app.sess.WebhookExposed
+	addr := m.app.Sess.WebhookExposed
 	if addr == "" {
 		return left, right, w
 	}
-	st, tr := m.c.st, m.c.tr
+	st, tr := m.c.St, m.c.Tr
 	sep := st.Muted.Render(" │ ")
 	room := w - lipgloss.Width(left) - lipgloss.Width(sep) - lipgloss.Width(right) - 1
 	texts := []string{
@@ -123,7 +124,7 @@ func (m *Model) withWebhookWarning(left, right string, w int) (string, string, i
 
 // receiverDownNotice says, at start, that the profile's receiver could not listen because
 // another program holds its address ("" when it runs or the profile has none).
-func receiverDownNotice(tr catalog, s *workflow.Session) string {
+func receiverDownNotice(tr common.Catalog, s *workflow.Session) string {
 	if s == nil || s.ReceiverDown == "" {
 		return ""
 	}

@@ -13,6 +13,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // headerLine is the first line of the screen, without styling.
@@ -28,15 +29,15 @@ func TestHeaderWarnsAboutPlainWebhookListener(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		exposed string
-		lang    Lang
+		lang    common.Lang
 		width   int
 		want    string
 	}{
-		{name: "wide", exposed: ":8787", lang: LangEN, width: 120, want: "⚠ webhooks on :8787 without TLS"},
-		{name: "wide pt-BR", exposed: "0.0.0.0:8798", lang: LangPT, width: 120, want: "⚠ webhooks em 0.0.0.0:8798 sem TLS"},
-		{name: "narrow", exposed: "0.0.0.0:8798", lang: LangEN, width: 80, want: "⚠ no TLS"},
-		{name: "narrow pt-BR", exposed: "0.0.0.0:8798", lang: LangPT, width: 80, want: "⚠ sem TLS"},
-		{name: "loopback or TLS", lang: LangEN, width: 120},
+		{name: "wide", exposed: ":8787", lang: common.LangEN, width: 120, want: "⚠ webhooks on :8787 without TLS"},
+		{name: "wide pt-BR", exposed: "0.0.0.0:8798", lang: common.LangPT, width: 120, want: "⚠ webhooks em 0.0.0.0:8798 sem TLS"},
+		{name: "narrow", exposed: "0.0.0.0:8798", lang: common.LangEN, width: 80, want: "⚠ no TLS"},
+		{name: "narrow pt-BR", exposed: "0.0.0.0:8798", lang: common.LangPT, width: 80, want: "⚠ sem TLS"},
+		{name: "loopback or TLS", lang: common.LangEN, width: 120},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := goldenSession(t, api.Sandbox)
@@ -130,7 +131,7 @@ func TestTakeOverTriesFromCommandsAndSwitchesTheReceiver(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "Could not take over the webhook receiver (trying again)") {
 		t.Fatalf("the failure is not shown:\n%s", v)
 	}
-	m.setStatus("something else", statusInfo)
+	m.setStatus("something else", common.StatusInfo)
 	m.Update(reply(m, try(t0.Add(3*takeOverEvery))))
 	if v := m.View(); strings.Contains(v, "Could not take over") {
 		t.Fatal("the same failure was shown again")

@@ -14,12 +14,15 @@ import (
 	"pixdash/api/sandbox"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
+	"pixdash/ui/inspector"
+	"pixdash/ui/refund"
 )
 
 // paidGoldenCharge is the golden store's paid charge.
 func paidGoldenCharge(t testing.TB, m *Model) state.Charge {
 	t.Helper()
-	ch, ok := chargeByID(t, m.app.sess.Store, "3f6c1a2e-0000-4000-8000-000000000002")
+	ch, ok := chargeByID(t, m.app.Sess.Store, "3f6c1a2e-0000-4000-8000-000000000002")
 	if !ok {
 		t.Fatal("the paid golden charge is not tracked")
 	}
@@ -27,10 +30,10 @@ func paidGoldenCharge(t testing.TB, m *Model) state.Charge {
 }
 
 // topRefundForm is the refund form on top of the stack.
-func topRefundForm(t testing.TB, m *Model) *refundForm {
+func topRefundForm(t testing.TB, m *Model) *refund.RefundForm {
 	t.Helper()
 	for i := len(m.overlays) - 1; i >= 0; i-- {
-		if f, ok := m.overlays[i].(*refundForm); ok {
+		if f, ok := m.overlays[i].(*refund.RefundForm); ok {
 			return f
 		}
 	}
@@ -40,44 +43,44 @@ func topRefundForm(t testing.TB, m *Model) *refundForm {
 
 func TestGoldenRefund(t *testing.T) {
 	type setup func(t *testing.T, m *Model)
-	open := func(t *testing.T, m *Model) *refundForm {
-		m.push(newRefundForm(m.c, paidGoldenCharge(t, m)))
+	open := func(t *testing.T, m *Model) *refund.RefundForm {
+		m.push(refund.NewRefundForm(m.c, paidGoldenCharge(t, m)))
 		return topRefundForm(t, m)
 	}
 	cases := []struct {
 		name string
 		env  api.Environment
-		lang Lang
+		lang common.Lang
 		do   setup
 	}{
-		{"form", api.Sandbox, LangEN, func(t *testing.T, m *Model) { open(t, m) }},
-		{"form_pt", api.Sandbox, LangPT, func(t *testing.T, m *Model) { open(t, m) }},
+		{"form", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) { open(t, m) }},
+		{"form_pt", api.Sandbox, common.LangPT, func(t *testing.T, m *Model) { open(t, m) }},
 		// Backspaces cannot cut the amount: it is fixed (issue 21 #19).
-		{"form_fee_known_amount_fixed", api.Sandbox, LangEN, func(t *testing.T, m *Model) {
+		{"form_fee_known_amount_fixed", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			f := open(t, m)
-			f.update(refundFeeMsg{key: f.key, fee: 0, known: true})
+			f.Update(refund.RefundFeeMsg{Key: f.Key, Fee: 0, Known: true})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 		}},
-		{"confirm", api.Sandbox, LangEN, func(t *testing.T, m *Model) {
+		{"confirm", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			open(t, m)
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 		}},
-		{"production_typed", api.Production, LangEN, func(t *testing.T, m *Model) {
+		{"production_typed", api.Production, common.LangEN, func(t *testing.T, m *Model) {
 			open(t, m)
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 			m.Update(runeKey("y"))
 			m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 		}},
-		{"production_typed_pt", api.Production, LangPT, func(t *testing.T, m *Model) {
+		{"production_typed_pt", api.Production, common.LangPT, func(t *testing.T, m *Model) {
 			open(t, m)
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 		}},
-		{"refused", api.Sandbox, LangEN, func(t *testing.T, m *Model) {
+		{"refused", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			f := open(t, m)
 			err := &api.Error{HTTPStatus: 400, Kind: "BadRequest", Message: "Insufficient balance: spendable 52.53, required 89.90", TraceID: "0123456789abcdef0123456789abcdef"}
-			_, cmd := m.Update(reply(m, refundDoneMsg{tag: m.app.tag(), key: f.key, out: refusedOutcome(err)}))
+			_, cmd := m.Update(reply(m, refund.RefundDoneMsg{Tag: m.app.Tag(), Key: f.Key, Out: refusedOutcome(err)}))
 			if msg := runReply(cmd); msg != nil {
 				m.Update(reply(m, msg))
 			}
@@ -88,7 +91,7 @@ func TestGoldenRefund(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
 				s := goldenSession(t, tc.env)
 				goldenCharges(t, s)
-				m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+				m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 				send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 				settle(t, m, m.focusActive())
 				tc.do(t, m)
@@ -108,8 +111,8 @@ func TestRefundKeyOnRowsThatCannotBeRefunded(t *testing.T) {
 		t.Fatal("R on a pending charge did nothing")
 	}
 	msg := runReply(cmd)
-	st, ok := msg.(statusMsg)
-	if !ok || !strings.Contains(st.text, "Only paid charges can be refunded; this one is pending") {
+	st, ok := msg.(common.StatusMsg)
+	if !ok || !strings.Contains(st.Text, "Only paid charges can be refunded; this one is pending") {
 		t.Fatalf("R on a pending charge: %#v", msg)
 	}
 	m.Update(reply(m, msg))
@@ -119,7 +122,7 @@ func TestRefundKeyOnRowsThatCannotBeRefunded(t *testing.T) {
 	// Read-only profiles refuse.
 	s.ReadOnly = true
 	ch := paidGoldenCharge(t, m)
-	o, cmd := askRefund(m.c, ch)
+	o, cmd := refund.AskRefund(m.c, ch)
 	if o != nil || cmd == nil {
 		t.Fatalf("read-only: form %v", o)
 	}
@@ -134,7 +137,7 @@ func TestRefundFormAmountRules(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
-	m.push(newRefundForm(m.c, paidGoldenCharge(t, m)))
+	m.push(refund.NewRefundForm(m.c, paidGoldenCharge(t, m)))
 	f := topRefundForm(t, m)
 	for _, tc := range []struct {
 		typed string
@@ -149,16 +152,16 @@ func TestRefundFormAmountRules(t *testing.T) {
 		{"100", false, "More than the charge"},
 		{"abc", false, "not an amount"},
 	} {
-		f.inputs[rfAmount].SetValue(tc.typed)
-		_, ok := f.validate()
-		if ok != tc.ok || (tc.want != "" && !strings.Contains(f.errs[rfAmount], tc.want)) {
-			t.Errorf("%q: ok %v, error %q", tc.typed, ok, f.errs[rfAmount])
+		f.Inputs[refund.RfAmount].SetValue(tc.typed)
+		_, ok := f.Validate()
+		if ok != tc.ok || (tc.want != "" && !strings.Contains(f.Errs[refund.RfAmount], tc.want)) {
+			t.Errorf("%q: ok %v, error %q", tc.typed, ok, f.Errs[refund.RfAmount])
 		}
 	}
 	// An invalid form sends nothing and asks nothing.
-	f.inputs[rfAmount].SetValue("89,901")
+	f.Inputs[refund.RfAmount].SetValue("89,901")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-	if f.question != nil || f.sending {
+	if f.Question != nil || f.Sending {
 		t.Fatal("an invalid amount reached the confirmation")
 	}
 }
@@ -309,19 +312,19 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 		{"refund line read for a tracked row", "this transaction is of type refund", line(api.TypeRefund, -1250), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &inspectResult{query: tc.tx.ID, wallet: "principal", tx: tc.tx, tracked: tc.tracked}
+			r := &inspector.InspectResult{Query: tc.tx.ID, Wallet: "principal", Tx: tc.tx, Tracked: tc.tracked}
 			if tc.tracked {
-				r.charge = paid
+				r.Charge = paid
 			}
-			o, cmd := refundFromInspector(m.c, r)
+			o, cmd := refund.RefundFromInspector(m.c, r.Charge, r.Tracked, r.Tx, r.Wallet)
 			if o != nil {
 				t.Fatalf("a refund form opened for a %s", tc.name)
 			}
 			if cmd == nil {
 				t.Fatal("R said nothing")
 			}
-			st, ok := runReply(cmd).(statusMsg)
-			if !ok || !strings.Contains(st.text, "Only payments can be refunded") || !strings.Contains(st.text, tc.want) {
+			st, ok := runReply(cmd).(common.StatusMsg)
+			if !ok || !strings.Contains(st.Text, "Only payments can be refunded") || !strings.Contains(st.Text, tc.want) {
 				t.Fatalf("R on a %s: %#v", tc.name, st)
 			}
 		})
@@ -329,16 +332,16 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 	// The charges list: a tracked row whose amount is not money received.
 	neg := paid
 	neg.Amount = -1250
-	if o, cmd := askRefund(m.c, neg); o != nil || cmd == nil {
+	if o, cmd := refund.AskRefund(m.c, neg); o != nil || cmd == nil {
 		t.Fatalf("a refund form opened for a negative row: %v", o)
-	} else if st, _ := runReply(cmd).(statusMsg); !strings.Contains(st.text, "Only payments can be refunded") {
+	} else if st, _ := runReply(cmd).(common.StatusMsg); !strings.Contains(st.Text, "Only payments can be refunded") {
 		t.Fatalf("R on a negative row: %#v", st)
 	}
 	// A paid payment still opens the form.
 	pay := line(api.TypePayment, paid.Amount)
 	pay.ID = paid.ID
-	o, _ := refundFromInspector(m.c, &inspectResult{query: paid.ID, wallet: "principal", tx: pay, charge: paid, tracked: true})
-	if _, ok := o.(*refundForm); !ok {
+	o, _ := refund.RefundFromInspector(m.c, paid, true, pay, "principal")
+	if _, ok := o.(*refund.RefundForm); !ok {
 		t.Fatalf("R on the paid payment: %v", o)
 	}
 }

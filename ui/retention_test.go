@@ -9,25 +9,26 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 func TestImportNoticeInBothLanguages(t *testing.T) {
 	r := &state.ImportReport{Charges: 3, Events: 2, Submissions: 1, Damaged: 4, Kept: []string{"loja.journal.imported"}, Dir: "/st"}
 	for _, tc := range []struct {
-		lang Lang
+		lang common.Lang
 		want []string
 	}{
-		{LangEN, []string{"Imported 3 charges, 2 events and 1 pending charge creation from", "4 damaged records were skipped", "kept in /st as loja.journal.imported"}},
-		{LangPT, []string{"3 cobranças, 2 eventos e 1 criação de cobrança pendente", "4 registros danificados foram ignorados", "ficam em /st como loja.journal.imported"}},
+		{common.LangEN, []string{"Imported 3 charges, 2 events and 1 pending charge creation from", "4 damaged records were skipped", "kept in /st as loja.journal.imported"}},
+		{common.LangPT, []string{"3 cobranças, 2 eventos e 1 criação de cobrança pendente", "4 registros danificados foram ignorados", "ficam em /st como loja.journal.imported"}},
 	} {
-		got := importNotice(catalog{lang: tc.lang}, r)
+		got := importNotice(common.Catalog{Lang: tc.lang}, r)
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", tc.lang, got, w)
 			}
 		}
 	}
-	if got := importNotice(catalog{lang: LangEN}, nil); got != "" {
+	if got := importNotice(common.Catalog{Lang: common.LangEN}, nil); got != "" {
 		t.Errorf("no import: %q", got)
 	}
 }
@@ -55,8 +56,8 @@ func TestRetentionPrunesOldEventsAtStart(t *testing.T) {
 		t.Fatal("no prune command with event_retention_days = 1")
 	}
 	m.Update(reply(m, runReply(cmd)))
-	if !strings.Contains(m.status.text, "Removed 1 event older than 1 day (event_retention_days)") {
-		t.Errorf("status = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "Removed 1 event older than 1 day (event_retention_days)") {
+		t.Errorf("status = %q", m.status.Text)
 	}
 	if _, ok, err := s.Store.Event(context.Background(), "old"); ok || err != nil {
 		t.Errorf("old event still there (%v)", err)

@@ -16,6 +16,11 @@ import (
 	"github.com/muesli/termenv"
 
 	"pixdash/api"
+	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
+	"pixdash/ui/qr"
+	"pixdash/ui/search"
+	"pixdash/ui/wallets"
 )
 
 // Defect 1: keys read together ("jjj", "1n", "5") are the same keys one by one outside a text
@@ -30,8 +35,8 @@ func TestRunesReadTogetherAreKeysOneByOne(t *testing.T) {
 	press(t, one, "j", "j")
 	together := goldenModel(t, s, 120, 40)
 	send(t, together, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
-	if one.charges.cursor != 2 || together.charges.cursor != one.charges.cursor {
-		t.Fatalf("cursor after jj together = %d, one by one = %d (want 2)", together.charges.cursor, one.charges.cursor)
+	if one.charges.Cursor != 2 || together.charges.Cursor != one.charges.Cursor {
+		t.Fatalf("cursor after jj together = %d, one by one = %d (want 2)", together.charges.Cursor, one.charges.Cursor)
 	}
 
 	// "3n": the wallets view, then the form; what follows the key that opened a text field is
@@ -45,7 +50,7 @@ func TestRunesReadTogetherAreKeysOneByOne(t *testing.T) {
 	if f == nil {
 		t.Fatal("n did not open the form")
 	}
-	if got := f.inputs[fAmount].Value(); got != "12" {
+	if got := f.Inputs[newcharge.FAmount].Value(); got != "12" {
 		t.Fatalf("amount field = %q, want the rest of the keys, 12", got)
 	}
 
@@ -53,7 +58,7 @@ func TestRunesReadTogetherAreKeysOneByOne(t *testing.T) {
 	m = goldenModel(t, s, 120, 40)
 	press(t, m, "/")
 	send(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("caf")})
-	if got := m.charges.filter.Value(); got != "caf" {
+	if got := m.charges.Filter.Value(); got != "caf" {
 		t.Fatalf("filter = %q, want caf", got)
 	}
 }
@@ -94,12 +99,12 @@ func TestOverlayStackPrecedence(t *testing.T) {
 	m := goldenModel(t, s, 120, 40)
 	openQRByID(t, m, "3f6c1a2e-0000-4000-8000-000000000001")
 	press(t, m, "?")
-	if _, ok := m.overlays.top().(*helpOverlay); !ok || len(m.overlays) != 2 {
-		t.Fatalf("stack = %T…, want the help over the QR screen", m.overlays.top())
+	if _, ok := m.overlays.Top().(*helpOverlay); !ok || len(m.overlays) != 2 {
+		t.Fatalf("stack = %T…, want the help over the QR screen", m.overlays.Top())
 	}
 	press(t, m, "esc")
-	if _, ok := m.overlays.top().(*qrView); !ok {
-		t.Fatalf("esc closed more than the help: top = %T", m.overlays.top())
+	if _, ok := m.overlays.Top().(*qr.QrView); !ok {
+		t.Fatalf("esc closed more than the help: top = %T", m.overlays.Top())
 	}
 	// esc then 3 in one go: the QR closes at once and 3 reaches the views.
 	_, cmd := m.Update(keyMsg("esc"))
@@ -116,9 +121,9 @@ func TestRepliesReachOnlyTheirOwner(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m := goldenModel(t, s, 120, 40)
 	wv := m.wallets()
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: errors.New("boom")}))
-	if !strings.Contains(fmt.Sprint(wv.loadErr()), "boom") {
-		t.Fatalf("the wallets view did not get its reply: %v", wv.loadErr())
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: errors.New("boom")}))
+	if !strings.Contains(fmt.Sprint(wv.LoadErr()), "boom") {
+		t.Fatalf("the wallets view did not get its reply: %v", wv.LoadErr())
 	}
 }
 
@@ -187,33 +192,33 @@ func TestStatusMessagesHaveAnOwnerAndALifetime(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	now := goldenNow
 	m := New(Options{Session: s, Now: func() time.Time { return now }})
-	m.setStatus("Charge R$ 1,00 created.", statusOK)
-	now = now.Add(statusLifetime - time.Second)
+	m.setStatus("Charge R$ 1,00 created.", common.StatusOK)
+	now = now.Add(common.StatusLifetime - time.Second)
 	m.onTick(now)
-	if m.status.text == "" {
+	if m.status.Text == "" {
 		t.Fatal("an OK message went before its lifetime")
 	}
 	now = now.Add(2 * time.Second)
 	m.onTick(now)
-	if m.status.text != "" {
-		t.Fatalf("an OK message outlived its lifetime: %q", m.status.text)
+	if m.status.Text != "" {
+		t.Fatalf("an OK message outlived its lifetime: %q", m.status.Text)
 	}
 
-	m.setStatus("the service is down", statusError)
+	m.setStatus("the service is down", common.StatusError)
 	now = now.Add(time.Hour)
 	m.onTick(now)
-	if m.status.text == "" {
+	if m.status.Text == "" {
 		t.Fatal("an error went by itself")
 	}
 
-	m.setOwnedStatus(chargeOwner("c1"), "Payment simulated; waiting…", statusWarn)
+	m.setOwnedStatus(chargeOwner("c1"), "Payment simulated; waiting…", common.StatusWarn)
 	m.clearStatus(chargeOwner("c2"))
-	if m.status.text == "" {
+	if m.status.Text == "" {
 		t.Fatal("another charge cleared the message")
 	}
-	m.Update(statusMsg{owner: chargeOwner("c1")})
-	if m.status.text != "" {
-		t.Fatalf("the owner's clear left %q", m.status.text)
+	m.Update(common.StatusMsg{Owner: chargeOwner("c1")})
+	if m.status.Text != "" {
+		t.Fatalf("the owner's clear left %q", m.status.Text)
 	}
 }
 
@@ -227,18 +232,18 @@ func TestFormStatusGoesWithTheForm(t *testing.T) {
 	if f == nil {
 		t.Fatal("no form")
 	}
-	f.inputs[fDescription].SetValue("")
-	cmd := f.update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	f.Inputs[newcharge.FDescription].SetValue("")
+	cmd := f.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 	if cmd == nil {
 		t.Fatal("an invalid submit said nothing")
 	}
 	m.Update(reply(m, runReply(cmd)))
-	if m.status.owner != ownerForm || m.status.text == "" {
+	if m.status.Owner != common.OwnerForm || m.status.Text == "" {
 		t.Fatalf("status = %+v, want the form's", m.status)
 	}
 	m.closeOverlay(f)
-	if m.status.text != "" {
-		t.Fatalf("the form closed and left %q", m.status.text)
+	if m.status.Text != "" {
+		t.Fatalf("the form closed and left %q", m.status.Text)
 	}
 }
 
@@ -249,7 +254,7 @@ func TestComponentRunsAlone(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	m := New(Options{Session: s, Now: func() time.Time { return goldenNow }, Location: time.UTC})
-	tm := teatest.NewTestModel(t, standalone{c: m.charges}, teatest.WithInitialTermSize(100, 20))
+	tm := teatest.NewTestModel(t, common.Standalone{C: m.charges}, teatest.WithInitialTermSize(100, 20))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return strings.Contains(string(b), "Café e pão de queijo") && strings.Contains(string(b), "wallet principal")
 	}, teatest.WithDuration(10*time.Second))
@@ -267,11 +272,11 @@ func TestProductionSwitchSaysOpeningOnlyAfterYes(t *testing.T) {
 		}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.switchProfile("live")
-	if _, ok := m.overlays.top().(*confirmDialog); !ok {
-		t.Fatalf("top = %T, want the production confirmation", m.overlays.top())
+	if _, ok := m.overlays.Top().(*common.ConfirmDialog); !ok {
+		t.Fatalf("top = %T, want the production confirmation", m.overlays.Top())
 	}
-	if strings.Contains(m.status.text, "Opening") {
-		t.Fatalf("status before the answer: %q", m.status.text)
+	if strings.Contains(m.status.Text, "Opening") {
+		t.Fatalf("status before the answer: %q", m.status.Text)
 	}
 	_, cmd := m.Update(runeKey("y"))
 	for _, msg := range runAll(cmd) {
@@ -279,8 +284,8 @@ func TestProductionSwitchSaysOpeningOnlyAfterYes(t *testing.T) {
 			m.Update(reply(m, msg))
 		}
 	}
-	if !strings.Contains(m.status.text, "Opening profile live") {
-		t.Fatalf("status after yes: %q", m.status.text)
+	if !strings.Contains(m.status.Text, "Opening profile live") {
+		t.Fatalf("status after yes: %q", m.status.Text)
 	}
 }
 
@@ -315,7 +320,7 @@ func TestLinkLightIgnoresLocalErrorsAndHearsViews(t *testing.T) {
 	m.link.note(nil, goldenNow)
 	wv := m.wallets()
 	down := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: down}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: down}))
 	if m.link.status != linkOffline {
 		t.Fatalf("a wallets call that could not reach the service left the light at %d", m.link.status)
 	}
@@ -327,11 +332,11 @@ func TestSearchOpensAtOnce(t *testing.T) {
 	m := goldenModel(t, s, 120, 40)
 	m.Update(runeKey("S"))
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("E999")})
-	o, ok := m.overlays.top().(*searchOverlay)
-	if !ok || o.input.Value() != "E999" {
-		t.Fatalf("top = %T, typed %q", m.overlays.top(), func() string {
+	o, ok := m.overlays.Top().(*search.SearchOverlay)
+	if !ok || o.Input.Value() != "E999" {
+		t.Fatalf("top = %T, typed %q", m.overlays.Top(), func() string {
 			if ok {
-				return o.input.Value()
+				return o.Input.Value()
 			}
 			return ""
 		}())
@@ -343,9 +348,9 @@ func TestPaneAskPushesInTheSameUpdate(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
-	m.charges.ask(newHelpOverlay(m.c, m.helpGroups()))
+	m.charges.Ask(newHelpOverlay(m.c, m.helpGroups()))
 	m.Update(runeKey("j"))
-	if _, ok := m.overlays.top().(*helpOverlay); !ok {
-		t.Fatalf("top = %T, want what the view asked for", m.overlays.top())
+	if _, ok := m.overlays.Top().(*helpOverlay); !ok {
+		t.Fatalf("top = %T, want what the view asked for", m.overlays.Top())
 	}
 }

@@ -18,6 +18,12 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/blocks"
+	"pixdash/ui/common"
+	"pixdash/ui/events"
+	"pixdash/ui/inspector"
+	"pixdash/ui/newcharge"
+	"pixdash/ui/wallets"
 )
 
 // evilParts are what an attacker puts in a text field: OSC title and clipboard writes, SGR,
@@ -68,14 +74,14 @@ func TestSanitize(t *testing.T) {
 		{"\u0085next line", " next line"},
 	}
 	for _, c := range cases {
-		if got := sanitize(c.in); got != c.want {
+		if got := common.Sanitize(c.in); got != c.want {
 			t.Errorf("sanitize(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
 
 func TestSanitizeLinesKeepsOnlyTheLineBreaks(t *testing.T) {
-	got := sanitizeLines("{\r\n  \"a\": \"\x1b]2;x\x07\u202e\"\n}")
+	got := common.SanitizeLines("{\r\n  \"a\": \"\x1b]2;x\x07\u202e\"\n}")
 	if want := "{\n  \"a\": \" ]2;x \"\n}"; got != want {
 		t.Errorf("sanitizeLines = %q, want %q", got, want)
 	}
@@ -88,17 +94,17 @@ func FuzzSanitize(f *testing.F) {
 	f.Add(evil("all"))
 	f.Add("Pão de queijo 🧀 ✓")
 	f.Fuzz(func(t *testing.T, s string) {
-		out := sanitize(s)
+		out := common.Sanitize(s)
 		if r, bad := forbiddenIn(strings.ReplaceAll(out, "\n", "")); bad || strings.Contains(out, "\n") {
 			t.Fatalf("sanitize(%q) = %q keeps %U", s, out, r)
 		}
 		if !utf8.ValidString(out) {
 			t.Fatalf("sanitize(%q) = %q is not UTF-8", s, out)
 		}
-		if again := sanitize(out); again != out {
+		if again := common.Sanitize(out); again != out {
 			t.Fatalf("not idempotent: %q then %q", out, again)
 		}
-		if lines := sanitizeLines(s); strings.Count(lines, "\n") != strings.Count(s, "\n") {
+		if lines := common.SanitizeLines(s); strings.Count(lines, "\n") != strings.Count(s, "\n") {
 			t.Fatalf("sanitizeLines(%q) = %q changed the line count", s, lines)
 		}
 	})
@@ -117,7 +123,7 @@ type evilStruct struct {
 
 func TestSafeLogHandlerWritesNoControlText(t *testing.T) {
 	var buf bytes.Buffer
-	log := slog.New(SafeLogHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	log := slog.New(common.SafeLogHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	log = log.With("profile", evil("profile")).WithGroup(evil("group"))
 	log.Error(evil("status"),
 		"text", evil("text"),
@@ -147,7 +153,7 @@ func TestSafeLogHandlerWritesNoControlText(t *testing.T) {
 		}
 	}
 	// The wrapper keeps the level filter of the handler it wraps.
-	if SafeLogHandler(slog.NewJSONHandler(&buf, nil)).Enabled(context.Background(), slog.LevelDebug) {
+	if common.SafeLogHandler(slog.NewJSONHandler(&buf, nil)).Enabled(context.Background(), slog.LevelDebug) {
 		t.Error("a debug record passes an info handler")
 	}
 }
@@ -240,7 +246,7 @@ func evilTx() *api.Transaction {
 }
 
 // evilScreens drives a dashboard on the evil session through every view and returns each frame.
-func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
+func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	t.Helper()
 	s, _ := evilSession(t)
 	profiles := []ProfileInfo{{Name: evil("loja"), Env: api.Sandbox}, {Name: evil("prod"), Env: api.Production}}
@@ -259,9 +265,9 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 
 	// Charges list, the status line (notice, then a service error) and the help.
 	shot("charges")
-	m.Update(statusMsg{text: m.describeError(evil("what"), evilError()), kind: statusError})
+	m.Update(common.StatusMsg{Text: m.describeError(evil("what"), evilError()), Kind: common.StatusError})
 	shot("status_service_error")
-	m.Update(statusMsg{text: m.describeError("load", errors.New(evil("transport"))), kind: statusError})
+	m.Update(common.StatusMsg{Text: m.describeError("load", errors.New(evil("transport"))), Kind: common.StatusError})
 	shot("status_transport_error")
 	keys("?")
 	shot("help")
@@ -273,8 +279,8 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 		if !ok {
 			t.Fatalf("%s is not tracked", id)
 		}
-		m.Update(openChargeMsg{charge: ch})
-		m.Update(txMsg{gen: m.app.gen, id: id, err: evilError()})
+		m.Update(common.OpenChargeMsg{Charge: ch})
+		m.Update(txMsg{gen: m.app.Gen, id: id, err: evilError()})
 		shot("qr_" + id)
 		keys("esc")
 	}
@@ -282,9 +288,9 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	// Inspector: a found transaction (masked and revealed, scrolled), a refusal, the history.
 	keys("2")
 	shot("inspector_history")
-	iv := m.panes[viewInspector].(*inspectorView)
+	iv := m.panes[viewInspector].(*inspector.InspectorView)
 	ch, _ := chargeByID(t, s.Store, "evil-pending")
-	m.Update(reply(m, lookupMsg{tag: m.app.tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), tx: evilTx(), charge: ch, tracked: true}))
+	m.Update(reply(m, inspector.LookupMsg{Tag: m.app.Tag(), Seq: iv.Seq, Query: evil("query"), Wallet: evil("wallet"), Tx: evilTx(), Charge: ch, Tracked: true}))
 	shot("inspector_tx")
 	keys("v")
 	shot("inspector_tx_revealed")
@@ -292,7 +298,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 		m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
 	}
 	shot("inspector_tx_end")
-	m.Update(reply(m, lookupMsg{tag: m.app.tag(), seq: iv.seq, query: evil("query"), wallet: evil("wallet"), err: evilError()}))
+	m.Update(reply(m, inspector.LookupMsg{Tag: m.app.Tag(), Seq: iv.Seq, Query: evil("query"), Wallet: evil("wallet"), Err: evilError()}))
 	shot("inspector_error")
 
 	// Wallets: the list, balances, refusals, the picker and the create form refused.
@@ -303,28 +309,28 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 		{ID: evil("id"), Reference: evil("loja"), Name: evil("name"), Status: api.SubAccountStatus(evil("status")), CreatedAt: goldenNow},
 		{ID: "ok", Reference: "loja-ok", Name: evil("name ok"), Status: api.SubAccountActive, CreatedAt: goldenNow},
 	}
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs}))
-	for ref, r := range map[string]walletsBalanceMsg{
-		api.WalletPrincipal: {acc: &api.Account{Status: api.AccountStatus(evil("acct")), Balance: api.AccountBalance{Available: money(100), Currency: evil("USD")}}},
-		evil("loja"):        {err: evilError()},
-		"loja-ok":           {err: &api.ValidationError{Problems: []api.FieldProblem{{Field: evil("field"), Msg: evil("invalid")}}}},
-		evil("wallet"):      {acc: &api.Account{Status: api.AccountApproved, Balance: api.AccountBalance{Total: money(1), Currency: evil("EUR")}}},
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
+	for ref, r := range map[string]wallets.WalletsBalanceMsg{
+		api.WalletPrincipal: {Acc: &api.Account{Status: api.AccountStatus(evil("acct")), Balance: api.AccountBalance{Available: money(100), Currency: evil("USD")}}},
+		evil("loja"):        {Err: evilError()},
+		"loja-ok":           {Err: &api.ValidationError{Problems: []api.FieldProblem{{Field: evil("field"), Msg: evil("invalid")}}}},
+		evil("wallet"):      {Acc: &api.Account{Status: api.AccountApproved, Balance: api.AccountBalance{Total: money(1), Currency: evil("EUR")}}},
 	} {
-		r.tag, r.ref, r.req = m.tagNow(), ref, wv.bals[ref].req
+		r.Tag, r.Ref, r.Req = m.tagNow(), ref, wv.Bals[ref].Req
 		m.Update(reply(m, r))
 	}
 	shot("wallets")
-	for range len(wv.rows) {
+	for range len(wv.Rows) {
 		keys("j")
-		shot(fmt.Sprintf("wallets_row_%d", wv.cursor))
+		shot(fmt.Sprintf("wallets_row_%d", wv.Cursor))
 	}
 	keys("w")
 	shot("wallet_picker")
 	keys("esc")
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: evilError()}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: evilError()}))
 	shot("wallets_error")
 	keys("c")
-	m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: evil("loja"), err: evilError()}))
+	m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: evil("loja"), Err: evilError()}))
 	shot("wallets_create_refused")
 	keys("esc")
 
@@ -332,12 +338,12 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	keys("4")
 	bv := blocksOf(m)
 	resolved := goldenNow
-	blocks := []api.BalanceBlock{{ID: evil("b1"), TransactionID: evil("tx"), Amount: 100, Status: api.BlockStatus(evil("status")),
+	blockList := []api.BalanceBlock{{ID: evil("b1"), TransactionID: evil("tx"), Amount: 100, Status: api.BlockStatus(evil("status")),
 		BlockType: evil("type"), ReferenceNumber: evil("ref"), Reason: evil("reason"), ExternalReference: evil("ext"), E2EID: evil("e2e"),
 		ResolutionReason: evil("resolution"), ResolvedAt: &resolved, CreatedAt: goldenNow}}
-	m.Update(reply(m, blocksMsg{tag: m.app.tag(), seq: bv.seq, status: bv.filterStatus(), list: &api.BalanceBlockList{Items: blocks, Total: 1}}))
+	m.Update(reply(m, blocks.BlocksMsg{Tag: m.app.Tag(), Seq: bv.Seq, Status: bv.FilterStatus(), List: &api.BalanceBlockList{Items: blockList, Total: 1}}))
 	shot("blocks")
-	m.Update(reply(m, blocksMsg{tag: m.app.tag(), seq: bv.seq, status: bv.filterStatus(), err: evilError()}))
+	m.Update(reply(m, blocks.BlocksMsg{Tag: m.app.Tag(), Seq: bv.Seq, Status: bv.FilterStatus(), Err: evilError()}))
 	shot("blocks_error")
 
 	// Events: the list, filtered, and every payload (masked, then revealed).
@@ -346,12 +352,12 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	keys("t", "W")
 	shot("events_filtered")
 	keys("esc")
-	ev := m.panes[viewEvents].(*eventsView)
-	if ev.win.len() != 9 {
-		t.Fatalf("the events view lists %d events, want the 9 stored", ev.win.len())
+	ev := m.panes[viewEvents].(*events.EventsView)
+	if ev.Win.Len() != 9 {
+		t.Fatalf("the events view lists %d events, want the 9 stored", ev.Win.Len())
 	}
-	for i := range ev.win.len() {
-		ev.cursor = i
+	for i := range ev.Win.Len() {
+		ev.Cursor = i
 		keys("enter")
 		shot(fmt.Sprintf("event_%d_payload", i))
 		keys("v", "G")
@@ -361,7 +367,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 
 	// The new-charge form: projects, a refusal, the split builder with the service's refusal.
 	keys("1", "n")
-	m.Update(reply(m, projectsMsg{tag: m.tagNow(), items: []api.Project{{ID: evil("p1"), Name: evil("project")}, {ID: "p2", Name: evil("other")}}}))
+	m.Update(reply(m, common.ProjectsMsg{Tag: m.tagNow(), Items: []api.Project{{ID: evil("p1"), Name: evil("project")}, {ID: "p2", Name: evil("other")}}}))
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
@@ -369,7 +375,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	m.Update(tea.KeyMsg{Type: tea.KeyRight})
 	shot("form_project")
 	if formOf(m) != nil {
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: formOf(m).key}, err: evilError()})
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: newcharge.ChargeDraft{Key: formOf(m).Key}, err: evilError()})
 	}
 	shot("form_refused")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlP})
@@ -377,7 +383,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 	m.Update(tea.KeyMsg{Type: tea.KeyRight})
 	shot("split_builder")
 	if formOf(m) != nil {
-		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: chargeDraft{Key: formOf(m).key}, err: &api.Error{HTTPStatus: 400, Kind: api.KindBadRequest,
+		m.Update(chargeCreatedMsg{tag: m.tagNow(), draft: newcharge.ChargeDraft{Key: formOf(m).Key}, err: &api.Error{HTTPStatus: 400, Kind: api.KindBadRequest,
 			Message: evil("split refused"), TraceID: evil("trace")}})
 	}
 	shot("split_refused")
@@ -398,7 +404,7 @@ func evilScreens(t *testing.T, lang Lang, w, h int) map[string]string {
 // config) and finds none of them in what is drawn.
 func TestNoEscapeSequenceReachesTheScreen(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.Ascii)
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		for _, size := range goldenSizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", lang, size[0], size[1]), func(t *testing.T) {
 				frames := evilScreens(t, lang, size[0], size[1])

@@ -22,6 +22,7 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // shotNow is the fixed clock of every screenshot: the emulator, the client, the store and the UI.
@@ -33,7 +34,7 @@ type shotRig struct {
 	clock *sandbox.FakeClock
 	sess  *Session
 	keyN  int
-	lang  Lang // the merchant's language of the next scene ("" for English)
+	lang  common.Lang // the merchant's language of the next scene ("" for English)
 }
 
 func newShotRig(t *testing.T, o DemoOptions) *shotRig {
@@ -57,10 +58,10 @@ func newShotRig(t *testing.T, o DemoOptions) *shotRig {
 func (r *shotRig) model() *Model {
 	lang := r.lang
 	if lang == "" {
-		lang = LangEN
+		lang = common.LangEN
 	}
 	return New(Options{
-		Session: r.sess, Lang: lang, CustomerLang: LangPT, Location: time.UTC,
+		Session: r.sess, Lang: lang, CustomerLang: common.LangPT, Location: time.UTC,
 		Now:    r.clock.Now,
 		NewKey: func() string { r.keyN++; return fmt.Sprintf("pixdash-screenshot-%04d", r.keyN) },
 		Bell:   func() {}, Clipboard: func(string) {},
@@ -74,7 +75,7 @@ func (r *shotRig) scene(w, h int, steps func(f *flow)) string {
 }
 
 // sceneLang is scene with the merchant's screens in lang.
-func (r *shotRig) sceneLang(w, h int, lang Lang, steps func(f *flow)) string {
+func (r *shotRig) sceneLang(w, h int, lang common.Lang, steps func(f *flow)) string {
 	r.t.Helper()
 	r.lang = lang
 	defer func() { r.lang = "" }()
@@ -178,7 +179,7 @@ func TestScreenshots(t *testing.T) {
 		}
 	}
 	qrScene := func(f *flow) {
-		f.tm.Send(openChargeMsg{charge: qr}) // as enter on its row does
+		f.tm.Send(common.OpenChargeMsg{Charge: qr}) // as enter on its row does
 		f.waitFor("Pague com PIX")
 	}
 	write("04-paid", r.scene(w, h, func(f *flow) {
@@ -194,7 +195,7 @@ func TestScreenshots(t *testing.T) {
 		r.clock.Advance(10 * time.Second) // the emulator settles the refund to the payer
 		f.keys("esc")
 		ch := r.chargeNamed("Encomenda de festa")
-		f.tm.Send(inspectMsg{query: ch.ID, wallet: ch.Wallet})
+		f.tm.Send(common.InspectMsg{Query: ch.ID, Wallet: ch.Wallet})
 		f.waitFor("cnpj_payer_not_allowed")
 	}))
 	write("06-wallets", r.scene(w, h, func(f *flow) {
@@ -218,7 +219,7 @@ func TestScreenshots(t *testing.T) {
 		f.keys("a")
 		f.waitFor("all wallets", "WALLET")
 	}))
-	write("13-sales-80x24-pt", r.sceneLang(80, 24, LangPT, func(f *flow) {
+	write("13-sales-80x24-pt", r.sceneLang(80, 24, common.LangPT, func(f *flow) {
 		f.keys("6")
 		f.waitFor("Recebido")
 	}))
@@ -296,11 +297,11 @@ func TestScreenshots(t *testing.T) {
 	}))
 	write("18-inspector-refunded", r.scene(w, h, func(f *flow) {
 		ch := r.chargeNamed("Bolo de cenoura")
-		f.tm.Send(inspectMsg{query: ch.ID, wallet: ch.Wallet})
+		f.tm.Send(common.InspectMsg{Query: ch.ID, Wallet: ch.Wallet})
 		f.waitFor("↩ refunded R$ 35,50", "completed at the service", "1 refund of R$ 35,50")
 	}))
 	write("19-result-refunded", r.scene(w, h, func(f *flow) {
-		f.tm.Send(openChargeMsg{charge: r.chargeNamed("Bolo de cenoura")}) // as enter on its row does
+		f.tm.Send(common.OpenChargeMsg{Charge: r.chargeNamed("Bolo de cenoura")}) // as enter on its row does
 		f.waitFor("ESTORNADO")
 	}))
 
@@ -314,10 +315,10 @@ func TestScreenshots(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	})
 	lipgloss.SetColorProfile(termenv.TrueColor)
-	if !strings.Contains(noColor, sgrReverse) || strings.Count(ansi.Strip(noColor), "refunded") == 0 {
+	if !strings.Contains(noColor, common.SgrReverse) || strings.Count(ansi.Strip(noColor), "refunded") == 0 {
 		t.Fatalf("the NO_COLOR list has no reverse-video selection or no refunded row:\n%s", noColor)
 	}
-	write("20-charges-nocolor-80x24", strings.NewReplacer(sgrReverse, "\x1b[38;2;23;23;23;48;2;200;200;200m", sgrNoReverse, "\x1b[39;49m").Replace(noColor))
+	write("20-charges-nocolor-80x24", strings.NewReplacer(common.SgrReverse, "\x1b[38;2;23;23;23;48;2;200;200;200m", common.SgrNoReverse, "\x1b[39;49m").Replace(noColor))
 
 	live := newShotRig(t, DemoOptions{ClientID: "mp_live_demo_full", Secret: "demo-live-secret"})
 	live.sess.Demo, live.sess.Profile = false, "loja-live"

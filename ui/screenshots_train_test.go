@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"pixdash/api/sandbox/training"
+	"pixdash/ui/common"
 )
 
 // TestScreenshotsTraining renders training mode for the README (make screenshots): the
@@ -40,7 +41,7 @@ func TestScreenshotsTraining(t *testing.T) {
 		ch <- st
 		tr := &fakeTrainer{ch: ch}
 		m := NewTraining(Options{
-			Session: r.sess, Lang: LangPT, CustomerLang: LangPT, Location: time.UTC, Now: r.clock.Now,
+			Session: r.sess, Lang: common.LangPT, CustomerLang: common.LangPT, Location: time.UTC, Now: r.clock.Now,
 			NewKey: func() string { r.keyN++; return fmt.Sprintf("pixdash-screenshot-%04d", r.keyN) },
 			Bell:   func() {}, Clipboard: func(string) {},
 		}, tr)

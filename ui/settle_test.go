@@ -12,6 +12,18 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/blocks"
+	"pixdash/ui/charges"
+	"pixdash/ui/common"
+	"pixdash/ui/events"
+	"pixdash/ui/inspector"
+	"pixdash/ui/newcharge"
+	"pixdash/ui/qr"
+	"pixdash/ui/refund"
+	"pixdash/ui/sales"
+	"pixdash/ui/search"
+	"pixdash/ui/wallets"
+	"pixdash/ui/withdrawal"
 )
 
 // The views read the store in commands (list windows, event facets, the lookup history) and
@@ -35,14 +47,14 @@ const settleLeafTimeout = 10 * time.Second
 // tests that drive a model directly always did: a test sends such replies itself.
 func storeReply(msg tea.Msg) bool {
 	switch msg := msg.(type) {
-	case envelopeMsg:
-		return storeReply(msg.msg)
-	case chargePage, eventPage, facetsMsg, historyMsg, refundStatesMsg:
+	case common.EnvelopeMsg:
+		return storeReply(msg.Msg)
+	case charges.ChargePage, events.EventPage, events.FacetsMsg, inspector.HistoryMsg, charges.RefundStatesMsg:
 		return true
-	case dayMsg, stripMsg, dayPeriodMsg, scopeChangedMsg, closeMsg, closeDoneMsg:
+	case sales.DayMsg, charges.StripMsg, sales.DayPeriodMsg, common.ScopeChangedMsg, sales.CloseMsg, sales.CloseDoneMsg:
 		return true // the day view, its strip and the close read the store (the close's balances fail fast against deadClient)
-	case statusMsg:
-		return msg.owner == closeOwner
+	case common.StatusMsg:
+		return msg.Owner == sales.CloseOwner
 	}
 	return false
 }
@@ -114,10 +126,10 @@ func drainCmds(t testing.TB, cmd tea.Cmd, each func(tea.Msg) tea.Cmd) {
 			queue = append(queue, b...)
 			continue
 		}
-		if a, ok := msg.(addressedCmd); ok {
+		if a, ok := msg.(common.AddressedCmd); ok {
 			// A component's command: run it (unless it waits) and hand its sealed reply on.
-			if !waiting(a.cmd) {
-				queue = append(queue, a.run)
+			if !waiting(a.Cmd) {
+				queue = append(queue, a.Run)
 			}
 			continue
 		}
@@ -151,7 +163,7 @@ func send(t testing.TB, m *Model, msg tea.Msg) {
 // views read again.
 func storeChanged(t testing.TB, m *Model) {
 	t.Helper()
-	send(t, m, storeChangedMsg{gen: m.app.gen, charges: true, events: true})
+	send(t, m, common.StoreChangedMsg{Gen: m.app.Gen, Charges: true, Events: true})
 }
 
 // ---- reading the store in tests ----
@@ -218,21 +230,21 @@ func deadClient(t testing.TB, clientID string) *api.Client {
 
 // viewAt renders a component at a size, as the root does after a resize.
 func viewAt(c interface {
-	setSize(w, h int) tea.Cmd
-	view() string
+	SetSize(w, h int) tea.Cmd
+	View() string
 }, w, h int) string {
-	c.setSize(w, h)
-	return c.view()
+	c.SetSize(w, h)
+	return c.View()
 }
 
 // formOf is the open new-charge form, or nil.
-func formOf(m *Model) *chargeForm {
+func formOf(m *Model) *newcharge.ChargeForm {
 	f, _ := m.chargeForm()
 	return f
 }
 
 // qrOf is the open QR or result screen, or nil.
-func qrOf(m *Model) *qrView {
+func qrOf(m *Model) *qr.QrView {
 	q, _ := m.qrScreen()
 	return q
 }
@@ -242,44 +254,44 @@ func qrOf(m *Model) *qrView {
 // reply addresses msg, a reply a test makes up for one of m's components, to that component as
 // its command would have (see address); any other message is returned as it is.
 func reply(m *Model, msg tea.Msg) tea.Msg {
-	to := func(c component) tea.Msg {
-		return envelopeMsg{to: c.cid(), tag: tag{gen: m.app.gen}, msg: msg}
+	to := func(c common.Component) tea.Msg {
+		return common.EnvelopeMsg{To: c.Cid(), Tag: common.Tag{Gen: m.app.Gen}, Msg: msg}
 	}
 	view := func(id viewID) tea.Msg { return to(m.panes[id]) }
 	switch msg.(type) {
-	case chargePage, stripMsg, stripMidnightMsg, refundStatesMsg:
+	case charges.ChargePage, charges.StripMsg, charges.StripMidnightMsg, charges.RefundStatesMsg:
 		return view(viewCharges)
-	case eventPage, facetsMsg:
+	case events.EventPage, events.FacetsMsg:
 		return view(viewEvents)
-	case blocksMsg, blocksTickMsg:
+	case blocks.BlocksMsg, blocks.BlocksTickMsg:
 		return view(viewBlocks)
-	case lookupMsg, historyMsg:
+	case inspector.LookupMsg, inspector.HistoryMsg:
 		return view(viewInspector)
-	case walletsListMsg, walletsBalanceMsg, walletsCreatedMsg:
+	case wallets.WalletsListMsg, wallets.WalletsBalanceMsg, wallets.WalletsCreatedMsg:
 		return view(viewWallets)
-	case dayMsg, dayTickMsg, dayPeriodMsg:
+	case sales.DayMsg, sales.DayTickMsg, sales.DayPeriodMsg:
 		return view(viewDay)
-	case splitWalletsMsg, projectsMsg:
+	case newcharge.SplitWalletsMsg, common.ProjectsMsg:
 		if f, ok := m.chargeForm(); ok {
 			return to(f)
 		}
-	case refundDoneMsg, refundFeeMsg:
-		if f, ok := find[*refundForm](m.overlays); ok {
+	case refund.RefundDoneMsg, refund.RefundFeeMsg:
+		if f, ok := common.Find[*refund.RefundForm](m.overlays); ok {
 			return to(f)
 		}
-	case withdrawalDoneMsg, withdrawalListMsg:
-		if f, ok := find[*withdrawalForm](m.overlays); ok {
+	case withdrawal.WithdrawalDoneMsg, withdrawal.WithdrawalListMsg:
+		if f, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
 			return to(f)
 		}
-	case closeMsg, closeDoneMsg:
-		if o, ok := find[*closeOverlay](m.overlays); ok {
+	case sales.CloseMsg, sales.CloseDoneMsg:
+		if o, ok := common.Find[*sales.CloseOverlay](m.overlays); ok {
 			return to(o)
 		}
-	case searchFoundMsg, searchCheckedMsg:
-		if o, ok := find[*searchOverlay](m.overlays); ok {
+	case search.SearchFoundMsg, search.SearchCheckedMsg:
+		if o, ok := common.Find[*search.SearchOverlay](m.overlays); ok {
 			return to(o)
 		}
-	case qrCopiedMsg, qrNoticeDoneMsg, qrRefreshMsg:
+	case qr.QrCopiedMsg, qr.QrNoticeDoneMsg, qr.QrRefreshMsg:
 		if o, ok := m.qrScreen(); ok {
 			return to(o)
 		}
@@ -291,19 +303,19 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 // reply inside the envelope of an addressed command, any other message as it is.
 func runReply(cmd tea.Cmd) tea.Msg {
 	msg := cmd()
-	if a, ok := msg.(addressedCmd); ok {
-		msg = a.run()
+	if a, ok := msg.(common.AddressedCmd); ok {
+		msg = a.Run()
 	}
-	if e, ok := msg.(envelopeMsg); ok {
-		return e.msg
+	if e, ok := msg.(common.EnvelopeMsg); ok {
+		return e.Msg
 	}
 	return msg
 }
 
 // inner is the reply inside an envelope, or msg itself.
 func inner(msg tea.Msg) tea.Msg {
-	if e, ok := msg.(envelopeMsg); ok {
-		return e.msg
+	if e, ok := msg.(common.EnvelopeMsg); ok {
+		return e.Msg
 	}
 	return msg
 }

@@ -14,6 +14,8 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
 )
 
 // splitWallets mirrors the demo fixture's sub-accounts.
@@ -25,41 +27,41 @@ var splitWallets = []api.SubAccount{
 }
 
 // splitCommon is a view context for an originator, a profile fee (fee < 0: none) and a wallet list (nil: not loaded).
-func splitCommon(t *testing.T, origin string, fee api.Money, subs []api.SubAccount) *common {
+func splitCommon(t *testing.T, origin string, fee api.Money, subs []api.SubAccount) *common.Common {
 	t.Helper()
 	s := goldenSession(t, api.Sandbox)
 	if fee >= 0 {
 		s.PixFee, s.HasPixFee = fee, true
 	}
-	tr := catalog{lang: LangEN}
-	app := &appState{sess: s, gen: 1, wallet: origin, subAccounts: subs}
-	return &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: LangPT},
-		now: func() time.Time { return goldenNow }, loc: time.UTC, app: app, newKey: api.NewIdempotencyKey}
+	tr := common.Catalog{Lang: common.LangEN}
+	app := &common.AppState{Sess: s, Gen: 1, Wallet: origin, SubAccounts: subs}
+	return &common.Common{St: common.NewStyles(), Keys: common.NewKeyMap(tr), Tr: tr, Cust: common.Catalog{Lang: common.LangPT},
+		Now: func() time.Time { return goldenNow }, Loc: time.UTC, App: app, NewKey: api.NewIdempotencyKey}
 }
 
-func newTestBuilder(t *testing.T, origin string, gross, fee api.Money, subs []api.SubAccount) *splitBuilder {
+func newTestBuilder(t *testing.T, origin string, gross, fee api.Money, subs []api.SubAccount) *newcharge.SplitBuilder {
 	t.Helper()
-	b := newSplitBuilder(splitCommon(t, origin, fee, subs), origin)
-	b.setSize(120, 38)
-	b.setGross(gross, true)
+	b := newcharge.NewSplitBuilder(splitCommon(t, origin, fee, subs), origin)
+	b.SetSize(120, 38)
+	b.SetGross(gross, true)
 	return b
 }
 
 func splitKey(t tea.KeyType) tea.KeyMsg { return tea.KeyMsg{Type: t} }
 
 // typeText sends s to the builder one rune at a time, as a terminal does.
-func splitTypeText(b *splitBuilder, s string) {
+func splitTypeText(b *newcharge.SplitBuilder, s string) {
 	for _, r := range s {
-		b.update(runeKey(string(r)))
+		b.Update(runeKey(string(r)))
 	}
 }
 
 // addLegs adds one leg per pair (destination, amount text) by keys: ctrl+n, destination, tab, amount.
-func addLegs(b *splitBuilder, legs ...[2]string) {
+func addLegs(b *newcharge.SplitBuilder, legs ...[2]string) {
 	for _, l := range legs {
-		b.update(splitKey(tea.KeyCtrlN))
+		b.Update(splitKey(tea.KeyCtrlN))
 		splitTypeText(b, l[0])
-		b.update(splitKey(tea.KeyTab))
+		b.Update(splitKey(tea.KeyTab))
 		splitTypeText(b, l[1])
 	}
 }
@@ -96,11 +98,11 @@ func TestSplitRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newTestBuilder(t, tc.origin, tc.gross, 99, tc.subs)
 			addLegs(b, tc.legs...)
-			ck := b.check()
-			if len(ck.legMsgs) != len(tc.legs) {
-				t.Fatalf("%d legs checked, want %d", len(ck.legMsgs), len(tc.legs))
+			ck := b.Check()
+			if len(ck.LegMsgs) != len(tc.legs) {
+				t.Fatalf("%d legs checked, want %d", len(ck.LegMsgs), len(tc.legs))
 			}
-			for i, msgs := range ck.legMsgs {
+			for i, msgs := range ck.LegMsgs {
 				joined := strings.Join(msgs, " | ")
 				switch {
 				case i == tc.wantLeg && !strings.Contains(joined, tc.want):
@@ -109,15 +111,15 @@ func TestSplitRules(t *testing.T) {
 					t.Errorf("leg %d: unexpected messages %q", i+1, joined)
 				}
 			}
-			if got := ck.ok(); got != (tc.wantLeg < 0) {
-				t.Fatalf("ok = %v (first %q)", got, ck.first)
+			if got := ck.Ok(); got != (tc.wantLeg < 0) {
+				t.Fatalf("ok = %v (first %q)", got, ck.First)
 			}
-			if tc.wantLeg >= 0 && !strings.HasPrefix(ck.first, fmt.Sprintf("leg %d: ", tc.wantLeg+1)) {
-				t.Errorf("first problem %q does not name leg %d", ck.first, tc.wantLeg+1)
+			if tc.wantLeg >= 0 && !strings.HasPrefix(ck.First, fmt.Sprintf("leg %d: ", tc.wantLeg+1)) {
+				t.Errorf("first problem %q does not name leg %d", ck.First, tc.wantLeg+1)
 			}
 			// The message is drawn right under its leg's row.
 			if tc.wantLeg >= 0 && tc.wantLeg < 10 {
-				b.focusCell(tc.wantLeg, colAmount)
+				b.FocusCell(tc.wantLeg, newcharge.ColAmount)
 				lines := strings.Split(ansi.Strip(viewAt(b, 120, 38)), "\n")
 				row := -1
 				for i, l := range lines {
@@ -136,8 +138,8 @@ func TestSplitRules(t *testing.T) {
 func TestSplitEqualToNetShowsKeepsZero(t *testing.T) {
 	b := newTestBuilder(t, "principal", 1234, 99, splitWallets)
 	addLegs(b, [2]string{"loja-centro", "11,35"})
-	ck := b.check()
-	if !ck.ok() || ck.sum != 1135 || ck.net != 1135 {
+	ck := b.Check()
+	if !ck.Ok() || ck.Sum != 1135 || ck.Net != 1135 {
 		t.Fatalf("check = %+v", ck)
 	}
 	v := ansi.Strip(viewAt(b, 120, 38))
@@ -146,7 +148,7 @@ func TestSplitEqualToNetShowsKeepsZero(t *testing.T) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}
 	}
-	if s := ansi.Strip(b.summary(ck)); s != "1 leg · R$ 11,35 of R$ 11,35 net ✓ keeps R$ 0,00" {
+	if s := ansi.Strip(b.Summary(ck)); s != "1 leg · R$ 11,35 of R$ 11,35 net ✓ keeps R$ 0,00" {
 		t.Errorf("summary = %q", s)
 	}
 }
@@ -154,81 +156,81 @@ func TestSplitEqualToNetShowsKeepsZero(t *testing.T) {
 func TestSplitFeeUnknown(t *testing.T) {
 	b := newTestBuilder(t, "principal", 1000, -1, splitWallets)
 	addLegs(b, [2]string{"loja-centro", "9,99"})
-	if ck := b.check(); !ck.ok() {
-		t.Fatalf("a sum below the gross with an unknown fee was refused: %s", ck.first)
+	if ck := b.Check(); !ck.Ok() {
+		t.Fatalf("a sum below the gross with an unknown fee was refused: %s", ck.First)
 	}
 	v := ansi.Strip(viewAt(b, 120, 38))
 	if !strings.Contains(v, "fee unknown: the net cannot be checked (the service checks it)") {
 		t.Errorf("the view does not say the fee is unknown:\n%s", v)
 	}
 	// Above the gross it exceeds whatever the fee is.
-	b.update(splitKey(tea.KeyBackspace))
-	b.update(splitKey(tea.KeyBackspace))
-	b.update(splitKey(tea.KeyBackspace))
-	b.update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyBackspace))
 	splitTypeText(b, "10,01")
-	ck := b.check()
-	if len(ck.legMsgs[0]) != 1 || !strings.Contains(ck.legMsgs[0][0], "exceeds the charge amount R$ 10,00") {
-		t.Fatalf("leg messages = %q", ck.legMsgs[0])
+	ck := b.Check()
+	if len(ck.LegMsgs[0]) != 1 || !strings.Contains(ck.LegMsgs[0][0], "exceeds the charge amount R$ 10,00") {
+		t.Fatalf("leg messages = %q", ck.LegMsgs[0])
 	}
 }
 
 func TestSplitWalletListNotLoaded(t *testing.T) {
 	b := newTestBuilder(t, "principal", 1234, 99, nil)
 	addLegs(b, [2]string{"loja-que-nao-sei", "1,00"})
-	if ck := b.check(); !ck.ok() {
-		t.Fatalf("existence was checked without a wallet list: %s", ck.first)
+	if ck := b.Check(); !ck.Ok() {
+		t.Fatalf("existence was checked without a wallet list: %s", ck.First)
 	}
 	if v := ansi.Strip(viewAt(b, 120, 38)); !strings.Contains(v, "wallet list not loaded: existence checked by the service") {
 		t.Fatalf("no note about the wallet list:\n%s", v)
 	}
 	// Once the list arrives, existence is checked.
-	b.onWallets(splitWalletsMsg{tag: b.c.app.tag(), items: splitWallets})
-	if ck := b.check(); ck.ok() || !strings.Contains(ck.first, "no active sub-account loja-que-nao-sei") {
-		t.Fatalf("after loading the list: %q", ck.first)
+	b.OnWallets(newcharge.SplitWalletsMsg{Tag: b.C.App.Tag(), Items: splitWallets})
+	if ck := b.Check(); ck.Ok() || !strings.Contains(ck.First, "no active sub-account loja-que-nao-sei") {
+		t.Fatalf("after loading the list: %q", ck.First)
 	}
 	// A reply for another wallet is dropped.
 	b2 := newTestBuilder(t, "principal", 1234, 99, nil)
-	b2.onWallets(splitWalletsMsg{tag: tag{gen: 1, wallet: "loja-praia"}, items: splitWallets})
-	if _, ok := b2.wallets(); ok {
+	b2.OnWallets(newcharge.SplitWalletsMsg{Tag: common.Tag{Gen: 1, Wallet: "loja-praia"}, Items: splitWallets})
+	if _, ok := b2.Wallets(); ok {
 		t.Fatal("a stale wallet list was used")
 	}
 }
 
 func TestSplitSuggestionsCycle(t *testing.T) {
 	b := newTestBuilder(t, "loja-centro", 1234, 99, splitWallets)
-	b.update(splitKey(tea.KeyCtrlN))
+	b.Update(splitKey(tea.KeyCtrlN))
 	var got []string
 	for range 4 {
-		b.update(splitKey(tea.KeyRight))
-		got = append(got, b.draft.Legs[0].Dest)
+		b.Update(splitKey(tea.KeyRight))
+		got = append(got, b.Draft.Legs[0].Dest)
 	}
 	// Active sub-accounts other than the originator, then principal (the charge comes from a sub-account).
 	want := []string{"loja-praia", "parceiro_entregas", "principal", "loja-praia"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("right cycles %v, want %v", got, want)
 	}
-	b.update(splitKey(tea.KeyLeft))
-	if d := b.draft.Legs[0].Dest; d != "principal" {
+	b.Update(splitKey(tea.KeyLeft))
+	if d := b.Draft.Legs[0].Dest; d != "principal" {
 		t.Fatalf("left gave %q", d)
 	}
 	// A second leg is not offered what the first already uses.
-	b.update(splitKey(tea.KeyCtrlN))
-	b.update(splitKey(tea.KeyLeft))
-	if d := b.draft.Legs[1].Dest; d != "parceiro_entregas" {
+	b.Update(splitKey(tea.KeyCtrlN))
+	b.Update(splitKey(tea.KeyLeft))
+	if d := b.Draft.Legs[1].Dest; d != "parceiro_entregas" {
 		t.Fatalf("second leg left gave %q", d)
 	}
 	// Typed text that matches no suggestion keeps left/right for the cursor.
-	b.update(splitKey(tea.KeyCtrlN))
+	b.Update(splitKey(tea.KeyCtrlN))
 	splitTypeText(b, "lojx")
-	b.update(splitKey(tea.KeyRight))
-	if d := b.draft.Legs[2].Dest; d != "lojx" {
+	b.Update(splitKey(tea.KeyRight))
+	if d := b.Draft.Legs[2].Dest; d != "lojx" {
 		t.Fatalf("typed destination changed to %q", d)
 	}
 	// From the main account, principal is not suggested.
 	m := newTestBuilder(t, "principal", 1234, 99, splitWallets)
-	m.update(splitKey(tea.KeyCtrlN))
-	if s := strings.Join(m.suggestions(), ","); s != "loja-centro,loja-praia,parceiro_entregas" {
+	m.Update(splitKey(tea.KeyCtrlN))
+	if s := strings.Join(m.Suggestions(), ","); s != "loja-centro,loja-praia,parceiro_entregas" {
 		t.Fatalf("suggestions from the main account: %s", s)
 	}
 }
@@ -237,30 +239,30 @@ func TestSplitReorderAndRemove(t *testing.T) {
 	b := newTestBuilder(t, "principal", 5000, 99, splitWallets)
 	addLegs(b, [2]string{"loja-centro", "1,00"}, [2]string{"loja-praia", "2,00"}, [2]string{"parceiro_entregas", "3,00"})
 	order := func() string {
-		items, _ := b.draft.Parse()
+		items, _ := b.Draft.Parse()
 		var s []string
 		for _, it := range items {
 			s = append(s, fmt.Sprintf("%s=%d", it.SubAccount, it.Amount))
 		}
 		return strings.Join(s, ",")
 	}
-	b.update(splitKey(tea.KeyCtrlK)) // third leg up
+	b.Update(splitKey(tea.KeyCtrlK)) // third leg up
 	if o := order(); o != "loja-centro=100,parceiro_entregas=300,loja-praia=200" {
 		t.Fatalf("after ctrl+k: %s", o)
 	}
-	b.update(splitKey(tea.KeyUp))
-	b.update(splitKey(tea.KeyUp))
-	b.update(splitKey(tea.KeyCtrlJ)) // first leg down
+	b.Update(splitKey(tea.KeyUp))
+	b.Update(splitKey(tea.KeyUp))
+	b.Update(splitKey(tea.KeyCtrlJ)) // first leg down
 	if o := order(); o != "parceiro_entregas=300,loja-centro=100,loja-praia=200" {
 		t.Fatalf("after ctrl+j: %s", o)
 	}
-	b.update(splitKey(tea.KeyCtrlX))
+	b.Update(splitKey(tea.KeyCtrlX))
 	if o := order(); o != "parceiro_entregas=300,loja-praia=200" {
 		t.Fatalf("after ctrl+x: %s", o)
 	}
 	// Typing goes to the selected cell.
-	b.update(splitKey(tea.KeyDown))
-	b.update(splitKey(tea.KeyBackspace))
+	b.Update(splitKey(tea.KeyDown))
+	b.Update(splitKey(tea.KeyBackspace))
 	splitTypeText(b, "5")
 	if o := order(); o != "parceiro_entregas=300,loja-praia=205" {
 		t.Fatalf("after editing: %s", o)
@@ -271,8 +273,8 @@ func TestSplitPreviewReducedAndDropped(t *testing.T) {
 	b := newTestBuilder(t, "principal", 1000, 99, splitWallets)
 	// Net 9,01 now; with the fee R$ 1,00 higher the net is 8,01: leg 2 gets 3,01 of 3,50, leg 3 nothing.
 	addLegs(b, [2]string{"loja-centro", "5,00"}, [2]string{"loja-praia", "3,50"}, [2]string{"parceiro_entregas", "0,51"})
-	if ck := b.check(); !ck.ok() {
-		t.Fatalf("split refused: %s", ck.first)
+	if ck := b.Check(); !ck.Ok() {
+		t.Fatalf("split refused: %s", ck.First)
 	}
 	v := ansi.Strip(viewAt(b, 120, 38))
 	for _, want := range []string{"if the fee rose to R$ 1,99: 1 reduced, 1 dropped", "R$ 3,01 reduced", "R$ 0,00 dropped"} {
@@ -281,86 +283,86 @@ func TestSplitPreviewReducedAndDropped(t *testing.T) {
 		}
 	}
 	// The order is the order sent: moving the small leg first keeps it whole.
-	b.update(splitKey(tea.KeyCtrlK))
-	b.update(splitKey(tea.KeyCtrlK))
+	b.Update(splitKey(tea.KeyCtrlK))
+	b.Update(splitKey(tea.KeyCtrlK))
 	if v := ansi.Strip(viewAt(b, 120, 38)); !strings.Contains(v, "1 reduced, 0 dropped") {
 		t.Errorf("after moving the small leg first:\n%s", v)
 	}
 }
 
 // splitForm is a new-charge form with an amount typed and the builder open.
-func splitForm(t *testing.T, origin string, fee api.Money, amount string) *chargeForm {
+func splitForm(t *testing.T, origin string, fee api.Money, amount string) *newcharge.ChargeForm {
 	t.Helper()
 	c := splitCommon(t, origin, fee, splitWallets)
-	f := newChargeForm(c, origin, "pixdash-test-key-0001")
-	f.setSize(120, 36)
+	f := newcharge.NewChargeForm(c, origin, "pixdash-test-key-0001")
+	f.SetSize(120, 36)
 	for _, r := range amount {
-		f.update(runeKey(string(r)))
+		f.Update(runeKey(string(r)))
 	}
-	f.update(splitKey(tea.KeyCtrlP))
-	if !f.splitOpen || f.sb == nil || len(f.sb.draft.Legs) != 1 {
+	f.Update(splitKey(tea.KeyCtrlP))
+	if !f.SplitOpen || f.Sb == nil || len(f.Sb.Draft.Legs) != 1 {
 		t.Fatalf("ctrl+p did not open the builder with a first leg")
 	}
 	return f
 }
 
-func formType(f *chargeForm, s string) {
+func formType(f *newcharge.ChargeForm, s string) {
 	for _, r := range s {
-		f.update(runeKey(string(r)))
+		f.Update(runeKey(string(r)))
 	}
 }
 
 func TestSplitFormRefusesBrokenSplitAndSendsGoodOne(t *testing.T) {
 	f := splitForm(t, "principal", 99, "12,34")
 	formType(f, "loja-centro")
-	f.update(splitKey(tea.KeyTab))
+	f.Update(splitKey(tea.KeyTab))
 	formType(f, "12,00")
-	msg := f.update(splitKey(tea.KeyCtrlS))()
-	st, ok := msg.(statusMsg)
-	if !ok || !strings.Contains(st.text, "The split breaks a rule (leg 1: the split (R$ 12,00) exceeds the net R$ 11,35") {
+	msg := f.Update(splitKey(tea.KeyCtrlS))()
+	st, ok := msg.(common.StatusMsg)
+	if !ok || !strings.Contains(st.Text, "The split breaks a rule (leg 1: the split (R$ 12,00) exceeds the net R$ 11,35") {
 		t.Fatalf("submit with a broken split gave %#v", msg)
 	}
-	if !f.splitOpen {
+	if !f.SplitOpen {
 		t.Fatal("the builder closed; the message on the leg is not visible")
 	}
 	// esc keeps the legs; the form's row summarises them.
-	f.update(splitKey(tea.KeyEsc))
-	if f.splitOpen || len(f.sb.draft.Legs) != 1 {
-		t.Fatalf("esc: open=%v legs=%d", f.splitOpen, len(f.sb.draft.Legs))
+	f.Update(splitKey(tea.KeyEsc))
+	if f.SplitOpen || len(f.Sb.Draft.Legs) != 1 {
+		t.Fatalf("esc: open=%v legs=%d", f.SplitOpen, len(f.Sb.Draft.Legs))
 	}
 	if v := ansi.Strip(viewAt(f, 120, 36)); !strings.Contains(v, "1 leg · R$ 12,00 of R$ 11,35 net ✗ sum exceeds net") {
 		t.Fatalf("form row:\n%s", v)
 	}
 	// Fix it from the Split row (enter opens the builder again).
-	f.setFocus(fSplit)
-	f.update(splitKey(tea.KeyEnter))
-	if !f.splitOpen {
+	f.SetFocus(newcharge.FSplit)
+	f.Update(splitKey(tea.KeyEnter))
+	if !f.SplitOpen {
 		t.Fatal("enter on the Split row did not open the builder")
 	}
-	f.update(splitKey(tea.KeyBackspace))
-	f.update(splitKey(tea.KeyBackspace))
-	f.update(splitKey(tea.KeyBackspace))
-	f.update(splitKey(tea.KeyBackspace))
-	f.update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
 	formType(f, "11,35")
-	msg = f.update(splitKey(tea.KeyCtrlS))()
-	sub, ok := msg.(chargeSubmitMsg)
+	msg = f.Update(splitKey(tea.KeyCtrlS))()
+	sub, ok := msg.(newcharge.ChargeSubmitMsg)
 	if !ok {
 		t.Fatalf("submit with a good split gave %#v", msg)
 	}
 	want := []api.SplitItem{{SubAccount: "loja-centro", Amount: 1135}}
-	if fmt.Sprint(sub.draft.Req.Split) != fmt.Sprint(want) || sub.draft.Req.Amount != 1234 {
-		t.Fatalf("request = %+v", sub.draft.Req)
+	if fmt.Sprint(sub.Draft.Req.Split) != fmt.Sprint(want) || sub.Draft.Req.Amount != 1234 {
+		t.Fatalf("request = %+v", sub.Draft.Req)
 	}
 }
 
 func TestSplitEscDropsEmptyLegs(t *testing.T) {
 	f := splitForm(t, "principal", 99, "20")
-	f.update(splitKey(tea.KeyEsc))
-	if f.sb.hasLegs() {
+	f.Update(splitKey(tea.KeyEsc))
+	if f.Sb.HasLegs() {
 		t.Fatal("an untouched leg was kept")
 	}
-	if req, ok := f.validate(); !ok || req.Split != nil {
+	if req, ok := f.Validate(); !ok || req.Split != nil {
 		t.Fatalf("form without legs: ok=%v split=%v", ok, req.Split)
 	}
 	if v := ansi.Strip(viewAt(f, 120, 36)); !strings.Contains(v, "none · enter to build one") {
@@ -377,20 +379,20 @@ func splitSumRefusal(sum, net, gross, fee api.Money) error {
 func TestSplitLearnsFeeFromDomainError(t *testing.T) {
 	f := splitForm(t, "principal", 10, "10,00")
 	formType(f, "loja-centro")
-	f.update(splitKey(tea.KeyTab))
+	f.Update(splitKey(tea.KeyTab))
 	formType(f, "9,90")
-	if _, ok := f.validate(); !ok {
-		t.Fatalf("the split equal to the net with the profile fee was refused: %v", f.errs)
+	if _, ok := f.Validate(); !ok {
+		t.Fatalf("the split equal to the net with the profile fee was refused: %v", f.Errs)
 	}
-	oldKey := f.key
-	cmd := f.serverError(splitSumRefusal(990, 901, 1000, 99))
+	oldKey := f.Key
+	cmd := f.ServerError(splitSumRefusal(990, 901, 1000, 99))
 	if cmd == nil {
 		t.Fatal("no command persists the learned fee")
 	}
-	if f.key == oldKey {
+	if f.Key == oldKey {
 		t.Fatal("the refused attempt's Idempotency-Key would be reused for a different body")
 	}
-	if !f.splitOpen {
+	if !f.SplitOpen {
 		t.Fatal("the builder is not shown after the refusal")
 	}
 	v := ansi.Strip(viewAt(f, 120, 36))
@@ -400,44 +402,44 @@ func TestSplitLearnsFeeFromDomainError(t *testing.T) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}
 	}
-	if _, ok := f.c.app.sess.Store.LearnedFee(); ok {
+	if _, ok := f.C.App.Sess.Store.LearnedFee(); ok {
 		t.Fatal("the fee was stored inside update, not by the command")
 	}
-	if msg := runReply(cmd); msg.(persistMsg).err != nil {
-		t.Fatal(msg.(persistMsg).err)
+	if msg := runReply(cmd); msg.(common.PersistMsg).Err != nil {
+		t.Fatal(msg.(common.PersistMsg).Err)
 	}
-	lf, ok := f.c.app.sess.Store.LearnedFee()
+	lf, ok := f.C.App.Sess.Store.LearnedFee()
 	if !ok || lf.Fee != 99 || lf.Wallet != "principal" || !strings.Contains(lf.From, "A soma do split") {
 		t.Fatalf("stored fee = %+v, %v", lf, ok)
 	}
 	// A later form uses the learned fee.
-	g := newChargeForm(f.c, "principal", "pixdash-test-key-0002")
-	g.setSize(120, 36)
+	g := newcharge.NewChargeForm(f.C, "principal", "pixdash-test-key-0002")
+	g.SetSize(120, 36)
 	formType(g, "10,00")
-	g.update(splitKey(tea.KeyCtrlP))
+	g.Update(splitKey(tea.KeyCtrlP))
 	formType(g, "loja-centro")
-	g.update(splitKey(tea.KeyTab))
+	g.Update(splitKey(tea.KeyTab))
 	formType(g, "9,90")
-	if ck, _ := g.splitCheck(); ck.ok() || ck.fee != 99 || ck.feeSrc != feeLearned {
-		t.Fatalf("later form: fee %v (source %d), ok %v", ck.fee, ck.feeSrc, ck.ok())
+	if ck, _ := g.SplitCheck(); ck.Ok() || ck.Fee != 99 || ck.FeeSrc != newcharge.FeeLearned {
+		t.Fatalf("later form: fee %v (source %d), ok %v", ck.Fee, ck.FeeSrc, ck.Ok())
 	}
 }
 
 func TestSplitServerRefusalOnItsLeg(t *testing.T) {
 	f := splitForm(t, "principal", 99, "12,34")
 	formType(f, "loja-centro")
-	f.update(splitKey(tea.KeyTab))
+	f.Update(splitKey(tea.KeyTab))
 	formType(f, "1,00")
-	f.update(splitKey(tea.KeyCtrlN))
+	f.Update(splitKey(tea.KeyCtrlN))
 	formType(f, "loja-praia")
-	f.update(splitKey(tea.KeyTab))
+	f.Update(splitKey(tea.KeyTab))
 	formType(f, "1,00")
-	f.update(splitKey(tea.KeyEsc))
+	f.Update(splitKey(tea.KeyEsc))
 	msg := "Subconta 'loja-praia' não existe nesta conta ou não está ativa"
-	if cmd := f.serverError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: msg}); cmd != nil {
+	if cmd := f.ServerError(&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: msg}); cmd != nil {
 		t.Fatal("a refusal that reveals no fee returned a command")
 	}
-	if !f.splitOpen {
+	if !f.SplitOpen {
 		t.Fatal("the builder did not reopen on a split refusal")
 	}
 	lines := strings.Split(ansi.Strip(viewAt(f, 120, 36)), "\n")
@@ -451,7 +453,7 @@ func TestSplitServerRefusalOnItsLeg(t *testing.T) {
 		t.Fatalf("the refusal is not on leg 2:\n%s", strings.Join(lines, "\n"))
 	}
 	// Editing clears it.
-	f.update(splitKey(tea.KeyBackspace))
+	f.Update(splitKey(tea.KeyBackspace))
 	if strings.Contains(ansi.Strip(viewAt(f, 120, 36)), "the service refused") {
 		t.Fatal("the refusal stayed after an edit")
 	}
@@ -460,15 +462,15 @@ func TestSplitServerRefusalOnItsLeg(t *testing.T) {
 func TestSplitViewFits(t *testing.T) {
 	b := newTestBuilder(t, "loja-centro", 100000, 99, splitWallets)
 	var legs [][2]string
-	for i := range maxDraftLegs + 2 {
+	for i := range newcharge.MaxDraftLegs + 2 {
 		legs = append(legs, [2]string{fmt.Sprintf("destino-muito-longo-numero-%02d", i), "1,234"})
 	}
 	addLegs(b, legs...)
-	if len(b.draft.Legs) != maxDraftLegs {
-		t.Fatalf("%d legs held, cap %d", len(b.draft.Legs), maxDraftLegs)
+	if len(b.Draft.Legs) != newcharge.MaxDraftLegs {
+		t.Fatalf("%d legs held, cap %d", len(b.Draft.Legs), newcharge.MaxDraftLegs)
 	}
-	for _, sel := range []int{0, 7, maxDraftLegs - 1} {
-		b.focusCell(sel, colDest)
+	for _, sel := range []int{0, 7, newcharge.MaxDraftLegs - 1} {
+		b.FocusCell(sel, newcharge.ColDest)
 		for _, size := range [][2]int{{80, 20}, {78, 18}, {120, 36}, {200, 60}} {
 			v := viewAt(b, size[0], size[1])
 			lines := strings.Split(v, "\n")
@@ -554,9 +556,9 @@ func TestSplitFlowLearnsFeeThenSucceeds(t *testing.T) {
 
 func TestGoldenSplit(t *testing.T) {
 	build := func(t *testing.T, m *Model) {
-		m.app.subAccounts = splitWallets
+		m.app.SubAccounts = splitWallets
 		m.Update(runeKey("n"))
-		formOf(m).key = "pixdash-golden-key-0001"
+		formOf(m).Key = "pixdash-golden-key-0001"
 		for _, r := range "12,34" {
 			m.Update(runeKey(string(r)))
 		}
@@ -599,20 +601,20 @@ func TestGoldenSplit(t *testing.T) {
 // TestSplitFooterListsEachKeyOnce is defect 16: with the builder open, the builder lists its own
 // keys and the footer the form's; none is drawn twice, in either language.
 func TestSplitFooterListsEachKeyOnce(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		for _, size := range goldenSizes {
 			s := goldenSession(t, api.Sandbox)
 			s.PixFee, s.HasPixFee = 99, true
-			m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-			m.app.subAccounts = splitWallets
+			m.app.SubAccounts = splitWallets
 			m.Update(runeKey("n"))
 			for _, r := range "12,34" {
 				m.Update(runeKey(string(r)))
 			}
 			m.Update(splitKey(tea.KeyCtrlP))
 			out := ansi.Strip(m.View())
-			for _, k := range []key.Binding{m.c.keys.Submit, m.c.keys.Back, m.c.keys.AddLeg, m.c.keys.NextField} {
+			for _, k := range []key.Binding{m.c.Keys.Submit, m.c.Keys.Back, m.c.Keys.AddLeg, m.c.Keys.NextField} {
 				h := k.Help()
 				entry := h.Key + " " + h.Desc
 				if n := strings.Count(out, entry); n != 1 {

@@ -8,6 +8,8 @@ import (
 
 	"pixdash/api"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
+	"pixdash/ui/wallets"
 )
 
 // profileOpenTimeout bounds resolving secrets and starting a profile's receiver.
@@ -23,21 +25,21 @@ type profileOpenedMsg struct {
 
 // openProfilePicker lists the configured profiles with their environment.
 func (m *Model) openProfilePicker() tea.Cmd {
-	tr := m.c.tr
+	tr := m.c.Tr
 	if m.opts.OpenProfile == nil || len(m.opts.Profiles) == 0 {
-		m.setOwnedStatus(ownerAnswer, tr.T("switch.no_other_profiles_add_profiles_name"), statusWarn)
+		m.setOwnedStatus(common.OwnerAnswer, tr.T("switch.no_other_profiles_add_profiles_name"), common.StatusWarn)
 		return nil
 	}
-	var items []pickerItem
+	var items []common.PickerItem
 	for _, p := range m.opts.Profiles {
 		note := tr.T("switch.sandbox")
 		if p.Env == api.Production {
 			note = tr.T("switch.production_caps")
 		}
-		items = append(items, pickerItem{label: p.Name, value: p.Name, note: note, current: p.Name == m.app.sess.Profile})
+		items = append(items, common.PickerItem{Label: p.Name, Value: p.Name, Note: note, Current: p.Name == m.app.Sess.Profile})
 	}
-	p := newPicker(m.c, tr.T("switch.switch_profile"), items, func(v string) tea.Msg { return switchProfileMsg{name: v} })
-	p.kind = pickerProfiles
+	p := common.NewPicker(m.c, tr.T("switch.switch_profile"), items, func(v string) tea.Msg { return switchProfileMsg{name: v} })
+	p.Kind = common.PickerProfiles
 	return m.push(p)
 }
 
@@ -47,14 +49,14 @@ func (m *Model) switchProfile(name string) tea.Cmd {
 	if p, ok := m.openPicker(); ok {
 		closing = m.closeOverlay(p)
 	}
-	if name == m.app.sess.Profile {
+	if name == m.app.Sess.Profile {
 		return closing
 	}
 	// The profile opens (and says so) only once it is confirmed.
 	open := func() tea.Msg { return openProfileMsg{name: name} }
 	for _, p := range m.opts.Profiles {
 		if p.Name == name && p.Env == api.Production {
-			return tea.Batch(closing, m.push(newConfirm(m.c, m.c.tr.F("switch.switch_to_the_production_profile_y", name), open)))
+			return tea.Batch(closing, m.push(common.NewConfirm(m.c, m.c.Tr.F("switch.switch_to_the_production_profile_y", name), open)))
 		}
 	}
 	return tea.Batch(closing, open)
@@ -65,10 +67,10 @@ type openProfileMsg struct{ name string }
 
 // openProfileCmd opens a profile in a command and says so.
 func (m *Model) openProfileCmd(name string) tea.Cmd {
-	m.setStatus(m.c.tr.F("switch.opening_profile", name), statusInfo)
+	m.setStatus(m.c.Tr.F("switch.opening_profile", name), common.StatusInfo)
 	open := m.opts.OpenProfile
 	// Not the current session's context: the new session outlives the one it replaces.
-	return withTimeout(profileOpenTimeout, func(ctx context.Context) tea.Msg {
+	return common.WithTimeout(profileOpenTimeout, func(ctx context.Context) tea.Msg {
 		s, err := open(ctx, name)
 		return profileOpenedMsg{name: name, sess: s, err: err}
 	})
@@ -76,12 +78,12 @@ func (m *Model) openProfileCmd(name string) tea.Cmd {
 
 // onProfileOpened replaces the session: new generation, empty screen data, the new profile's state.
 func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
-	tr := m.c.tr
+	tr := m.c.Tr
 	if msg.err != nil {
-		m.setStatus(tr.F("switch.could_not_open_profile", msg.name, msg.err), statusError)
+		m.setStatus(tr.F("switch.could_not_open_profile", msg.name, msg.err), common.StatusError)
 		return nil
 	}
-	old, oldEng := m.app.sess, m.eng
+	old, oldEng := m.app.Sess, m.eng
 	m.closeSession()
 	m.setSession(msg.sess)
 	// The old engine stops, then the old session closes, in a command: Update waits for neither.
@@ -95,9 +97,9 @@ func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
 		return nil
 	}
 	env := tr.T("switch.sandbox")
-	kind := statusOK
+	kind := common.StatusOK
 	if msg.sess.Env == api.Production {
-		env, kind = tr.T("switch.production_caps"), statusWarn
+		env, kind = tr.T("switch.production_caps"), common.StatusWarn
 	}
 	m.setStatus(tr.F("switch.switched_to_profile", msg.name, env), kind)
 	return tea.Batch(closeOld, m.authCmd(), m.waitEngine(), m.waitChange(), m.focusActive(), m.pruneEvents())
@@ -106,34 +108,34 @@ func (m *Model) onProfileOpened(msg profileOpenedMsg) tea.Cmd {
 // closeSession cancels the current session's context: the commands still running for it
 // (calls to the service, store reads, the event and change feeds) stop.
 func (m *Model) closeSession() {
-	if m.app.cancel != nil {
-		m.app.cancel()
+	if m.app.Cancel != nil {
+		m.app.Cancel()
 	}
 }
 
 // openWalletPicker is the quick wallet switcher: principal, the sub-accounts and the configured one.
 func (m *Model) openWalletPicker() tea.Cmd {
 	wv := m.wallets()
-	items, loaded := wv.pickerItems()
-	p := newPicker(m.c, m.c.tr.T("switch.switch_wallet"), items, func(v string) tea.Msg { return switchWalletMsg{wallet: v} })
-	p.kind = pickerWallets
+	items, loaded := wv.PickerItems()
+	p := common.NewPicker(m.c, m.c.Tr.T("switch.switch_wallet"), items, func(v string) tea.Msg { return common.SwitchWalletMsg{Wallet: v} })
+	p.Kind = common.PickerWallets
 	cmd := m.push(p)
 	if !loaded {
-		p.loading = true
-		return tea.Batch(cmd, m.addressTo(wv, wv.load()))
+		p.Loading = true
+		return tea.Batch(cmd, m.addressTo(wv, wv.Load()))
 	}
 	return cmd
 }
 
 // wallets is the wallet view, which also feeds the quick picker.
-func (m *Model) wallets() *walletsView { return m.panes[viewWallets].(*walletsView) }
+func (m *Model) wallets() *wallets.WalletsView { return m.panes[viewWallets].(*wallets.WalletsView) }
 
 // refreshPicker updates an open wallet picker after the wallet list changed.
 func (m *Model) refreshPicker() {
-	if p, ok := m.openPicker(); ok && p.kind == pickerWallets {
-		items, loaded := m.wallets().pickerItems()
-		p.setItems(items)
-		p.loading = !loaded
-		p.err = m.wallets().loadErr()
+	if p, ok := m.openPicker(); ok && p.Kind == common.PickerWallets {
+		items, loaded := m.wallets().PickerItems()
+		p.SetItems(items)
+		p.Loading = !loaded
+		p.Err = m.wallets().LoadErr()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 func TestFlowProfileSwitchIntoProductionAsksAndReloads(t *testing.T) {
@@ -71,22 +72,22 @@ func TestRepliesForAnOldSessionOrWalletAreDropped(t *testing.T) {
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
 	old := m.tagNow()
-	send(t, m, switchWalletMsg{wallet: "loja-sul"})
-	if m.app.wallet != "loja-sul" {
-		t.Fatalf("wallet = %q", m.app.wallet)
+	send(t, m, common.SwitchWalletMsg{Wallet: "loja-sul"})
+	if m.app.Wallet != "loja-sul" {
+		t.Fatalf("wallet = %q", m.app.Wallet)
 	}
 	if !m.stale(old) {
 		t.Fatal("a reply made for principal is not stale after switching to loja-sul")
 	}
 	// A projects reply for the old wallet does not reach a form opened in the new one.
 	m.Update(runeKey("n"))
-	m.Update(reply(m, projectsMsg{tag: old, items: []api.Project{{ID: "00000000-0000-4000-8000-000000000001", Name: "Old wallet project"}}}))
-	if !formOf(m).projLoad || len(formOf(m).projects) != 0 {
+	m.Update(reply(m, common.ProjectsMsg{Tag: old, Items: []api.Project{{ID: "00000000-0000-4000-8000-000000000001", Name: "Old wallet project"}}}))
+	if !formOf(m).ProjLoad || len(formOf(m).Projects) != 0 {
 		t.Fatal("a stale projects reply was applied to the form")
 	}
-	m.Update(reply(m, projectsMsg{tag: m.tagNow(), items: []api.Project{{ID: "00000000-0000-4000-8000-000000000002", Name: "Loja Sul"}}}))
-	if len(formOf(m).projects) != 1 || formOf(m).projects[0].Name != "Loja Sul" {
-		t.Fatalf("current reply not applied: %+v", formOf(m).projects)
+	m.Update(reply(m, common.ProjectsMsg{Tag: m.tagNow(), Items: []api.Project{{ID: "00000000-0000-4000-8000-000000000002", Name: "Loja Sul"}}}))
+	if len(formOf(m).Projects) != 1 || formOf(m).Projects[0].Name != "Loja Sul" {
+		t.Fatalf("current reply not applied: %+v", formOf(m).Projects)
 	}
 	// The charges view now lists only the new wallet's charges.
 	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEsc}); cmd != nil {
@@ -96,9 +97,9 @@ func TestRepliesForAnOldSessionOrWalletAreDropped(t *testing.T) {
 		t.Fatalf("charges view not scoped to loja-sul:\n%s", v)
 	}
 	// A reply from before a profile switch (older generation) is dropped too.
-	gen := m.app.gen
+	gen := m.app.Gen
 	m.setSession(goldenSession(t, api.Production))
-	if m.app.gen == gen || !m.stale(tag{gen: gen, wallet: m.app.wallet}) {
+	if m.app.Gen == gen || !m.stale(common.Tag{Gen: gen, Wallet: m.app.Wallet}) {
 		t.Fatal("the session generation did not change")
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"pixdash/ui/common"
+	"pixdash/ui/sales"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 )
@@ -171,7 +174,7 @@ func (t *TrainingModel) showSummary() {
 
 // key handles training's own keys; ok is false for the dashboard's.
 func (t *TrainingModel) key(km tea.KeyMsg) (tea.Cmd, bool) {
-	tr := t.inner.c.tr
+	tr := t.inner.c.Tr
 	if t.summary {
 		switch km.String() {
 		case "q", "ctrl+c":
@@ -201,7 +204,7 @@ func (t *TrainingModel) key(km tea.KeyMsg) (tea.Cmd, bool) {
 			t.note = tr.T("training.go_to_the_charges_1_and")
 			return nil, true
 		}
-		ch, ok := t.inner.charges.selected()
+		ch, ok := t.inner.charges.SelectedLine()
 		if !ok {
 			t.note = tr.T("training.select_the_customer_s_line_first")
 			return nil, true
@@ -223,7 +226,7 @@ func (t *TrainingModel) watch() tea.Cmd {
 	if t.inner.view == viewBlocks && len(t.inner.overlays) == 0 {
 		cmds = append(cmds, t.observe(TrainingAction{Kind: TrainViewBlocks}))
 	}
-	_, open := find[*closeOverlay](t.inner.overlays)
+	_, open := common.Find[*sales.CloseOverlay](t.inner.overlays)
 	switch {
 	case open && !t.closing:
 		t.closing = true
@@ -236,7 +239,7 @@ func (t *TrainingModel) watch() tea.Cmd {
 
 // layout decides where the checklist goes; it reports whether the dashboard's size changed.
 func (t *TrainingModel) layout(force bool) bool {
-	side := t.width >= minWidth+trainSideWidth
+	side := t.width >= common.MinWidth+trainSideWidth
 	strip := !side && !t.fullScreen()
 	changed := force || side != t.side || strip != t.strip
 	t.side, t.strip = side, strip
@@ -253,7 +256,7 @@ func (t *TrainingModel) layout(force bool) bool {
 // fullScreen: a screen for the customer (the QR) has the whole terminal.
 func (t *TrainingModel) fullScreen() bool {
 	for _, o := range t.inner.overlays {
-		if o.layer() == layerScreen {
+		if o.Layer() == common.LayerScreen {
 			return true
 		}
 	}
@@ -279,18 +282,18 @@ func (t *TrainingModel) View() string {
 	}
 	switch {
 	case t.list:
-		return placeOver(fitBlock(dash, t.width, t.height-t.inner.reserveH)+"\n"+t.stripView(), t.listBox(), t.width, t.height)
+		return placeOver(common.FitBlock(dash, t.width, t.height-t.inner.reserveH)+"\n"+t.stripView(), t.listBox(), t.width, t.height)
 	case t.side:
-		return lipgloss.JoinHorizontal(lipgloss.Top, fitBlock(dash, t.width-trainSideWidth, t.height), t.sideView())
+		return lipgloss.JoinHorizontal(lipgloss.Top, common.FitBlock(dash, t.width-trainSideWidth, t.height), t.sideView())
 	case t.strip:
-		return fitBlock(dash, t.width, t.height-trainStripLines) + "\n" + t.stripView()
+		return common.FitBlock(dash, t.width, t.height-trainStripLines) + "\n" + t.stripView()
 	}
 	return dash
 }
 
 func (t *TrainingModel) mark(s TrainingLineState) string {
-	ascii := t.inner.c.ascii
-	st := t.inner.c.st
+	ascii := t.inner.c.Ascii
+	st := t.inner.c.St
 	switch s {
 	case TrainRight:
 		if ascii {
@@ -322,16 +325,16 @@ func (t *TrainingModel) progress() string {
 	if n == 0 {
 		n = len(t.st.Lines)
 	}
-	return t.inner.c.tr.F("training.step", n, len(t.st.Lines))
+	return t.inner.c.Tr.F("training.step", n, len(t.st.Lines))
 }
 
 func (t *TrainingModel) badge() string {
-	return trainBadgeStyle.Render(t.inner.c.tr.T("training.training_caps"))
+	return trainBadgeStyle.Render(t.inner.c.Tr.T("training.training_caps"))
 }
 
 // nowText is what to do now, with the last answer of the e key.
 func (t *TrainingModel) nowText() string {
-	tr := t.inner.c.tr
+	tr := t.inner.c.Tr
 	if !t.have {
 		return tr.T("training.the_scenario_is_starting")
 	}
@@ -342,20 +345,20 @@ func (t *TrainingModel) nowText() string {
 }
 
 func (t *TrainingModel) stripView() string {
-	st, w := t.inner.c.st, t.width
+	st, w := t.inner.c.St, t.width
 	var current string
 	for _, l := range t.st.Lines {
 		if l.State == TrainNow {
 			current = l.Label
 		}
 	}
-	head := t.badge() + " " + st.Muted.Render(t.progress()) + " " + st.Bold.Render(sanitize(current))
-	right := st.Muted.Render(t.inner.c.tr.T("training.t_checklist"))
-	lines := []string{spread(truncateWidth(head, w-lipgloss.Width(right)-1), right, w)}
+	head := t.badge() + " " + st.Muted.Render(t.progress()) + " " + st.Bold.Render(common.Sanitize(current))
+	right := st.Muted.Render(t.inner.c.Tr.T("training.t_checklist"))
+	lines := []string{common.Spread(common.TruncateWidth(head, w-lipgloss.Width(right)-1), right, w)}
 	// The answer of e or N takes a line only when what to do now leaves one free.
-	body := wrapLines(t.nowText(), w-1, trainStripLines-1)
+	body := common.WrapLines(t.nowText(), w-1, trainStripLines-1)
 	if t.note != "" && len(body) < trainStripLines-1 {
-		body = append(body, st.StatusOK.Render(truncateWidth(sanitize(t.note), w-1)))
+		body = append(body, st.StatusOK.Render(common.TruncateWidth(common.Sanitize(t.note), w-1)))
 	}
 	for _, l := range body {
 		lines = append(lines, " "+l)
@@ -370,9 +373,9 @@ func (t *TrainingModel) stripView() string {
 func (t *TrainingModel) checklist(w int) []string {
 	var out []string
 	for _, l := range t.st.Lines {
-		for i, part := range wrapLines(l.Label, w-2, 2) {
+		for i, part := range common.WrapLines(l.Label, w-2, 2) {
 			if l.State == TrainNow {
-				part = t.inner.c.st.Bold.Render(part)
+				part = t.inner.c.St.Bold.Render(part)
 			}
 			if i == 0 {
 				out = append(out, t.mark(l.State)+" "+part)
@@ -385,35 +388,35 @@ func (t *TrainingModel) checklist(w int) []string {
 }
 
 func (t *TrainingModel) sideView() string {
-	st, tr := t.inner.c.st, t.inner.c.tr
+	st, tr := t.inner.c.St, t.inner.c.Tr
 	w := trainSideWidth - 2
 	lines := []string{t.badge() + " " + st.Muted.Render(t.progress())}
-	lines = append(lines, wrapLines(t.st.Title, w, 2)...)
+	lines = append(lines, common.WrapLines(t.st.Title, w, 2)...)
 	lines = append(lines, "")
 	lines = append(lines, t.checklist(w)...)
 	lines = append(lines, "", st.Label.Render(tr.T("training.now")))
 	rest := t.height - len(lines) - 3
-	lines = append(lines, wrapLines(t.nowText(), w, max(rest, 1))...)
+	lines = append(lines, common.WrapLines(t.nowText(), w, max(rest, 1))...)
 	if t.note != "" {
-		lines = append(lines, "", st.StatusOK.Render(truncateWidth(sanitize(t.note), w)))
+		lines = append(lines, "", st.StatusOK.Render(common.TruncateWidth(common.Sanitize(t.note), w)))
 	}
 	box := lipgloss.NewStyle().Border(lipgloss.NormalBorder(), false, false, false, true).
 		BorderForeground(colTrain).PaddingLeft(1).Width(trainSideWidth - 1)
-	return box.Render(fitBlock(strings.Join(lines, "\n"), w, t.height))
+	return box.Render(common.FitBlock(strings.Join(lines, "\n"), w, t.height))
 }
 
 func (t *TrainingModel) listBox() string {
-	tr := t.inner.c.tr
+	tr := t.inner.c.Tr
 	w := min(t.width-4, 60)
-	lines := []string{t.badge() + " " + sanitize(t.st.Title), ""}
+	lines := []string{t.badge() + " " + common.Sanitize(t.st.Title), ""}
 	lines = append(lines, t.checklist(w)...)
-	lines = append(lines, "", t.inner.c.st.Muted.Render(tr.T("training.any_key_closes")))
+	lines = append(lines, "", t.inner.c.St.Muted.Render(tr.T("training.any_key_closes")))
 	return lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colTrain).Padding(0, 1).Render(strings.Join(lines, "\n"))
 }
 
 // summaryView is the end: what was done right and what was missed.
 func (t *TrainingModel) summaryView() string {
-	st, tr := t.inner.c.st, t.inner.c.tr
+	st, tr := t.inner.c.St, t.inner.c.Tr
 	w := t.width - 2
 	var right, missed []string
 	for _, it := range t.st.Summary {
@@ -423,7 +426,7 @@ func (t *TrainingModel) summaryView() string {
 			missed = append(missed, it.Text)
 		}
 	}
-	lines := []string{t.badge() + " " + st.Bold.Render(tr.F("training.summary", sanitize(t.st.Title))), ""}
+	lines := []string{t.badge() + " " + st.Bold.Render(tr.F("training.summary", common.Sanitize(t.st.Title))), ""}
 	// An item takes two lines when they all fit, else one.
 	per := 2
 	if len(t.st.Summary)*2+9 > t.height {
@@ -432,7 +435,7 @@ func (t *TrainingModel) summaryView() string {
 	add := func(title string, items []string, s TrainingLineState) {
 		lines = append(lines, st.Label.Render(fmt.Sprintf("%s (%d)", title, len(items))))
 		for _, it := range items {
-			for i, l := range wrapLines(it, w-4, per) {
+			for i, l := range common.WrapLines(it, w-4, per) {
 				if i == 0 {
 					lines = append(lines, "  "+t.mark(s)+" "+l)
 				} else {
@@ -446,5 +449,5 @@ func (t *TrainingModel) summaryView() string {
 	add(tr.T("training.missed"), missed, TrainMissed)
 	lines = append(lines, st.Bold.Render(tr.F("training.of_done_right", len(right), len(right)+len(missed))),
 		st.Muted.Render(tr.T("training.esc_back_to_the_dashboard_q")))
-	return fitBlock(" "+strings.Join(lines, "\n "), t.width, t.height)
+	return common.FitBlock(" "+strings.Join(lines, "\n "), t.width, t.height)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"pixdash/api"
+	"pixdash/ui/common"
 )
 
 // fakeTrainer records the actions; its updates channel is closed, so the model's wait for
@@ -83,7 +84,7 @@ func trainingModel(t *testing.T, w, h int, st *TrainingState) (*TrainingModel, *
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	f := newFakeTrainer()
-	tm := NewTraining(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC}, f)
+	tm := NewTraining(Options{Session: s, Lang: common.LangPT, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC}, f)
 	tsend(t, tm, tea.WindowSizeMsg{Width: w, Height: h})
 	settle(t, tm.inner, tm.inner.focusActive())
 	if st != nil {
@@ -173,7 +174,7 @@ func TestTrainingStripShowsTheWholeStep(t *testing.T) {
 func TestTrainingKeys(t *testing.T) {
 	st := trainingScene()
 	tm, f := trainingModel(t, 80, 24, &st)
-	sel, ok := tm.inner.charges.selected()
+	sel, ok := tm.inner.charges.SelectedLine()
 	if !ok {
 		t.Fatal("no charge selected")
 	}

@@ -17,6 +17,7 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
 )
 
 // paymentEnvelope is a payment event in the service's envelope shape.
@@ -114,8 +115,8 @@ func TestFlowReplyDifferentFromRequestIsNotShown(t *testing.T) {
 		t.Fatalf("the customer screen is shown:\n%s", view)
 	}
 	copied := ""
-	qrOf(fm).copyFn = func(s string) { copied = s }
-	if cmd := qrOf(fm).update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}}); cmd != nil {
+	qrOf(fm).CopyFn = func(s string) { copied = s }
+	if cmd := qrOf(fm).Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}}); cmd != nil {
 		runReply(cmd)
 	}
 	if copied != "" {
@@ -174,12 +175,12 @@ func TestRecoverKeepsUnconfirmedWhileInFlight(t *testing.T) {
 	start := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)
 	now := start.Add(48 * time.Second)
 	sub := state.Submission{Key: key, Request: api.CreatePixRequest{Amount: 5000, Description: "Venda"}, CreatedAt: start,
-		InFlightUntil: start.Add(createTimeout + inFlightMargin)}
+		InFlightUntil: start.Add(common.CreateTimeout + common.InFlightMargin)}
 	if err := store.BeginSubmission(context.Background(), sub); err != nil {
 		t.Fatal(err)
 	}
 	m := New(Options{Session: &Session{Profile: "late", Env: api.Sandbox, Client: client, Store: store, Close: func() {}},
-		Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return now }})
+		Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return now }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	pending := func(s *state.Store) int {
 		t.Helper()
@@ -214,14 +215,14 @@ func TestRecoverKeepsUnconfirmedWhileInFlight(t *testing.T) {
 	// Another submission whose window has passed is abandoned on a 404.
 	x.landed.Store(false)
 	old := state.Submission{Key: key, Request: api.CreatePixRequest{Amount: 5000, Description: "Venda"}, CreatedAt: start,
-		InFlightUntil: start.Add(createTimeout + inFlightMargin)}
+		InFlightUntil: start.Add(common.CreateTimeout + common.InFlightMargin)}
 	store2 := state.OpenMemory()
 	t.Cleanup(func() { _ = store2.Close() })
 	if err := store2.BeginSubmission(context.Background(), old); err != nil {
 		t.Fatal(err)
 	}
-	m.app.sess.Store = store2
-	now = start.Add(createTimeout + inFlightMargin + time.Second)
+	m.app.Sess.Store = store2
+	now = start.Add(common.CreateTimeout + common.InFlightMargin + time.Second)
 	if got := run(); got.abandoned != 1 || got.pending != 0 || pending(store2) != 0 {
 		t.Fatalf("past the window: %+v", got)
 	}
@@ -243,10 +244,10 @@ func TestVerdictReasonWording(t *testing.T) {
 		{"something \u202eelse", "something else", "something else"},
 	}
 	for _, tc := range cases {
-		if got := verdictReason(catalog{lang: LangEN}, tc.reason); got != tc.en {
+		if got := common.VerdictReason(common.Catalog{Lang: common.LangEN}, tc.reason); got != tc.en {
 			t.Errorf("en %q: %q, want %q", tc.reason, got, tc.en)
 		}
-		if got := verdictReason(catalog{lang: LangPT}, tc.reason); got != tc.pt {
+		if got := common.VerdictReason(common.Catalog{Lang: common.LangPT}, tc.reason); got != tc.pt {
 			t.Errorf("pt %q: %q, want %q", tc.reason, got, tc.pt)
 		}
 	}

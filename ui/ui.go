@@ -15,13 +15,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"pixdash/api"
+	"pixdash/state"
 	"pixdash/state/workflow"
-)
-
-// Minimum terminal size; below it the dashboard asks for a larger window.
-const (
-	minWidth  = 80
-	minHeight = 24
+	"pixdash/ui/blocks"
+	"pixdash/ui/charges"
+	"pixdash/ui/common"
+	"pixdash/ui/events"
+	"pixdash/ui/inspector"
+	"pixdash/ui/newcharge"
+	"pixdash/ui/qr"
+	"pixdash/ui/refund"
+	"pixdash/ui/sales"
+	"pixdash/ui/search"
+	"pixdash/ui/wallets"
+	"pixdash/ui/withdrawal"
 )
 
 // ProfileInfo names a configured profile for the profile switcher.
@@ -36,8 +43,8 @@ type Options struct {
 	Profiles []ProfileInfo
 	// OpenProfile connects to another profile (nil disables switching).
 	OpenProfile  func(ctx context.Context, name string) (*workflow.Session, error)
-	Lang         Lang
-	CustomerLang Lang
+	Lang         common.Lang
+	CustomerLang common.Lang
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Location is the time zone times are shown in (time.Local when nil).
@@ -51,7 +58,7 @@ type Options struct {
 	// NewKey mints Idempotency-Keys (api.NewIdempotencyKey when nil; fixed in screenshots).
 	NewKey func() string
 	// Export says where the charges view's export key writes and in which dialect.
-	Export ExportSettings
+	Export common.ExportSettings
 	// ASCII draws the revenue chart with ASCII glyphs, for terminals without block characters.
 	ASCII bool
 	// DarkBackground says the terminal's background is dark (lipgloss.HasDarkBackground). It
@@ -77,20 +84,20 @@ var mainViews = []viewID{viewCharges, viewInspector, viewWallets, viewBlocks, vi
 
 // Model is the root Bubble Tea model.
 type Model struct {
-	c    *common
+	c    *common.Common
 	opts Options
-	app  *appState
+	app  *common.AppState
 	view viewID
 
-	panes   map[viewID]pane
-	charges *chargesView
+	panes   map[viewID]common.Pane
+	charges *charges.ChargesView
 	// overlays are stacked over the views (form, QR screen, pickers, help, confirmations);
 	// the top one has the keyboard.
-	overlays overlayStack
+	overlays common.OverlayStack
 	// helpLine draws the footer's key list.
 	helpLine help.Model
 
-	status   statusMsg
+	status   common.StatusMsg
 	statusAt time.Time
 
 	link        linkState
@@ -121,22 +128,14 @@ type storeRefreshedMsg struct {
 	err     error
 }
 
-// storeChangedMsg says the store changed (a write of this window or, seen by Refresh, of
-// another): the active list reads its window again when what it shows changed.
-type storeChangedMsg struct {
-	gen                   uint64
-	chargesVer, eventsVer uint64
-	charges, events       bool // which changed
-}
-
 // storeChangeCoalesce is how long the dashboard lets store changes gather before the lists
 // read again: under a flood of webhooks they read a few times a second, not once per commit.
 const storeChangeCoalesce = 100 * time.Millisecond
 
 // waitChange waits for the next change of the session's store; it is re-armed after each.
 func (m *Model) waitChange() tea.Cmd {
-	gen, store, done := m.app.gen, m.app.sess.Store, m.app.done
-	c0, e0 := m.app.seenCharges, m.app.seenEvents
+	gen, store, done := m.app.Gen, m.app.Sess.Store, m.app.Done
+	c0, e0 := m.app.SeenCharges, m.app.SeenEvents
 	return func() tea.Msg {
 		changed := store.Changed()
 		if c, e := store.Versions(); c == c0 && e == e0 && !waitFor(done, changed) {
@@ -146,7 +145,7 @@ func (m *Model) waitChange() tea.Cmd {
 			return nil
 		}
 		c1, e1 := store.Versions()
-		return storeChangedMsg{gen: gen, chargesVer: c1, eventsVer: e1, charges: c1 != c0, events: e1 != e0}
+		return common.StoreChangedMsg{Gen: gen, ChargesVer: c1, EventsVer: e1, Charges: c1 != c0, Events: e1 != e0}
 	}
 }
 
@@ -156,10 +155,10 @@ func New(o Options) *Model {
 		o.Now = time.Now
 	}
 	if o.Lang == "" {
-		o.Lang = LangEN
+		o.Lang = common.LangEN
 	}
 	if o.CustomerLang == "" {
-		o.CustomerLang = LangPT
+		o.CustomerLang = common.LangPT
 	}
 	if o.Location == nil {
 		o.Location = time.Local
@@ -170,67 +169,68 @@ func New(o Options) *Model {
 	if o.NewKey == nil {
 		o.NewKey = api.NewIdempotencyKey
 	}
-	tr := catalog{lang: o.Lang}
-	app := &appState{}
-	c := &common{st: newStyles(), keys: newKeyMap(tr), tr: tr, cust: catalog{lang: o.CustomerLang}, now: o.Now, loc: o.Location, app: app, newKey: o.NewKey, export: o.Export, ascii: o.ASCII, darkBG: o.DarkBackground}
-	m := &Model{c: c, opts: o, app: app, view: viewCharges, helpLine: newHelpLine(c.st)}
+	tr := common.Catalog{Lang: o.Lang}
+	app := &common.AppState{}
+	c := &common.Common{St: common.NewStyles(), Keys: common.NewKeyMap(tr), Tr: tr, Cust: common.Catalog{Lang: o.CustomerLang}, Now: o.Now, Loc: o.Location, App: app, NewKey: o.NewKey, Export: o.Export, Ascii: o.ASCII, DarkBG: o.DarkBackground,
+		Open: common.Openers{Refund: refund.AskRefund, RefundTx: refund.RefundFromInspector, Withdrawal: withdrawal.AskWithdrawal}}
+	m := &Model{c: c, opts: o, app: app, view: viewCharges, helpLine: newHelpLine(c.St)}
 	m.setSession(o.Session)
 	return m
 }
 
 // setSession makes s the active session: new generation, its default wallet, fresh views.
 func (m *Model) setSession(s *workflow.Session) {
-	if m.app.cancel != nil {
-		m.app.cancel() // what the replaced session had in flight stops
+	if m.app.Cancel != nil {
+		m.app.Cancel() // what the replaced session had in flight stops
 	}
-	m.app.sess = s
-	m.app.gen++
-	m.app.ctx, m.app.cancel = context.WithCancel(context.Background())
-	m.app.done = m.app.ctx.Done()
-	m.app.subAccounts = nil
-	m.app.wallet = api.WalletPrincipal
+	m.app.Sess = s
+	m.app.Gen++
+	m.app.Ctx, m.app.Cancel = context.WithCancel(context.Background())
+	m.app.Done = m.app.Ctx.Done()
+	m.app.SubAccounts = nil
+	m.app.Wallet = api.WalletPrincipal
 	if s.Wallet != "" {
-		m.app.wallet = s.Wallet
+		m.app.Wallet = s.Wallet
 	}
-	m.charges = newChargesView(m.c, s.Store)
+	m.charges = charges.NewChargesView(m.c, s.Store)
 	m.panes = m.newPanes()
 	m.overlays = nil
 	m.eng, m.watched = m.newEngine(s), ""
-	m.app.eventSeq = -1
-	m.app.seenCharges, m.app.seenEvents = s.Store.Versions()
+	m.app.EventSeq = -1
+	m.app.SeenCharges, m.app.SeenEvents = s.Store.Versions()
 	m.link = linkState{}
 	m.view = viewCharges
 	// The session's notice is the workflow's English sentence: it is translated here.
-	switch notice := strings.TrimSpace(importNotice(m.c.tr, s.Imported) + " " + m.c.tr.T(s.Notice) + " " + receiverDownNotice(m.c.tr, s)); {
+	switch notice := strings.TrimSpace(importNotice(m.c.Tr, s.Imported) + " " + m.c.Tr.T(s.Notice) + " " + receiverDownNotice(m.c.Tr, s)); {
 	case notice == "":
 	case s.Notice == "" && s.ReceiverDown == "" && s.Imported != nil && s.Imported.Damaged == 0:
-		m.setStatus(notice, statusInfo)
+		m.setStatus(notice, common.StatusInfo)
 	default:
-		m.setStatus(notice, statusWarn)
+		m.setStatus(notice, common.StatusWarn)
 	}
 	m.resize()
 }
 
 // newPanes builds the five main views for the current session.
-func (m *Model) newPanes() map[viewID]pane {
-	return map[viewID]pane{
+func (m *Model) newPanes() map[viewID]common.Pane {
+	return map[viewID]common.Pane{
 		viewCharges:   m.charges,
-		viewInspector: newInspectorView(m.c),
-		viewWallets:   newWalletsView(m.c),
-		viewBlocks:    newBlocksView(m.c),
-		viewEvents:    newEventsView(m.c),
-		viewDay:       newDayView(m.c),
+		viewInspector: inspector.NewInspectorView(m.c),
+		viewWallets:   wallets.NewWalletsView(m.c),
+		viewBlocks:    blocks.NewBlocksView(m.c),
+		viewEvents:    events.NewEventsView(m.c),
+		viewDay:       sales.NewDayView(m.c),
 	}
 }
 
 // activePane is the view on screen.
-func (m *Model) activePane() pane { return m.panes[m.view] }
+func (m *Model) activePane() common.Pane { return m.panes[m.view] }
 
 // focusActive starts the view on screen (a session's start) and gives it the keyboard; its
 // replies come back to it.
 func (m *Model) focusActive() tea.Cmd {
 	p := m.activePane()
-	return m.addressTo(p, tea.Batch(p.start(), p.focus()))
+	return m.addressTo(p, tea.Batch(p.Start(), p.Focus()))
 }
 
 // Close releases the active session (its engine first).
@@ -239,78 +239,54 @@ func (m *Model) Close() {
 	if m.eng != nil {
 		m.eng.Close()
 	}
-	if m.app.sess != nil && m.app.sess.Close != nil {
-		m.app.sess.Close()
+	if m.app.Sess != nil && m.app.Sess.Close != nil {
+		m.app.Sess.Close()
 	}
 }
 
 // Init starts the clock, authentication and the session's engine (recovery, polling, the
 // event feed).
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tick(), m.authCmd(), m.waitEngine(), m.waitChange(), m.focusActive(), m.pruneEvents())
+	return tea.Batch(common.Tick(), m.authCmd(), m.waitEngine(), m.waitChange(), m.focusActive(), m.pruneEvents())
 }
 
-func (m *Model) tagNow() tag { return m.app.tag() }
+func (m *Model) tagNow() common.Tag { return m.app.Tag() }
 
 // stale reports whether a reply belongs to another session or wallet.
-func (m *Model) stale(t tag) bool { return m.app.stale(t) }
+func (m *Model) stale(t common.Tag) bool { return m.app.Stale(t) }
 
 // setStatus puts a message without an owner on the status line: the next message replaces
 // it, and an OK or informational one goes away by itself after statusLifetime.
-func (m *Model) setStatus(text string, kind statusKind) { m.setOwnedStatus("", text, kind) }
+func (m *Model) setStatus(text string, kind common.StatusKind) { m.setOwnedStatus("", text, kind) }
 
-// Status owners: a message about something that ends (a payment awaited, a form's errors,
-// interrupted charges) names it, and goes when it ends (clearStatus).
-const (
-	ownerForm    = "form"
-	ownerRecover = "recover"
-	// ownerAnswer owns a key's answer about what is on screen ("only paid charges can be
-	// refunded", "read-only profile"): it goes when the merchant moves on (another view, a form
-	// or dialog opened or closed) and after statusLifetime, whatever its kind.
-	ownerAnswer = "answer"
-)
-
-// answerStatus puts a key's answer on the status line (see ownerAnswer).
-func answerStatus(text string, kind statusKind) tea.Cmd {
-	return func() tea.Msg { return statusMsg{text: text, kind: kind, owner: ownerAnswer} }
-}
-
-// statusOwner is an overlay whose status messages go when it closes (a form's complaints).
-type statusOwner interface {
-	statusOwner() string
-}
-
-// chargeOwner owns the messages about one charge (e.g. a simulated payment awaited).
 func chargeOwner(id string) string { return "charge:" + id }
 
-// statusLifetime is how long an OK or informational message stays; warnings and errors stay
 // until replaced or until their cause is gone.
-const statusLifetime = 8 * time.Second
 
 // setOwnedStatus puts a message on the status line on behalf of owner.
-func (m *Model) setOwnedStatus(owner, text string, kind statusKind) {
-	m.status = statusMsg{text: text, kind: kind, owner: owner}
-	m.statusAt = m.c.now()
+func (m *Model) setOwnedStatus(owner, text string, kind common.StatusKind) {
+	m.status = common.StatusMsg{Text: text, Kind: kind, Owner: owner}
+	m.statusAt = m.c.Now()
 	switch kind {
-	case statusError:
-		m.opts.Logger.Error("status", "text", text, "profile", m.app.sess.Profile, "wallet", m.app.wallet)
-	case statusWarn:
-		m.opts.Logger.Warn("status", "text", text, "profile", m.app.sess.Profile, "wallet", m.app.wallet)
+	case common.StatusError:
+		m.opts.Logger.Error("status", "text", text, "profile", m.app.Sess.Profile, "wallet", m.app.Wallet)
+	case common.StatusWarn:
+		m.opts.Logger.Warn("status", "text", text, "profile", m.app.Sess.Profile, "wallet", m.app.Wallet)
 	}
 }
 
 // clearStatus removes the status line's message if owner owns it ("" owns none).
 func (m *Model) clearStatus(owner string) {
-	if owner != "" && m.status.owner == owner {
-		m.status = statusMsg{}
+	if owner != "" && m.status.Owner == owner {
+		m.status = common.StatusMsg{}
 	}
 }
 
 // expireStatus removes an OK or informational message, or a key's answer, older than statusLifetime.
 func (m *Model) expireStatus(now time.Time) {
-	brief := m.status.kind == statusOK || m.status.kind == statusInfo || m.status.owner == ownerAnswer
-	if brief && m.status.text != "" && now.Sub(m.statusAt) >= statusLifetime {
-		m.status = statusMsg{}
+	brief := m.status.Kind == common.StatusOK || m.status.Kind == common.StatusInfo || m.status.Owner == common.OwnerAnswer
+	if brief && m.status.Text != "" && now.Sub(m.statusAt) >= common.StatusLifetime {
+		m.status = common.StatusMsg{}
 	}
 }
 
@@ -321,12 +297,12 @@ func (m *Model) expireStatus(now time.Time) {
 // paths: resize, onTick, notify and the active view (tell).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case addressedCmd:
-		return m, msg.run
-	case envelopeMsg:
+	case common.AddressedCmd:
+		return m, msg.Run
+	case common.EnvelopeMsg:
 		return m, m.deliver(msg)
 	case tea.WindowSizeMsg:
-		m.c.width, m.c.height = msg.Width, msg.Height
+		m.c.Width, m.c.Height = msg.Width, msg.Height
 		// A taller list shows rows its window may not hold (the first read can even land
 		// before the first size is known): the views' setSize reads them.
 		return m, m.resize()
@@ -353,68 +329,65 @@ func (m *Model) updateRootMsg(msg tea.Msg) (tea.Cmd, bool) {
 // updateRoot handles the messages addressed to the root itself; ok is false for others.
 func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case tickMsg:
+	case common.TickMsg:
 		return m.onTick(time.Time(msg)), true
-	case statusMsg:
-		if msg.text == "" {
-			m.clearStatus(msg.owner)
+	case common.StatusMsg:
+		if msg.Text == "" {
+			m.clearStatus(msg.Owner)
 			return nil, true
 		}
-		m.setOwnedStatus(msg.owner, msg.text, msg.kind)
+		m.setOwnedStatus(msg.Owner, msg.Text, msg.Kind)
 		return nil, true
-	case openChargeMsg:
-		if msg.charge.ID == "" {
+	case common.OpenChargeMsg:
+		if msg.Charge.ID == "" {
 			return nil, true
 		}
-		return m.openQR(msg.charge), true
-	case pollChargeMsg:
-		return m.pollNow(msg.id, msg.wallet), true
-	case inspectMsg:
+		return m.openQR(msg.Charge), true
+	case qr.PollChargeMsg:
+		return m.pollNow(msg.Id, msg.Wallet), true
+	case common.InspectMsg:
 		cmd := m.closeAll()
 		m.view = viewInspector
 		return tea.Batch(cmd, m.tell(m.activePane(), msg)), true
-	case switchWalletMsg:
-		return m.setWallet(msg.wallet), true
-	case scopeChangedMsg:
-		if m.app.allWallets {
-			m.setStatus(m.c.tr.F("ui.showing_every_wallet_new_charges_still", m.app.wallet), statusInfo)
+	case common.SwitchWalletMsg:
+		return m.setWallet(msg.Wallet), true
+	case common.ScopeChangedMsg:
+		if m.app.AllWallets {
+			m.setStatus(m.c.Tr.F("ui.showing_every_wallet_new_charges_still", m.app.Wallet), common.StatusInfo)
 		} else {
-			m.setStatus(m.c.tr.F("ui.showing_wallet_only", m.app.wallet), statusInfo)
+			m.setStatus(m.c.Tr.F("ui.showing_wallet_only", m.app.Wallet), common.StatusInfo)
 		}
 		return m.notify(msg), true
-	case refundedMsg, withdrawnMsg:
+	case common.RefundedMsg, common.WithdrawnMsg:
 		// A charge's refund or a wallet's balance changed: facts for whichever view shows them.
 		return m.notify(msg), true
 	}
 	return nil, false
 }
 
-// serviceErr notes a project list's outcome on the header's light.
-func (m projectsMsg) serviceErr() error { return m.err }
-
 // deliver opens an envelope. What a component asks of the root (a status line, a charge to
 // open) is done whoever sent it; a reply goes to the component it is addressed to, wherever it
 // is: a main view, any overlay of the stack, even one under a question. A reply for a
 // component that is gone (a closed form, a replaced session) or made for another session (or,
 // for work bound to a wallet, another wallet) is dropped.
-func (m *Model) deliver(e envelopeMsg) tea.Cmd {
-	if cmd, ok := m.updateRootMsg(e.msg); ok {
+func (m *Model) deliver(e common.EnvelopeMsg) tea.Cmd {
+	if cmd, ok := m.updateRootMsg(e.Msg); ok {
 		return cmd
 	}
-	if s, ok := e.msg.(serviceReply); ok {
-		m.noteResult(s.serviceErr())
+	if s, ok := e.Msg.(serviceReply); ok {
+		m.noteResult(s.ServiceErr())
 	}
-	if e.tag.gen != m.app.gen || (e.tag.wallet != "" && e.tag.wallet != m.app.wallet) {
+	if e.Tag.Gen != m.app.Gen || (e.Tag.Wallet != "" && e.Tag.Wallet != m.app.Wallet) {
 		return nil
 	}
 	for _, o := range m.overlays {
-		if o.cid() == e.to {
-			return m.afterOverlay(o, m.addressTo(o, o.update(e.msg)))
+		if o.Cid() == e.To {
+			return m.afterOverlay(o, m.addressTo(o, o.Update(e.Msg)))
 		}
 	}
 	for _, id := range mainViews {
-		if p, ok := m.panes[id]; ok && p.cid() == e.to {
-			cmd := m.afterPane(p, m.addressTo(p, p.update(e.msg)))
+		if p, ok := m.panes[id]; ok && p.Cid() == e.To {
+			cmd := m.afterPane(p, m.addressTo(p, p.Update(e.Msg)))
 			if id == viewWallets {
 				m.refreshPicker()
 			}
@@ -426,18 +399,18 @@ func (m *Model) deliver(e envelopeMsg) tea.Cmd {
 
 // addressTo makes the replies of cmd, which component c returned, envelopes to c for the
 // current session.
-func (m *Model) addressTo(c component, cmd tea.Cmd) tea.Cmd {
-	return address(c.cid(), tag{gen: m.app.gen}, cmd)
+func (m *Model) addressTo(c common.Component, cmd tea.Cmd) tea.Cmd {
+	return common.Address(c.Cid(), common.Tag{Gen: m.app.Gen}, cmd)
 }
 
 // tell hands a message of the root (store changed, a lookup to show) to one component; its
 // replies come back addressed to it.
-func (m *Model) tell(c component, msg tea.Msg) tea.Cmd {
-	cmd := m.addressTo(c, c.update(msg))
-	if o, ok := c.(overlay); ok {
+func (m *Model) tell(c common.Component, msg tea.Msg) tea.Cmd {
+	cmd := m.addressTo(c, c.Update(msg))
+	if o, ok := c.(common.Overlay); ok {
 		return m.afterOverlay(o, cmd)
 	}
-	if p, ok := c.(pane); ok {
+	if p, ok := c.(common.Pane); ok {
 		return m.afterPane(p, cmd)
 	}
 	return cmd
@@ -449,11 +422,11 @@ func (m *Model) tell(c component, msg tea.Msg) tea.Cmd {
 func (m *Model) notify(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, o := range m.overlays {
-		cmds = append(cmds, m.addressTo(o, o.update(msg)))
+		cmds = append(cmds, m.addressTo(o, o.Update(msg)))
 	}
 	for _, id := range mainViews {
 		if p, ok := m.panes[id]; ok {
-			cmds = append(cmds, m.addressTo(p, p.update(msg)))
+			cmds = append(cmds, m.addressTo(p, p.Update(msg)))
 		}
 	}
 	m.refreshPicker()
@@ -461,22 +434,24 @@ func (m *Model) notify(msg tea.Msg) tea.Cmd {
 }
 
 // push puts an overlay on top of the stack and gives it the keyboard.
-func (m *Model) push(o overlay) tea.Cmd {
-	if top := m.overlays.top(); top != nil {
-		top.blur()
+func (m *Model) push(o common.Overlay) tea.Cmd {
+	if top := m.overlays.Top(); top != nil {
+		top.Blur()
 	} else {
-		m.activePane().blur()
+		m.activePane().Blur()
 	}
 	m.overlays = append(m.overlays, o)
 	size := m.sizeOverlay(o)
-	m.clearStatus(ownerAnswer) // the merchant moved on: an earlier answer is about something else
-	return m.addressTo(o, tea.Batch(size, o.start(), o.focus()))
+	m.clearStatus(common.OwnerAnswer) // the merchant moved on: an earlier answer is about something else
+	return m.addressTo(o, tea.Batch(size, o.Start(), o.Focus()))
 }
 
 // pushQuestion puts q, asked by component by, on the stack: what q decides is by's reply.
-func (m *Model) pushQuestion(by component, q overlay) tea.Cmd {
-	if a, ok := q.(interface{ answerFor(compID, tag) }); ok {
-		a.answerFor(by.cid(), tag{gen: m.app.gen})
+func (m *Model) pushQuestion(by common.Component, q common.Overlay) tea.Cmd {
+	if a, ok := q.(interface {
+		AnswerFor(common.CompID, common.Tag)
+	}); ok {
+		a.AnswerFor(by.Cid(), common.Tag{Gen: m.app.Gen})
 	}
 	return m.push(q)
 }
@@ -487,33 +462,33 @@ func (m *Model) popDone() tea.Cmd {
 	n := len(m.overlays)
 	kept := m.overlays[:0:0]
 	for _, o := range m.overlays {
-		if !o.done() {
+		if !o.Done() {
 			kept = append(kept, o)
 			continue
 		}
-		o.blur()
-		if so, ok := o.(statusOwner); ok {
-			m.clearStatus(so.statusOwner()) // the form's complaints go with it
+		o.Blur()
+		if so, ok := o.(common.StatusOwner); ok {
+			m.clearStatus(so.StatusOwner()) // the form's complaints go with it
 		}
 	}
 	m.overlays = kept
 	if len(kept) == n {
 		return nil
 	}
-	m.clearStatus(ownerAnswer)
-	if top := m.overlays.top(); top != nil {
-		return m.addressTo(top, top.focus())
+	m.clearStatus(common.OwnerAnswer)
+	if top := m.overlays.Top(); top != nil {
+		return m.addressTo(top, top.Focus())
 	}
 	p := m.activePane()
-	return m.addressTo(p, p.focus())
+	return m.addressTo(p, p.Focus())
 }
 
 // afterOverlay applies what an overlay's update asked of the stack: finished overlays go, a
 // question goes on top.
-func (m *Model) afterOverlay(o overlay, cmd tea.Cmd) tea.Cmd {
+func (m *Model) afterOverlay(o common.Overlay, cmd tea.Cmd) tea.Cmd {
 	cmds := []tea.Cmd{cmd, m.popDone()}
-	if a, ok := o.(interface{ asked() overlay }); ok {
-		if q := a.asked(); q != nil && !o.done() {
+	if a, ok := o.(interface{ Asked() common.Overlay }); ok {
+		if q := a.Asked(); q != nil && !o.Done() {
 			cmds = append(cmds, m.pushQuestion(o, q))
 		}
 	}
@@ -521,9 +496,9 @@ func (m *Model) afterOverlay(o overlay, cmd tea.Cmd) tea.Cmd {
 }
 
 // afterPane puts on the stack what the view asked for in its update (a form it opened).
-func (m *Model) afterPane(p pane, cmd tea.Cmd) tea.Cmd {
-	if a, ok := p.(interface{ asked() overlay }); ok {
-		if o := a.asked(); o != nil {
+func (m *Model) afterPane(p common.Pane, cmd tea.Cmd) tea.Cmd {
+	if a, ok := p.(interface{ Asked() common.Overlay }); ok {
+		if o := a.Asked(); o != nil {
 			return tea.Batch(cmd, m.pushQuestion(p, o))
 		}
 	}
@@ -531,12 +506,12 @@ func (m *Model) afterPane(p pane, cmd tea.Cmd) tea.Cmd {
 }
 
 // closeOverlay finishes o and takes it off the stack.
-func (m *Model) closeOverlay(o overlay) tea.Cmd {
-	if !m.overlays.has(o) {
+func (m *Model) closeOverlay(o common.Overlay) tea.Cmd {
+	if !m.overlays.Has(o) {
 		return nil
 	}
-	if c, ok := o.(interface{ close() }); ok {
-		c.close()
+	if c, ok := o.(interface{ Close() }); ok {
+		c.Close()
 	}
 	return m.popDone()
 }
@@ -544,20 +519,22 @@ func (m *Model) closeOverlay(o overlay) tea.Cmd {
 // closeAll empties the overlay stack.
 func (m *Model) closeAll() tea.Cmd {
 	for _, o := range m.overlays {
-		o.blur()
+		o.Blur()
 	}
 	m.overlays = nil
 	return nil
 }
 
 // chargeForm is the new-charge form when it is open.
-func (m *Model) chargeForm() (*chargeForm, bool) { return find[*chargeForm](m.overlays) }
+func (m *Model) chargeForm() (*newcharge.ChargeForm, bool) {
+	return common.Find[*newcharge.ChargeForm](m.overlays)
+}
 
 // qrScreen is the QR or result screen when it is open.
-func (m *Model) qrScreen() (*qrView, bool) { return find[*qrView](m.overlays) }
+func (m *Model) qrScreen() (*qr.QrView, bool) { return common.Find[*qr.QrView](m.overlays) }
 
 // openPicker is the wallet or profile picker when it is open.
-func (m *Model) openPicker() (*picker, bool) { return find[*picker](m.overlays) }
+func (m *Model) openPicker() (*common.Picker, bool) { return common.Find[*common.Picker](m.overlays) }
 
 // setWallet makes a wallet active: later calls carry it, and the views reload for it.
 func (m *Model) setWallet(w string) tea.Cmd {
@@ -568,13 +545,13 @@ func (m *Model) setWallet(w string) tea.Cmd {
 	if w == "" {
 		w = api.WalletPrincipal
 	}
-	if w == m.app.wallet {
+	if w == m.app.Wallet {
 		return tea.Batch(cmds...)
 	}
-	m.app.wallet = w
-	m.setStatus(m.c.tr.F("ui.active_wallet", w), statusOK)
+	m.app.Wallet = w
+	m.setStatus(m.c.Tr.F("ui.active_wallet", w), common.StatusOK)
 	p := m.activePane()
-	return tea.Batch(append(cmds, m.notify(walletChangedMsg{wallet: w}), m.addressTo(p, p.start()))...)
+	return tea.Batch(append(cmds, m.notify(common.WalletChangedMsg{Wallet: w}), m.addressTo(p, p.Start()))...)
 }
 
 // resize gives every view and overlay its room; what they read for it comes back to them.
@@ -583,7 +560,7 @@ func (m *Model) resize() tea.Cmd {
 	var cmds []tea.Cmd
 	for _, id := range mainViews {
 		if p, ok := m.panes[id]; ok {
-			cmds = append(cmds, m.addressTo(p, p.setSize(w, h)))
+			cmds = append(cmds, m.addressTo(p, p.SetSize(w, h)))
 		}
 	}
 	for _, o := range m.overlays {
@@ -593,17 +570,17 @@ func (m *Model) resize() tea.Cmd {
 }
 
 // sizeOverlay gives an overlay its room: the whole terminal or the body.
-func (m *Model) sizeOverlay(o overlay) tea.Cmd {
-	if o.layer() == layerScreen {
-		return o.setSize(m.c.width, m.c.height)
+func (m *Model) sizeOverlay(o common.Overlay) tea.Cmd {
+	if o.Layer() == common.LayerScreen {
+		return o.SetSize(m.c.Width, m.c.Height)
 	}
-	return o.setSize(m.bodySize())
+	return o.SetSize(m.bodySize())
 }
 
 // bodySize is the room left for the active view after header, tabs, footer and frame.
 func (m *Model) bodySize() (int, int) {
-	w, h := m.c.width, m.c.height-4
-	if m.app.sess.Env == api.Production {
+	w, h := m.c.Width, m.c.Height-4
+	if m.app.Sess.Env == api.Production {
 		w, h = w-2, h-2
 	}
 	if w < 0 {
@@ -617,11 +594,11 @@ func (m *Model) bodySize() (int, int) {
 
 // capturingText reports whether printable keys now belong to a text field.
 func (m *Model) capturingText() bool {
-	if top := m.overlays.top(); top != nil {
-		t, ok := top.(interface{ capturesText() bool })
-		return ok && t.capturesText()
+	if top := m.overlays.Top(); top != nil {
+		t, ok := top.(interface{ CapturesText() bool })
+		return ok && t.CapturesText()
 	}
-	return m.activePane().capturesText()
+	return m.activePane().CapturesText()
 }
 
 // handleKeys handles a key message. Outside a text field, several runes read at once (fast
@@ -647,18 +624,18 @@ func (m *Model) handleKeys(km tea.KeyMsg) tea.Cmd {
 // quitGuard is an overlay that asks before the dashboard quits (a filled form, a pending QR).
 type quitGuard interface {
 	// quitQuestion is the confirmation to ask, or "" when quitting loses nothing.
-	quitQuestion() string
+	QuitQuestion() string
 }
 
 // quit leaves the dashboard, asking first when an overlay has something to lose.
 func (m *Model) quit() tea.Cmd {
 	for i := len(m.overlays) - 1; i >= 0; i-- {
-		if _, asking := m.overlays[i].(*confirmDialog); asking {
+		if _, asking := m.overlays[i].(*common.ConfirmDialog); asking {
 			return tea.Quit // ctrl+c twice
 		}
 		if g, ok := m.overlays[i].(quitGuard); ok {
-			if q := g.quitQuestion(); q != "" {
-				return m.push(newQuietConfirm(m.c, q, tea.Quit))
+			if q := g.QuitQuestion(); q != "" {
+				return m.push(common.NewQuietConfirm(m.c, q, tea.Quit))
 			}
 		}
 	}
@@ -666,16 +643,16 @@ func (m *Model) quit() tea.Cmd {
 }
 
 func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
-	k := m.c.keys
+	k := m.c.Keys
 	if key.Matches(km, k.ForceQuit) {
 		return m.quit()
 	}
-	if top := m.overlays.top(); top != nil {
+	if top := m.overlays.Top(); top != nil {
 		// ? opens the help over any overlay that takes no text (the QR screen, a picker).
 		if _, isHelp := top.(*helpOverlay); !isHelp && key.Matches(km, k.Help) && !m.capturingText() {
 			return m.push(newHelpOverlay(m.c, m.helpGroups()))
 		}
-		return m.afterOverlay(top, m.addressTo(top, top.update(km)))
+		return m.afterOverlay(top, m.addressTo(top, top.Update(km)))
 	}
 	if m.tooSmall() {
 		if key.Matches(km, k.Quit) {
@@ -684,8 +661,8 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	p := m.activePane()
-	if p.capturesText() {
-		return m.afterPane(p, m.addressTo(p, p.update(km)))
+	if p.CapturesText() {
+		return m.afterPane(p, m.addressTo(p, p.Update(km)))
 	}
 	switch {
 	case key.Matches(km, k.Quit):
@@ -711,9 +688,9 @@ func (m *Model) handleKey(km tea.KeyMsg) tea.Cmd {
 	case key.Matches(km, k.Profiles):
 		return m.openProfilePicker()
 	case key.Matches(km, k.Search):
-		return m.push(newSearchOverlay(m.c))
+		return m.push(search.NewSearchOverlay(m.c))
 	}
-	return m.afterPane(p, m.addressTo(p, p.update(km)))
+	return m.afterPane(p, m.addressTo(p, p.Update(km)))
 }
 
 // showView switches to a main view and lets it load.
@@ -721,24 +698,24 @@ func (m *Model) showView(v viewID) tea.Cmd {
 	if m.view == v {
 		return nil
 	}
-	m.activePane().blur()
+	m.activePane().Blur()
 	m.view = v
-	m.clearStatus(ownerAnswer) // an answer about the view left behind goes with it
+	m.clearStatus(common.OwnerAnswer) // an answer about the view left behind goes with it
 	p := m.activePane()
-	return m.addressTo(p, tea.Batch(p.start(), p.focus()))
+	return m.addressTo(p, tea.Batch(p.Start(), p.Focus()))
 }
 
 func (m *Model) tooSmall() bool {
-	return m.c.width+m.reserveW < minWidth || m.c.height+m.reserveH < minHeight
+	return m.c.Width+m.reserveW < common.MinWidth || m.c.Height+m.reserveH < common.MinHeight
 }
 
 // openForm starts a new charge with a fresh Idempotency-Key and loads the project picker.
 func (m *Model) openForm() tea.Cmd {
-	if m.app.sess.ReadOnly {
-		m.setOwnedStatus(ownerAnswer, m.c.tr.T("ui.this_profile_is_read_only_creating"), statusError)
+	if m.app.Sess.ReadOnly {
+		m.setOwnedStatus(common.OwnerAnswer, m.c.Tr.T("ui.this_profile_is_read_only_creating"), common.StatusError)
 		return nil
 	}
-	f := newChargeForm(m.c, m.app.wallet, m.c.newKey())
+	f := newcharge.NewChargeForm(m.c, m.app.Wallet, m.c.NewKey())
 	// The root reads the projects for the form: the list is the form's reply.
 	return tea.Batch(m.push(f), m.addressTo(f, m.loadProjects()))
 }
@@ -747,11 +724,11 @@ func (m *Model) onTick(now time.Time) tea.Cmd {
 	m.lastTick = now
 	m.expireStatus(now)
 	m.noteDamage()
-	cmds := []tea.Cmd{tick(), m.watchCmd(), m.takeOverTick(now), m.onLinkTick(now)}
-	if st := m.app.sess.Store; st.Persistent() && now.Sub(m.lastRefresh) >= storeRefreshEvery {
+	cmds := []tea.Cmd{common.Tick(), m.watchCmd(), m.takeOverTick(now), m.onLinkTick(now)}
+	if st := m.app.Sess.Store; st.Persistent() && now.Sub(m.lastRefresh) >= storeRefreshEvery {
 		m.lastRefresh = now
-		gen := m.app.gen
-		cmds = append(cmds, m.app.withTimeout(callTimeout, func(ctx context.Context) tea.Msg {
+		gen := m.app.Gen
+		cmds = append(cmds, m.app.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 			changed, err := st.Refresh(ctx)
 			return storeRefreshedMsg{gen: gen, changed: changed, err: err}
 		}))
@@ -763,7 +740,7 @@ func (m *Model) onTick(now time.Time) tea.Cmd {
 // overlay replaces the view's body, a screen overlay the whole terminal, a floating one is
 // drawn over what is below it).
 func (m *Model) View() string {
-	if m.c.width == 0 {
+	if m.c.Width == 0 {
 		return ""
 	}
 	if m.tooSmall() {
@@ -772,40 +749,40 @@ func (m *Model) View() string {
 	// The topmost full-screen overlay hides everything below it.
 	base := 0
 	for i, o := range m.overlays {
-		if o.layer() == layerScreen {
+		if o.Layer() == common.LayerScreen {
 			base = i
 		}
 	}
-	if base < len(m.overlays) && m.overlays[base].layer() == layerScreen {
-		screen := m.overlays[base].view()
+	if base < len(m.overlays) && m.overlays[base].Layer() == common.LayerScreen {
+		screen := m.overlays[base].View()
 		for _, o := range m.overlays[base+1:] {
-			screen = m.layOver(screen, o, m.c.width, m.c.height)
+			screen = m.layOver(screen, o, m.c.Width, m.c.Height)
 		}
 		return m.frame(screen, true)
 	}
 	w, h := m.bodySize()
-	body := m.activePane().view()
+	body := m.activePane().View()
 	for _, o := range m.overlays {
 		body = m.layOver(body, o, w, h)
 	}
-	body = fitBlock(body, w, h)
+	body = common.FitBlock(body, w, h)
 	screen := m.headerView(w) + "\n" + m.tabsView(w) + "\n" + body + "\n" + m.footerView(w)
 	return m.frame(screen, false)
 }
 
 // layOver draws an overlay over what is below it, in w×h cells.
-func (m *Model) layOver(below string, o overlay, w, h int) string {
-	if o.layer() != layerFloat {
-		return o.view()
+func (m *Model) layOver(below string, o common.Overlay, w, h int) string {
+	if o.Layer() != common.LayerFloat {
+		return o.View()
 	}
-	return placeOver(fitBlock(below, w, h), o.view(), w, h)
+	return placeOver(common.FitBlock(below, w, h), o.View(), w, h)
 }
 
 // placeOver draws a floating box over below: the rows the box covers are the box's, the others
 // stay visible around it.
 func placeOver(below, box string, w, h int) string {
 	bl := strings.Split(below, "\n")
-	ol := strings.Split(fitBlock(box, w, h), "\n")
+	ol := strings.Split(common.FitBlock(box, w, h), "\n")
 	for i := range bl {
 		if i < len(ol) && strings.TrimSpace(ansi.Strip(ol[i])) != "" {
 			bl[i] = ol[i]
@@ -816,33 +793,33 @@ func placeOver(below, box string, w, h int) string {
 
 // frame draws the red production border around the screen.
 func (m *Model) frame(s string, full bool) string {
-	if m.app.sess.Env != api.Production {
+	if m.app.Sess.Env != api.Production {
 		return s
 	}
 	if full {
 		// Customer-facing screens keep their size; draw only a red top rule.
 		return s
 	}
-	return m.c.st.ProdFrame.Render(s)
+	return m.c.St.ProdFrame.Render(s)
 }
 
 func (m *Model) tooSmallView() string {
-	tr := m.c.tr
-	msg := tr.F("ui.enlarge_the_terminal_to_at_least", minWidth, minHeight, m.c.width, m.c.height)
-	return lipgloss.Place(m.c.width, m.c.height, lipgloss.Center, lipgloss.Center,
-		lipgloss.JoinVertical(lipgloss.Center, truncateWidth(msg, max(m.c.width-2, 1)), tr.T("ui.q_quits")))
+	tr := m.c.Tr
+	msg := tr.F("ui.enlarge_the_terminal_to_at_least", common.MinWidth, common.MinHeight, m.c.Width, m.c.Height)
+	return lipgloss.Place(m.c.Width, m.c.Height, lipgloss.Center, lipgloss.Center,
+		lipgloss.JoinVertical(lipgloss.Center, common.TruncateWidth(msg, max(m.c.Width-2, 1)), tr.T("ui.q_quits")))
 }
 
 // envBadge is the environment label: DEMO, SANDBOX (yellow) or PRODUCTION (red).
 func (m *Model) envBadge() string {
-	st, tr := m.c.st, m.c.tr
+	st, tr := m.c.St, m.c.Tr
 	switch {
 	case m.training:
 		return trainBadgeStyle.Render(tr.T("ui.training_caps"))
-	case m.app.sess.Demo:
+	case m.app.Sess.Demo:
 		// The emulator's data goes at quit; files the merchant writes (w, E) stay.
 		return st.BadgeDemo.Render(tr.T("ui.demo_temporary"))
-	case m.app.sess.Env == api.Production:
+	case m.app.Sess.Env == api.Production:
 		return st.BadgeProd.Render(tr.T("ui.production_caps"))
 	}
 	return st.BadgeSand.Render(tr.T("ui.sandbox_caps"))
@@ -850,55 +827,42 @@ func (m *Model) envBadge() string {
 
 // readOnlyBadge marks a read_only profile in the header ("" otherwise).
 func (m *Model) readOnlyBadge() string {
-	if !m.app.sess.ReadOnly {
+	if !m.app.Sess.ReadOnly {
 		return ""
 	}
-	return " " + m.c.st.Warn.Render(m.c.tr.T("ui.read_only_caps"))
+	return " " + m.c.St.Warn.Render(m.c.Tr.T("ui.read_only_caps"))
 }
 
 // headerView is who and where: brand, environment, profile and the active wallet.
 func (m *Model) headerView(w int) string {
-	st, tr := m.c.st, m.c.tr
+	st, tr := m.c.St, m.c.Tr
 	parts := []string{
 		st.Brand.Render("pixdash") + " " + m.envBadge() + m.readOnlyBadge(),
-		st.Label.Render(tr.T("ui.profile")) + st.Value.Render(sanitize(m.app.sess.Profile)),
-		st.Label.Render(tr.T("ui.wallet")) + st.Bold.Render(sanitize(m.app.wallet)),
+		st.Label.Render(tr.T("ui.profile")) + st.Value.Render(common.Sanitize(m.app.Sess.Profile)),
+		st.Label.Render(tr.T("ui.wallet")) + st.Bold.Render(common.Sanitize(m.app.Wallet)),
 	}
-	return spread(m.withWebhookWarning(m.withDamageWarning(strings.Join(parts, st.Muted.Render(" │ "))), m.tokenView(m.c.now()), w))
-}
-
-// spread puts left and right on one line of width w, cutting left when they do not fit.
-func spread(left, right string, w int) string {
-	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		left = truncateWidth(left, max(w-lipgloss.Width(right)-1, 0))
-		gap = w - lipgloss.Width(left) - lipgloss.Width(right)
-	}
-	if gap < 0 {
-		return truncateWidth(left+right, w)
-	}
-	return left + spaces(gap) + right
+	return common.Spread(m.withWebhookWarning(m.withDamageWarning(strings.Join(parts, st.Muted.Render(" │ "))), m.tokenView(m.c.Now()), w))
 }
 
 // tabsView is the view switcher on the left and the link state (token, connection, data age) on the right.
 func (m *Model) tabsView(w int) string {
-	st, tr := m.c.st, m.c.tr
-	now := m.c.now()
+	st, tr := m.c.St, m.c.Tr
+	now := m.c.Now()
 	right := m.connView(now)
 	_, formOpen := m.chargeForm()
 	tabs := func(gap string) string {
 		var b strings.Builder
 		for i, id := range mainViews {
-			label := fmt.Sprintf("%d %s", i+1, m.panes[id].title())
+			label := fmt.Sprintf("%d %s", i+1, m.panes[id].Title())
 			if viewID(i+1) == m.view && !formOpen {
-				b.WriteString(st.activeTab(label))
+				b.WriteString(st.ActiveTab(label))
 			} else {
 				b.WriteString(st.TabIdle.Render(label))
 			}
 			b.WriteString(gap)
 		}
 		if formOpen {
-			b.WriteString(st.activeTab(tr.T("ui.new_charge")))
+			b.WriteString(st.ActiveTab(tr.T("ui.new_charge")))
 		}
 		return b.String()
 	}
@@ -906,40 +870,40 @@ func (m *Model) tabsView(w int) string {
 	if lipgloss.Width(left)+lipgloss.Width(right) >= w {
 		left = tabs(" ") // narrow terminals (pt-BR at 80 columns): one space keeps every tab
 	}
-	return spread(left, right, w)
+	return common.Spread(left, right, w)
 }
 
 func (m *Model) footerView(w int) string {
-	st := m.c.st
+	st := m.c.St
 	var status string
-	if m.status.text != "" {
+	if m.status.Text != "" {
 		style := st.Status
-		switch m.status.kind {
-		case statusError:
+		switch m.status.Kind {
+		case common.StatusError:
 			style = st.StatusErr
-		case statusOK:
+		case common.StatusOK:
 			style = st.StatusOK
-		case statusWarn:
+		case common.StatusWarn:
 			style = st.StatusWarn
 		}
 		// Status lines quote the service's messages: text from outside, flattened before drawing.
-		status = style.Render(truncateWidth(sanitize(m.status.text), w))
+		status = style.Render(common.TruncateWidth(common.Sanitize(m.status.Text), w))
 	}
 	m.helpLine.Width = w
 	// bubbles/help v1.0.0 adds an item that does not fit when its "…" would not fit either:
 	// the line is cut to the width here.
-	return status + "\n" + truncateWidth(m.helpLine.ShortHelpView(m.footerKeys()), w)
+	return status + "\n" + common.TruncateWidth(m.helpLine.ShortHelpView(m.footerKeys()), w)
 }
 
 // footerKeys lists the keys that work right now: the top overlay's, else the view's (and the
 // global ones when no text field has the keyboard).
 func (m *Model) footerKeys() []key.Binding {
-	k := m.c.keys
-	if top := m.overlays.top(); top != nil {
+	k := m.c.Keys
+	if top := m.overlays.Top(); top != nil {
 		return top.ShortHelp()
 	}
 	p := m.activePane()
-	if p.capturesText() {
+	if p.CapturesText() {
 		return p.ShortHelp()
 	}
 	return append(p.ShortHelp(), k.New, k.Help, k.Quit)
@@ -950,17 +914,17 @@ func (m *Model) qrHelp() []key.Binding {
 	if qr, ok := m.qrScreen(); ok {
 		return flatten(qr.FullHelp())
 	}
-	return flatten((&qrView{c: m.c}).FullHelp())
+	return flatten((&qr.QrView{C: m.c}).FullHelp())
 }
 
 // helpGroups are the help overlay's sections: everywhere, the active view, the QR screen and
 // the new-charge form.
 func (m *Model) helpGroups() []helpGroup {
-	tr, k := m.c.tr, m.c.keys
+	tr, k := m.c.Tr, m.c.Keys
 	p := m.activePane()
 	groups := []helpGroup{
 		{tr.T("ui.everywhere"), []key.Binding{k.View1, k.View2, k.View3, k.View4, k.View5, k.View6, k.New, k.Search, k.Wallets, k.Profiles, k.Help, k.Back, k.Quit, k.ForceQuit}},
-		{p.title(), flatten(p.FullHelp())},
+		{p.Title(), flatten(p.FullHelp())},
 		{tr.T("ui.qr_screen"), m.qrHelp()},
 		{tr.T("ui.new_charge"), []key.Binding{k.NextField, k.PrevField, k.Submit, k.Split, k.Back}},
 	}
@@ -970,22 +934,16 @@ func (m *Model) helpGroups() []helpGroup {
 	return groups
 }
 
-// fitBlock pads or cuts s to exactly h lines of at most w cells, so the footer never moves.
-func fitBlock(s string, w, h int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	for i, l := range lines {
-		if lipgloss.Width(l) > w {
-			lines[i] = truncateWidth(l, w)
-		}
-	}
-	for len(lines) < h {
-		lines = append(lines, "")
-	}
-	return strings.Join(lines, "\n")
+// describeError turns an error into a status line: the service's message, trace id and a hint.
+func (m *Model) describeError(what string, err error) string {
+	return common.DescribeErr(m.c.Tr, what, err)
 }
 
-// describeError turns an error into a status line: the service's message, trace id and a hint.
-func (m *Model) describeError(what string, err error) string { return describeErr(m.c.tr, what, err) }
+// openQR opens the QR (or result) screen of a charge as the caller knows it.
+func (m *Model) openQR(ch state.Charge) tea.Cmd {
+	var cmds []tea.Cmd
+	if old, ok := m.qrScreen(); ok {
+		cmds = append(cmds, m.closeOverlay(old))
+	}
+	return tea.Batch(append(cmds, m.push(&qr.QrView{C: m.c, Store: m.app.Sess.Store, Ctl: m.app.Sess.Simulator, Env: m.app.Sess.Env, Id: ch.ID, Ch: ch, CopyFn: m.opts.Clipboard}))...)
+}

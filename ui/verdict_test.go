@@ -12,6 +12,8 @@ import (
 
 	"pixdash/api"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/events"
 )
 
 // verdictEvents are payment events the service confirmed, disputed, did not know and has not
@@ -72,33 +74,33 @@ func rowOf(screen, text string) string {
 
 func TestEventsShowVerdicts(t *testing.T) {
 	cases := []struct {
-		lang                                   Lang
+		lang                                   common.Lang
 		w, h                                   int
 		confirmed, disputed, unknown, checking string
 		detail                                 string
 	}{
-		{LangEN, 120, 40, "✓ split", "✗ disputed: the service says pending", "? unknown to the service", "… recusado",
+		{common.LangEN, 120, 40, "✓ split", "✗ disputed: the service says pending", "? unknown to the service", "… recusado",
 			"service check: ✗ disputed: the service says pending · not applied"},
-		{LangEN, 80, 24, "↳ ✓ split", "↳ ✗ disputed: the service says pending", "↳ ? unknown to the service", "↳ … recusado",
+		{common.LangEN, 80, 24, "↳ ✓ split", "↳ ✗ disputed: the service says pending", "↳ ? unknown to the service", "↳ … recusado",
 			"service check: ✗ disputed: the service says pending · not applied"},
-		{LangPT, 120, 40, "✓ split", "✗ divergente: the service says pending", "? desconhecido pelo serviço", "… recusado",
+		{common.LangPT, 120, 40, "✓ split", "✗ divergente: the service says pending", "? desconhecido pelo serviço", "… recusado",
 			"conferência: ✗ divergente: the service says pending · não aplicado"},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s_%dx%d", c.lang, c.w, c.h), func(t *testing.T) {
 			s := verdictSession(t)
-			m := New(Options{Session: s, Lang: c.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: c.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			m.Update(tea.WindowSizeMsg{Width: c.w, Height: c.h})
 			press(t, m, "5")
 			out := m.View()
 			for id, want := range map[string]string{"evt-ok": c.confirmed, "evt-liar": c.disputed, "evt-ghost": c.unknown, "evt-new": c.checking} {
-				short := map[string]string{"evt-ok": "R$ 89,90", "evt-liar": "R$ 1,00", "evt-ghost": "made-up-", "evt-new": catalog{lang: c.lang}.Enum(api.EventPaymentFailed)}[id]
+				short := map[string]string{"evt-ok": "R$ 89,90", "evt-liar": "R$ 1,00", "evt-ghost": "made-up-", "evt-new": common.Catalog{Lang: c.lang}.Enum(api.EventPaymentFailed)}[id]
 				if row := rowOf(out, short); !strings.Contains(row, want) {
 					t.Errorf("%s: row %q lacks %q:\n%s", id, row, want, out)
 				}
 			}
 			// A refund is read back too (its refund line): until then it says so.
-			if row := rowOf(out, catalog{lang: c.lang}.Enum(api.EventRefundCompleted)); !strings.Contains(row, "… ") {
+			if row := rowOf(out, common.Catalog{Lang: c.lang}.Enum(api.EventRefundCompleted)); !strings.Contains(row, "… ") {
 				t.Errorf("the refund row lacks the read-back mark \"…\": %q", row)
 			}
 			// The detail says it in full. evt-liar is the fourth newest.
@@ -133,7 +135,7 @@ func TestEventsVerdictArrivesWhileShown(t *testing.T) {
 		t.Errorf("the open detail did not take the verdict:\n%s", out)
 	}
 	press(t, m, "esc")
-	if v.detail != nil {
+	if v.Detail != nil {
 		t.Fatal("esc did not close the detail")
 	}
 	if row := rowOf(m.View(), "R$ 1,00"); !strings.Contains(row, "✗ disputed: the event says R$ 1,00") {
@@ -151,21 +153,21 @@ func TestEventsVerdictArrivesWhileShown(t *testing.T) {
 func TestEventsVerdictColumnDropsFirst(t *testing.T) {
 	// The widest terminal without room for the verdict beside a full summary keeps one line and
 	// drops the column; one cell more brings it back; two-line rows carry it before the summary.
-	fixed := evTimeW + evKindW + evAmountW + evChargeW + evCountW + 6 + 12
+	fixed := events.EvTimeW + events.EvKindW + events.EvAmountW + events.EvChargeW + events.EvCountW + 6 + 12
 	for _, c := range []struct {
 		w                 int
 		verdict, twoLines bool
 	}{
-		{fixed + evMinSummary + evVerdictW, true, false},
-		{fixed + evMinSummary + evVerdictW - 1, false, false},
-		{fixed + evMinSummary, false, false},
-		{fixed + evMinSummary - 1, true, true},
+		{fixed + events.EvMinSummary + events.EvVerdictW, true, false},
+		{fixed + events.EvMinSummary + events.EvVerdictW - 1, false, false},
+		{fixed + events.EvMinSummary, false, false},
+		{fixed + events.EvMinSummary - 1, true, true},
 		{80, true, true},
 		{40, false, true},
 	} {
-		l := eventLayoutFor(c.w)
-		if l.verdict != c.verdict || l.twoLines != c.twoLines {
-			t.Errorf("width %d: verdict %v, two lines %v; want %v, %v", c.w, l.verdict, l.twoLines, c.verdict, c.twoLines)
+		l := events.EventLayoutFor(c.w)
+		if l.Verdict != c.verdict || l.TwoLines != c.twoLines {
+			t.Errorf("width %d: verdict %v, two lines %v; want %v, %v", c.w, l.Verdict, l.TwoLines, c.verdict, c.twoLines)
 		}
 	}
 	// Every width: rows fit and the disputed claim is never lost entirely.
@@ -178,7 +180,7 @@ func TestEventsVerdictColumnDropsFirst(t *testing.T) {
 				t.Fatalf("width %d: line %q is wider", w, l)
 			}
 		}
-		if w >= minWidth && !strings.Contains(out, "disputed") {
+		if w >= common.MinWidth && !strings.Contains(out, "disputed") {
 			t.Errorf("width %d: the disputed row does not say so:\n%s", w, out)
 		}
 	}

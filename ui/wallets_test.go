@@ -18,6 +18,8 @@ import (
 	"pixdash/api/apitest"
 	"pixdash/api/sandbox"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
+	"pixdash/ui/wallets"
 )
 
 // walletsFixtureSubs are the default fixture's sub-accounts (api/sandbox/default.toml).
@@ -95,8 +97,8 @@ func TestWalletsFlowEnterOnSuspendedIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	fm := f.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
-	if fm.app.wallet != api.WalletPrincipal {
-		t.Fatalf("active wallet = %s after enter on a suspended one", fm.app.wallet)
+	if fm.app.Wallet != api.WalletPrincipal {
+		t.Fatalf("active wallet = %s after enter on a suspended one", fm.app.Wallet)
 	}
 }
 
@@ -243,12 +245,12 @@ func TestWalletsFlowRefreshShowsNewSubAccount(t *testing.T) {
 // --- unit tests -----------------------------------------------------------------------------
 
 // walletsModel is a golden model showing the wallet view, its list request made (not run).
-func walletsModel(t *testing.T, s *Session, w, h int) (*Model, *walletsView) {
+func walletsModel(t *testing.T, s *Session, w, h int) (*Model, *wallets.WalletsView) {
 	t.Helper()
 	m := goldenModel(t, s, w, h)
 	m.Update(runeKey("3"))
 	wv := m.wallets()
-	if !wv.loading {
+	if !wv.Loading {
 		t.Fatal("showing the wallet view did not start loading")
 	}
 	return m, wv
@@ -258,35 +260,35 @@ func TestWalletsStaleRepliesAreDropped(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
 	old := m.tagNow()
-	old.gen--
+	old.Gen--
 	subs := []api.SubAccount{{Reference: "loja-velha", Name: "Loja de outro perfil", Status: api.SubAccountApproved}}
-	m.Update(reply(m, walletsListMsg{tag: old, seq: wv.seq, subs: subs}))
-	if wv.loaded || !wv.loading || m.app.subAccounts != nil || len(wv.rows) != 1 {
-		t.Fatalf("a reply from another session was used: loaded=%v rows=%d subAccounts=%v", wv.loaded, len(wv.rows), m.app.subAccounts)
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: old, Seq: wv.Seq, Subs: subs}))
+	if wv.Loaded || !wv.Loading || m.app.SubAccounts != nil || len(wv.Rows) != 1 {
+		t.Fatalf("a reply from another session was used: loaded=%v rows=%d subAccounts=%v", wv.Loaded, len(wv.Rows), m.app.SubAccounts)
 	}
 	// A reply to an older request of this session is dropped too.
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq - 1, subs: subs}))
-	if wv.loaded {
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq - 1, Subs: subs}))
+	if wv.Loaded {
 		t.Fatal("a superseded list reply was used")
 	}
 	// The current reply is used and shared with the split builder.
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
-	if !wv.loaded || len(m.app.subAccounts) != 1 || m.app.subAccounts[0].Reference != "loja-centro" {
-		t.Fatalf("current reply not used: loaded=%v subAccounts=%v", wv.loaded, m.app.subAccounts)
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
+	if !wv.Loaded || len(m.app.SubAccounts) != 1 || m.app.SubAccounts[0].Reference != "loja-centro" {
+		t.Fatalf("current reply not used: loaded=%v subAccounts=%v", wv.Loaded, m.app.SubAccounts)
 	}
 	// A balance reply from another session is dropped; the current one is kept.
-	b := wv.bals["loja-centro"]
+	b := wv.Bals["loja-centro"]
 	avail := api.Money(500)
-	m.Update(reply(m, walletsBalanceMsg{tag: old, ref: "loja-centro", req: b.req, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
-	if b.done {
+	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: old, Ref: "loja-centro", Req: b.Req, Acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
+	if b.Done {
 		t.Fatal("a balance from another session was used")
 	}
-	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req - 100, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
-	if b.done {
+	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req - 100, Acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
+	if b.Done {
 		t.Fatal("a superseded balance reply was used")
 	}
-	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
-	if !b.done || b.bal.Available == nil || *b.bal.Available != 500 {
+	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
+	if !b.Done || b.Bal.Available == nil || *b.Bal.Available != 500 {
 		t.Fatalf("current balance not used: %+v", b)
 	}
 
@@ -294,9 +296,9 @@ func TestWalletsStaleRepliesAreDropped(t *testing.T) {
 	t0 := m.tagNow()
 	m.setSession(goldenSession(t, api.Sandbox))
 	nv := m.wallets()
-	nv.reload()
-	m.Update(reply(m, walletsListMsg{tag: t0, seq: nv.seq, subs: subs}))
-	if nv.loaded || m.app.subAccounts != nil {
+	nv.Reload()
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: t0, Seq: nv.Seq, Subs: subs}))
+	if nv.Loaded || m.app.SubAccounts != nil {
 		t.Fatal("the new session's view used the old session's list")
 	}
 }
@@ -326,7 +328,7 @@ func TestWalletsReferenceValidation(t *testing.T) {
 		{strings.Repeat("a", 33), false, "too long: 33 characters"},
 	}
 	for _, tc := range cases {
-		got := wv.refProblem(tc.ref, tc.strict)
+		got := wv.RefProblem(tc.ref, tc.strict)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("refProblem(%q, %v) = %q, want %q", tc.ref, tc.strict, got, tc.want)
 		}
@@ -340,15 +342,15 @@ func TestWalletsReferenceValidation(t *testing.T) {
 func TestWalletsBalanceNeverGuesses(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq}))
-	if b := wv.bals[api.WalletPrincipal]; b == nil || !b.loading {
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq}))
+	if b := wv.Bals[api.WalletPrincipal]; b == nil || !b.Loading {
 		t.Fatal("principal's balance was not requested")
 	}
-	if c, _ := wv.balanceCells(api.WalletPrincipal); c[0] != "…" {
+	if c, _ := wv.BalanceCells(api.WalletPrincipal); c[0] != "…" {
 		t.Fatalf("loading balance shows %q, want …", c[0])
 	}
 	send := func(acc *api.Account, err error) {
-		m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req, acc: acc, err: err}))
+		m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: api.WalletPrincipal, Req: wv.Bals[api.WalletPrincipal].Req, Acc: acc, Err: err}))
 	}
 	avail, held, zero, total := api.Money(123456), api.Money(700), api.Money(0), api.Money(124156)
 	cases := []struct {
@@ -374,9 +376,9 @@ func TestWalletsBalanceNeverGuesses(t *testing.T) {
 		{"timeout", nil, fmt.Errorf("GET /account: %w", context.DeadlineExceeded), [4]string{"timed out"}},
 	}
 	for _, tc := range cases {
-		wv.balanceCmd(api.WalletPrincipal, false)
+		wv.BalanceCmd(api.WalletPrincipal, false)
 		send(tc.acc, tc.err)
-		if got, _ := wv.balanceCells(api.WalletPrincipal); got != tc.want {
+		if got, _ := wv.BalanceCells(api.WalletPrincipal); got != tc.want {
 			t.Errorf("%s: cells = %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -386,26 +388,26 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 	cases := []struct {
 		list    api.SubAccountStatus
 		account api.AccountStatus
-		lang    Lang
+		lang    common.Lang
 		want    string // the status cell
 		hint    string // in the detail lines; "" for none
 		refused bool   // the wallet cannot be made active
 	}{
-		{api.SubAccountActive, "", LangEN, "✓ active", "", false},
-		{api.SubAccountActive, api.AccountApproved, LangEN, "✓ active", "", false},
-		{api.SubAccountApproved, api.AccountApproved, LangEN, "✓ approved", "", false},
-		{api.SubAccountActive, api.AccountPending, LangEN, "! pending", "not approved yet", false},
-		{api.SubAccountActive, api.AccountPendingDocs, LangEN, "! documents pending", "not approved yet", false},
-		{api.SubAccountActive, api.AccountPendingApproval, LangEN, "! approval pending", "not approved yet", false},
-		{api.SubAccountActive, api.AccountRejected, LangEN, "✗ rejected", "the account was rejected; contact support", false},
-		{api.SubAccountActive, api.AccountSuspended, LangEN, "⊘ suspended", "this sub-account is suspended", true},
-		{api.SubAccountSuspended, api.AccountApproved, LangEN, "⊘ suspended", "this sub-account is suspended", true},
-		{api.SubAccountActive, "under_review", LangEN, "? under_review", "", false},
-		{"em_analise", "", LangEN, "? em_analise", "", false},
-		{api.SubAccountActive, "\x1b[31mred\u009b2J", LangEN, "?  [31mred 2J", "", false},
-		{api.SubAccountActive, api.AccountPendingDocs, LangPT, "! documentos pendentes", "ainda não foi aprovada", false},
-		{api.SubAccountActive, api.AccountApproved, LangPT, "✓ ativa", "", false},
-		{api.SubAccountActive, api.AccountSuspended, LangPT, "⊘ suspensa", "esta subconta está suspensa", true},
+		{api.SubAccountActive, "", common.LangEN, "✓ active", "", false},
+		{api.SubAccountActive, api.AccountApproved, common.LangEN, "✓ active", "", false},
+		{api.SubAccountApproved, api.AccountApproved, common.LangEN, "✓ approved", "", false},
+		{api.SubAccountActive, api.AccountPending, common.LangEN, "! pending", "not approved yet", false},
+		{api.SubAccountActive, api.AccountPendingDocs, common.LangEN, "! documents pending", "not approved yet", false},
+		{api.SubAccountActive, api.AccountPendingApproval, common.LangEN, "! approval pending", "not approved yet", false},
+		{api.SubAccountActive, api.AccountRejected, common.LangEN, "✗ rejected", "the account was rejected; contact support", false},
+		{api.SubAccountActive, api.AccountSuspended, common.LangEN, "⊘ suspended", "this sub-account is suspended", true},
+		{api.SubAccountSuspended, api.AccountApproved, common.LangEN, "⊘ suspended", "this sub-account is suspended", true},
+		{api.SubAccountActive, "under_review", common.LangEN, "? under_review", "", false},
+		{"em_analise", "", common.LangEN, "? em_analise", "", false},
+		{api.SubAccountActive, "\x1b[31mred\u009b2J", common.LangEN, "?  [31mred 2J", "", false},
+		{api.SubAccountActive, api.AccountPendingDocs, common.LangPT, "! documentos pendentes", "ainda não foi aprovada", false},
+		{api.SubAccountActive, api.AccountApproved, common.LangPT, "✓ ativa", "", false},
+		{api.SubAccountActive, api.AccountSuspended, common.LangPT, "⊘ suspensa", "esta subconta está suspensa", true},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.list)+"/"+string(tc.account)+"/"+string(tc.lang), func(t *testing.T) {
@@ -414,15 +416,15 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 			m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 			m.Update(runeKey("3"))
 			wv := m.wallets()
-			m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: tc.list}}}))
+			m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: tc.list}}}))
 			if tc.account != "" {
 				avail := api.Money(100)
-				m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: wv.bals["loja-centro"].req,
-					acc: &api.Account{Status: tc.account, Balance: api.AccountBalance{Available: &avail}}}))
+				m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: wv.Bals["loja-centro"].Req,
+					Acc: &api.Account{Status: tc.account, Balance: api.AccountBalance{Available: &avail}}}))
 			}
-			wv.cursor = 1
-			r, _ := wv.selected()
-			if got, _ := wv.statusText(r); got != tc.want {
+			wv.Cursor = 1
+			r, _ := wv.SelectedLine()
+			if got, _ := wv.StatusText(r); got != tc.want {
 				t.Errorf("status cell = %q, want %q", got, tc.want)
 			}
 			view := m.View()
@@ -435,7 +437,7 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 			if strings.ContainsAny(withoutSelection(view), "\x1b\u009b") {
 				t.Errorf("a control character from the service reached the screen: %q", view)
 			}
-			if got := wv.isSuspended(r); got != tc.refused {
+			if got := wv.IsSuspended(r); got != tc.refused {
 				t.Errorf("isSuspended = %v, want %v", got, tc.refused)
 			}
 		})
@@ -445,16 +447,16 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 func TestWalletsPrincipalAccountStatus(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{}}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{}}))
 	avail := api.Money(100)
-	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
-		acc: &api.Account{Status: api.AccountSuspended, Balance: api.AccountBalance{Available: &avail}}}))
-	r, _ := wv.selected()
-	if txt, _ := wv.statusText(r); txt != "⊘ suspended" || wv.rowName(r) != "main account" {
-		t.Fatalf("principal: status %q, name %q", txt, wv.rowName(r))
+	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: api.WalletPrincipal, Req: wv.Bals[api.WalletPrincipal].Req,
+		Acc: &api.Account{Status: api.AccountSuspended, Balance: api.AccountBalance{Available: &avail}}}))
+	r, _ := wv.SelectedLine()
+	if txt, _ := wv.StatusText(r); txt != "⊘ suspended" || wv.RowName(r) != "main account" {
+		t.Fatalf("principal: status %q, name %q", txt, wv.RowName(r))
 	}
 	// The main account is never refused locally: the dashboard can always go back to it.
-	if wv.isSuspended(r) {
+	if wv.IsSuspended(r) {
 		t.Fatal("principal counted as a suspended sub-account")
 	}
 	if view := m.View(); !strings.Contains(view, "the account is suspended; contact support") || !strings.Contains(view, "profile loja-centro") {
@@ -466,19 +468,19 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	s.Wallet = "loja-norte"
 	m, wv := walletsModel(t, s, 120, 40)
-	items, loaded := wv.pickerItems()
-	if loaded || len(items) != 2 || items[0].value != api.WalletPrincipal || items[1].value != "loja-norte" || !items[1].current {
+	items, loaded := wv.PickerItems()
+	if loaded || len(items) != 2 || items[0].Value != api.WalletPrincipal || items[1].Value != "loja-norte" || !items[1].Current {
 		t.Fatalf("before loading: %+v loaded=%v", items, loaded)
 	}
-	if cmd := wv.load(); cmd != nil {
+	if cmd := wv.Load(); cmd != nil {
 		t.Fatal("load started a second request while one is on its way")
 	}
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{
 		{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountActive},
 		{Reference: "loja-antiga", Name: "Loja Antiga", Status: api.SubAccountSuspended},
 		{Reference: "loja-nova", Name: "Loja Nova", Status: "em_analise"},
 	}}))
-	items, loaded = wv.pickerItems()
+	items, loaded = wv.PickerItems()
 	if !loaded || len(items) != 5 {
 		t.Fatalf("after loading: %+v loaded=%v", items, loaded)
 	}
@@ -497,29 +499,29 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 	}
 	for i, w := range want {
 		it := items[i]
-		if it.value != w.value || (it.disabled != "") != w.disabled || it.current != w.current || it.note != w.note {
+		if it.Value != w.value || (it.Disabled != "") != w.disabled || it.Current != w.current || it.Note != w.note {
 			t.Errorf("item %d = %+v, want %+v", i, it, w)
 		}
 	}
-	if cmd := wv.load(); cmd != nil {
+	if cmd := wv.Load(); cmd != nil {
 		t.Fatal("load reloaded a loaded list")
 	}
 
 	// enter: a suspended wallet is refused with the reason, another one is asked of the root.
-	wv.cursor = 2
-	msg := wv.update(tea.KeyMsg{Type: tea.KeyEnter})()
-	if sm, ok := msg.(statusMsg); !ok || !strings.Contains(sm.text, "SUB_ACCOUNT_SUSPENDED") {
+	wv.Cursor = 2
+	msg := wv.Update(tea.KeyMsg{Type: tea.KeyEnter})()
+	if sm, ok := msg.(common.StatusMsg); !ok || !strings.Contains(sm.Text, "SUB_ACCOUNT_SUSPENDED") {
 		t.Fatalf("enter on a suspended wallet = %#v", msg)
 	}
-	wv.cursor = 1
-	msg = wv.update(tea.KeyMsg{Type: tea.KeyEnter})()
-	if sw, ok := msg.(switchWalletMsg); !ok || sw.wallet != "loja-centro" {
+	wv.Cursor = 1
+	msg = wv.Update(tea.KeyMsg{Type: tea.KeyEnter})()
+	if sw, ok := msg.(common.SwitchWalletMsg); !ok || sw.Wallet != "loja-centro" {
 		t.Fatalf("enter on loja-centro = %#v", msg)
 	}
 	// The root makes it active, broadcasts the change, and the view reads the new wallet's balance.
 	m.Update(reply(m, msg))
-	if m.app.wallet != "loja-centro" || !wv.bals["loja-centro"].loading {
-		t.Fatalf("wallet = %s, balance reload = %+v", m.app.wallet, wv.bals["loja-centro"])
+	if m.app.Wallet != "loja-centro" || !wv.Bals["loja-centro"].Loading {
+		t.Fatalf("wallet = %s, balance reload = %+v", m.app.Wallet, wv.Bals["loja-centro"])
 	}
 	if !strings.Contains(m.View(), "wallet loja-centro") {
 		t.Fatal("the header does not show the new wallet")
@@ -529,16 +531,16 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 func TestWalletsSubAccountErrorOnSwitchGoesToStatus(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(switchWalletMsg{wallet: "loja-centro"})
-	b := wv.bals["loja-centro"]
+	m.Update(common.SwitchWalletMsg{Wallet: "loja-centro"})
+	b := wv.Bals["loja-centro"]
 	forbidden := &api.Error{HTTPStatus: 403, Kind: api.KindForbidden, Code: api.CodeSubAccountForbidden,
 		Message: "SUB_ACCOUNT_FORBIDDEN: This credential is not authorized to operate sub-accounts"}
-	cmd := wv.update(walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, err: forbidden, onSwitch: true})
+	cmd := wv.Update(wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Err: forbidden, OnSwitch: true})
 	if cmd == nil {
 		t.Fatal("no status for a refused wallet")
 	}
-	sm, ok := runReply(cmd).(statusMsg)
-	if !ok || !strings.Contains(sm.text, "Access to sub-accounts") {
+	sm, ok := runReply(cmd).(common.StatusMsg)
+	if !ok || !strings.Contains(sm.Text, "Access to sub-accounts") {
 		t.Fatalf("status = %#v", sm)
 	}
 }
@@ -546,33 +548,33 @@ func TestWalletsSubAccountErrorOnSwitchGoesToStatus(t *testing.T) {
 func TestWalletsCreateFormMessages(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq}))
 	m.Update(runeKey("c"))
-	if wv.form == nil || !m.activePane().capturesText() {
+	if wv.Form == nil || !m.activePane().CapturesText() {
 		t.Fatal("c did not open the form")
 	}
 	walletsType(m, "loja-x")
 	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	// Without a name nothing is sent.
-	cmd := wv.submit()
-	if wv.form.sending {
+	cmd := wv.Submit()
+	if wv.Form.Sending {
 		t.Fatal("sent without a name")
 	}
 	if msg := walletsRunStatus(cmd); !strings.Contains(msg, "nothing was sent") {
 		t.Fatalf("status = %q", msg)
 	}
-	if _, nameErr := wv.formErrors(); !strings.Contains(nameErr, "required") {
+	if _, nameErr := wv.FormErrors(); !strings.Contains(nameErr, "required") {
 		t.Fatalf("name error = %q", nameErr)
 	}
 	walletsType(m, strings.Repeat("n", 256))
-	if _, nameErr := wv.formErrors(); !strings.Contains(nameErr, "at most 255") {
+	if _, nameErr := wv.FormErrors(); !strings.Contains(nameErr, "at most 255") {
 		t.Fatalf("long name error = %q", nameErr)
 	}
 	for range 256 {
 		m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 	}
 	walletsType(m, "Loja X")
-	if cmd := wv.submit(); cmd == nil || !wv.form.sending {
+	if cmd := wv.Submit(); cmd == nil || !wv.Form.Sending {
 		t.Fatal("a valid form was not sent")
 	}
 	errs := []struct {
@@ -586,10 +588,10 @@ func TestWalletsCreateFormMessages(t *testing.T) {
 		{&api.Error{HTTPStatus: 400, Kind: api.KindBadRequest, Message: "name is required"}, 1, "name is required"},
 	}
 	for _, e := range errs {
-		wv.form.server = [2]string{}
-		m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: "loja-x", err: e.err}))
-		if wv.form == nil || !strings.Contains(wv.form.server[e.field], e.want) {
-			t.Errorf("%v: field %d message = %q, want %q", e.err, e.field, wv.form.server, e.want)
+		wv.Form.Server = [2]string{}
+		m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: "loja-x", Err: e.err}))
+		if wv.Form == nil || !strings.Contains(wv.Form.Server[e.field], e.want) {
+			t.Errorf("%v: field %d message = %q, want %q", e.err, e.field, wv.Form.Server, e.want)
 		}
 		if !strings.Contains(m.View(), e.want) {
 			t.Errorf("%v: the message is not on screen", e.err)
@@ -598,23 +600,23 @@ func TestWalletsCreateFormMessages(t *testing.T) {
 	// Typing in the field clears the service's message.
 	m.Update(tea.KeyMsg{Type: tea.KeyShiftTab})
 	walletsType(m, "y")
-	if wv.form.server[0] != "" {
+	if wv.Form.Server[0] != "" {
 		t.Fatal("the refusal stayed after the reference changed")
 	}
 	// A reply from another session is ignored.
 	t0 := m.tagNow()
-	t0.gen++
-	m.Update(reply(m, walletsCreatedMsg{tag: t0, ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy"}}))
-	if wv.form == nil {
+	t0.Gen++
+	m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: t0, Ref: "loja-xy", Sub: &api.SubAccount{Reference: "loja-xy"}}))
+	if wv.Form == nil {
 		t.Fatal("a reply from another session closed the form")
 	}
 	// Success closes the form, lists and selects the new wallet, and reloads.
-	m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: "loja-xy", sub: &api.SubAccount{Reference: "loja-xy", Name: "Loja XY", Status: api.SubAccountApproved}}))
-	if wv.form != nil || len(m.app.subAccounts) != 1 {
-		t.Fatalf("after success: form=%v subAccounts=%v", wv.form != nil, m.app.subAccounts)
+	m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: "loja-xy", Sub: &api.SubAccount{Reference: "loja-xy", Name: "Loja XY", Status: api.SubAccountApproved}}))
+	if wv.Form != nil || len(m.app.SubAccounts) != 1 {
+		t.Fatalf("after success: form=%v subAccounts=%v", wv.Form != nil, m.app.SubAccounts)
 	}
-	if r, _ := wv.selected(); r.ref != "loja-xy" {
-		t.Fatalf("selected %q after creating loja-xy", r.ref)
+	if r, _ := wv.SelectedLine(); r.Ref != "loja-xy" {
+		t.Fatalf("selected %q after creating loja-xy", r.Ref)
 	}
 }
 
@@ -628,8 +630,8 @@ func walletsType(m *Model, s string) {
 // walletsRunStatus runs a command (and batches) and returns the text of the first status message.
 func walletsRunStatus(cmd tea.Cmd) string {
 	for _, msg := range walletsRunCmds(cmd) {
-		if sm, ok := msg.(statusMsg); ok {
-			return sm.text
+		if sm, ok := msg.(common.StatusMsg); ok {
+			return sm.Text
 		}
 	}
 	return ""
@@ -683,7 +685,7 @@ func TestWalletsBalanceCallsAreBounded(t *testing.T) {
 	for i := range 12 {
 		subs = append(subs, api.SubAccount{Reference: fmt.Sprintf("loja-%02d", i), Status: api.SubAccountApproved})
 	}
-	cmd := wv.update(walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs})
+	cmd := wv.Update(wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs})
 	msgs := walletsRunCmds(cmd)
 	if len(msgs) != 13 {
 		t.Fatalf("%d balance replies, want 13", len(msgs))
@@ -694,10 +696,10 @@ func TestWalletsBalanceCallsAreBounded(t *testing.T) {
 	for _, msg := range msgs {
 		m.Update(reply(m, msg))
 	}
-	if c, _ := wv.balanceCells(api.WalletPrincipal); !strings.HasPrefix(c[0], "R$ ") {
+	if c, _ := wv.BalanceCells(api.WalletPrincipal); !strings.HasPrefix(c[0], "R$ ") {
 		t.Fatalf("principal balance = %q", c[0])
 	}
-	if c, _ := wv.balanceCells("loja-03"); c[0] != "not found" {
+	if c, _ := wv.BalanceCells("loja-03"); c[0] != "not found" {
 		t.Fatalf("unknown wallet balance = %q, want not found", c[0])
 	}
 }
@@ -709,7 +711,7 @@ func TestWalletsScrollKeepsCursorVisible(t *testing.T) {
 	for i := range 40 {
 		subs = append(subs, api.SubAccount{Reference: fmt.Sprintf("loja-%02d", i), Name: fmt.Sprintf("Loja %02d", i), Status: api.SubAccountApproved})
 	}
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
 	m.Update(runeKey("G"))
 	view := m.View()
 	if !strings.Contains(view, "loja-39") || strings.Contains(view, "loja-00 ") {
@@ -727,7 +729,7 @@ func TestWalletsScrollKeepsCursorVisible(t *testing.T) {
 // --- goldens --------------------------------------------------------------------------------
 
 // walletsGoldenData fills the view with a fixed list and balances, as the commands would.
-func walletsGoldenData(t *testing.T, m *Model, wv *walletsView) {
+func walletsGoldenData(t *testing.T, m *Model, wv *wallets.WalletsView) {
 	t.Helper()
 	day := 24 * time.Hour
 	subs := []api.SubAccount{
@@ -737,25 +739,25 @@ func walletsGoldenData(t *testing.T, m *Model, wv *walletsView) {
 		{ID: "5b7a0c1e-0000-4000-8000-000000000004", Reference: "loja-antiga", Name: "Loja Antiga (fechada)", Status: api.SubAccountSuspended, CreatedAt: goldenNow.Add(-400 * day)},
 		{ID: "5b7a0c1e-0000-4000-8000-000000000005", Reference: "quiosque", Name: "Quiosque da praça", Status: "under_review", CreatedAt: goldenNow.Add(-2 * day)},
 	}
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: subs}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
 	money := func(v api.Money) *api.Money { return &v }
 	balanceAt := goldenNow.Add(-time.Minute)
-	replies := map[string]walletsBalanceMsg{
-		api.WalletPrincipal: {acc: &api.Account{ID: "7d0c2f4e-1b7a-4c55-9a3e-0f6b2d9c1a11", Status: api.AccountApproved, Balance: api.AccountBalance{
+	replies := map[string]wallets.WalletsBalanceMsg{
+		api.WalletPrincipal: {Acc: &api.Account{ID: "7d0c2f4e-1b7a-4c55-9a3e-0f6b2d9c1a11", Status: api.AccountApproved, Balance: api.AccountBalance{
 			Available: money(1234567), Promotional: money(0), Held: money(4250), Total: money(1238817), Currency: "BRL", UpdatedAt: &balanceAt}}},
-		"loja-centro": {acc: &api.Account{Status: api.AccountApproved, Balance: api.AccountBalance{
+		"loja-centro": {Acc: &api.Account{Status: api.AccountApproved, Balance: api.AccountBalance{
 			Available: money(9630), Promotional: money(1000), Held: money(1500), Total: money(12130), Currency: "BRL"}}},
 		// Only some figures sent, and an account still waiting for documents.
-		"loja-praia": {acc: &api.Account{Status: api.AccountPendingDocs, Balance: api.AccountBalance{Available: money(5500)}}},
-		"loja-antiga": {err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden, Code: api.CodeSubAccountSuspended,
+		"loja-praia": {Acc: &api.Account{Status: api.AccountPendingDocs, Balance: api.AccountBalance{Available: money(5500)}}},
+		"loja-antiga": {Err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden, Code: api.CodeSubAccountSuspended,
 			Message: "SUB_ACCOUNT_SUSPENDED: Sub-account 'loja-antiga' is suspended", TraceID: "tr-0004"}},
-		"quiosque": {err: &api.Error{HTTPStatus: 500, Kind: api.KindInternalError, Message: "An unexpected error occurred", TraceID: "tr-0005"}},
-		"loja-norte": {err: &api.Error{HTTPStatus: 404, Kind: api.KindNotFound, Code: api.CodeSubAccountNotFound,
+		"quiosque": {Err: &api.Error{HTTPStatus: 500, Kind: api.KindInternalError, Message: "An unexpected error occurred", TraceID: "tr-0005"}},
+		"loja-norte": {Err: &api.Error{HTTPStatus: 404, Kind: api.KindNotFound, Code: api.CodeSubAccountNotFound,
 			Message: "SUB_ACCOUNT_NOT_FOUND: Sub-account 'loja-norte' not found", TraceID: "tr-0006"}},
 		// parceiro_entregas has not answered yet.
 	}
 	for ref, r := range replies {
-		r.tag, r.ref, r.req = m.tagNow(), ref, wv.bals[ref].req
+		r.Tag, r.Ref, r.Req = m.tagNow(), ref, wv.Bals[ref].Req
 		m.Update(reply(m, r))
 	}
 }
@@ -763,36 +765,36 @@ func walletsGoldenData(t *testing.T, m *Model, wv *walletsView) {
 func TestGoldenWallets(t *testing.T) {
 	cases := []struct {
 		name string
-		do   func(t *testing.T, m *Model, wv *walletsView)
+		do   func(t *testing.T, m *Model, wv *wallets.WalletsView)
 	}{
 		{"loading", nil},
-		{"full", func(t *testing.T, m *Model, wv *walletsView) {
+		{"full", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
 			walletsGoldenData(t, m, wv)
 			m.Update(runeKey("g"))
 			m.Update(runeKey("j"))
 		}},
-		{"suspended_selected", func(t *testing.T, m *Model, wv *walletsView) {
+		{"suspended_selected", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
 			walletsGoldenData(t, m, wv)
 			m.Update(runeKey("g"))
 			for range 4 {
 				m.Update(runeKey("j"))
 			}
 		}},
-		{"empty", func(t *testing.T, m *Model, wv *walletsView) {
-			m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{}}))
+		{"empty", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
+			m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{}}))
 		}},
-		{"list_error", func(t *testing.T, m *Model, wv *walletsView) {
-			m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden,
+		{"list_error", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
+			m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden,
 				Message: "Insufficient permissions. Required: SUBACCOUNT:READ", TraceID: "tr-0007"}}))
 		}},
-		{"create_taken", func(t *testing.T, m *Model, wv *walletsView) {
+		{"create_taken", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
 			walletsGoldenData(t, m, wv)
 			m.Update(runeKey("c"))
 			walletsType(m, "loja-centro")
 			m.Update(tea.KeyMsg{Type: tea.KeyTab})
 			walletsType(m, "Loja Centro 2")
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-			m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: "loja-centro", err: &api.Error{HTTPStatus: 409, Kind: api.KindConflict,
+			m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: "loja-centro", Err: &api.Error{HTTPStatus: 409, Kind: api.KindConflict,
 				Code: api.CodeSubAccountReferenceTaken, Message: "SUB_ACCOUNT_REFERENCE_TAKEN: reference 'loja-centro' is already used in this account"}}))
 		}},
 	}
@@ -813,18 +815,18 @@ func TestGoldenWallets(t *testing.T) {
 
 func TestWalletsViewFitsEverySize(t *testing.T) {
 	sizes := [][2]int{{80, 24}, {81, 25}, {95, 30}, {120, 40}, {200, 60}, {260, 24}}
-	states := map[string]func(m *Model, wv *walletsView){
-		"loading": func(*Model, *walletsView) {},
-		"full":    func(m *Model, wv *walletsView) { walletsGoldenData(t, m, wv) },
-		"form": func(m *Model, wv *walletsView) {
+	states := map[string]func(m *Model, wv *wallets.WalletsView){
+		"loading": func(*Model, *wallets.WalletsView) {},
+		"full":    func(m *Model, wv *wallets.WalletsView) { walletsGoldenData(t, m, wv) },
+		"form": func(m *Model, wv *wallets.WalletsView) {
 			walletsGoldenData(t, m, wv)
 			m.Update(runeKey("c"))
 			walletsType(m, "Bad Ref "+strings.Repeat("x", 40))
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-			m.Update(reply(m, walletsCreatedMsg{tag: m.tagNow(), ref: "x", err: errors.New(strings.Repeat("network down ", 30))}))
+			m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: "x", Err: errors.New(strings.Repeat("network down ", 30))}))
 		},
-		"error": func(m *Model, wv *walletsView) {
-			m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, err: errors.New(strings.Repeat("long failure ", 40))}))
+		"error": func(m *Model, wv *wallets.WalletsView) {
+			m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: errors.New(strings.Repeat("long failure ", 40))}))
 		},
 	}
 	for name, setup := range states {
@@ -856,12 +858,12 @@ func TestWalletsViewFitsEverySize(t *testing.T) {
 func TestWalletsHostileListIsFlattened(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{
 		{Reference: "loja\x1b]52;c;AAAA\x07", Name: "Nome\x1b[2J\u009b6n", Status: "\x1b[5mative"},
 	}}))
-	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: api.WalletPrincipal, req: wv.bals[api.WalletPrincipal].req,
-		acc: &api.Account{Status: "\u009b31m", Balance: api.AccountBalance{Currency: "\x1b[0mUSD"}}}))
-	wv.cursor = 1
+	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: api.WalletPrincipal, Req: wv.Bals[api.WalletPrincipal].Req,
+		Acc: &api.Account{Status: "\u009b31m", Balance: api.AccountBalance{Currency: "\x1b[0mUSD"}}}))
+	wv.Cursor = 1
 	frames := []string{m.View()}
 	m.Update(runeKey("w"))
 	frames = append(frames, m.View())

@@ -6,22 +6,24 @@ import (
 
 	"pixdash/api"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
+	"pixdash/ui/withdrawal"
 )
 
 // The withdrawal form and the workflow apply one check of the amount against the minimum and
 // the spendable balance: for every amount, mode, fee and balance around the edges, the form
 // refuses the amount exactly when workflow.CheckWithdrawal would refuse the order it sends.
 func TestWithdrawalFormAndWorkflowAgree(t *testing.T) {
-	tr := catalog{lang: LangEN}
+	tr := common.Catalog{Lang: common.LangEN}
 	bal := func(m api.Money) *api.Money { return &m }
 	for _, byNet := range []bool{false, true} {
 		for _, feeKnown := range []bool{false, true} {
 			for _, spendable := range []*api.Money{nil, bal(1000), bal(1150), bal(99)} {
 				for _, amount := range []string{"0,99", "1,00", "9,99", "10,00", "11,50", "11,51"} {
 					name := fmt.Sprintf("net=%v fee=%v spendable=%v amount=%s", byNet, feeKnown, spendable != nil, amount)
-					in := wdInput{keyType: api.PixKeyEmail, key: "ana@example.com", name: "Ana Souza", doc: "529.982.247-25", byNet: byNet, amount: amount}
-					c := checkWithdrawal(tr, in, spendable, 150, feeKnown)
-					formOK := c.errs[wfAmount] == ""
+					in := withdrawal.WdInput{KeyType: api.PixKeyEmail, Key: "ana@example.com", Name: "Ana Souza", Doc: "529.982.247-25", ByNet: byNet, Amount: amount}
+					c := withdrawal.CheckWithdrawal(tr, in, spendable, 150, feeKnown)
+					formOK := c.Errs[withdrawal.WfAmount] == ""
 
 					amt, err := api.ParseBRL(amount)
 					if err != nil {
@@ -39,10 +41,10 @@ func TestWithdrawalFormAndWorkflowAgree(t *testing.T) {
 					}
 					werr := workflow.CheckWithdrawal(o)
 					if formOK != (werr == nil) {
-						t.Errorf("%s: the form says %q, the workflow %v", name, c.errs[wfAmount], werr)
+						t.Errorf("%s: the form says %q, the workflow %v", name, c.Errs[withdrawal.WfAmount], werr)
 					}
-					if formOK && c.need != o.Need() {
-						t.Errorf("%s: the form takes %s from the wallet, the workflow %s", name, c.need.BRL(), o.Need().BRL())
+					if formOK && c.Need != o.Need() {
+						t.Errorf("%s: the form takes %s from the wallet, the workflow %s", name, c.Need.BRL(), o.Need().BRL())
 					}
 				}
 			}
@@ -59,8 +61,8 @@ func TestCheckFundsNamesTheFee(t *testing.T) {
 	if !ok || short.Need != 1050 || short.Fee != 150 || short.Spendable != 1000 {
 		t.Fatalf("CheckFunds = %#v", o.CheckFunds())
 	}
-	c := checkWithdrawal(catalog{lang: LangEN}, wdInput{keyType: api.PixKeyEmail, key: "a@b.co", name: "A", doc: "52998224725", byNet: true, amount: "9,00"}, &sp, 150, true)
-	if want := "R$ 10,50 with the fee is more than the spendable R$ 10,00."; c.errs[wfAmount] != want {
-		t.Errorf("form says %q, want %q", c.errs[wfAmount], want)
+	c := withdrawal.CheckWithdrawal(common.Catalog{Lang: common.LangEN}, withdrawal.WdInput{KeyType: api.PixKeyEmail, Key: "a@b.co", Name: "A", Doc: "52998224725", ByNet: true, Amount: "9,00"}, &sp, 150, true)
+	if want := "R$ 10,50 with the fee is more than the spendable R$ 10,00."; c.Errs[withdrawal.WfAmount] != want {
+		t.Errorf("form says %q, want %q", c.Errs[withdrawal.WfAmount], want)
 	}
 }

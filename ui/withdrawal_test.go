@@ -11,10 +11,12 @@ import (
 	"pixdash/api"
 	"pixdash/api/sandbox"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/withdrawal"
 )
 
 func TestCheckPixKeyPerType(t *testing.T) {
-	tr := catalog{lang: LangEN}
+	tr := common.Catalog{Lang: common.LangEN}
 	cases := []struct {
 		typ     api.PixKeyType
 		in      string
@@ -54,7 +56,7 @@ func TestCheckPixKeyPerType(t *testing.T) {
 		{api.PixKeyType("iban"), "x", "", "key type"},
 	}
 	for _, tc := range cases {
-		got, err := checkPixKey(tr, tc.typ, tc.in)
+		got, err := withdrawal.CheckPixKey(tr, tc.typ, tc.in)
 		switch {
 		case tc.want != "" && (err != nil || got != tc.want):
 			t.Errorf("%s %q: got %q, %v; want %q", tc.typ, tc.in, got, err, tc.want)
@@ -65,66 +67,66 @@ func TestCheckPixKeyPerType(t *testing.T) {
 }
 
 func TestCheckWithdrawalForm(t *testing.T) {
-	tr := catalog{lang: LangEN}
+	tr := common.Catalog{Lang: common.LangEN}
 	bal := api.Money(5000)
-	good := wdInput{keyType: api.PixKeyEmail, key: "maria@example.com", name: " Maria da Silva ", doc: "529.982.247-25", amount: "20,00"}
-	c := checkWithdrawal(tr, good, &bal, 150, true)
-	if !c.ok || c.req.Amount == nil || *c.req.Amount != 2000 || c.req.NetAmount != nil || c.req.HolderName != "Maria da Silva" ||
-		c.req.HolderDocument != "52998224725" || c.req.HolderDocumentType != api.DocumentCPF || c.need != 2000 {
+	good := withdrawal.WdInput{KeyType: api.PixKeyEmail, Key: "maria@example.com", Name: " Maria da Silva ", Doc: "529.982.247-25", Amount: "20,00"}
+	c := withdrawal.CheckWithdrawal(tr, good, &bal, 150, true)
+	if !c.Ok || c.Req.Amount == nil || *c.Req.Amount != 2000 || c.Req.NetAmount != nil || c.Req.HolderName != "Maria da Silva" ||
+		c.Req.HolderDocument != "52998224725" || c.Req.HolderDocumentType != api.DocumentCPF || c.Need != 2000 {
 		t.Fatalf("good gross form: %+v", c)
 	}
-	if ps := api.CheckCreateWithdrawal(&c.req); len(ps) > 0 {
+	if ps := api.CheckCreateWithdrawal(&c.Req); len(ps) > 0 {
 		t.Fatalf("the request the form makes is refused by the contract: %v", ps)
 	}
 	net := good
-	net.byNet, net.doc = true, "11.222.333/0001-81"
-	c = checkWithdrawal(tr, net, &bal, 150, true)
-	if !c.ok || c.req.NetAmount == nil || *c.req.NetAmount != 2000 || c.req.Amount != nil || c.need != 2150 || c.req.HolderDocumentType != api.DocumentCNPJ {
+	net.ByNet, net.Doc = true, "11.222.333/0001-81"
+	c = withdrawal.CheckWithdrawal(tr, net, &bal, 150, true)
+	if !c.Ok || c.Req.NetAmount == nil || *c.Req.NetAmount != 2000 || c.Req.Amount != nil || c.Need != 2150 || c.Req.HolderDocumentType != api.DocumentCNPJ {
 		t.Fatalf("good net form: %+v", c)
 	}
 	cases := []struct {
 		name    string
-		mut     func(*wdInput)
+		mut     func(*withdrawal.WdInput)
 		bal     *api.Money
 		field   int
 		problem string
 	}{
-		{"three decimals", func(in *wdInput) { in.amount = "20,005" }, &bal, wfAmount, "more than 2 decimal"},
-		{"under R$ 1,00", func(in *wdInput) { in.amount = "0,99" }, &bal, wfAmount, "At least R$ 1,00"},
-		{"over the balance", func(in *wdInput) { in.amount = "50,01" }, &bal, wfAmount, "More than the spendable R$ 50,00"},
-		{"net plus the fee over the balance", func(in *wdInput) { in.amount, in.byNet = "49,00", true }, &bal, wfAmount, "with the fee is more than the spendable"},
-		{"balance unknown", func(*wdInput) {}, nil, wfAmount, "not known yet"},
-		{"no amount", func(in *wdInput) { in.amount = "" }, &bal, wfAmount, "required"},
-		{"no holder", func(in *wdInput) { in.name = "  " }, &bal, wfName, "required"},
-		{"holder document digits", func(in *wdInput) { in.doc = "529.982.247-24" }, &bal, wfDoc, "CPF check digits"},
-		{"holder document length", func(in *wdInput) { in.doc = "1234" }, &bal, wfDoc, "11 digits"},
-		{"key for another type", func(in *wdInput) { in.keyType = api.PixKeyCPF }, &bal, wfKey, "use only digits"},
-		{"holder CPF of one repeated digit", func(in *wdInput) { in.doc = "111.111.111-11" }, &bal, wfDoc, "all 11 digits the same"},
-		{"holder alphanumeric CNPJ, wrong check digits", func(in *wdInput) { in.doc = "12.ABC.345/01DE-53" }, &bal, wfDoc, "CNPJ check digits"},
+		{"three decimals", func(in *withdrawal.WdInput) { in.Amount = "20,005" }, &bal, withdrawal.WfAmount, "more than 2 decimal"},
+		{"under R$ 1,00", func(in *withdrawal.WdInput) { in.Amount = "0,99" }, &bal, withdrawal.WfAmount, "At least R$ 1,00"},
+		{"over the balance", func(in *withdrawal.WdInput) { in.Amount = "50,01" }, &bal, withdrawal.WfAmount, "More than the spendable R$ 50,00"},
+		{"net plus the fee over the balance", func(in *withdrawal.WdInput) { in.Amount, in.ByNet = "49,00", true }, &bal, withdrawal.WfAmount, "with the fee is more than the spendable"},
+		{"balance unknown", func(*withdrawal.WdInput) {}, nil, withdrawal.WfAmount, "not known yet"},
+		{"no amount", func(in *withdrawal.WdInput) { in.Amount = "" }, &bal, withdrawal.WfAmount, "required"},
+		{"no holder", func(in *withdrawal.WdInput) { in.Name = "  " }, &bal, withdrawal.WfName, "required"},
+		{"holder document digits", func(in *withdrawal.WdInput) { in.Doc = "529.982.247-24" }, &bal, withdrawal.WfDoc, "CPF check digits"},
+		{"holder document length", func(in *withdrawal.WdInput) { in.Doc = "1234" }, &bal, withdrawal.WfDoc, "11 digits"},
+		{"key for another type", func(in *withdrawal.WdInput) { in.KeyType = api.PixKeyCPF }, &bal, withdrawal.WfKey, "use only digits"},
+		{"holder CPF of one repeated digit", func(in *withdrawal.WdInput) { in.Doc = "111.111.111-11" }, &bal, withdrawal.WfDoc, "all 11 digits the same"},
+		{"holder alphanumeric CNPJ, wrong check digits", func(in *withdrawal.WdInput) { in.Doc = "12.ABC.345/01DE-53" }, &bal, withdrawal.WfDoc, "CNPJ check digits"},
 	}
 	for _, tc := range cases {
 		in := good
 		tc.mut(&in)
-		c := checkWithdrawal(tr, in, tc.bal, 150, true)
-		if c.ok || !strings.Contains(c.errs[tc.field], tc.problem) {
-			t.Errorf("%s: ok %v, errs %q", tc.name, c.ok, c.errs)
+		c := withdrawal.CheckWithdrawal(tr, in, tc.bal, 150, true)
+		if c.Ok || !strings.Contains(c.Errs[tc.field], tc.problem) {
+			t.Errorf("%s: ok %v, errs %q", tc.name, c.Ok, c.Errs)
 		}
 	}
 	// An alphanumeric CNPJ holder and key are accepted and sent compact, upper-case, typed cnpj.
 	alnum := good
-	alnum.keyType, alnum.key, alnum.doc = api.PixKeyCNPJ, "12.abc.345/01de-35", "12.ABC.345/01DE-35"
-	c = checkWithdrawal(tr, alnum, &bal, 150, true)
-	if !c.ok || c.req.PixKey != "12ABC34501DE35" || c.req.HolderDocument != "12ABC34501DE35" || c.req.HolderDocumentType != api.DocumentCNPJ {
+	alnum.KeyType, alnum.Key, alnum.Doc = api.PixKeyCNPJ, "12.abc.345/01de-35", "12.ABC.345/01DE-35"
+	c = withdrawal.CheckWithdrawal(tr, alnum, &bal, 150, true)
+	if !c.Ok || c.Req.PixKey != "12ABC34501DE35" || c.Req.HolderDocument != "12ABC34501DE35" || c.Req.HolderDocumentType != api.DocumentCNPJ {
 		t.Fatalf("alphanumeric CNPJ: %+v", c)
 	}
 	// The exact balance is allowed; a net amount with the fee unknown is checked without it.
 	exact := good
-	exact.amount = "50,00"
-	if c := checkWithdrawal(tr, exact, &bal, 0, false); !c.ok {
-		t.Errorf("the whole balance: %q", c.errs)
+	exact.Amount = "50,00"
+	if c := withdrawal.CheckWithdrawal(tr, exact, &bal, 0, false); !c.Ok {
+		t.Errorf("the whole balance: %q", c.Errs)
 	}
-	exact.byNet = true
-	if c := checkWithdrawal(tr, exact, &bal, 0, false); !c.ok || c.need != 5000 {
+	exact.ByNet = true
+	if c := withdrawal.CheckWithdrawal(tr, exact, &bal, 0, false); !c.Ok || c.Need != 5000 {
 		t.Errorf("net, fee unknown: %+v", c)
 	}
 }
@@ -141,7 +143,7 @@ func TestMaskPixKey(t *testing.T) {
 		{api.PixKeyRandom, "123e4567-e89b-12d3-a456-426614174000", "123e…4000"},
 		{api.PixKeyEmail, "\x1b[31mx@y.z", "[***@y.z"},
 	} {
-		got := maskPixKey(tc.typ, tc.key)
+		got := common.MaskPixKey(tc.typ, tc.key)
 		if tc.typ == api.PixKeyEmail && strings.Contains(tc.key, "\x1b") {
 			if strings.Contains(got, "\x1b") {
 				t.Errorf("an escape survived masking: %q", got)
@@ -298,7 +300,7 @@ func TestFlowWithdrawalFromAnEarlierSessionNeverSent(t *testing.T) {
 func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 	s, _ := demo(t, DemoOptions{})
 	now := time.Now()
-	m := New(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return now }})
+	m := New(Options{Session: s, Lang: common.LangPT, CustomerLang: common.LangPT, Now: func() time.Time { return now }})
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	ctx := context.Background()
 	// Recorded a minute ago, no reply, and the service never saw it (yet).
@@ -317,9 +319,9 @@ func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 		return msg, msg.retry
 	}
 	msg, retry := run()
-	if len(msg.withdrawals.Pending) != 1 || retry <= 0 || m.status.kind != statusWarn ||
-		m.status.text != "1 saque(s) de uma sessão anterior ainda sem confirmação; consultando de novo." {
-		t.Fatalf("inside the window: %+v, status %q (%d)", msg.withdrawals, m.status.text, m.status.kind)
+	if len(msg.withdrawals.Pending) != 1 || retry <= 0 || m.status.Kind != common.StatusWarn ||
+		m.status.Text != "1 saque(s) de uma sessão anterior ainda sem confirmação; consultando de novo." {
+		t.Fatalf("inside the window: %+v, status %q (%d)", msg.withdrawals, m.status.Text, m.status.Kind)
 	}
 	if got, _, _ := s.Store.WithdrawalByKey(ctx, early.Key); got.State != state.WithdrawalRequested {
 		t.Fatalf("an open record was changed inside the window: %+v", got)
@@ -332,8 +334,8 @@ func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg, _ = run()
-	if len(msg.withdrawals.Taken) != 1 || !strings.HasPrefix(m.status.text, "Saque de R$ 12,00 para a***@example.com de uma sessão anterior: aceito pelo serviço (") {
-		t.Fatalf("after landing: %+v, status %q", msg.withdrawals, m.status.text)
+	if len(msg.withdrawals.Taken) != 1 || !strings.HasPrefix(m.status.Text, "Saque de R$ 12,00 para a***@example.com de uma sessão anterior: aceito pelo serviço (") {
+		t.Fatalf("after landing: %+v, status %q", msg.withdrawals, m.status.Text)
 	}
 	// Two at once, one taken and one never sent: counted.
 	lostWithdrawal(t, s, api.NewIdempotencyKey(), 1000)
@@ -343,7 +345,7 @@ func TestRecoverWithdrawalsStatusLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	run()
-	if want := "1 saque(s) de uma sessão anterior aceito(s) pelo serviço. 1 saque(s) de uma sessão anterior não chegaram ao serviço; nada saiu da carteira."; m.status.text != want || m.status.kind != statusWarn {
-		t.Fatalf("status %q (%d), want %q", m.status.text, m.status.kind, want)
+	if want := "1 saque(s) de uma sessão anterior aceito(s) pelo serviço. 1 saque(s) de uma sessão anterior não chegaram ao serviço; nada saiu da carteira."; m.status.Text != want || m.status.Kind != common.StatusWarn {
+		t.Fatalf("status %q (%d), want %q", m.status.Text, m.status.Kind, want)
 	}
 }

@@ -13,6 +13,10 @@ import (
 	"pixdash/api"
 	"pixdash/state"
 	"pixdash/state/workflow"
+	"pixdash/ui/common"
+	"pixdash/ui/refund"
+	"pixdash/ui/wallets"
+	"pixdash/ui/withdrawal"
 )
 
 // noEnglish fails the test for every line of out with an English word (englishRE).
@@ -30,24 +34,24 @@ func noEnglish(t *testing.T, name, out string) {
 // refusals quoted by the withdrawal and refund forms, the database check's findings, and every
 // refusal of api.ParseBRL.
 func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
-	pt := catalog{lang: LangPT}
+	pt := common.Catalog{Lang: common.LangPT}
 
 	// The Wallets view: a reference the client refuses to put in X-Sub-Account.
 	s := goldenSession(t, api.Sandbox)
-	m := New(Options{Session: s, Lang: LangPT, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: common.LangPT, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(runeKey("3"))
 	wv := m.wallets()
-	m.Update(reply(m, walletsListMsg{tag: m.tagNow(), seq: wv.seq, subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
+	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
 	bad := api.ValidateWallet("Loja Centro")
 	ve := &api.ValidationError{Problems: []api.FieldProblem{{Field: api.FieldSubAccountHeader, Msg: api.FieldSubAccountHeader + ": " + bad.Error()}}}
-	b := wv.bals["loja-centro"]
+	b := wv.Bals["loja-centro"]
 	if b == nil {
 		t.Fatal("no balance request for loja-centro")
 	}
-	m.Update(reply(m, walletsBalanceMsg{tag: m.tagNow(), ref: "loja-centro", req: b.req, err: ve}))
-	for i := 0; i < len(wv.rows); i++ {
-		if r, ok := wv.selected(); ok && r.ref == "loja-centro" {
+	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Err: ve}))
+	for i := 0; i < len(wv.Rows); i++ {
+		if r, ok := wv.SelectedLine(); ok && r.Ref == "loja-centro" {
 			break
 		}
 		m.Update(runeKey("j"))
@@ -78,28 +82,28 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 		"refund no key":          workflow.ErrRefundNoKey,
 		"validation":             ve,
 	} {
-		wf := newWithdrawalForm(m.c, api.WalletPrincipal, nil, goldenNow)
-		wf.onDone(workflow.WithdrawalOutcome{Kind: workflow.WithdrawalRefused, Err: err})
-		if !strings.HasPrefix(wf.result, "Não enviado: ") {
-			t.Errorf("%s: %q", name, wf.result)
+		wf := withdrawal.NewWithdrawalForm(m.c, api.WalletPrincipal, nil, goldenNow)
+		wf.OnDone(workflow.WithdrawalOutcome{Kind: workflow.WithdrawalRefused, Err: err})
+		if !strings.HasPrefix(wf.Result, "Não enviado: ") {
+			t.Errorf("%s: %q", name, wf.Result)
 		}
-		noEnglish(t, "withdrawal form, "+name, strings.ReplaceAll(wf.result, "X-Sub-Account", ""))
-		why := refundWhyNot(pt, state.Charge{ID: "c1", Amount: 1000, Status: api.StatusCompleted}, err)
+		noEnglish(t, "withdrawal form, "+name, strings.ReplaceAll(wf.Result, "X-Sub-Account", ""))
+		why := refund.RefundWhyNot(pt, state.Charge{ID: "c1", Amount: 1000, Status: api.StatusCompleted}, err)
 		noEnglish(t, "refund, "+name, strings.ReplaceAll(why, "X-Sub-Account", ""))
 	}
-	if got := localError(pt, short); got != "o saque leva R$ 50,00 e o saldo disponível é R$ 12,00" {
+	if got := common.LocalError(pt, short); got != "o saque leva R$ 50,00 e o saldo disponível é R$ 12,00" {
 		t.Errorf("short: %q", got)
 	}
 
 	// The database check's findings, inside the Portuguese warning.
-	d := localError(pt, damage)
+	d := common.LocalError(pt, damage)
 	for _, want := range []string{"o índice charges_paid lista 8 cobranças pagas, mas há 36", "a tabela events não pode ser lida"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("damage detail %q lacks %q", d, want)
 		}
 	}
 	noEnglish(t, "damage", strings.ReplaceAll(d, "tabela events", "")) // a table's name
-	if en := localError(catalog{lang: LangEN}, damage); en != damage.Error() {
+	if en := common.LocalError(common.Catalog{Lang: common.LangEN}, damage); en != damage.Error() {
 		t.Errorf("English damage detail changed: %q", en)
 	}
 
@@ -109,7 +113,7 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 		if err == nil {
 			continue
 		}
-		msg := amountError(pt, err).Error()
+		msg := common.AmountError(pt, err).Error()
 		t.Logf("%q: %s", in, msg)
 		noEnglish(t, fmt.Sprintf("amount %q", in), msg)
 		if errors.Is(err, api.ErrMoneyFormat) && msg == err.Error() && !strings.ContainsAny(msg, "ãçé") {

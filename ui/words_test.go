@@ -14,23 +14,27 @@ import (
 	"pixdash/api"
 	"pixdash/api/i18n"
 	"pixdash/state"
+	"pixdash/ui/common"
+	"pixdash/ui/newcharge"
+	"pixdash/ui/refund"
+	"pixdash/ui/withdrawal"
 )
 
 // Issue 21 #14: confirmations answer to the language's yes: in pt-BR "(s/N)" and s (or y) is
 // yes; in English "(y/N)" and s is no.
 func TestConfirmYesKeyPerLanguage(t *testing.T) {
 	for _, tc := range []struct {
-		lang    Lang
+		lang    common.Lang
 		key     string
 		discard bool
 		shows   string
 	}{
-		{LangPT, "s", true, "(s/N)"},
-		{LangPT, "S", true, "(s/N)"},
-		{LangPT, "y", true, "(s/N)"},
-		{LangPT, "n", false, "(s/N)"},
-		{LangEN, "y", true, "(y/N)"},
-		{LangEN, "s", false, "(y/N)"},
+		{common.LangPT, "s", true, "(s/N)"},
+		{common.LangPT, "S", true, "(s/N)"},
+		{common.LangPT, "y", true, "(s/N)"},
+		{common.LangPT, "n", false, "(s/N)"},
+		{common.LangEN, "y", true, "(y/N)"},
+		{common.LangEN, "s", false, "(y/N)"},
 	} {
 		t.Run(fmt.Sprintf("%s_%s", tc.lang, tc.key), func(t *testing.T) {
 			m := formModel(t, goldenSession(t, api.Sandbox), tc.lang)
@@ -40,7 +44,7 @@ func TestConfirmYesKeyPerLanguage(t *testing.T) {
 			if !strings.Contains(screen, tc.shows) {
 				t.Fatalf("the question does not say %s:\n%s", tc.shows, screen)
 			}
-			if tc.lang == LangPT && (strings.Contains(screen, "(y/N)") || !strings.Contains(screen, "s confirma") || !strings.Contains(screen, "s sim")) {
+			if tc.lang == common.LangPT && (strings.Contains(screen, "(y/N)") || !strings.Contains(screen, "s confirma") || !strings.Contains(screen, "s sim")) {
 				t.Fatalf("pt-BR question speaks of y:\n%s", screen)
 			}
 			keyPress(t, m, runeKey(tc.key))
@@ -50,8 +54,8 @@ func TestConfirmYesKeyPerLanguage(t *testing.T) {
 		})
 	}
 	// Every pt-BR question of the catalog says (s/N).
-	ptTable := i18n.IDs(LangPT)
-	for id, en := range i18n.IDs(LangEN) {
+	ptTable := i18n.IDs(common.LangPT)
+	for id, en := range i18n.IDs(common.LangEN) {
 		if pt := ptTable[id]; strings.Contains(en.Other, "(y/N)") && !strings.Contains(pt.Other, "(s/N)") {
 			t.Errorf("%s: %q → %q: not (s/N)", id, en.Other, pt.Other)
 		}
@@ -61,7 +65,7 @@ func TestConfirmYesKeyPerLanguage(t *testing.T) {
 // Issue 21 #14: the service's English messages are translated when known, quoted after a
 // Portuguese sentence when not; its Portuguese ones are kept; the trace id stays.
 func TestServiceMessagesInPortuguese(t *testing.T) {
-	pt, en := catalog{lang: LangPT}, catalog{lang: LangEN}
+	pt, en := common.Catalog{Lang: common.LangPT}, common.Catalog{Lang: common.LangEN}
 	for _, tc := range []struct{ in, want string }{
 		{"amount must not be greater than 9999999999.99", "O valor não pode ser maior que 9.999.999.999,99"},
 		{"amount must not be less than 1", "O valor não pode ser menor que 1"},
@@ -79,30 +83,30 @@ func TestServiceMessagesInPortuguese(t *testing.T) {
 		// Unknown English: quoted after a Portuguese sentence.
 		{"Something unexpected about the PSP", "O serviço respondeu: Something unexpected about the PSP"},
 	} {
-		if got := serviceMessage(pt, tc.in); got != tc.want {
+		if got := common.ServiceMessage(pt, tc.in); got != tc.want {
 			t.Errorf("pt %q = %q, want %q", tc.in, got, tc.want)
 		}
-		if got := serviceMessage(en, tc.in); got != tc.in {
+		if got := common.ServiceMessage(en, tc.in); got != tc.in {
 			t.Errorf("en %q = %q, want it unchanged", tc.in, got)
 		}
 	}
 	err := &api.Error{HTTPStatus: 400, Kind: "BadRequest", Message: "amount must not be greater than 9999999999.99", TraceID: "0123456789abcdef0123456789abcdef"}
-	got := describeErr(pt, "Criar cobrança", err)
+	got := common.DescribeErr(pt, "Criar cobrança", err)
 	if !strings.Contains(got, "O valor não pode ser maior que 9.999.999.999,99") || !strings.Contains(got, "[trace 0123456789abcdef0123456789abcdef]") || strings.Contains(got, "must not") {
 		t.Errorf("describeErr in pt-BR = %q", got)
 	}
 	err.Message = "Weird new failure"
-	if got := describeErr(pt, "Criar cobrança", err); !strings.Contains(got, "O serviço respondeu: Weird new failure [trace 0123456789abcdef0123456789abcdef]") {
+	if got := common.DescribeErr(pt, "Criar cobrança", err); !strings.Contains(got, "O serviço respondeu: Weird new failure [trace 0123456789abcdef0123456789abcdef]") {
 		t.Errorf("unknown message in pt-BR = %q", got)
 	}
-	if got := describeErr(en, "create charge", err); !strings.Contains(got, "create charge: Weird new failure [trace") || strings.Contains(got, "respondeu") {
+	if got := common.DescribeErr(en, "create charge", err); !strings.Contains(got, "create charge: Weird new failure [trace") || strings.Contains(got, "respondeu") {
 		t.Errorf("unknown message in English = %q", got)
 	}
 }
 
 // Issue 21 #14: an amount the form cannot read is explained in Portuguese, next to the field.
 func TestAmountErrorsInPortuguese(t *testing.T) {
-	m := formModel(t, goldenSession(t, api.Sandbox), LangPT)
+	m := formModel(t, goldenSession(t, api.Sandbox), common.LangPT)
 	walletsType(m, "1,234")
 	keyPress(t, m, tea.KeyMsg{Type: tea.KeyCtrlS})
 	line := formLine(t, ansi.Strip(m.View()), "Valor")
@@ -122,7 +126,7 @@ var hexIDRE = regexp.MustCompile(`(?i)[0-9a-f]{8}(-[0-9a-f]{4}){0,3}(-[0-9a-f]{1
 func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	sc := newPtbrScene(t)
 	sc.s.Notice = "Another pixdash receives this profile's webhooks; this window shows the events it saves, and takes over when that one quits."
-	m := New(Options{Session: sc.s, Lang: LangPT, CustomerLang: LangPT, Bell: func() {}, Clipboard: func(string) {}, Location: time.UTC})
+	m := New(Options{Session: sc.s, Lang: common.LangPT, CustomerLang: common.LangPT, Bell: func() {}, Clipboard: func(string) {}, Location: time.UTC})
 	drive(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	runCmds(t, m, m.Init())
 	m.link.status = linkOnline
@@ -139,7 +143,7 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 
 	shot("charges")
 	key(runeKey("2"))
-	drive(t, m, inspectMsg{query: sc.splitChargeRef, wallet: api.WalletPrincipal})
+	drive(t, m, common.InspectMsg{Query: sc.splitChargeRef, Wallet: api.WalletPrincipal})
 	shot("inspector")
 	key(tea.KeyMsg{Type: tea.KeyEnd})
 	shot("inspector_end")
@@ -147,7 +151,7 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	shot("refund_refused")
 	whole := sc.paid // the form and its question on a charge whose money is all still there
 	whole.Refunded, whole.RefundedAt, whole.Block = 0, nil, nil
-	m.push(newRefundForm(m.c, whole))
+	m.push(refund.NewRefundForm(m.c, whole))
 	shot("refund_form")
 	key(tea.KeyMsg{Type: tea.KeyCtrlS})
 	shot("refund_question")
@@ -173,7 +177,7 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	key(runeKey("4"))
 	shot("blocks")
 	key(runeKey("5"))
-	drive(t, m, storeChangedMsg{gen: m.app.gen, charges: true, events: true})
+	drive(t, m, common.StoreChangedMsg{Gen: m.app.Gen, Charges: true, Events: true})
 	shot("events")
 	key(runeKey("t"))
 	shot("events_kind_filter")
@@ -197,7 +201,7 @@ func TestPortugueseScreensShowNoEnglish(t *testing.T) {
 	key(esc)
 	shot("new_charge_discard")
 	key(runeKey("s"))
-	drive(t, m, openChargeMsg{charge: sc.pending})
+	drive(t, m, common.OpenChargeMsg{Charge: sc.pending})
 	key(tea.KeyMsg{Type: tea.KeyCtrlC})
 	shot("quit_question")
 
@@ -252,8 +256,8 @@ func TestEnglishFinderIgnoresIds(t *testing.T) {
 }
 
 func TestEventKindsHaveLabels(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
-		tr := catalog{lang: lang}
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
+		tr := common.Catalog{Lang: lang}
 		seen := map[string]api.EventKind{}
 		for _, k := range api.EventKinds {
 			got := tr.Enum(k)
@@ -266,11 +270,11 @@ func TestEventKindsHaveLabels(t *testing.T) {
 			seen[got] = k
 		}
 	}
-	if got := (catalog{lang: LangEN}).Enum(api.TypePayment); got == string(api.TypePayment) {
+	if got := (common.Catalog{Lang: common.LangEN}).Enum(api.TypePayment); got == string(api.TypePayment) {
 		t.Errorf("English type payment is the wire value %q", got)
 	}
 	// A kind the spec does not name is shown as it came.
-	if got := (catalog{lang: LangPT}).Enum(api.EventKind("pix_refund_partial")); got != "pix_refund_partial" {
+	if got := (common.Catalog{Lang: common.LangPT}).Enum(api.EventKind("pix_refund_partial")); got != "pix_refund_partial" {
 		t.Errorf("unknown kind = %q", got)
 	}
 }
@@ -290,7 +294,7 @@ func TestStatusAnswersGoWhenTheMerchantMovesOn(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	now := goldenNow
-	m := New(Options{Session: s, Lang: LangEN, CustomerLang: LangPT, Now: func() time.Time { return now }, Location: time.UTC})
+	m := New(Options{Session: s, Lang: common.LangEN, CustomerLang: common.LangPT, Now: func() time.Time { return now }, Location: time.UTC})
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	settle(t, m, m.focusActive())
 
@@ -299,15 +303,15 @@ func TestStatusAnswersGoWhenTheMerchantMovesOn(t *testing.T) {
 	// R on the pending charge says why not; R on the paid one opens its form, and the answer
 	// about the other charge goes.
 	keys(t, m, "R")
-	if !strings.Contains(m.status.text, "Only paid charges can be refunded") {
-		t.Fatalf("status after R on a pending charge = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "Only paid charges can be refunded") {
+		t.Fatalf("status after R on a pending charge = %q", m.status.Text)
 	}
 	keys(t, m, "j", "R")
-	if _, open := find[*refundForm](m.overlays); !open {
+	if _, open := common.Find[*refund.RefundForm](m.overlays); !open {
 		t.Fatal("R on the paid charge did not open the form")
 	}
-	if m.status.text != "" {
-		t.Fatalf("the answer about another charge stays over the form: %q", m.status.text)
+	if m.status.Text != "" {
+		t.Fatalf("the answer about another charge stays over the form: %q", m.status.Text)
 	}
 	keys(t, m, "esc")
 
@@ -317,29 +321,29 @@ func TestStatusAnswersGoWhenTheMerchantMovesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys(t, m, "R")
-	if !strings.Contains(m.status.text, "already refunded") {
-		t.Fatalf("status after R on a refunded charge = %q", m.status.text)
+	if !strings.Contains(m.status.Text, "already refunded") {
+		t.Fatalf("status after R on a refunded charge = %q", m.status.Text)
 	}
 	keys(t, m, "2")
-	if m.status.text != "" {
-		t.Fatalf("the answer followed the merchant to the inspector: %q", m.status.text)
+	if m.status.Text != "" {
+		t.Fatalf("the answer followed the merchant to the inspector: %q", m.status.Text)
 	}
 	// …or by itself after statusLifetime, though it is a warning.
 	keys(t, m, "1", "R")
-	if m.status.text == "" {
+	if m.status.Text == "" {
 		t.Fatal("no answer")
 	}
-	now = now.Add(statusLifetime + time.Second)
+	now = now.Add(common.StatusLifetime + time.Second)
 	m.onTick(now)
-	if m.status.text != "" {
-		t.Fatalf("the answer outlived its lifetime: %q", m.status.text)
+	if m.status.Text != "" {
+		t.Fatalf("the answer outlived its lifetime: %q", m.status.Text)
 	}
 	// A real problem (an error without an owner) still stays until replaced.
-	m.setStatus("the service is down", statusError)
+	m.setStatus("the service is down", common.StatusError)
 	keys(t, m, "2")
 	now = now.Add(time.Hour)
 	m.onTick(now)
-	if m.status.text == "" {
+	if m.status.Text == "" {
 		t.Fatal("an error went with a view switch")
 	}
 }
@@ -347,37 +351,37 @@ func TestStatusAnswersGoWhenTheMerchantMovesOn(t *testing.T) {
 // Issue 21 #19: esc on a filled sub-account form asks (the charge form's guard); n keeps it,
 // y discards it; an empty one closes at once.
 func TestEscAsksOnAFilledSubAccountForm(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		t.Run(string(lang), func(t *testing.T) {
 			s := goldenSession(t, api.Sandbox)
-			m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+			m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 			send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 			press(t, m, "3", "c")
 			wv := m.wallets()
-			if wv.form == nil {
+			if wv.Form == nil {
 				t.Fatal("c did not open the form")
 			}
 			press(t, m, "esc")
-			if wv.form != nil {
+			if wv.Form != nil {
 				t.Fatal("esc on an empty form did not close it")
 			}
 			press(t, m, "c")
 			walletsType(m, "loja-nova")
 			press(t, m, "esc")
-			if wv.form == nil {
+			if wv.Form == nil {
 				t.Fatal("esc threw a filled sub-account form away without asking")
 			}
-			discard := map[Lang]string{LangEN: "Discard this sub-account?", LangPT: "Descartar esta subconta?"}[lang]
+			discard := map[common.Lang]string{common.LangEN: "Discard this sub-account?", common.LangPT: "Descartar esta subconta?"}[lang]
 			if !strings.Contains(ansi.Strip(m.View()), discard) {
 				t.Fatalf("no question:\n%s", ansi.Strip(m.View()))
 			}
 			press(t, m, "n")
-			if wv.form == nil || wv.form.ref.Value() != "loja-nova" {
+			if wv.Form == nil || wv.Form.Ref.Value() != "loja-nova" {
 				t.Fatal("n did not keep the form as typed")
 			}
-			yes := map[Lang]string{LangEN: "y", LangPT: "s"}[lang]
+			yes := map[common.Lang]string{common.LangEN: "y", common.LangPT: "s"}[lang]
 			press(t, m, "esc", yes)
-			if wv.form != nil {
+			if wv.Form != nil {
 				t.Fatal("yes did not discard the form")
 			}
 		})
@@ -388,10 +392,10 @@ func TestEscAsksOnAFilledSubAccountForm(t *testing.T) {
 func TestEscAsksOnAFilledWithdrawalForm(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m := goldenModel(t, s, 120, 40)
-	open := func() *withdrawalForm {
+	open := func() *withdrawal.WithdrawalForm {
 		bal := api.Money(10000)
-		settle(t, m, m.push(newWithdrawalForm(m.c, api.WalletPrincipal, &bal, goldenNow)))
-		f, ok := find[*withdrawalForm](m.overlays)
+		settle(t, m, m.push(withdrawal.NewWithdrawalForm(m.c, api.WalletPrincipal, &bal, goldenNow)))
+		f, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays)
 		if !ok {
 			t.Fatal("no withdrawal form")
 		}
@@ -399,24 +403,24 @@ func TestEscAsksOnAFilledWithdrawalForm(t *testing.T) {
 	}
 	open()
 	press(t, m, "esc")
-	if _, ok := find[*withdrawalForm](m.overlays); ok {
+	if _, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
 		t.Fatal("esc on an empty withdrawal form did not close it")
 	}
 	f := open()
 	walletsType(m, "maria@example.com")
 	press(t, m, "esc")
-	if _, ok := find[*withdrawalForm](m.overlays); !ok {
+	if _, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); !ok {
 		t.Fatal("esc threw a filled withdrawal form away without asking")
 	}
 	if !strings.Contains(ansi.Strip(m.View()), "Discard this withdrawal?") {
 		t.Fatalf("no question:\n%s", ansi.Strip(m.View()))
 	}
 	press(t, m, "n")
-	if f.inputs[wfKey].Value() != "maria@example.com" {
+	if f.Inputs[withdrawal.WfKey].Value() != "maria@example.com" {
 		t.Fatal("n did not keep the form as typed")
 	}
 	press(t, m, "esc", "y")
-	if _, ok := find[*withdrawalForm](m.overlays); ok {
+	if _, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
 		t.Fatal("y did not discard the form")
 	}
 }
@@ -427,14 +431,14 @@ func TestRefundAmountIsFixed(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
-	settle(t, m, m.push(newRefundForm(m.c, paidGoldenCharge(t, m))))
+	settle(t, m, m.push(refund.NewRefundForm(m.c, paidGoldenCharge(t, m))))
 	f := topRefundForm(t, m)
 	press(t, m, "backspace", "backspace", "tab", "shift+tab", "up", "backspace")
 	walletsType(m, "troca")
-	if got := f.inputs[rfAmount].Value(); got != "89,90" {
+	if got := f.Inputs[refund.RfAmount].Value(); got != "89,90" {
 		t.Fatalf("the amount changed to %q", got)
 	}
-	if got := f.inputs[rfReason].Value(); got != "troca" {
+	if got := f.Inputs[refund.RfReason].Value(); got != "troca" {
 		t.Fatalf("reason = %q, want what was typed", got)
 	}
 	if line := formLine(t, ansi.Strip(m.View()), "Amount"); !strings.Contains(line, "R$ 89,90 (the whole amount)") {
@@ -446,15 +450,15 @@ func TestRefundAmountIsFixed(t *testing.T) {
 // to create.
 func TestReadOnlyProfileSaysSo(t *testing.T) {
 	for _, tc := range []struct {
-		lang         Lang
+		lang         common.Lang
 		badge, empty string
 	}{
-		{LangEN, "READ-ONLY", "This profile is read-only"},
-		{LangPT, "SÓ LEITURA", "Este perfil é somente leitura"},
+		{common.LangEN, "READ-ONLY", "This profile is read-only"},
+		{common.LangPT, "SÓ LEITURA", "Este perfil é somente leitura"},
 	} {
 		s := goldenSession(t, api.Sandbox)
 		s.ReadOnly = true
-		m := New(Options{Session: s, Lang: tc.lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+		m := New(Options{Session: s, Lang: tc.lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 		send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 		settle(t, m, m.focusActive())
 		out := ansi.Strip(m.View())
@@ -467,7 +471,7 @@ func TestReadOnlyProfileSaysSo(t *testing.T) {
 		}
 		press(t, m, "3")
 		wv := m.wallets()
-		wv.loading, wv.loaded, wv.subs = false, true, nil
+		wv.Loading, wv.Loaded, wv.Subs = false, true, nil
 		if out := ansi.Strip(m.View()); strings.Contains(out, "Press c") || strings.Contains(out, "Pressione c") || !strings.Contains(out, tc.empty) {
 			t.Errorf("%s: empty sub-account list:\n%s", tc.lang, out)
 		}
@@ -484,11 +488,11 @@ func TestReadOnlyProfileSaysSo(t *testing.T) {
 // charge cannot be paid afterwards, and the header does not claim that nothing is kept (w on
 // the day's close and E write files).
 func TestDemoQuitAndBadgeTellTheTruth(t *testing.T) {
-	for _, lang := range []Lang{LangEN, LangPT} {
+	for _, lang := range []common.Lang{common.LangEN, common.LangPT} {
 		s := goldenSession(t, api.Sandbox)
 		goldenCharges(t, s)
 		s.Demo = true
-		m := New(Options{Session: s, Lang: lang, CustomerLang: LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
+		m := New(Options{Session: s, Lang: lang, CustomerLang: common.LangPT, Now: func() time.Time { return goldenNow }, Location: time.UTC})
 		send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 		header := strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0]
 		if strings.Contains(header, "nothing is kept") || strings.Contains(header, "nada é guardado") || !strings.Contains(header, "DEMO") || !strings.Contains(header, "carteira principal") && !strings.Contains(header, "wallet principal") {
@@ -496,14 +500,14 @@ func TestDemoQuitAndBadgeTellTheTruth(t *testing.T) {
 		}
 		send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 		ch, _ := chargeByID(t, s.Store, "3f6c1a2e-0000-4000-8000-000000000001")
-		send(t, m, openChargeMsg{charge: ch})
+		send(t, m, common.OpenChargeMsg{Charge: ch})
 		qr, ok := m.qrScreen()
 		if !ok {
 			t.Fatal("no QR screen")
 		}
-		q := qr.quitQuestion()
-		bad := map[Lang]string{LangEN: "can still be paid", LangPT: "ainda pode ser paga"}[lang]
-		good := map[Lang]string{LangEN: "cannot be paid after quitting", LangPT: "não poderá ser paga depois de sair"}[lang]
+		q := qr.QuitQuestion()
+		bad := map[common.Lang]string{common.LangEN: "can still be paid", common.LangPT: "ainda pode ser paga"}[lang]
+		good := map[common.Lang]string{common.LangEN: "cannot be paid after quitting", common.LangPT: "não poderá ser paga depois de sair"}[lang]
 		if strings.Contains(q, bad) || !strings.Contains(q, good) {
 			t.Errorf("%s: demo quit question %q", lang, q)
 		}
@@ -513,8 +517,8 @@ func TestDemoQuitAndBadgeTellTheTruth(t *testing.T) {
 	goldenCharges(t, s)
 	m := goldenModel(t, s, 120, 40)
 	ch, _ := chargeByID(t, s.Store, "3f6c1a2e-0000-4000-8000-000000000001")
-	send(t, m, openChargeMsg{charge: ch})
-	if qr, ok := m.qrScreen(); !ok || !strings.Contains(qr.quitQuestion(), "can still be paid after pixdash quits") {
+	send(t, m, common.OpenChargeMsg{Charge: ch})
+	if qr, ok := m.qrScreen(); !ok || !strings.Contains(qr.QuitQuestion(), "can still be paid after pixdash quits") {
 		t.Error("the sandbox quit question changed")
 	}
 }
@@ -523,13 +527,13 @@ func TestDemoQuitAndBadgeTellTheTruth(t *testing.T) {
 // lines), drawn under the field; enter elsewhere still moves on, and the pairs on every line
 // are sent.
 func TestMetadataEnterInsertsANewLine(t *testing.T) {
-	m := formModel(t, goldenSession(t, api.Sandbox), LangEN)
+	m := formModel(t, goldenSession(t, api.Sandbox), common.LangEN)
 	walletsType(m, "12,34")
 	keyPress(t, m, tea.KeyMsg{Type: tea.KeyEnter})
-	if f := formOf(m); f.field != fDescription {
-		t.Fatalf("enter on the amount moved to field %d", f.field)
+	if f := formOf(m); f.Field != newcharge.FDescription {
+		t.Fatalf("enter on the amount moved to field %d", f.Field)
 	}
-	for formOf(m).field != fMetadata {
+	for formOf(m).Field != newcharge.FMetadata {
 		keyPress(t, m, tea.KeyMsg{Type: tea.KeyTab})
 	}
 	walletsType(m, "mesa=4")
@@ -538,8 +542,8 @@ func TestMetadataEnterInsertsANewLine(t *testing.T) {
 	keyPress(t, m, tea.KeyMsg{Type: tea.KeyEnter})
 	walletsType(m, "turno=noite")
 	f := formOf(m)
-	if got := f.meta.Value(); got != "mesa=4\ngarcom=João\nturno=noite" || f.field != fMetadata {
-		t.Fatalf("metadata = %q (field %d)", got, f.field)
+	if got := f.Meta.Value(); got != "mesa=4\ngarcom=João\nturno=noite" || f.Field != newcharge.FMetadata {
+		t.Fatalf("metadata = %q (field %d)", got, f.Field)
 	}
 	// Every line is drawn, each in the field's column.
 	lines := strings.Split(ansi.Strip(m.View()), "\n")
