@@ -181,7 +181,8 @@ func olderGenDB(dir string, charges, events int) string {
 	return best
 }
 
-// dayStatements are DayReport's statements (day.go: paidHours, createdStates, refundLines), all
+// dayStatements are DayReport's statements (day.go: paidHours, createdStates, refundLines,
+// medOutcomes; the rollups by their primary key, the rest of the period from the charges), all
 // wallets and one, with the covering index each must be read through: the period query reads
 // no table row for the payments and the charges created, and the refunds come from the
 // partial index of the few event kinds the day reads. Keep them in step with day.go.
@@ -193,6 +194,12 @@ var dayStatements = []struct {
 	{"paid/wallet", paidHoursSQL, "COVERING INDEX charges_paid", true},
 	{"created", createdStatesSQL, "COVERING INDEX charges_created", false},
 	{"created/wallet", createdStatesSQL, "COVERING INDEX charges_created", true},
+	{"paid/rollup", paidRollupSQL, "PRIMARY KEY", false},
+	{"paid/rollup/wallet", paidRollupSQL, "PRIMARY KEY", true},
+	{"paid/piece", paidPieceSQL, "COVERING INDEX charges_paid", false},
+	{"created/rollup", createdRollupSQL, "PRIMARY KEY", false},
+	{"created/rollup/wallet", createdRollupSQL, "PRIMARY KEY", true},
+	{"med", medSQL, "INDEX charges_med", false},
 	{"refunds", refundLinesSQL, "INDEX events_day", false},
 	{"refunds/wallet", refundLinesSQL, "INDEX events_day", true},
 }

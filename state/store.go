@@ -52,6 +52,9 @@ type Store struct {
 	now         func() time.Time
 	loc         *time.Location
 	log         *slog.Logger // debug lines of the writes (nil: none)
+	// noRollups makes DayReport read the charges' rows alone, as before the hourly rollups
+	// (migration 0010): the tests and benchmarks compare the two.
+	noRollups bool
 
 	wdb, rdb *sql.DB
 	stmts    statements
