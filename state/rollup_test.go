@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"pixdash/api"
 )
@@ -155,9 +157,9 @@ func TestDayReportRollupEqualsScan(t *testing.T) {
 }
 
 // dumpRows reads every row of a query as strings.
-func dumpRows(t *testing.T, s *Store, q string) [][]string {
+func dumpRows(t *testing.T, s *Store, q string, args ...any) [][]string {
 	t.Helper()
-	rows, err := s.rdb.Query(q)
+	rows, err := s.rdb.Query(q, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
@@ -186,3 +188,54 @@ func dumpRows(t *testing.T, s *Store, q string) [][]string {
 }
 
 func head(rows [][]string) [][]string { return rows[:min(len(rows), 5)] }
+
+// TestTrigramIndexFindsWhatTheScanFinds: the search index without positions (migration 0010),
+// asked for a text's trigrams and each match checked on its haystack, selects exactly the
+// charges, in the list's order, that a row-by-row check of every haystack selects: for every
+// substring of 3 to 9 characters of the haystacks (accents folded, quotes, the query language's
+// own words and signs), for their accented and capitalised forms (the filter folds them), and
+// for texts no haystack holds although each of their trigrams is somewhere (which an index of
+// trigrams alone would wrongly find).
+func TestTrigramIndexFindsWhatTheScanFinds(t *testing.T) {
+	s := OpenMemory(WithLocation(time.UTC))
+	defer s.Close()
+	for _, c := range append(probeCharges(), searchCharges()...) {
+		if _, err := s.UpsertCharge(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		if _, err := s.UpsertCharge(ctx, filler(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	texts := map[string]bool{"joão": true, "JOAO DA": true, "PÃO DE": true, "açaí": true, "ÁGUA gel": true,
+		"bolosuco": true, "quemis": true, "joaomaria": true, "silvasouza": true, `"oi" já`: true, "near(a b": true, "50% a_b": true}
+	rows := dumpRows(t, s, `SELECT hay FROM charges`)
+	for _, r := range rows {
+		rs := []rune(r[0])
+		for i := 0; i+3 <= len(rs); i += 2 {
+			for n := 3; n <= 9 && i+n <= len(rs); n += 3 {
+				texts[string(rs[i:i+n])] = true
+			}
+		}
+	}
+	for text := range texts {
+		folded := Fold(text)
+		if utf8.RuneCountInString(folded) < 3 || strings.ContainsRune(folded, 0) {
+			continue
+		}
+		p := planCharges(ChargeQuery{Status: FilterAll}, folded, smallSlice+1)
+		if !p.fts {
+			t.Fatalf("%q: not through the index", text)
+		}
+		got := dumpRows(t, s, `SELECT c.id FROM `+p.from+p.where+` ORDER BY `+p.order, p.args...)
+		want := dumpRows(t, s, `SELECT id FROM charges WHERE instr(hay, ?) > 0 ORDER BY seq DESC`, folded)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: the index selects %v, the scan %v", text, got, want)
+		}
+	}
+	if len(texts) < 500 {
+		t.Fatalf("only %d texts: the test means little", len(texts))
+	}
+}
