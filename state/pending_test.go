@@ -1,0 +1,165 @@
+package state
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"pixdash/api"
+)
+
+// TestPendingPageExactlyOnce: the pending charges read a page at a time while other writes
+// turn some of them final, move others in the list (their creation time learned late) and add
+// new ones: every charge pending from start to end comes exactly once, none comes twice, none
+// that was final before the reading started comes at all, and none comes after its own page
+// was read while it was final.
+func TestPendingPageExactlyOnce(t *testing.T) {
+	s := OpenMemory(WithLocation(time.UTC))
+	defer s.Close()
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	const n = 400
+	for i := range n {
+		c := dayOpen(fmt.Sprintf("p-%05d", (i*7919)%n), api.WalletPrincipal, 1000, base.Add(time.Duration(i)*time.Minute), api.StatusPending, false)
+		if i%5 == 0 { // final from the start
+			c = dayOpen(c.ID, c.Wallet, c.Amount, c.CreatedAt, api.StatusCancelled, true)
+		}
+		if _, err := s.UpsertCharge(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finalAtStart := map[string]bool{}
+	for i := 0; i < n; i += 5 {
+		finalAtStart[fmt.Sprintf("p-%05d", (i*7919)%n)] = true
+	}
+	// Meanwhile: charges i%5==1 turn paid, i%5==2 move to another place in the list, new ones arrive.
+	turned := map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Go(func() {
+		for i := 1; ; i += 5 {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if i >= n {
+				return
+			}
+			id := fmt.Sprintf("p-%05d", (i*7919)%n)
+			mu.Lock()
+			turned[id] = true
+			mu.Unlock()
+			paid := base.Add(time.Duration(i)*time.Minute + time.Second)
+			if _, err := s.UpsertCharge(ctx, dayPaid(id, api.WalletPrincipal, 1000, base.Add(time.Duration(i)*time.Minute), paid, nil)); err != nil {
+				t.Error(err)
+				return
+			}
+			moved := fmt.Sprintf("p-%05d", ((i+1)*7919)%n)
+			c, _, err := s.Charge(ctx, moved)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			c.CreatedAt = c.CreatedAt.Add(-90 * 24 * time.Hour) // to the bottom of the list
+			if _, err := s.UpsertCharge(ctx, c); err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := s.UpsertCharge(ctx, dayOpen(fmt.Sprintf("new-%05d", i), api.WalletPrincipal, 500, base.AddDate(0, 1, 0), api.StatusPending, false)); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	seen := map[string]int{}
+	pages := 0
+	for after := ""; ; {
+		cs, next, err := s.PendingPage(ctx, after, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, c := range cs {
+			seen[c.ID]++
+			if c.Final() {
+				t.Errorf("%s is final (%s)", c.ID, c.State())
+			}
+		}
+		if next == "" {
+			break
+		}
+		if next <= after {
+			t.Fatalf("the pages go back: %q after %q", next, after)
+		}
+		after = next
+		time.Sleep(time.Millisecond) // let the writer in between pages
+	}
+	close(stop)
+	wg.Wait()
+	if pages < 20 {
+		t.Fatalf("%d pages: the test means little", pages)
+	}
+	for i := range n {
+		id := fmt.Sprintf("p-%05d", (i*7919)%n)
+		mu.Lock()
+		changed := turned[id]
+		mu.Unlock()
+		switch {
+		case seen[id] > 1:
+			t.Errorf("%s came %d times", id, seen[id])
+		case finalAtStart[id] && seen[id] != 0:
+			t.Errorf("%s was final and came", id)
+		case !finalAtStart[id] && !changed && seen[id] != 1:
+			t.Errorf("%s stayed pending and came %d times", id, seen[id])
+		}
+	}
+	for id, k := range seen {
+		if k > 1 {
+			t.Errorf("%s came %d times", id, k)
+		}
+	}
+}
+
+// TestLoadPendingKeepsTheNewest: a reload holds the newest MaxPolled charges that are not
+// final, however many there are, and Peek still finds the others through the database.
+func TestLoadPendingKeepsTheNewest(t *testing.T) {
+	s := OpenMemory(WithLocation(time.UTC))
+	defer s.Close()
+	s.maxPolled = 120
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	total := s.maxPolled + 80
+	for i := range total {
+		if _, err := s.UpsertCharge(ctx, dayOpen(fmt.Sprintf("q-%05d", i), api.WalletPrincipal, 1000, base.Add(time.Duration(i)*time.Second), api.StatusPending, false)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.loadPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.PendingCount(); got != s.maxPolled {
+		t.Fatalf("the schedule holds %d, want %d", got, s.maxPolled)
+	}
+	if _, ok := s.polls.get(fmt.Sprintf("q-%05d", total-1)); !ok {
+		t.Error("the newest pending charge is not scheduled")
+	}
+	if _, ok := s.polls.get(fmt.Sprintf("q-%05d", total-s.maxPolled-1)); ok {
+		t.Error("an older one than the newest maxPolled is scheduled")
+	}
+	var n int
+	for after := ""; ; {
+		cs, next, err := s.PendingPage(ctx, after, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(cs)
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	if n != total {
+		t.Errorf("the pages hold %d pending charges, want %d", n, total)
+	}
+}
