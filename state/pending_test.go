@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -162,4 +163,75 @@ func TestLoadPendingKeepsTheNewest(t *testing.T) {
 	if n != total {
 		t.Errorf("the pages hold %d pending charges, want %d", n, total)
 	}
+}
+
+// TestEventCacheServesOnlyItsPayload: the events the dashboard reads right after they were
+// written come from the cache of decoded events, equal to a fresh decode of the stored
+// payload (the charge's id from the row included); after a prune, a new event that gets a seq
+// the cache still holds is read as itself, not as the pruned one.
+func TestEventCacheServesOnlyItsPayload(t *testing.T) {
+	clk := &testClock{t: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)}
+	s := OpenMemory(WithLocation(time.UTC), WithClock(clk.now))
+	defer s.Close()
+	apply := func(prefix string, n int) {
+		t.Helper()
+		var es []*api.Event
+		for i := range n {
+			raw := genEventPayload(fmt.Sprintf("%s-%03d", prefix, i), api.EventPaymentCompleted, i, n, clk.now())
+			e, err := api.DecodeEvent(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es = append(es, e)
+		}
+		if _, err := s.ApplyEvents(ctx, es); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(prefix string, n int) {
+		t.Helper()
+		got, err := s.EventsAfter(ctx, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.rdb.Query(`SELECT ` + eventCols + ` FROM events ORDER BY seq`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := scanEvents(rows) // decoded afresh
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d events read, want %d equal to a fresh decode", len(got), n)
+		}
+		for i, e := range got {
+			if id := fmt.Sprintf("%s-%03d", prefix, i); e.Event.EventID != id {
+				t.Fatalf("event %d is %s, want %s", i, e.Event.EventID, id)
+			}
+		}
+	}
+	apply("first", 40)
+	if len(s.decoded.m) != 40 {
+		t.Fatalf("the cache holds %d events", len(s.decoded.m))
+	}
+	check("first", 40)
+	clk.mu.Lock()
+	clk.t = clk.t.Add(time.Hour)
+	clk.mu.Unlock()
+	if _, err := s.PruneEvents(ctx, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	s.decoded.mu.Lock()
+	s.decoded.m = nil // as in another process: nothing cached
+	s.decoded.mu.Unlock()
+	apply("second", 10) // seqs 1..10 again (INTEGER PRIMARY KEY reuses them once the table is empty)
+	s.decoded.mu.Lock()
+	for seq := int64(1); seq <= 10; seq++ { // the pruned events' decodings, under the new seqs
+		raw := genEventPayload(fmt.Sprintf("first-%03d", seq-1), api.EventPaymentCompleted, int(seq-1), 40, clk.now())
+		e, _ := api.DecodeEvent(raw)
+		s.decoded.m[seq] = e
+	}
+	s.decoded.mu.Unlock()
+	check("second", 10)
 }

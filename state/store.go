@@ -60,6 +60,7 @@ type Store struct {
 	stmts    statements
 	w        *writer
 	polls    *pollSet
+	decoded  eventCache // the events written last, decoded (EventsAfter, EventWindow)
 	// maxPolled is MaxPolled (smaller in tests).
 	maxPolled int
 	recent    recentCache
