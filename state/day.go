@@ -382,8 +382,26 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.
 			}
 		}
 	}
-	sqlText, args := dayStatement(paidRollupSQL, q.Wallet, Period{})
-	args[0], args[1] = h0, h1
+	// When every bucket after the first is a day of 24 hours starting on a whole UTC hour (the
+	// chart of 7 or 30 days in a zone whose clock does not change in the period), or when
+	// only the totals are wanted, SQLite sums the hours by bucket: a row per wallet and day
+	// instead of one per wallet and hour.
+	byDay, firstDay := len(split) == 0, h1
+	for i, c := range cuts {
+		switch {
+		case i == 0:
+		case c.UnixMilli()%hourMS != 0 || (i > 1 && c.Sub(cuts[i-1]) != 24*time.Hour):
+			byDay = false
+		case i == 1:
+			firstDay = c.UnixMilli() / hourMS
+		}
+	}
+	stmt := paidRollupSQL
+	if byDay {
+		stmt = paidRollupDaysSQL
+	}
+	sqlText, args := dayStatement(stmt, q.Wallet, Period{})
+	args = append(args[:0], h0, h1, q.Wallet, firstDay)
 	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return nil, classify(err)
@@ -400,10 +418,20 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.
 			rows.Close()
 			return nil, classify(err)
 		}
-		if split[hour] || h.paid == 0 {
+		if h.paid == 0 || !byDay && split[hour] {
 			continue
 		}
-		h.at, h.gross = time.UnixMilli(hour*hourMS), api.Money(gross)
+		switch {
+		case !byDay:
+			h.at = time.UnixMilli(hour * hourMS)
+		case hour < 0 && len(cuts) > 0: // before the first whole day: the first bucket
+			h.at = cuts[0]
+		case hour < 0:
+			h.at = p.From
+		default: // day number hour after the first whole day
+			h.at = cuts[min(int(hour)+1, len(cuts)-1)]
+		}
+		h.gross = api.Money(gross)
 		add(h, withFee, api.Money(reportedFees))
 		out = append(out, h)
 	}
@@ -569,7 +597,10 @@ const (
 	paidPieceSQL = `SELECT wallet, count(*), total(amount), count(fee), total(fee)
 		FROM charges INDEXED BY charges_paid WHERE paid_at >= ?1 AND paid_at < ?2 AND state IN ` + receivedStates + `%s GROUP BY 1`
 	// The rollups, by UTC hour [?1, ?2) (migration 0010).
-	paidRollupSQL    = `SELECT wallet, hour, n, gross, nfee, fee FROM paid_hours WHERE hour >= ?1 AND hour < ?2%s`
+	paidRollupSQL = `SELECT wallet, hour, n, gross, nfee, fee FROM paid_hours WHERE hour >= ?1 AND hour < ?2%s`
+	// paidRollupDaysSQL sums the hours by day from the first whole day's hour ?4 (-1: before it).
+	paidRollupDaysSQL = `SELECT wallet, CASE WHEN hour < ?4 THEN -1 ELSE (hour - ?4) / 24 END, sum(n), sum(gross), sum(nfee), sum(fee)
+		FROM paid_hours WHERE hour >= ?1 AND hour < ?2%s GROUP BY 1, 2`
 	createdRollupSQL = `SELECT wallet, state, sum(n) FROM created_hours WHERE hour >= ?1 AND hour < ?2%s GROUP BY 1, 2`
 	// medSQL reads the payments a MED block returned or holds through their partial index.
 	medSQL = `SELECT doc FROM charges INDEXED BY charges_med
