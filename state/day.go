@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"pixdash/api"
@@ -660,13 +662,10 @@ func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]Ref
 			return nil, classify(err)
 		}
 		l.At = time.UnixMilli(at).In(s.loc)
-		if e, err := api.DecodeEvent(raw); err == nil {
-			l.Amount, l.LineID = e.Amount, e.ID
-			if e.FeeAmount >= 0 && e.FeeAmount <= e.Amount {
-				l.FeeReported = e.FeeAmount
-			}
+		if f := s.refundFacts.of(raw); f.ok {
+			l.Amount, l.LineID, l.FeeReported = f.amount, f.lineID, f.fee
 			if l.ChargeID == "" {
-				l.ChargeID = e.TransactionID
+				l.ChargeID = f.txID
 			}
 		}
 		if (l.ChargeID != "" && seen["c/"+l.ChargeID]) || (l.LineID != "" && seen["l/"+l.LineID]) {
@@ -676,6 +675,58 @@ func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]Ref
 		out = append(out, l)
 	}
 	return out, classify(rows.Err())
+}
+
+// refundMemo remembers what refund_completed payloads decode to, by their content: the Sales
+// view reads the same period's refunds again at every change, and decoding each payload was
+// most of that read. The key is the payload's hash and length, so an entry can only serve the
+// very bytes it was decoded from (a 64-bit hash: a false match is not a practical concern).
+// The zero value is ready.
+type refundMemo struct {
+	mu sync.Mutex
+	m  map[refundKey]refundFacts
+}
+
+type refundKey struct {
+	sum uint64
+	n   int
+}
+
+// refundFacts is what a refund line takes from its event's payload; ok is false when the
+// payload does not decode.
+type refundFacts struct {
+	ok           bool
+	amount, fee  api.Money
+	lineID, txID string
+}
+
+// refundMemoMax bounds the memo; past it, it starts afresh.
+const refundMemoMax = 1 << 15
+
+var refundSeed = maphash.MakeSeed()
+
+// of decodes raw, or returns what it decoded to before.
+func (m *refundMemo) of(raw []byte) refundFacts {
+	k := refundKey{maphash.Bytes(refundSeed, raw), len(raw)}
+	m.mu.Lock()
+	f, ok := m.m[k]
+	m.mu.Unlock()
+	if ok {
+		return f
+	}
+	if e, err := api.DecodeEvent(raw); err == nil {
+		f = refundFacts{ok: true, amount: e.Amount, lineID: e.ID, txID: e.TransactionID}
+		if e.FeeAmount >= 0 && e.FeeAmount <= e.Amount {
+			f.fee = e.FeeAmount
+		}
+	}
+	m.mu.Lock()
+	if m.m == nil || len(m.m) >= refundMemoMax {
+		m.m = make(map[refundKey]refundFacts)
+	}
+	m.m[k] = f
+	m.mu.Unlock()
+	return f
 }
 
 // refundsIn adds the refunds of p to the wallets' totals.

@@ -235,3 +235,29 @@ func TestEventCacheServesOnlyItsPayload(t *testing.T) {
 	s.decoded.mu.Unlock()
 	check("second", 10)
 }
+
+// TestRefundMemo: the memo of refund payloads answers what a decode answers, for each payload
+// apart, the second time too; one that does not decode is remembered as such.
+func TestRefundMemo(t *testing.T) {
+	var m refundMemo
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	a := []byte(refundPayload("evt-a", "", "line-a", "tx-a", "10.00", "0.50", at))
+	b := []byte(refundPayload("evt-b", "loja", "line-b", "tx-b", "12.34", "", at))
+	for range 2 {
+		for _, c := range []struct {
+			raw  []byte
+			want refundFacts
+		}{
+			{a, refundFacts{ok: true, amount: 1000, fee: 50, lineID: "line-a", txID: "tx-a"}},
+			{b, refundFacts{ok: true, amount: 1234, lineID: "line-b", txID: "tx-b"}},
+			{[]byte(`{"event":`), refundFacts{}},
+		} {
+			if got := m.of(c.raw); got != c.want {
+				t.Errorf("%s: %+v, want %+v", c.raw, got, c.want)
+			}
+		}
+	}
+	if len(m.m) != 3 {
+		t.Errorf("the memo holds %d payloads, want 3", len(m.m))
+	}
+}
