@@ -352,6 +352,22 @@ func rollupSpan(p Period) (h0, h1 int64, edges []Period, ok bool) {
 	return h0, h1, edges, true
 }
 
+// daySpan splits the whole hours [h0, h1) into the whole UTC days [d0, d1) inside them (none
+// when d0 >= d1) and the ranges of hours before and after those days.
+func daySpan(h0, h1 int64) (d0, d1 int64, hours [][2]int64) {
+	d0, d1 = (h0+23)/24, h1/24
+	if d0 >= d1 {
+		return 0, 0, [][2]int64{{h0, h1}}
+	}
+	if h0 < d0*24 {
+		hours = append(hours, [2]int64{h0, d0 * 24})
+	}
+	if d1*24 < h1 {
+		hours = append(hours, [2]int64{d1 * 24, h1})
+	}
+	return d0, d1, hours
+}
+
 // paidHours adds the payments received in p to the wallets' totals and returns them by slot
 // (grain: see queryGrain, for a period the rollups cannot serve); cuts are the starts of the chart's buckets (none when only the totals are wanted). The whole
 // UTC hours of p come from the hourly rollup (paid_hours), except an hour a bucket starts
@@ -398,48 +414,70 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.
 			firstDay = c.UnixMilli() / hourMS
 		}
 	}
-	stmt := paidRollupSQL
-	if byDay {
-		stmt = paidRollupDaysSQL
+	// The statements over the rollups: with buckets, the hours of p; for the totals alone, its
+	// whole UTC days from paid_days and the hours at either end.
+	type part struct {
+		stmt   string
+		lo, hi int64
 	}
-	sqlText, args := dayStatement(stmt, q.Wallet, Period{})
-	args = append(args[:0], h0, h1, q.Wallet, firstDay)
-	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
-	if err != nil {
-		return nil, classify(err)
+	parts := []part{{paidRollupSQL, h0, h1}}
+	switch {
+	case len(cuts) == 0:
+		parts = parts[:0]
+		d0, d1, hours := daySpan(h0, h1)
+		if d0 < d1 {
+			parts = append(parts, part{paidDaysSQL, d0, d1})
+		}
+		for _, hr := range hours {
+			parts = append(parts, part{paidRollupDaysSQL, hr[0], hr[1]})
+		}
+	case byDay:
+		parts[0].stmt = paidRollupDaysSQL
 	}
 	var out []hourRow
-	for rows.Next() {
-		var (
-			h                   hourRow
-			hour                int64
-			withFee             int
-			gross, reportedFees int64
-		)
-		if err := rows.Scan(&h.wallet, &hour, &h.paid, &gross, &withFee, &reportedFees); err != nil {
-			rows.Close()
+	for _, pt := range parts {
+		sqlText, args := dayStatement(pt.stmt, q.Wallet, Period{})
+		args[0], args[1] = pt.lo, pt.hi
+		if pt.stmt == paidRollupDaysSQL { // ?4, after the wallet's ?3 (bound even when unused)
+			args = append(args[:2], q.Wallet, firstDay)
+		}
+		rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
+		if err != nil {
 			return nil, classify(err)
 		}
-		if h.paid == 0 || !byDay && split[hour] {
-			continue
+		grouped := pt.stmt != paidRollupSQL
+		for rows.Next() {
+			var (
+				h                   hourRow
+				hour                int64
+				withFee             int
+				gross, reportedFees int64
+			)
+			if err := rows.Scan(&h.wallet, &hour, &h.paid, &gross, &withFee, &reportedFees); err != nil {
+				rows.Close()
+				return nil, classify(err)
+			}
+			if h.paid == 0 || !grouped && split[hour] {
+				continue
+			}
+			switch {
+			case !grouped:
+				h.at = time.UnixMilli(hour * hourMS)
+			case hour < 0 && len(cuts) > 0: // before the first whole day: the first bucket
+				h.at = cuts[0]
+			case hour < 0:
+				h.at = p.From
+			default: // day number hour after the first whole day
+				h.at = cuts[min(int(hour)+1, len(cuts)-1)]
+			}
+			h.gross = api.Money(gross)
+			add(h, withFee, api.Money(reportedFees))
+			out = append(out, h)
 		}
-		switch {
-		case !byDay:
-			h.at = time.UnixMilli(hour * hourMS)
-		case hour < 0 && len(cuts) > 0: // before the first whole day: the first bucket
-			h.at = cuts[0]
-		case hour < 0:
-			h.at = p.From
-		default: // day number hour after the first whole day
-			h.at = cuts[min(int(hour)+1, len(cuts)-1)]
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, classify(err)
 		}
-		h.gross = api.Money(gross)
-		add(h, withFee, api.Money(reportedFees))
-		out = append(out, h)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, classify(err)
 	}
 	for _, piece := range splitAt(edges, cuts) {
 		sqlText, args := dayStatement(paidPieceSQL, q.Wallet, piece)
@@ -536,10 +574,20 @@ func (s *Store) createdStates(ctx context.Context, wallet string, p Period, get 
 		sqlText, args := dayStatement(createdStatesSQL, wallet, p)
 		return s.addCreated(ctx, sqlText, args, get)
 	}
-	sqlText, args := dayStatement(createdRollupSQL, wallet, Period{})
-	args[0], args[1] = h0, h1
-	if err := s.addCreated(ctx, sqlText, args, get); err != nil {
-		return err
+	d0, d1, hours := daySpan(h0, h1)
+	if d0 < d1 {
+		sqlText, args := dayStatement(createdDaysSQL, wallet, Period{})
+		args[0], args[1] = d0, d1
+		if err := s.addCreated(ctx, sqlText, args, get); err != nil {
+			return err
+		}
+	}
+	for _, hr := range hours {
+		sqlText, args := dayStatement(createdRollupSQL, wallet, Period{})
+		args[0], args[1] = hr[0], hr[1]
+		if err := s.addCreated(ctx, sqlText, args, get); err != nil {
+			return err
+		}
 	}
 	for _, e := range edges {
 		sqlText, args := dayStatement(createdStatesSQL, wallet, e)
@@ -604,6 +652,9 @@ const (
 	paidRollupDaysSQL = `SELECT wallet, CASE WHEN hour < ?4 THEN -1 ELSE (hour - ?4) / 24 END, sum(n), sum(gross), sum(nfee), sum(fee)
 		FROM paid_hours WHERE hour >= ?1 AND hour < ?2%s GROUP BY 1, 2`
 	createdRollupSQL = `SELECT wallet, state, sum(n) FROM created_hours WHERE hour >= ?1 AND hour < ?2%s GROUP BY 1, 2`
+	// The daily rollups, by UTC day [?1, ?2): the totals alone.
+	paidDaysSQL    = `SELECT wallet, -1, sum(n), sum(gross), sum(nfee), sum(fee) FROM paid_days WHERE day >= ?1 AND day < ?2%s GROUP BY 1`
+	createdDaysSQL = `SELECT wallet, state, sum(n) FROM created_days WHERE day >= ?1 AND day < ?2%s GROUP BY 1, 2`
 	// medSQL reads the payments a MED block returned or holds through their partial index.
 	medSQL = `SELECT doc FROM charges INDEXED BY charges_med
 		WHERE paid_at >= ?1 AND paid_at < ?2 AND paid_at IS NOT NULL AND state IN ('returned', 'blocked')%s`

@@ -115,7 +115,8 @@ func openDayBench(tb testing.TB, path string) *Store {
 		tb.Fatalf("opened %s, want %s", s.Path(), path)
 	}
 	tb.Cleanup(func() { _ = s.Close() })
-	<-s.Ready() // the pending charges are loaded in the background: not while the clock runs
+	<-s.Ready()   // the pending charges are loaded in the background: not while the clock runs
+	<-s.Checked() // nor the check of the indexes Open starts
 	return s
 }
 
@@ -217,6 +218,9 @@ var dayStatements = []struct {
 	{"paid/rollup", paidRollupSQL, "PRIMARY KEY", false},
 	{"paid/rollup/wallet", paidRollupSQL, "PRIMARY KEY", true},
 	{"paid/rollup/days", paidRollupDaysSQL, "PRIMARY KEY", false},
+	{"paid/days", paidDaysSQL, "PRIMARY KEY", false},
+	{"paid/days/wallet", paidDaysSQL, "PRIMARY KEY", true},
+	{"created/days", createdDaysSQL, "PRIMARY KEY", false},
 	{"paid/piece", paidPieceSQL, "COVERING INDEX charges_paid", false},
 	{"created/rollup", createdRollupSQL, "PRIMARY KEY", false},
 	{"created/rollup/wallet", createdRollupSQL, "PRIMARY KEY", true},

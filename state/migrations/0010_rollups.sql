@@ -70,6 +70,66 @@ CREATE TRIGGER IF NOT EXISTS created_hours_upd AFTER UPDATE OF created_at, walle
     ON CONFLICT(hour, wallet, state) DO UPDATE SET n = n + 1;
 END;
 
+-- paid_days and created_days are the same figures per UTC day (day: unix ms / 86,400,000), for
+-- the totals of a long period: its whole UTC days are read there, the hours at either end from
+-- the hourly tables.
+CREATE TABLE IF NOT EXISTS paid_days(
+  day    INTEGER NOT NULL,
+  wallet TEXT    NOT NULL,
+  n      INTEGER NOT NULL,
+  gross  INTEGER NOT NULL,
+  nfee   INTEGER NOT NULL,
+  fee    INTEGER NOT NULL,
+  PRIMARY KEY(day, wallet)
+) WITHOUT ROWID;
+DELETE FROM paid_days;
+INSERT INTO paid_days SELECT hour / 24, wallet, sum(n), sum(gross), sum(nfee), sum(fee) FROM paid_hours GROUP BY 1, 2;
+CREATE TRIGGER IF NOT EXISTS paid_days_ins AFTER INSERT ON charges
+  WHEN new.paid_at IS NOT NULL AND new.state IN ('paid', 'refunded', 'returned', 'blocked') BEGIN
+  INSERT INTO paid_days VALUES(new.paid_at / 86400000, new.wallet, 1, new.amount, new.fee IS NOT NULL, coalesce(new.fee, 0))
+    ON CONFLICT(day, wallet) DO UPDATE SET n = n + 1, gross = gross + excluded.gross, nfee = nfee + excluded.nfee, fee = fee + excluded.fee;
+END;
+CREATE TRIGGER IF NOT EXISTS paid_days_del AFTER DELETE ON charges
+  WHEN old.paid_at IS NOT NULL AND old.state IN ('paid', 'refunded', 'returned', 'blocked') BEGIN
+  UPDATE paid_days SET n = n - 1, gross = gross - old.amount, nfee = nfee - (old.fee IS NOT NULL), fee = fee - coalesce(old.fee, 0)
+    WHERE day = old.paid_at / 86400000 AND wallet = old.wallet;
+END;
+CREATE TRIGGER IF NOT EXISTS paid_days_upd_old AFTER UPDATE OF paid_at, wallet, state, amount, fee ON charges
+  WHEN old.paid_at IS NOT NULL AND old.state IN ('paid', 'refunded', 'returned', 'blocked')
+    AND (new.paid_at IS NOT old.paid_at OR new.wallet <> old.wallet OR new.state <> old.state OR new.amount <> old.amount OR new.fee IS NOT old.fee) BEGIN
+  UPDATE paid_days SET n = n - 1, gross = gross - old.amount, nfee = nfee - (old.fee IS NOT NULL), fee = fee - coalesce(old.fee, 0)
+    WHERE day = old.paid_at / 86400000 AND wallet = old.wallet;
+END;
+CREATE TRIGGER IF NOT EXISTS paid_days_upd_new AFTER UPDATE OF paid_at, wallet, state, amount, fee ON charges
+  WHEN new.paid_at IS NOT NULL AND new.state IN ('paid', 'refunded', 'returned', 'blocked')
+    AND (new.paid_at IS NOT old.paid_at OR new.wallet <> old.wallet OR new.state <> old.state OR new.amount <> old.amount OR new.fee IS NOT old.fee) BEGIN
+  INSERT INTO paid_days VALUES(new.paid_at / 86400000, new.wallet, 1, new.amount, new.fee IS NOT NULL, coalesce(new.fee, 0))
+    ON CONFLICT(day, wallet) DO UPDATE SET n = n + 1, gross = gross + excluded.gross, nfee = nfee + excluded.nfee, fee = fee + excluded.fee;
+END;
+
+CREATE TABLE IF NOT EXISTS created_days(
+  day    INTEGER NOT NULL,
+  wallet TEXT    NOT NULL,
+  state  TEXT    NOT NULL,
+  n      INTEGER NOT NULL,
+  PRIMARY KEY(day, wallet, state)
+) WITHOUT ROWID;
+DELETE FROM created_days;
+INSERT INTO created_days SELECT hour / 24, wallet, state, sum(n) FROM created_hours GROUP BY 1, 2, 3;
+CREATE TRIGGER IF NOT EXISTS created_days_ins AFTER INSERT ON charges BEGIN
+  INSERT INTO created_days VALUES(new.created_at / 86400000, new.wallet, new.state, 1)
+    ON CONFLICT(day, wallet, state) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS created_days_del AFTER DELETE ON charges BEGIN
+  UPDATE created_days SET n = n - 1 WHERE day = old.created_at / 86400000 AND wallet = old.wallet AND state = old.state;
+END;
+CREATE TRIGGER IF NOT EXISTS created_days_upd AFTER UPDATE OF created_at, wallet, state ON charges
+  WHEN new.created_at <> old.created_at OR new.wallet <> old.wallet OR new.state <> old.state BEGIN
+  UPDATE created_days SET n = n - 1 WHERE day = old.created_at / 86400000 AND wallet = old.wallet AND state = old.state;
+  INSERT INTO created_days VALUES(new.created_at / 86400000, new.wallet, new.state, 1)
+    ON CONFLICT(day, wallet, state) DO UPDATE SET n = n + 1;
+END;
+
 -- The payments whose money a MED block returned or holds, for the period's figures: few, so
 -- the period no longer walks every payment of its range to find them.
 CREATE INDEX IF NOT EXISTS charges_med ON charges(paid_at) WHERE paid_at IS NOT NULL AND state IN ('returned', 'blocked');
