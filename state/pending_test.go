@@ -128,6 +128,7 @@ func TestPendingPageExactlyOnce(t *testing.T) {
 func TestLoadPendingKeepsTheNewest(t *testing.T) {
 	s := OpenMemory(WithLocation(time.UTC))
 	defer s.Close()
+	<-s.Ready() // the load Open starts reads maxPolled
 	s.maxPolled = 120
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	total := s.maxPolled + 80
