@@ -39,7 +39,10 @@ import (
 //     keep-alive clients to the same net/http server, whose handler is a bare HMAC check (the
 //     yardstick) or the receiver with the store's intake (200 once the row is committed), while
 //     a goroutine reads the store as the dashboard does. Compare the events/s metrics; the
-//     intake's x-bare is its rate over the best bare rate of the same store size (target 0.8).
+//     intake's x-bare is its rate over the best bare rate of the same store size.
+//   - BenchmarkDurableHTTP: the same, the handler the HMAC check plus a fsynced insert with
+//     group commit on the same driver (issue 27's durable baseline); the intake's x-durable is
+//     its rate over the best durable rate of the same store size (target 0.8).
 //   - BenchmarkApplyEventsGroupCommit: ApplyEvent from concurrent callers (group commit) and
 //     ApplyEvents in batches, on disk.
 
@@ -781,6 +784,125 @@ func BenchmarkBareHMACHTTP(b *testing.B) {
 	}
 }
 
+// durableBest is the best durable-baseline rate of each store size in this process, for x-durable.
+var (
+	durableBestMu sync.Mutex
+	durableBest   = map[string]float64{}
+)
+
+// durableSink is the durable yardstick: each verified body is inserted into a table of its own
+// database file (the same driver and settings as the store: WAL, synchronous=FULL, so a commit
+// returns once the WAL is fsynced), and answered 200 once its row is committed; the bodies that
+// arrive while a commit is under way share the next one (group commit). It keeps no index, no
+// count, decodes nothing and wakes nobody: the least a receiver that never acknowledges an
+// unsaved event can do.
+type durableSink struct {
+	db     *sql.DB
+	mu     sync.Mutex
+	queue  []durableJob
+	active bool
+}
+
+type durableJob struct {
+	raw  []byte
+	done chan error
+}
+
+func openDurableSink(tb testing.TB) *durableSink {
+	tb.Helper()
+	db, err := sql.Open("sqlite", dsn(filepath.Join(tb.TempDir(), "durable.db"), false))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE events(seq INTEGER PRIMARY KEY, raw BLOB NOT NULL)`); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return &durableSink{db: db}
+}
+
+// Accept returns once raw's row is committed.
+func (d *durableSink) Accept(raw []byte) error {
+	j := durableJob{raw: raw, done: make(chan error, 1)}
+	d.mu.Lock()
+	d.queue = append(d.queue, j)
+	lead := !d.active
+	d.active = true
+	d.mu.Unlock()
+	if lead {
+		go d.commitAll()
+	}
+	return <-j.done
+}
+
+func (d *durableSink) commitAll() {
+	for {
+		d.mu.Lock()
+		batch := d.queue
+		d.queue = nil
+		if len(batch) == 0 {
+			d.active = false
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+		err := func() error {
+			tx, err := d.db.Begin()
+			if err != nil {
+				return err
+			}
+			defer func() { _ = tx.Rollback() }()
+			st, err := tx.Prepare(`INSERT INTO events(raw) VALUES (?)`)
+			if err != nil {
+				return err
+			}
+			for _, j := range batch {
+				if _, err := st.Exec(j.raw); err != nil {
+					return err
+				}
+			}
+			return tx.Commit()
+		}()
+		for _, j := range batch {
+			j.done <- err
+		}
+	}
+}
+
+// durableHMAC is the durable baseline's handler: the bare HMAC check, then durableSink.
+func durableHMAC(secret api.Secret, sink *durableSink) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, api.DefaultWebhookMaxBody))
+		if err != nil || api.VerifySignature(body, req.Header.Get(api.SignatureHeader), secret) != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if err := sink.Accept(body); err != nil {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+}
+
+// BenchmarkDurableHTTP is issue 27's yardstick for the intake: the same server, deliveries,
+// senders and dashboard reader as BenchmarkIntakeHTTP, the handler the bare HMAC check plus a
+// fsynced insert with group commit on the same driver (durableSink). The intake's x-durable is
+// its rate over the best durable rate of the same store size (target 0.8).
+func BenchmarkDurableHTTP(b *testing.B) {
+	for _, sz := range intakeSizes {
+		s := lazyGenCopy(b, sz.charges, sz.events)
+		b.Run(sz.name, func(b *testing.B) {
+			sink := openDurableSink(b)
+			rate := benchHTTPRun(b, s(b), durableHMAC(benchSecret, sink), sz.charges)
+			durableBestMu.Lock()
+			durableBest[sz.name] = max(durableBest[sz.name], rate)
+			durableBestMu.Unlock()
+		})
+	}
+}
+
 // BenchmarkIntakeHTTP is the webhook receiver as the dashboard runs it (api.NewReceiver with
 // the store's intake as sink: 200 once the event's row is committed, concurrent deliveries
 // sharing a commit) while the dashboard reads the store.
@@ -806,6 +928,12 @@ func BenchmarkIntakeHTTP(b *testing.B) {
 			bareBestMu.Unlock()
 			if bare > 0 {
 				b.ReportMetric(rate/bare, "x-bare")
+			}
+			durableBestMu.Lock()
+			durable := durableBest[sz.name]
+			durableBestMu.Unlock()
+			if durable > 0 {
+				b.ReportMetric(rate/durable, "x-durable")
 			}
 		})
 	}

@@ -293,7 +293,8 @@ func (s *Store) MarkPolled(id string, now time.Time) {
 	heap.Fix(&p.heap, e.heapIdx)
 }
 
-// PendingCount returns how many tracked charges are waiting for a final state.
+// PendingCount returns how many charges that are not final the poll schedule holds: all of
+// them up to MaxPolled after a reload (the newest beyond that), and those written since.
 func (s *Store) PendingCount() int {
 	s.polls.mu.Lock()
 	defer s.polls.mu.Unlock()

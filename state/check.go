@@ -49,7 +49,7 @@ type indexCheck struct {
 
 // name is "index X" or "table X".
 func (c indexCheck) name() string {
-	if strings.HasPrefix(c.got, "SELECT count(*), 0 FROM "+c.index+" NOT INDEXED") {
+	if strings.HasPrefix(c.got, "SELECT count(*), 0 FROM "+c.index+" NOT INDEXED") || strings.HasSuffix(c.index, "_hours") || strings.HasSuffix(c.index, "_days") {
 		return "table " + c.index
 	}
 	return "index " + c.index
@@ -61,6 +61,18 @@ var indexChecks = []indexCheck{
 	{"charges_paid",
 		`SELECT count(*), coalesce(sum(amount), 0) FROM charges INDEXED BY charges_paid WHERE paid_at IS NOT NULL`,
 		`SELECT coalesce(sum(n), 0), coalesce(sum(amount), 0) FROM paid_counts`, "paid charges"},
+	{"paid_hours",
+		`SELECT coalesce(sum(n), 0), coalesce(sum(gross), 0) FROM paid_hours`,
+		`SELECT coalesce(sum(n), 0), coalesce(sum(amount), 0) FROM paid_counts WHERE state IN ` + receivedStates, "payments"},
+	{"created_hours",
+		`SELECT coalesce(sum(n), 0), 0 FROM created_hours`,
+		`SELECT coalesce(sum(n), 0), 0 FROM charge_counts`, "charges"},
+	{"paid_days",
+		`SELECT coalesce(sum(n), 0), coalesce(sum(gross), 0) FROM paid_days`,
+		`SELECT coalesce(sum(n), 0), coalesce(sum(amount), 0) FROM paid_counts WHERE state IN ` + receivedStates, "payments"},
+	{"created_days",
+		`SELECT coalesce(sum(n), 0), 0 FROM created_days`,
+		`SELECT coalesce(sum(n), 0), 0 FROM charge_counts`, "charges"},
 	{"charges_created",
 		`SELECT count(*), coalesce(sum(amount), 0) FROM charges INDEXED BY charges_created`,
 		`SELECT coalesce(sum(n), 0), coalesce(sum(amount), 0) FROM charge_counts`, "charges"},
@@ -118,7 +130,7 @@ func inSchema(q, schema string) string {
 	if schema == "" {
 		return q
 	}
-	for _, t := range []string{"charges", "events", "withdrawals", "paid_counts", "charge_counts", "event_counts"} {
+	for _, t := range []string{"charges", "events", "withdrawals", "paid_counts", "charge_counts", "event_counts", "paid_hours", "created_hours", "paid_days", "created_days"} {
 		q = strings.ReplaceAll(q, "FROM "+t+" ", "FROM "+schema+t+" ")
 		if strings.HasSuffix(q, "FROM "+t) {
 			q = strings.TrimSuffix(q, t) + schema + t
@@ -322,7 +334,7 @@ func rebuildFromTables(ctx context.Context, db *sql.DB, file string) error {
 // derivedTables are kept by the schema's triggers from the others: a copy rebuilds them.
 func derivedTable(name string) bool {
 	switch name {
-	case "charge_counts", "event_counts", "paid_counts":
+	case "charge_counts", "event_counts", "paid_counts", "paid_hours", "created_hours", "paid_days", "created_days":
 		return true
 	}
 	return strings.HasPrefix(name, "sqlite_") || strings.HasPrefix(name, "charges_fts")
@@ -411,6 +423,15 @@ func rebuild(ctx context.Context, db *sql.DB) error {
 		`INSERT INTO paid_counts SELECT wallet, state, count(*), sum(amount) FROM charges NOT INDEXED WHERE paid_at IS NOT NULL GROUP BY 1, 2`,
 		`DELETE FROM event_counts`,
 		`INSERT INTO event_counts SELECT wallet, kind, count(*) FROM events NOT INDEXED GROUP BY 1, 2`,
+		`DELETE FROM paid_hours`,
+		`INSERT INTO paid_hours SELECT paid_at / 3600000, wallet, count(*), sum(amount), count(fee), coalesce(sum(fee), 0)
+			FROM charges NOT INDEXED WHERE paid_at IS NOT NULL AND state IN ` + receivedStates + ` GROUP BY 1, 2`,
+		`DELETE FROM created_hours`,
+		`INSERT INTO created_hours SELECT created_at / 3600000, wallet, state, count(*) FROM charges NOT INDEXED GROUP BY 1, 2, 3`,
+		`DELETE FROM paid_days`,
+		`INSERT INTO paid_days SELECT hour / 24, wallet, sum(n), sum(gross), sum(nfee), sum(fee) FROM paid_hours GROUP BY 1, 2`,
+		`DELETE FROM created_days`,
+		`INSERT INTO created_days SELECT hour / 24, wallet, state, sum(n) FROM created_hours GROUP BY 1, 2, 3`,
 		`INSERT INTO charges_fts(charges_fts) VALUES ('rebuild')`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"pixdash/api"
@@ -218,7 +220,11 @@ func (s *Store) DayReport(ctx context.Context, q DayQuery) (DayReport, error) {
 		return t
 	}
 	grain := s.queryGrain(q.Period, r.Step)
-	hours, err := s.paidHours(ctx, q, q.Period, grain, get)
+	var cuts []time.Time
+	if !q.NoBuckets {
+		cuts = s.bucketBounds(q.Period, r.Step)
+	}
+	hours, err := s.paidHours(ctx, q, q.Period, grain, cuts, get)
 	if err != nil {
 		return DayReport{}, err
 	}
@@ -240,7 +246,7 @@ func (s *Store) DayReport(ctx context.Context, q DayQuery) (DayReport, error) {
 		r.Series = append(r.Series, t.Wallet)
 	}
 	if !q.NoBuckets {
-		r.Buckets = s.buckets(q.Period, r.Step, grain, r.Series, hours)
+		r.Buckets = s.buckets(q.Period, r.Step, r.Series, hours)
 	}
 
 	// The same span before, cut at the same point: yesterday until now for today.
@@ -259,7 +265,7 @@ func (s *Store) DayReport(ctx context.Context, q DayQuery) (DayReport, error) {
 		}
 		return t
 	}
-	if _, err := s.paidHours(ctx, q, cut, time.Hour, getPrev); err != nil {
+	if _, err := s.paidHours(ctx, q, cut, time.Hour, nil, getPrev); err != nil {
 		return DayReport{}, err
 	}
 	for _, t := range prevPer {
@@ -313,16 +319,214 @@ func (s *Store) bucketBounds(p Period, step time.Duration) []time.Time {
 	return out
 }
 
-// hourRow is what one wallet received in one slot (see queryGrain) of a period, counted from its start.
+// hourRow is what one wallet received in one slot of a period: at is the slot's start (unix
+// ms), inside the bucket its payments belong to.
 type hourRow struct {
 	wallet string
-	slot   int64
+	at     time.Time
 	paid   int
 	gross  api.Money
 }
 
-// paidHours adds the payments received in p to the wallets' totals and returns them per hour.
-func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.Duration, get func(string) *Totals) ([]hourRow, error) {
+// hourMS is an hour in unix milliseconds: the rollups' grain (paid_hours, created_hours).
+const hourMS = int64(time.Hour / time.Millisecond)
+
+// rollupSpan splits p for the rollups: the whole UTC hours [h0, h1) inside it, and the parts
+// before and after them that the charges' own rows answer. ok is false when the rollups cannot
+// serve p (before 1970, where SQLite's division rounds the other way, or no whole hour in it).
+func rollupSpan(p Period) (h0, h1 int64, edges []Period, ok bool) {
+	from, to := p.From.UnixMilli(), p.To.UnixMilli()
+	if from < 0 {
+		return 0, 0, nil, false
+	}
+	h0, h1 = (from+hourMS-1)/hourMS, to/hourMS
+	if h0 >= h1 {
+		return 0, 0, nil, false
+	}
+	if from < h0*hourMS {
+		edges = append(edges, Period{p.From, time.UnixMilli(h0 * hourMS)})
+	}
+	if h1*hourMS < to {
+		edges = append(edges, Period{time.UnixMilli(h1 * hourMS), p.To})
+	}
+	return h0, h1, edges, true
+}
+
+// daySpan splits the whole hours [h0, h1) into the whole UTC days [d0, d1) inside them (none
+// when d0 >= d1) and the ranges of hours before and after those days.
+func daySpan(h0, h1 int64) (d0, d1 int64, hours [][2]int64) {
+	d0, d1 = (h0+23)/24, h1/24
+	if d0 >= d1 {
+		return 0, 0, [][2]int64{{h0, h1}}
+	}
+	if h0 < d0*24 {
+		hours = append(hours, [2]int64{h0, d0 * 24})
+	}
+	if d1*24 < h1 {
+		hours = append(hours, [2]int64{d1 * 24, h1})
+	}
+	return d0, d1, hours
+}
+
+// paidHours adds the payments received in p to the wallets' totals and returns them by slot
+// (grain: see queryGrain, for a period the rollups cannot serve); cuts are the starts of the chart's buckets (none when only the totals are wanted). The whole
+// UTC hours of p come from the hourly rollup (paid_hours), except an hour a bucket starts
+// inside (a zone whose offset is not whole hours); what is left, at most an hour at each end of
+// p and those hours, is summed from the payments themselves, piece by piece between the cuts.
+func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.Duration, cuts []time.Time, get func(string) *Totals) ([]hourRow, error) {
+	h0, h1, edges, ok := rollupSpan(p)
+	if !ok || s.noRollups {
+		return s.paidHoursScan(ctx, q, p, grain, get)
+	}
+	split := map[int64]bool{} // the hours a cut falls inside
+	for _, c := range cuts {
+		if ms := c.UnixMilli(); ms%hourMS != 0 && ms > h0*hourMS && ms < h1*hourMS {
+			h := ms / hourMS
+			split[h] = true
+			edges = append(edges, Period{time.UnixMilli(h * hourMS), time.UnixMilli((h + 1) * hourMS)})
+		}
+	}
+	add := func(h hourRow, withFee int, reportedFee api.Money) {
+		t := get(h.wallet)
+		t.Paid += h.paid
+		t.Gross += h.gross
+		t.Fees += reportedFee
+		if est := h.paid - withFee; est > 0 {
+			t.FeesEstimated += est
+			if q.HasFee {
+				t.Fees += q.Fee * api.Money(est)
+			} else {
+				t.FeesUnknown += est
+			}
+		}
+	}
+	// When every bucket after the first is a day of 24 hours starting on a whole UTC hour (the
+	// chart of 7 or 30 days in a zone whose clock does not change in the period), or when
+	// only the totals are wanted, SQLite sums the hours by bucket: a row per wallet and day
+	// instead of one per wallet and hour.
+	byDay, firstDay := len(split) == 0, h1
+	for i, c := range cuts {
+		switch {
+		case i == 0:
+		case c.UnixMilli()%hourMS != 0 || (i > 1 && c.Sub(cuts[i-1]) != 24*time.Hour):
+			byDay = false
+		case i == 1:
+			firstDay = c.UnixMilli() / hourMS
+		}
+	}
+	// The statements over the rollups: with buckets, the hours of p; for the totals alone, its
+	// whole UTC days from paid_days and the hours at either end.
+	type part struct {
+		stmt   string
+		lo, hi int64
+	}
+	parts := []part{{paidRollupSQL, h0, h1}}
+	switch {
+	case len(cuts) == 0:
+		parts = parts[:0]
+		d0, d1, hours := daySpan(h0, h1)
+		if d0 < d1 {
+			parts = append(parts, part{paidDaysSQL, d0, d1})
+		}
+		for _, hr := range hours {
+			parts = append(parts, part{paidRollupDaysSQL, hr[0], hr[1]})
+		}
+	case byDay:
+		parts[0].stmt = paidRollupDaysSQL
+	}
+	var out []hourRow
+	for _, pt := range parts {
+		sqlText, args := dayStatement(pt.stmt, q.Wallet, Period{})
+		args[0], args[1] = pt.lo, pt.hi
+		if pt.stmt == paidRollupDaysSQL { // ?4, after the wallet's ?3 (bound even when unused)
+			args = append(args[:2], q.Wallet, firstDay)
+		}
+		rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
+		if err != nil {
+			return nil, classify(err)
+		}
+		grouped := pt.stmt != paidRollupSQL
+		for rows.Next() {
+			var (
+				h                   hourRow
+				hour                int64
+				withFee             int
+				gross, reportedFees int64
+			)
+			if err := rows.Scan(&h.wallet, &hour, &h.paid, &gross, &withFee, &reportedFees); err != nil {
+				rows.Close()
+				return nil, classify(err)
+			}
+			if h.paid == 0 || !grouped && split[hour] {
+				continue
+			}
+			switch {
+			case !grouped:
+				h.at = time.UnixMilli(hour * hourMS)
+			case hour < 0 && len(cuts) > 0: // before the first whole day: the first bucket
+				h.at = cuts[0]
+			case hour < 0:
+				h.at = p.From
+			default: // day number hour after the first whole day
+				h.at = cuts[min(int(hour)+1, len(cuts)-1)]
+			}
+			h.gross = api.Money(gross)
+			add(h, withFee, api.Money(reportedFees))
+			out = append(out, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, classify(err)
+		}
+	}
+	for _, piece := range splitAt(edges, cuts) {
+		sqlText, args := dayStatement(paidPieceSQL, q.Wallet, piece)
+		rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
+		if err != nil {
+			return nil, classify(err)
+		}
+		for rows.Next() {
+			var (
+				h                  hourRow
+				withFee            int
+				gross, reportedFee float64
+			)
+			if err := rows.Scan(&h.wallet, &h.paid, &gross, &withFee, &reportedFee); err != nil {
+				rows.Close()
+				return nil, classify(err)
+			}
+			h.at, h.gross = piece.From, api.Money(gross)
+			add(h, withFee, api.Money(reportedFee))
+			out = append(out, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, classify(err)
+		}
+	}
+	return out, nil
+}
+
+// splitAt cuts each period at the times of cuts (in order) inside it.
+func splitAt(ps []Period, cuts []time.Time) []Period {
+	var out []Period
+	for _, p := range ps {
+		a := p.From
+		for _, c := range cuts {
+			if c.After(a) && c.Before(p.To) {
+				out = append(out, Period{a, c})
+				a = c
+			}
+		}
+		out = append(out, Period{a, p.To})
+	}
+	return out
+}
+
+// paidHoursScan is paidHours from the payments' rows alone (the charges_paid index), by slot
+// of grain from p's start: what DayReport read before the rollups, and still reads for a period
+// they cannot serve.
+func (s *Store) paidHoursScan(ctx context.Context, q DayQuery, p Period, grain time.Duration, get func(string) *Totals) ([]hourRow, error) {
 	sqlText, args := dayStatement(paidHoursSQL, q.Wallet, p)
 	if grain != time.Hour {
 		sqlText = strings.Replace(sqlText, "/ 3600000,", "/ "+strconv.FormatInt(grain.Milliseconds(), 10)+",", 1)
@@ -336,12 +540,14 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.
 	for rows.Next() {
 		var (
 			h                  hourRow
+			slot               int64
 			n, withFee         int
 			gross, reportedFee float64
 		)
-		if err := rows.Scan(&h.wallet, &h.slot, &n, &gross, &withFee, &reportedFee); err != nil {
+		if err := rows.Scan(&h.wallet, &slot, &n, &gross, &withFee, &reportedFee); err != nil {
 			return nil, classify(err)
 		}
+		h.at = p.From.Add(time.Duration(slot) * grain)
 		h.paid, h.gross = n, api.Money(gross)
 		t := get(h.wallet)
 		t.Paid += n
@@ -360,9 +566,40 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.
 	return out, classify(rows.Err())
 }
 
-// createdStates counts the charges created in p by the state they are in now.
+// createdStates counts the charges created in p by the state they are in now: the whole UTC
+// hours of p from the hourly rollup (created_hours), the rest from the charges themselves.
 func (s *Store) createdStates(ctx context.Context, wallet string, p Period, get func(string) *Totals) error {
-	sqlText, args := dayStatement(createdStatesSQL, wallet, p)
+	h0, h1, edges, ok := rollupSpan(p)
+	if !ok || s.noRollups {
+		sqlText, args := dayStatement(createdStatesSQL, wallet, p)
+		return s.addCreated(ctx, sqlText, args, get)
+	}
+	d0, d1, hours := daySpan(h0, h1)
+	if d0 < d1 {
+		sqlText, args := dayStatement(createdDaysSQL, wallet, Period{})
+		args[0], args[1] = d0, d1
+		if err := s.addCreated(ctx, sqlText, args, get); err != nil {
+			return err
+		}
+	}
+	for _, hr := range hours {
+		sqlText, args := dayStatement(createdRollupSQL, wallet, Period{})
+		args[0], args[1] = hr[0], hr[1]
+		if err := s.addCreated(ctx, sqlText, args, get); err != nil {
+			return err
+		}
+	}
+	for _, e := range edges {
+		sqlText, args := dayStatement(createdStatesSQL, wallet, e)
+		if err := s.addCreated(ctx, sqlText, args, get); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addCreated adds the rows (wallet, state, count) of a statement to the wallets' totals.
+func (s *Store) addCreated(ctx context.Context, sqlText string, args []any, get func(string) *Totals) error {
 	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return classify(err)
@@ -375,6 +612,9 @@ func (s *Store) createdStates(ctx context.Context, wallet string, p Period, get 
 		)
 		if err := rows.Scan(&w, &st, &n); err != nil {
 			return classify(err)
+		}
+		if n == 0 {
+			continue
 		}
 		t := get(w)
 		t.Created += n
@@ -403,6 +643,21 @@ const (
 		FROM charges INDEXED BY charges_paid WHERE paid_at >= ?1 AND paid_at < ?2 AND state IN ` + receivedStates + `%s GROUP BY 1, 2`
 	createdStatesSQL = `SELECT wallet, state, count(*) FROM charges INDEXED BY charges_created
 		WHERE created_at >= ?1 AND created_at < ?2%s GROUP BY 1, 2`
+	// paidPieceSQL sums the payments of a piece of the period the rollup does not cover.
+	paidPieceSQL = `SELECT wallet, count(*), total(amount), count(fee), total(fee)
+		FROM charges INDEXED BY charges_paid WHERE paid_at >= ?1 AND paid_at < ?2 AND state IN ` + receivedStates + `%s GROUP BY 1`
+	// The rollups, by UTC hour [?1, ?2) (migration 0010).
+	paidRollupSQL = `SELECT wallet, hour, n, gross, nfee, fee FROM paid_hours WHERE hour >= ?1 AND hour < ?2%s`
+	// paidRollupDaysSQL sums the hours by day from the first whole day's hour ?4 (-1: before it).
+	paidRollupDaysSQL = `SELECT wallet, CASE WHEN hour < ?4 THEN -1 ELSE (hour - ?4) / 24 END, sum(n), sum(gross), sum(nfee), sum(fee)
+		FROM paid_hours WHERE hour >= ?1 AND hour < ?2%s GROUP BY 1, 2`
+	createdRollupSQL = `SELECT wallet, state, sum(n) FROM created_hours WHERE hour >= ?1 AND hour < ?2%s GROUP BY 1, 2`
+	// The daily rollups, by UTC day [?1, ?2): the totals alone.
+	paidDaysSQL    = `SELECT wallet, -1, sum(n), sum(gross), sum(nfee), sum(fee) FROM paid_days WHERE day >= ?1 AND day < ?2%s GROUP BY 1`
+	createdDaysSQL = `SELECT wallet, state, sum(n) FROM created_days WHERE day >= ?1 AND day < ?2%s GROUP BY 1, 2`
+	// medSQL reads the payments a MED block returned or holds through their partial index.
+	medSQL = `SELECT doc FROM charges INDEXED BY charges_med
+		WHERE paid_at >= ?1 AND paid_at < ?2 AND paid_at IS NOT NULL AND state IN ('returned', 'blocked')%s`
 	refundLinesSQL = `SELECT wallet, transaction_id, received_at, raw FROM events INDEXED BY events_day
 		WHERE ` + dayEventKinds + ` AND kind = 'refund_completed' AND verdict = 'confirmed'
 		AND received_at >= ?1 AND received_at < ?2%s ORDER BY received_at`
@@ -458,13 +713,10 @@ func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]Ref
 			return nil, classify(err)
 		}
 		l.At = time.UnixMilli(at).In(s.loc)
-		if e, err := api.DecodeEvent(raw); err == nil {
-			l.Amount, l.LineID = e.Amount, e.ID
-			if e.FeeAmount >= 0 && e.FeeAmount <= e.Amount {
-				l.FeeReported = e.FeeAmount
-			}
+		if f := s.refundFacts.of(raw); f.ok {
+			l.Amount, l.LineID, l.FeeReported = f.amount, f.lineID, f.fee
 			if l.ChargeID == "" {
-				l.ChargeID = e.TransactionID
+				l.ChargeID = f.txID
 			}
 		}
 		if (l.ChargeID != "" && seen["c/"+l.ChargeID]) || (l.LineID != "" && seen["l/"+l.LineID]) {
@@ -474,6 +726,58 @@ func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]Ref
 		out = append(out, l)
 	}
 	return out, classify(rows.Err())
+}
+
+// refundMemo remembers what refund_completed payloads decode to, by their content: the Sales
+// view reads the same period's refunds again at every change, and decoding each payload was
+// most of that read. The key is the payload's hash and length, so an entry can only serve the
+// very bytes it was decoded from (a 64-bit hash: a false match is not a practical concern).
+// The zero value is ready.
+type refundMemo struct {
+	mu sync.Mutex
+	m  map[refundKey]refundFacts
+}
+
+type refundKey struct {
+	sum uint64
+	n   int
+}
+
+// refundFacts is what a refund line takes from its event's payload; ok is false when the
+// payload does not decode.
+type refundFacts struct {
+	ok           bool
+	amount, fee  api.Money
+	lineID, txID string
+}
+
+// refundMemoMax bounds the memo; past it, it starts afresh.
+const refundMemoMax = 1 << 15
+
+var refundSeed = maphash.MakeSeed()
+
+// of decodes raw, or returns what it decoded to before.
+func (m *refundMemo) of(raw []byte) refundFacts {
+	k := refundKey{maphash.Bytes(refundSeed, raw), len(raw)}
+	m.mu.Lock()
+	f, ok := m.m[k]
+	m.mu.Unlock()
+	if ok {
+		return f
+	}
+	if e, err := api.DecodeEvent(raw); err == nil {
+		f = refundFacts{ok: true, amount: e.Amount, lineID: e.ID, txID: e.TransactionID}
+		if e.FeeAmount >= 0 && e.FeeAmount <= e.Amount {
+			f.fee = e.FeeAmount
+		}
+	}
+	m.mu.Lock()
+	if m.m == nil || len(m.m) >= refundMemoMax {
+		m.m = make(map[refundKey]refundFacts)
+	}
+	m.m[k] = f
+	m.mu.Unlock()
+	return f
 }
 
 // refundsIn adds the refunds of p to the wallets' totals.
@@ -493,8 +797,7 @@ func (s *Store) refundsIn(ctx context.Context, wallet string, p Period, get func
 
 // medOutcomes adds the payments received in p whose money a MED block returned or holds.
 func (s *Store) medOutcomes(ctx context.Context, wallet string, p Period, get func(string) *Totals) error {
-	sqlText, args := dayStatement(`SELECT doc FROM charges INDEXED BY charges_paid
-		WHERE paid_at >= ?1 AND paid_at < ?2 AND state IN ('returned', 'blocked')%s`, wallet, p)
+	sqlText, args := dayStatement(medSQL, wallet, p)
 	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return classify(err)
@@ -515,7 +818,7 @@ func (s *Store) medOutcomes(ctx context.Context, wallet string, p Period, get fu
 }
 
 // buckets lays the hourly rows out on the period's hours or days.
-func (s *Store) buckets(p Period, step, grain time.Duration, series []string, hours []hourRow) []Bucket {
+func (s *Store) buckets(p Period, step time.Duration, series []string, hours []hourRow) []Bucket {
 	bounds := s.bucketBounds(p, step)
 	out := make([]Bucket, len(bounds))
 	for i, b := range bounds {
@@ -537,7 +840,7 @@ func (s *Store) buckets(p Period, step, grain time.Duration, series []string, ho
 		idx[w] = i
 	}
 	for _, h := range hours {
-		at := p.From.Add(time.Duration(h.slot) * grain)
+		at := h.at
 		b := sort.Search(len(out), func(i int) bool { return out[i].End.After(at) })
 		if b == len(out) {
 			b = len(out) - 1

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"pixdash/api"
@@ -62,34 +64,42 @@ const MaxEventBytes = 1 << 20
 // one only counts). An event that names its charge only by externalReference gets the id of
 // the newest tracked charge with that reference in its wallet.
 func (s *Store) insertEventTx(tx *sql.Tx, e *api.Event, receivedAt time.Time) (bool, error) {
+	first, _, err := s.insertEventSeqTx(tx, tx.Stmt(s.stmts.insertEvent), e, receivedAt)
+	return first, err
+}
+
+// insertEventSeqTx is insertEventTx through ins (the transaction's insertEvent statement,
+// prepared once per transaction); seq is the new row's when first.
+func (s *Store) insertEventSeqTx(tx *sql.Tx, ins *sql.Stmt, e *api.Event, receivedAt time.Time) (first bool, seq int64, err error) {
 	raw := e.Raw
 	if len(raw) == 0 {
-		return false, fmt.Errorf("%w: event %s has no payload", api.ErrEventInvalid, e.EventID)
+		return false, 0, fmt.Errorf("%w: event %s has no payload", api.ErrEventInvalid, e.EventID)
 	}
 	if len(raw) > MaxEventBytes {
-		return false, fmt.Errorf("%w: event %s is larger than %d bytes", api.ErrEventInvalid, e.EventID, MaxEventBytes)
+		return false, 0, fmt.Errorf("%w: event %s is larger than %d bytes", api.ErrEventInvalid, e.EventID, MaxEventBytes)
 	}
 	wallet := NormalizeWallet(e.Wallet())
 	txID := e.TransactionID
 	if txID == "" && e.Kind.IsPayment() && e.ExternalReference != "" {
 		err := tx.QueryRow(`SELECT id FROM charges WHERE external_reference = ? AND wallet = ? ORDER BY seq DESC LIMIT 1`, e.ExternalReference, wallet).Scan(&txID)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return false, err
+			return false, 0, err
 		}
 	}
 	payment := 0 // the column says "read back against the service" (api.EventKind.ReadBack)
 	if e.Kind.ReadBack() {
 		payment = 1
 	}
-	res, err := tx.Stmt(s.stmts.insertEvent).Exec(e.EventID, string(e.Kind), wallet, txID, receivedAt.UnixMilli(), payment, raw)
+	res, err := ins.Exec(e.EventID, string(e.Kind), wallet, txID, receivedAt.UnixMilli(), payment, raw)
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
-		return true, nil
+		seq, err = res.LastInsertId()
+		return true, seq, err
 	}
 	_, err = tx.Stmt(s.stmts.copyEvent).Exec(e.EventID)
-	return false, err
+	return false, 0, err
 }
 
 // statements are the writer's prepared statements for what a webhook flood repeats.
@@ -117,7 +127,8 @@ func (st *statements) close() {
 // ApplyEvents records a batch of verified webhook events in one commit; first[i] reports
 // whether es[i]'s eventId was new (a later copy of an id is counted, see EventEntry.Count). No
 // charge changes: a webhook is a hint, and ConfirmEvent applies what the service answers for
-// it. Each event's Raw must be the payload DecodeEvent validated: it is stored as is. A nil,
+// it. Each event must be what DecodeEvent returned for its Raw (the payload is stored as is,
+// and the event is what this process's reads of it return). A nil,
 // id-less or payload-less event refuses the whole batch before anything is written.
 func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool, err error) {
 	for _, e := range es {
@@ -129,16 +140,25 @@ func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool,
 		return nil, nil
 	}
 	first = make([]bool, len(es))
+	seqs := make([]int64, len(es))
 	now := s.now()
 	err = s.write(ctx, func(tx *sql.Tx) (func(), error) {
+		ins := tx.Stmt(s.stmts.insertEvent)
 		for i, e := range es {
-			f, err := s.insertEventTx(tx, e, now)
+			f, seq, err := s.insertEventSeqTx(tx, ins, e, now)
 			if err != nil {
 				return nil, err
 			}
-			first[i] = f
+			first[i], seqs[i] = f, seq
 		}
 		return func() {
+			// The dashboard reads what arrived right after this commit: it finds these
+			// events decoded (scanEvents), not to be decoded again.
+			for i, e := range es {
+				if first[i] {
+					s.decoded.put(seqs[i], e)
+				}
+			}
 			for i, e := range es {
 				op := "stored"
 				if !first[i] {
@@ -218,7 +238,11 @@ type EventPage struct {
 const eventCols = `seq, event_id, kind, transaction_id, received_at, copies, verdict, verdict_reason, raw`
 
 // scanEvents reads rows of eventCols.
-func scanEvents(rows *sql.Rows) ([]EventEntry, error) {
+func scanEvents(rows *sql.Rows) ([]EventEntry, error) { return scanEventsWith(rows, nil) }
+
+// scanEventsWith reads rows of eventCols, taking each payload's decoded event from cache when
+// it holds the same payload (nil: decode every one).
+func scanEventsWith(rows *sql.Rows, cache *eventCache) ([]EventEntry, error) {
 	defer rows.Close()
 	var out []EventEntry
 	for rows.Next() {
@@ -233,17 +257,73 @@ func scanEvents(rows *sql.Rows) ([]EventEntry, error) {
 		}
 		e.VerdictReason = r
 		e.ReceivedAt = unixMilli(received)
-		ev, err := api.DecodeEvent(raw)
-		if err != nil || ev.EventID != id {
-			ev, e.Damaged = &api.Event{EventID: id, Kind: api.EventKind(kind)}, true
+		ev := cache.get(e.Seq, raw)
+		if ev == nil {
+			var err error
+			ev, err = api.DecodeEvent(raw)
+			if err != nil || ev.EventID != id {
+				ev, e.Damaged = &api.Event{EventID: id, Kind: api.EventKind(kind)}, true
+			}
 		}
-		if ev.TransactionID == "" {
-			ev.TransactionID = txID
+		if ev.TransactionID == "" && txID != "" {
+			cp := *ev
+			cp.TransactionID = txID
+			ev = &cp
 		}
 		e.Event = ev
 		out = append(out, e)
 	}
 	return out, classify(rows.Err())
+}
+
+// eventCache holds the decoded events this process wrote last, by their seq: the dashboard
+// reads each new event right after its commit (the feed, the events view), and decoding every
+// payload again was most of that read's work during a flood. An entry serves a row only when
+// the row's payload is byte for byte the one it was decoded from, so it is never stale (a seq
+// reused after a prune holds another payload). The zero value is empty and ready; nil is never
+// consulted.
+type eventCache struct {
+	mu   sync.Mutex
+	m    map[int64]*api.Event
+	ring [eventCacheSize]int64
+	next int
+}
+
+// eventCacheSize is how many decoded events the cache keeps (about 1 KB each).
+const eventCacheSize = 4096
+
+// put keeps a copy of e (its payload copied: the caller may reuse its buffer) as the event of seq.
+func (c *eventCache) put(seq int64, e *api.Event) {
+	if c == nil || e == nil {
+		return
+	}
+	cp := *e
+	cp.Raw = bytes.Clone(e.Raw)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[int64]*api.Event, eventCacheSize)
+	}
+	if old := c.ring[c.next]; old != 0 {
+		delete(c.m, old)
+	}
+	c.ring[c.next] = seq
+	c.next = (c.next + 1) % eventCacheSize
+	c.m[seq] = &cp
+}
+
+// get returns the decoded event of seq when the cache holds it for this very payload, else nil.
+func (c *eventCache) get(seq int64, raw []byte) *api.Event {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	e := c.m[seq]
+	c.mu.Unlock()
+	if e == nil || !bytes.Equal(e.Raw, raw) {
+		return nil
+	}
+	return e
 }
 
 func (q EventQuery) where() (string, []any) {
@@ -273,7 +353,7 @@ func (s *Store) EventWindow(ctx context.Context, q EventQuery, offset, limit int
 	if err != nil {
 		return page, classify(err)
 	}
-	if page.Entries, err = scanEvents(rows); err != nil {
+	if page.Entries, err = scanEventsWith(rows, &s.decoded); err != nil {
 		return page, err
 	}
 	return page, s.attachCharges(ctx, page.Entries)
@@ -381,7 +461,7 @@ func (s *Store) EventsAfter(ctx context.Context, seq int64, max int) ([]EventEnt
 	if err != nil {
 		return nil, classify(err)
 	}
-	return scanEvents(rows)
+	return scanEventsWith(rows, &s.decoded)
 }
 
 // LastEventSeq is the Seq of the newest event (0 when none).

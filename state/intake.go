@@ -31,16 +31,7 @@ type Intake struct {
 	closed atomic.Bool
 
 	mu       sync.Mutex
-	queue    []*delivery
-	writing  bool // a batch is being committed
 	accepted int
-}
-
-// delivery is one verified event waiting for its commit.
-type delivery struct {
-	ev   *api.Event
-	err  error
-	done chan struct{}
 }
 
 // OpenIntake makes this process the receiver of the profile's webhooks: it takes the profile's
@@ -88,53 +79,19 @@ func (in *Intake) accept(raw []byte, ev *api.Event) error {
 	}
 	e := *ev
 	e.Raw = raw // the receiver reuses its buffer after the call, which returns after the commit
-	d := &delivery{ev: &e, done: make(chan struct{})}
-	in.mu.Lock()
-	in.queue = append(in.queue, d)
-	lead := !in.writing
-	in.writing = true
-	in.mu.Unlock()
-	if lead {
-		go in.writeBatches()
-	}
-	<-d.done
+	// The store's writer already commits together the writes that wait for it: the deliveries
+	// that arrive while a commit is under way share the next one, with no other hand-off.
+	_, err := in.s.ApplyEvents(context.Background(), []*api.Event{&e})
 	switch {
-	case errors.Is(d.err, ErrDiskFull), errors.Is(d.err, ErrBusy):
-		return fmt.Errorf("%w: %w", api.ErrSinkFull, d.err)
-	case d.err != nil:
-		return d.err
+	case errors.Is(err, ErrDiskFull), errors.Is(err, ErrBusy):
+		return fmt.Errorf("%w: %w", api.ErrSinkFull, err)
+	case err != nil:
+		return err
 	}
+	in.mu.Lock()
+	in.accepted++
+	in.mu.Unlock()
 	return nil
-}
-
-// writeBatches commits the queued deliveries, batch after batch, until none is left; the first
-// delivery that finds no batch under way starts it, so no goroutine idles between floods.
-func (in *Intake) writeBatches() {
-	for {
-		in.mu.Lock()
-		batch := in.queue
-		in.queue = nil
-		if len(batch) == 0 {
-			in.writing = false
-			in.mu.Unlock()
-			return
-		}
-		in.mu.Unlock()
-		evs := make([]*api.Event, len(batch))
-		for i, d := range batch {
-			evs[i] = d.ev
-		}
-		_, err := in.s.ApplyEvents(context.Background(), evs)
-		in.mu.Lock()
-		if err == nil {
-			in.accepted += len(batch)
-		}
-		in.mu.Unlock()
-		for _, d := range batch {
-			d.err = err
-			close(d.done)
-		}
-	}
 }
 
 // String names the intake's store; printing an Intake never walks its internals.

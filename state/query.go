@@ -123,8 +123,9 @@ func planCharges(q ChargeQuery, text string, exact int) chargePlan {
 	if p.fts {
 		p.from = `charges_fts f CROSS JOIN charges c ON c.seq = f.rowid`
 		conds = append([]string{"charges_fts MATCH ?"}, conds...)
-		p.args = append([]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}, p.args...)
+		p.args = append([]any{trigramMatch(text)}, p.args...)
 		p.order = `f.rowid DESC`
+		conds, p.args = append(conds, "instr(c.hay, ?) > 0"), append(p.args, text)
 	} else if text != "" {
 		conds, p.args = append(conds, "instr(c.hay, ?) > 0"), append(p.args, text)
 	}

@@ -1059,7 +1059,8 @@ func scaleOpen(t *testing.T, rep *scaleReport, sz scaleSize, stateDir string) {
 		}
 		window = append(window, time.Since(t0))
 		if len(open) == 3 {
-			const q = `SELECT doc FROM charges WHERE state IN ('pending', 'unknown')`
+			q := `SELECT doc FROM charges WHERE seq IN (SELECT seq FROM charges INDEXED BY charges_pending WHERE ` + pendingStates +
+				` ORDER BY seq DESC LIMIT ` + strconv.Itoa(MaxPolled) + `)` // readPending
 			plan, err := queryPlan(s, q, nil)
 			if err != nil {
 				t.Fatal(err)

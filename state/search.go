@@ -56,8 +56,8 @@ func (s *Store) SearchCharges(ctx context.Context, q ChargeSearch, limit int) (o
 	text := func(t string) {
 		if utf8.RuneCountInString(t) >= 3 && !strings.ContainsRune(t, 0) {
 			from = `charges_fts f CROSS JOIN charges c ON c.seq = f.rowid`
-			where = `charges_fts MATCH ?`
-			args = append(args, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+			where = `charges_fts MATCH ? AND instr(c.hay, ?) > 0`
+			args = append(args, trigramMatch(t), t)
 			return
 		}
 		where = `instr(c.hay, ?) > 0`
@@ -114,6 +114,25 @@ func (s *Store) SearchCharges(ctx context.Context, q ChargeSearch, limit int) (o
 		return true
 	})
 	return out, capped, err
+}
+
+// trigramMatch is the full-text query that selects the haystacks holding every trigram of t
+// (3 or more characters): the index keeps no positions (detail=none, migration 0010), so the
+// caller checks the text itself on each row it selects (instr over charges.hay). Trigrams that
+// do not overlap, and the last, are enough: every one of t's characters is in one of them.
+func trigramMatch(t string) string {
+	rs := []rune(t)
+	var terms []string
+	add := func(i int) {
+		terms = append(terms, `"`+strings.ReplaceAll(string(rs[i:i+3]), `"`, `""`)+`"`)
+	}
+	for i := 0; i+3 <= len(rs); i += 3 {
+		add(i)
+	}
+	if len(rs)%3 != 0 {
+		add(len(rs) - 3)
+	}
+	return strings.Join(terms, " AND ")
 }
 
 // scanEach decodes rows of one doc column, handing each charge to fn until it returns false.

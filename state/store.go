@@ -54,12 +54,20 @@ type Store struct {
 	log         *slog.Logger // debug lines of the writes (nil: none)
 	// created is told of each charge this pixdash created, after its commit (OnChargeCreated).
 	created atomic.Pointer[func(Charge)]
+	// noRollups makes DayReport read the charges' rows alone, as before the hourly rollups
+	// (migration 0010): the tests and benchmarks compare the two.
+	noRollups bool
 
 	wdb, rdb *sql.DB
 	stmts    statements
 	w        *writer
 	polls    *pollSet
-	recent   recentCache
+	decoded  eventCache // the events written last, decoded (EventsAfter, EventWindow)
+	// refundFacts remembers the refund payloads the day's figures decoded (refundLines).
+	refundFacts refundMemo
+	// maxPolled is MaxPolled (smaller in tests).
+	maxPolled int
+	recent    recentCache
 
 	feeMu sync.Mutex
 	fee   *LearnedFee
@@ -232,7 +240,7 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 		return nil, classify(err)
 	}
 	s := &Store{profile: profile, file: file, now: o.now, loc: o.loc, log: o.log, wdb: wdb, rdb: rdb,
-		polls: newPollSet(DefaultPollPolicy()), changed: make(chan struct{}), ready: make(chan struct{})}
+		polls: newPollSet(DefaultPollPolicy()), maxPolled: MaxPolled, changed: make(chan struct{}), ready: make(chan struct{})}
 	s.recent.init()
 	s.checked = make(chan struct{})
 	close(s.checked) // until startCheck
@@ -448,10 +456,17 @@ func (s *Store) readDataVersion(ctx context.Context) (int64, error) {
 	return v, classify(err)
 }
 
-// loadPending reads every charge that is not final into the poll schedule.
+// MaxPolled is how many charges that are not final the poll schedule holds after a reload: the
+// newest, the ones a customer may still pay. A profile whose abandoned checkouts pile up (a
+// million pending charges with a 7-day expiry) keeps its memory and its reload bounded; the
+// older ones are still confirmed by their webhooks (read back against the service), and
+// PendingPage reads them all, a page at a time.
+const MaxPolled = 5000
+
+// loadPending reads the newest MaxPolled charges that are not final into the poll schedule.
 func (s *Store) loadPending(ctx context.Context) error {
 	since := s.polls.stamp()
-	cs, err := s.readPending(ctx)
+	cs, err := s.readPending(ctx, s.maxPolled)
 	if err != nil {
 		s.polls.abort()
 		return err
@@ -460,9 +475,15 @@ func (s *Store) loadPending(ctx context.Context) error {
 	return nil
 }
 
-// readPending reads every charge that is not final.
-func (s *Store) readPending(ctx context.Context) ([]Charge, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM charges WHERE state IN ('pending', 'unknown')`)
+// pendingStates is the condition of the partial index charges_pending (migration 0010): a
+// query must repeat it for SQLite to use the index.
+const pendingStates = `state IN ('pending', 'unknown')`
+
+// readPending reads the newest limit charges that are not final: their positions come from the
+// pending index alone (SQLite keeps only the newest limit while it walks it), then their rows.
+func (s *Store) readPending(ctx context.Context, limit int) ([]Charge, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM charges WHERE seq IN
+		(SELECT seq FROM charges INDEXED BY charges_pending WHERE `+pendingStates+` ORDER BY seq DESC LIMIT ?)`, limit)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -479,6 +500,51 @@ func (s *Store) readPending(ctx context.Context) ([]Charge, error) {
 		}
 	}
 	return cs, classify(rows.Err())
+}
+
+// PendingPage reads up to limit charges that are not final (pending, or in a status the spec
+// does not name), in the order of their ids, after the id after ("" for the first page); next
+// is the id to pass for the following page, "" once there is none. A charge that stays
+// pending while the pages are read is returned exactly once, whatever else changes meanwhile
+// (a charge moving in the list when its creation time is learned included: the pages follow
+// the ids, not the list's order); one that turns final before its page is not returned. Each
+// page costs the same however many charges the profile holds (the partial index
+// charges_pending holds only these).
+func (s *Store) PendingPage(ctx context.Context, after string, limit int) (cs []Charge, next string, err error) {
+	if limit <= 0 {
+		return nil, "", nil
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, doc FROM charges INDEXED BY charges_pending
+		WHERE `+pendingStates+` AND id > ? ORDER BY id LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, "", classify(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var (
+			id  string
+			doc []byte
+		)
+		if err := rows.Scan(&id, &doc); err != nil {
+			return nil, "", classify(err)
+		}
+		n, next = n+1, id
+		var c Charge
+		if err := json.Unmarshal(doc, &c); err != nil {
+			return nil, "", fmt.Errorf("%w: charge %s: %w", ErrDamaged, id, err)
+		}
+		if !c.Final() {
+			cs = append(cs, c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", classify(err)
+	}
+	if n < limit {
+		next = ""
+	}
+	return cs, next, nil
 }
 
 // ---- charges ----
