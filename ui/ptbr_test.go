@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -149,7 +150,14 @@ func TestPluralHelper(t *testing.T) {
 // of both tables.
 func TestPluralFormsTranslated(t *testing.T) {
 	fset := token.NewFileSet()
-	names, err := filepath.Glob("*.go")
+	// The root and every view and foundation package under it.
+	var names []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") {
+			names = append(names, path)
+		}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
