@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pixdash/api"
+	"pixdash/state/hub"
 	"pixdash/ui/common"
 )
 
@@ -36,7 +37,25 @@ type linkState struct {
 	// probing is set while a probe (an authentication) is in flight.
 	probing   bool
 	lastProbe time.Time
+	// hub is the hub link's state as last sampled (nil: the profile has no hub), and
+	// hubSampling is set while a sample is in flight.
+	hub         *hub.Status
+	hubSampling bool
 }
+
+// hubLink is the session's link to the shop's hub, as the header reads it.
+type hubLink interface {
+	Status(ctx context.Context) hub.Status
+}
+
+// hubSampledMsg carries the hub link's state read outside Update.
+type hubSampledMsg struct {
+	gen uint64
+	st  hub.Status
+}
+
+// hubSampleTimeout bounds one reading of the hub link's state.
+const hubSampleTimeout = 2 * time.Second
 
 // Probing pace: how often an offline (or refused) dashboard checks whether the service is back.
 const (
@@ -123,6 +142,12 @@ type probedMsg struct {
 func (m *Model) onLinkTick(now time.Time) tea.Cmd {
 	eng, gen := m.eng, m.app.Gen
 	cmds := []tea.Cmd{func() tea.Msg { return linkSampledMsg{gen: gen, token: eng.TokenState()} }}
+	if h := m.hubLink(); h != nil && !m.link.hubSampling {
+		m.link.hubSampling = true
+		cmds = append(cmds, m.app.WithTimeout(hubSampleTimeout, func(ctx context.Context) tea.Msg {
+			return hubSampledMsg{gen: gen, st: h.Status(ctx)}
+		}))
+	}
 	every := time.Duration(0)
 	switch m.link.status {
 	case linkOffline:
@@ -145,6 +170,12 @@ func (m *Model) updateLink(msg tea.Msg) (tea.Cmd, bool) {
 	case linkSampledMsg:
 		if msg.gen == m.app.Gen {
 			m.link.sample(msg.token, m.c.Now())
+		}
+		return nil, true
+	case hubSampledMsg:
+		if msg.gen == m.app.Gen {
+			st := msg.st
+			m.link.hub, m.link.hubSampling = &st, false
 		}
 		return nil, true
 	case probedMsg:
@@ -192,4 +223,32 @@ func (m *Model) connView(now time.Time) string {
 		return st.Err.Render("● " + tr.T("link.credentials_refused"))
 	}
 	return st.Muted.Render("○ " + tr.T("link.connecting"))
+}
+
+// hubLink is the session's hub counter, or nil when the profile has none.
+func (m *Model) hubLink() hubLink {
+	if m.app.Sess == nil || m.app.Sess.Hub == nil {
+		return nil
+	}
+	return m.app.Sess.Hub
+}
+
+// hubView is the hub link as last sampled: connected (with the events still waiting),
+// reconnecting, or stopped; "" without a hub.
+func (m *Model) hubView() string {
+	h := m.link.hub
+	if h == nil {
+		return ""
+	}
+	st, tr := m.c.St, m.c.Tr
+	switch h.State {
+	case hub.StateConnected:
+		if h.Lag > 0 {
+			return st.Warn.Render("⇄ " + tr.F("link.hub_lag", h.Lag))
+		}
+		return st.OK.Render("⇄ " + tr.T("link.hub"))
+	case hub.StateStopped:
+		return st.Err.Render("⇄ " + tr.T("link.hub_stopped"))
+	}
+	return st.Warn.Render("⇄ " + tr.T("link.hub_reconnecting"))
 }

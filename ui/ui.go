@@ -849,6 +849,9 @@ func (m *Model) tabsView(w int) string {
 	st, tr := m.c.St, m.c.Tr
 	now := m.c.Now()
 	right := m.connView(now)
+	if h := m.hubView(); h != "" {
+		right = h + "  " + right
+	}
 	_, formOpen := m.chargeForm()
 	tabs := func(gap string) string {
 		var b strings.Builder

@@ -391,7 +391,7 @@ func (v *EventsView) View() string {
 	if v.Detail != nil {
 		return v.detailView(w, h)
 	}
-	if sess := v.C.App.Sess; !v.receiving() && !sess.ReceiverElsewhere && sess.ReceiverDown == "" && v.facets.Total == 0 {
+	if sess := v.C.App.Sess; !v.receiving() && sess.Hub == nil && !sess.ReceiverElsewhere && sess.ReceiverDown == "" && v.facets.Total == 0 {
 		return v.setupView(w, h)
 	}
 	st := v.C.St
@@ -529,6 +529,10 @@ func ShortDuration(d time.Duration) string {
 func (v *EventsView) receiverLine(w int) string {
 	st, tr := v.C.St, v.C.Tr
 	sess := v.C.App.Sess
+	if !v.receiving() && sess.Hub != nil {
+		// A counter: the shop's hub receives the service's webhooks and hands them on.
+		return st.Muted.Render(common.TruncateWidth(tr.F("events.through_the_hub", common.Sanitize(sess.Hub.Counter())), w))
+	}
 	if !v.receiving() && sess.ReceiverElsewhere {
 		return st.Muted.Render(common.TruncateWidth(tr.T("events.another_pixdash_receives_this_profile_s"), w))
 	}
