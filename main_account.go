@@ -402,11 +402,7 @@ func newProjectsCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			wallet, err := c.Wallet(lo.wallet)
-			if err != nil {
-				return err
-			}
-			client, err := c.Client()
+			wallet, client, err := c.WalletClient(lo.wallet)
 			if err != nil {
 				return err
 			}
@@ -439,11 +435,7 @@ func newProjectsCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			wallet, err := c.Wallet(gop.wallet)
-			if err != nil {
-				return err
-			}
-			client, err := c.Client()
+			wallet, client, err := c.WalletClient(gop.wallet)
 			if err != nil {
 				return err
 			}
@@ -540,11 +532,7 @@ func newBlocksCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			wallet, err := c.Wallet(o.wallet)
-			if err != nil {
-				return err
-			}
-			client, err := c.Client()
+			wallet, client, err := c.WalletClient(o.wallet)
 			if err != nil {
 				return err
 			}

@@ -188,6 +188,16 @@ func (c *cli) Wallet(flag string) (string, error) {
 	return flag, nil
 }
 
+// WalletClient is the wallet a command works in (see Wallet) and the profile's client.
+func (c *cli) WalletClient(flag string) (string, *api.Client, error) {
+	wallet, err := c.Wallet(flag)
+	if err != nil {
+		return "", nil, err
+	}
+	client, err := c.Client()
+	return wallet, client, err
+}
+
 // emit prints v as one JSON document with --json, else calls text.
 func (c *cli) emit(v any, text func(w io.Writer)) error {
 	if !c.json {

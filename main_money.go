@@ -228,11 +228,7 @@ func runWithdraw(cmd *cobra.Command, o withdrawFlags, stdout, stderr io.Writer) 
 	if c.p.ReadOnly {
 		return cliError(exitPermission, workflow.ErrWithdrawalReadOnly)
 	}
-	wallet, err := c.Wallet(o.wallet)
-	if err != nil {
-		return err
-	}
-	client, err := c.Client()
+	wallet, client, err := c.WalletClient(o.wallet)
 	if err != nil {
 		return err
 	}

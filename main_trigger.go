@@ -114,11 +114,7 @@ func runTrigger(cmd *cobra.Command, o triggerFlags, kind string, stdout, stderr 
 	if c.p.Environment != api.Sandbox {
 		return cliErrorf(exitPermission, "profile %s is %s: trigger works only on sandbox profiles (the emulator's control endpoints)", c.p.Name, c.p.Environment)
 	}
-	wallet, err := c.Wallet(o.wallet)
-	if err != nil {
-		return err
-	}
-	client, err := c.Client()
+	wallet, client, err := c.WalletClient(o.wallet)
 	if err != nil {
 		return err
 	}
