@@ -29,19 +29,28 @@ import (
 	"pixdash/state/workflow"
 )
 
-// forwardRoute is one --forward-to: the URL and the kinds it takes (nil: every kind).
+// forwardRoute is one --forward-to: the URL, the kinds it takes (nil: every kind) and the
+// wallets (nil: every wallet).
 type forwardRoute struct {
-	URL   string
-	Kinds []api.EventKind
+	URL     string
+	Kinds   []api.EventKind
+	Wallets []string
 }
 
-// parseForwardTo reads --forward-to URL or --forward-to kind1,kind2=URL.
+// parseForwardTo reads --forward-to URL or --forward-to kind1,wallet:ref,…=URL.
 func parseForwardTo(v string) (forwardRoute, error) {
 	var r forwardRoute
 	raw := v
 	if i := strings.Index(v, "="); i >= 0 && !strings.Contains(v[:i], "://") {
 		for k := range strings.SplitSeq(v[:i], ",") {
 			k = strings.TrimSpace(k)
+			if ref, ok := strings.CutPrefix(k, "wallet:"); ok {
+				if err := api.ValidateWallet(ref); err != nil {
+					return r, usageError("--forward-to %q: wallet %q: %v", v, ref, err)
+				}
+				r.Wallets = append(r.Wallets, state.NormalizeWallet(ref))
+				continue
+			}
 			if !api.EventKind(k).Known() {
 				return r, usageError("--forward-to %q: %q is not an event kind the service sends", v, k)
 			}
@@ -51,7 +60,7 @@ func parseForwardTo(v string) (forwardRoute, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return r, usageError("--forward-to %q: say an http(s) URL, optionally after kind1,kind2=", v)
+		return r, usageError("--forward-to %q: say an http(s) URL, optionally after kind1,kind2,wallet:ref=", v)
 	}
 	r.URL = raw
 	return r, nil
@@ -111,15 +120,16 @@ func (l *deliveryLog) add(d deliveryJSON) error {
 	return err
 }
 
-// wants reports whether route r takes kind k.
-func (r forwardRoute) wants(k api.EventKind) bool {
-	return r.Kinds == nil || slices.Contains(r.Kinds, k)
+// wants reports whether route r takes event e: its kind and its wallet.
+func (r forwardRoute) wants(e *api.Event) bool {
+	return (r.Kinds == nil || slices.Contains(r.Kinds, e.Kind)) &&
+		(r.Wallets == nil || slices.Contains(r.Wallets, state.NormalizeWallet(e.SubAccount)))
 }
 
 // forward sends e to every route that takes it, each in its own goroutine (Wait drains them).
 func (f *forwarder) forward(ctx context.Context, e *api.Event, verdict string, report func(deliveryJSON)) {
 	for _, r := range f.routes {
-		if !r.wants(e.Kind) {
+		if !r.wants(e) {
 			continue
 		}
 		f.wg.Add(1)
@@ -271,7 +281,8 @@ object) per event says the verdict: confirmed, disputed or unknown.
 "sha256=" prefix) of the body in the X-Pague-Signature and X-Service-Signature headers, with
 X-Pague-Timestamp, X-Pague-Event and X-Service-Event-Id, as the service sends them; the secret
 is printed at start, or read from --forward-secret-env. --forward-to kind1,kind2=URL takes only
-those kinds; --events and --wallet filter every route. A delivery the app answers 5xx or 429,
+those kinds; a wallet:REF item (--forward-to wallet:loja-centro=URL) takes only that
+wallet's events; --events and --wallet filter every route. A delivery the app answers 5xx or 429,
 or does not answer, is retried with backoff; every attempt goes to the delivery log (pixdash
 events deliveries). SIGTERM or Ctrl+C stops receiving and drains the deliveries in flight.`,
 		Example: `  pixdash listen --forward-to http://localhost:3000/webhooks/pix
@@ -472,7 +483,7 @@ func newEventsResendCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args:    exactArgs(1, "the event's id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := parseForwardTo(o.to)
-			if err != nil || r.Kinds != nil {
+			if err != nil || r.Kinds != nil || r.Wallets != nil {
 				return usageError("--to %q: say the http(s) URL to send the event to", o.to)
 			}
 			if err := o.forwardFlags.check(); err != nil {
