@@ -40,7 +40,7 @@ func (c *Client) CanCreateCharges(ctx context.Context, wallet string) error {
 	case errors.As(err, &ae) && ae.HTTPStatus == http.StatusBadRequest && !strings.HasPrefix(ae.Detail("code"), "SUB_ACCOUNT_"):
 		return nil // the body's problems (VALIDATION_ERROR): the permission and the wallet passed
 	case errors.As(err, &ae) && ae.HTTPStatus == http.StatusForbidden && ae.RequiredPermission() != "":
-		return fmt.Errorf("%w (%v)", ErrNoChargePermission, err)
+		return fmt.Errorf("%w (%w)", ErrNoChargePermission, err)
 	}
 	return err
 }

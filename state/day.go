@@ -454,7 +454,7 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.
 				gross, reportedFees int64
 			)
 			if err := rows.Scan(&h.wallet, &hour, &h.paid, &gross, &withFee, &reportedFees); err != nil {
-				rows.Close()
+				_ = rows.Close()
 				return nil, classify(err)
 			}
 			if h.paid == 0 || !grouped && split[hour] {
@@ -474,7 +474,7 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.
 			add(h, withFee, api.Money(reportedFees))
 			out = append(out, h)
 		}
-		rows.Close()
+		_ = rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, classify(err)
 		}
@@ -489,17 +489,17 @@ func (s *Store) paidHours(ctx context.Context, q DayQuery, p Period, grain time.
 			var (
 				h                  hourRow
 				withFee            int
-				gross, reportedFee float64
+				gross, reportedFee int64
 			)
 			if err := rows.Scan(&h.wallet, &h.paid, &gross, &withFee, &reportedFee); err != nil {
-				rows.Close()
+				_ = rows.Close()
 				return nil, classify(err)
 			}
 			h.at, h.gross = piece.From, api.Money(gross)
 			add(h, withFee, api.Money(reportedFee))
 			out = append(out, h)
 		}
-		rows.Close()
+		_ = rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, classify(err)
 		}
@@ -542,7 +542,7 @@ func (s *Store) paidHoursScan(ctx context.Context, q DayQuery, p Period, grain t
 			h                  hourRow
 			slot               int64
 			n, withFee         int
-			gross, reportedFee float64
+			gross, reportedFee int64
 		)
 		if err := rows.Scan(&h.wallet, &slot, &n, &gross, &withFee, &reportedFee); err != nil {
 			return nil, classify(err)
@@ -639,12 +639,12 @@ func (s *Store) addCreated(ctx context.Context, sqlText string, args []any, get 
 // statistics SQLite prefers charges_state or charges_wallet_state, which read the table rows,
 // about 3 s at a million charges). %s is where dayStatement puts the wallet condition.
 const (
-	paidHoursSQL = `SELECT wallet, (paid_at - ?1) / 3600000, count(*), total(amount), count(fee), total(fee)
+	paidHoursSQL = `SELECT wallet, (paid_at - ?1) / 3600000, count(*), coalesce(sum(amount), 0), count(fee), coalesce(sum(fee), 0)
 		FROM charges INDEXED BY charges_paid WHERE paid_at >= ?1 AND paid_at < ?2 AND state IN ` + receivedStates + `%s GROUP BY 1, 2`
 	createdStatesSQL = `SELECT wallet, state, count(*) FROM charges INDEXED BY charges_created
 		WHERE created_at >= ?1 AND created_at < ?2%s GROUP BY 1, 2`
 	// paidPieceSQL sums the payments of a piece of the period the rollup does not cover.
-	paidPieceSQL = `SELECT wallet, count(*), total(amount), count(fee), total(fee)
+	paidPieceSQL = `SELECT wallet, count(*), coalesce(sum(amount), 0), count(fee), coalesce(sum(fee), 0)
 		FROM charges INDEXED BY charges_paid WHERE paid_at >= ?1 AND paid_at < ?2 AND state IN ` + receivedStates + `%s GROUP BY 1`
 	// The rollups, by UTC hour [?1, ?2) (migration 0010).
 	paidRollupSQL = `SELECT wallet, hour, n, gross, nfee, fee FROM paid_hours WHERE hour >= ?1 AND hour < ?2%s`

@@ -105,9 +105,6 @@ func (m *Model) loadProjects() tea.Cmd {
 	})
 }
 
-// walletHeader maps a wallet to its X-Sub-Account value ("" for the main account).
-func walletHeader(w string) string { return workflow.SubAccountHeader(w) }
-
 // onSubmit checks read-only and production, then sends.
 func (m *Model) onSubmit(d newcharge.ChargeDraft) tea.Cmd {
 	tr := m.c.Tr

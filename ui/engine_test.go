@@ -39,7 +39,7 @@ func (m *Model) waitEvent() tea.Cmd {
 		if !ok {
 			return nil
 		}
-		return eventsFrom(gen, workflow.Events{Events: b.Events, Last: b.Last, Err: b.Err})
+		return eventsFrom(gen, workflow.Events(b))
 	}
 }
 
