@@ -34,7 +34,9 @@ type CounterOptions struct {
 	// Wallets are the wallets the counter shows; empty for every wallet (the owner's screen).
 	Wallets []string
 	// Intake commits an event to the counter's store (the profile's *state.Intake: the same
-	// intake a webhook receiver uses, so the same read-back runs before anything counts).
+	// intake a webhook receiver uses, so the same read-back runs before anything counts). An
+	// intake with AcceptBatch, as *state.Intake has, is handed each batch's events in one call,
+	// committed in one transaction.
 	Intake api.EventSink
 	// Charges keeps the charges other counters announce; nil ignores them.
 	Charges ChargeTracker
