@@ -99,9 +99,11 @@ func (r *shopRig) charge(s *Session, wallet string, amount api.Money, desc, ref 
 	return *c.Charge
 }
 
-// waitCharge waits until s's store holds charge id and ok says it is as wanted.
+// waitCharge waits (at most 20 s) until s's store holds charge id and ok says it is as wanted.
 func waitCharge(ctx context.Context, t *testing.T, s *Session, id string, ok func(state.Charge) bool) state.Charge {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
 	for {
 		c, found, err := s.Store.Charge(ctx, id)
 		if err != nil {
