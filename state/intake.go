@@ -68,30 +68,80 @@ func (in *Intake) Accept(raw []byte) error {
 }
 
 func (in *Intake) accept(raw []byte, ev *api.Event) error {
-	if in.closed.Load() {
-		return ErrIntakeClosed
+	e, err := in.check(raw, ev)
+	if err != nil {
+		return err
 	}
-	if ev == nil || ev.EventID == "" {
-		return fmt.Errorf("%w: no eventId", api.ErrEventInvalid)
-	}
-	if len(raw) > MaxEventBytes {
-		return fmt.Errorf("%w: larger than %d bytes", api.ErrEventInvalid, MaxEventBytes)
-	}
-	e := *ev
-	e.Raw = raw // the receiver reuses its buffer after the call, which returns after the commit
 	// The store's writer already commits together the writes that wait for it: the deliveries
 	// that arrive while a commit is under way share the next one, with no other hand-off.
-	_, err := in.s.ApplyEvents(context.Background(), []*api.Event{&e})
-	switch {
-	case errors.Is(err, ErrDiskFull), errors.Is(err, ErrBusy):
-		return fmt.Errorf("%w: %w", api.ErrSinkFull, err)
-	case err != nil:
-		return err
+	if _, err := in.s.ApplyEvents(context.Background(), []*api.Event{e}); err != nil {
+		return in.wrap(err)
 	}
 	in.mu.Lock()
 	in.accepted++
 	in.mu.Unlock()
 	return nil
+}
+
+// check refuses what Accept never records, and returns a copy of ev holding raw.
+func (in *Intake) check(raw []byte, ev *api.Event) (*api.Event, error) {
+	if in.closed.Load() {
+		return nil, ErrIntakeClosed
+	}
+	if ev == nil || ev.EventID == "" {
+		return nil, fmt.Errorf("%w: no eventId", api.ErrEventInvalid)
+	}
+	if len(raw) > MaxEventBytes {
+		return nil, fmt.Errorf("%w: larger than %d bytes", api.ErrEventInvalid, MaxEventBytes)
+	}
+	e := *ev
+	e.Raw = raw // the receiver reuses its buffer after the call, which returns after the commit
+	return &e, nil
+}
+
+// wrap marks a full disk or a busy database as api.ErrSinkFull (the sender retries).
+func (in *Intake) wrap(err error) error {
+	if errors.Is(err, ErrDiskFull) || errors.Is(err, ErrBusy) {
+		return fmt.Errorf("%w: %w", api.ErrSinkFull, err)
+	}
+	return err
+}
+
+// AcceptBatch records verified deliveries together: evs[i] is raws[i] decoded (the caller
+// decoded it to route it), and the valid ones are written in one transaction, one fsync. It
+// returns once they are committed; errs[i] is delivery i's error (nil: committed, or a copy
+// counted), with the same meaning as Accept's, and a failed commit fails every delivery that
+// reached it (each comes again).
+func (in *Intake) AcceptBatch(raws [][]byte, evs []*api.Event) (errs []error) {
+	errs = make([]error, len(raws))
+	keep := make([]*api.Event, 0, len(raws))
+	idx := make([]int, 0, len(raws))
+	for i, raw := range raws {
+		var ev *api.Event
+		if i < len(evs) {
+			ev = evs[i]
+		}
+		e, err := in.check(raw, ev)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		keep, idx = append(keep, e), append(idx, i)
+	}
+	if len(keep) == 0 {
+		return errs
+	}
+	if _, err := in.s.ApplyEvents(context.Background(), keep); err != nil {
+		err = in.wrap(err)
+		for _, i := range idx {
+			errs[i] = err
+		}
+		return errs
+	}
+	in.mu.Lock()
+	in.accepted += len(keep)
+	in.mu.Unlock()
+	return errs
 }
 
 // String names the intake's store; printing an Intake never walks its internals.

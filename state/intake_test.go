@@ -352,3 +352,45 @@ func TestApplyEventsBatch(t *testing.T) {
 		t.Fatalf("payload changed: %q", e.Event.Raw)
 	}
 }
+
+// AcceptBatch records a batch of decoded deliveries in one commit and tells each one's fate: a
+// copy is counted (nil), an unusable one is refused alone (api.ErrEventInvalid), the others
+// are kept; after Close every one is refused.
+func TestIntakeAcceptBatch(t *testing.T) {
+	s := openT(t, t.TempDir(), "p")
+	in, err := s.OpenIntake()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := func(raw []byte) *api.Event {
+		e, err := api.DecodeEvent(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	b1, b2 := eventBody("b-1", "tx-1"), eventBody("b-2", "tx-2")
+	huge := append(eventBody("b-3", "tx-3"), bytes.Repeat([]byte(" "), MaxEventBytes)...)
+	v := s.Version()
+	errs := in.AcceptBatch([][]byte{b1, b2, b1, huge, b2}, []*api.Event{dec(b1), dec(b2), dec(b1), dec(huge), nil})
+	if len(errs) != 5 || errs[0] != nil || errs[1] != nil || errs[2] != nil ||
+		!errors.Is(errs[3], api.ErrEventInvalid) || !errors.Is(errs[4], api.ErrEventInvalid) {
+		t.Fatalf("errs = %v", errs)
+	}
+	if s.Version() != v+1 {
+		t.Errorf("a batch took %d commits", s.Version()-v)
+	}
+	if got := rowCounts(t, s, qEventCopies); !equalJSON(t, got, map[string]int{"b-1": 2, "b-2": 1}) {
+		t.Errorf("stored: %v", got)
+	}
+	if in.Accepted() != 3 {
+		t.Errorf("accepted %d, want 3", in.Accepted())
+	}
+	if errs := in.AcceptBatch(nil, nil); len(errs) != 0 {
+		t.Errorf("an empty batch: %v", errs)
+	}
+	in.Close()
+	if errs := in.AcceptBatch([][]byte{b2}, []*api.Event{dec(b2)}); !errors.Is(errs[0], ErrIntakeClosed) {
+		t.Errorf("after Close: %v", errs)
+	}
+}

@@ -34,7 +34,9 @@ type CounterOptions struct {
 	// Wallets are the wallets the counter shows; empty for every wallet (the owner's screen).
 	Wallets []string
 	// Intake commits an event to the counter's store (the profile's *state.Intake: the same
-	// intake a webhook receiver uses, so the same read-back runs before anything counts).
+	// intake a webhook receiver uses, so the same read-back runs before anything counts). An
+	// intake with AcceptBatch, as *state.Intake has, is handed each batch's events in one call,
+	// committed in one transaction.
 	Intake api.EventSink
 	// Charges keeps the charges other counters announce; nil ignores them.
 	Charges ChargeTracker
@@ -234,15 +236,23 @@ func (c *Counter) consume(ctx context.Context) error {
 			}
 		}
 	}()
-	batch := make([]jetstream.Msg, 0, c.o.Batch)
+	// Up to batchesInFlight batches commit at once: what arrives while a batch commits is
+	// handed to the store at once and shares its next transaction (the store's writer commits
+	// together the writes that wait for it), instead of waiting for the whole batch to be
+	// committed, acknowledged and counted. Each message is still acknowledged only after its
+	// own commit.
+	slots := make(chan struct{}, batchesInFlight)
+	var inFlight sync.WaitGroup
+	defer inFlight.Wait() // before the deferred hand-back above: nothing committing is handed back
 	for {
+		var batch []jetstream.Msg
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-failed:
 			return err
 		case m := <-msgs:
-			batch = append(batch[:0], m)
+			batch = append(make([]jetstream.Msg, 0, min(c.o.Batch, 1+len(msgs))), m)
 		}
 	fill:
 		for len(batch) < c.o.Batch {
@@ -253,91 +263,146 @@ func (c *Counter) consume(ctx context.Context) error {
 				break fill
 			}
 		}
-		c.apply(ctx, batch)
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			for _, m := range batch {
+				_ = m.Nak()
+			}
+			return ctx.Err()
+		}
+		inFlight.Add(1)
+		go func() {
+			defer inFlight.Done()
+			defer func() { <-slots }()
+			c.apply(ctx, batch)
+		}()
 	}
 }
 
-// apply commits a batch: the events through the intake (concurrently, so it writes them in one
-// transaction), the announcements to the charge tracker; each message is acknowledged after its
-// commit, handed back (to come again a second later) when it failed, and terminated when it
-// can never be kept.
+// batchesInFlight is how many batches a counter commits at once.
+const batchesInFlight = 4
+
+// apply commits a batch: the events through the intake (together in one call when it takes
+// batches, else concurrently, so its writer commits them in one transaction), the
+// announcements to the charge tracker; each message is acknowledged after its commit, handed
+// back (to come again a second later) when it failed, and terminated when it can never be
+// kept.
 func (c *Counter) apply(ctx context.Context, batch []jetstream.Msg) {
-	var wg sync.WaitGroup
 	var failed atomic.Bool
 	defer func() {
 		if !failed.Load() {
 			c.lastErr.Store("")
 		}
 	}()
-	for _, m := range batch {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := c.commit(ctx, m)
-			switch {
-			case err == nil:
-				if aerr := m.Ack(); aerr != nil {
-					c.log.Debug("hub counter: ack lost; the message comes again and is kept once", "subject", m.Subject(), "err", aerr)
-				}
-				c.committed.Add(1)
-				if c.o.OnCommitted != nil {
-					c.o.OnCommitted(m.Subject(), m.Data())
-				}
-			case errors.Is(err, errIgnore):
-				c.ignored.Add(1)
-				_ = m.Term()
-				c.log.Warn("hub counter: message refused", "counter", c.o.Name, "subject", m.Subject(), "err", err)
-			default:
-				failed.Store(true)
-				c.retried.Add(1)
-				c.lastErr.Store(err.Error())
-				_ = m.NakWithDelay(time.Second)
-				c.log.Warn("hub counter: commit failed; the message comes again", "counter", c.o.Name, "subject", m.Subject(), "err", err)
+	settle := func(m jetstream.Msg, err error) {
+		switch {
+		case err == nil:
+			if aerr := m.Ack(); aerr != nil {
+				c.log.Debug("hub counter: ack lost; the message comes again and is kept once", "subject", m.Subject(), "err", aerr)
 			}
-		}()
+			c.committed.Add(1)
+			if c.o.OnCommitted != nil {
+				c.o.OnCommitted(m.Subject(), m.Data())
+			}
+		case errors.Is(err, errIgnore):
+			c.ignored.Add(1)
+			_ = m.Term()
+			c.log.Warn("hub counter: message refused", "counter", c.o.Name, "subject", m.Subject(), "err", err)
+		default:
+			failed.Store(true)
+			c.retried.Add(1)
+			c.lastErr.Store(err.Error())
+			_ = m.NakWithDelay(time.Second)
+			c.log.Warn("hub counter: commit failed; the message comes again", "counter", c.o.Name, "subject", m.Subject(), "err", err)
+		}
+	}
+	bs, batched := c.o.Intake.(batchSink)
+	var (
+		wg     sync.WaitGroup
+		events []jetstream.Msg
+		raws   [][]byte
+		evs    []*api.Event
+	)
+	for _, m := range batch {
+		ev, note, err := c.decode(m)
+		switch {
+		case err != nil:
+			settle(m, err)
+		case ev == nil && note == nil:
+			settle(m, nil)
+		case note != nil:
+			wg.Go(func() { settle(m, c.track(ctx, note)) })
+		case batched:
+			events, raws, evs = append(events, m), append(raws, m.Data()), append(evs, ev)
+		default:
+			wg.Go(func() { settle(m, intakeErr(c.o.Intake.Accept(m.Data()))) })
+		}
+	}
+	if len(events) > 0 {
+		errs := bs.AcceptBatch(raws, evs)
+		for i, m := range events {
+			settle(m, intakeErr(errs[i]))
+		}
 	}
 	wg.Wait()
+}
+
+// batchSink is an intake that commits decoded events together and tells each one's fate
+// (*state.Intake implements it): a counter hands it a batch in one call, and each event is
+// decoded once.
+type batchSink interface {
+	AcceptBatch(raws [][]byte, evs []*api.Event) []error
 }
 
 // errIgnore marks a message that can never be kept (malformed, another environment's).
 var errIgnore = errors.New("hub: message refused")
 
-// commit keeps one message.
-func (c *Counter) commit(ctx context.Context, m jetstream.Msg) error {
+// decode reads one message: an event of the counter's environment, or another counter's
+// announcement; neither when there is nothing to keep (its own announcement, or it keeps
+// none); an error wrapping errIgnore when it can never be kept.
+func (c *Counter) decode(m jetstream.Msg) (*api.Event, *ChargeNote, error) {
 	subj := m.Subject()
 	if !strings.HasPrefix(subj, "pix."+Token(string(c.o.Env))+".") {
-		return fmt.Errorf("%w: subject %q is not of the %s stream", errIgnore, subj, c.o.Env)
+		return nil, nil, fmt.Errorf("%w: subject %q is not of the %s stream", errIgnore, subj, c.o.Env)
 	}
 	if strings.HasSuffix(subj, "."+KindChargeCreated) {
 		var n ChargeNote
 		if err := json.Unmarshal(m.Data(), &n); err != nil {
-			return fmt.Errorf("%w: %w", errIgnore, err)
+			return nil, nil, fmt.Errorf("%w: %w", errIgnore, err)
 		}
 		if n.Counter == c.o.Name || c.o.Charges == nil {
-			return nil // its own, or no store for them: nothing to keep
+			return nil, nil, nil // its own, or no store for them: nothing to keep
 		}
-		if _, _, err := c.o.Charges.TrackRemoteCharge(ctx, n.remote()); err != nil {
-			if n.ID == "" || n.Amount <= 0 {
-				return fmt.Errorf("%w: %w", errIgnore, err)
-			}
-			return err
-		}
-		return nil
+		return nil, &n, nil
 	}
 	ev, err := api.DecodeEvent(m.Data())
 	if err != nil {
-		return fmt.Errorf("%w: %w", errIgnore, err)
+		return nil, nil, fmt.Errorf("%w: %w", errIgnore, err)
 	}
 	if ev.Environment != "" && ev.Environment != c.o.Env {
-		return fmt.Errorf("%w: a %s event on the %s stream", errIgnore, ev.Environment, c.o.Env)
+		return nil, nil, fmt.Errorf("%w: a %s event on the %s stream", errIgnore, ev.Environment, c.o.Env)
 	}
-	if err := c.o.Intake.Accept(m.Data()); err != nil {
-		if errors.Is(err, api.ErrEventInvalid) {
+	return ev, nil, nil
+}
+
+// track keeps another counter's announcement.
+func (c *Counter) track(ctx context.Context, n *ChargeNote) error {
+	if _, _, err := c.o.Charges.TrackRemoteCharge(ctx, n.remote()); err != nil {
+		if n.ID == "" || n.Amount <= 0 {
 			return fmt.Errorf("%w: %w", errIgnore, err)
 		}
 		return err
 	}
 	return nil
+}
+
+// intakeErr marks an event the intake can never keep.
+func intakeErr(err error) error {
+	if err != nil && errors.Is(err, api.ErrEventInvalid) {
+		return fmt.Errorf("%w: %w", errIgnore, err)
+	}
+	return err
 }
 
 // ChargeNote announces a charge a counter created: what another counter needs to list it as
