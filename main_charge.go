@@ -367,7 +367,8 @@ func newChargeWaitCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Wait until the service confirms a charge paid, expired or failed",
 		Long: `Wait until the service confirms that the charge was paid (exit 0), expired or cancelled
 (10: it can no longer be paid) or failed (11), or --timeout passes (12). Only the service's answer to GET /transactions/{id} counts: a
-webhook event the profile's receiver records only makes it ask sooner.`,
+webhook event the profile's receiver records only makes it ask sooner. It runs the dashboard's
+engine: the profile's on_paid runs here if this command is the first to see the payment.`,
 		Example: `  pixdash charge wait "$id" --timeout 10m; case $? in 0) echo paid;; 10) echo expired;; 11) echo failed;; 12) echo still waiting;; esac`,
 		Args:    exactArgs(1, "the charge's id"),
 		RunE:    func(cmd *cobra.Command, args []string) error { return runChargeWait(cmd, o, args[0], stdout, stderr) },

@@ -52,7 +52,8 @@ webhook endpoints as the service would: ` + strings.Join(triggerKinds, ", ") + `
 
 payment_* and balance_block_* act on --charge, else on a new charge (--amount, default 10.00);
 payment_failed pays with a CNPJ payer, which the sandbox account refuses. Refused for a
-production profile (exit 4).
+production profile (exit 4). A base URL that is not pixdash's emulator (its control
+endpoints answer 404: a real sandbox, another server) is said so before anything is sent (exit 6).
 
 --override field=value sets what the control endpoint takes: payerName, payerDocument,
 amount; and for balance_block_*: reason, blockType (med, judicial, administrative).`,
