@@ -367,7 +367,8 @@ func newChargeWaitCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Wait until the service confirms a charge paid, expired or failed",
 		Long: `Wait until the service confirms that the charge was paid (exit 0), expired or cancelled
 (10: it can no longer be paid) or failed (11), or --timeout passes (12). Only the service's answer to GET /transactions/{id} counts: a
-webhook event the profile's receiver records only makes it ask sooner.`,
+webhook event the profile's receiver records only makes it ask sooner. It runs the dashboard's
+engine: the profile's on_paid runs here if this command is the first to see the payment.`,
 		Example: `  pixdash charge wait "$id" --timeout 10m; case $? in 0) echo paid;; 10) echo expired;; 11) echo failed;; 12) echo still waiting;; esac`,
 		Args:    exactArgs(1, "the charge's id"),
 		RunE:    func(cmd *cobra.Command, args []string) error { return runChargeWait(cmd, o, args[0], stdout, stderr) },
@@ -408,44 +409,74 @@ func runChargeWait(cmd *cobra.Command, o chargeGetFlags, id string, stdout, stde
 	if err != nil {
 		return err
 	}
+	if code, final := waitVerdict(ch.State()); final {
+		return waitDone(c, ch, code)
+	}
 	client, _ := c.Client()
 	store, _ := c.Store()
+	// The session's engine (the dashboard's): it polls the charge every --interval and reads
+	// back each payment event the profile's receiver records about it (a webhook only makes it
+	// ask sooner); the state comes only from GET /transactions/{id}. on_paid runs here when
+	// this command is the first to see the payment.
+	sess := &workflow.Session{Profile: c.p.Name, Env: c.p.Environment, ReadOnly: c.p.ReadOnly, Client: client, Store: store}
+	if len(c.p.OnPaid) > 0 {
+		sess.OnPaid = &workflow.OnPaidCommand{Argv: c.p.OnPaid, Timeout: c.p.OnPaidTimeout, Hide: c.p.SecretEnvNames(), Profile: c.p.Name}
+	}
+	eng := workflow.NewEngine(sess, workflow.EngineOptions{WatchEvery: o.every, NoStartup: true})
+	defer eng.Close()
+	eng.Watch(ch.ID)
+	eng.Start()
 	ctx, cancel := context.WithTimeout(c.ctx, o.timeout)
 	defer cancel()
 	for {
-		if code, final := waitVerdict(ch.State()); final {
-			if err := c.emit(chargeOut(ch), func(w io.Writer) { chargeLine(w, ch) }); err != nil {
-				return err
-			}
-			if code != exitOK {
-				return cliErrorf(code, "charge %s is %s", ch.ID, ch.State())
-			}
-			return nil
-		}
-		// A write to the store (a webhook recorded by the profile's receiver) is a hint to ask now.
-		changed := store.Changed()
+		var r workflow.Report
 		select {
 		case <-ctx.Done():
 			if c.ctx.Err() != nil {
 				return cliErrorf(exitFailure, "interrupted")
 			}
 			return cliErrorf(exitWaitTimeout, "charge %s is still %s after %s", ch.ID, ch.State(), o.timeout)
-		case <-changed:
-		case <-time.After(o.every):
+		case r = <-eng.Reports():
 		}
-		p := workflow.PollCharge(ctx, client, store, ch.ID, ch.Wallet)
-		if p.Err != nil {
-			if ctx.Err() != nil {
+		switch r := r.(type) {
+		case workflow.ChargeChanged:
+			if r.ID != ch.ID {
 				continue
 			}
-			if code := exitCodeOf(p.Err); code == exitAuth || code == exitPermission {
-				return asCLIError(p.Err)
+			if r.After.ID != "" {
+				ch = r.After
 			}
-			c.note("warning: %v (asking again)", p.Err)
+			if r.Err != nil {
+				if code := exitCodeOf(r.Err); code == exitAuth || code == exitPermission {
+					return asCLIError(r.Err)
+				}
+				if ch.State() != state.StateNotFound {
+					c.note("warning: %v (asking again)", r.Err)
+				}
+			}
+		case workflow.EventConfirmed:
+			if r.Err != nil || r.Conf.After.ID != ch.ID {
+				continue
+			}
+			ch = r.Conf.After
+		default:
 			continue
 		}
-		ch = p.After
+		if code, final := waitVerdict(ch.State()); final {
+			return waitDone(c, ch, code)
+		}
 	}
+}
+
+// waitDone prints the charge charge wait ends with and ends with its exit code.
+func waitDone(c *cli, ch state.Charge, code int) error {
+	if err := c.emit(chargeOut(ch), func(w io.Writer) { chargeLine(w, ch) }); err != nil {
+		return err
+	}
+	if code != exitOK {
+		return cliErrorf(code, "charge %s is %s", ch.ID, ch.State())
+	}
+	return nil
 }
 
 // chargeListFlags are the options of pixdash charge list.

@@ -384,32 +384,13 @@ func runListen(cmd *cobra.Command, o listenFlags, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintln(stderr, safetext.Clean(msg))
 	}
-	for {
-		b, ok := workflow.WaitEvents(c.ctx, sess.Store, after, 100)
-		if !ok {
-			break
-		}
-		if b.Err != nil {
-			c.note("warning: reading the recorded events: %v", b.Err)
-			select {
-			case <-c.ctx.Done():
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		after = b.Last
-		for _, ev := range b.Events {
-			if ev == nil || (len(only) > 0 && !slices.Contains(only, ev.Kind)) ||
-				(o.wallet != "" && state.NormalizeWallet(ev.SubAccount) != o.wallet) {
-				continue
-			}
-			e, found, err := sess.Store.Event(c.ctx, ev.EventID)
-			if err != nil || !found {
-				e = state.EventEntry{Event: ev, ReceivedAt: time.Now(), Count: 1}
-			}
-			listenOne(c, sess, e, fw, &outMu, report)
-		}
-	}
+	eng := workflow.NewEngine(sess, workflow.EngineOptions{})
+	defer eng.Close()
+	eng.StartAfter(after)
+	l := &listener{c: c, sess: sess, fw: fw, only: only, wallet: o.wallet, outMu: &outMu, report: report,
+		pending: map[string]*api.Event{}, early: map[string]bool{}}
+	l.run(eng)
+	eng.Close() // an on_paid run in progress finishes first
 	if fw != nil {
 		c.note("Stopping: draining the deliveries in flight…")
 		fw.wg.Wait()
@@ -417,30 +398,150 @@ func runListen(cmd *cobra.Command, o listenFlags, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// listenOne reads one recorded event back (a payment counts only by the service's answer),
-// runs on_paid for a payment it confirms, prints it with its verdict and forwards it.
-func listenOne(c *cli, sess *workflow.Session, e state.EventEntry, fw *forwarder, outMu *sync.Mutex, report func(deliveryJSON)) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), 30*time.Second)
-	defer cancel()
-	out := listenJSON{eventJSON: eventOut(e)}
-	if e.Event.Kind.ReadBack() && e.Verdict == "" {
-		conf, err := workflow.ConfirmPayment(ctx, sess.Client, sess.Store, e.Event)
-		if err != nil {
-			out.VerdictReason = "not read back yet: " + workflow.BalanceErrText(err)
-		} else {
-			out.Verdict, out.VerdictReason = string(conf.Verdict), conf.Reason
-			if conf.After.ID != "" {
-				ch := chargeOut(conf.After)
-				out.Charge = &ch
-			}
-			if sess.OnPaid != nil && conf.Verdict == state.VerdictConfirmed && conf.After.State() == state.StatePaid {
-				if r := workflow.RunOnPaid(ctx, sess.Store, sess.OnPaid, conf.After); r.Failed() {
-					c.note("on_paid for %s failed: %v", conf.After.ID, r.Err)
+// listenGrace is how long listen, told to stop, still waits for the read-backs of the events
+// it was told of (each is printed and forwarded); those still open then are printed unchecked
+// and read back at the next start.
+var listenGrace = 15 * time.Second
+
+// listener prints the reports of the session's engine (workflow.Engine, the dashboard's): one
+// line or JSON object per event, once the service's answer to its read-back is in.
+type listener struct {
+	c      *cli
+	sess   *workflow.Session
+	fw     *forwarder
+	only   []api.EventKind
+	wallet string
+	outMu  *sync.Mutex
+	report func(deliveryJSON)
+
+	// pending are the events reported by the feed whose read-back is not in yet, in order.
+	pending map[string]*api.Event
+	order   []string
+	// early are the events printed on a failed read-back while stopping, which the engine may
+	// still read back: not printed twice.
+	early    map[string]bool
+	stopping bool
+}
+
+// run handles the engine's reports until the command is told to stop (SIGTERM, Ctrl+C) and the
+// read-backs under way are in (or listenGrace ran out).
+func (l *listener) run(eng *workflow.Engine) {
+	done := l.c.ctx.Done()
+	var grace <-chan time.Time
+	for !l.stopping || len(l.pending) > 0 {
+		select {
+		case <-done:
+			l.stopping, done = true, nil
+			grace = time.After(listenGrace)
+		case <-grace:
+			for _, id := range l.order {
+				if ev, ok := l.pending[id]; ok {
+					l.print(ev, nil, errors.New("stopped before the service answered"))
 				}
 			}
+			l.pending, l.order = nil, nil
+		case r := <-eng.Reports():
+			l.handle(r)
 		}
 	}
-	outMu.Lock()
+}
+
+// wants reports whether --events and --wallet let ev through.
+func (l *listener) wants(ev *api.Event) bool {
+	return ev != nil && (len(l.only) == 0 || slices.Contains(l.only, ev.Kind)) &&
+		(l.wallet == "" || state.NormalizeWallet(ev.SubAccount) == l.wallet)
+}
+
+// handle turns one engine report into output: an event is printed (and forwarded) when it
+// needs no read-back, else once its read-back is final; on_paid failures, recoveries and
+// charges the polling moved are said on stderr.
+func (l *listener) handle(r workflow.Report) {
+	c := l.c
+	switch r := r.(type) {
+	case workflow.Events:
+		if r.Err != nil {
+			c.note("warning: reading the recorded events: %v", r.Err)
+			return
+		}
+		for _, ev := range r.Events {
+			if !l.wants(ev) {
+				continue
+			}
+			if !ev.Kind.ReadBack() {
+				l.print(ev, nil, nil)
+				continue
+			}
+			if _, ok := l.pending[ev.EventID]; !ok {
+				l.pending[ev.EventID] = ev
+				l.order = append(l.order, ev.EventID)
+			}
+		}
+	case workflow.EventConfirmed:
+		id := r.Event.EventID
+		last := r.Err == nil || r.Attempt+1 >= workflow.MaxConfirmAttempts
+		if !last && !l.stopping {
+			if l.wants(r.Event) {
+				c.note("warning: reading event %s back: %s (trying again)", safetext.Clean(id), workflow.BalanceErrText(r.Err))
+			}
+			return
+		}
+		if l.early[id] {
+			delete(l.early, id)
+			return
+		}
+		if !last {
+			l.early[id] = true // the engine reads it back again: that answer is not printed twice
+		}
+		if _, ok := l.pending[id]; ok {
+			delete(l.pending, id)
+			l.order = slices.DeleteFunc(l.order, func(x string) bool { return x == id })
+		}
+		// An event not in pending is one an earlier run left unchecked, read back at start.
+		if l.wants(r.Event) {
+			conf := r.Conf
+			l.print(r.Event, &conf, r.Err)
+		}
+	case workflow.OnPaidDone:
+		if r.Result.Failed() {
+			c.note("on_paid for %s failed: %v", r.Result.ChargeID, r.Result.Err)
+		}
+	case workflow.ChargeChanged:
+		if r.Err == nil && r.Before.ID != "" && r.Before.State() != r.After.State() {
+			c.note("charge %s: %s → %s (read from the service)", safetext.Clean(r.ID), r.Before.State(), r.After.State())
+		}
+	case workflow.RecoveryDone:
+		if n := len(r.Charges.Resolved); n > 0 {
+			c.note("recovered %d charge creation(s) an earlier session left unconfirmed", n)
+		}
+		if r.Charges.Err != nil {
+			c.note("warning: recovering the unconfirmed charge creations: %v", r.Charges.Err)
+		}
+	}
+}
+
+// print prints event ev with the service's verdict (conf; nil when it needs no read-back),
+// or with why it is still unchecked (err), and forwards it unless the service disputes it.
+func (l *listener) print(ev *api.Event, conf *state.Confirmation, err error) {
+	c := l.c
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), 10*time.Second)
+	defer cancel()
+	e, found, ferr := l.sess.Store.Event(ctx, ev.EventID)
+	if ferr != nil || !found {
+		e = state.EventEntry{Event: ev, ReceivedAt: time.Now(), Count: 1}
+	}
+	e.Event = ev
+	out := listenJSON{eventJSON: eventOut(e)}
+	switch {
+	case err != nil:
+		out.Verdict, out.VerdictReason = "", "not read back yet: "+workflow.BalanceErrText(err)
+	case conf != nil:
+		out.Verdict, out.VerdictReason = string(conf.Verdict), conf.Reason
+		if conf.After.ID != "" {
+			ch := chargeOut(conf.After)
+			out.Charge = &ch
+		}
+	}
+	l.outMu.Lock()
 	if c.json {
 		_ = writeJSON(c.stdout, out)
 	} else {
@@ -450,7 +551,7 @@ func listenOne(c *cli, sess *workflow.Session, e state.EventEntry, fw *forwarder
 		}
 		line := fmt.Sprintf("%s  %-24s %-12s %s", e.ReceivedAt.Local().Format("15:04:05"), out.Kind, out.Wallet, verdict)
 		if out.Amount != nil {
-			line += "  " + e.Event.Amount.BRL()
+			line += "  " + ev.Amount.BRL()
 		}
 		line += "  " + out.EventID
 		if id := out.TransactionID + out.WithdrawalID; id != "" {
@@ -459,11 +560,11 @@ func listenOne(c *cli, sess *workflow.Session, e state.EventEntry, fw *forwarder
 		if out.VerdictReason != "" {
 			line += "  (" + out.VerdictReason + ")"
 		}
-		fmt.Fprintln(c.stdout, line)
+		fmt.Fprintln(c.stdout, safetext.Clean(line))
 	}
-	outMu.Unlock()
-	if fw != nil && out.Verdict != string(state.VerdictDisputed) && !e.Damaged {
-		fw.forward(c.ctx, e.Event, out.Verdict, report)
+	l.outMu.Unlock()
+	if l.fw != nil && out.Verdict != string(state.VerdictDisputed) && !e.Damaged {
+		l.fw.forward(c.ctx, ev, out.Verdict, l.report)
 	}
 }
 

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"pixdash/api/safetext"
 
 	"pixdash/api"
 	"pixdash/api/sandbox"
@@ -48,7 +52,8 @@ webhook endpoints as the service would: ` + strings.Join(triggerKinds, ", ") + `
 
 payment_* and balance_block_* act on --charge, else on a new charge (--amount, default 10.00);
 payment_failed pays with a CNPJ payer, which the sandbox account refuses. Refused for a
-production profile (exit 4).
+production profile (exit 4). A base URL that is not pixdash's emulator (its control
+endpoints answer 404: a real sandbox, another server) is said so before anything is sent (exit 6).
 
 --override field=value sets what the control endpoint takes: payerName, payerDocument,
 amount; and for balance_block_*: reason, blockType (med, judicial, administrative).`,
@@ -119,6 +124,9 @@ func runTrigger(cmd *cobra.Command, o triggerFlags, kind string, stdout, stderr 
 		return err
 	}
 	ctl := sandbox.NewControl(client)
+	if err := checkEmulator(c, ctl); err != nil {
+		return err
+	}
 	out := triggerJSON{Kind: kind}
 
 	// charge is --charge, else a new charge created as charge create does (recorded first).
@@ -231,4 +239,18 @@ func runTrigger(cmd *cobra.Command, o triggerFlags, kind string, stdout, stderr 
 		}
 		fmt.Fprintln(w)
 	})
+}
+
+// checkEmulator asks the emulator's control endpoints (GET /_sandbox/faults, which changes
+// nothing) before trigger sends anything: a base URL that is not pixdash's emulator (a real
+// sandbox, another server) answers 404 or 405 there, and is said to be so (exit 6) before a
+// charge is created on it.
+func checkEmulator(c *cli, ctl *sandbox.Control) error {
+	_, err := ctl.Faults(c.ctx)
+	var ae *api.Error
+	if err == nil || !errors.As(err, &ae) || (ae.HTTPStatus != http.StatusNotFound && ae.HTTPStatus != http.StatusMethodNotAllowed) {
+		return asCLIError(err)
+	}
+	return cliErrorf(exitNotFound, "%s is not pixdash's emulator: trigger needs `pixdash sandbox` (or a sandbox profile whose base_url is one); its control endpoints answered %d (%s); nothing was sent",
+		safetext.Clean(c.p.BaseURL), ae.HTTPStatus, err)
 }

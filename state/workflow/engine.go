@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -38,6 +39,10 @@ type Engine struct {
 	closed  bool
 	// resolving is set while a RecoverAfter pass is due or running.
 	resolving bool
+	// watchPolled is when the watched charge's last poll was queued by WatchEvery.
+	watchPolled time.Time
+	// feedAfter is where the event feed starts (StartAfter); -1: where the events end at start.
+	feedAfter int64
 }
 
 // EngineOptions tune an Engine; the zero value is what the dashboard uses.
@@ -57,7 +62,19 @@ type EngineOptions struct {
 	// RetryBase is the first pause before a failed read-back of an event is tried again; it
 	// doubles each time (1 s when 0).
 	RetryBase time.Duration
+	// WatchEvery, when set, polls the watched charge at least this often, whatever the store's
+	// schedule says (charge wait --interval); 0 leaves it to the store's schedule.
+	WatchEvery time.Duration
+	// NoStartup skips what Start does for an earlier session: the recovery pass and the
+	// read-back of the payment events it left unchecked (a short command following a charge,
+	// while the dashboard or listen recover).
+	NoStartup bool
 }
+
+// ErrQueueFull is the error of a read-back the engine could not queue (more reads waiting
+// than EngineOptions.QueueSize): the event stays unchecked in the store, read back at the next
+// start.
+var ErrQueueFull = errors.New("too many reads of the service waiting: the event stays unchecked until the next start")
 
 // Defaults of EngineOptions and limits of the engine.
 const (
@@ -169,9 +186,12 @@ func NewEngine(s *Session, o EngineOptions) *Engine {
 	if o.RetryBase <= 0 {
 		o.RetryBase = time.Second
 	}
+	if o.WatchEvery > 0 && o.WatchEvery < o.PollEvery {
+		o.PollEvery = o.WatchEvery
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{sess: s, opt: o, reports: make(chan Report, 64), wake: make(chan struct{}, 1),
-		ctx: ctx, cancel: cancel, polling: map[string]bool{}}
+		ctx: ctx, cancel: cancel, polling: map[string]bool{}, feedAfter: -1}
 }
 
 // Reports delivers the engine's reports, in the order they happen; it is never closed (Done
@@ -182,22 +202,31 @@ func (e *Engine) Reports() <-chan Report { return e.reports }
 func (e *Engine) Done() <-chan struct{} { return e.ctx.Done() }
 
 // Start starts the engine (once; later calls do nothing): the workers, the polling of due
-// charges, the event feed, the recovery of what an earlier session left open and the read-back
-// of the payment events it left unchecked.
-func (e *Engine) Start() {
+// charges, the event feed (from where the recorded events end now), the recovery of what an
+// earlier session left open and the read-back of the payment events it left unchecked.
+func (e *Engine) Start() { e.start(-1) }
+
+// StartAfter is Start with the event feed starting after position seq (state.EventEntry.Seq)
+// instead of where the events end now: a command that read the position before its receiver
+// started reports every event that receiver records. A negative seq is Start.
+func (e *Engine) StartAfter(seq int64) { e.start(seq) }
+
+func (e *Engine) start(seq int64) {
 	e.startOnce.Do(func() {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		if e.closed {
 			return
 		}
+		e.feedAfter = seq
 		for range e.opt.Workers {
 			e.goRun(e.worker)
 		}
 		e.goRun(e.pollLoop)
 		e.goRun(e.feed)
-		e.goRun(func() { e.recoverPass(true) })
-		e.goRun(e.confirmUnchecked)
+		if !e.opt.NoStartup {
+			e.goRun(func() { e.recoverPass(true) })
+		}
 	})
 }
 
@@ -372,7 +401,7 @@ func (e *Engine) run(j job) {
 			ev, n, pause := j.ev, j.attempt+1, e.opt.RetryBase<<j.attempt
 			e.goRun(func() {
 				if e.sleep(pause) {
-					e.enqueue(job{kind: jobConfirm, id: ev.TransactionID, ev: ev, attempt: n})
+					e.queueConfirm(ev, n)
 				}
 			})
 		}
@@ -402,7 +431,16 @@ func (e *Engine) pollLoop() {
 func (e *Engine) PollDue() {
 	store := e.sess.Store
 	now := e.opt.Now()
-	for _, id := range store.DuePolls(now, e.Watched(), e.opt.MaxPollsPerTick) {
+	due := store.DuePolls(now, e.Watched(), e.opt.MaxPollsPerTick)
+	if every := e.opt.WatchEvery; every > 0 {
+		e.mu.Lock()
+		w := e.watched
+		if w != "" && !slices.Contains(due, w) && now.Sub(e.watchPolled) >= every {
+			due = append([]string{w}, due...)
+		}
+		e.mu.Unlock()
+	}
+	for _, id := range due {
 		ch, ok := store.Peek(id)
 		if !ok {
 			continue
@@ -417,6 +455,11 @@ func (e *Engine) PollDue() {
 			continue
 		}
 		store.MarkPolled(id, now)
+		if id == e.Watched() {
+			e.mu.Lock()
+			e.watchPolled = now
+			e.mu.Unlock()
+		}
 		if !e.enqueue(job{kind: jobPoll, id: id, wallet: ch.Wallet}) {
 			e.mu.Lock()
 			delete(e.polling, id)
@@ -488,10 +531,31 @@ func (e *Engine) paid(before, after state.Charge) {
 	})
 }
 
-// feed follows the store's events: each payment event is read back, each MED block event
-// reads the wallet's blocks, and every event is reported. At start what is stored is history.
+// feed follows the store's events: every event is reported, then each payment event is read
+// back (its EventConfirmed comes after its Events) and each MED block event reads the wallet's
+// blocks. At start what is stored is history (or what StartAfter's position leaves), and the
+// payment events before that position an earlier session left unchecked are read back.
 func (e *Engine) feed() {
-	after := int64(-1)
+	e.mu.Lock()
+	after := e.feedAfter
+	e.mu.Unlock()
+	for after < 0 {
+		last, err := e.sess.Store.LastEventSeq(e.ctx)
+		if err == nil {
+			after = last
+			break
+		}
+		if e.ctx.Err() != nil {
+			return
+		}
+		e.emit(Events{Last: -1, Err: err})
+		if !e.sleep(time.Second) {
+			return
+		}
+	}
+	if !e.opt.NoStartup {
+		e.confirmUnchecked(after)
+	}
 	for {
 		b, ok := WaitEvents(e.ctx, e.sess.Store, after, MaxEventBatch)
 		if !ok {
@@ -505,32 +569,44 @@ func (e *Engine) feed() {
 			continue
 		}
 		after = b.Last
+		e.emit(Events{Events: b.Events, Last: b.Last})
 		for _, ev := range b.Events {
 			if ev == nil {
 				continue
 			}
 			if ev.Kind.ReadBack() {
-				e.enqueue(job{kind: jobConfirm, id: ev.TransactionID, ev: ev})
+				e.queueConfirm(ev, 0)
 			}
 			if ev.Kind.IsBalanceBlock() {
 				e.enqueue(job{kind: jobBlocks, wallet: ev.Wallet()})
 			}
 		}
-		e.emit(Events{Events: b.Events, Last: b.Last})
 	}
 }
 
-// confirmUnchecked queues the newest payment events a restart left unchecked.
-func (e *Engine) confirmUnchecked() {
-	events, err := UncheckedPayments(e.ctx, e.sess.Store, MaxStartupConfirms)
+// queueConfirm queues the read-back of payment event ev (attempt: the tries before); one the
+// queue has no room for is reported as a last failure (ErrQueueFull), never dropped unsaid.
+func (e *Engine) queueConfirm(ev *api.Event, attempt int) {
+	if e.enqueue(job{kind: jobConfirm, id: ev.TransactionID, ev: ev, attempt: attempt}) || e.ctx.Err() != nil {
+		return
+	}
+	e.emit(EventConfirmed{Event: ev, Attempt: MaxConfirmAttempts - 1, Err: ErrQueueFull})
+}
+
+// confirmUnchecked queues the newest payment events a restart left unchecked, up to position
+// upTo (the feed reads back those after it).
+func (e *Engine) confirmUnchecked(upTo int64) {
+	es, err := e.sess.Store.UncheckedPayments(e.ctx, MaxStartupConfirms)
 	if err != nil {
 		if e.ctx.Err() == nil {
 			e.emit(Events{Last: -1, Err: err})
 		}
 		return
 	}
-	for _, ev := range events {
-		e.enqueue(job{kind: jobConfirm, id: ev.TransactionID, ev: ev})
+	for _, en := range es {
+		if en.Event != nil && en.Seq <= upTo {
+			e.queueConfirm(en.Event, 0)
+		}
 	}
 }
 
