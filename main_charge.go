@@ -311,7 +311,7 @@ func newChargeGetCmd(stdout, stderr io.Writer) *cobra.Command {
 			return c.emit(chargeOut(ch), func(w io.Writer) { chargeText(w, ch) })
 		},
 	}
-	o.commonFlags.add(cmd, true)
+	o.add(cmd, true)
 	cmd.Flags().StringVar(&o.wallet, "wallet", "", "wallet the charge is in (default: the one it was tracked in, else the profile's)")
 	return cmd
 }
@@ -373,7 +373,7 @@ engine: the profile's on_paid runs here if this command is the first to see the 
 		Args:    exactArgs(1, "the charge's id"),
 		RunE:    func(cmd *cobra.Command, args []string) error { return runChargeWait(cmd, o, args[0], stdout, stderr) },
 	}
-	o.commonFlags.add(cmd, true)
+	o.add(cmd, true)
 	cmd.Flags().StringVar(&o.wallet, "wallet", "", "wallet the charge is in (default: the one it was tracked in, else the profile's)")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long (exit 12)")
 	cmd.Flags().DurationVar(&o.every, "interval", 2*time.Second, "how often to ask the service")
@@ -497,7 +497,7 @@ func newChargeListCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runChargeList(cmd, o, stdout, stderr) },
 	}
-	o.commonFlags.add(cmd, true)
+	o.add(cmd, true)
 	f := cmd.Flags()
 	f.StringVar(&o.status, "status", "", "only this state: pending, paid, expired, failed, cancelled, refunded, returned, blocked, not-found")
 	f.StringVar(&o.since, "since", "", "only charges created on or after this day (YYYY-MM-DD, local time) or time (RFC 3339)")

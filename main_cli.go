@@ -63,16 +63,16 @@ func exitCodeOf(err error) int {
 	}
 	var ae *api.Error
 	if errors.As(err, &ae) {
-		switch s := ae.HTTPStatus; {
-		case s == http.StatusUnauthorized:
+		switch ae.HTTPStatus {
+		case http.StatusUnauthorized:
 			return exitAuth
-		case s == http.StatusForbidden:
+		case http.StatusForbidden:
 			return exitPermission
-		case s == http.StatusNotFound:
+		case http.StatusNotFound:
 			return exitNotFound
-		case s == http.StatusConflict || s == http.StatusUnprocessableEntity:
+		case http.StatusConflict, http.StatusUnprocessableEntity:
 			return exitConflict
-		case s == http.StatusBadRequest:
+		case http.StatusBadRequest:
 			return exitValidation
 		}
 	}

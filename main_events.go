@@ -142,7 +142,7 @@ func newEventsListCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 		},
 	}
-	o.commonFlags.add(cmd, true)
+	o.add(cmd, true)
 	f := cmd.Flags()
 	f.StringVar(&o.kind, "kind", "", "only this kind, e.g. payment_completed")
 	f.StringVar(&o.since, "since", "", "only events received on or after this day (YYYY-MM-DD) or time (RFC 3339)")

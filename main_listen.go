@@ -323,7 +323,7 @@ func runListen(cmd *cobra.Command, o listenFlags, stdout, stderr io.Writer) erro
 			return usageError("--wallet: %v", err)
 		}
 	}
-	if err := o.forwardFlags.check(); err != nil {
+	if err := o.check(); err != nil {
 		return err
 	}
 	// Events are printed from this goroutine and deliveries reported from theirs: one lock.
@@ -587,7 +587,7 @@ func newEventsResendCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil || r.Kinds != nil || r.Wallets != nil {
 				return usageError("--to %q: say the http(s) URL to send the event to", o.to)
 			}
-			if err := o.forwardFlags.check(); err != nil {
+			if err := o.check(); err != nil {
 				return err
 			}
 			c, err := openCLI(cmd, o.commonFlags, stdout, stderr)

@@ -55,7 +55,7 @@ func newManCmd(stderr io.Writer) *cobra.Command {
 		Args:    exactArgs(1, "the directory to write the pages to"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			if err := os.MkdirAll(dir, 0o755); err != nil {
+			if err := os.MkdirAll(dir, 0o755); err != nil { //nolint:gosec // manual pages are documentation every user may read
 				return cliError(exitFailure, err)
 			}
 			root := cmd.Root()

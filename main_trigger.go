@@ -64,7 +64,7 @@ amount; and for balance_block_*: reason, blockType (med, judicial, administrativ
 		Args:      exactArgs(1, "the event kind: "+strings.Join(triggerKinds, ", ")),
 		RunE:      func(cmd *cobra.Command, args []string) error { return runTrigger(cmd, o, args[0], stdout, stderr) },
 	}
-	o.commonFlags.add(cmd, true)
+	o.add(cmd, true)
 	f := cmd.Flags()
 	f.StringVar(&o.charge, "charge", "", "the charge to act on (default: a new one)")
 	f.StringVar(&o.amount, "amount", "", "amount of the new charge, withdrawal or block (default 10.00, the withdrawal 1.00)")

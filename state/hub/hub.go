@@ -16,7 +16,6 @@ package hub
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -150,6 +149,3 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, env api.Environme
 	}
 	return nil
 }
-
-// errStopped reports a component used after Close.
-var errStopped = errors.New("hub: stopped")
