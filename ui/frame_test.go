@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"pixdash/api"
 	"pixdash/ui/common"
@@ -83,5 +86,43 @@ func TestQuietTickFramesWithoutCache(t *testing.T) {
 	}
 	if *frames != 5 {
 		t.Fatalf("%d frames without the cache, want 5", *frames)
+	}
+}
+
+// Converting each colour once, when the styles are built, draws exactly what converting it on
+// every Render drew, in every colour profile and on both backgrounds.
+func TestColoursOnceDrawTheSame(t *testing.T) {
+	oldP, oldDark, oldOnce := lipgloss.ColorProfile(), lipgloss.HasDarkBackground(), common.ColoursOnce
+	t.Cleanup(func() {
+		lipgloss.SetColorProfile(oldP)
+		lipgloss.SetHasDarkBackground(oldDark)
+		common.ColoursOnce = oldOnce
+	})
+	for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI, termenv.ANSI256, termenv.TrueColor} {
+		for _, dark := range []bool{false, true} {
+			lipgloss.SetColorProfile(p)
+			lipgloss.SetHasDarkBackground(dark)
+			common.ColoursOnce = false
+			each := common.NewStyles()
+			common.ColoursOnce = true
+			once := common.NewStyles()
+			ve, vo := reflect.ValueOf(each).Elem(), reflect.ValueOf(once).Elem()
+			drawn := 0
+			for i := range ve.NumField() {
+				se, ok := ve.Field(i).Interface().(lipgloss.Style)
+				if !ok {
+					continue
+				}
+				so := vo.Field(i).Interface().(lipgloss.Style)
+				name := ve.Type().Field(i).Name
+				if a, b := se.Render("R$ 12,34"), so.Render("R$ 12,34"); a != b {
+					t.Errorf("profile %v, dark %v, %s: %q once, %q each", p, dark, name, b, a)
+				}
+				drawn++
+			}
+			if drawn < 30 {
+				t.Fatalf("only %d styles compared", drawn)
+			}
+		}
 	}
 }
