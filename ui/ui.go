@@ -358,7 +358,13 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 		return m.pollNow(msg.Id, msg.Wallet), true
 	case common.InspectMsg:
 		cmd := m.closeAll()
-		m.view = viewInspector
+		if m.view != viewInspector {
+			// The view left behind goes off screen (it stops its work); the inspector comes on.
+			m.activePane().Blur()
+			m.view = viewInspector
+			p := m.activePane()
+			cmd = tea.Batch(cmd, m.addressTo(p, p.Focus()))
+		}
 		return tea.Batch(cmd, m.tell(m.activePane(), msg)), true
 	case common.SwitchWalletMsg:
 		return m.setWallet(msg.Wallet), true
