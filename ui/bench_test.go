@@ -43,7 +43,7 @@ func benchCharges(n int) []state.Charge {
 var benchSessions = map[int]*Session{}
 
 // benchSession is a golden session whose store outlives the benchmark that made it.
-func benchSession(b *testing.B, now func() time.Time) *Session {
+func benchSession(b testing.TB, now func() time.Time) *Session {
 	b.Helper()
 	store := state.OpenMemory(state.WithClock(now), state.WithLocation(time.UTC))
 	return &Session{Profile: "loja-centro", Env: api.Sandbox, Client: deadClient(b, "mp_test_golden"), Store: store}
@@ -54,7 +54,7 @@ func benchSession(b *testing.B, now func() time.Time) *Session {
 const benchWriters = 64
 
 // benchModel is a dashboard at 120x40 tracking n charges.
-func benchModel(b *testing.B, n int) *Model {
+func benchModel(b testing.TB, n int) *Model {
 	b.Helper()
 	s, ok := benchSessions[n]
 	if !ok {

@@ -115,6 +115,10 @@ type Model struct {
 	// checklist takes from the terminal (the dashboard's minimum size counts them).
 	training           bool
 	reserveW, reserveH int
+
+	// shown is the last frame built in Update, returned by View until a message may have
+	// changed the screen (see frameCache).
+	shown frameCache
 }
 
 // storeRefreshEvery is how often the dashboard checks whether another window on the same
@@ -296,21 +300,28 @@ func (m *Model) expireStatus(now time.Time) {
 // (window size, tick, store changed, wallet changed, a webhook event) take the root's own
 // paths: resize, onTick, notify and the active view (tell).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.afterUpdate(msg)
+	return m, cmd
+}
+
+// update is Update's routing (see Update).
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.AddressedCmd:
-		return m, msg.Run
+		return msg.Run
 	case common.EnvelopeMsg:
-		return m, m.deliver(msg)
+		return m.deliver(msg)
 	case tea.WindowSizeMsg:
 		m.c.Width, m.c.Height = msg.Width, msg.Height
 		// A taller list shows rows its window may not hold (the first read can even land
 		// before the first size is known): the views' setSize reads them.
-		return m, m.resize()
+		return m.resize()
 	case tea.KeyMsg:
-		return m, m.handleKeys(msg)
+		return m.handleKeys(msg)
 	}
 	cmd, _ := m.updateRootMsg(msg)
-	return m, cmd
+	return cmd
 }
 
 // updateRootMsg handles a message for the root itself (its own commands' replies, and what a
@@ -347,7 +358,13 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 		return m.pollNow(msg.Id, msg.Wallet), true
 	case common.InspectMsg:
 		cmd := m.closeAll()
-		m.view = viewInspector
+		if m.view != viewInspector {
+			// The view left behind goes off screen (it stops its work); the inspector comes on.
+			m.activePane().Blur()
+			m.view = viewInspector
+			p := m.activePane()
+			cmd = tea.Batch(cmd, m.addressTo(p, p.Focus()))
+		}
 		return tea.Batch(cmd, m.tell(m.activePane(), msg)), true
 	case common.SwitchWalletMsg:
 		return m.setWallet(msg.Wallet), true
@@ -736,10 +753,22 @@ func (m *Model) onTick(now time.Time) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// View renders the whole screen: the active view, then the overlays bottom to top (a body
+// View is the whole screen: the frame kept by Update when nothing on screen changed since it
+// was built (see frameCache), else a new one.
+func (m *Model) View() string {
+	if m.shown.valid {
+		return m.shown.text
+	}
+	return m.render()
+}
+
+// render draws the whole screen: the active view, then the overlays bottom to top (a body
 // overlay replaces the view's body, a screen overlay the whole terminal, a floating one is
 // drawn over what is below it).
-func (m *Model) View() string {
+func (m *Model) render() string {
+	if testHookRender != nil {
+		testHookRender()
+	}
 	if m.c.Width == 0 {
 		return ""
 	}

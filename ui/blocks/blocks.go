@@ -48,6 +48,9 @@ type BlocksView struct {
 	// stops the cycle, and the next focus starts it again.
 	Ticking bool
 	TickSeq uint64
+	// missed: a block event for the wallet came while the view was off screen; it reads the
+	// list when it gets the keyboard back.
+	missed  bool
 	focused bool
 }
 
@@ -105,15 +108,20 @@ func (v *BlocksView) CapturesText() bool { return false }
 // Focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
 func (v *BlocksView) Focus() tea.Cmd {
 	v.focused = true
-	if !v.Ticking {
-		return v.scheduleTick()
+	var cmds []tea.Cmd
+	if v.missed {
+		v.missed = false
+		cmds = append(cmds, v.load(true))
 	}
-	return nil
+	if !v.Ticking {
+		cmds = append(cmds, v.scheduleTick())
+	}
+	return tea.Batch(cmds...)
 }
 
 // Start loads the list and starts the periodic refresh.
 func (v *BlocksView) Start() tea.Cmd {
-	v.focused = true
+	v.focused, v.missed = true, false
 	cmds := []tea.Cmd{v.load(false)}
 	if !v.Ticking {
 		cmds = append(cmds, v.scheduleTick())
@@ -193,6 +201,11 @@ func (v *BlocksView) handle(msg tea.Msg) tea.Cmd {
 	case common.EventMsg:
 		if msg.Gen == v.c.App.Gen && msg.Ev != nil && msg.Ev.Kind.IsBalanceBlock() &&
 			msg.Ev.Wallet() == v.c.App.Wallet && (v.Loaded || v.Loading) {
+			if !v.focused {
+				// Off screen the view reads nothing (issue 27): it reads when it comes back.
+				v.missed = true
+				return nil
+			}
 			return v.load(true)
 		}
 	case common.WalletChangedMsg:

@@ -402,3 +402,18 @@ func fitMoney(tr common.Catalog, format string, m api.Money) string {
 	}
 	return tr.F(format, m.Grouped())
 }
+
+// ClockKey is what of the view changes with the clock: the strip's minute and day, and the
+// countdown or payment time of each row on screen (see common.Clocked).
+func (v *ChargesView) ClockKey(now time.Time) string {
+	var b strings.Builder
+	b.WriteString(now.In(v.c.Loc).Format("2006-01-02 15:04"))
+	first, last := v.Window()
+	for i := first; i < last; i++ {
+		if r := v.Win.ShownAt(i); r != nil {
+			b.WriteByte(0)
+			b.WriteString(v.whenText(r, now))
+		}
+	}
+	return b.String()
+}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
@@ -259,3 +260,12 @@ func (s Standalone) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // View renders the component.
 func (s Standalone) View() string { return s.C.View() }
+
+// Clocked is a component whose drawing depends on the clock only through what ClockKey
+// returns: a tick redraws the screen only when the key of a component on it changed (issue
+// 27). A component that does not implement it is drawn again on every tick.
+type Clocked interface {
+	// ClockKey is a cheap summary of every clock-dependent text the component would draw at
+	// now (the countdowns on screen, the minute shown); it reads state and changes none.
+	ClockKey(now time.Time) string
+}

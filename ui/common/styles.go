@@ -1,6 +1,8 @@
 package common
 
 import (
+	"strconv"
+
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
@@ -69,51 +71,53 @@ type Styles struct {
 	EvBlock      lipgloss.Style
 }
 
+// NewStyles builds every style once, each colour converted once to the terminal's profile.
 func NewStyles() *Styles {
+	cc := profileColour
 	s := &Styles{}
 	s.App = lipgloss.NewStyle()
-	s.ProdFrame = lipgloss.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(colProd)
-	s.Header = lipgloss.NewStyle().Foreground(colText)
-	s.Brand = lipgloss.NewStyle().Bold(true).Foreground(colAccent)
-	s.Label = lipgloss.NewStyle().Foreground(colSubtle)
-	s.Value = lipgloss.NewStyle().Foreground(colText)
-	s.Subtle = lipgloss.NewStyle().Foreground(colSubtle)
-	s.Muted = lipgloss.NewStyle().Foreground(colMuted)
+	s.ProdFrame = lipgloss.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(cc(colProd))
+	s.Header = lipgloss.NewStyle().Foreground(cc(colText))
+	s.Brand = lipgloss.NewStyle().Bold(true).Foreground(cc(colAccent))
+	s.Label = lipgloss.NewStyle().Foreground(cc(colSubtle))
+	s.Value = lipgloss.NewStyle().Foreground(cc(colText))
+	s.Subtle = lipgloss.NewStyle().Foreground(cc(colSubtle))
+	s.Muted = lipgloss.NewStyle().Foreground(cc(colMuted))
 	s.Bold = lipgloss.NewStyle().Bold(true)
-	s.BadgeDemo = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#000000")).Background(colSandbox).Padding(0, 1)
+	s.BadgeDemo = lipgloss.NewStyle().Bold(true).Foreground(cc(lipgloss.Color("#000000"))).Background(cc(colSandbox)).Padding(0, 1)
 	s.BadgeSand = s.BadgeDemo
-	s.BadgeProd = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#FFFFFF")).Background(colProd).Padding(0, 1)
-	s.TabActive = lipgloss.NewStyle().Bold(true).Foreground(colAccent).Underline(true)
-	s.TabIdle = lipgloss.NewStyle().Foreground(colSubtle)
-	s.Rule = lipgloss.NewStyle().Foreground(colMuted)
-	s.Status = lipgloss.NewStyle().Foreground(colSubtle)
-	s.StatusErr = lipgloss.NewStyle().Foreground(colErr).Bold(true)
-	s.StatusOK = lipgloss.NewStyle().Foreground(colOK)
-	s.StatusWarn = lipgloss.NewStyle().Foreground(colWarn)
-	s.Help = lipgloss.NewStyle().Foreground(colSubtle)
-	s.Selected = lipgloss.NewStyle().Background(colSelectBg).Bold(true)
-	s.ColHeader = lipgloss.NewStyle().Foreground(colSubtle).Bold(true)
-	s.OK = lipgloss.NewStyle().Foreground(colOK)
-	s.Warn = lipgloss.NewStyle().Foreground(colWarn)
-	s.Err = lipgloss.NewStyle().Foreground(colErr)
-	s.Accent = lipgloss.NewStyle().Foreground(colAccent)
-	s.FieldLabel = lipgloss.NewStyle().Foreground(colSubtle)
-	s.FieldFocus = lipgloss.NewStyle().Foreground(colAccent).Bold(true)
-	s.FieldErr = lipgloss.NewStyle().Foreground(colErr)
-	s.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colMuted).Padding(0, 1)
-	s.Overlay = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colAccent).Padding(0, 2)
+	s.BadgeProd = lipgloss.NewStyle().Bold(true).Foreground(cc(lipgloss.Color("#FFFFFF"))).Background(cc(colProd)).Padding(0, 1)
+	s.TabActive = lipgloss.NewStyle().Bold(true).Foreground(cc(colAccent)).Underline(true)
+	s.TabIdle = lipgloss.NewStyle().Foreground(cc(colSubtle))
+	s.Rule = lipgloss.NewStyle().Foreground(cc(colMuted))
+	s.Status = lipgloss.NewStyle().Foreground(cc(colSubtle))
+	s.StatusErr = lipgloss.NewStyle().Foreground(cc(colErr)).Bold(true)
+	s.StatusOK = lipgloss.NewStyle().Foreground(cc(colOK))
+	s.StatusWarn = lipgloss.NewStyle().Foreground(cc(colWarn))
+	s.Help = lipgloss.NewStyle().Foreground(cc(colSubtle))
+	s.Selected = lipgloss.NewStyle().Background(cc(colSelectBg)).Bold(true)
+	s.ColHeader = lipgloss.NewStyle().Foreground(cc(colSubtle)).Bold(true)
+	s.OK = lipgloss.NewStyle().Foreground(cc(colOK))
+	s.Warn = lipgloss.NewStyle().Foreground(cc(colWarn))
+	s.Err = lipgloss.NewStyle().Foreground(cc(colErr))
+	s.Accent = lipgloss.NewStyle().Foreground(cc(colAccent))
+	s.FieldLabel = lipgloss.NewStyle().Foreground(cc(colSubtle))
+	s.FieldFocus = lipgloss.NewStyle().Foreground(cc(colAccent)).Bold(true)
+	s.FieldErr = lipgloss.NewStyle().Foreground(cc(colErr))
+	s.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(cc(colMuted)).Padding(0, 1)
+	s.Overlay = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(cc(colAccent)).Padding(0, 2)
 	// The QR is drawn black on white whatever the terminal theme, so phones can read it.
-	s.QR = lipgloss.NewStyle().Foreground(lipgloss.Color("#000000")).Background(lipgloss.Color("#FFFFFF"))
-	s.BigAmount = lipgloss.NewStyle().Bold(true).Foreground(colText)
-	s.PaidBanner = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#FFFFFF")).Background(lipgloss.Color("#1E7B34")).Padding(1, 6)
-	s.FailBanner = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#FFFFFF")).Background(lipgloss.Color("#B00020")).Padding(1, 6)
-	s.ExpBanner = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#000000")).Background(lipgloss.Color("#BDBDBD")).Padding(1, 6)
-	s.Confirm = lipgloss.NewStyle().Bold(true).Foreground(colProd)
-	s.ConfirmBox = s.Overlay.BorderForeground(colProd)
-	s.Key = lipgloss.NewStyle().Foreground(colAccent)
-	s.EvRefund = lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#7E22CE", Dark: "#C084FC"})
-	s.EvWithdrawal = lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#1D4ED8", Dark: "#60A5FA"})
-	s.EvBlock = lipgloss.NewStyle().Foreground(colWarn)
+	s.QR = lipgloss.NewStyle().Foreground(cc(lipgloss.Color("#000000"))).Background(cc(lipgloss.Color("#FFFFFF")))
+	s.BigAmount = lipgloss.NewStyle().Bold(true).Foreground(cc(colText))
+	s.PaidBanner = lipgloss.NewStyle().Bold(true).Foreground(cc(lipgloss.Color("#FFFFFF"))).Background(cc(lipgloss.Color("#1E7B34"))).Padding(1, 6)
+	s.FailBanner = lipgloss.NewStyle().Bold(true).Foreground(cc(lipgloss.Color("#FFFFFF"))).Background(cc(lipgloss.Color("#B00020"))).Padding(1, 6)
+	s.ExpBanner = lipgloss.NewStyle().Bold(true).Foreground(cc(lipgloss.Color("#000000"))).Background(cc(lipgloss.Color("#BDBDBD"))).Padding(1, 6)
+	s.Confirm = lipgloss.NewStyle().Bold(true).Foreground(cc(colProd))
+	s.ConfirmBox = s.Overlay.BorderForeground(cc(colProd))
+	s.Key = lipgloss.NewStyle().Foreground(cc(colAccent))
+	s.EvRefund = lipgloss.NewStyle().Foreground(cc(lipgloss.AdaptiveColor{Light: "#7E22CE", Dark: "#C084FC"}))
+	s.EvWithdrawal = lipgloss.NewStyle().Foreground(cc(lipgloss.AdaptiveColor{Light: "#1D4ED8", Dark: "#60A5FA"}))
+	s.EvBlock = lipgloss.NewStyle().Foreground(cc(colWarn))
 	return s
 }
 
@@ -249,3 +253,37 @@ func (s *Styles) StateStyle(cs state.ChargeState) lipgloss.Style { return *s.ton
 
 // StateSymbol is a shape per charge state, so colour is never the only signal.
 func StateSymbol(cs state.ChargeState) string { return lookOf(cs).symbol }
+
+// ColoursOnce makes NewStyles convert each colour to the terminal's colour profile once
+// (issue 27: lipgloss converts a hex colour to the nearest of 256 on every Render, 12% of a
+// busy dashboard's CPU). Only the benchmarks' "before" side turns it off.
+var ColoursOnce = true
+
+// profileColour is c as the terminal's profile draws it, resolved now: an adaptive colour's
+// side for the terminal's background, and under 256 or 16 colours the palette code. Without
+// colours (or with ColoursOnce off) c is returned as it is.
+func profileColour(c lipgloss.TerminalColor) lipgloss.TerminalColor {
+	p := lipgloss.ColorProfile()
+	if !ColoursOnce || p == termenv.Ascii {
+		return c
+	}
+	var hex string
+	switch c := c.(type) {
+	case lipgloss.AdaptiveColor:
+		hex = c.Light
+		if lipgloss.HasDarkBackground() {
+			hex = c.Dark
+		}
+	case lipgloss.Color:
+		hex = string(c)
+	default:
+		return c
+	}
+	switch tc := p.Color(hex).(type) {
+	case termenv.ANSI256Color:
+		return lipgloss.Color(strconv.Itoa(int(tc)))
+	case termenv.ANSIColor:
+		return lipgloss.Color(strconv.Itoa(int(tc)))
+	}
+	return lipgloss.Color(hex)
+}

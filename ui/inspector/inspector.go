@@ -57,6 +57,11 @@ type InspectorView struct {
 	Vp      viewport.Model
 	history []state.Lookup
 	histCur int
+
+	// onScreen: the view is shown with the keyboard (between Start or Focus and Blur). Off
+	// screen it reads nothing: an event about the transaction shown marks it missed, and the
+	// lookup runs again when the view comes back (issue 27: hidden views do no work).
+	onScreen, missed bool
 }
 
 // InspectResult is a transaction found by a lookup, with the tracked charge it belongs to (if
@@ -140,13 +145,32 @@ func (v *InspectorView) CapturesText() bool { return v.Input.Focused() }
 // activate loads the lookup history and, with nothing on screen, puts the cursor in the input.
 // activate loads the history; the input waits for / (or enter), so the view keys keep working.
 // start reads the lookup history.
-func (v *InspectorView) Start() tea.Cmd { return v.loadHistory() }
+func (v *InspectorView) Start() tea.Cmd {
+	v.onScreen = true
+	return tea.Batch(v.loadHistory(), v.catchUp())
+}
 
-// Focus gives the view the keyboard back; it reads nothing.
-func (v *InspectorView) Focus() tea.Cmd { return nil }
+// Focus gives the view the keyboard back; it reads only what it missed off screen.
+func (v *InspectorView) Focus() tea.Cmd {
+	v.onScreen = true
+	return v.catchUp()
+}
 
 // Blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *InspectorView) Blur() {}
+func (v *InspectorView) Blur() { v.onScreen = false }
+
+// catchUp looks the transaction shown up again when an event about it came while the view was
+// off screen.
+func (v *InspectorView) catchUp() tea.Cmd {
+	if !v.missed {
+		return nil
+	}
+	v.missed = false
+	if v.Res == nil || v.Loading {
+		return nil
+	}
+	return v.lookup(v.Res.Query, v.Res.Wallet, false)
+}
 
 // HistoryMsg is the lookup history as read from the store.
 type HistoryMsg struct {
@@ -242,6 +266,10 @@ func (v *InspectorView) Update(msg tea.Msg) tea.Cmd {
 	case common.EventMsg:
 		if msg.Gen == v.c.App.Gen && msg.Ev != nil && v.Res != nil && !v.Loading &&
 			msg.Ev.TransactionID == v.Res.Tx.ID {
+			if !v.onScreen {
+				v.missed = true
+				return nil
+			}
 			return v.lookup(v.Res.Query, v.Res.Wallet, false)
 		}
 	}

@@ -1,0 +1,85 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/ui/common"
+)
+
+// The frame cache (issue 27): a tick, or one of the root's own samplings (token life, hub,
+// database refresh), usually changes nothing on screen, yet Bubble Tea asks for a frame after
+// every message. After such a quiet message the root's Update compares the clock key (what the
+// header, tabs and status line show, and the ClockKey of each component on screen) with that of
+// the frame it kept: the same key returns the kept frame and builds none; another key builds
+// the frame once, in Update, and keeps it. Any other message may change anything: it drops the
+// kept frame, and View builds the frame as before.
+type frameCache struct {
+	text  string
+	key   string
+	valid bool
+}
+
+// frameCacheOff turns the cache off (the benchmarks' "before" side).
+var frameCacheOff = false
+
+// quietMsg reports whether msg is one whose handling can change only what the clock key covers.
+func quietMsg(msg tea.Msg) bool {
+	switch msg.(type) {
+	case common.TickMsg, linkSampledMsg, hubSampledMsg, storeRefreshedMsg, common.AddressedCmd:
+		return true
+	}
+	return false
+}
+
+// afterUpdate keeps the frame up to date after msg was handled (see frameCache).
+func (m *Model) afterUpdate(msg tea.Msg) {
+	if frameCacheOff || !quietMsg(msg) {
+		m.shown.valid = false
+		return
+	}
+	key := m.clockKey()
+	if m.shown.valid && key == m.shown.key {
+		return
+	}
+	m.shown = frameCache{text: m.render(), key: key, valid: true}
+}
+
+// clockKey summarises what of the screen may change with the clock or the root's samplings:
+// the header and tabs as drawn now, the status line, and each on-screen component's ClockKey
+// (a component without one makes every key new: it is drawn again on every tick).
+func (m *Model) clockKey() string {
+	if m.c.Width == 0 || m.tooSmall() {
+		return "small"
+	}
+	now := m.c.Now()
+	w, _ := m.bodySize()
+	var b strings.Builder
+	b.WriteString(m.headerView(w))
+	b.WriteByte(0)
+	b.WriteString(m.tabsView(w))
+	b.WriteByte(0)
+	b.WriteString(strconv.Itoa(int(m.status.Kind)))
+	b.WriteString(m.status.Owner)
+	b.WriteByte(0)
+	b.WriteString(m.status.Text)
+	comps := make([]common.Component, 0, len(m.overlays)+1)
+	comps = append(comps, m.activePane())
+	for _, o := range m.overlays {
+		comps = append(comps, o)
+	}
+	for _, c := range comps {
+		b.WriteByte(0)
+		if k, ok := c.(common.Clocked); ok {
+			b.WriteString(k.ClockKey(now))
+		} else {
+			b.WriteString(strconv.FormatInt(now.UnixNano(), 10)) // never the same twice
+		}
+	}
+	return b.String()
+}
+
+// testHookRender, when set, runs at every frame built (tests count them).
+var testHookRender func()
