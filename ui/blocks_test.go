@@ -19,7 +19,7 @@ import (
 	"pixdash/ui/inspector"
 )
 
-func blocksOf(m *Model) *blocks.BlocksView { return m.panes[viewBlocks].(*blocks.BlocksView) }
+func blocksOf(m *Model) *blocks.View { return m.panes[viewBlocks].(*blocks.View) }
 
 // goldenBlocks is a fixed mix of blocks: every spec status, and a status and a type the spec does not name.
 func goldenBlocks() []api.BalanceBlock {
@@ -46,7 +46,7 @@ func goldenBlocks() []api.BalanceBlock {
 // answerBlocks replies to the blocks view's last load with items (or err).
 func answerBlocks(m *Model, items []api.BalanceBlock, err error) {
 	v := blocksOf(m)
-	msg := blocks.BlocksMsg{Tag: m.app.Tag(), Seq: v.Seq, Status: v.FilterStatus(), Err: err}
+	msg := blocks.Msg{Tag: m.app.Tag(), Seq: v.Seq, Status: v.FilterStatus(), Err: err}
 	if err == nil {
 		msg.List = &api.BalanceBlockList{Items: items, Total: len(items)}
 	}
@@ -164,18 +164,18 @@ func TestBlocksDropsStaleReplies(t *testing.T) {
 	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
 	m.Update(runeKey("4"))
 	v := blocksOf(m)
-	old := blocks.BlocksMsg{Tag: m.app.Tag(), Seq: v.Seq, List: &api.BalanceBlockList{Items: goldenBlocks(), Total: 5}}
+	old := blocks.Msg{Tag: m.app.Tag(), Seq: v.Seq, List: &api.BalanceBlockList{Items: goldenBlocks(), Total: 5}}
 	m.Update(runeKey("r"))
 	m.Update(reply(m, old)) // superseded by the refresh
 	if v.Loaded {
 		t.Fatal("a superseded reply was applied")
 	}
-	other := blocks.BlocksMsg{Tag: common.Tag{Gen: m.app.Gen, Wallet: "loja-sul"}, Seq: v.Seq, List: old.List}
+	other := blocks.Msg{Tag: common.Tag{Gen: m.app.Gen, Wallet: "loja-sul"}, Seq: v.Seq, List: old.List}
 	m.Update(reply(m, other))
 	if v.Loaded {
 		t.Fatal("a reply for another wallet was applied")
 	}
-	oldGen := blocks.BlocksMsg{Tag: common.Tag{Gen: m.app.Gen - 1, Wallet: m.app.Wallet}, Seq: v.Seq, List: old.List}
+	oldGen := blocks.Msg{Tag: common.Tag{Gen: m.app.Gen - 1, Wallet: m.app.Wallet}, Seq: v.Seq, List: old.List}
 	m.Update(reply(m, oldGen))
 	if v.Loaded {
 		t.Fatal("a reply of another session was applied")
@@ -221,32 +221,32 @@ func TestBlocksTickLifecycle(t *testing.T) {
 	}
 	answerBlocks(m, goldenBlocks(), nil)
 	_ = m.View()
-	if cmd := v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 0}); cmd != nil || v.Loading {
+	if cmd := v.Update(blocks.TickMsg{Gen: m.app.Gen, Seq: 0}); cmd != nil || v.Loading {
 		t.Fatal("an old tick did something")
 	}
-	if cmd := v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen + 1, Seq: 1}); cmd != nil || v.Loading {
+	if cmd := v.Update(blocks.TickMsg{Gen: m.app.Gen + 1, Seq: 1}); cmd != nil || v.Loading {
 		t.Fatal("a tick of another session did something")
 	}
-	if cmd := v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 1}); cmd == nil || !v.Loading || v.TickSeq != 2 {
+	if cmd := v.Update(blocks.TickMsg{Gen: m.app.Gen, Seq: 1}); cmd == nil || !v.Loading || v.TickSeq != 2 {
 		t.Fatalf("the current tick did not reload and re-arm: loading=%v seq=%d", v.Loading, v.TickSeq)
 	}
 	answerBlocks(m, goldenBlocks(), nil)
 	// Off screen since (another view has it): the cycle stops instead of leaking a timer.
 	m.Update(runeKey("1"))
-	if cmd := v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 2}); cmd != nil || v.Ticking || v.Loading {
+	if cmd := v.Update(blocks.TickMsg{Gen: m.app.Gen, Seq: 2}); cmd != nil || v.Ticking || v.Loading {
 		t.Fatalf("a tick on a hidden view kept going: ticking=%v loading=%v", v.Ticking, v.Loading)
 	}
 	m.Update(runeKey("4"))
 	if !v.Ticking || v.TickSeq != 3 {
 		t.Fatalf("showing the view again did not re-arm the tick: ticking=%v seq=%d", v.Ticking, v.TickSeq)
 	}
-	v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 3}) // on screen: reloads, re-arms as 4
+	v.Update(blocks.TickMsg{Gen: m.app.Gen, Seq: 3}) // on screen: reloads, re-arms as 4
 	answerBlocks(m, goldenBlocks(), nil)
 	// A screen over the view (here the help) blurs it: the cycle stops at its next tick, and
 	// closing the screen focuses the view again, which re-arms it. Drawing does nothing.
 	help := newHelpOverlay(m.c, nil)
 	m.push(help)
-	v.Update(blocks.BlocksTickMsg{Gen: m.app.Gen, Seq: 4})
+	v.Update(blocks.TickMsg{Gen: m.app.Gen, Seq: 4})
 	if v.Ticking {
 		t.Fatal("the cycle did not stop under the help screen")
 	}
@@ -339,7 +339,7 @@ func TestBlocksAndInspectorFramesFit(t *testing.T) {
 		tx.Metadata["\x1b[31mred"] = map[string]any{"nested": []any{1, "two"}}
 		iv.Update(common.InspectMsg{Query: "q", Wallet: "principal"})
 		iv.Update(inspector.LookupMsg{Tag: m.app.Tag(), Seq: iv.Seq, Query: "q", Wallet: "principal", Tx: tx})
-		bv.Update(blocks.BlocksMsg{Tag: m.app.Tag(), Seq: bv.Seq, List: &api.BalanceBlockList{Items: goldenBlocks(), Total: 9}})
+		bv.Update(blocks.Msg{Tag: m.app.Tag(), Seq: bv.Seq, List: &api.BalanceBlockList{Items: goldenBlocks(), Total: 9}})
 		for _, k := range keys {
 			iv.Update(k)
 			bv.Update(k)

@@ -295,7 +295,7 @@ func (m *Model) recoveredRefundParts(r *workflow.RecoveredRefunds, level *common
 func (m *Model) watchCmd() tea.Cmd {
 	id := ""
 	if qr, ok := m.qrScreen(); ok {
-		id = qr.Id
+		id = qr.ID
 	}
 	if id == m.watched {
 		return nil
@@ -325,7 +325,7 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 	}
 	m.noteResult(msg.err)
 	if msg.err != nil {
-		if qr, ok := m.qrScreen(); ok && qr.Id == msg.id {
+		if qr, ok := m.qrScreen(); ok && qr.ID == msg.id {
 			qr.PollErr = m.describeError(m.c.Tr.T("cmds.refresh"), msg.err)
 		}
 		if msg.after.NotFound {
@@ -334,7 +334,7 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if qr, ok := m.qrScreen(); ok && qr.Id == msg.id {
+	if qr, ok := m.qrScreen(); ok && qr.ID == msg.id {
 		qr.PollErr = ""
 	}
 	return m.onChargeChanged(msg.before, msg.after)
@@ -343,7 +343,7 @@ func (m *Model) onTx(msg txMsg) tea.Cmd {
 // onChargeChanged reacts to a status change of a tracked charge (the QR screen rings on payment).
 func (m *Model) onChargeChanged(before, after state.Charge) tea.Cmd {
 	qr, onScreen := m.qrScreen()
-	onScreen = onScreen && qr.Id == after.ID
+	onScreen = onScreen && qr.ID == after.ID
 	if onScreen {
 		qr.Ch = after
 	}
@@ -538,13 +538,13 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			m.setStatus(m.describeError(m.c.Tr.T("cmds.simulate_payment"), msg.Err), common.StatusError)
 			return nil, true
 		}
-		m.setOwnedStatus(chargeOwner(msg.Id), m.c.Tr.T("cmds.payment_simulated_waiting_for_the_service"), common.StatusInfo)
-		return m.pollNow(msg.Id, msg.Wallet), true
+		m.setOwnedStatus(chargeOwner(msg.ID), m.c.Tr.T("cmds.payment_simulated_waiting_for_the_service"), common.StatusInfo)
+		return m.pollNow(msg.ID, msg.Wallet), true
 	case recoveredMsg:
 		return m.onRecovered(msg), true
 	case charges.RefreshChargeMsg:
 		m.setStatus(m.c.Tr.T("cmds.refreshing"), common.StatusInfo)
-		return m.pollNow(msg.Id, msg.Wallet), true
+		return m.pollNow(msg.ID, msg.Wallet), true
 	case storeRefreshedMsg:
 		if msg.gen == m.app.Gen {
 			if msg.err != nil {

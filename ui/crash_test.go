@@ -44,7 +44,7 @@ func TestRefundOtherWindowSendingIsNamed(t *testing.T) {
 	f := refund.NewRefundForm(m.c, ch)
 	m.push(f)
 	f.Sending = true
-	f.Update(refund.RefundDoneMsg{Tag: m.app.Tag(), Key: f.Key, Out: workflow.RefundOutcome{Kind: workflow.RefundBusy, Err: &state.RefundBusyError{Claim: claim}}})
+	f.Update(refund.DoneMsg{Tag: m.app.Tag(), Key: f.Key, Out: workflow.RefundOutcome{Kind: workflow.RefundBusy, Err: &state.RefundBusyError{Claim: claim}}})
 	if f.Sending || !strings.Contains(f.Result, want) || !strings.Contains(f.Result, "nothing was sent from here") {
 		t.Fatalf("the losing form says %q", f.Result)
 	}

@@ -101,14 +101,14 @@ func applyFixture(t testing.TB, s *Session, clk *evClock) {
 }
 
 // eventsModel is a dashboard on the events view.
-func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *events.EventsView) {
+func eventsModel(t testing.TB, s *Session, w, h int) (*Model, *events.View) {
 	t.Helper()
 	m := goldenModel(t, s, w, h)
 	send(t, m, runeKey("5"))
 	if m.view != viewEvents {
 		t.Fatalf("5 did not open the events view")
 	}
-	return m, m.panes[viewEvents].(*events.EventsView)
+	return m, m.panes[viewEvents].(*events.View)
 }
 
 // deliver records ev in the store as the receiver's intake does, then runs what the dashboard
@@ -342,7 +342,7 @@ func TestEventsEnterShowsPrettyPayload(t *testing.T) {
 	applyFixture(t, s, clk)
 	m, v := eventsModel(t, s, 120, 40)
 	press(t, m, "j", "j", "j", "j", "j", "j", "enter") // evt-0003, payment_failed
-	if v.Detail == nil || v.Detail.Id != "evt-0003" {
+	if v.Detail == nil || v.Detail.ID != "evt-0003" {
 		t.Fatalf("enter opened %+v", v.Detail)
 	}
 	out := m.View()

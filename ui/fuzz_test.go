@@ -35,8 +35,8 @@ func fuzzReplies(m *Model) []tea.Msg {
 	failed, _ := m.app.Sess.Store.Peek("3f6c1a2e-0000-4000-8000-000000000003") // written by goldenCharges, so in memory
 	boom := &api.Error{HTTPStatus: 500, Kind: "InternalError", Message: "An unexpected error occurred", TraceID: "t-1"}
 	return []tea.Msg{
-		common.SimulatedMsg{Id: "x", Err: errors.New("network down")},
-		common.SimulatedMsg{Id: "y", Err: boom},
+		common.SimulatedMsg{ID: "x", Err: errors.New("network down")},
+		common.SimulatedMsg{ID: "y", Err: boom},
 		common.StatusMsg{Text: strings.Repeat("long status ", 40), Kind: common.StatusError},
 		authMsg{gen: m.app.Gen, err: boom},
 		authMsg{gen: m.app.Gen},

@@ -57,9 +57,9 @@ func goldenType(m *Model, s string) {
 // ---- the search ----
 
 // searchOf is the open search, or fails.
-func searchOf(t *testing.T, m *Model) *search.SearchOverlay {
+func searchOf(t *testing.T, m *Model) *search.Overlay {
 	t.Helper()
-	o, ok := m.overlays.Top().(*search.SearchOverlay)
+	o, ok := m.overlays.Top().(*search.Overlay)
 	if !ok {
 		t.Fatalf("top overlay = %T, want the search", m.overlays.Top())
 	}
@@ -68,15 +68,15 @@ func searchOf(t *testing.T, m *Model) *search.SearchOverlay {
 
 // goldenSearch opens S, types text and presses enter; the store's answer (not the read-back,
 // which would call the dead client) is handed to the search. It returns the matches found.
-func goldenSearch(t *testing.T, m *Model, text string) search.SearchFoundMsg {
+func goldenSearch(t *testing.T, m *Model, text string) search.FoundMsg {
 	t.Helper()
 	m.Update(runeKey("S"))
 	searchOf(t, m)
 	goldenType(m, text)
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
-	var found *search.SearchFoundMsg
+	var found *search.FoundMsg
 	goldenRun(t, m, cmd, func(msg tea.Msg) bool {
-		if f, ok := msg.(search.SearchFoundMsg); ok {
+		if f, ok := msg.(search.FoundMsg); ok {
 			found = &f
 		}
 		return false
@@ -151,7 +151,7 @@ func goldenSearchMatches(t *testing.T, m *Model, readBack bool) {
 		t.Fatal("the window holds no paid charge")
 	}
 	o := searchOf(t, m)
-	m.Update(reply(m, search.SearchCheckedMsg{Tag: found.Tag, Seq: o.Seq, Matches: ms}))
+	m.Update(reply(m, search.CheckedMsg{Tag: found.Tag, Seq: o.Seq, Matches: ms}))
 }
 
 // goldenSearchNone searches an e2e id no charge has.
@@ -166,10 +166,10 @@ func goldenSearchNone(t *testing.T, m *Model) {
 // ---- the withdrawal form ----
 
 // withdrawalOf is the open withdrawal form, or fails.
-func withdrawalOf(t *testing.T, m *Model) *withdrawal.WithdrawalForm {
+func withdrawalOf(t *testing.T, m *Model) *withdrawal.Form {
 	t.Helper()
 	for i := len(m.overlays) - 1; i >= 0; i-- {
-		if f, ok := m.overlays[i].(*withdrawal.WithdrawalForm); ok {
+		if f, ok := m.overlays[i].(*withdrawal.Form); ok {
 			return f
 		}
 	}
@@ -181,7 +181,7 @@ func withdrawalOf(t *testing.T, m *Model) *withdrawal.WithdrawalForm {
 // service's replies, walletsGoldenData: the session's wallet is loja-norte), records one earlier completed withdrawal of loja-centro, selects
 // loja-centro (spendable R$ 96,30) and presses s; the form's read of the wallet's withdrawals
 // runs against the store.
-func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawal.WithdrawalForm {
+func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawal.Form {
 	t.Helper()
 	requested := goldenNow.Add(-26 * time.Hour)
 	if _, err := m.app.Sess.Store.PutWithdrawal(context.Background(), state.Withdrawal{
@@ -205,7 +205,7 @@ func goldenWithdrawalOpen(t *testing.T, m *Model) *withdrawal.WithdrawalForm {
 	}
 	_, cmd := m.Update(runeKey("s"))
 	f := withdrawalOf(t, m)
-	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(withdrawal.WithdrawalListMsg); return ok })
+	goldenRun(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(withdrawal.ListMsg); return ok })
 	if len(f.List) != 1 || !f.FeeKnown {
 		t.Fatalf("the form's list: %+v (fee known %v)", f.List, f.FeeKnown)
 	}

@@ -60,9 +60,9 @@ func TestHiddenViewsIdleUnderFlood(t *testing.T) {
 		send(t, m, runeKey(k))
 	}
 	const tx = "3f6c1a2e-0000-4000-8000-000000000001"
-	iv := m.panes[viewInspector].(*inspector.InspectorView)
+	iv := m.panes[viewInspector].(*inspector.View)
 	iv.Res, iv.Loading = &inspector.InspectResult{Query: tx, Wallet: api.WalletPrincipal, Tx: &api.Transaction{ID: tx}}, false
-	bv := m.panes[viewBlocks].(*blocks.BlocksView)
+	bv := m.panes[viewBlocks].(*blocks.View)
 	bv.Loaded, bv.Loading = true, false
 	hidden := map[viewID]*countingPane{}
 	for _, id := range []viewID{viewInspector, viewBlocks, viewEvents, viewDay} {

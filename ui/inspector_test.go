@@ -17,8 +17,8 @@ import (
 	"pixdash/ui/inspector"
 )
 
-func inspectorOf(m *Model) *inspector.InspectorView {
-	return m.panes[viewInspector].(*inspector.InspectorView)
+func inspectorOf(m *Model) *inspector.View {
+	return m.panes[viewInspector].(*inspector.View)
 }
 
 // goldenFailedTx is a failed charge with every optional field: a blocked CNPJ deposit whose

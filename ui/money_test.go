@@ -184,12 +184,12 @@ func TestRefundWhyNotSaysWhereTheMoneyWent(t *testing.T) {
 		{common.Catalog{Lang: common.LangEN}, "This charge was already refunded (R$ 35,50); see the inspector."},
 		{common.Catalog{Lang: common.LangPT}, "Esta cobrança já foi estornada (R$ 35,50); veja o inspetor."},
 	} {
-		if got := refund.RefundWhyNot(tc.tr, ch, err); got != tc.want {
+		if got := refund.WhyNot(tc.tr, ch, err); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.tr.Lang, got, tc.want)
 		}
 	}
 	ch.Refunded, ch.Block = 0, &state.Block{ID: "b", Amount: 16350, Status: api.BlockAwaitingResponse}
-	if got := refund.RefundWhyNot(common.Catalog{Lang: common.LangEN}, ch, workflow.CheckRefund(ch, nil, false)); got != "Only paid charges can be refunded; this one is blocked." {
+	if got := refund.WhyNot(common.Catalog{Lang: common.LangEN}, ch, workflow.CheckRefund(ch, nil, false)); got != "Only paid charges can be refunded; this one is blocked." {
 		t.Errorf("blocked: %q", got)
 	}
 }

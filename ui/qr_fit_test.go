@@ -81,7 +81,7 @@ func TestQRUsualChargesFit80x24(t *testing.T) {
 		screen := ansi.Strip(m.View())
 		lines := qrFromScreen(screen)
 		if lines == nil {
-			_, v, _ := qr.QrMatrix(ch.PixCopyPaste, coding.L)
+			_, v, _ := qr.Matrix(ch.PixCopyPaste, coding.L)
 			t.Fatalf("charge %d (%s, description %q): no QR at 80x24 for a %d-character code (version %d):\n%s",
 				i, req.Amount.BRL(), req.Description, len(ch.PixCopyPaste), v, screen)
 		}

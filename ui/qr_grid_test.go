@@ -90,11 +90,11 @@ func TestQRAt80x24ReadsBack(t *testing.T) {
 					t.Fatalf("no QR at 80x24 for a %d-character code:\n%s", len(code), screen)
 				}
 				// The modules on screen are the code's, module for module.
-				want, v, ok := qr.QrMatrix(code, coding.L)
+				want, v, ok := qr.Matrix(code, coding.L)
 				if !ok {
 					t.Fatal("the code does not encode")
 				}
-				got, err := innerMatrix(qr.QrModules(lines), len(want))
+				got, err := innerMatrix(qr.Modules(lines), len(want))
 				if err != nil {
 					t.Fatalf("version %d: %v\n%s", v, err, screen)
 				}
@@ -137,11 +137,11 @@ func TestQRMatrixSegmentsReadBack(t *testing.T) {
 		}
 		text := b.String()
 		for _, level := range []coding.Level{coding.L, coding.M} {
-			m, _, ok := qr.QrMatrix(text, level)
+			m, _, ok := qr.Matrix(text, level)
 			if !ok {
 				t.Fatalf("%d: %q does not encode", i, text)
 			}
-			if got := decodeQRLines(t, qr.QrHalfBlocks(m, 2)); got != text {
+			if got := decodeQRLines(t, qr.HalfBlocks(m, 2)); got != text {
 				t.Fatalf("%d level %v: %q decodes to %q", i, level, text, got)
 			}
 		}
@@ -151,7 +151,7 @@ func TestQRMatrixSegmentsReadBack(t *testing.T) {
 // Mixed segments make the sandbox's codes one version smaller than byte mode alone.
 func TestQRMatrixIsSmallerThanByteMode(t *testing.T) {
 	for name, code := range counterCodes(t) {
-		_, v, _ := qr.QrMatrix(code, coding.L)
+		_, v, _ := qr.Matrix(code, coding.L)
 		byteOnly := coding.Version(coding.MinVersion)
 		for coding.String(code).Bits(byteOnly) > byteOnly.DataBytes(coding.L)*8 {
 			byteOnly++

@@ -52,7 +52,7 @@ func TestQRQuietZoneMeasured(t *testing.T) {
 		for quiet := 0; quiet <= 4; quiet++ {
 			goOK, zbarOK := 0, 0
 			for i, code := range codes {
-				m, v, ok := qr.QrMatrix(code, coding.L)
+				m, v, ok := qr.Matrix(code, coding.L)
 				if !ok || v != 7 {
 					t.Fatalf("code %d: version %d", i, v)
 				}
@@ -104,9 +104,9 @@ func quietTestCodes(t *testing.T, n int) []string {
 // terminal shows it without colours (light modules in ink on a dark terminal), text two cells
 // to its right, one cell of the terminal's paper around, and light noise.
 func quietPicture(m [][]bool, quiet int, tm termModel, seed uint64) *image.Gray {
-	lines := qr.QrHalfBlocks(m, quiet)
+	lines := qr.HalfBlocks(m, quiet)
 	if tm.dark {
-		lines = qr.QrInverted(lines)
+		lines = qr.Inverted(lines)
 	}
 	text := []string{"SANDBOX", "", "Pague com PIX", "R$ 12,34", "Expira em 9m", "○ Aguardando pagamento", "", "c copiar código", "esc voltar"}
 	var b strings.Builder
@@ -163,8 +163,8 @@ func TestQRAt80x24QuietZoneAndScans(t *testing.T) {
 		screen := ansi.Strip(m.View())
 		if tm.dark {
 			lines := qrFromScreen(screen) // the inked block: the code and its quiet zone
-			grid := qr.QrModules(qr.QrInverted(lines))
-			_, v, _ := qr.QrMatrix(code, coding.L)
+			grid := qr.Modules(qr.Inverted(lines))
+			_, v, _ := qr.Matrix(code, coding.L)
 			n := 17 + 4*int(v)
 			top, left := -1, -1
 			for y, row := range grid {

@@ -15,7 +15,7 @@ import (
 // decodeQRLines turns rendered half-block lines back into an image and decodes it.
 func decodeQRLines(t *testing.T, lines []string) string {
 	t.Helper()
-	grid := qr.QrModules(lines)
+	grid := qr.Modules(lines)
 	const scale, border = 6, 8
 	w := len(grid[0])
 	img := image.NewGray(image.Rect(0, 0, (w+2*border)*scale, (len(grid)+2*border)*scale))
@@ -98,7 +98,7 @@ func TestQRUsesQrterminalWhenItFits(t *testing.T) {
 	if !big.Fits || !ok {
 		t.Fatalf("fits %v, qrterminal %v", big.Fits, ok)
 	}
-	if got := qr.QrModules(big.Lines); !sameModules(got, std, len(big.Lines[0])) {
+	if got := qr.Modules(big.Lines); !sameModules(got, std, len(big.Lines[0])) {
 		t.Fatal("at 116x36 the drawn code is not qrterminal's")
 	}
 	if c.Compact[coding.L].V >= c.Std[coding.L].V {

@@ -30,10 +30,10 @@ func paidGoldenCharge(t testing.TB, m *Model) state.Charge {
 }
 
 // topRefundForm is the refund form on top of the stack.
-func topRefundForm(t testing.TB, m *Model) *refund.RefundForm {
+func topRefundForm(t testing.TB, m *Model) *refund.Form {
 	t.Helper()
 	for i := len(m.overlays) - 1; i >= 0; i-- {
-		if f, ok := m.overlays[i].(*refund.RefundForm); ok {
+		if f, ok := m.overlays[i].(*refund.Form); ok {
 			return f
 		}
 	}
@@ -43,7 +43,7 @@ func topRefundForm(t testing.TB, m *Model) *refund.RefundForm {
 
 func TestGoldenRefund(t *testing.T) {
 	type setup func(t *testing.T, m *Model)
-	open := func(t *testing.T, m *Model) *refund.RefundForm {
+	open := func(t *testing.T, m *Model) *refund.Form {
 		m.push(refund.NewRefundForm(m.c, paidGoldenCharge(t, m)))
 		return topRefundForm(t, m)
 	}
@@ -58,7 +58,7 @@ func TestGoldenRefund(t *testing.T) {
 		// Backspaces cannot cut the amount: it is fixed (issue 21 #19).
 		{"form_fee_known_amount_fixed", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			f := open(t, m)
-			f.Update(refund.RefundFeeMsg{Key: f.Key, Fee: 0, Known: true})
+			f.Update(refund.FeeMsg{Key: f.Key, Fee: 0, Known: true})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 			m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
@@ -80,7 +80,7 @@ func TestGoldenRefund(t *testing.T) {
 		{"refused", api.Sandbox, common.LangEN, func(t *testing.T, m *Model) {
 			f := open(t, m)
 			err := &api.Error{HTTPStatus: 400, Kind: "BadRequest", Message: "Insufficient balance: spendable 52.53, required 89.90", TraceID: "0123456789abcdef0123456789abcdef"}
-			_, cmd := m.Update(reply(m, refund.RefundDoneMsg{Tag: m.app.Tag(), Key: f.Key, Out: refusedOutcome(err)}))
+			_, cmd := m.Update(reply(m, refund.DoneMsg{Tag: m.app.Tag(), Key: f.Key, Out: refusedOutcome(err)}))
 			if msg := runReply(cmd); msg != nil {
 				m.Update(reply(m, msg))
 			}
@@ -316,7 +316,7 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 			if tc.tracked {
 				r.Charge = paid
 			}
-			o, cmd := refund.RefundFromInspector(m.c, r.Charge, r.Tracked, r.Tx, r.Wallet)
+			o, cmd := refund.FromInspector(m.c, r.Charge, r.Tracked, r.Tx, r.Wallet)
 			if o != nil {
 				t.Fatalf("a refund form opened for a %s", tc.name)
 			}
@@ -340,8 +340,8 @@ func TestRefundKeyOnlyOnPaidPayments(t *testing.T) {
 	// A paid payment still opens the form.
 	pay := line(api.TypePayment, paid.Amount)
 	pay.ID = paid.ID
-	o, _ := refund.RefundFromInspector(m.c, paid, true, pay, "principal")
-	if _, ok := o.(*refund.RefundForm); !ok {
+	o, _ := refund.FromInspector(m.c, paid, true, pay, "principal")
+	if _, ok := o.(*refund.Form); !ok {
 		t.Fatalf("R on the paid payment: %v", o)
 	}
 }

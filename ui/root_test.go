@@ -103,7 +103,7 @@ func TestOverlayStackPrecedence(t *testing.T) {
 		t.Fatalf("stack = %T…, want the help over the QR screen", m.overlays.Top())
 	}
 	press(t, m, "esc")
-	if _, ok := m.overlays.Top().(*qr.QrView); !ok {
+	if _, ok := m.overlays.Top().(*qr.View); !ok {
 		t.Fatalf("esc closed more than the help: top = %T", m.overlays.Top())
 	}
 	// esc then 3 in one go: the QR closes at once and 3 reaches the views.
@@ -121,7 +121,7 @@ func TestRepliesReachOnlyTheirOwner(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m := goldenModel(t, s, 120, 40)
 	wv := m.wallets()
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: errors.New("boom")}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: errors.New("boom")}))
 	if !strings.Contains(fmt.Sprint(wv.LoadErr()), "boom") {
 		t.Fatalf("the wallets view did not get its reply: %v", wv.LoadErr())
 	}
@@ -320,7 +320,7 @@ func TestLinkLightIgnoresLocalErrorsAndHearsViews(t *testing.T) {
 	m.link.note(nil, goldenNow)
 	wv := m.wallets()
 	down := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: down}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: down}))
 	if m.link.status != linkOffline {
 		t.Fatalf("a wallets call that could not reach the service left the light at %d", m.link.status)
 	}
@@ -332,7 +332,7 @@ func TestSearchOpensAtOnce(t *testing.T) {
 	m := goldenModel(t, s, 120, 40)
 	m.Update(runeKey("S"))
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("E999")})
-	o, ok := m.overlays.Top().(*search.SearchOverlay)
+	o, ok := m.overlays.Top().(*search.Overlay)
 	if !ok || o.Input.Value() != "E999" {
 		t.Fatalf("top = %T, typed %q", m.overlays.Top(), func() string {
 			if ok {

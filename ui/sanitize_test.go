@@ -288,7 +288,7 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	// Inspector: a found transaction (masked and revealed, scrolled), a refusal, the history.
 	keys("2")
 	shot("inspector_history")
-	iv := m.panes[viewInspector].(*inspector.InspectorView)
+	iv := m.panes[viewInspector].(*inspector.View)
 	ch, _ := chargeByID(t, s.Store, "evil-pending")
 	m.Update(reply(m, inspector.LookupMsg{Tag: m.app.Tag(), Seq: iv.Seq, Query: evil("query"), Wallet: evil("wallet"), Tx: evilTx(), Charge: ch, Tracked: true}))
 	shot("inspector_tx")
@@ -309,8 +309,8 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 		{ID: evil("id"), Reference: evil("loja"), Name: evil("name"), Status: api.SubAccountStatus(evil("status")), CreatedAt: goldenNow},
 		{ID: "ok", Reference: "loja-ok", Name: evil("name ok"), Status: api.SubAccountActive, CreatedAt: goldenNow},
 	}
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
-	for ref, r := range map[string]wallets.WalletsBalanceMsg{
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
+	for ref, r := range map[string]wallets.BalanceMsg{
 		api.WalletPrincipal: {Acc: &api.Account{Status: api.AccountStatus(evil("acct")), Balance: api.AccountBalance{Available: money(100), Currency: evil("USD")}}},
 		evil("loja"):        {Err: evilError()},
 		"loja-ok":           {Err: &api.ValidationError{Problems: []api.FieldProblem{{Field: evil("field"), Msg: evil("invalid")}}}},
@@ -327,10 +327,10 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	keys("w")
 	shot("wallet_picker")
 	keys("esc")
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: evilError()}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: evilError()}))
 	shot("wallets_error")
 	keys("c")
-	m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: evil("loja"), Err: evilError()}))
+	m.Update(reply(m, wallets.CreatedMsg{Tag: m.tagNow(), Ref: evil("loja"), Err: evilError()}))
 	shot("wallets_create_refused")
 	keys("esc")
 
@@ -341,9 +341,9 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	blockList := []api.BalanceBlock{{ID: evil("b1"), TransactionID: evil("tx"), Amount: 100, Status: api.BlockStatus(evil("status")),
 		BlockType: evil("type"), ReferenceNumber: evil("ref"), Reason: evil("reason"), ExternalReference: evil("ext"), E2EID: evil("e2e"),
 		ResolutionReason: evil("resolution"), ResolvedAt: &resolved, CreatedAt: goldenNow}}
-	m.Update(reply(m, blocks.BlocksMsg{Tag: m.app.Tag(), Seq: bv.Seq, Status: bv.FilterStatus(), List: &api.BalanceBlockList{Items: blockList, Total: 1}}))
+	m.Update(reply(m, blocks.Msg{Tag: m.app.Tag(), Seq: bv.Seq, Status: bv.FilterStatus(), List: &api.BalanceBlockList{Items: blockList, Total: 1}}))
 	shot("blocks")
-	m.Update(reply(m, blocks.BlocksMsg{Tag: m.app.Tag(), Seq: bv.Seq, Status: bv.FilterStatus(), Err: evilError()}))
+	m.Update(reply(m, blocks.Msg{Tag: m.app.Tag(), Seq: bv.Seq, Status: bv.FilterStatus(), Err: evilError()}))
 	shot("blocks_error")
 
 	// Events: the list, filtered, and every payload (masked, then revealed).
@@ -352,7 +352,7 @@ func evilScreens(t *testing.T, lang common.Lang, w, h int) map[string]string {
 	keys("t", "W")
 	shot("events_filtered")
 	keys("esc")
-	ev := m.panes[viewEvents].(*events.EventsView)
+	ev := m.panes[viewEvents].(*events.View)
 	if ev.Win.Len() != 9 {
 		t.Fatalf("the events view lists %d events, want the 9 stored", ev.Win.Len())
 	}

@@ -244,7 +244,7 @@ func formOf(m *Model) *newcharge.ChargeForm {
 }
 
 // qrOf is the open QR or result screen, or nil.
-func qrOf(m *Model) *qr.QrView {
+func qrOf(m *Model) *qr.View {
 	q, _ := m.qrScreen()
 	return q
 }
@@ -263,11 +263,11 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		return view(viewCharges)
 	case events.EventPage, events.FacetsMsg:
 		return view(viewEvents)
-	case blocks.BlocksMsg, blocks.BlocksTickMsg:
+	case blocks.Msg, blocks.TickMsg:
 		return view(viewBlocks)
 	case inspector.LookupMsg, inspector.HistoryMsg:
 		return view(viewInspector)
-	case wallets.WalletsListMsg, wallets.WalletsBalanceMsg, wallets.WalletsCreatedMsg:
+	case wallets.ListMsg, wallets.BalanceMsg, wallets.CreatedMsg:
 		return view(viewWallets)
 	case sales.DayMsg, sales.DayTickMsg, sales.DayPeriodMsg:
 		return view(viewDay)
@@ -275,23 +275,23 @@ func reply(m *Model, msg tea.Msg) tea.Msg {
 		if f, ok := m.chargeForm(); ok {
 			return to(f)
 		}
-	case refund.RefundDoneMsg, refund.RefundFeeMsg:
-		if f, ok := common.Find[*refund.RefundForm](m.overlays); ok {
+	case refund.DoneMsg, refund.FeeMsg:
+		if f, ok := common.Find[*refund.Form](m.overlays); ok {
 			return to(f)
 		}
-	case withdrawal.WithdrawalDoneMsg, withdrawal.WithdrawalListMsg:
-		if f, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
+	case withdrawal.DoneMsg, withdrawal.ListMsg:
+		if f, ok := common.Find[*withdrawal.Form](m.overlays); ok {
 			return to(f)
 		}
 	case sales.CloseMsg, sales.CloseDoneMsg:
 		if o, ok := common.Find[*sales.CloseOverlay](m.overlays); ok {
 			return to(o)
 		}
-	case search.SearchFoundMsg, search.SearchCheckedMsg:
-		if o, ok := common.Find[*search.SearchOverlay](m.overlays); ok {
+	case search.FoundMsg, search.CheckedMsg:
+		if o, ok := common.Find[*search.Overlay](m.overlays); ok {
 			return to(o)
 		}
-	case qr.QrCopiedMsg, qr.QrNoticeDoneMsg, qr.QrRefreshMsg:
+	case qr.CopiedMsg, qr.NoticeDoneMsg, qr.RefreshMsg:
 		if o, ok := m.qrScreen(); ok {
 			return to(o)
 		}

@@ -294,7 +294,7 @@ func TestSplitPreviewReducedAndDropped(t *testing.T) {
 func splitForm(t *testing.T, origin string, fee api.Money, amount string) *newcharge.ChargeForm {
 	t.Helper()
 	c := splitCommon(t, origin, fee, splitWallets)
-	f := newcharge.NewChargeForm(c, origin, "pixdash-test-key-0001")
+	f := newcharge.NewForm(c, origin, "pixdash-test-key-0001")
 	f.SetSize(120, 36)
 	for _, r := range amount {
 		f.Update(runeKey(string(r)))
@@ -413,7 +413,7 @@ func TestSplitLearnsFeeFromDomainError(t *testing.T) {
 		t.Fatalf("stored fee = %+v, %v", lf, ok)
 	}
 	// A later form uses the learned fee.
-	g := newcharge.NewChargeForm(f.C, "principal", "pixdash-test-key-0002")
+	g := newcharge.NewForm(f.C, "principal", "pixdash-test-key-0002")
 	g.SetSize(120, 36)
 	formType(g, "10,00")
 	g.Update(splitKey(tea.KeyCtrlP))

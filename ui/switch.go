@@ -128,7 +128,7 @@ func (m *Model) openWalletPicker() tea.Cmd {
 }
 
 // wallets is the wallet view, which also feeds the quick picker.
-func (m *Model) wallets() *wallets.WalletsView { return m.panes[viewWallets].(*wallets.WalletsView) }
+func (m *Model) wallets() *wallets.View { return m.panes[viewWallets].(*wallets.View) }
 
 // refreshPicker updates an open wallet picker after the wallet list changed.
 func (m *Model) refreshPicker() {

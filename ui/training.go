@@ -292,7 +292,7 @@ func (t *TrainingModel) View() string {
 }
 
 func (t *TrainingModel) mark(s TrainingLineState) string {
-	ascii := t.inner.c.Ascii
+	ascii := t.inner.c.ASCII
 	st := t.inner.c.St
 	switch s {
 	case TrainRight:

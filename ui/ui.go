@@ -90,7 +90,7 @@ type Model struct {
 	view viewID
 
 	panes   map[viewID]common.Pane
-	charges *charges.ChargesView
+	charges *charges.View
 	// overlays are stacked over the views (form, QR screen, pickers, help, confirmations);
 	// the top one has the keyboard.
 	overlays common.OverlayStack
@@ -175,8 +175,8 @@ func New(o Options) *Model {
 	}
 	tr := common.Catalog{Lang: o.Lang}
 	app := &common.AppState{}
-	c := &common.Common{St: common.NewStyles(), Keys: common.NewKeyMap(tr), Tr: tr, Cust: common.Catalog{Lang: o.CustomerLang}, Now: o.Now, Loc: o.Location, App: app, NewKey: o.NewKey, Export: o.Export, Ascii: o.ASCII, DarkBG: o.DarkBackground,
-		Open: common.Openers{Refund: refund.AskRefund, RefundTx: refund.RefundFromInspector, Withdrawal: withdrawal.AskWithdrawal}}
+	c := &common.Common{St: common.NewStyles(), Keys: common.NewKeyMap(tr), Tr: tr, Cust: common.Catalog{Lang: o.CustomerLang}, Now: o.Now, Loc: o.Location, App: app, NewKey: o.NewKey, Export: o.Export, ASCII: o.ASCII, DarkBG: o.DarkBackground,
+		Open: common.Openers{Refund: refund.AskRefund, RefundTx: refund.FromInspector, Withdrawal: withdrawal.AskWithdrawal}}
 	m := &Model{c: c, opts: o, app: app, view: viewCharges, helpLine: newHelpLine(c.St)}
 	m.setSession(o.Session)
 	return m
@@ -355,7 +355,7 @@ func (m *Model) updateRoot(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return m.openQR(msg.Charge), true
 	case qr.PollChargeMsg:
-		return m.pollNow(msg.Id, msg.Wallet), true
+		return m.pollNow(msg.ID, msg.Wallet), true
 	case common.InspectMsg:
 		cmd := m.closeAll()
 		if m.view != viewInspector {
@@ -548,7 +548,7 @@ func (m *Model) chargeForm() (*newcharge.ChargeForm, bool) {
 }
 
 // qrScreen is the QR or result screen when it is open.
-func (m *Model) qrScreen() (*qr.QrView, bool) { return common.Find[*qr.QrView](m.overlays) }
+func (m *Model) qrScreen() (*qr.View, bool) { return common.Find[*qr.View](m.overlays) }
 
 // openPicker is the wallet or profile picker when it is open.
 func (m *Model) openPicker() (*common.Picker, bool) { return common.Find[*common.Picker](m.overlays) }
@@ -732,7 +732,7 @@ func (m *Model) openForm() tea.Cmd {
 		m.setOwnedStatus(common.OwnerAnswer, m.c.Tr.T("ui.this_profile_is_read_only_creating"), common.StatusError)
 		return nil
 	}
-	f := newcharge.NewChargeForm(m.c, m.app.Wallet, m.c.NewKey())
+	f := newcharge.NewForm(m.c, m.app.Wallet, m.c.NewKey())
 	// The root reads the projects for the form: the list is the form's reply.
 	return tea.Batch(m.push(f), m.addressTo(f, m.loadProjects()))
 }
@@ -946,7 +946,7 @@ func (m *Model) qrHelp() []key.Binding {
 	if qr, ok := m.qrScreen(); ok {
 		return flatten(qr.FullHelp())
 	}
-	return flatten((&qr.QrView{C: m.c}).FullHelp())
+	return flatten((&qr.View{C: m.c}).FullHelp())
 }
 
 // helpGroups are the help overlay's sections: everywhere, the active view, the QR screen and
@@ -977,5 +977,5 @@ func (m *Model) openQR(ch state.Charge) tea.Cmd {
 	if old, ok := m.qrScreen(); ok {
 		cmds = append(cmds, m.closeOverlay(old))
 	}
-	return tea.Batch(append(cmds, m.push(&qr.QrView{C: m.c, Store: m.app.Sess.Store, Ctl: m.app.Sess.Simulator, Env: m.app.Sess.Env, Id: ch.ID, Ch: ch, CopyFn: m.opts.Clipboard}))...)
+	return tea.Batch(append(cmds, m.push(&qr.View{C: m.c, Store: m.app.Sess.Store, Ctl: m.app.Sess.Simulator, Env: m.app.Sess.Env, ID: ch.ID, Ch: ch, CopyFn: m.opts.Clipboard}))...)
 }

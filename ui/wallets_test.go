@@ -245,7 +245,7 @@ func TestWalletsFlowRefreshShowsNewSubAccount(t *testing.T) {
 // --- unit tests -----------------------------------------------------------------------------
 
 // walletsModel is a golden model showing the wallet view, its list request made (not run).
-func walletsModel(t *testing.T, s *Session, w, h int) (*Model, *wallets.WalletsView) {
+func walletsModel(t *testing.T, s *Session, w, h int) (*Model, *wallets.View) {
 	t.Helper()
 	m := goldenModel(t, s, w, h)
 	m.Update(runeKey("3"))
@@ -262,32 +262,32 @@ func TestWalletsStaleRepliesAreDropped(t *testing.T) {
 	old := m.tagNow()
 	old.Gen--
 	subs := []api.SubAccount{{Reference: "loja-velha", Name: "Loja de outro perfil", Status: api.SubAccountApproved}}
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: old, Seq: wv.Seq, Subs: subs}))
+	m.Update(reply(m, wallets.ListMsg{Tag: old, Seq: wv.Seq, Subs: subs}))
 	if wv.Loaded || !wv.Loading || m.app.SubAccounts != nil || len(wv.Rows) != 1 {
 		t.Fatalf("a reply from another session was used: loaded=%v rows=%d subAccounts=%v", wv.Loaded, len(wv.Rows), m.app.SubAccounts)
 	}
 	// A reply to an older request of this session is dropped too.
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq - 1, Subs: subs}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq - 1, Subs: subs}))
 	if wv.Loaded {
 		t.Fatal("a superseded list reply was used")
 	}
 	// The current reply is used and shared with the split builder.
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
 	if !wv.Loaded || len(m.app.SubAccounts) != 1 || m.app.SubAccounts[0].Reference != "loja-centro" {
 		t.Fatalf("current reply not used: loaded=%v subAccounts=%v", wv.Loaded, m.app.SubAccounts)
 	}
 	// A balance reply from another session is dropped; the current one is kept.
 	b := wv.Bals["loja-centro"]
 	avail := api.Money(500)
-	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: old, Ref: "loja-centro", Req: b.Req, Acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
+	m.Update(reply(m, wallets.BalanceMsg{Tag: old, Ref: "loja-centro", Req: b.Req, Acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
 	if b.Done {
 		t.Fatal("a balance from another session was used")
 	}
-	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req - 100, Acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
+	m.Update(reply(m, wallets.BalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req - 100, Acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
 	if b.Done {
 		t.Fatal("a superseded balance reply was used")
 	}
-	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
+	m.Update(reply(m, wallets.BalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Acc: &api.Account{Balance: api.AccountBalance{Available: &avail}}}))
 	if !b.Done || b.Bal.Available == nil || *b.Bal.Available != 500 {
 		t.Fatalf("current balance not used: %+v", b)
 	}
@@ -297,7 +297,7 @@ func TestWalletsStaleRepliesAreDropped(t *testing.T) {
 	m.setSession(goldenSession(t, api.Sandbox))
 	nv := m.wallets()
 	nv.Reload()
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: t0, Seq: nv.Seq, Subs: subs}))
+	m.Update(reply(m, wallets.ListMsg{Tag: t0, Seq: nv.Seq, Subs: subs}))
 	if nv.Loaded || m.app.SubAccounts != nil {
 		t.Fatal("the new session's view used the old session's list")
 	}
@@ -342,7 +342,7 @@ func TestWalletsReferenceValidation(t *testing.T) {
 func TestWalletsBalanceNeverGuesses(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq}))
 	if b := wv.Bals[api.WalletPrincipal]; b == nil || !b.Loading {
 		t.Fatal("principal's balance was not requested")
 	}
@@ -350,7 +350,7 @@ func TestWalletsBalanceNeverGuesses(t *testing.T) {
 		t.Fatalf("loading balance shows %q, want …", c[0])
 	}
 	send := func(acc *api.Account, err error) {
-		m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: api.WalletPrincipal, Req: wv.Bals[api.WalletPrincipal].Req, Acc: acc, Err: err}))
+		m.Update(reply(m, wallets.BalanceMsg{Tag: m.tagNow(), Ref: api.WalletPrincipal, Req: wv.Bals[api.WalletPrincipal].Req, Acc: acc, Err: err}))
 	}
 	avail, held, zero, total := api.Money(123456), api.Money(700), api.Money(0), api.Money(124156)
 	cases := []struct {
@@ -416,10 +416,10 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 			m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 			m.Update(runeKey("3"))
 			wv := m.wallets()
-			m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: tc.list}}}))
+			m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: tc.list}}}))
 			if tc.account != "" {
 				avail := api.Money(100)
-				m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: wv.Bals["loja-centro"].Req,
+				m.Update(reply(m, wallets.BalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: wv.Bals["loja-centro"].Req,
 					Acc: &api.Account{Status: tc.account, Balance: api.AccountBalance{Available: &avail}}}))
 			}
 			wv.Cursor = 1
@@ -447,9 +447,9 @@ func TestWalletsAccountStatusShown(t *testing.T) {
 func TestWalletsPrincipalAccountStatus(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{}}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{}}))
 	avail := api.Money(100)
-	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: api.WalletPrincipal, Req: wv.Bals[api.WalletPrincipal].Req,
+	m.Update(reply(m, wallets.BalanceMsg{Tag: m.tagNow(), Ref: api.WalletPrincipal, Req: wv.Bals[api.WalletPrincipal].Req,
 		Acc: &api.Account{Status: api.AccountSuspended, Balance: api.AccountBalance{Available: &avail}}}))
 	r, _ := wv.SelectedLine()
 	if txt, _ := wv.StatusText(r); txt != "⊘ suspended" || wv.RowName(r) != "main account" {
@@ -475,7 +475,7 @@ func TestWalletsPickerItemsAndEnter(t *testing.T) {
 	if cmd := wv.Load(); cmd != nil {
 		t.Fatal("load started a second request while one is on its way")
 	}
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{
 		{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountActive},
 		{Reference: "loja-antiga", Name: "Loja Antiga", Status: api.SubAccountSuspended},
 		{Reference: "loja-nova", Name: "Loja Nova", Status: "em_analise"},
@@ -535,7 +535,7 @@ func TestWalletsSubAccountErrorOnSwitchGoesToStatus(t *testing.T) {
 	b := wv.Bals["loja-centro"]
 	forbidden := &api.Error{HTTPStatus: 403, Kind: api.KindForbidden, Code: api.CodeSubAccountForbidden,
 		Message: "SUB_ACCOUNT_FORBIDDEN: This credential is not authorized to operate sub-accounts"}
-	cmd := wv.Update(wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Err: forbidden, OnSwitch: true})
+	cmd := wv.Update(wallets.BalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Err: forbidden, OnSwitch: true})
 	if cmd == nil {
 		t.Fatal("no status for a refused wallet")
 	}
@@ -548,7 +548,7 @@ func TestWalletsSubAccountErrorOnSwitchGoesToStatus(t *testing.T) {
 func TestWalletsCreateFormMessages(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq}))
 	m.Update(runeKey("c"))
 	if wv.Form == nil || !m.activePane().CapturesText() {
 		t.Fatal("c did not open the form")
@@ -589,7 +589,7 @@ func TestWalletsCreateFormMessages(t *testing.T) {
 	}
 	for _, e := range errs {
 		wv.Form.Server = [2]string{}
-		m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: "loja-x", Err: e.err}))
+		m.Update(reply(m, wallets.CreatedMsg{Tag: m.tagNow(), Ref: "loja-x", Err: e.err}))
 		if wv.Form == nil || !strings.Contains(wv.Form.Server[e.field], e.want) {
 			t.Errorf("%v: field %d message = %q, want %q", e.err, e.field, wv.Form.Server, e.want)
 		}
@@ -606,12 +606,12 @@ func TestWalletsCreateFormMessages(t *testing.T) {
 	// A reply from another session is ignored.
 	t0 := m.tagNow()
 	t0.Gen++
-	m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: t0, Ref: "loja-xy", Sub: &api.SubAccount{Reference: "loja-xy"}}))
+	m.Update(reply(m, wallets.CreatedMsg{Tag: t0, Ref: "loja-xy", Sub: &api.SubAccount{Reference: "loja-xy"}}))
 	if wv.Form == nil {
 		t.Fatal("a reply from another session closed the form")
 	}
 	// Success closes the form, lists and selects the new wallet, and reloads.
-	m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: "loja-xy", Sub: &api.SubAccount{Reference: "loja-xy", Name: "Loja XY", Status: api.SubAccountApproved}}))
+	m.Update(reply(m, wallets.CreatedMsg{Tag: m.tagNow(), Ref: "loja-xy", Sub: &api.SubAccount{Reference: "loja-xy", Name: "Loja XY", Status: api.SubAccountApproved}}))
 	if wv.Form != nil || len(m.app.SubAccounts) != 1 {
 		t.Fatalf("after success: form=%v subAccounts=%v", wv.Form != nil, m.app.SubAccounts)
 	}
@@ -685,7 +685,7 @@ func TestWalletsBalanceCallsAreBounded(t *testing.T) {
 	for i := range 12 {
 		subs = append(subs, api.SubAccount{Reference: fmt.Sprintf("loja-%02d", i), Status: api.SubAccountApproved})
 	}
-	cmd := wv.Update(wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs})
+	cmd := wv.Update(wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs})
 	msgs := walletsRunCmds(cmd)
 	if len(msgs) != 13 {
 		t.Fatalf("%d balance replies, want 13", len(msgs))
@@ -711,7 +711,7 @@ func TestWalletsScrollKeepsCursorVisible(t *testing.T) {
 	for i := range 40 {
 		subs = append(subs, api.SubAccount{Reference: fmt.Sprintf("loja-%02d", i), Name: fmt.Sprintf("Loja %02d", i), Status: api.SubAccountApproved})
 	}
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
 	m.Update(runeKey("G"))
 	view := m.View()
 	if !strings.Contains(view, "loja-39") || strings.Contains(view, "loja-00 ") {
@@ -729,7 +729,7 @@ func TestWalletsScrollKeepsCursorVisible(t *testing.T) {
 // --- goldens --------------------------------------------------------------------------------
 
 // walletsGoldenData fills the view with a fixed list and balances, as the commands would.
-func walletsGoldenData(t *testing.T, m *Model, wv *wallets.WalletsView) {
+func walletsGoldenData(t *testing.T, m *Model, wv *wallets.View) {
 	t.Helper()
 	day := 24 * time.Hour
 	subs := []api.SubAccount{
@@ -739,10 +739,10 @@ func walletsGoldenData(t *testing.T, m *Model, wv *wallets.WalletsView) {
 		{ID: "5b7a0c1e-0000-4000-8000-000000000004", Reference: "loja-antiga", Name: "Loja Antiga (fechada)", Status: api.SubAccountSuspended, CreatedAt: goldenNow.Add(-400 * day)},
 		{ID: "5b7a0c1e-0000-4000-8000-000000000005", Reference: "quiosque", Name: "Quiosque da praça", Status: "under_review", CreatedAt: goldenNow.Add(-2 * day)},
 	}
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: subs}))
 	money := func(v api.Money) *api.Money { return &v }
 	balanceAt := goldenNow.Add(-time.Minute)
-	replies := map[string]wallets.WalletsBalanceMsg{
+	replies := map[string]wallets.BalanceMsg{
 		api.WalletPrincipal: {Acc: &api.Account{ID: "7d0c2f4e-1b7a-4c55-9a3e-0f6b2d9c1a11", Status: api.AccountApproved, Balance: api.AccountBalance{
 			Available: money(1234567), Promotional: money(0), Held: money(4250), Total: money(1238817), Currency: "BRL", UpdatedAt: &balanceAt}}},
 		"loja-centro": {Acc: &api.Account{Status: api.AccountApproved, Balance: api.AccountBalance{
@@ -765,36 +765,36 @@ func walletsGoldenData(t *testing.T, m *Model, wv *wallets.WalletsView) {
 func TestGoldenWallets(t *testing.T) {
 	cases := []struct {
 		name string
-		do   func(t *testing.T, m *Model, wv *wallets.WalletsView)
+		do   func(t *testing.T, m *Model, wv *wallets.View)
 	}{
 		{"loading", nil},
-		{"full", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
+		{"full", func(t *testing.T, m *Model, wv *wallets.View) {
 			walletsGoldenData(t, m, wv)
 			m.Update(runeKey("g"))
 			m.Update(runeKey("j"))
 		}},
-		{"suspended_selected", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
+		{"suspended_selected", func(t *testing.T, m *Model, wv *wallets.View) {
 			walletsGoldenData(t, m, wv)
 			m.Update(runeKey("g"))
 			for range 4 {
 				m.Update(runeKey("j"))
 			}
 		}},
-		{"empty", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
-			m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{}}))
+		{"empty", func(t *testing.T, m *Model, wv *wallets.View) {
+			m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{}}))
 		}},
-		{"list_error", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
-			m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden,
+		{"list_error", func(t *testing.T, m *Model, wv *wallets.View) {
+			m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: &api.Error{HTTPStatus: 403, Kind: api.KindForbidden,
 				Message: "Insufficient permissions. Required: SUBACCOUNT:READ", TraceID: "tr-0007"}}))
 		}},
-		{"create_taken", func(t *testing.T, m *Model, wv *wallets.WalletsView) {
+		{"create_taken", func(t *testing.T, m *Model, wv *wallets.View) {
 			walletsGoldenData(t, m, wv)
 			m.Update(runeKey("c"))
 			walletsType(m, "loja-centro")
 			m.Update(tea.KeyMsg{Type: tea.KeyTab})
 			walletsType(m, "Loja Centro 2")
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-			m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: "loja-centro", Err: &api.Error{HTTPStatus: 409, Kind: api.KindConflict,
+			m.Update(reply(m, wallets.CreatedMsg{Tag: m.tagNow(), Ref: "loja-centro", Err: &api.Error{HTTPStatus: 409, Kind: api.KindConflict,
 				Code: api.CodeSubAccountReferenceTaken, Message: "SUB_ACCOUNT_REFERENCE_TAKEN: reference 'loja-centro' is already used in this account"}}))
 		}},
 	}
@@ -815,18 +815,18 @@ func TestGoldenWallets(t *testing.T) {
 
 func TestWalletsViewFitsEverySize(t *testing.T) {
 	sizes := [][2]int{{80, 24}, {81, 25}, {95, 30}, {120, 40}, {200, 60}, {260, 24}}
-	states := map[string]func(m *Model, wv *wallets.WalletsView){
-		"loading": func(*Model, *wallets.WalletsView) {},
-		"full":    func(m *Model, wv *wallets.WalletsView) { walletsGoldenData(t, m, wv) },
-		"form": func(m *Model, wv *wallets.WalletsView) {
+	states := map[string]func(m *Model, wv *wallets.View){
+		"loading": func(*Model, *wallets.View) {},
+		"full":    func(m *Model, wv *wallets.View) { walletsGoldenData(t, m, wv) },
+		"form": func(m *Model, wv *wallets.View) {
 			walletsGoldenData(t, m, wv)
 			m.Update(runeKey("c"))
 			walletsType(m, "Bad Ref "+strings.Repeat("x", 40))
 			m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
-			m.Update(reply(m, wallets.WalletsCreatedMsg{Tag: m.tagNow(), Ref: "x", Err: errors.New(strings.Repeat("network down ", 30))}))
+			m.Update(reply(m, wallets.CreatedMsg{Tag: m.tagNow(), Ref: "x", Err: errors.New(strings.Repeat("network down ", 30))}))
 		},
-		"error": func(m *Model, wv *wallets.WalletsView) {
-			m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: errors.New(strings.Repeat("long failure ", 40))}))
+		"error": func(m *Model, wv *wallets.View) {
+			m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Err: errors.New(strings.Repeat("long failure ", 40))}))
 		},
 	}
 	for name, setup := range states {
@@ -858,10 +858,10 @@ func TestWalletsViewFitsEverySize(t *testing.T) {
 func TestWalletsHostileListIsFlattened(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m, wv := walletsModel(t, s, 120, 40)
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{
 		{Reference: "loja\x1b]52;c;AAAA\x07", Name: "Nome\x1b[2J\u009b6n", Status: "\x1b[5mative"},
 	}}))
-	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: api.WalletPrincipal, Req: wv.Bals[api.WalletPrincipal].Req,
+	m.Update(reply(m, wallets.BalanceMsg{Tag: m.tagNow(), Ref: api.WalletPrincipal, Req: wv.Bals[api.WalletPrincipal].Req,
 		Acc: &api.Account{Status: "\u009b31m", Balance: api.AccountBalance{Currency: "\x1b[0mUSD"}}}))
 	wv.Cursor = 1
 	frames := []string{m.View()}

@@ -42,14 +42,14 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(runeKey("3"))
 	wv := m.wallets()
-	m.Update(reply(m, wallets.WalletsListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
+	m.Update(reply(m, wallets.ListMsg{Tag: m.tagNow(), Seq: wv.Seq, Subs: []api.SubAccount{{Reference: "loja-centro", Name: "Loja Centro", Status: api.SubAccountApproved}}}))
 	bad := api.ValidateWallet("Loja Centro")
 	ve := &api.ValidationError{Problems: []api.FieldProblem{{Field: api.FieldSubAccountHeader, Msg: api.FieldSubAccountHeader + ": " + bad.Error()}}}
 	b := wv.Bals["loja-centro"]
 	if b == nil {
 		t.Fatal("no balance request for loja-centro")
 	}
-	m.Update(reply(m, wallets.WalletsBalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Err: ve}))
+	m.Update(reply(m, wallets.BalanceMsg{Tag: m.tagNow(), Ref: "loja-centro", Req: b.Req, Err: ve}))
 	for i := 0; i < len(wv.Rows); i++ {
 		if r, ok := wv.SelectedLine(); ok && r.Ref == "loja-centro" {
 			break
@@ -88,7 +88,7 @@ func TestPortugueseLocalErrorsShowNoEnglish(t *testing.T) {
 			t.Errorf("%s: %q", name, wf.Result)
 		}
 		noEnglish(t, "withdrawal form, "+name, strings.ReplaceAll(wf.Result, "X-Sub-Account", ""))
-		why := refund.RefundWhyNot(pt, state.Charge{ID: "c1", Amount: 1000, Status: api.StatusCompleted}, err)
+		why := refund.WhyNot(pt, state.Charge{ID: "c1", Amount: 1000, Status: api.StatusCompleted}, err)
 		noEnglish(t, "refund, "+name, strings.ReplaceAll(why, "X-Sub-Account", ""))
 	}
 	if got := common.LocalError(pt, short); got != "o saque leva R$ 50,00 e o saldo disponível é R$ 12,00" {

@@ -307,7 +307,7 @@ func TestStatusAnswersGoWhenTheMerchantMovesOn(t *testing.T) {
 		t.Fatalf("status after R on a pending charge = %q", m.status.Text)
 	}
 	keys(t, m, "j", "R")
-	if _, open := common.Find[*refund.RefundForm](m.overlays); !open {
+	if _, open := common.Find[*refund.Form](m.overlays); !open {
 		t.Fatal("R on the paid charge did not open the form")
 	}
 	if m.status.Text != "" {
@@ -392,10 +392,10 @@ func TestEscAsksOnAFilledSubAccountForm(t *testing.T) {
 func TestEscAsksOnAFilledWithdrawalForm(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
 	m := goldenModel(t, s, 120, 40)
-	open := func() *withdrawal.WithdrawalForm {
+	open := func() *withdrawal.Form {
 		bal := api.Money(10000)
 		settle(t, m, m.push(withdrawal.NewWithdrawalForm(m.c, api.WalletPrincipal, &bal, goldenNow)))
-		f, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays)
+		f, ok := common.Find[*withdrawal.Form](m.overlays)
 		if !ok {
 			t.Fatal("no withdrawal form")
 		}
@@ -403,13 +403,13 @@ func TestEscAsksOnAFilledWithdrawalForm(t *testing.T) {
 	}
 	open()
 	press(t, m, "esc")
-	if _, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
+	if _, ok := common.Find[*withdrawal.Form](m.overlays); ok {
 		t.Fatal("esc on an empty withdrawal form did not close it")
 	}
 	f := open()
 	walletsType(m, "maria@example.com")
 	press(t, m, "esc")
-	if _, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); !ok {
+	if _, ok := common.Find[*withdrawal.Form](m.overlays); !ok {
 		t.Fatal("esc threw a filled withdrawal form away without asking")
 	}
 	if !strings.Contains(ansi.Strip(m.View()), "Discard this withdrawal?") {
@@ -420,7 +420,7 @@ func TestEscAsksOnAFilledWithdrawalForm(t *testing.T) {
 		t.Fatal("n did not keep the form as typed")
 	}
 	press(t, m, "esc", "y")
-	if _, ok := common.Find[*withdrawal.WithdrawalForm](m.overlays); ok {
+	if _, ok := common.Find[*withdrawal.Form](m.overlays); ok {
 		t.Fatal("y did not discard the form")
 	}
 }

@@ -1,3 +1,5 @@
+// Package blocks is the dashboard's MED blocks view: the wallet's balance blocks by status, with
+// their sums.
 package blocks
 
 import (
@@ -21,9 +23,9 @@ const blocksRefreshEvery = 30 * time.Second
 // BlockFilters is the cycle of the status filter: all, then the spec's statuses.
 var BlockFilters = append([]api.BlockStatus{""}, api.BlockStatuses...)
 
-// BlocksView lists the active wallet's balance blocks (GET /balance-blocks) with a status filter,
+// View lists the active wallet's balance blocks (GET /balance-blocks) with a status filter,
 // what the open and the resolved blocks add up to, and the selected block's details.
-type BlocksView struct {
+type View struct {
 	common.Ident
 	common.List[string, api.BalanceBlock, api.BalanceBlock]
 	c             *common.Common
@@ -61,8 +63,8 @@ type BlockSum struct {
 	Sum    api.Money
 }
 
-// BlocksMsg is the reply of GET /balance-blocks.
-type BlocksMsg struct {
+// Msg is the reply of GET /balance-blocks.
+type Msg struct {
 	Tag    common.Tag
 	Seq    uint64
 	Status api.BlockStatus
@@ -70,14 +72,15 @@ type BlocksMsg struct {
 	Err    error
 }
 
-// BlocksTickMsg is the periodic refresh of the blocks view; gen and seq let old ticks die.
-type BlocksTickMsg struct {
+// TickMsg is the periodic refresh of the blocks view; gen and seq let old ticks die.
+type TickMsg struct {
 	Gen uint64
 	Seq uint64
 }
 
-func NewBlocksView(c *common.Common) *BlocksView {
-	v := &BlocksView{c: c}
+// NewBlocksView makes the blocks view.
+func NewBlocksView(c *common.Common) *View {
+	v := &View{c: c}
 	v.List = common.NewList[string, api.BalanceBlock](&v.Items, func(b *api.BalanceBlock) string { return b.ID })
 	tr := c.Tr
 	v.SetColumns([]common.Column{
@@ -95,18 +98,20 @@ func NewBlocksView(c *common.Common) *BlocksView {
 }
 
 // Title names the view in the tab strip.
-func (v *BlocksView) Title() string { return v.c.Tr.T("blocks.blocks") }
+func (v *View) Title() string { return v.c.Tr.T("blocks.blocks") }
 
-func (v *BlocksView) SetSize(w, h int) tea.Cmd {
+// SetSize gives it its room in cells.
+func (v *View) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.place()
 	return nil
 }
 
-func (v *BlocksView) CapturesText() bool { return false }
+// CapturesText reports whether printable keys belong to its text fields.
+func (v *View) CapturesText() bool { return false }
 
 // Focus gives the view the keyboard back and resumes the periodic refresh; it reads nothing now.
-func (v *BlocksView) Focus() tea.Cmd {
+func (v *View) Focus() tea.Cmd {
 	v.focused = true
 	var cmds []tea.Cmd
 	if v.missed {
@@ -120,7 +125,7 @@ func (v *BlocksView) Focus() tea.Cmd {
 }
 
 // Start loads the list and starts the periodic refresh.
-func (v *BlocksView) Start() tea.Cmd {
+func (v *View) Start() tea.Cmd {
 	v.focused, v.missed = true, false
 	cmds := []tea.Cmd{v.load(false)}
 	if !v.Ticking {
@@ -130,9 +135,10 @@ func (v *BlocksView) Start() tea.Cmd {
 }
 
 // Blur lets the refresh cycle stop at its next tick; the rows stay for when the view comes back.
-func (v *BlocksView) Blur() { v.focused = false }
+func (v *View) Blur() { v.focused = false }
 
-func (v *BlocksView) FilterStatus() api.BlockStatus { return BlockFilters[v.filter] }
+// FilterStatus is the block status the list shows ("" for all).
+func (v *View) FilterStatus() api.BlockStatus { return BlockFilters[v.filter] }
 
 // blockLister lists a wallet's MED blocks and records them (*workflow.Session does).
 type blockLister interface {
@@ -141,7 +147,7 @@ type blockLister interface {
 
 // load asks for the blocks of the active wallet; unless force, a load already in flight for the
 // same session, wallet and filter is reused.
-func (v *BlocksView) load(force bool) tea.Cmd {
+func (v *View) load(force bool) tea.Cmd {
 	t := v.c.App.Tag()
 	if !force && v.Loading && v.LoadTag == t {
 		return nil
@@ -153,42 +159,43 @@ func (v *BlocksView) load(force bool) tea.Cmd {
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		// The charges show what the service listed: the session records the blocks.
 		list, err := bl.Blocks(ctx, wallet, status)
-		return BlocksMsg{Tag: t, Seq: seq, Status: status, List: list, Err: err}
+		return Msg{Tag: t, Seq: seq, Status: status, List: list, Err: err}
 	})
 }
 
-func (v *BlocksView) scheduleTick() tea.Cmd {
+func (v *View) scheduleTick() tea.Cmd {
 	v.TickSeq++
 	v.Ticking = true
 	gen, seq := v.c.App.Gen, v.TickSeq
-	return tea.Tick(blocksRefreshEvery, func(time.Time) tea.Msg { return BlocksTickMsg{Gen: gen, Seq: seq} })
+	return tea.Tick(blocksRefreshEvery, func(time.Time) tea.Msg { return TickMsg{Gen: gen, Seq: seq} })
 }
 
 // ShortHelp lists the keys the footer shows.
-func (v *BlocksView) ShortHelp() []key.Binding {
+func (v *View) ShortHelp() []key.Binding {
 	k := v.c.Keys
 	return []key.Binding{k.OpenTx, k.StatusFilter, k.Refresh}
 }
 
 // FullHelp lists the view's keys for the help screen.
-func (v *BlocksView) FullHelp() [][]key.Binding {
+func (v *View) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.OpenTx, k.StatusFilter, k.Refresh}}
 }
 
-func (v *BlocksView) Update(msg tea.Msg) tea.Cmd {
+// Update handles a key or a reply meant for it.
+func (v *View) Update(msg tea.Msg) tea.Cmd {
 	cmd := v.handle(msg)
 	v.place()
 	return cmd
 }
 
-func (v *BlocksView) handle(msg tea.Msg) tea.Cmd {
+func (v *View) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return v.key(msg)
-	case BlocksMsg:
+	case Msg:
 		v.onBlocks(msg)
-	case BlocksTickMsg:
+	case TickMsg:
 		if msg.Gen != v.c.App.Gen || msg.Seq != v.TickSeq || !v.Ticking {
 			return nil
 		}
@@ -222,7 +229,7 @@ func (v *BlocksView) handle(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *BlocksView) key(km tea.KeyMsg) tea.Cmd {
+func (v *View) key(km tea.KeyMsg) tea.Cmd {
 	k := v.c.Keys
 	switch {
 	case v.Navigate(km, k):
@@ -242,7 +249,7 @@ func (v *BlocksView) key(km tea.KeyMsg) tea.Cmd {
 }
 
 // onBlocks takes a list: the cursor stays on its block when the filter is the same.
-func (v *BlocksView) onBlocks(msg BlocksMsg) {
+func (v *View) onBlocks(msg Msg) {
 	if v.c.App.Stale(msg.Tag) || msg.Seq != v.Seq {
 		return
 	}
@@ -312,7 +319,7 @@ type blocksFrame struct {
 }
 
 // frame shares the view's lines between totals, error, column header, rows and details.
-func (v *BlocksView) frame() blocksFrame {
+func (v *View) frame() blocksFrame {
 	w, h := v.width, v.height
 	f := blocksFrame{sums: v.SumLines(w)}
 	if v.errText != "" {
@@ -329,11 +336,11 @@ func (v *BlocksView) frame() blocksFrame {
 }
 
 // place gives the list the lines the frame leaves it (after every change of size or data).
-func (v *BlocksView) place() { v.Resize(v.width, v.frame().rows) }
+func (v *View) place() { v.Resize(v.width, v.frame().rows) }
 
 // SumLines are the totals: what the open blocks hold (only they are blocked), what the resolved
 // ones added up to, and the count and sum of each status, wrapped to w.
-func (v *BlocksView) SumLines(w int) []string {
+func (v *View) SumLines(w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	if !v.Loaded {
 		return nil
@@ -376,7 +383,8 @@ func (v *BlocksView) SumLines(w int) []string {
 	return append(common.PackSegments(openLine, sep, w, len(openLine)), common.PackSegments(doneLine, sep, w, len(doneLine))...)
 }
 
-func (v *BlocksView) View() string {
+// View renders it at the size it was given; it changes nothing.
+func (v *View) View() string {
 	w, h := v.width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
@@ -456,7 +464,7 @@ func (v *BlocksView) View() string {
 }
 
 // errLines is the last error wrapped to w, in at most n lines.
-func (v *BlocksView) errLines(w, n int) []string {
+func (v *View) errLines(w, n int) []string {
 	out := common.WrapLines(v.errText, w, n)
 	for i := range out {
 		out[i] = v.c.St.Err.Render(out[i])
@@ -466,7 +474,7 @@ func (v *BlocksView) errLines(w, n int) []string {
 
 // cells are a block's columns: status, type, reference, amount, creation, transaction, e2eId,
 // reason and resolution.
-func (v *BlocksView) cells(b *api.BalanceBlock) []common.Cell {
+func (v *View) cells(b *api.BalanceBlock) []common.Cell {
 	tr := v.c.Tr
 	sty, sym := v.c.St.StatusLine(b.Status)
 	return []common.Cell{
@@ -483,7 +491,7 @@ func (v *BlocksView) cells(b *api.BalanceBlock) []common.Cell {
 }
 
 // resolution is the resolution reason and when it was resolved, or a dash.
-func (v *BlocksView) resolution(b *api.BalanceBlock) string {
+func (v *View) resolution(b *api.BalanceBlock) string {
 	s := common.Sanitize(b.ResolutionReason)
 	if b.ResolvedAt != nil {
 		at := b.ResolvedAt.In(v.c.Loc).Format("02/01 15:04")
@@ -496,7 +504,7 @@ func (v *BlocksView) resolution(b *api.BalanceBlock) string {
 }
 
 // detail is the selected block's panel: every field, full width.
-func (v *BlocksView) detail(b *api.BalanceBlock, w int) []string {
+func (v *View) detail(b *api.BalanceBlock, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	const lw = 14
 	sty, sym := st.StatusLine(b.Status)
@@ -534,4 +542,4 @@ func (v *BlocksView) detail(b *api.BalanceBlock, w int) []string {
 }
 
 // ServiceErr is the outcome of the call to the service, for the header's light.
-func (m BlocksMsg) ServiceErr() error { return m.Err }
+func (m Msg) ServiceErr() error { return m.Err }

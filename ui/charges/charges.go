@@ -1,3 +1,4 @@
+// Package charges is the dashboard's charges list, its export key and the Today strip.
 package charges
 
 import (
@@ -15,10 +16,10 @@ import (
 	"pixdash/ui/common"
 )
 
-// ChargesView lists tracked charges, newest first, for the active wallet. Its list holds a
+// View lists tracked charges, newest first, for the active wallet. Its list holds a
 // window of rows around the cursor, read from the store by commands (see listWindow); rows are
 // cached until their charge, the width or the second shown in a countdown changes.
-type ChargesView struct {
+type View struct {
 	common.List[string, chargeStamp, state.Charge]
 	common.Asker  // the refund form R opens
 	c             *common.Common
@@ -43,7 +44,7 @@ type RefundStatesMsg struct {
 }
 
 // loadRefunds reads the refund states of the rows held (the store's memory, off Update).
-func (v *ChargesView) loadRefunds() tea.Cmd {
+func (v *View) loadRefunds() tea.Cmd {
 	store, gen := v.store, v.c.App.Gen
 	if store == nil || len(v.Win.Items) == 0 {
 		return nil
@@ -76,12 +77,13 @@ const chargesOwner = "charges"
 // ChargePage is a read of the charges list.
 type ChargePage = common.WindowLoadedMsg[state.ChargeQuery, state.Charge]
 
-func NewChargesView(c *common.Common, store *state.Store) *ChargesView {
+// NewChargesView makes the charges view.
+func NewChargesView(c *common.Common, store *state.Store) *View {
 	ti := textinput.New()
 	ti.Prompt = "/ "
 	ti.Placeholder = c.Tr.T("charges.filter_id_description_reference_wallet_amount")
 	ti.CharLimit = 100
-	v := &ChargesView{c: c, store: store, Filter: ti, strip: todayStrip{c: c}}
+	v := &View{c: c, store: store, Filter: ti, strip: todayStrip{c: c}}
 	v.List = common.NewList[string, chargeStamp](&v.Win, func(ch *state.Charge) string { return ch.ID })
 	tr := c.Tr
 	v.SetColumns([]common.Column{
@@ -97,7 +99,8 @@ func NewChargesView(c *common.Common, store *state.Store) *ChargesView {
 	return v
 }
 
-func (v *ChargesView) SetSize(w, h int) tea.Cmd {
+// SetSize gives it its room in cells.
+func (v *View) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.Filter.Width = w - 4
 	v.Resize(w, h-4)
@@ -108,11 +111,11 @@ func (v *ChargesView) SetSize(w, h int) tea.Cmd {
 }
 
 // CapturesText reports whether the filter input has the keyboard.
-func (v *ChargesView) CapturesText() bool { return v.filterOn }
+func (v *View) CapturesText() bool { return v.filterOn }
 
 // Query is what the list shows: the active wallet (or all of them), the status filter and the
 // filter text.
-func (v *ChargesView) Query() state.ChargeQuery {
+func (v *View) Query() state.ChargeQuery {
 	return state.ChargeQuery{Wallet: common.ScopeWallet(v.c), Status: v.status, Text: v.Filter.Value()}
 }
 
@@ -125,23 +128,23 @@ func readCharges(store *state.Store) common.WindowRead[state.ChargeQuery, state.
 }
 
 // load asks for the rows on screen when they are not loaded and current.
-func (v *ChargesView) load() tea.Cmd {
+func (v *View) load() tea.Cmd {
 	return v.Win.Need(chargesOwner, v.c.App.Gen, v.Offset, v.Visible(), readCharges(v.store))
 }
 
 // requery shows the list for the current wallet and filters, from the top.
-func (v *ChargesView) requery() tea.Cmd {
+func (v *View) requery() tea.Cmd {
 	v.Win.SetQuery(v.Query())
 	v.Top()
 	return v.load()
 }
 
 // Title names the view in the tab strip.
-func (v *ChargesView) Title() string { return v.c.Tr.T("charges.charges") }
+func (v *View) Title() string { return v.c.Tr.T("charges.charges") }
 
 // Start scopes the list to the active wallet and reads it. Once that read is in, while the
 // list is on screen, its highlight stays on its charge when newer ones arrive above it (defect 3).
-func (v *ChargesView) Start() tea.Cmd {
+func (v *View) Start() tea.Cmd {
 	v.focused, v.started = true, true
 	strip := v.strip.load()
 	if v.Win.Query != v.Query() {
@@ -154,7 +157,7 @@ func (v *ChargesView) Start() tea.Cmd {
 // Focus gives the list the keyboard back (an overlay above it closed); it reads nothing (store
 // changes reach the view on screen under an overlay too). Once the next read is in, its
 // highlight stays on its charge when newer ones arrive above it.
-func (v *ChargesView) Focus() tea.Cmd {
+func (v *View) Focus() tea.Cmd {
 	v.focused = true
 	return nil
 }
@@ -162,15 +165,16 @@ func (v *ChargesView) Focus() tea.Cmd {
 // Blur keeps the rows as they are. Off screen (under the new-charge form or the QR screen, or
 // behind another view), a cursor on the first row stays there as charges arrive: coming back,
 // the merchant finds the newest charge, the one they may just have made, highlighted.
-func (v *ChargesView) Blur() { v.focused, v.StickTop = false, true }
+func (v *View) Blur() { v.focused, v.StickTop = false, true }
 
 // FullHelp lists the view's keys for the help screen.
-func (v *ChargesView) FullHelp() [][]key.Binding {
+func (v *View) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Inspect, k.Filter, k.StatusFilter, k.Refresh, k.Export, k.Refund, k.Scope}}
 }
 
-func (v *ChargesView) Update(msg tea.Msg) tea.Cmd {
+// Update handles a key or a reply meant for it.
+func (v *View) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return v.updateKey(msg)
@@ -202,7 +206,7 @@ func (v *ChargesView) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *ChargesView) updateKey(km tea.KeyMsg) tea.Cmd {
+func (v *View) updateKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.Keys
 	if v.filterOn {
 		switch km.String() {
@@ -244,7 +248,7 @@ func (v *ChargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(km, k.Refresh):
 		if ch, ok := v.SelectedLine(); ok {
-			return func() tea.Msg { return RefreshChargeMsg{Id: ch.ID, Wallet: ch.Wallet} }
+			return func() tea.Msg { return RefreshChargeMsg{ID: ch.ID, Wallet: ch.Wallet} }
 		}
 	case key.Matches(km, k.Inspect):
 		if ch, ok := v.SelectedLine(); ok {
@@ -265,10 +269,10 @@ func (v *ChargesView) updateKey(km tea.KeyMsg) tea.Cmd {
 }
 
 // RefreshChargeMsg asks the root to read a charge now.
-type RefreshChargeMsg struct{ Id, Wallet string }
+type RefreshChargeMsg struct{ ID, Wallet string }
 
 // ShortHelp lists the keys the footer shows.
-func (v *ChargesView) ShortHelp() []key.Binding {
+func (v *View) ShortHelp() []key.Binding {
 	k := v.c.Keys
 	if v.filterOn {
 		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.Tr.T("charges.keep_filter"))), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", v.c.Tr.T("charges.clear_filter")))}
@@ -276,7 +280,8 @@ func (v *ChargesView) ShortHelp() []key.Binding {
 	return []key.Binding{k.Enter, k.Inspect, k.Filter, k.StatusFilter}
 }
 
-func (v *ChargesView) View() string {
+// View renders it at the size it was given; it changes nothing.
+func (v *View) View() string {
 	w := v.width
 	st, tr := v.c.St, v.c.Tr
 	n := v.Win.Len()
@@ -342,7 +347,7 @@ func (v *ChargesView) View() string {
 
 // cells are a charge's columns: state (or its refund), amount, description, reference, wallet, creation and
 // the expiry countdown or payment time.
-func (v *ChargesView) cells(ch *state.Charge, now time.Time) []common.Cell {
+func (v *View) cells(ch *state.Charge, now time.Time) []common.Cell {
 	desc := ch.Description
 	if desc == "" {
 		desc = "—"
@@ -363,7 +368,7 @@ func (v *ChargesView) cells(ch *state.Charge, now time.Time) []common.Cell {
 }
 
 // whenText is the expiry countdown for pending charges, or when the charge was paid.
-func (v *ChargesView) whenText(ch *state.Charge, now time.Time) string {
+func (v *View) whenText(ch *state.Charge, now time.Time) string {
 	tr := v.c.Tr
 	switch ch.State() {
 	case state.StatePending:
@@ -405,7 +410,7 @@ func fitMoney(tr common.Catalog, format string, m api.Money) string {
 
 // ClockKey is what of the view changes with the clock: the strip's minute and day, and the
 // countdown or payment time of each row on screen (see common.Clocked).
-func (v *ChargesView) ClockKey(now time.Time) string {
+func (v *View) ClockKey(now time.Time) string {
 	var b strings.Builder
 	b.WriteString(now.In(v.c.Loc).Format("2006-01-02 15:04"))
 	first, last := v.Window()

@@ -22,7 +22,7 @@ const ExportOwner = "export"
 // export writes the list as it is on screen (wallet, status filter, text filter) to a new file
 // in the exports directory, in a command; the status line says where it went. Update only
 // gathers what the command needs.
-func (v *ChargesView) export() tea.Cmd {
+func (v *View) export() tea.Cmd {
 	s := v.c.Export
 	tr := v.c.Tr
 	if s.Dir == "" {

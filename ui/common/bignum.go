@@ -1,3 +1,7 @@
+// Package common is the dashboard's foundation: the component contract and reply envelopes, shared
+// messages, styles, keys, the catalog's and the sanitizer's use, list and window, the form kit,
+// confirm and picker overlays, the chart, and the words for errors and outcomes. It imports no
+// view.
 package common
 
 import (

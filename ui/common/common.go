@@ -25,7 +25,7 @@ type Common struct {
 	App           *AppState      // the live session and wallet
 	NewKey        func() string  // mints Idempotency-Keys
 	Export        ExportSettings // where and how the charges view's E writes
-	Ascii         bool           // chart glyphs in ASCII
+	ASCII         bool           // chart glyphs in ASCII
 	DarkBG        bool           // the terminal's background is dark (see Options.DarkBackground)
 	Open          Openers        // the overlays a view opens but another package owns
 }
@@ -70,6 +70,7 @@ func PadLeft(s string, w int) string {
 
 const spaceRun = "                                                                                                                                "
 
+// Spaces is n spaces.
 func Spaces(n int) string {
 	if n <= 0 {
 		return ""

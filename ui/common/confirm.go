@@ -36,14 +36,23 @@ func NewQuietConfirm(c *Common, question string, then tea.Cmd) *ConfirmDialog {
 	return &ConfirmDialog{c: c, question: question, then: then}
 }
 
+// Layer says how the overlay is drawn.
 func (d *ConfirmDialog) Layer() Layer { return LayerFloat }
+
+// SetSize gives it its room in cells.
 func (d *ConfirmDialog) SetSize(w, h int) tea.Cmd {
 	d.width, d.height = w, h
 	return nil
 }
+
+// Focus gives it the keyboard back.
 func (d *ConfirmDialog) Focus() tea.Cmd { return nil }
+
+// Start begins its loading, once.
 func (d *ConfirmDialog) Start() tea.Cmd { return nil }
-func (d *ConfirmDialog) Blur()          {}
+
+// Blur runs when it leaves the screen or the keyboard.
+func (d *ConfirmDialog) Blur() {}
 
 // ShortHelp lists the two answers.
 func (d *ConfirmDialog) ShortHelp() []key.Binding { return []key.Binding{d.c.Keys.Yes, d.c.Keys.No} }
@@ -77,7 +86,7 @@ func (d *ConfirmDialog) answer(km tea.KeyMsg) bool {
 	return key.Matches(km, d.c.Keys.Yes)
 }
 
-// overlay draws the question in a red box over the body.
+// View draws the question in a red box over the body.
 func (d *ConfirmDialog) View() string {
 	w, h := d.width, d.height
 	st := d.c.St
@@ -88,7 +97,7 @@ func (d *ConfirmDialog) View() string {
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
 }
 
-// CapturesText: a confirmation takes every key as its answer (? included).
+// CapturesText is true: a confirmation takes every key as its answer (? included).
 func (d *ConfirmDialog) CapturesText() bool { return true }
 
 // DiscardGuard is esc on a form, shared by the charge, sub-account and withdrawal forms: an

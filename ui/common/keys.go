@@ -27,6 +27,7 @@ type KeyMap struct {
 	Scope, Bars, CloseDay                    key.Binding
 }
 
+// NewKeyMap makes the key map.
 func NewKeyMap(tr Catalog) KeyMap {
 	h := func(k, desc string) key.BindingOpt { return key.WithHelp(k, tr.T(desc)) }
 	return KeyMap{

@@ -118,6 +118,7 @@ type typedConfirm struct {
 	height   int
 }
 
+// NewTypedConfirm makes the typed confirm.
 func NewTypedConfirm(c *Common, question string, amount api.Money, then tea.Cmd) *typedConfirm {
 	ti := textinput.New()
 	ti.Prompt = "> "

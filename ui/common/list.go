@@ -35,8 +35,10 @@ type rowSource[T any] interface {
 // SliceRows is a rowSource over rows held in memory (wallets, balance blocks).
 type SliceRows[T any] []T
 
+// Len is how many rows there are.
 func (s *SliceRows[T]) Len() int { return len(*s) }
 
+// At is row i.
 func (s *SliceRows[T]) At(i int) (T, bool) {
 	if i < 0 || i >= len(*s) {
 		var zero T
@@ -45,6 +47,7 @@ func (s *SliceRows[T]) At(i int) (T, bool) {
 	return (*s)[i], true
 }
 
+// ShownAt is where row i is drawn.
 func (s *SliceRows[T]) ShownAt(i int) *T {
 	if i < 0 || i >= len(*s) {
 		return nil
@@ -52,6 +55,7 @@ func (s *SliceRows[T]) ShownAt(i int) *T {
 	return &(*s)[i]
 }
 
+// Held reports whether row i is held in memory.
 func (s *SliceRows[T]) Held() (int, int) { return 0, len(*s) }
 
 // List is the cursor, scroll window, column layout and row cache of one view's rows.
@@ -129,7 +133,7 @@ func (l *List[K, S, T]) Navigate(km tea.KeyMsg, k KeyMap) bool {
 	return ok
 }
 
-// selected is the row under the cursor.
+// SelectedLine is the row under the cursor.
 func (l *List[K, S, T]) SelectedLine() (T, bool) { return l.src.At(l.Cursor) }
 
 // Hold notes the row under the cursor before the rows change; the function it returns puts

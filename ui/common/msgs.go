@@ -23,6 +23,7 @@ const (
 // StatusKind colours the status line.
 type StatusKind int
 
+// The kinds of status message: informational, done, a warning, an error.
 const (
 	StatusInfo StatusKind = iota
 	StatusOK
@@ -41,6 +42,7 @@ type StatusMsg struct {
 // TickMsg drives countdowns, token display and polling once a second.
 type TickMsg time.Time
 
+// Tick asks for the next second's tick.
 func Tick() tea.Cmd {
 	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return TickMsg(t) })
 }

@@ -23,6 +23,7 @@ const (
 	PickerProfiles
 )
 
+// Picker is a list to choose one item from (a wallet, a profile, a period).
 type Picker struct {
 	Closer
 	c       *Common
@@ -39,6 +40,7 @@ type Picker struct {
 	Height        int
 }
 
+// NewPicker makes the picker.
 func NewPicker(c *Common, title string, items []PickerItem, choose func(string) tea.Msg) *Picker {
 	p := &Picker{c: c, title: title, items: items, choose: choose}
 	for i, it := range items {
@@ -49,6 +51,7 @@ func NewPicker(c *Common, title string, items []PickerItem, choose func(string) 
 	return p
 }
 
+// SetItems replaces the items, keeping the cursor on the same item where it can.
 func (p *Picker) SetItems(items []PickerItem) {
 	p.items, p.Loading = items, false
 	if p.cursor >= len(items) {
@@ -56,14 +59,25 @@ func (p *Picker) SetItems(items []PickerItem) {
 	}
 }
 
+// Layer says how the overlay is drawn.
 func (p *Picker) Layer() Layer { return LayerFloat }
+
+// SetSize gives it its room in cells.
 func (p *Picker) SetSize(w, h int) tea.Cmd {
 	p.Width, p.Height = w, h
 	return nil
 }
-func (p *Picker) Focus() tea.Cmd            { return nil }
-func (p *Picker) Start() tea.Cmd            { return nil }
-func (p *Picker) Blur()                     {}
+
+// Focus gives it the keyboard back.
+func (p *Picker) Focus() tea.Cmd { return nil }
+
+// Start begins its loading, once.
+func (p *Picker) Start() tea.Cmd { return nil }
+
+// Blur runs when it leaves the screen or the keyboard.
+func (p *Picker) Blur() {}
+
+// FullHelp lists all its keys.
 func (p *Picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
 // Update moves the cursor and chooses; esc or q closes without choosing.
@@ -101,11 +115,13 @@ func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// ShortHelp lists its main keys.
 func (p *Picker) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	return []key.Binding{k.Up, k.Down, k.Enter, k.Back}
 }
 
+// View renders it at the size it was given; it changes nothing.
 func (p *Picker) View() string {
 	w, h := p.Width, p.Height
 	st, tr := p.c.St, p.c.Tr

@@ -39,6 +39,7 @@ type OpenChargeMsg struct {
 	Charge state.Charge // as the caller knows it; the screen follows the store's newer copies
 }
 
+// ProjectsMsg carries the wallet's projects for the new-charge form.
 type ProjectsMsg struct {
 	Tag   Tag
 	Items []api.Project
@@ -51,10 +52,12 @@ type EventMsg struct {
 	Ev  *api.Event
 }
 
+// PersistMsg reports a local write that failed.
 type PersistMsg struct{ Err error }
 
+// SimulatedMsg is the outcome of a simulated payment, CNPJ payment or expiry (sandbox).
 type SimulatedMsg struct {
-	Id, Wallet string
+	ID, Wallet string
 	Err        error
 }
 
@@ -83,6 +86,7 @@ func DayNetText(st *Styles, tr Catalog, t state.Totals) string {
 	return st.Label.Render(tr.T("day.net")) + st.OK.Render(net.BRL())
 }
 
+// BlockReason words a block's reason for the merchant.
 func BlockReason(tr Catalog, reason string) string {
 	if reason == api.ReasonCNPJPayerNotAllowed {
 		return tr.T("qr.payments_from_companies_cnpj_are_not")
@@ -90,6 +94,7 @@ func BlockReason(tr Catalog, reason string) string {
 	return Sanitize(reason)
 }
 
+// RefundLines are the lines that describe a refund (amount, state, when).
 func RefundLines(tr Catalog, st *Styles, r *api.Refund, loc *time.Location) []string {
 	if r == nil {
 		return []string{st.Muted.Render(tr.T("qr.refund_to_the_payer_not_started"))}
@@ -106,7 +111,7 @@ func RefundLines(tr Catalog, st *Styles, r *api.Refund, loc *time.Location) []st
 }
 
 // RefundedMsg tells the active view that the service took (or settled) a refund of a charge.
-type RefundedMsg struct{ Id string }
+type RefundedMsg struct{ ID string }
 
 // StoreChangedMsg says the store changed (a write of this window or, seen by Refresh, of
 // another): the active list reads its window again when what it shows changed.

@@ -131,7 +131,7 @@ const (
 // colours): lipgloss then strips every attribute, bold and reverse included.
 func NoColour() bool { return lipgloss.ColorProfile() == termenv.Ascii }
 
-// selected draws the selected row of a list: the Selected style, or reverse video without
+// SelectedLine draws the selected row of a list: the Selected style, or reverse video without
 // colours (NO_COLOR removes colour, not contrast: the row stays visible).
 func (s *Styles) SelectedLine(line string) string {
 	if NoColour() {
@@ -242,7 +242,7 @@ func (s *Styles) tone(t tone) *lipgloss.Style {
 	return &s.Muted
 }
 
-// status is the style and symbol of a status value (see statusLooks).
+// StatusLine is the style and symbol of a status value (see statusLooks).
 func (s *Styles) StatusLine(v any) (*lipgloss.Style, string) {
 	l := lookOf(v)
 	return s.tone(l.tone), l.symbol

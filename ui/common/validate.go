@@ -134,6 +134,7 @@ func CheckPhone(tr Catalog, s string) error {
 	return BrdocError(tr, err)
 }
 
+// CheckMaxLen refuses s longer than max characters.
 func CheckMaxLen(tr Catalog, s string, max int) error {
 	if n := utf8.RuneCountInString(s); n > max {
 		return fmt.Errorf(tr.T("validate.at_most_characters_now"), max, n)
@@ -268,6 +269,7 @@ func ParseDuration(tr Catalog, s string) (time.Duration, error) {
 	return total, nil
 }
 
+// CheckExpiry refuses an expiry the service does not take.
 func CheckExpiry(tr Catalog, d time.Duration) error {
 	secs := int(d / time.Second)
 	if secs < api.MinExpiresIn || secs > api.MaxExpiresIn {

@@ -1,3 +1,5 @@
+// Package events is the dashboard's events view: every webhook received, with the service's
+// verdict on it.
 package events
 
 import (
@@ -44,12 +46,12 @@ const (
 	EvColSummary
 )
 
-// EventsView is the live feed of verified webhook events, newest first, read from the store's
+// View is the live feed of verified webhook events, newest first, read from the store's
 // event log (deduplicated by eventId: a re-sent event is one row with its count). Only the
 // visible rows are built, and each is cached until its count, the width, its charge, its
 // verdict or its day changes. At the top, the cursor stays on the newest event as events
 // arrive; elsewhere it stays on its event. `enter` opens the payload as received, pretty-printed.
-type EventsView struct {
+type View struct {
 	common.Ident
 	common.List[string, eventStamp, state.EventEntry]
 	started       bool // start ran: the list reads what a resize uncovers
@@ -127,7 +129,7 @@ type eventStamp struct {
 
 // eventDetail is the payload pane of one event.
 type eventDetail struct {
-	Id string
+	ID string
 	// entry is the event as the window last read it (its verdict arrives after it).
 	entry state.EventEntry
 	// lines are built (by update, never by view) for width, the charge version ver (a refund
@@ -142,20 +144,23 @@ type eventDetail struct {
 	reveal, masked bool
 }
 
-func NewEventsView(c *common.Common) *EventsView {
-	v := &EventsView{C: c}
+// NewEventsView makes the events view.
+func NewEventsView(c *common.Common) *View {
+	v := &View{C: c}
 	v.List = common.NewList[string, eventStamp](&v.Win, func(e *state.EventEntry) string { return e.Event.EventID })
 	v.StickTop = true
 	v.SetColumns(EventColumns(c.Tr))
 	return v
 }
 
-func (v *EventsView) Title() string { return v.C.Tr.T("events.events") }
+// Title is the tab title.
+func (v *View) Title() string { return v.C.Tr.T("events.events") }
 
-func (v *EventsView) CapturesText() bool { return false }
+// CapturesText reports whether printable keys belong to its text fields.
+func (v *View) CapturesText() bool { return false }
 
 // receiving reports whether the session has a webhook receiver.
-func (v *EventsView) receiving() bool { return v.C.App.Sess.Intake != nil }
+func (v *View) receiving() bool { return v.C.App.Sess.Intake != nil }
 
 // readEvents reads a window of the events list from the store.
 func readEvents(store *state.Store) common.WindowRead[state.EventQuery, state.EventEntry] {
@@ -166,12 +171,12 @@ func readEvents(store *state.Store) common.WindowRead[state.EventQuery, state.Ev
 }
 
 // Load asks for the rows on screen when they are not loaded and current.
-func (v *EventsView) Load() tea.Cmd {
+func (v *View) Load() tea.Cmd {
 	return v.Win.Need(eventsOwner, v.C.App.Gen, v.Offset, v.Visible(), readEvents(v.C.App.Sess.Store))
 }
 
 // loadFacets reads the kinds, wallets, total and last arrival.
-func (v *EventsView) loadFacets() tea.Cmd {
+func (v *View) loadFacets() tea.Cmd {
 	gen, store := v.C.App.Gen, v.C.App.Sess.Store
 	return v.C.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		f, err := store.Facets(ctx)
@@ -180,7 +185,7 @@ func (v *EventsView) loadFacets() tea.Cmd {
 }
 
 // SetFilter shows another kind and wallet, from the top.
-func (v *EventsView) SetFilter(q state.EventQuery) tea.Cmd {
+func (v *View) SetFilter(q state.EventQuery) tea.Cmd {
 	v.Filter = q
 	v.Win.SetQuery(q)
 	v.Top()
@@ -189,7 +194,7 @@ func (v *EventsView) SetFilter(q state.EventQuery) tea.Cmd {
 
 // chargeOf is the tracked charge an event names, as the window read it with the event (the
 // window is read again whenever the store's charges change).
-func (v *EventsView) chargeOf(e *state.EventEntry) (state.Charge, bool) {
+func (v *View) chargeOf(e *state.EventEntry) (state.Charge, bool) {
 	if e.Event.TransactionID == "" || e.Charge == nil {
 		return state.Charge{}, false
 	}
@@ -197,16 +202,17 @@ func (v *EventsView) chargeOf(e *state.EventEntry) (state.Charge, bool) {
 }
 
 // current is the entry with the detail's id as the window holds it now (its verdict arrives after the event).
-func (v *EventsView) current(d *eventDetail) state.EventEntry {
+func (v *View) current(d *eventDetail) state.EventEntry {
 	for i := range v.Win.Items {
-		if v.Win.Items[i].Event.EventID == d.Id {
+		if v.Win.Items[i].Event.EventID == d.ID {
 			return v.Win.Items[i]
 		}
 	}
 	return d.entry
 }
 
-func (v *EventsView) SetSize(w, h int) tea.Cmd {
+// SetSize gives it its room in cells.
+func (v *View) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.Resize(w, h-3)
 	v.syncDetail()
@@ -217,20 +223,20 @@ func (v *EventsView) SetSize(w, h int) tea.Cmd {
 }
 
 // Start reads the rows on screen and the facets.
-func (v *EventsView) Start() tea.Cmd {
+func (v *View) Start() tea.Cmd {
 	v.started = true
 	v.Win.Invalidate()
 	return tea.Batch(v.Load(), v.loadFacets())
 }
 
 // Focus gives the view the keyboard back; it reads nothing.
-func (v *EventsView) Focus() tea.Cmd { return nil }
+func (v *View) Focus() tea.Cmd { return nil }
 
 // Blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *EventsView) Blur() {}
+func (v *View) Blur() {}
 
 // ShortHelp lists the keys the footer shows.
-func (v *EventsView) ShortHelp() []key.Binding {
+func (v *View) ShortHelp() []key.Binding {
 	k := v.C.Keys
 	if v.Detail != nil {
 		return []key.Binding{k.Up, k.Down, k.PageDown, k.Reveal, k.Back}
@@ -239,18 +245,19 @@ func (v *EventsView) ShortHelp() []key.Binding {
 }
 
 // FullHelp lists the view's keys for the help screen.
-func (v *EventsView) FullHelp() [][]key.Binding {
+func (v *View) FullHelp() [][]key.Binding {
 	k := v.C.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.KindFilter, k.WalletFilter, k.Inspect, k.Reveal, k.Back}}
 }
 
-func (v *EventsView) Update(msg tea.Msg) tea.Cmd {
+// Update handles a key or a reply meant for it.
+func (v *View) Update(msg tea.Msg) tea.Cmd {
 	cmd := v.handle(msg)
 	v.syncDetail()
 	return cmd
 }
 
-func (v *EventsView) handle(msg tea.Msg) tea.Cmd {
+func (v *View) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if v.Detail != nil {
@@ -280,13 +287,13 @@ func (v *EventsView) handle(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *EventsView) listKey(km tea.KeyMsg) tea.Cmd {
+func (v *View) listKey(km tea.KeyMsg) tea.Cmd {
 	k := v.C.Keys
 	switch {
 	case v.Navigate(km, k):
 	case key.Matches(km, k.Enter):
 		if e, ok := v.SelectedLine(); ok {
-			v.Detail = &eventDetail{Id: e.Event.EventID, entry: e}
+			v.Detail = &eventDetail{ID: e.Event.EventID, entry: e}
 		}
 	case key.Matches(km, k.KindFilter):
 		return v.SetFilter(state.EventQuery{Kind: nextOf(v.presentKinds(), v.Filter.Kind), Wallet: v.Filter.Wallet})
@@ -329,7 +336,7 @@ func nextOf[T ~string](list []T, cur T) T {
 }
 
 // presentKinds returns the kinds events arrived with: the spec's in its order, then unknown ones sorted.
-func (v *EventsView) presentKinds() []api.EventKind {
+func (v *View) presentKinds() []api.EventKind {
 	have := make(map[api.EventKind]bool, len(v.facets.Kinds))
 	for _, k := range v.facets.Kinds {
 		have[k] = true
@@ -349,7 +356,7 @@ func (v *EventsView) presentKinds() []api.EventKind {
 	return append(out, unknown...)
 }
 
-func (v *EventsView) detailKey(km tea.KeyMsg) tea.Cmd {
+func (v *View) detailKey(km tea.KeyMsg) tea.Cmd {
 	k := v.C.Keys
 	d := v.Detail
 	switch c, nav := k.Navigate(km, d.scroll, len(d.Lines)+1, v.detailBody()); {
@@ -367,12 +374,12 @@ func (v *EventsView) detailKey(km tea.KeyMsg) tea.Cmd {
 }
 
 // detailBody is how many payload lines fit under the detail's title, above its position line.
-func (v *EventsView) detailBody() int { return max(v.height-2, 1) }
+func (v *View) detailBody() int { return max(v.height-2, 1) }
 
 // syncDetail builds the open detail's lines again when what they show changed (the width, the
 // event's verdict or charge, the reveal), and keeps its scroll in range. update and setSize
 // call it, so view only draws.
-func (v *EventsView) syncDetail() {
+func (v *View) syncDetail() {
 	d := v.Detail
 	if d == nil {
 		return
@@ -386,7 +393,8 @@ func (v *EventsView) syncDetail() {
 	d.scroll = max(min(d.scroll, len(d.Lines)-v.detailBody()), 0)
 }
 
-func (v *EventsView) View() string {
+// View renders it at the size it was given; it changes nothing.
+func (v *View) View() string {
 	w, h := v.width, v.height
 	if v.Detail != nil {
 		return v.detailView(w, h)
@@ -427,7 +435,7 @@ func (v *EventsView) View() string {
 }
 
 // topLine is the count and filter on the left and the receiver's counters on the right.
-func (v *EventsView) topLine(w, shown int) string {
+func (v *View) topLine(w, shown int) string {
 	st, tr := v.C.St, v.C.Tr
 	total := v.facets.Total
 	left := st.Bold.Render(tr.N("events.events_n", total))
@@ -445,7 +453,7 @@ func (v *EventsView) topLine(w, shown int) string {
 }
 
 // StatsText is the receiver's counters: rejected deliveries always, the others when not zero.
-func (v *EventsView) StatsText() string {
+func (v *View) StatsText() string {
 	stats := v.C.App.Sess.ReceiverStats
 	if stats == nil {
 		return ""
@@ -526,7 +534,7 @@ func ShortDuration(d time.Duration) string {
 }
 
 // receiverLine says where events come from and when the last one arrived.
-func (v *EventsView) receiverLine(w int) string {
+func (v *View) receiverLine(w int) string {
 	st, tr := v.C.St, v.C.Tr
 	sess := v.C.App.Sess
 	if !v.receiving() && sess.Hub != nil {
@@ -555,7 +563,7 @@ func (v *EventsView) receiverLine(w int) string {
 	return st.Muted.Render(common.TruncateWidth(s, w))
 }
 
-func (v *EventsView) emptyText(w int) string {
+func (v *View) emptyText(w int) string {
 	st, tr := v.C.St, v.C.Tr
 	if v.Filter != (state.EventQuery{}) {
 		return st.Muted.Render(common.TruncateWidth(tr.T("events.no_event_matches_the_filter_t"), w))
@@ -574,7 +582,7 @@ func (v *EventsView) emptyText(w int) string {
 // cells are an event's columns: when it arrived, its kind, wallet, amount, charge, how many
 // copies came, and its summary (the verdict's mark, a decoding warning and what a disputed or
 // unknown event claims come first).
-func (v *EventsView) cells(e *state.EventEntry, now time.Time) []common.Cell {
+func (v *View) cells(e *state.EventEntry, now time.Time) []common.Cell {
 	st, ev, l := v.C.St, e.Event, v.Layout
 	amount := "—"
 	if ev.Amount != 0 {
@@ -657,7 +665,7 @@ func sameDay(a, b time.Time) bool {
 
 // chargeVersion changes when the tracked charge a payment row reads (requested split, refund
 // progress) changes: its update time, and the number of requested legs (set at creation).
-func (v *EventsView) chargeVersion(e *state.EventEntry) int64 {
+func (v *View) chargeVersion(e *state.EventEntry) int64 {
 	if ev := e.Event; !ev.Kind.IsPayment() || ev.TransactionID == "" {
 		return 0
 	}
@@ -670,7 +678,7 @@ func (v *EventsView) chargeVersion(e *state.EventEntry) int64 {
 
 // kindStyle colours a kind by family: payments green (completed) or red (failed), refunds,
 // withdrawals and balance blocks each their own; the rest muted.
-func (v *EventsView) kindStyle(k api.EventKind) lipgloss.Style {
+func (v *View) kindStyle(k api.EventKind) lipgloss.Style {
 	st := v.C.St
 	switch {
 	case k == api.EventPaymentCompleted:
@@ -688,7 +696,7 @@ func (v *EventsView) kindStyle(k api.EventKind) lipgloss.Style {
 }
 
 // Summary is the one-line gist of an event, in the merchant's language.
-func (v *EventsView) Summary(e *state.EventEntry) string {
+func (v *View) Summary(e *state.EventEntry) string {
 	ev := e.Event
 	tr := v.C.Tr
 	var parts []string
@@ -745,7 +753,7 @@ func (v *EventsView) Summary(e *state.EventEntry) string {
 }
 
 // currentRefund is the tracked charge's refund status when it moved on since the event was sent.
-func (v *EventsView) currentRefund(e *state.EventEntry) string {
+func (v *View) currentRefund(e *state.EventEntry) string {
 	ev := e.Event
 	ch, ok := v.chargeOf(e)
 	if !ok || ch.BlockedDeposit == nil || ch.BlockedDeposit.Refund == nil {
@@ -838,7 +846,7 @@ func compactJSON(ev *api.Event) string {
 }
 
 // setupView explains how to give the profile a webhook receiver.
-func (v *EventsView) setupView(w, h int) string {
+func (v *View) setupView(w, h int) string {
 	st, tr := v.C.St, v.C.Tr
 	profile := common.Sanitize(v.C.App.Sess.Profile)
 	wrap := func(s string) string { return ansi.Wrap(s, w, "") }
@@ -863,7 +871,7 @@ func (v *EventsView) setupView(w, h int) string {
 }
 
 // detailView is the selected event's facts and its payload, scrollable.
-func (v *EventsView) detailView(w, h int) string {
+func (v *View) detailView(w, h int) string {
 	st, tr := v.C.St, v.C.Tr
 	d := v.Detail // its lines and scroll are kept current by syncDetail
 	e := d.entry
@@ -898,7 +906,7 @@ func (v *EventsView) detailView(w, h int) string {
 
 // DetailLines are the facts of an event, its verdict and its payload pretty-printed, wrapped to
 // w, with CPF/CNPJ masked unless reveal; masked reports whether a document was masked.
-func (v *EventsView) DetailLines(e state.EventEntry, w int, reveal bool) (lines []string, masked bool) {
+func (v *View) DetailLines(e state.EventEntry, w int, reveal bool) (lines []string, masked bool) {
 	st, tr, loc := v.C.St, v.C.Tr, v.C.Loc
 	ev := e.Event
 	var out []string

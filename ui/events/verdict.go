@@ -10,7 +10,7 @@ import (
 // event not applied), unknown ? (nothing applied), or … while it is being checked.
 
 // verdictClaim is what a row says before its summary about an event that was not applied.
-func (v *EventsView) verdictClaim(e *state.EventEntry) string {
+func (v *View) verdictClaim(e *state.EventEntry) string {
 	tr := v.C.Tr
 	switch e.Verdict {
 	case state.VerdictDisputed:
@@ -22,7 +22,7 @@ func (v *EventsView) verdictClaim(e *state.EventEntry) string {
 }
 
 // verdictLine is the verdict in full, for the event's detail ("" for an event not read back).
-func (v *EventsView) verdictLine(e *state.EventEntry) string {
+func (v *View) verdictLine(e *state.EventEntry) string {
 	tr := v.C.Tr
 	if e.Verdict == state.VerdictUnchecked && (e.Event == nil || !e.Event.Kind.ReadBack()) {
 		return "" // only the kinds read back against the service (api.EventKind.ReadBack)

@@ -1,3 +1,5 @@
+// Package inspector is the dashboard's transaction inspector: one transaction as the service shows
+// it, with its refunds, blocks and history.
 package inspector
 
 import (
@@ -28,9 +30,9 @@ const (
 	inspectorLabelMax = 24
 )
 
-// InspectorView looks one transaction up (GET /transactions/{id}: id, then external reference,
+// View looks one transaction up (GET /transactions/{id}: id, then external reference,
 // then idempotency key, in one wallet) and shows every field of it, with a history of lookups.
-type InspectorView struct {
+type View struct {
 	common.Asker // the refund form R opens
 	c            *common.Common
 	Input        textinput.Model
@@ -91,7 +93,8 @@ type LookupMsg struct {
 	saveErr       error
 }
 
-func NewInspectorView(c *common.Common) *InspectorView {
+// NewInspectorView makes the inspector view.
+func NewInspectorView(c *common.Common) *View {
 	ti := textinput.New()
 	ti.Prompt = "/ "
 	ti.Placeholder = c.Tr.T("inspector.transaction_id_external_reference_or_idempotency")
@@ -105,13 +108,14 @@ func NewInspectorView(c *common.Common) *InspectorView {
 	}
 	vp := viewport.New(0, 0)
 	vp.KeyMap = viewport.KeyMap{} // the view's own keys scroll it
-	return &InspectorView{c: c, Input: ti, labelW: min(lw, inspectorLabelMax), Vp: vp}
+	return &View{c: c, Input: ti, labelW: min(lw, inspectorLabelMax), Vp: vp}
 }
 
 // Title names the view in the tab strip.
-func (v *InspectorView) Title() string { return v.c.Tr.T("inspector.inspector") }
+func (v *View) Title() string { return v.c.Tr.T("inspector.inspector") }
 
-func (v *InspectorView) SetSize(w, h int) tea.Cmd {
+// SetSize gives it its room in cells.
+func (v *View) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.Input.Width = max(w-lipgloss.Width(v.Input.Prompt)-2, 1)
 	v.Vp.Width, v.Vp.Height = max(w, 0), max(h-2, 1)
@@ -120,7 +124,7 @@ func (v *InspectorView) SetSize(w, h int) tea.Cmd {
 }
 
 // syncDetail puts the result's detail, at the current width, in the viewport.
-func (v *InspectorView) syncDetail() {
+func (v *View) syncDetail() {
 	if v.Res == nil {
 		v.Vp.SetContent("")
 		v.Vp.GotoTop()
@@ -131,7 +135,7 @@ func (v *InspectorView) syncDetail() {
 }
 
 // detailContent is the result's detail as the viewport's text, each line cut to w.
-func (v *InspectorView) detailContent(w int) string {
+func (v *View) detailContent(w int) string {
 	lines := v.DetailLines(v.Res, w)
 	for i, l := range lines {
 		lines[i] = common.TruncateWidth(l, w)
@@ -140,28 +144,28 @@ func (v *InspectorView) detailContent(w int) string {
 }
 
 // CapturesText reports whether the lookup input has the keyboard.
-func (v *InspectorView) CapturesText() bool { return v.Input.Focused() }
+func (v *View) CapturesText() bool { return v.Input.Focused() }
 
-// activate loads the lookup history and, with nothing on screen, puts the cursor in the input.
+// Start loads the lookup history and, with nothing on screen, puts the cursor in the input.
 // activate loads the history; the input waits for / (or enter), so the view keys keep working.
 // start reads the lookup history.
-func (v *InspectorView) Start() tea.Cmd {
+func (v *View) Start() tea.Cmd {
 	v.onScreen = true
 	return tea.Batch(v.loadHistory(), v.catchUp())
 }
 
 // Focus gives the view the keyboard back; it reads only what it missed off screen.
-func (v *InspectorView) Focus() tea.Cmd {
+func (v *View) Focus() tea.Cmd {
 	v.onScreen = true
 	return v.catchUp()
 }
 
 // Blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *InspectorView) Blur() { v.onScreen = false }
+func (v *View) Blur() { v.onScreen = false }
 
 // catchUp looks the transaction shown up again when an event about it came while the view was
 // off screen.
-func (v *InspectorView) catchUp() tea.Cmd {
+func (v *View) catchUp() tea.Cmd {
 	if !v.missed {
 		return nil
 	}
@@ -180,7 +184,7 @@ type HistoryMsg struct {
 }
 
 // loadHistory reads the lookup history.
-func (v *InspectorView) loadHistory() tea.Cmd {
+func (v *View) loadHistory() tea.Cmd {
 	gen, store := v.c.App.Gen, v.c.App.Sess.Store
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		ls, err := store.RecentLookups(ctx)
@@ -188,7 +192,7 @@ func (v *InspectorView) loadHistory() tea.Cmd {
 	})
 }
 
-func (v *InspectorView) setHistory(ls []state.Lookup) {
+func (v *View) setHistory(ls []state.Lookup) {
 	v.history = ls
 	if v.histCur >= len(v.history) {
 		v.histCur = len(v.history) - 1
@@ -198,9 +202,10 @@ func (v *InspectorView) setHistory(ls []state.Lookup) {
 	}
 }
 
-func (v *InspectorView) failed() bool { return v.notFound || v.errText != "" }
+func (v *View) failed() bool { return v.notFound || v.errText != "" }
 
-func (v *InspectorView) ShortHelp() []key.Binding {
+// ShortHelp lists its main keys.
+func (v *View) ShortHelp() []key.Binding {
 	k, tr := v.c.Keys, v.c.Tr
 	if v.Input.Focused() {
 		return []key.Binding{
@@ -226,13 +231,15 @@ func (v *InspectorView) ShortHelp() []key.Binding {
 	return append(bs, k.Refresh, k.PageDown)
 }
 
-func (v *InspectorView) FullHelp() [][]key.Binding {
+// FullHelp lists all its keys.
+func (v *View) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", v.c.Tr.T("inspector.look_up")))
 	return [][]key.Binding{{k.Lookup, enter, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Reveal, k.QR, k.Refund, k.Refresh, k.Back}}
 }
 
-func (v *InspectorView) Update(msg tea.Msg) tea.Cmd {
+// Update handles a key or a reply meant for it.
+func (v *View) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if v.Input.Focused() {
@@ -260,7 +267,7 @@ func (v *InspectorView) Update(msg tea.Msg) tea.Cmd {
 			v.Loading = false
 		}
 	case common.RefundedMsg:
-		if v.Res != nil && v.Res.Tx.ID == msg.Id && !v.Loading {
+		if v.Res != nil && v.Res.Tx.ID == msg.ID && !v.Loading {
 			return v.lookup(v.Res.Query, v.Res.Wallet, false)
 		}
 	case common.EventMsg:
@@ -277,7 +284,7 @@ func (v *InspectorView) Update(msg tea.Msg) tea.Cmd {
 }
 
 // inputKey handles keys while the lookup input is focused.
-func (v *InspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
+func (v *View) inputKey(km tea.KeyMsg) tea.Cmd {
 	switch km.Type {
 	case tea.KeyEsc:
 		v.Input.Blur()
@@ -319,7 +326,7 @@ func (v *InspectorView) inputKey(km tea.KeyMsg) tea.Cmd {
 }
 
 // key handles keys while the input is not focused.
-func (v *InspectorView) key(km tea.KeyMsg) tea.Cmd {
+func (v *View) key(km tea.KeyMsg) tea.Cmd {
 	k := v.c.Keys
 	switch {
 	case key.Matches(km, k.Lookup):
@@ -394,7 +401,7 @@ func (v *InspectorView) key(km tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-func (v *InspectorView) moveHistory(d int) {
+func (v *View) moveHistory(d int) {
 	v.histCur += d
 	if v.histCur >= len(v.history) {
 		v.histCur = len(v.history) - 1
@@ -404,7 +411,7 @@ func (v *InspectorView) moveHistory(d int) {
 	}
 }
 
-func (v *InspectorView) selectedLookup() (state.Lookup, bool) {
+func (v *View) selectedLookup() (state.Lookup, bool) {
 	if v.histCur < 0 || v.histCur >= len(v.history) {
 		return state.Lookup{}, false
 	}
@@ -417,7 +424,7 @@ type lookuper interface {
 }
 
 // lookup reads the transaction in wallet; record adds it to the history (a refresh does not).
-func (v *InspectorView) lookup(query, wallet string, record bool) tea.Cmd {
+func (v *View) lookup(query, wallet string, record bool) tea.Cmd {
 	if wallet == "" {
 		wallet = api.WalletPrincipal
 	}
@@ -436,7 +443,7 @@ func (v *InspectorView) lookup(query, wallet string, record bool) tea.Cmd {
 // isTxNotFound reports a 404 about the transaction itself (not about the wallet in X-Sub-Account).
 func isTxNotFound(err error) bool { return workflow.TxNotFound(err) }
 
-func (v *InspectorView) onLookup(msg LookupMsg) tea.Cmd {
+func (v *View) onLookup(msg LookupMsg) tea.Cmd {
 	if v.c.App.Stale(msg.Tag) || msg.Seq != v.Seq {
 		return nil
 	}
@@ -475,7 +482,7 @@ func QrAvailable(tx *api.Transaction) bool {
 }
 
 // openQR tracks the transaction (so the QR screen and polling know it) and opens its QR screen.
-func (v *InspectorView) openQR() tea.Cmd {
+func (v *View) openQR() tea.Cmd {
 	tr := v.c.Tr
 	if v.Res == nil || !QrAvailable(v.Res.Tx) {
 		return common.AnswerStatus(tr.T("inspector.the_qr_is_shown_only_for"), common.StatusWarn)
@@ -491,7 +498,7 @@ func (v *InspectorView) openQR() tea.Cmd {
 }
 
 // matchedBy says which of the three lookups found the transaction.
-func (v *InspectorView) matchedBy(r *InspectResult) string {
+func (v *View) matchedBy(r *InspectResult) string {
 	tr := v.c.Tr
 	switch {
 	case r.Tx.ID == r.Query:
@@ -502,7 +509,8 @@ func (v *InspectorView) matchedBy(r *InspectResult) string {
 	return tr.T("inspector.matched_by_idempotency_key")
 }
 
-func (v *InspectorView) View() string {
+// View renders it at the size it was given; it changes nothing.
+func (v *View) View() string {
 	w, h := v.width, v.height
 	if w <= 0 || h <= 0 {
 		return ""
@@ -573,7 +581,7 @@ func (v *InspectorView) View() string {
 }
 
 // historyLines lists recent lookups, the selected one highlighted, in at most h lines.
-func (v *InspectorView) historyLines(w, h int) []string {
+func (v *View) historyLines(w, h int) []string {
 	st, tr := v.c.St, v.c.Tr
 	if h <= 0 {
 		return nil
@@ -646,7 +654,7 @@ func refundStyle(st *common.Styles, s api.RefundStatus) lipgloss.Style {
 }
 
 // DetailLines renders every field of the transaction, one per line (long values wrapped).
-func (v *InspectorView) DetailLines(r *InspectResult, w int) []string {
+func (v *View) DetailLines(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	tx := r.Tx
 	lw := v.labelW
@@ -833,7 +841,7 @@ func (v *InspectorView) DetailLines(r *InspectResult, w int) []string {
 
 // splitDetail shows a tracked charge's accepted split beside what payment_completed distributed
 // (api.ReconcileSplit); nothing at all for a charge without a split or not tracked.
-func (v *InspectorView) splitDetail(r *InspectResult, w int) []string {
+func (v *View) splitDetail(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	ch := r.Charge
 	if !r.Tracked {
@@ -886,7 +894,7 @@ func (v *InspectorView) splitDetail(r *InspectResult, w int) []string {
 
 // reportedSplit shows a split a payment_completed reported that the service did not accept
 // for the charge (state.Charge.SplitReported): the event's word only, never counted.
-func (v *InspectorView) reportedSplit(r *InspectResult, w int) []string {
+func (v *View) reportedSplit(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	if !r.Tracked || len(r.Charge.SplitReported) == 0 {
 		return nil
@@ -899,7 +907,7 @@ func (v *InspectorView) reportedSplit(r *InspectResult, w int) []string {
 }
 
 // refundDetail lists the refunds of the transaction that refund_completed webhooks reported.
-func (v *InspectorView) refundDetail(r *InspectResult, w int) []string {
+func (v *View) refundDetail(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	if r.RefundsErr != nil {
 		return []string{"", st.Bold.Render(tr.T("inspector.refunds")) + st.Muted.Render(common.TruncateWidth(" · "+tr.F("inspector.could_not_read_the_events", r.RefundsErr), max(w-12, 0)))}
@@ -933,7 +941,7 @@ func (v *InspectorView) refundDetail(r *InspectResult, w int) []string {
 }
 
 // blockDetail lists the balance blocks the service holds on the transaction.
-func (v *InspectorView) blockDetail(r *InspectResult, w int) []string {
+func (v *View) blockDetail(r *InspectResult, w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	if r.BlocksErr != nil {
 		return []string{"", st.Bold.Render(tr.T("inspector.balance_blocks")) + st.Muted.Render(common.TruncateWidth(" · "+common.DescribeErr(tr, tr.T("inspector.load_balance_blocks"), r.BlocksErr), max(w-20, 0)))}

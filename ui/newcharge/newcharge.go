@@ -1,3 +1,4 @@
+// Package newcharge is the dashboard's new-charge form and its split builder.
 package newcharge
 
 import (
@@ -96,7 +97,8 @@ type ChargeForm struct {
 	descInit string
 }
 
-func NewChargeForm(c *common.Common, wallet, key string) *ChargeForm {
+// NewForm makes the charge form.
+func NewForm(c *common.Common, wallet, key string) *ChargeForm {
 	f := &ChargeForm{C: c, Key: key, Wallet: wallet, Preset: defaultExpiryPreset, ProjLoad: true}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
@@ -133,10 +135,10 @@ func NewChargeForm(c *common.Common, wallet, key string) *ChargeForm {
 	return f
 }
 
-// StatusOwner: the form's messages ("Fix the highlighted fields") go when it closes.
+// StatusOwner names the form's messages ("Fix the highlighted fields") so that they go when it closes.
 func (f *ChargeForm) StatusOwner() string { return common.OwnerForm }
 
-// Layer: the form takes the body's place; header, tabs and footer stay.
+// Layer is the body: the form takes the body's place; header, tabs and footer stay.
 func (f *ChargeForm) Layer() common.Layer { return common.LayerBody }
 
 // Focus needs nothing: the project list is loaded by the root when the form opens.
@@ -148,6 +150,7 @@ func (f *ChargeForm) Start() tea.Cmd { return nil }
 // Blur leaves the fields as they are.
 func (f *ChargeForm) Blur() {}
 
+// SetSize gives it its room in cells.
 func (f *ChargeForm) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	if f.Sb != nil {
@@ -167,6 +170,7 @@ func (f *ChargeForm) SetSize(w, h int) tea.Cmd {
 	return nil
 }
 
+// SetFocus puts the cursor in field i.
 func (f *ChargeForm) SetFocus(i int) {
 	if f.Field < fieldCount {
 		f.touched[f.Field] = true
@@ -219,6 +223,7 @@ func (f *ChargeForm) setProjects(ps []api.Project, err error) {
 	}
 }
 
+// Update handles a key or a reply meant for it.
 func (f *ChargeForm) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
@@ -545,6 +550,7 @@ func (f *ChargeForm) FieldLabel(i int) string {
 	}[i]
 }
 
+// View renders it at the size it was given; it changes nothing.
 func (f *ChargeForm) View() string {
 	return f.formView()
 }

@@ -34,6 +34,7 @@ const (
 // feeSource says where the builder's fee comes from.
 type feeSource int
 
+// Where the split's fee comes from: unknown, the profile's pix_fee, or learned from the service.
 const (
 	feeUnknown feeSource = iota
 	feeProfile           // the profile's pix_fee
@@ -80,6 +81,7 @@ type SplitBuilder struct {
 	width, height int
 }
 
+// NewSplitBuilder makes the split builder.
 func NewSplitBuilder(c *common.Common, origin string) *SplitBuilder {
 	if origin == "" {
 		origin = api.WalletPrincipal
@@ -89,6 +91,7 @@ func NewSplitBuilder(c *common.Common, origin string) *SplitBuilder {
 	return &SplitBuilder{C: c, origin: origin, in: ti, serverLeg: -1, width: 80, height: 20}
 }
 
+// SetSize gives it its room in cells.
 func (b *SplitBuilder) SetSize(w, h int) tea.Cmd {
 	b.width, b.height = w, h
 	b.FocusCell(b.leg, b.col)
@@ -98,6 +101,7 @@ func (b *SplitBuilder) SetSize(w, h int) tea.Cmd {
 // SetGross tells the builder the charge amount typed in the form.
 func (b *SplitBuilder) SetGross(gross api.Money, known bool) { b.gross, b.grossKnown = gross, known }
 
+// HasLegs reports whether the split has any leg.
 func (b *SplitBuilder) HasLegs() bool { return len(b.Draft.Legs) > 0 }
 
 // takeDirty reports (once) whether the legs changed.
@@ -181,6 +185,7 @@ func (b *SplitBuilder) loadWallets() tea.Cmd {
 	})
 }
 
+// OnWallets takes the wallets the split can send to.
 func (b *SplitBuilder) OnWallets(msg SplitWalletsMsg) {
 	if b.C.App.Stale(msg.Tag) {
 		return
@@ -834,6 +839,7 @@ func (b *SplitBuilder) footerLines(w int) []string {
 	return out
 }
 
+// View renders it at the size it was given; it changes nothing.
 func (b *SplitBuilder) View() string {
 	w, h := b.width, b.height
 	st, tr := b.C.St, b.C.Tr

@@ -1,3 +1,5 @@
+// Package qr is the customer's screen: the charge's QR code, and the result once the service
+// confirms it.
 package qr
 
 import (
@@ -27,16 +29,16 @@ const (
 	demoPayerCNPJ = "11222333000181"
 )
 
-// QrView is the customer-facing screen: the QR while pending, then PAID, EXPIRED or FAILED.
+// View is the customer-facing screen: the QR while pending, then PAID, EXPIRED or FAILED.
 // The customer sees what is theirs (amount, description, merchant, expiry, the code); the
 // split, wallets and fees stay on the merchant's views (the inspector).
-type QrView struct {
+type View struct {
 	common.Closer
 	C       *common.Common
 	Store   *state.Store
 	Ctl     workflow.PaymentSimulator // nil unless the service is the sandbox emulator
 	Env     api.Environment
-	Id      string
+	ID      string
 	Ch      state.Charge // the charge as last known (the store's memory copy wins when newer)
 	PollErr string
 	CopyFn  func(string)
@@ -58,17 +60,17 @@ type QrView struct {
 }
 
 // PollChargeMsg asks the root to read a charge from the service now, without a status line.
-type PollChargeMsg struct{ Id, Wallet string }
+type PollChargeMsg struct{ ID, Wallet string }
 
 // SetSize gives the screen the whole terminal.
-func (v *QrView) SetSize(w, h int) tea.Cmd {
+func (v *View) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.prepare()
 	return nil
 }
 
-// Layer: the QR and result screens take the whole terminal (the customer looks at them).
-func (v *QrView) Layer() common.Layer { return common.LayerScreen }
+// Layer is the whole screen: the QR and result screens take the whole terminal (the customer looks at them).
+func (v *View) Layer() common.Layer { return common.LayerScreen }
 
 // How long the copy confirmation stays, and how often a refused payment's open refund is read
 // again (doubling up to the cap while it stays open).
@@ -78,30 +80,31 @@ const (
 	qrRefreshLongest = time.Minute
 )
 
-// qrCopiedMsg says the screen's code was copied; qrNoticeDoneMsg ends the confirmation.
 type (
-	QrCopiedMsg     struct{ v *QrView }
-	QrNoticeDoneMsg struct {
-		v   *QrView
+	// CopiedMsg says the screen's code was copied.
+	CopiedMsg struct{ v *View }
+	// NoticeDoneMsg ends the copy's confirmation.
+	NoticeDoneMsg struct {
+		v   *View
 		seq int
 	}
-	// QrRefreshMsg is the screen's own tick (see qrView.refreshSeq).
-	QrRefreshMsg struct {
-		v   *QrView
+	// RefreshMsg is the screen's own tick (see qrView.refreshSeq).
+	RefreshMsg struct {
+		v   *View
 		seq int
 	}
 )
 
 // Focus gives the screen the keyboard back (a dialog over it closed): a confirmation from
 // before the dialog is stale. It polls nothing: the screen's tick goes on under a dialog.
-func (v *QrView) Focus() tea.Cmd {
+func (v *View) Focus() tea.Cmd {
 	v.prepare()
 	v.notice = ""
 	return nil
 }
 
 // Start polls the charge at once when it may still change, and starts the screen's tick.
-func (v *QrView) Start() tea.Cmd {
+func (v *View) Start() tea.Cmd {
 	v.prepare()
 	v.notice = "" // a confirmation from before a dialog covered the screen is stale
 	ch, ok := v.charge()
@@ -111,7 +114,7 @@ func (v *QrView) Start() tea.Cmd {
 	var poll tea.Cmd
 	if !ch.Final() {
 		id, wallet := ch.ID, ch.Wallet
-		poll = func() tea.Msg { return PollChargeMsg{Id: id, Wallet: wallet} }
+		poll = func() tea.Msg { return PollChargeMsg{ID: id, Wallet: wallet} }
 	}
 	v.refreshSeq++
 	v.refreshEvery = qrRefreshFirst
@@ -119,12 +122,12 @@ func (v *QrView) Start() tea.Cmd {
 }
 
 // Blur leaves the screen as it is.
-func (v *QrView) Blur() {}
+func (v *View) Blur() {}
 
 // refreshTick schedules the screen's next tick.
-func (v *QrView) refreshTick() tea.Cmd {
+func (v *View) refreshTick() tea.Cmd {
 	seq, every := v.refreshSeq, v.refreshEvery
-	return tea.Tick(every, func(time.Time) tea.Msg { return QrRefreshMsg{v: v, seq: seq} })
+	return tea.Tick(every, func(time.Time) tea.Msg { return RefreshMsg{v: v, seq: seq} })
 }
 
 // refundOpen reports whether a refused payment's refund to the payer may still change.
@@ -134,7 +137,7 @@ func refundOpen(ch *state.Charge) bool {
 }
 
 // prepare validates and encodes the charge's code for View, when it changed.
-func (v *QrView) prepare() {
+func (v *View) prepare() {
 	ch, ok := v.charge()
 	if !ok || ch.PixCopyPaste == "" {
 		return
@@ -148,7 +151,7 @@ func (v *QrView) prepare() {
 func qrCodeKey(ch *state.Charge) string { return fmt.Sprintf("%d|%s", ch.Amount, ch.PixCopyPaste) }
 
 // prepared is the charge's validated, encoded code: the one prepare made, or made now.
-func (v *QrView) prepared(ch *state.Charge) (qrCode, error) {
+func (v *View) prepared(ch *state.Charge) (qrCode, error) {
 	if qrCodeKey(ch) == v.codeFor {
 		return v.code, v.codeErr
 	}
@@ -156,7 +159,7 @@ func (v *QrView) prepared(ch *state.Charge) (qrCode, error) {
 }
 
 // quitKey is q as the screen offers it: on a pending QR it asks first.
-func (v *QrView) quitKey(ch *state.Charge) key.Binding {
+func (v *View) quitKey(ch *state.Charge) key.Binding {
 	k := v.C.Keys.Quit
 	if ch != nil && v.pending(ch) {
 		k.SetHelp(k.Help().Key, v.C.Tr.T("qr.quit_asks_first"))
@@ -165,14 +168,14 @@ func (v *QrView) quitKey(ch *state.Charge) key.Binding {
 }
 
 // pending reports whether the customer may be paying ch from this screen right now.
-func (v *QrView) pending(ch *state.Charge) bool {
+func (v *View) pending(ch *state.Charge) bool {
 	return ch.State() == state.StatePending && ch.Mismatch == "" && ch.PixCopyPaste != ""
 }
 
 // QuitQuestion is what quitting asks while the customer may be paying (the root's quit guard
 // asks it on ctrl+c, the screen itself on q); "" once the charge is settled or while the
 // screen already asks it.
-func (v *QrView) QuitQuestion() string {
+func (v *View) QuitQuestion() string {
 	ch, ok := v.charge()
 	if !ok || !v.pending(&ch) {
 		return ""
@@ -185,7 +188,7 @@ func (v *QrView) QuitQuestion() string {
 }
 
 // ShortHelp lists the screen's keys.
-func (v *QrView) ShortHelp() []key.Binding {
+func (v *View) ShortHelp() []key.Binding {
 	k := v.C.Keys
 	var ch *state.Charge
 	if c, ok := v.charge(); ok {
@@ -195,35 +198,36 @@ func (v *QrView) ShortHelp() []key.Binding {
 }
 
 // FullHelp lists the screen's keys.
-func (v *QrView) FullHelp() [][]key.Binding { return [][]key.Binding{v.ShortHelp()} }
+func (v *View) FullHelp() [][]key.Binding { return [][]key.Binding{v.ShortHelp()} }
 
 // charge is the charge on screen: the store's memory copy (pending charges and recent writes,
 // no database read while drawing), else the one the screen was opened with.
-func (v *QrView) charge() (state.Charge, bool) {
+func (v *View) charge() (state.Charge, bool) {
 	if v.Store != nil {
-		if c, ok := v.Store.Peek(v.Id); ok {
+		if c, ok := v.Store.Peek(v.ID); ok {
 			return c, true
 		}
 	}
 	return v.Ch, v.Ch.ID != ""
 }
 
-func (v *QrView) Update(msg tea.Msg) tea.Cmd {
+// Update handles a key or a reply meant for it.
+func (v *View) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case QrCopiedMsg:
+	case CopiedMsg:
 		if msg.v != v {
 			return nil
 		}
 		v.noticeSeq++
 		v.notice = v.C.Tr.T("qr.pix_code_copied")
 		seq := v.noticeSeq
-		return tea.Tick(qrNoticeFor, func(time.Time) tea.Msg { return QrNoticeDoneMsg{v: v, seq: seq} })
-	case QrNoticeDoneMsg:
+		return tea.Tick(qrNoticeFor, func(time.Time) tea.Msg { return NoticeDoneMsg{v: v, seq: seq} })
+	case NoticeDoneMsg:
 		if msg.v == v && msg.seq == v.noticeSeq {
 			v.notice = ""
 		}
 		return nil
-	case QrRefreshMsg:
+	case RefreshMsg:
 		return v.onRefresh(msg)
 	}
 	km, isKey := msg.(tea.KeyMsg)
@@ -257,7 +261,7 @@ func (v *QrView) Update(msg tea.Msg) tea.Cmd {
 		if cp == nil {
 			cp = func(s string) { _, _ = osc52.New(s).WriteTo(os.Stdout) }
 		}
-		return func() tea.Msg { cp(code); return QrCopiedMsg{v: v} }
+		return func() tea.Msg { cp(code); return CopiedMsg{v: v} }
 	case key.Matches(km, k.SimulatePay), key.Matches(km, k.SimulateCNPJ), key.Matches(km, k.Expire):
 		if v.Ctl == nil {
 			return func() tea.Msg {
@@ -271,15 +275,15 @@ func (v *QrView) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case key.Matches(km, k.SimulatePay):
 			return v.C.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
-				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Pay(ctx, id, DemoPayerName, DemoPayerCPF)}
+				return common.SimulatedMsg{ID: id, Wallet: wallet, Err: ctl.Pay(ctx, id, DemoPayerName, DemoPayerCPF)}
 			})
 		case key.Matches(km, k.SimulateCNPJ):
 			return v.C.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
-				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Pay(ctx, id, demoCNPJName, demoPayerCNPJ)}
+				return common.SimulatedMsg{ID: id, Wallet: wallet, Err: ctl.Pay(ctx, id, demoCNPJName, demoPayerCNPJ)}
 			})
 		default:
 			return v.C.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
-				return common.SimulatedMsg{Id: id, Wallet: wallet, Err: ctl.Expire(ctx, id)}
+				return common.SimulatedMsg{ID: id, Wallet: wallet, Err: ctl.Expire(ctx, id)}
 			})
 		}
 	}
@@ -290,7 +294,7 @@ func (v *QrView) Update(msg tea.Msg) tea.Cmd {
 // pending charge on screen); while a refused payment's refund to the payer is open it asks the
 // root to read the charge again, less often the longer it stays open. It ends when nothing on
 // the screen can change any more, or with the screen.
-func (v *QrView) onRefresh(msg QrRefreshMsg) tea.Cmd {
+func (v *View) onRefresh(msg RefreshMsg) tea.Cmd {
 	if msg.v != v || msg.seq != v.refreshSeq || v.Done() {
 		return nil
 	}
@@ -301,7 +305,7 @@ func (v *QrView) onRefresh(msg QrRefreshMsg) tea.Cmd {
 		return nil
 	case refundOpen(&ch):
 		id, wallet := ch.ID, ch.Wallet
-		poll := func() tea.Msg { return PollChargeMsg{Id: id, Wallet: wallet} }
+		poll := func() tea.Msg { return PollChargeMsg{ID: id, Wallet: wallet} }
 		cmd := tea.Batch(poll, v.refreshTick())
 		v.refreshEvery = min(2*v.refreshEvery, qrRefreshLongest)
 		return cmd
@@ -320,7 +324,8 @@ func checkCode(ch *state.Charge) error {
 	return code.CheckAmount(ch.Amount)
 }
 
-func (v *QrView) View() string {
+// View renders it at the size it was given; it changes nothing.
+func (v *View) View() string {
 	w, h := v.width, v.height
 	st, cu := v.C.St, v.C.Cust
 	ch, ok := v.charge()
@@ -365,7 +370,7 @@ func expBanner(st *common.Styles) lipgloss.Style  { return st.ExpBanner }
 
 // mismatchView replaces the QR of a charge whose reply differs from the request: the merchant
 // sees why, the customer sees no code to pay.
-func (v *QrView) mismatchView(ch *state.Charge, w int) string {
+func (v *View) mismatchView(ch *state.Charge, w int) string {
 	st, tr := v.C.St, v.C.Tr
 	lines := []string{
 		st.Err.Render(tr.T("qr.this_charge_differs_from_what_was")),
@@ -378,7 +383,7 @@ func (v *QrView) mismatchView(ch *state.Charge, w int) string {
 }
 
 // badge is the environment's label: SANDBOX, or PRODUCTION in red.
-func (v *QrView) badge() string {
+func (v *View) badge() string {
 	st, tr := v.C.St, v.C.Tr
 	if v.Env == api.Production {
 		return st.BadgeProd.Render(tr.T("qr.production_caps"))
@@ -387,12 +392,12 @@ func (v *QrView) badge() string {
 }
 
 // topBar is the environment and the charge's id; the wallet is the merchant's business.
-func (v *QrView) topBar(ch *state.Charge, w int) string {
+func (v *View) topBar(ch *state.Charge, w int) string {
 	return common.TruncateWidth(v.badge()+" "+v.C.St.Muted.Render(v.C.Tr.F("qr.charge", common.Sanitize(ch.ID))), w)
 }
 
 // hintParts are the keys that work on the screen now, each drawn "key description".
-func (v *QrView) hintParts(ch *state.Charge) []string {
+func (v *View) hintParts(ch *state.Charge) []string {
 	st, k := v.C.St, v.C.Keys
 	var bs []key.Binding
 	if ch.State() == state.StatePending {
@@ -411,7 +416,7 @@ func (v *QrView) hintParts(ch *state.Charge) []string {
 
 // notes is what the screen says for a moment (the copy confirmation) or until the next read
 // (a failed refresh), most recent first; nil when there is nothing to say.
-func (v *QrView) notes(w int) []string {
+func (v *View) notes(w int) []string {
 	st := v.C.St
 	var out []string
 	if v.notice != "" {
@@ -425,7 +430,7 @@ func (v *QrView) notes(w int) []string {
 
 // hints are the bottom lines: the keys, wrapped to w (one line on a wide terminal); a note,
 // when there is one, takes the first line's place (so the layout above never moves).
-func (v *QrView) hints(ch *state.Charge, w int) string {
+func (v *View) hints(ch *state.Charge, w int) string {
 	lines := common.PackSegments(v.hintParts(ch), " · ", w, 0)
 	if n := v.notes(w); len(n) > 0 {
 		lines[0] = n[0]
@@ -435,7 +440,7 @@ func (v *QrView) hints(ch *state.Charge, w int) string {
 
 // countdown is the time left to pay, or the line saying the bank is being asked. It has a
 // colour of its own (not only bold) so light and dark terminals both show it clearly.
-func (v *QrView) countdown(ch *state.Charge) (string, bool) {
+func (v *View) countdown(ch *state.Charge) (string, bool) {
 	st, cu := v.C.St, v.C.Cust
 	if ch.ExpiresAt.IsZero() {
 		return "", false
@@ -456,7 +461,7 @@ func merchant(ch *state.Charge) string {
 }
 
 // info is the amount, description, merchant, countdown and status beside or under the QR.
-func (v *QrView) info(ch *state.Charge, w int) []string {
+func (v *View) info(ch *state.Charge, w int) []string {
 	st, cu := v.C.St, v.C.Cust
 	lines := []string{st.Accent.Render(cu.T("qr.pay_with_pix")), ""}
 	if big := common.BigAmount(ch.Amount, w); big != nil {
@@ -494,7 +499,7 @@ const (
 
 // pendingScreen is the whole screen of a pending charge at w×h, in the roomiest layout that
 // shows the QR; below the smallest, the code and the size the terminal needs.
-func (v *QrView) pendingScreen(ch *state.Charge, w, h int) string {
+func (v *View) pendingScreen(ch *state.Charge, w, h int) string {
 	st, cu, tr := v.C.St, v.C.Cust, v.C.Tr
 	top, bottom := v.topBar(ch, w), v.hints(ch, w)
 	bodyH := h - 1 - lipgloss.Height(bottom)
@@ -539,7 +544,7 @@ func (v *QrView) pendingScreen(ch *state.Charge, w, h int) string {
 
 // summary is the one line under a QR that leaves no room for the info panel: what the customer
 // pays and the time left.
-func (v *QrView) summary(ch *state.Charge) string {
+func (v *View) summary(ch *state.Charge) string {
 	st, cu := v.C.St, v.C.Cust
 	line := cu.T("qr.pay_with_pix") + "  " + st.BigAmount.Render(ch.Amount.BRL())
 	if c, ok := v.countdown(ch); ok {
@@ -550,7 +555,7 @@ func (v *QrView) summary(ch *state.Charge) string {
 
 // column is the narrow column beside a full-height QR: the environment, what the customer
 // pays, the countdown, then the merchant's keys, wrapped to w.
-func (v *QrView) column(ch *state.Charge, w, h int) string {
+func (v *View) column(ch *state.Charge, w, h int) string {
 	lines := []string{v.badge(), ""}
 	lines = append(lines, v.info(ch, w)...)
 	lines = append(lines, "")
@@ -560,7 +565,7 @@ func (v *QrView) column(ch *state.Charge, w, h int) string {
 }
 
 // codeBlock shows the copy-and-paste code, wrapped to the width.
-func (v *QrView) codeBlock(ch *state.Charge, w int) string {
+func (v *View) codeBlock(ch *state.Charge, w int) string {
 	st, cu := v.C.St, v.C.Cust
 	if w < 10 {
 		w = 10
@@ -574,7 +579,7 @@ func (v *QrView) codeBlock(ch *state.Charge, w int) string {
 // resultView is the full-screen PAID / FAILED / EXPIRED state: what the customer paid (or
 // why not, and the refund of their money); how a payment was split is the merchant's, in the
 // inspector.
-func (v *QrView) resultView(ch *state.Charge, banner lipgloss.Style, word string, w, h int) string {
+func (v *View) resultView(ch *state.Charge, banner lipgloss.Style, word string, w, h int) string {
 	st, cu := v.C.St, v.C.Cust
 	lines := []string{banner.Render(word), ""}
 	if big := common.BigAmount(ch.Amount, w); big != nil {

@@ -75,7 +75,7 @@ func NewQRCode(text string) qrCode {
 		if _, done := c.Compact[a.level]; done {
 			continue
 		}
-		m, v, ok := QrMatrix(text, a.level)
+		m, v, ok := Matrix(text, a.level)
 		if !ok {
 			return qrCode{text: text}
 		}
@@ -122,7 +122,7 @@ func (c qrCode) Render(maxW, maxH int) qrRender {
 		}
 	}
 	compact := QrAttempts[len(QrAttempts)-1]
-	last.Lines = QrHalfBlocks(c.Compact[compact.level].M, compact.Quiet)
+	last.Lines = HalfBlocks(c.Compact[compact.level].M, compact.Quiet)
 	last.NeedW, last.NeedH = last.Width, last.Height
 	return last
 }
@@ -157,11 +157,11 @@ func QrterminalMatrix(text string, l coding.Level) ([][]bool, bool) {
 	return m, true
 }
 
-// QrMatrix encodes text as the smallest QR code of level l: the text is cut into numeric,
+// Matrix encodes text as the smallest QR code of level l: the text is cut into numeric,
 // alphanumeric and byte segments where that saves bits (a BR Code is mostly digits and
 // capitals, with a lowercase key or URL), in the smallest version that holds them, with the
 // mask the standard's penalty rules prefer. m[y][x] is true for a dark module.
-func QrMatrix(text string, l coding.Level) (m [][]bool, v coding.Version, ok bool) {
+func Matrix(text string, l coding.Level) (m [][]bool, v coding.Version, ok bool) {
 	var segs [3][]coding.Encoding // by the size class of the version (character count widths)
 	for v = coding.MinVersion; v <= coding.MaxVersion; v++ {
 		class := sizeClass(v)
@@ -369,9 +369,9 @@ func qrSides(n, quiet, maxW int) int {
 	return max(quiet, min(QrQuietSides, (maxW-n)/2))
 }
 
-// QrHalfBlocks draws the matrix with a light quiet zone of quiet modules on every side, two
+// HalfBlocks draws the matrix with a light quiet zone of quiet modules on every side, two
 // module rows per line; an odd last row is paired with a light one.
-func QrHalfBlocks(m [][]bool, quiet int) []string { return qrHalfBlocksSides(m, quiet, quiet) }
+func HalfBlocks(m [][]bool, quiet int) []string { return qrHalfBlocksSides(m, quiet, quiet) }
 
 // qrHalfBlocksSides is qrHalfBlocks with side modules of quiet zone to the left and right.
 func qrHalfBlocksSides(m [][]bool, quiet, side int) []string {
@@ -411,14 +411,14 @@ func drawQR(c *common.Common, r qrRender) string {
 	}
 	lines := r.Lines
 	if c.DarkBG {
-		lines = QrInverted(lines)
+		lines = Inverted(lines)
 	}
 	return strings.Join(lines, "\n")
 }
 
-// QrInverted swaps ink and paper in half-block lines: each cell's inked halves become blank and
+// Inverted swaps ink and paper in half-block lines: each cell's inked halves become blank and
 // its blank halves inked.
-func QrInverted(lines []string) []string {
+func Inverted(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = qrSwapInk.Replace(l)
@@ -441,8 +441,8 @@ func (r qrRender) styled(st lipgloss.Style) string {
 	return b.String()
 }
 
-// QrModules reads a rendered half-block grid back into dark/light modules (for tests and checks).
-func QrModules(lines []string) [][]bool {
+// Modules reads a rendered half-block grid back into dark/light modules (for tests and checks).
+func Modules(lines []string) [][]bool {
 	var grid [][]bool
 	for _, l := range lines {
 		top := make([]bool, 0, len(l))

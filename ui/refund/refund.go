@@ -1,3 +1,4 @@
+// Package refund is the dashboard's refund form.
 package refund
 
 import (
@@ -29,15 +30,15 @@ const OwnerRefund = "refund"
 // refundAwait is how long the dashboard waits for refund_completed after the service took a refund.
 const refundAwait = 2 * time.Minute
 
-// RefundDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
-type RefundDoneMsg struct {
+// DoneMsg is the workflow's outcome, for the form that sent it (matched by key).
+type DoneMsg struct {
 	Tag common.Tag
 	Key string
 	Out workflow.RefundOutcome
 }
 
-// RefundFeeMsg is the refund fee learned from the last refund_completed, for the form.
-type RefundFeeMsg struct {
+// FeeMsg is the refund fee learned from the last refund_completed, for the form.
+type FeeMsg struct {
 	Key   string
 	Fee   api.Money
 	Known bool
@@ -54,7 +55,7 @@ func AskRefund(c *common.Common, ch state.Charge) (common.Overlay, tea.Cmd) {
 		}
 	}
 	if err := workflow.CheckRefund(ch, prior, c.App.Sess.ReadOnly); err != nil {
-		return nil, common.AnswerStatus(RefundWhyNot(c.Tr, ch, err), common.StatusWarn)
+		return nil, common.AnswerStatus(WhyNot(c.Tr, ch, err), common.StatusWarn)
 	}
 	if prior != nil && prior.Claim.HeldBefore(c.Now()) {
 		// Another window claimed it (state.ClaimRefund); its outcome reaches this row.
@@ -74,8 +75,8 @@ func refundBusyText(c *common.Common, cl state.RefundClaim) string {
 		who, cl.Since.In(c.Loc).Format("15:04"))
 }
 
-// RefundWhyNot says, in the merchant's language, why a charge cannot be refunded.
-func RefundWhyNot(tr common.Catalog, ch state.Charge, err error) string {
+// WhyNot says, in the merchant's language, why a charge cannot be refunded.
+func WhyNot(tr common.Catalog, ch state.Charge, err error) string {
 	var np workflow.RefundNotPaid
 	var npay workflow.RefundNotPayment
 	switch {
@@ -97,14 +98,14 @@ func RefundWhyNot(tr common.Catalog, ch state.Charge, err error) string {
 	return tr.F("refund.cannot_refund_this_charge", common.LocalError(tr, err))
 }
 
-// RefundFromInspector is R in the inspector: the charge as tracked, else as the service showed it.
-func RefundFromInspector(c *common.Common, charge state.Charge, tracked bool, tx *api.Transaction, wallet string) (common.Overlay, tea.Cmd) {
+// FromInspector is R in the inspector: the charge as tracked, else as the service showed it.
+func FromInspector(c *common.Common, charge state.Charge, tracked bool, tx *api.Transaction, wallet string) (common.Overlay, tea.Cmd) {
 	if tx == nil {
 		return nil, nil
 	}
 	if err := workflow.CheckRefundTransaction(tx); err != nil {
 		// A refund line, a withdrawal, a fee…: only a paid payment opens the form.
-		return nil, common.AnswerStatus(RefundWhyNot(c.Tr, charge, err), common.StatusWarn)
+		return nil, common.AnswerStatus(WhyNot(c.Tr, charge, err), common.StatusWarn)
 	}
 	ch := charge
 	if !tracked {
@@ -123,9 +124,9 @@ const (
 	rfCount
 )
 
-// RefundForm is the refund overlay: the amount (the whole amount: the service refunds no part),
+// Form is the refund overlay: the amount (the whole amount: the service refunds no part),
 // the reason and the cost, then the confirmation.
-type RefundForm struct {
+type Form struct {
 	common.Closer
 	c      *common.Common
 	charge state.Charge
@@ -146,8 +147,9 @@ type RefundForm struct {
 	height     int
 }
 
-func NewRefundForm(c *common.Common, ch state.Charge) *RefundForm {
-	f := &RefundForm{c: c, charge: ch, Key: c.NewKey()}
+// NewRefundForm makes the refund form.
+func NewRefundForm(c *common.Common, ch state.Charge) *Form {
+	f := &Form{c: c, charge: ch, Key: c.NewKey()}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -164,40 +166,49 @@ func NewRefundForm(c *common.Common, ch state.Charge) *RefundForm {
 	return f
 }
 
-func (f *RefundForm) Layer() common.Layer { return common.LayerFloat }
-func (f *RefundForm) SetSize(w, h int) tea.Cmd {
+// Layer says how the overlay is drawn.
+func (f *Form) Layer() common.Layer { return common.LayerFloat }
+
+// SetSize gives it its room in cells.
+func (f *Form) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	return nil
 }
-func (f *RefundForm) Blur()              {}
-func (f *RefundForm) CapturesText() bool { return true }
-func (f *RefundForm) production() bool   { return f.c.App.Sess.Env == api.Production }
-func (f *RefundForm) QuitQuestion() string {
+
+// Blur runs when it leaves the screen or the keyboard.
+func (f *Form) Blur() {}
+
+// CapturesText reports whether printable keys belong to its text fields.
+func (f *Form) CapturesText() bool { return true }
+func (f *Form) production() bool   { return f.c.App.Sess.Env == api.Production }
+
+// QuitQuestion is what quitting must ask while a request is out ("" when nothing is).
+func (f *Form) QuitQuestion() string {
 	if f.Sending {
 		return f.c.Tr.T("refund.a_refund_is_being_sent_quit")
 	}
 	return ""
 }
 
-// StatusOwner: the form's messages go when it closes.
-func (f *RefundForm) StatusOwner() string { return OwnerRefund }
+// StatusOwner names the form's messages so that they go when it closes.
+func (f *Form) StatusOwner() string { return OwnerRefund }
 
 // Focus gives the form the keyboard back; it reads nothing.
-func (f *RefundForm) Focus() tea.Cmd { return nil }
+func (f *Form) Focus() tea.Cmd { return nil }
 
 // Start reads the refund fee the service reported last (a refund_completed event).
-func (f *RefundForm) Start() tea.Cmd {
+func (f *Form) Start() tea.Cmd {
 	s, k := f.c.App.Sess.Store, f.Key
 	if s == nil {
 		return nil
 	}
 	return f.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg {
 		fee, ok, err := s.LastRefundFee(ctx)
-		return RefundFeeMsg{Key: k, Fee: fee, Known: ok && err == nil}
+		return FeeMsg{Key: k, Fee: fee, Known: ok && err == nil}
 	})
 }
 
-func (f *RefundForm) setFocus(i int) {
+func (f *Form) setFocus(i int) {
 	if i == RfAmount {
 		i = RfReason // the amount is fixed (the whole amount): only the reason is typed
 	}
@@ -209,22 +220,23 @@ func (f *RefundForm) setFocus(i int) {
 }
 
 // ShortHelp lists the form's keys.
-func (f *RefundForm) ShortHelp() []key.Binding {
+func (f *Form) ShortHelp() []key.Binding {
 	k := f.c.Keys
 	return []key.Binding{k.Submit, k.NextField, k.Back}
 }
 
 // FullHelp lists the form's keys.
-func (f *RefundForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
+func (f *Form) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 
-func (f *RefundForm) Update(msg tea.Msg) tea.Cmd {
+// Update handles a key or a reply meant for it.
+func (f *Form) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case RefundFeeMsg:
+	case FeeMsg:
 		if msg.Key == f.Key {
 			f.fee, f.feeKnown = msg.Fee, msg.Known
 		}
 		return nil
-	case RefundDoneMsg:
+	case DoneMsg:
 		if msg.Key != f.Key || f.c.App.Stale(msg.Tag) {
 			return nil
 		}
@@ -235,7 +247,7 @@ func (f *RefundForm) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (f *RefundForm) handleKey(km tea.KeyMsg) tea.Cmd {
+func (f *Form) handleKey(km tea.KeyMsg) tea.Cmd {
 	nav := common.MoneyForm{C: f.c, Owner: OwnerRefund, Busy: f.c.Tr.T("refund.the_refund_is_being_sent_wait"),
 		Field: f.field, Count: rfCount, SetFocus: f.setFocus, Close: f.Close, Submit: f.submit}
 	if cmd, ok := common.FormKeys(nav, km, f.Sending); ok {
@@ -249,7 +261,7 @@ func (f *RefundForm) handleKey(km tea.KeyMsg) tea.Cmd {
 
 // Validate checks the fields: the amount as the charge form parses it (more than 2 decimals is
 // an error) and equal to the charge's (the service refunds the whole amount), the reason's length.
-func (f *RefundForm) Validate() (api.Money, bool) {
+func (f *Form) Validate() (api.Money, bool) {
 	tr := f.c.Tr
 	f.Errs = [rfCount]string{}
 	amt, err := api.ParseBRL(f.Inputs[RfAmount].Value())
@@ -271,7 +283,7 @@ func (f *RefundForm) Validate() (api.Money, bool) {
 }
 
 // cost is what the refund costs: the amount plus the refund fee when known.
-func (f *RefundForm) cost(amt api.Money) string {
+func (f *Form) cost(amt api.Money) string {
 	tr := f.c.Tr
 	if !f.feeKnown {
 		return tr.F("refund.refund_fee_fee_unknown", amt.BRL())
@@ -281,7 +293,7 @@ func (f *RefundForm) cost(amt api.Money) string {
 }
 
 // chargeName names the charge in a question: its description and id.
-func (f *RefundForm) chargeName() string {
+func (f *Form) chargeName() string {
 	desc := strings.TrimSpace(f.charge.Description)
 	if desc == "" {
 		return common.Sanitize(f.charge.ID)
@@ -289,7 +301,7 @@ func (f *RefundForm) chargeName() string {
 	return common.Sanitize(desc) + " (" + common.Sanitize(f.charge.ID) + ")"
 }
 
-func (f *RefundForm) submit() tea.Cmd {
+func (f *Form) submit() tea.Cmd {
 	amt, ok := f.Validate()
 	tr := f.c.Tr
 	if i, fix := common.FixHighlighted(f.c, f.Errs[:], OwnerRefund); !ok && i >= 0 {
@@ -310,7 +322,7 @@ func (f *RefundForm) submit() tea.Cmd {
 	return nil
 }
 
-func (f *RefundForm) startSending() {
+func (f *Form) startSending() {
 	f.Sending = true
 	f.Result = ""
 }
@@ -321,19 +333,19 @@ type refunder interface {
 }
 
 // send runs the workflow in a command; the outcome comes back to this form by its key.
-func (f *RefundForm) send(amt api.Money, reason string) tea.Cmd {
+func (f *Form) send(amt api.Money, reason string) tea.Cmd {
 	sess, t := f.c.App.Sess, f.c.App.Tag()
 	o := workflow.RefundOrder{Charge: f.charge, Amount: amt, Reason: reason, Key: f.Key, ReadOnly: sess.ReadOnly}
 	var rf refunder = sess
 	now := f.c.Now
 	return f.c.App.WithTimeout(workflow.RefundTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
-		return RefundDoneMsg{Tag: t, Key: o.Key, Out: rf.Refund(ctx, o, now)}
+		return DoneMsg{Tag: t, Key: o.Key, Out: rf.Refund(ctx, o, now)}
 	})
 }
 
 // onDone shows the outcome: done closes the form (the status line and the row say it), refused
 // and unknown keep it open with what to do.
-func (f *RefundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
+func (f *Form) onDone(out workflow.RefundOutcome) tea.Cmd {
 	f.Sending = false
 	tr := f.c.Tr
 	id := f.charge.ID
@@ -349,7 +361,7 @@ func (f *RefundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 		}
 		cmds := []tea.Cmd{
 			func() tea.Msg { return common.StatusMsg{Text: text, Kind: common.StatusOK, Owner: OwnerRefund} },
-			func() tea.Msg { return common.RefundedMsg{Id: id} },
+			func() tea.Msg { return common.RefundedMsg{ID: id} },
 		}
 		if out.Record.State != state.RefundCompleted {
 			cmds = append(cmds, f.await())
@@ -364,7 +376,7 @@ func (f *RefundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 		case ae != nil:
 			f.Result = common.DescribeErr(tr, tr.T("refund.refund_refused"), out.Err) + " · " + tr.T("refund.nothing_was_refunded_check_the_charge")
 		default:
-			f.Result = tr.F("refund.not_sent", RefundWhyNot(tr, f.charge, out.Err))
+			f.Result = tr.F("refund.not_sent", WhyNot(tr, f.charge, out.Err))
 		}
 	case workflow.RefundBusy:
 		f.resultKind = common.StatusWarn
@@ -385,7 +397,7 @@ func (f *RefundForm) onDone(out workflow.RefundOutcome) tea.Cmd {
 }
 
 // await waits for refund_completed of the charge and says so on the status line.
-func (f *RefundForm) await() tea.Cmd {
+func (f *Form) await() tea.Cmd {
 	store, id, tr, now := f.c.App.Sess.Store, f.charge.ID, f.c.Tr, f.c.Now
 	if store == nil {
 		return nil
@@ -399,7 +411,8 @@ func (f *RefundForm) await() tea.Cmd {
 	})
 }
 
-func (f *RefundForm) View() string {
+// View renders it at the size it was given; it changes nothing.
+func (f *Form) View() string {
 	st, tr := f.c.St, f.c.Tr
 	w := max(min(f.width-6, 64), 30)
 	amt := f.amt // validated in update: the view rewrites nothing

@@ -1,3 +1,4 @@
+// Package sales is the dashboard's Sales view, its date range and the day's close.
 package sales
 
 import (
@@ -70,8 +71,10 @@ func newCloseOverlay(c *common.Common, day state.Period) *CloseOverlay {
 	return o
 }
 
+// Layer says how the overlay is drawn.
 func (o *CloseOverlay) Layer() common.Layer { return common.LayerBody }
 
+// SetSize gives it its room in cells.
 func (o *CloseOverlay) SetSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
 	o.Vp.Width, o.Vp.Height = w, max(h-2, 1)
@@ -90,6 +93,7 @@ func (o *CloseOverlay) Start() tea.Cmd {
 	return o.load()
 }
 
+// Blur runs when it leaves the screen or the keyboard.
 func (o *CloseOverlay) Blur() {}
 
 // ShortHelp lists the keys the footer shows.
@@ -167,6 +171,7 @@ func (o *CloseOverlay) render() {
 	o.Vp.SetContent(o.text(w))
 }
 
+// Update handles a key or a reply meant for it.
 func (o *CloseOverlay) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case CloseMsg:
@@ -303,6 +308,7 @@ func (o *CloseOverlay) print() tea.Cmd {
 	})
 }
 
+// View renders it at the size it was given; it changes nothing.
 func (o *CloseOverlay) View() string {
 	st, tr := o.c.St, o.c.Tr
 	w := o.width

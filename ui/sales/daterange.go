@@ -41,14 +41,25 @@ func newRangeForm(c *common.Common, p state.Period) *RangeForm {
 	return f
 }
 
+// Layer says how the overlay is drawn.
 func (f *RangeForm) Layer() common.Layer { return common.LayerFloat }
+
+// SetSize gives it its room in cells.
 func (f *RangeForm) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	return nil
 }
-func (f *RangeForm) Focus() tea.Cmd     { return textinput.Blink }
-func (f *RangeForm) Start() tea.Cmd     { return nil }
-func (f *RangeForm) Blur()              {}
+
+// Focus gives it the keyboard back.
+func (f *RangeForm) Focus() tea.Cmd { return textinput.Blink }
+
+// Start begins its loading, once.
+func (f *RangeForm) Start() tea.Cmd { return nil }
+
+// Blur runs when it leaves the screen or the keyboard.
+func (f *RangeForm) Blur() {}
+
+// CapturesText reports whether printable keys belong to its text fields.
 func (f *RangeForm) CapturesText() bool { return true }
 
 // ShortHelp lists the form's keys.
@@ -60,6 +71,7 @@ func (f *RangeForm) ShortHelp() []key.Binding {
 // FullHelp lists the form's keys for the help screen.
 func (f *RangeForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 
+// Update handles a key or a reply meant for it.
 func (f *RangeForm) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
@@ -127,6 +139,7 @@ func (f *RangeForm) parse() (state.Period, bool) {
 	return p, true
 }
 
+// View renders it at the size it was given; it changes nothing.
 func (f *RangeForm) View() string {
 	st, tr := f.c.St, f.c.Tr
 	var b strings.Builder

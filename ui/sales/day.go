@@ -72,6 +72,7 @@ type DayPeriodMsg struct {
 	ask    bool // open the custom range form
 }
 
+// NewDayView makes the day view.
 func NewDayView(c *common.Common) *DayView {
 	return &DayView{c: c, Days: 1}
 }
@@ -79,8 +80,10 @@ func NewDayView(c *common.Common) *DayView {
 // Title names the view in the tab strip.
 func (v *DayView) Title() string { return v.c.Tr.T("day.sales") }
 
+// CapturesText reports whether printable keys belong to its text fields.
 func (v *DayView) CapturesText() bool { return false }
 
+// SetSize gives it its room in cells.
 func (v *DayView) SetSize(w, h int) tea.Cmd {
 	v.Width, v.height = w, h
 	v.redraw()
@@ -106,6 +109,7 @@ func (v *DayView) Start() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// Blur runs when it leaves the screen or the keyboard.
 func (v *DayView) Blur() { v.focused = false }
 
 // period is the span the view shows.
@@ -156,6 +160,7 @@ func (v *DayView) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Period, k.PrevPeriod, k.NextPeriod, k.Scope, k.Bars, k.CloseDay, k.Refresh}}
 }
 
+// Update handles a key or a reply meant for it.
 func (v *DayView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
@@ -302,7 +307,7 @@ func (v *DayView) redraw() {
 	}
 	v.chart = common.RevenueChart(v.Report, common.ChartOptions{
 		Width: v.Width, Height: f.chartH, SideBySide: v.sideBySide,
-		Color: lipgloss.ColorProfile() != termenv.Ascii, ASCII: v.c.Ascii,
+		Color: lipgloss.ColorProfile() != termenv.Ascii, ASCII: v.c.ASCII,
 		Loc: v.c.Loc, Money: compactMoney,
 	})
 }
@@ -480,6 +485,7 @@ func (v *DayView) TableLines(w int) []string {
 	return out
 }
 
+// View renders it at the size it was given; it changes nothing.
 func (v *DayView) View() string {
 	w, h := v.Width, v.height
 	if w <= 0 || h <= 0 {

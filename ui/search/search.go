@@ -1,3 +1,4 @@
+// Package search is the dashboard's "customer says they paid" search.
 package search
 
 import (
@@ -17,8 +18,8 @@ import (
 // by end-to-end id, amount, payer name or time window (state/workflow/search.go). Each match is
 // read back from the service before it is shown as paid; enter opens one in the inspector.
 
-// SearchFoundMsg is what the store found for search seq (not read back yet).
-type SearchFoundMsg struct {
+// FoundMsg is what the store found for search seq (not read back yet).
+type FoundMsg struct {
 	Tag     common.Tag
 	seq     int
 	q       state.ChargeSearch
@@ -27,15 +28,15 @@ type SearchFoundMsg struct {
 	Err     error
 }
 
-// SearchCheckedMsg is the service's answers for the matches of search seq.
-type SearchCheckedMsg struct {
+// CheckedMsg is the service's answers for the matches of search seq.
+type CheckedMsg struct {
 	Tag     common.Tag
 	Seq     int
 	Matches []workflow.SearchMatch
 }
 
-// SearchOverlay is the search: a text field and the matches.
-type SearchOverlay struct {
+// Overlay is the search: a text field and the matches.
+type Overlay struct {
 	common.Closer
 	c        *common.Common
 	Input    textinput.Model
@@ -52,28 +53,40 @@ type SearchOverlay struct {
 	height   int
 }
 
-func NewSearchOverlay(c *common.Common) *SearchOverlay {
+// NewSearchOverlay makes the search overlay.
+func NewSearchOverlay(c *common.Common) *Overlay {
 	ti := textinput.New()
 	ti.Prompt = "› "
 	ti.Placeholder = c.Tr.T("search.e2e_id_amount_payer_or_14")
 	ti.CharLimit = 80
 	ti.Focus()
-	return &SearchOverlay{c: c, Input: ti}
+	return &Overlay{c: c, Input: ti}
 }
 
-func (o *SearchOverlay) Layer() common.Layer { return common.LayerBody }
-func (o *SearchOverlay) Focus() tea.Cmd      { return textinput.Blink }
-func (o *SearchOverlay) Start() tea.Cmd      { return nil }
-func (o *SearchOverlay) Blur()               {}
-func (o *SearchOverlay) CapturesText() bool  { return true }
-func (o *SearchOverlay) SetSize(w, h int) tea.Cmd {
+// Layer says how the overlay is drawn.
+func (o *Overlay) Layer() common.Layer { return common.LayerBody }
+
+// Focus gives it the keyboard back.
+func (o *Overlay) Focus() tea.Cmd { return textinput.Blink }
+
+// Start begins its loading, once.
+func (o *Overlay) Start() tea.Cmd { return nil }
+
+// Blur runs when it leaves the screen or the keyboard.
+func (o *Overlay) Blur() {}
+
+// CapturesText reports whether printable keys belong to its text fields.
+func (o *Overlay) CapturesText() bool { return true }
+
+// SetSize gives it its room in cells.
+func (o *Overlay) SetSize(w, h int) tea.Cmd {
 	o.width, o.height = w, h
 	o.Input.Width = max(min(w-4, 60), 10)
 	return nil
 }
 
 // ShortHelp lists the overlay's keys.
-func (o *SearchOverlay) ShortHelp() []key.Binding {
+func (o *Overlay) ShortHelp() []key.Binding {
 	k := o.c.Keys
 	return []key.Binding{
 		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", o.c.Tr.T("search.search_inspect"))),
@@ -83,11 +96,12 @@ func (o *SearchOverlay) ShortHelp() []key.Binding {
 }
 
 // FullHelp lists the overlay's keys.
-func (o *SearchOverlay) FullHelp() [][]key.Binding { return [][]key.Binding{o.ShortHelp()} }
+func (o *Overlay) FullHelp() [][]key.Binding { return [][]key.Binding{o.ShortHelp()} }
 
-func (o *SearchOverlay) Update(msg tea.Msg) tea.Cmd {
+// Update handles a key or a reply meant for it.
+func (o *Overlay) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case SearchFoundMsg:
+	case FoundMsg:
 		if msg.seq != o.Seq || o.c.App.Stale(msg.Tag) {
 			return nil
 		}
@@ -101,7 +115,7 @@ func (o *SearchOverlay) Update(msg tea.Msg) tea.Cmd {
 		}
 		o.reading = true
 		return o.readBack(msg.seq, msg.Matches)
-	case SearchCheckedMsg:
+	case CheckedMsg:
 		if msg.Seq != o.Seq || o.c.App.Stale(msg.Tag) {
 			return nil
 		}
@@ -115,7 +129,7 @@ func (o *SearchOverlay) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (o *SearchOverlay) handleKey(km tea.KeyMsg) tea.Cmd {
+func (o *Overlay) handleKey(km tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(km, o.c.Keys.Back):
 		o.Close()
@@ -141,7 +155,7 @@ func (o *SearchOverlay) handleKey(km tea.KeyMsg) tea.Cmd {
 }
 
 // search parses the text and runs the store's search in a command.
-func (o *SearchOverlay) search(text string) tea.Cmd {
+func (o *Overlay) search(text string) tea.Cmd {
 	o.Seq++
 	o.searched, o.found, o.reading, o.matches, o.capped, o.err, o.cursor = text, false, false, nil, false, "", 0
 	q, err := workflow.ParseSearch(text, o.c.Now(), o.c.Loc)
@@ -157,7 +171,7 @@ func (o *SearchOverlay) search(text string) tea.Cmd {
 	seq, t := o.Seq, o.c.App.Tag()
 	return o.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg {
 		ms, capped, err := workflow.FindCharges(ctx, store, q)
-		return SearchFoundMsg{Tag: t, seq: seq, q: q, Matches: ms, capped: capped, Err: err}
+		return FoundMsg{Tag: t, seq: seq, q: q, Matches: ms, capped: capped, Err: err}
 	})
 }
 
@@ -167,16 +181,16 @@ type readBacker interface {
 }
 
 // readBack asks the service about every match.
-func (o *SearchOverlay) readBack(seq int, ms []workflow.SearchMatch) tea.Cmd {
+func (o *Overlay) readBack(seq int, ms []workflow.SearchMatch) tea.Cmd {
 	var rb readBacker = o.c.App.Sess
 	t := o.c.App.Tag()
 	return o.c.App.WithTimeout(common.CallTimeout*2, func(ctx context.Context) tea.Msg {
-		return SearchCheckedMsg{Tag: t, Seq: seq, Matches: rb.ReadBack(ctx, ms)}
+		return CheckedMsg{Tag: t, Seq: seq, Matches: rb.ReadBack(ctx, ms)}
 	})
 }
 
 // what says what was searched, in the merchant's words.
-func (o *SearchOverlay) what() string {
+func (o *Overlay) what() string {
 	tr, q := o.c.Tr, o.q
 	switch q.Kind {
 	case state.SearchE2E:
@@ -192,7 +206,8 @@ func (o *SearchOverlay) what() string {
 	return ""
 }
 
-func (o *SearchOverlay) View() string {
+// View renders it at the size it was given; it changes nothing.
+func (o *Overlay) View() string {
 	st, tr := o.c.St, o.c.Tr
 	w := max(o.width, 20)
 	var b strings.Builder
@@ -224,7 +239,7 @@ func (o *SearchOverlay) View() string {
 
 // rows renders the matches around the cursor, one a line: the service's answer, amount,
 // wallet, time, payer and e2e id.
-func (o *SearchOverlay) rows(w, h int) string {
+func (o *Overlay) rows(w, h int) string {
 	st, tr := o.c.St, o.c.Tr
 	// A narrow terminal shows the e2e id on a line of its own under the match.
 	twoLines := w < 110

@@ -1,3 +1,4 @@
+// Package wallets is the dashboard's wallets view: the account's wallets and their balances.
 package wallets
 
 import (
@@ -27,16 +28,16 @@ const (
 	walletsRefMax = 40
 )
 
-// WalletsListMsg is the reply of GET /sub-accounts.
-type WalletsListMsg struct {
+// ListMsg is the reply of GET /sub-accounts.
+type ListMsg struct {
 	Tag  common.Tag
 	Seq  uint64
 	Subs []api.SubAccount
 	Err  error
 }
 
-// WalletsBalanceMsg is the reply of GET /account for one wallet.
-type WalletsBalanceMsg struct {
+// BalanceMsg is the reply of GET /account for one wallet.
+type BalanceMsg struct {
 	Tag common.Tag
 	Ref string
 	Req uint64
@@ -46,8 +47,8 @@ type WalletsBalanceMsg struct {
 	OnSwitch bool
 }
 
-// WalletsCreatedMsg is the reply of POST /sub-accounts.
-type WalletsCreatedMsg struct {
+// CreatedMsg is the reply of POST /sub-accounts.
+type CreatedMsg struct {
 	Tag common.Tag
 	Ref string
 	Sub *api.SubAccount
@@ -98,9 +99,9 @@ type subAccountForm struct {
 	Sending    bool
 }
 
-// WalletsView lists the main account and its sub-accounts with their balances, makes one active,
+// View lists the main account and its sub-accounts with their balances, makes one active,
 // creates sub-accounts and feeds the quick wallet picker (w).
-type WalletsView struct {
+type View struct {
 	common.List[string, uint64, walletRow]
 	common.Asker // the withdrawal form s opens
 	c            *common.Common
@@ -122,8 +123,9 @@ type WalletsView struct {
 	Form         *subAccountForm
 }
 
-func NewWalletsView(c *common.Common) *WalletsView {
-	v := &WalletsView{
+// NewWalletsView makes the wallets view.
+func NewWalletsView(c *common.Common) *View {
+	v := &View{
 		c:        c,
 		Bals:     map[string]*walletBalance{},
 		enterKey: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", c.Tr.T("wallets.make_active"))),
@@ -147,12 +149,14 @@ func NewWalletsView(c *common.Common) *WalletsView {
 	return v
 }
 
-func (v *WalletsView) Title() string { return v.c.Tr.T("wallets.wallets") }
+// Title is the tab title.
+func (v *View) Title() string { return v.c.Tr.T("wallets.wallets") }
 
 // CapturesText reports whether the create form has the keyboard.
-func (v *WalletsView) CapturesText() bool { return v.Form != nil }
+func (v *View) CapturesText() bool { return v.Form != nil }
 
-func (v *WalletsView) SetSize(w, h int) tea.Cmd {
+// SetSize gives it its room in cells.
+func (v *View) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	if v.Form != nil {
 		v.sizeForm()
@@ -161,9 +165,9 @@ func (v *WalletsView) SetSize(w, h int) tea.Cmd {
 	return nil
 }
 
-func (v *WalletsView) inputWidth() int { return min(max(v.width/3, 12), 32) }
+func (v *View) inputWidth() int { return min(max(v.width/3, 12), 32) }
 
-func (v *WalletsView) sizeForm() {
+func (v *View) sizeForm() {
 	// A text input draws one cell more than its width (the cursor).
 	iw := v.inputWidth() - 1
 	v.Form.Ref.Width = iw
@@ -172,10 +176,10 @@ func (v *WalletsView) sizeForm() {
 
 // Focus loads the list the first time, and again when it is old.
 // focus gives the view the keyboard back; it reads nothing.
-func (v *WalletsView) Focus() tea.Cmd { return nil }
+func (v *View) Focus() tea.Cmd { return nil }
 
 // Start reads the wallets when they were never read or are old.
-func (v *WalletsView) Start() tea.Cmd {
+func (v *View) Start() tea.Cmd {
 	switch {
 	case v.Loading:
 		return nil
@@ -186,10 +190,10 @@ func (v *WalletsView) Start() tea.Cmd {
 }
 
 // Blur keeps the view as it is: it shows the same rows when it comes back.
-func (v *WalletsView) Blur() {}
+func (v *View) Blur() {}
 
 // Load starts loading the list unless it is loaded or on its way (the quick picker calls it).
-func (v *WalletsView) Load() tea.Cmd {
+func (v *View) Load() tea.Cmd {
 	if v.Loaded || v.Loading {
 		return nil
 	}
@@ -197,7 +201,7 @@ func (v *WalletsView) Load() tea.Cmd {
 }
 
 // LoadErr is the last list refusal, for the quick picker.
-func (v *WalletsView) LoadErr() string {
+func (v *View) LoadErr() string {
 	if v.err == nil {
 		return ""
 	}
@@ -206,7 +210,7 @@ func (v *WalletsView) LoadErr() string {
 
 // PickerItems are the quick picker's choices: principal first, then the sub-accounts; the bool says
 // whether the list has loaded at least once.
-func (v *WalletsView) PickerItems() ([]common.PickerItem, bool) {
+func (v *View) PickerItems() ([]common.PickerItem, bool) {
 	tr := v.c.Tr
 	items := make([]common.PickerItem, 0, len(v.Rows))
 	for _, r := range v.Rows {
@@ -226,19 +230,19 @@ func (v *WalletsView) PickerItems() ([]common.PickerItem, bool) {
 }
 
 // Reload asks for the sub-account list; the balances follow when it arrives.
-func (v *WalletsView) Reload() tea.Cmd {
+func (v *View) Reload() tea.Cmd {
 	v.Loading = true
 	v.Seq++
 	var wa walletsService = v.c.App.Sess
 	t, seq := v.c.App.Tag(), v.Seq
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		subs, err := wa.ListSubAccounts(ctx)
-		return WalletsListMsg{Tag: t, Seq: seq, Subs: subs, Err: err}
+		return ListMsg{Tag: t, Seq: seq, Subs: subs, Err: err}
 	})
 }
 
 // BalanceCmd reads one wallet's balance (the session bounds the reads in flight).
-func (v *WalletsView) BalanceCmd(ref string, onSwitch bool) tea.Cmd {
+func (v *View) BalanceCmd(ref string, onSwitch bool) tea.Cmd {
 	b := v.Bals[ref]
 	if b == nil {
 		b = &walletBalance{}
@@ -250,12 +254,12 @@ func (v *WalletsView) BalanceCmd(ref string, onSwitch bool) tea.Cmd {
 	t, req := v.c.App.Tag(), v.nextReq
 	return v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		acc, err := wa.Balance(ctx, ref)
-		return WalletsBalanceMsg{Tag: t, Ref: ref, Req: req, Acc: acc, Err: err, OnSwitch: onSwitch}
+		return BalanceMsg{Tag: t, Ref: ref, Req: req, Acc: acc, Err: err, OnSwitch: onSwitch}
 	})
 }
 
 // loadBalances asks for every listed wallet's balance.
-func (v *WalletsView) loadBalances() tea.Cmd {
+func (v *View) loadBalances() tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(v.Rows))
 	for _, r := range v.Rows {
 		cmds = append(cmds, v.BalanceCmd(r.Ref, false))
@@ -265,7 +269,7 @@ func (v *WalletsView) loadBalances() tea.Cmd {
 
 // rebuild makes the rows: principal, the listed sub-accounts, then the configured wallet if
 // unlisted. The cursor stays on its wallet, or goes to the one asked for (want).
-func (v *WalletsView) rebuild() {
+func (v *View) rebuild() {
 	rows := make([]walletRow, 0, len(v.Subs)+2)
 	rows = append(rows, walletRow{Ref: api.WalletPrincipal, main: true})
 	seen := map[string]bool{api.WalletPrincipal: true}
@@ -290,10 +294,10 @@ func (v *WalletsView) rebuild() {
 	}
 }
 
-// IsSuspended: the list says so, GET /account says the sub-account's account is suspended, or
+// IsSuspended reports whether the wallet is suspended: the list says so, GET /account says the sub-account's account is suspended, or
 // the wallet's own calls are refused as suspended. The main account is never refused here (the
 // dashboard must always be able to return to it); an unknown status is left to the service.
-func (v *WalletsView) IsSuspended(r walletRow) bool {
+func (v *View) IsSuspended(r walletRow) bool {
 	if r.main {
 		return false
 	}
@@ -308,32 +312,33 @@ func (v *WalletsView) IsSuspended(r walletRow) bool {
 }
 
 // accountStatus is the wallet's account status from its last GET /account ("" when unknown).
-func (v *WalletsView) accountStatus(ref string) api.AccountStatus {
+func (v *View) accountStatus(ref string) api.AccountStatus {
 	if b := v.Bals[ref]; b != nil && b.Done && b.err == nil {
 		return b.status
 	}
 	return ""
 }
 
-func (v *WalletsView) Update(msg tea.Msg) tea.Cmd {
+// Update handles a key or a reply meant for it.
+func (v *View) Update(msg tea.Msg) tea.Cmd {
 	v.ver++
 	cmd := v.handle(msg)
 	v.place()
 	return cmd
 }
 
-func (v *WalletsView) handle(msg tea.Msg) tea.Cmd {
+func (v *View) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if v.Form != nil {
 			return v.formKey(msg)
 		}
 		return v.listKey(msg)
-	case WalletsListMsg:
+	case ListMsg:
 		return v.onList(msg)
-	case WalletsBalanceMsg:
+	case BalanceMsg:
 		return v.onBalance(msg)
-	case WalletsCreatedMsg:
+	case CreatedMsg:
 		return v.onCreated(msg)
 	case common.WithdrawnMsg:
 		// A withdrawal moved the wallet's balance: read it again.
@@ -351,9 +356,9 @@ func (v *WalletsView) handle(msg tea.Msg) tea.Cmd {
 
 // fromOtherSession reports a reply made for a previous profile; the list and balances do not
 // depend on the active wallet, so only the session generation matters.
-func (v *WalletsView) fromOtherSession(t common.Tag) bool { return t.Gen != v.c.App.Gen }
+func (v *View) fromOtherSession(t common.Tag) bool { return t.Gen != v.c.App.Gen }
 
-func (v *WalletsView) onList(msg WalletsListMsg) tea.Cmd {
+func (v *View) onList(msg ListMsg) tea.Cmd {
 	if v.fromOtherSession(msg.Tag) || msg.Seq != v.Seq {
 		return nil
 	}
@@ -378,7 +383,7 @@ func (v *WalletsView) onList(msg WalletsListMsg) tea.Cmd {
 	return v.loadBalances()
 }
 
-func (v *WalletsView) onBalance(msg WalletsBalanceMsg) tea.Cmd {
+func (v *View) onBalance(msg BalanceMsg) tea.Cmd {
 	if v.fromOtherSession(msg.Tag) {
 		return nil
 	}
@@ -407,7 +412,7 @@ func walletsStatus(text string, kind common.StatusKind) tea.Cmd {
 	return func() tea.Msg { return common.StatusMsg{Text: text, Kind: kind} }
 }
 
-func (v *WalletsView) listKey(km tea.KeyMsg) tea.Cmd {
+func (v *View) listKey(km tea.KeyMsg) tea.Cmd {
 	k := v.c.Keys
 	switch {
 	case v.Navigate(km, k):
@@ -427,7 +432,7 @@ func (v *WalletsView) listKey(km tea.KeyMsg) tea.Cmd {
 
 // openWithdrawal opens the withdrawal form over the selected wallet with the balance the view
 // holds (nil when it has none: the form says so and refuses to send).
-func (v *WalletsView) openWithdrawal() tea.Cmd {
+func (v *View) openWithdrawal() tea.Cmd {
 	r, ok := v.SelectedLine()
 	if !ok {
 		return nil
@@ -447,7 +452,7 @@ func (v *WalletsView) openWithdrawal() tea.Cmd {
 }
 
 // makeActive asks the root to switch to the selected wallet; suspended ones are refused with the reason.
-func (v *WalletsView) makeActive() tea.Cmd {
+func (v *View) makeActive() tea.Cmd {
 	tr := v.c.Tr
 	r, ok := v.SelectedLine()
 	switch {
@@ -464,7 +469,7 @@ func (v *WalletsView) makeActive() tea.Cmd {
 
 // --- create form ----------------------------------------------------------------------------
 
-func (v *WalletsView) openForm() tea.Cmd {
+func (v *View) openForm() tea.Cmd {
 	tr := v.c.Tr
 	if v.c.App.Sess.ReadOnly {
 		return common.AnswerStatus(tr.T("wallets.this_profile_is_read_only_creating"), common.StatusError)
@@ -484,7 +489,7 @@ func (v *WalletsView) openForm() tea.Cmd {
 	return v.Form.Ref.Focus()
 }
 
-func (v *WalletsView) setFormFocus(i int) tea.Cmd {
+func (v *View) setFormFocus(i int) tea.Cmd {
 	f := v.Form
 	f.touched[f.focus] = true
 	f.focus = i
@@ -496,7 +501,7 @@ func (v *WalletsView) setFormFocus(i int) tea.Cmd {
 	return f.name.Focus()
 }
 
-func (v *WalletsView) formKey(km tea.KeyMsg) tea.Cmd {
+func (v *View) formKey(km tea.KeyMsg) tea.Cmd {
 	f, k, tr := v.Form, v.c.Keys, v.c.Tr
 	if f.confirming {
 		f.confirming = false
@@ -539,7 +544,7 @@ func (v *WalletsView) formKey(km tea.KeyMsg) tea.Cmd {
 
 // RefProblem checks a reference as it is typed; "too short" and "required" wait until the field was
 // left or a submit was tried.
-func (v *WalletsView) RefProblem(ref string, strict bool) string {
+func (v *View) RefProblem(ref string, strict bool) string {
 	tr := v.c.Tr
 	if ref == "" {
 		if strict {
@@ -569,7 +574,7 @@ func (v *WalletsView) RefProblem(ref string, strict bool) string {
 }
 
 // FormErrors are the messages next to the reference and name fields.
-func (v *WalletsView) FormErrors() (string, string) {
+func (v *View) FormErrors() (string, string) {
 	f, tr := v.Form, v.c.Tr
 	refErr := v.RefProblem(f.Ref.Value(), f.touched[0] || f.tried)
 	var nameErr string
@@ -587,7 +592,8 @@ func (v *WalletsView) FormErrors() (string, string) {
 	return refErr, nameErr
 }
 
-func (v *WalletsView) Submit() tea.Cmd {
+// Submit sends the sub-account form.
+func (v *View) Submit() tea.Cmd {
 	f, tr := v.Form, v.c.Tr
 	f.tried = true
 	if f.Sending {
@@ -613,7 +619,7 @@ func (v *WalletsView) Submit() tea.Cmd {
 }
 
 // send creates the sub-account; it is sent once (POST /sub-accounts has no idempotency key).
-func (v *WalletsView) send() tea.Cmd {
+func (v *View) send() tea.Cmd {
 	f, tr := v.Form, v.c.Tr
 	f.Sending, f.err = true, ""
 	ref, name := f.Ref.Value(), f.name.Value()
@@ -621,12 +627,12 @@ func (v *WalletsView) send() tea.Cmd {
 	t := v.c.App.Tag()
 	create := v.c.App.WithTimeout(common.CallTimeout, func(ctx context.Context) tea.Msg {
 		sub, err := wa.CreateSubAccount(ctx, ref, name)
-		return WalletsCreatedMsg{Tag: t, Ref: ref, Sub: sub, Err: err}
+		return CreatedMsg{Tag: t, Ref: ref, Sub: sub, Err: err}
 	})
 	return tea.Batch(walletsStatus(tr.F("wallets.creating_sub_account", ref), common.StatusInfo), create)
 }
 
-func (v *WalletsView) onCreated(msg WalletsCreatedMsg) tea.Cmd {
+func (v *View) onCreated(msg CreatedMsg) tea.Cmd {
 	if v.fromOtherSession(msg.Tag) {
 		return nil
 	}
@@ -708,7 +714,7 @@ func (v *WalletsView) onCreated(msg WalletsCreatedMsg) tea.Cmd {
 // --- rendering ------------------------------------------------------------------------------
 
 // ShortHelp lists the keys the footer shows.
-func (v *WalletsView) ShortHelp() []key.Binding {
+func (v *View) ShortHelp() []key.Binding {
 	k := v.c.Keys
 	switch {
 	case v.Form != nil && v.Form.confirming:
@@ -720,7 +726,7 @@ func (v *WalletsView) ShortHelp() []key.Binding {
 }
 
 // FullHelp lists the view's keys for the help screen.
-func (v *WalletsView) FullHelp() [][]key.Binding {
+func (v *View) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, v.enterKey, k.CreateSub, k.Withdraw, k.Refresh,
 		k.NextField, k.PrevField, k.Submit, k.Back}}
@@ -728,7 +734,7 @@ func (v *WalletsView) FullHelp() [][]key.Binding {
 
 // RowName is the wallet's display name: the sub-account list's name; the main account's is
 // the translated "main account" (GET /account sends no name).
-func (v *WalletsView) RowName(r walletRow) string {
+func (v *View) RowName(r walletRow) string {
 	tr := v.c.Tr
 	switch {
 	case r.main:
@@ -743,7 +749,7 @@ func (v *WalletsView) RowName(r walletRow) string {
 // (styles.status). An account status from GET /account other than approved (pending, rejected,
 // suspended or one pixdash does not know) outranks the sub-account list's status, which is
 // shown otherwise.
-func (v *WalletsView) StatusText(r walletRow) (string, lipgloss.Style) {
+func (v *View) StatusText(r walletRow) (string, lipgloss.Style) {
 	st, tr := v.c.St, v.c.Tr
 	if r.fromConfig {
 		return "? " + tr.T("wallets.unlisted"), st.Warn
@@ -763,7 +769,7 @@ func (v *WalletsView) StatusText(r walletRow) (string, lipgloss.Style) {
 
 // accountStatusText labels an account status of GET /account: approved plainly, the pending
 // ones and rejected or suspended highlighted, an unknown value as it came (sanitized).
-func (v *WalletsView) accountStatusText(s api.AccountStatus) (string, lipgloss.Style) {
+func (v *View) accountStatusText(s api.AccountStatus) (string, lipgloss.Style) {
 	tr := v.c.Tr
 	label := common.Sanitize(string(s))
 	switch s {
@@ -793,7 +799,7 @@ func withSymbol(sym, label string) string {
 }
 
 // accountHint says what a non-approved account status means for the merchant ("" when nothing).
-func (v *WalletsView) accountHint(r walletRow, s api.AccountStatus) string {
+func (v *View) accountHint(r walletRow, s api.AccountStatus) string {
 	tr := v.c.Tr
 	switch s {
 	case api.AccountPending, api.AccountPendingDocs, api.AccountPendingApproval:
@@ -810,7 +816,7 @@ func (v *WalletsView) accountHint(r walletRow, s api.AccountStatus) string {
 }
 
 // money formats a balance figure; nil (not sent) is "—", never a guessed zero.
-func (v *WalletsView) money(m *api.Money, currency string) string {
+func (v *View) money(m *api.Money, currency string) string {
 	switch {
 	case m == nil:
 		return "—"
@@ -821,7 +827,7 @@ func (v *WalletsView) money(m *api.Money, currency string) string {
 }
 
 // balanceReason is a short reason a wallet's balance could not be read.
-func (v *WalletsView) balanceReason(err error) string {
+func (v *View) balanceReason(err error) string {
 	tr := v.c.Tr
 	var ae *api.Error
 	var ve *api.ValidationError
@@ -847,7 +853,7 @@ func (v *WalletsView) balanceReason(err error) string {
 }
 
 // BalanceCells are the available, held, promotional and total cells of a wallet, and their style.
-func (v *WalletsView) BalanceCells(ref string) ([4]string, lipgloss.Style) {
+func (v *View) BalanceCells(ref string) ([4]string, lipgloss.Style) {
 	st := v.c.St
 	b := v.Bals[ref]
 	switch {
@@ -868,7 +874,7 @@ func (v *WalletsView) BalanceCells(ref string) ([4]string, lipgloss.Style) {
 // cells are a wallet's columns: the cursor's and the active wallet's marks (so they read
 // without colour), reference, name, status, and the available, held, promotional and total
 // balances, and the creation date.
-func (v *WalletsView) cells(r *walletRow, sel bool) []common.Cell {
+func (v *View) cells(r *walletRow, sel bool) []common.Cell {
 	st := v.c.St
 	mark, active := " ", " "
 	if sel {
@@ -904,7 +910,7 @@ func (v *WalletsView) cells(r *walletRow, sel bool) []common.Cell {
 }
 
 // topLines are the list's state: loading, error, or the count and the age of the data.
-func (v *WalletsView) topLines(w int) []string {
+func (v *View) topLines(w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	now := v.c.Now()
 	var out []string
@@ -939,7 +945,7 @@ func (v *WalletsView) topLines(w int) []string {
 }
 
 // detailLines describe the selected wallet: identity, balance figures or why they are missing.
-func (v *WalletsView) detailLines(w int) []string {
+func (v *View) detailLines(w int) []string {
 	st, tr := v.c.St, v.c.Tr
 	r, ok := v.SelectedLine()
 	if !ok {
@@ -1029,7 +1035,7 @@ func (v *WalletsView) detailLines(w int) []string {
 }
 
 // formLines render the create form: both fields with their messages, then the state of the submission.
-func (v *WalletsView) formLines(w int) []string {
+func (v *View) formLines(w int) []string {
 	st, tr, f := v.c.St, v.c.Tr, v.Form
 	out := []string{st.Rule.Render(strings.Repeat("─", w))}
 	out = append(out, common.TruncateWidth(st.Bold.Render(tr.T("wallets.new_sub_account"))+st.Muted.Render(" · "+tr.T("wallets.created_on_the_main_account_starts")), w))
@@ -1095,7 +1101,7 @@ type walletsFrame struct {
 }
 
 // frame shares the view's lines; update (through place) and view use the same one.
-func (v *WalletsView) frame() walletsFrame {
+func (v *View) frame() walletsFrame {
 	w, h := v.width, v.height
 	st, tr := v.c.St, v.c.Tr
 	f := walletsFrame{top: v.topLines(w)}
@@ -1126,9 +1132,10 @@ func (v *WalletsView) frame() walletsFrame {
 }
 
 // place gives the list the lines the frame leaves it (after every change of size or data).
-func (v *WalletsView) place() { v.Resize(v.width, v.frame().rows) }
+func (v *View) place() { v.Resize(v.width, v.frame().rows) }
 
-func (v *WalletsView) View() string {
+// View renders it at the size it was given; it changes nothing.
+func (v *View) View() string {
 	w, h := v.width, v.height
 	st, tr := v.c.St, v.c.Tr
 	if w <= 0 || h <= 0 {
@@ -1165,6 +1172,10 @@ func (v *WalletsView) View() string {
 }
 
 // ServiceErr are the outcomes of the calls to the service, for the header's light.
-func (m WalletsListMsg) ServiceErr() error    { return m.Err }
-func (m WalletsBalanceMsg) ServiceErr() error { return m.Err }
-func (m WalletsCreatedMsg) ServiceErr() error { return m.Err }
+func (m ListMsg) ServiceErr() error { return m.Err }
+
+// ServiceErr is the outcome of the call to the service, for the header's light.
+func (m BalanceMsg) ServiceErr() error { return m.Err }
+
+// ServiceErr is the outcome of the call to the service, for the header's light.
+func (m CreatedMsg) ServiceErr() error { return m.Err }

@@ -1,3 +1,4 @@
+// Package withdrawal is the dashboard's withdrawal form.
 package withdrawal
 
 import (
@@ -37,15 +38,15 @@ const withdrawalListRows = 5
 // wdNameMax bounds the holder's name (the emulator's bound; the service documents none).
 const wdNameMax = api.MaxWithdrawalText
 
-// WithdrawalDoneMsg is the workflow's outcome, for the form that sent it (matched by key).
-type WithdrawalDoneMsg struct {
+// DoneMsg is the workflow's outcome, for the form that sent it (matched by key).
+type DoneMsg struct {
 	tag common.Tag
 	key string
 	out workflow.WithdrawalOutcome
 }
 
-// WithdrawalListMsg is the wallet's withdrawals, for the form that asked (matched by key).
-type WithdrawalListMsg struct {
+// ListMsg is the wallet's withdrawals, for the form that asked (matched by key).
+type ListMsg struct {
 	key  string
 	list []state.Withdrawal
 	err  error
@@ -202,8 +203,8 @@ func AskWithdrawal(c *common.Common, wallet string, spendable *api.Money, readAt
 	return NewWithdrawalForm(c, wallet, spendable, readAt), nil
 }
 
-// WithdrawalForm is the withdrawal overlay.
-type WithdrawalForm struct {
+// Form is the withdrawal overlay.
+type Form struct {
 	common.Closer
 	c         *common.Common
 	wallet    string
@@ -230,8 +231,9 @@ type WithdrawalForm struct {
 	height     int
 }
 
-func NewWithdrawalForm(c *common.Common, wallet string, spendable *api.Money, readAt time.Time) *WithdrawalForm {
-	f := &WithdrawalForm{c: c, wallet: state.NormalizeWallet(wallet), spendable: spendable, readAt: readAt, Key: c.NewKey(), keyType: 2}
+// NewWithdrawalForm makes the withdrawal form.
+func NewWithdrawalForm(c *common.Common, wallet string, spendable *api.Money, readAt time.Time) *Form {
+	f := &Form{c: c, wallet: state.NormalizeWallet(wallet), spendable: spendable, readAt: readAt, Key: c.NewKey(), keyType: 2}
 	mk := func(placeholder string, limit int) textinput.Model {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -247,27 +249,36 @@ func NewWithdrawalForm(c *common.Common, wallet string, spendable *api.Money, re
 	return f
 }
 
-func (f *WithdrawalForm) Layer() common.Layer { return common.LayerFloat }
-func (f *WithdrawalForm) SetSize(w, h int) tea.Cmd {
+// Layer says how the overlay is drawn.
+func (f *Form) Layer() common.Layer { return common.LayerFloat }
+
+// SetSize gives it its room in cells.
+func (f *Form) SetSize(w, h int) tea.Cmd {
 	f.width, f.height = w, h
 	return nil
 }
-func (f *WithdrawalForm) Blur()              {}
-func (f *WithdrawalForm) CapturesText() bool { return true }
-func (f *WithdrawalForm) production() bool   { return f.c.App.Sess.Env == api.Production }
-func (f *WithdrawalForm) QuitQuestion() string {
+
+// Blur runs when it leaves the screen or the keyboard.
+func (f *Form) Blur() {}
+
+// CapturesText reports whether printable keys belong to its text fields.
+func (f *Form) CapturesText() bool { return true }
+func (f *Form) production() bool   { return f.c.App.Sess.Env == api.Production }
+
+// QuitQuestion is what quitting must ask while a request is out ("" when nothing is).
+func (f *Form) QuitQuestion() string {
 	if f.sending {
 		return f.c.Tr.T("withdrawal.a_withdrawal_is_being_sent_quit")
 	}
 	return ""
 }
 
-// StatusOwner: the form's messages go when it closes.
-func (f *WithdrawalForm) StatusOwner() string { return common.OwnerWithdrawal }
+// StatusOwner names the form's messages so that they go when it closes.
+func (f *Form) StatusOwner() string { return common.OwnerWithdrawal }
 
 // dirty reports whether something was typed that esc would throw away (a request whose outcome
 // is unknown is not: its fields cannot change and its key is looked up again).
-func (f *WithdrawalForm) dirty() bool {
+func (f *Form) dirty() bool {
 	if f.locked {
 		return false
 	}
@@ -279,25 +290,25 @@ func (f *WithdrawalForm) dirty() bool {
 	return false
 }
 
-// focus reads the wallet's withdrawals (and the fee the last one reported).
+// Start reads the wallet's withdrawals (and the fee the last one reported).
 // start reads the wallet's recent withdrawals.
-func (f *WithdrawalForm) Start() tea.Cmd { return f.loadList() }
+func (f *Form) Start() tea.Cmd { return f.loadList() }
 
 // Focus gives the form the keyboard back; it reads nothing.
-func (f *WithdrawalForm) Focus() tea.Cmd { return nil }
+func (f *Form) Focus() tea.Cmd { return nil }
 
-func (f *WithdrawalForm) loadList() tea.Cmd {
+func (f *Form) loadList() tea.Cmd {
 	s, k, w, now := f.c.App.Sess.Store, f.Key, f.wallet, f.c.Now
 	if s == nil {
 		return nil
 	}
 	return f.c.App.WithTimeout(common.PersistTimout, func(ctx context.Context) tea.Msg {
 		list, err := workflow.ListWithdrawals(ctx, s, w, withdrawalListRows*4, now)
-		return WithdrawalListMsg{key: k, list: list, err: err}
+		return ListMsg{key: k, list: list, err: err}
 	})
 }
 
-func (f *WithdrawalForm) setFocus(i int) {
+func (f *Form) setFocus(i int) {
 	for j := range f.Inputs {
 		f.Inputs[j].Blur()
 	}
@@ -308,27 +319,29 @@ func (f *WithdrawalForm) setFocus(i int) {
 }
 
 // ShortHelp lists the form's keys.
-func (f *WithdrawalForm) ShortHelp() []key.Binding {
+func (f *Form) ShortHelp() []key.Binding {
 	k := f.c.Keys
 	choose := key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", f.c.Tr.T("withdrawal.choose")))
 	return []key.Binding{k.Submit, k.NextField, choose, k.Back}
 }
 
 // FullHelp lists the form's keys.
-func (f *WithdrawalForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
+func (f *Form) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 
-func (f *WithdrawalForm) input() WdInput {
+func (f *Form) input() WdInput {
 	return WdInput{KeyType: api.PixKeyTypes[f.keyType], Key: f.Inputs[WfKey].Value(), Name: f.Inputs[WfName].Value(),
 		Doc: f.Inputs[WfDoc].Value(), ByNet: f.byNet, Amount: f.Inputs[WfAmount].Value()}
 }
 
-func (f *WithdrawalForm) Check() wdCheck {
+// Check checks the form's fields and the balance, without sending anything.
+func (f *Form) Check() wdCheck {
 	return CheckWithdrawal(f.c.Tr, f.input(), f.spendable, f.fee, f.FeeKnown)
 }
 
-func (f *WithdrawalForm) Update(msg tea.Msg) tea.Cmd {
+// Update handles a key or a reply meant for it.
+func (f *Form) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case WithdrawalListMsg:
+	case ListMsg:
 		if msg.key != f.Key {
 			return nil
 		}
@@ -343,7 +356,7 @@ func (f *WithdrawalForm) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		return nil
-	case WithdrawalDoneMsg:
+	case DoneMsg:
 		if msg.key != f.Key || f.c.App.Stale(msg.tag) {
 			return nil
 		}
@@ -354,7 +367,7 @@ func (f *WithdrawalForm) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (f *WithdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
+func (f *Form) handleKey(km tea.KeyMsg) tea.Cmd {
 	nav := common.MoneyForm{C: f.c, Owner: common.OwnerWithdrawal, Busy: f.c.Tr.T("withdrawal.the_withdrawal_is_being_sent_wait"),
 		Field: f.field, Count: wfCount, SetFocus: f.setFocus, Close: f.Close, Submit: f.submit,
 		Dirty: f.dirty(), Discard: f.c.Tr.T("withdrawal.discard_this_withdrawal_nothing_was_sent"), Ask: f.Ask}
@@ -390,14 +403,14 @@ func (f *WithdrawalForm) handleKey(km tea.KeyMsg) tea.Cmd {
 
 // destination names where the money goes, masked: the key's type and key, the holder and
 // their document.
-func (f *WithdrawalForm) destination(r api.CreateWithdrawalRequest) string {
+func (f *Form) destination(r api.CreateWithdrawalRequest) string {
 	tr := f.c.Tr
 	return tr.F("withdrawal.key", pixKeyTypeLabel(tr, r.PixKeyType), common.MaskPixKey(r.PixKeyType, r.PixKey),
 		common.Sanitize(r.HolderName), common.MaskDocument(r.HolderDocument))
 }
 
 // amountText says what is withdrawn: the gross amount, or the net amount the recipient gets.
-func (f *WithdrawalForm) amountText(c wdCheck) string {
+func (f *Form) amountText(c wdCheck) string {
 	tr := f.c.Tr
 	if f.byNet {
 		if f.FeeKnown {
@@ -413,7 +426,7 @@ func (f *WithdrawalForm) amountText(c wdCheck) string {
 
 // confirmDetail is the confirmation's second sentence: what the recipient gets and what leaves
 // the wallet, as far as the fee is known.
-func (f *WithdrawalForm) confirmDetail(c wdCheck) string {
+func (f *Form) confirmDetail(c wdCheck) string {
 	tr := f.c.Tr
 	switch {
 	case f.byNet && f.FeeKnown:
@@ -426,7 +439,7 @@ func (f *WithdrawalForm) confirmDetail(c wdCheck) string {
 	return tr.T("withdrawal.it_leaves_the_wallet_the_service")
 }
 
-func (f *WithdrawalForm) submit() tea.Cmd {
+func (f *Form) submit() tea.Cmd {
 	f.tried = true
 	tr := f.c.Tr
 	c := f.Check()
@@ -456,7 +469,7 @@ func (f *WithdrawalForm) submit() tea.Cmd {
 // clearOwned takes the form's complaint off the status line.
 func clearOwned() tea.Msg { return common.StatusMsg{Owner: common.OwnerWithdrawal} }
 
-func (f *WithdrawalForm) startSending() {
+func (f *Form) startSending() {
 	f.sending = true
 	f.Result = ""
 }
@@ -467,7 +480,7 @@ type withdrawer interface {
 }
 
 // send runs the workflow in a command; the outcome comes back to this form by its key.
-func (f *WithdrawalForm) send(c wdCheck) tea.Cmd {
+func (f *Form) send(c wdCheck) tea.Cmd {
 	sess, t := f.c.App.Sess, f.c.App.Tag()
 	o := workflow.WithdrawalOrder{Wallet: f.wallet, Req: c.Req, Key: f.Key, Spendable: f.spendable, ReadOnly: sess.ReadOnly}
 	if f.FeeKnown {
@@ -476,13 +489,13 @@ func (f *WithdrawalForm) send(c wdCheck) tea.Cmd {
 	now := f.c.Now
 	var wd withdrawer = sess
 	return f.c.App.WithTimeout(workflow.WithdrawalTimeout+5*time.Second, func(ctx context.Context) tea.Msg {
-		return WithdrawalDoneMsg{tag: t, key: o.Key, out: wd.Withdraw(ctx, o, now)}
+		return DoneMsg{tag: t, key: o.Key, out: wd.Withdraw(ctx, o, now)}
 	})
 }
 
 // OnDone shows the outcome: taken closes the form (the status line, the balance and the next
 // form's list say it, and the settling event is awaited); refused and unknown keep it open.
-func (f *WithdrawalForm) OnDone(out workflow.WithdrawalOutcome) tea.Cmd {
+func (f *Form) OnDone(out workflow.WithdrawalOutcome) tea.Cmd {
 	f.sending = false
 	tr := f.c.Tr
 	switch out.Kind {
@@ -541,7 +554,7 @@ func withdrawalSettledText(tr common.Catalog, r state.Withdrawal) string {
 }
 
 // await waits for the event that settles the withdrawal and tells the wallets view.
-func (f *WithdrawalForm) await() tea.Cmd {
+func (f *Form) await() tea.Cmd {
 	store, k, tr, now, wallet := f.c.App.Sess.Store, f.Key, f.c.Tr, f.c.Now, f.wallet
 	if store == nil {
 		return nil
@@ -577,7 +590,8 @@ func withdrawalStateCell(c *common.Common, s state.WithdrawalState) string {
 	return st.Warn.Render("… " + text)
 }
 
-func (f *WithdrawalForm) View() string {
+// View renders it at the size it was given; it changes nothing.
+func (f *Form) View() string {
 	st, tr := f.c.St, f.c.Tr
 	w := max(min(f.width-6, 70), 30)
 	c := f.Check()
