@@ -188,6 +188,22 @@ func (c *cli) Wallet(flag string) (string, error) {
 	return flag, nil
 }
 
+// StoredEvent is the event with this id in the profile's store (not found is exit 6).
+func (c *cli) StoredEvent(id string) (state.EventEntry, error) {
+	store, err := c.Store()
+	if err != nil {
+		return state.EventEntry{}, err
+	}
+	e, ok, err := store.Event(c.ctx, id)
+	if err != nil {
+		return state.EventEntry{}, cliError(exitFailure, err)
+	}
+	if !ok {
+		return state.EventEntry{}, cliErrorf(exitNotFound, "no event %q in profile %s", id, c.p.Name)
+	}
+	return e, nil
+}
+
 // WalletClient is the wallet a command works in (see Wallet) and the profile's client.
 func (c *cli) WalletClient(flag string) (string, *api.Client, error) {
 	wallet, err := c.Wallet(flag)

@@ -165,16 +165,9 @@ func newEventsShowCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			store, err := c.Store()
+			e, err := c.StoredEvent(args[0])
 			if err != nil {
 				return err
-			}
-			e, ok, err := store.Event(c.ctx, args[0])
-			if err != nil {
-				return cliError(exitFailure, err)
-			}
-			if !ok {
-				return cliErrorf(exitNotFound, "no event %q in profile %s", args[0], c.p.Name)
 			}
 			out := eventOut(e)
 			payload := []byte(e.Event.Raw)

@@ -595,16 +595,9 @@ func newEventsResendCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			store, err := c.Store()
+			e, err := c.StoredEvent(args[0])
 			if err != nil {
 				return err
-			}
-			e, ok, err := store.Event(c.ctx, args[0])
-			if err != nil {
-				return cliError(exitFailure, err)
-			}
-			if !ok {
-				return cliErrorf(exitNotFound, "no event %q in profile %s", args[0], c.p.Name)
 			}
 			if e.Damaged {
 				return cliErrorf(exitFailure, "event %s: its stored payload no longer decodes; nothing sent", e.Event.EventID)
