@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"pixdash/api"
+	"pixdash/api/apitest"
 	"pixdash/api/sandbox"
 	"pixdash/config"
 	"pixdash/state"
@@ -85,24 +85,6 @@ func TestHubCommandHelp(t *testing.T) {
 	}
 }
 
-// syncBuffer is a strings.Builder safe for a writer and a reader in two goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestHubCommandFeedsACounter: pixdash hub for profile loja (embedded NATS) registers its
 // receiver with the local sandbox; the counter profile caixa (hub = …) opens as the dashboard
 // opens it, creates a charge, the emulator pays it, and the payment event reaches the counter's
@@ -118,7 +100,7 @@ func TestHubCommandFeedsACounter(t *testing.T) {
 	ln.Close()
 	hubConfig(t, base, listen, "nats://"+natsAddr)
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncBuffer
+	var out, errOut apitest.SyncBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- runHub(ctx, hubFlags{natsListen: natsAddr, maxAge: hub.DefaultMaxAge, maxBytes: hub.DefaultMaxBytes, dupWindow: hub.DefaultDuplicateWindow}, &out, &errOut)

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -9,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"pixdash/api"
+	"pixdash/api/apitest"
 )
 
 // stateEnv serves Open(testFixture, file) on a loopback httptest server with a fake clock at at.
@@ -226,28 +225,10 @@ func TestWebhookFixedSecret(t *testing.T) {
 	}
 }
 
-// syncBuf is a bytes.Buffer safe for the log's writers and the test's reader.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // --log writes one JSON line per request and per delivery attempt, with the receiver's answer,
 // and never a secret.
 func TestEventLog(t *testing.T) {
-	var buf syncBuf
+	var buf apitest.SyncBuffer
 	e := newEnv(t, WithEventLog(&buf))
 	h := newHook(t)
 	h.status = http.StatusUnauthorized
@@ -286,7 +267,7 @@ func TestEventLog(t *testing.T) {
 
 // A receiver's refusal is kept with the delivery and logged: why it was rejected, not a count.
 func TestDeliveryKeepsTheReceiversAnswer(t *testing.T) {
-	var buf syncBuf
+	var buf apitest.SyncBuffer
 	e := newEnv(t, WithEventLog(&buf))
 	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "invalid signature\x1b[31m", http.StatusUnauthorized)

@@ -1,37 +1,18 @@
 package workflow
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"pixdash/api"
+	"pixdash/api/apitest"
 	"pixdash/api/sandbox"
 	"pixdash/state"
 )
-
-// syncBuffer is a bytes.Buffer safe for the receiver's, the client's and the test's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestDebugLogOnTheEmulator: --debug's logger, wired as demo mode wires it (emulator, client,
 // session), records a charge create, its payment and webhook: the API calls (POST /auth, POST
@@ -41,7 +22,7 @@ func TestDebugLogOnTheEmulator(t *testing.T) {
 	const cpf = "52998224725"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var buf syncBuffer
+	var buf apitest.SyncBuffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	d, err := sandbox.StartDemo(ctx, sandbox.DemoOptions{
 		ServerOptions: []sandbox.Option{sandbox.WithLogger(logger)},
