@@ -76,6 +76,14 @@ var genEnd = time.Date(2025, 11, 30, 18, 0, 0, 0, time.UTC)
 
 const genSpan = 3 * 365 * 24 * time.Hour
 
+// genPending makes the generator build a history whose charges are all pending (TestScale's
+// pending profile sets it around its genDB): created over the 7 days before genEnd with a
+// 7-day expiry, never paid (an online shop's abandoned checkouts), but the newest (genSentinel).
+var genPending bool
+
+// genPendingSpan is the pending history's span.
+const genPendingSpan = 7 * 24 * time.Hour
+
 // genSentinel is the description of the newest charge (wallet principal, paid): the text that
 // shows the charges list is on screen.
 const genSentinel = "SENTINELA-NEWEST"
@@ -119,8 +127,12 @@ func genChargeID(i int) string {
 // genCreated is when generated charge i of n was created: spread evenly over genSpan with a
 // random jitter, strictly increasing by at least a millisecond.
 func genCreated(i, n int) time.Time {
-	step := genSpan / time.Duration(n)
-	start := genEnd.Add(-genSpan)
+	span := genSpan
+	if genPending {
+		span = genPendingSpan
+	}
+	step := span / time.Duration(n)
+	start := genEnd.Add(-span)
 	jitter := time.Duration(genMix(uint64(i)^0x5eed) % uint64(max(step-time.Millisecond, 1)))
 	t := start.Add(step*time.Duration(i) + jitter).Truncate(time.Millisecond)
 	if i == n-1 {
@@ -200,6 +212,11 @@ func genCharge(i, n int) Charge {
 		c.Status = api.StatusCancelled
 		c.UpdatedAt = created.Add(5 * time.Minute)
 	}
+	if genPending {
+		c.Status, c.Expired, c.PaidAt, c.UpdatedAt, c.FailureReason = api.StatusPending, false, nil, created, ""
+		c.PayerName, c.PayerDocument, c.E2EID = "", "", ""
+		c.ExpiresAt = created.Add(genPendingSpan)
+	}
 	if i == n-1 {
 		paid := created.Add(30 * time.Second)
 		c.Wallet, c.Description, c.Status, c.Expired, c.PaidAt, c.UpdatedAt = api.WalletPrincipal, genSentinel, api.StatusCompleted, false, &paid, paid
@@ -253,7 +270,11 @@ func genDBPath(dir string, charges, events int) string {
 		}
 		h.Write(b)
 	}
-	return filepath.Join(dir, fmt.Sprintf("gen%d-s%d-%x-%dc-%de.db", genVersion, SchemaVersion(), h.Sum(nil)[:4], charges, events))
+	kind := "gen"
+	if genPending {
+		kind = "genpending"
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s%d-s%d-%x-%dc-%de.db", kind, genVersion, SchemaVersion(), h.Sum(nil)[:4], charges, events))
 }
 
 // genDB returns the path of a database holding a generated history (charges, events) in dir,

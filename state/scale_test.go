@@ -23,32 +23,41 @@ import (
 	"pixdash/api"
 )
 
-// TestScale measures the issue's targets at a million charges and 100k events (`make scale`;
+// TestScale measures issue 27's targets at a million charges and 100k events (`make scale`;
 // skipped unless PIXDASH_SCALE=1) and fails when one is missed:
 //
-//  1. process start to the first frame of the charges list: ≤ 300 ms at 1M, ≤ 100 ms empty;
-//  2. the dashboard's RSS at 1M: ≤ 150 MB steady, VmHWM never above 300 MB;
-//  3. every key repaints within 50 ms at 1M, idle and while 20k webhooks arrive;
-//  4. a filter keystroke at 1M (ChargeWindow with a text: 40 rows and the count): ≤ 16 ms median;
-//  5. webhook intake over HTTP while the dashboard reads: ≥ 0.8× a bare HMAC handler on the same
-//     server and load, at a small store and at 1M.
+//  1. process start to the first frame of the charges list: ≤ 300 ms at 1M (and 10M), ≤ 100 ms empty;
+//  2. the dashboard's RSS: ≤ 150 MB steady, VmHWM never above 300 MB;
+//  3. every key repaints within 50 ms, idle; (3b) the dashboard's CPU at 100 events/s with no key
+//     pressed ≤ 15% of a core; (3c) keys during a paced flood (HTTP, the sender on this machine):
+//     p99 ≤ 30 ms and every key ≤ 50 ms at 500 events/s, p99 ≤ 50 ms at 1,000/s;
+//  4. a filter keystroke (ChargeWindow with a text: 40 rows and the count): ≤ 16 ms median;
+//  5. webhook intake over HTTP while the dashboard reads: ≥ 0.8× the durable baseline (the HMAC
+//     check and a fsynced insert with group commit on the same driver: durableHMAC) on the same
+//     server and load, at a small store and at the profile's size;
+//  6. the database file ≤ 1 KB a charge;
+//  7. the Sales view's 30-day figures for every wallet ≤ 20 ms at 1M (≤ 30 ms above), the day's
+//     close ≤ 1 s;
+//  8. `pixdash export` of every charge ≤ 2× `sqlite3 .dump charges` of the same file, its peak
+//     memory ≤ 150 MB;
+//  9. a profile whose charges are all pending (PIXDASH_SCALE_PENDING of them, default 1M; 0
+//     skips): the first key after the first frame ≤ 50 ms, RSS ≤ 150 MB.
 //
 // The profile database is generated once per size (genDB) in $PIXDASH_SCALE_DIR (default
-// /tmp/pixdash-scale; about 20 minutes and 2.6 GB for 1M on a 2-core machine) and copied for
-// each run; PIXDASH_SCALE_CHARGES and PIXDASH_SCALE_EVENTS change its size (default 1000000 and
-// 100000; the targets stay the issue's). Targets 1 to 3 run the real binary under a
+// /tmp/pixdash-scale; about 20 minutes for 1M on a 2-core machine) and copied for each run;
+// PIXDASH_SCALE_CHARGES and PIXDASH_SCALE_EVENTS change its size (default 1000000 and 100000;
+// the targets stay the issue's). Targets 1 to 3 and 9 run the real binary under a
 // pseudo-terminal (script(1), 120x40), with a config whose service is a closed loopback port
-// and whose webhook receiver listens on loopback; 4 and 5 run in this process on the same
-// database afterwards. The machine's load is printed with the results: other work on the
-// machine slows every figure. PIXDASH_SCALE_PERF=1 adds a perf(1) profile of the dashboard
-// during the webhook flood.
+// and whose webhook receiver listens on loopback; 4, 5 and 7 run in this process on the same
+// database afterwards, 8 runs the binary and sqlite3(1). The machine's load is printed with the
+// results: other work on the machine slows every figure. PIXDASH_SCALE_PERF=1 adds a perf(1)
+// profile of the dashboard during the floods.
 
 const (
 	scaleProfile  = "scale"
 	emptyProfile  = "empty"
 	scaleCols     = 120
 	scaleLines    = 40
-	scaleWebhooks = 20_000
 	// scaleRuns is how many times each start is timed.
 	scaleRuns = 5
 )
@@ -147,18 +156,29 @@ func TestScale(t *testing.T) {
 	stateDir := filepath.Join(home, "state", "pixdash")
 	copyDB(t, big, stateDir, scaleProfile)
 
-	if script, err := exec.LookPath("script"); err != nil {
+	script, scriptErr := exec.LookPath("script")
+	bin := buildPixdash(t)
+	if scriptErr != nil {
 		msg := "no script(1) on PATH (util-linux): the dashboard cannot run under a pseudo-terminal"
 		t.Log(msg)
-		for _, target := range []string{"1. first frame", "2. RSS", "3. key → repaint"} {
+		for _, target := range []string{"1. first frame", "2. RSS", "3. key → repaint", "9. pending charges"} {
 			rep.skip(target, msg)
 		}
 	} else {
-		scaleDashboard(t, rep, sz, script, home, stateDir)
+		scaleDashboard(t, rep, sz, script, bin, home, stateDir)
 	}
 	scaleOpen(t, rep, sz, stateDir)
 	scaleKeystrokes(t, rep, sz, stateDir)
 	scaleIntake(t, rep, sz, small, stateDir)
+	scaleDay(t, rep, sz, stateDir)
+	scaleExport(t, rep, sz, bin, home, filepath.Join(stateDir, DBFileName(scaleProfile)))
+	// The file as generated (the runs above add events and WAL to the copy).
+	scaleStorage(t, rep, sz, big)
+	if n := envCount(t, "PIXDASH_SCALE_PENDING", 1_000_000); n > 0 && scriptErr == nil {
+		pendingHome := filepath.Join(work, "pending")
+		writeScaleConfig(t, pendingHome)
+		scalePending(t, rep, n, script, bin, dir, pendingHome)
+	}
 	rep.note("load average at end: %s", loadAvg())
 }
 
@@ -176,6 +196,14 @@ func countLabel(n int) string {
 		return fmt.Sprintf("%dk", n/1_000)
 	}
 	return strconv.Itoa(n)
+}
+
+// envCount is envInt that also takes 0 (skip the step).
+func envCount(t *testing.T, name string, def int) int {
+	if os.Getenv(name) == "0" {
+		return 0
+	}
+	return envInt(t, name, def)
 }
 
 func envInt(t *testing.T, name string, def int) int {
@@ -622,9 +650,8 @@ func perfProfile(t *testing.T, pid int, d time.Duration) string {
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
 
 // scaleDashboard measures targets 1 to 3 on the real binary.
-func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, home, stateDir string) {
+func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, bin, home, stateDir string) {
 	at := "at " + sz.label()
-	bin := buildPixdash(t)
 	hookURL := writeScaleConfig(t, home)
 	env := scaleEnv(home)
 	// The empty profile's database exists, as after a first start.
@@ -709,43 +736,16 @@ func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, home, 
 	time.Sleep(time.Second)
 	rssIdle, _, _ := procMem(child)
 
-	// The flood: 20k distinct signed webhooks from 16 senders while keys are pressed.
-	ds := make([]benchDelivery, scaleWebhooks)
-	for i := range ds {
-		id := fmt.Sprintf("evt_scale_%d_%06d", os.Getpid(), i)
-		kind := genEventKinds[genMix(uint64(i))%uint64(len(genEventKinds))]
-		body := genEventPayload(id, kind, sz.charges-1-int(genMix(uint64(i)^7)%uint64(max(sz.charges/3, 1))), sz.charges, time.Now().UTC())
-		ds[i] = benchDelivery{body: body, sig: api.Sign(body, scaleWebhookSecret)}
-	}
-	flood := make(chan error, 1)
-	var floodTook time.Duration
-	flooding.Store(true)
-	go func() {
-		d, err := deliverHTTP(hookURL, ds, 16)
-		floodTook = d
-		flooding.Store(false)
-		flood <- err
-	}()
+	// Targets 3b and 3c: CPU at 100 events/s, keys during paced floods of 500 and 1,000/s.
 	perfDone := make(chan string, 1)
 	if os.Getenv("PIXDASH_SCALE_PERF") != "" {
 		go func() { perfDone <- perfProfile(t, child, 10*time.Second) }()
 	} else {
 		perfDone <- ""
 	}
-	var busy []keyResult
-	for flooding.Load() {
-		for _, k := range u.session(true) {
-			if k.during {
-				busy = append(busy, k)
-			}
-		}
-	}
-	floodErr := <-flood
-	if floodErr != nil {
-		t.Errorf("webhook flood: %v", floodErr)
-	}
+	sent := scaleFloods(t, rep, sz, u, child, hookURL, &flooding)
 	if perf := <-perfDone; perf != "" {
-		rep.note("perf profile of the dashboard during the flood (children, top symbols):\n%s", perf)
+		rep.note("perf profile of the dashboard during the floods (children, top symbols):\n%s", perf)
 	}
 	// After the flood, memory is read again until it settles (the Go runtime returns freed
 	// pages to the system over a few seconds): "steady" is 30 s later.
@@ -758,7 +758,7 @@ func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, home, 
 
 	// Target 2.
 	steady := max(rssStart, rssIdle, after[2])
-	rep.add("2. RSS steady "+at+" (2 s after start / after filter+scroll / 30 s after 20k webhooks)",
+	rep.add(fmt.Sprintf("2. RSS steady %s (2 s after start / after filter+scroll / 30 s after the floods' %d webhooks)", at, sent),
 		fmt.Sprintf("%s / %s / %s", mb(rssStart), mb(rssIdle), mb(after[2])), "≤ "+mb(targetRSS), steady <= targetRSS)
 	rep.add("2. VmHWM "+at+" (whole session)", mb(hwm), "≤ "+mb(targetHWM), hwm <= targetHWM)
 	live, maxLive, goal := gcTrace(gcLog)
@@ -797,8 +797,6 @@ func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, home, 
 		}
 	}
 	report("idle", idle)
-	report("during 20k webhooks", busy)
-	rep.info("3. the 20k webhooks (16 senders) took", fmt.Sprintf("%v (%.0f events/s) while the keys were pressed", floodTook.Round(time.Millisecond), float64(scaleWebhooks)/floodTook.Seconds()))
 	if n, err := s.LastEventSeq(context.Background()); err == nil {
 		rep.note("events stored after the flood: up to seq %d", n)
 	}
@@ -1222,7 +1220,7 @@ func scaleIntake(t *testing.T, rep *scaleReport, size scaleSize, small, stateDir
 		if err != nil {
 			t.Fatal(err)
 		}
-		var bare, intake durations // per event
+		var bare, durable, intake durations // per event
 		var rounds int64
 		run := func(h func() http.Handler, reader bool) time.Duration {
 			const n = 20_000
@@ -1246,19 +1244,22 @@ func scaleIntake(t *testing.T, rep *scaleReport, size scaleSize, small, stateDir
 			return took / n
 		}
 		bareHandler := func() http.Handler { return bareHMAC(benchSecret) }
+		durableHandler := func() http.Handler { return durableHMAC(benchSecret, openDurableSink(t)) }
 		intakeHandler := func() http.Handler { return api.NewReceiver(benchSecret, api.WithSink(in)) }
 		for range 3 {
 			bare = append(bare, run(bareHandler, true))
+			durable = append(durable, run(durableHandler, true))
 			intake = append(intake, run(intakeHandler, true))
 		}
 		alone := run(intakeHandler, false)
 		_ = in.Close()
 		_ = s.Close()
 		rate := func(d time.Duration) float64 { return float64(time.Second) / float64(d) }
-		b, i := rate(bare.median()), rate(intake.median())
-		rep.add("5. webhook intake vs bare HMAC, "+sz.name+" (64 clients, median of 3 × 20k)",
-			fmt.Sprintf("%.2fx (intake %.0f events/s, bare %.0f events/s; reader rounds %d)", i/b, i, b, rounds),
-			fmt.Sprintf("≥ %.1fx", targetIntakeRatio), i/b >= targetIntakeRatio)
-		rep.info("5. the same intake without the dashboard reader, "+sz.name, fmt.Sprintf("%.0f events/s (%.2fx bare)", rate(alone), rate(alone)/b))
+		b, d, i := rate(bare.median()), rate(durable.median()), rate(intake.median())
+		rep.add("5. webhook intake vs the durable baseline (HMAC + fsynced insert, group commit), "+sz.name+" (64 clients, median of 3 × 20k, alternately)",
+			fmt.Sprintf("%.2fx (intake %.0f events/s, durable %.0f events/s; reader rounds %d)", i/d, i, d, rounds),
+			fmt.Sprintf("≥ %.1fx", targetIntakeRatio), i/d >= targetIntakeRatio)
+		rep.info("5. the same against a bare HMAC handler that keeps nothing, "+sz.name, fmt.Sprintf("%.2fx (bare %.0f events/s)", i/b, b))
+		rep.info("5. the same intake without the dashboard reader, "+sz.name, fmt.Sprintf("%.0f events/s (%.2fx durable)", rate(alone), rate(alone)/d))
 	}
 }
