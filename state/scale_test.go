@@ -54,10 +54,10 @@ import (
 // profile of the dashboard during the floods.
 
 const (
-	scaleProfile  = "scale"
-	emptyProfile  = "empty"
-	scaleCols     = 120
-	scaleLines    = 40
+	scaleProfile = "scale"
+	emptyProfile = "empty"
+	scaleCols    = 120
+	scaleLines   = 40
 	// scaleRuns is how many times each start is timed.
 	scaleRuns = 5
 )
