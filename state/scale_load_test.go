@@ -406,10 +406,12 @@ func scalePending(t *testing.T, rep *scaleReport, n int, script, bin, dir, home 
 		t.Fatal(err)
 	}
 	defer s.Close()
-	u := &scaleUI{t: t, p: p, s: s, flooding: func() bool { return false }}
-	u.rows = u.screenRows()
+	u := &scaleUI{t: t, p: p, s: s, flooding: func() bool { return false }, rows: 1}
 	u.sync()
 	first, _ := u.move("j", "j", 1)
+	time.Sleep(2 * time.Second) // then the whole list is drawn: count its rows for the paging keys
+	u.rows = u.screenRows()
+	u.sync()
 	var keys durations
 	for _, k := range u.session(false) {
 		keys = append(keys, k.shown)
