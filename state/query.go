@@ -69,7 +69,7 @@ func (s *Store) ChargeWindow(ctx context.Context, q ChargeQuery, offset, limit i
 		qLimit = max(min(limit, exact-page.Offset), 0)
 		order = `c.seq ASC`
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT c.doc FROM `+from+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, qLimit, qOffset)...)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+chargeColsC+` FROM `+from+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, qLimit, qOffset)...)
 	if err != nil {
 		return page, classify(err)
 	}
@@ -169,20 +169,16 @@ func (s *Store) Counts(ctx context.Context, wallet string) (map[ChargeState]Coun
 	return out, classify(rows.Err())
 }
 
-// scanCharges decodes rows of one doc column.
+// scanCharges decodes rows of chargeCols.
 func scanCharges(rows *sql.Rows) ([]Charge, error) {
 	defer rows.Close()
 	var out []Charge
+	var r chargeRow
 	for rows.Next() {
-		var doc []byte
-		if err := rows.Scan(&doc); err != nil {
-			return nil, classify(err)
+		out = append(out, Charge{})
+		if err := scanChargeRow(rows, &r, &out[len(out)-1]); err != nil {
+			return nil, err
 		}
-		var c Charge
-		if err := json.Unmarshal(doc, &c); err != nil {
-			return nil, fmt.Errorf("%w: a charge: %w", ErrDamaged, err)
-		}
-		out = append(out, c)
 	}
 	return out, classify(rows.Err())
 }
@@ -211,23 +207,19 @@ func (s *Store) ChargesBefore(ctx context.Context, q ChargeQuery, before int64, 
 	} else {
 		where += " AND " + key + " < ?"
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+key+`, c.doc FROM `+plan.from+where+` ORDER BY `+plan.order+` LIMIT ?`,
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+key+`, `+chargeColsC+` FROM `+plan.from+where+` ORDER BY `+plan.order+` LIMIT ?`,
 		append(plan.args, before, max(limit, 0))...)
 	if err != nil {
 		return nil, before, classify(err)
 	}
 	defer rows.Close()
 	last = before
+	var r chargeRow
 	for rows.Next() {
-		var doc []byte
-		if err := rows.Scan(&last, &doc); err != nil {
-			return nil, before, classify(err)
+		charges = append(charges, Charge{})
+		if err := scanChargeRow(rows, &r, &charges[len(charges)-1], &last); err != nil {
+			return nil, before, err
 		}
-		var c Charge
-		if err := json.Unmarshal(doc, &c); err != nil {
-			return nil, before, fmt.Errorf("%w: a charge: %w", ErrDamaged, err)
-		}
-		charges = append(charges, c)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, before, classify(err)
