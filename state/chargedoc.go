@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -102,9 +101,12 @@ type chargeRow struct {
 	dests      []any
 }
 
-// dest is the Rows.Scan destinations of chargeCols, after extra ones (such as a key read first).
+// dest is the Rows.Scan destinations of chargeCols, after extra ones (such as a key read
+// first); they are built once, on the first call (a query passes the same extra every row).
 func (r *chargeRow) dest(extra ...any) []any {
-	r.dests = append(append(r.dests[:0], extra...), &r.id, &r.wallet, &r.amount, &r.ref, &r.created, &r.paid, &r.updated, &r.fee, &r.raw)
+	if r.dests == nil {
+		r.dests = append(append(r.dests, extra...), &r.id, &r.wallet, &r.amount, &r.ref, &r.created, &r.paid, &r.updated, &r.fee, &r.raw)
+	}
 	return r.dests
 }
 
@@ -544,22 +546,21 @@ func unpackKey(b []byte, shape string) (string, error) {
 		return "", fmt.Errorf("an idempotency key of %d bytes", len(b))
 	}
 	const hexDigits = "0123456789abcdef"
-	var sb strings.Builder
-	sb.Grow(len(shape))
+	var out [len(pixdashKey)]byte // the longer shape
 	j := 0
 	for i := 0; i < len(shape); i++ {
 		if shape[i] != '#' {
-			sb.WriteByte(shape[i])
+			out[i] = shape[i]
 			continue
 		}
 		v := b[j/2]
 		if j%2 == 0 {
 			v >>= 4
 		}
-		sb.WriteByte(hexDigits[v&0xf])
+		out[i] = hexDigits[v&0xf]
 		j++
 	}
-	return sb.String(), nil
+	return string(out[:len(shape)]), nil
 }
 
 // dropSpentCode forgets the PIX code (copia e cola) of a charge that can no longer be paid: a

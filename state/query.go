@@ -191,6 +191,21 @@ func scanCharges(rows *sql.Rows) ([]Charge, error) {
 // charge's place in the list (charges.seq), unique even among charges created in the same
 // millisecond, so no row is skipped or repeated at a batch boundary.
 func (s *Store) ChargesBefore(ctx context.Context, q ChargeQuery, before int64, limit int) (charges []Charge, last int64, err error) {
+	return s.chargesBefore(ctx, q, before, limit, nil)
+}
+
+// ChargesRefundsBefore is ChargesBefore that also reads, in the same query, the refund asked
+// from the dashboard of each charge of the batch that has one (what RefundsOf would answer for
+// the batch), by charge id: an export reads both, and one probe of the refunds a row costs less
+// than a second query a batch.
+func (s *Store) ChargesRefundsBefore(ctx context.Context, q ChargeQuery, before int64, limit int) (charges []Charge, refunds map[string]Refund, last int64, err error) {
+	refunds = make(map[string]Refund)
+	charges, last, err = s.chargesBefore(ctx, q, before, limit, refunds)
+	return charges, refunds, last, err
+}
+
+// chargesBefore is ChargesBefore, with the charges' refunds put in refunds when it is not nil.
+func (s *Store) chargesBefore(ctx context.Context, q ChargeQuery, before int64, limit int, refunds map[string]Refund) (charges []Charge, last int64, err error) {
 	text := Fold(strings.TrimSpace(q.Text))
 	exact, err := s.countSlice(ctx, q.Wallet, q.Status)
 	if err != nil {
@@ -207,18 +222,39 @@ func (s *Store) ChargesBefore(ctx context.Context, q ChargeQuery, before int64, 
 	} else {
 		where += " AND " + key + " < ?"
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+key+`, `+chargeColsC+` FROM `+plan.from+where+` ORDER BY `+plan.order+` LIMIT ?`,
+	from, refundCol := plan.from, `NULL`
+	if refunds != nil {
+		from += ` LEFT JOIN refunds r ON r.charge_id = c.id`
+		refundCol = `r.doc`
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+key+`, `+refundCol+`, `+chargeColsC+` FROM `+from+where+` ORDER BY `+plan.order+` LIMIT ?`,
 		append(plan.args, before, max(limit, 0))...)
 	if err != nil {
 		return nil, before, classify(err)
 	}
 	defer rows.Close()
 	last = before
-	var r chargeRow
+	var (
+		r      chargeRow
+		refund sql.RawBytes
+	)
+	charges = make([]Charge, 0, min(max(limit, 0), 1024))
+	dest := r.dest(&last, &refund)
 	for rows.Next() {
 		charges = append(charges, Charge{})
-		if err := scanChargeRow(rows, &r, &charges[len(charges)-1], &last); err != nil {
+		c := &charges[len(charges)-1]
+		if err := rows.Scan(dest...); err != nil {
+			return nil, before, classify(err)
+		}
+		if err := r.charge(c); err != nil {
 			return nil, before, err
+		}
+		if refund != nil && refunds != nil {
+			var rf Refund
+			if err := json.Unmarshal(refund, &rf); err != nil {
+				return nil, before, fmt.Errorf("%w: refund of %s: %w", ErrDamaged, c.ID, err)
+			}
+			refunds[c.ID] = rf
 		}
 	}
 	if err := rows.Err(); err != nil {
