@@ -207,9 +207,11 @@ func (s *Store) ChargesRefundsBefore(ctx context.Context, q ChargeQuery, before 
 // chargesBefore is ChargesBefore, with the charges' refunds put in refunds when it is not nil.
 func (s *Store) chargesBefore(ctx context.Context, q ChargeQuery, before int64, limit int, refunds map[string]Refund) (charges []Charge, last int64, err error) {
 	text := Fold(strings.TrimSpace(q.Text))
-	exact, err := s.countSlice(ctx, q.Wallet, q.Status)
-	if err != nil {
-		return nil, before, err
+	var exact int // the plan weighs the slice's size only against a text
+	if text != "" {
+		if exact, err = s.countSlice(ctx, q.Wallet, q.Status); err != nil {
+			return nil, before, err
+		}
 	}
 	plan := planCharges(q, text, exact)
 	key := `c.seq`
