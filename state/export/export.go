@@ -437,6 +437,7 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 	}
 	n := 0
 	var rec []string
+	r := new(row) // one for every charge: the cells take it by pointer
 	// emit writes one page's charges; it reports whether the rest of the list is older than
 	// the period (so the export is done).
 	emit := func(cs []state.Charge, refunds map[string]state.Refund, skip map[string]bool, seen map[string]bool) (done bool, err error) {
@@ -469,7 +470,7 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 				done = true
 				break
 			}
-			r := row{c: c, f: o.Format, loc: loc, o: &o}
+			*r = row{c: c, f: o.Format, loc: loc, o: &o}
 			r.prepare()
 			if refunds != nil {
 				if c.Status == api.StatusCompleted { // only a completed payment can be refunded from the dashboard
