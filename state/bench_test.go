@@ -45,6 +45,10 @@ import (
 //   - BenchmarkDurableHTTP: the same, the handler the HMAC check plus a fsynced insert with
 //     group commit on the same driver (issue 27's durable baseline); the intake's x-durable is
 //     its rate over the best durable rate of the same store size (target 0.8).
+//   - BenchmarkIntakeDurable: issue 27's intake target measured side by side in one run: the
+//     durable baseline and the receiver with the store's intake take turns on the same store,
+//     random UUID event ids; x-durable per run, and each side's CPU time and disk writes per
+//     event.
 //   - BenchmarkApplyEventsGroupCommit: ApplyEvent from concurrent callers (group commit) and
 //     ApplyEvents in batches, on disk.
 
