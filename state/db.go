@@ -83,7 +83,9 @@ func openDB(ctx context.Context, file string) (w, r *sql.DB, err error) {
 		}
 		return w, w, nil
 	}
-	w, err = sql.Open("sqlite", dsn(file, false))
+	// The writer checkpoints itself only past walFallbackPages: the checkpointer does it in
+	// the background (checkpoint.go).
+	w, err = sql.Open("sqlite", dsn(file, false)+"&_pragma="+url.QueryEscape("wal_autocheckpoint("+strconv.Itoa(walFallbackPages)+")"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -220,6 +222,10 @@ type writer struct {
 	stopped chan struct{}
 	// committed is called after each commit that changed something, before the jobs are answered.
 	committed func()
+	// begin is called at the start of each transaction, finish after its jobs ran and before
+	// its commit (a failure fails the whole group); both on the writer's goroutine.
+	begin  func()
+	finish func(tx *sql.Tx) error
 }
 
 func newWriter(db *sql.DB, committed func()) *writer {
@@ -330,6 +336,9 @@ func (w *writer) try(jobs []*job) (int, error) {
 	if err != nil {
 		return -1, classify(err)
 	}
+	if w.begin != nil {
+		w.begin()
+	}
 	for i, j := range jobs {
 		j.after = nil
 		after, err := j.run(tx)
@@ -338,6 +347,12 @@ func (w *writer) try(jobs []*job) (int, error) {
 			return i, classify(err)
 		}
 		j.after = after
+	}
+	if w.finish != nil {
+		if err := w.finish(tx); err != nil {
+			_ = tx.Rollback()
+			return -1, classify(err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		_ = tx.Rollback()

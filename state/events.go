@@ -96,15 +96,48 @@ func (s *Store) insertEventSeqTx(tx *sql.Tx, ins *sql.Stmt, e *api.Event, receiv
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
 		seq, err = res.LastInsertId()
+		s.counts.add(wallet, string(e.Kind))
 		return true, seq, err
 	}
 	_, err = tx.Stmt(s.stmts.copyEvent).Exec(e.EventID)
 	return false, 0, err
 }
 
+// eventCounts is what the transaction under way adds to event_counts: the events it stored
+// by wallet and kind, written once per commit (flush) instead of once per event. Only the
+// writer's goroutine touches it, between the start of a transaction (reset) and its commit.
+type eventCounts map[eventCountKey]int
+
+type eventCountKey struct{ wallet, kind string }
+
+func (c *eventCounts) add(wallet, kind string) {
+	if *c == nil {
+		*c = eventCounts{}
+	}
+	(*c)[eventCountKey{wallet, kind}]++
+}
+
+// reset forgets what a transaction rolled back had added.
+func (c eventCounts) reset() { clear(c) }
+
+// flush adds the counts to event_counts in tx and forgets them.
+func (c eventCounts) flush(tx *sql.Tx, add *sql.Stmt) error {
+	if len(c) == 0 {
+		return nil
+	}
+	st := tx.Stmt(add)
+	for k, n := range c {
+		if _, err := st.Exec(k.wallet, k.kind, n); err != nil {
+			return err
+		}
+	}
+	clear(c)
+	return nil
+}
+
 // statements are the writer's prepared statements for what a webhook flood repeats.
 type statements struct {
-	insertEvent, copyEvent *sql.Stmt
+	insertEvent, copyEvent, addCounts *sql.Stmt
 }
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
@@ -112,12 +145,16 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 	if st.insertEvent, err = db.PrepareContext(ctx, `INSERT INTO events(event_id, kind, wallet, transaction_id, received_at, payment, raw) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`); err != nil {
 		return err
 	}
-	st.copyEvent, err = db.PrepareContext(ctx, `UPDATE events SET copies = copies + 1 WHERE event_id = ?`)
+	if st.copyEvent, err = db.PrepareContext(ctx, `UPDATE events SET copies = copies + 1 WHERE event_id = ?`); err != nil {
+		return err
+	}
+	st.addCounts, err = db.PrepareContext(ctx, `INSERT INTO event_counts(wallet, kind, n) VALUES (?, ?, ?)
+		ON CONFLICT(wallet, kind) DO UPDATE SET n = n + excluded.n`)
 	return err
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.insertEvent, st.copyEvent} {
+	for _, s := range []*sql.Stmt{st.insertEvent, st.copyEvent, st.addCounts} {
 		if s != nil {
 			_ = s.Close()
 		}

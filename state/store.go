@@ -59,7 +59,9 @@ type Store struct {
 	noRollups bool
 
 	wdb, rdb *sql.DB
+	ckpt     *checkpointer // nil in memory
 	stmts    statements
+	counts   eventCounts // the events the writer's transaction under way stored (events.go)
 	w        *writer
 	polls    *pollSet
 	decoded  eventCache // the events written last, decoded (EventsAfter, EventWindow)
@@ -251,7 +253,16 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 		}
 		return nil, classify(err)
 	}
-	s.w = newWriter(wdb, s.bump)
+	if file != "" {
+		if s.ckpt, err = newCheckpointer(file); err != nil {
+			_ = wdb.Close()
+			_ = rdb.Close()
+			return nil, classify(err)
+		}
+	}
+	s.w = newWriter(wdb, func() { s.bump(); s.ckpt.committed() })
+	s.w.begin = func() { s.counts.reset() }
+	s.w.finish = func(tx *sql.Tx) error { return s.counts.flush(tx, s.stmts.addCounts) }
 	return s, nil
 }
 
@@ -343,6 +354,7 @@ func (s *Store) Close() error {
 	}
 	s.stmts.close()
 	var errs []error
+	errs = append(errs, s.ckpt.close())
 	if s.refreshConn != nil {
 		errs = append(errs, s.refreshConn.Close())
 	}
