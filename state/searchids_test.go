@@ -413,3 +413,51 @@ func BenchmarkBytesPerCharge(b *testing.B) {
 	measure(b, "before=seq", "seq")
 	measure(b, "after=fts_id", "fts_id")
 }
+
+// TestHaystackKeepsEveryText: the haystack leaves out only what it already holds elsewhere in
+// one field (the amount as "123,45" under R$ 1.000, inside "r$ 123,45"; the list's state when
+// it is the service's status), so every text a filter can hold (no U+001F) matches it exactly
+// when it matches the haystack with every part written out.
+func TestHaystackKeepsEveryText(t *testing.T) {
+	full := func(c *Charge, st ChargeState) string {
+		u := uint64(max(c.Amount, -c.Amount))
+		reais, cents := u/100, u%100
+		sign := ""
+		if c.Amount < 0 {
+			sign = "-"
+		}
+		return strings.Join([]string{Fold(c.ID), Fold(c.Description), Fold(c.ExternalReference), Fold(NormalizeWallet(c.Wallet)),
+			sign + "r$ " + string(appendGrouped(nil, reais)) + fmt.Sprintf(",%02d", cents), fmt.Sprintf("%d,%02d", reais, cents),
+			fmt.Sprintf("%d.%02d", reais, cents), fmt.Sprint(u), string(c.Status), string(st), Fold(c.PayerName),
+			c.CreatedAt.UTC().Format(hayDateLayout), Fold(c.E2EID)}, "\x1f")
+	}
+	r := rand.New(rand.NewPCG(5, 7))
+	statuses := []api.TxStatus{api.StatusPending, api.StatusCompleted, api.StatusFailed, api.StatusCancelled}
+	for i := range 400 {
+		c := Charge{ID: fmt.Sprintf("id-%d", i), Amount: api.Money(r.Int64N(300000) - 1000), Status: statuses[r.IntN(len(statuses))],
+			Description: "Pão", PayerName: "Zé", CreatedAt: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), Expired: r.IntN(3) == 0}
+		if i%50 == 0 {
+			c.Amount = api.Money([]int64{99999, 100000, 0, -99999, -100000, 99900, 100001}[i/50%7])
+		}
+		st := c.State()
+		h, f := haystack(&c, st, time.UTC), full(&c, st)
+		if small := max(c.Amount, -c.Amount) < 100000; small && len(h) >= len(f) || !small && len(h) > len(f) {
+			t.Fatalf("amount %d: the haystack %q repeats what the full text %q holds once", c.Amount, h, f)
+		}
+		for _, field := range strings.Split(f, "\x1f") {
+			rs := []rune(field)
+			for a := range rs {
+				for b := a + 1; b <= len(rs); b++ {
+					if sub := string(rs[a:b]); !strings.Contains(h, sub) {
+						t.Fatalf("amount %d, %s/%s: %q holds %q, the haystack %q does not", c.Amount, c.Status, st, f, sub, h)
+					}
+				}
+			}
+		}
+		for _, field := range strings.Split(h, "\x1f") {
+			if !strings.Contains(f, field) {
+				t.Fatalf("the haystack %q holds %q, which the full text %q does not", h, field, f)
+			}
+		}
+	}
+}
