@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -459,5 +460,120 @@ func TestHaystackKeepsEveryText(t *testing.T) {
 				t.Fatalf("the haystack %q holds %q, which the full text %q does not", h, field, f)
 			}
 		}
+	}
+}
+
+// BenchmarkKeystrokeBySearchKey runs the filter's keystrokes (keystrokeQueries: the page and
+// the count, as ChargeWindow reads them) on the 100k generated history with the search index
+// keyed by charges.seq as before migration 0011 and by charges.fts_id, interleaved in one run:
+// go test -run XXX -bench KeystrokeBySearchKey -count 3 ./state/
+func BenchmarkKeystrokeBySearchKey(b *testing.B) {
+	src := genDB(b, benchDir(), benchCharges, benchEvents)
+	dir := b.TempDir()
+	open := func(name, key string) *sql.DB {
+		path := copyDB(b, src, filepath.Join(dir, name), "k")
+		db, err := sql.Open("sqlite", dsn(path, false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = db.Close() })
+		// Both indexes filled the same way (one 'rebuild': its segments merged).
+		if _, err := db.Exec(`DROP TABLE charges_fts;
+			CREATE VIRTUAL TABLE charges_fts USING fts5(hay, content='charges', content_rowid='` + key + `', tokenize='trigram', detail=none, columnsize=0);
+			INSERT INTO charges_fts(charges_fts) VALUES ('rebuild')`); err != nil {
+			b.Fatal(err)
+		}
+		return db
+	}
+	dbs := map[string]*sql.DB{"seq": open("seq", "seq"), "fts_id": open("fts_id", "fts_id")}
+	for _, q := range keystrokeQueries {
+		for _, key := range []string{"seq", "fts_id"} {
+			db := dbs[key]
+			b.Run(q.name+"/key="+key, func(b *testing.B) {
+				text := Fold(q.text)
+				var exact int
+				if err := db.QueryRow(`SELECT coalesce(sum(n), 0) FROM charge_counts WHERE wallet = ?`, api.WalletPrincipal).Scan(&exact); err != nil {
+					b.Fatal(err)
+				}
+				p := planCharges(ChargeQuery{Wallet: api.WalletPrincipal, Text: text}, text, exact)
+				from := strings.Replace(p.from, "c.fts_id = f.rowid", "c."+key+" = f.rowid", 1)
+				var n int
+				for b.Loop() {
+					rows, err := db.Query(`SELECT c.doc FROM `+from+p.where+` ORDER BY `+p.order+` LIMIT ? OFFSET 0`, append(p.args, benchPage)...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := scanCharges(rows); err != nil {
+						b.Fatal(err)
+					}
+					if p.fts || exact <= smallSlice {
+						if err := db.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM `+from+p.where+` LIMIT ?)`, append(p.args, MaxCountedMatches+1)...).Scan(&n); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(n), "matches")
+			})
+		}
+	}
+}
+
+// TestChargesBeforeThroughSearchNumbers: an export's batches through the trigram index (a text
+// of 3 or more characters on more than smallSlice charges) read the list exactly, in order,
+// when charges were added between others (renumbering their neighbours) and when the charge a
+// batch ended on is deleted before the next batch.
+func TestChargesBeforeThroughSearchNumbers(t *testing.T) {
+	s := OpenMemory(WithLocation(time.UTC))
+	defer s.Close()
+	var cs []Charge
+	for i := range smallSlice + 100 {
+		cs = append(cs, filler(i))
+	}
+	if err := insertFillers(s, cs); err != nil {
+		t.Fatal(err)
+	}
+	// Charges created in the same milliseconds as fillers: each goes right after its filler.
+	for i := range 40 {
+		c := filler(1000 + i%4)
+		c.ID, c.Description = fmt.Sprintf("late-%02d", i), "suco tardio"
+		if _, err := s.UpsertCharge(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	searchNumbersInOrder(t, s.wdb)
+	q := ChargeQuery{Text: "suco"}
+	if p := planCharges(q, "suco", smallSlice+140); !p.fts {
+		t.Fatal("not through the index")
+	}
+	want := dumpRows(t, s, `SELECT id FROM charges WHERE instr(hay, 'suco') > 0 ORDER BY seq DESC`)
+	var got []string
+	before := int64(math.MaxInt64)
+	for batch := 0; ; batch++ {
+		page, last, err := s.ChargesBefore(ctx, q, before, 97)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range page {
+			got = append(got, c.ID)
+		}
+		if len(page) < 97 {
+			break
+		}
+		if batch == 2 {
+			// The charge the batch ended on goes: the next batch starts below it all the same.
+			if _, err := s.wdb.Exec(`DELETE FROM charges WHERE seq = ?`, last); err != nil {
+				t.Fatal(err)
+			}
+			want = slices.DeleteFunc(want, func(r []string) bool { return r[0] == page[len(page)-1].ID })
+			got = got[:len(got)-1]
+		}
+		before = last
+	}
+	var wantIDs []string
+	for _, r := range want {
+		wantIDs = append(wantIDs, r[0])
+	}
+	if len(wantIDs) < 600 || !slices.Equal(got, wantIDs) {
+		t.Fatalf("the batches read %d charges, the scan %d (equal: %v)", len(got), len(wantIDs), slices.Equal(got, wantIDs))
 	}
 }
