@@ -2,8 +2,10 @@
 --
 -- The trigram index (migration 0010: detail=none, columnsize=0) keeps, for each trigram, the
 -- list of the rowids holding it, each stored as its distance from the one before. Keyed by
--- charges.seq (unix ms << 20) every distance took 5 or 6 bytes and the index 1,055 B per charge
--- (100,000 generated charges); keyed by charges.fts_id it takes about 220 B.
+-- charges.seq (unix ms << 20) every distance took 5 or 6 bytes and the index 1,074 B per charge
+-- (100,000 generated charges, refilled); keyed by charges.fts_id it takes 242 B (and its
+-- index charges_fts_id about 17 B). Converting a profile costs one refill of the index, as
+-- migration 0010 did: 5.6 s at 100,000 charges, 2 min 19 s at 1M (2 cores, loaded).
 --
 -- charges.fts_id is the charge's place in the list, as seq is, but with small steps: the oldest
 -- charge gets 4, each next one 4 more, so the index streams its matches in the list's order
