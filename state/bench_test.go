@@ -353,6 +353,7 @@ func genBuild(dir string, charges, events int) error {
 		Updated int64  `json:"u"`
 		Hay     string `json:"h"`
 		Doc     string `json:"d"`
+		FTSID   int64  `json:"f"`
 	}
 	rows := make([]row, 0, genStmtRows)
 	for lo := 0; lo < charges; lo += genBatch {
@@ -376,15 +377,15 @@ func genBuild(dir string, charges, events int) error {
 						Seq: c.CreatedAt.UnixMilli() << chargeSeqShift, // creation times are distinct milliseconds
 						ID:  c.ID, Wallet: c.Wallet, State: string(st), Amount: int64(c.Amount), Ref: c.ExternalReference,
 						Created: c.CreatedAt.UnixMilli(), Paid: paid, Updated: c.UpdatedAt.UnixMilli(),
-						Hay: haystack(&c, st, time.UTC), Doc: hex.EncodeToString(doc),
+						Hay: haystack(&c, st, time.UTC), Doc: hex.EncodeToString(doc), FTSID: int64(i+1) * searchGap, // in the list's order
 					})
 				}
 				js, err := json.Marshal(rows)
 				if err != nil {
 					return nil, err
 				}
-				if _, err := tx.Exec(`INSERT INTO charges(seq, id, wallet, state, amount, external_reference, created_at, paid_at, updated_at, hay, doc)
-					SELECT value->>'s', value->>'i', value->>'w', value->>'t', value->>'a', value->>'r', value->>'c', value->>'p', value->>'u', value->>'h', unhex(value->>'d')
+				if _, err := tx.Exec(`INSERT INTO charges(seq, id, wallet, state, amount, external_reference, created_at, paid_at, updated_at, hay, doc, fts_id)
+					SELECT value->>'s', value->>'i', value->>'w', value->>'t', value->>'a', value->>'r', value->>'c', value->>'p', value->>'u', value->>'h', unhex(value->>'d'), value->>'f'
 					FROM json_each(?)`, string(js)); err != nil {
 					return nil, err
 				}

@@ -211,7 +211,13 @@ func check(ctx context.Context, db *sql.DB, file string, level CheckLevel) error
 		return err
 	}
 	if level >= CheckPages {
-		more, err := pageCheck(ctx, db)
+		// The search index's numbers: one full read of the charges, as the pages' check is.
+		more, err := compare(ctx, db, "", []indexCheck{searchOrderCheck})
+		if err != nil {
+			return err
+		}
+		problems = append(problems, more...)
+		more, err = pageCheck(ctx, db)
 		if err != nil {
 			return err
 		}
@@ -390,6 +396,15 @@ func copyTables(ctx context.Context, db *sql.DB, tmp string) error {
 	for _, t := range tables {
 		// t is one of the schema's own table names read from sqlite_schema, quoted with %q.
 		q := fmt.Sprintf(`INSERT OR REPLACE INTO fresh.%[1]q SELECT * FROM main.%[1]q NOT INDEXED WHERE 1`, t) //nolint:gosec // G201: an identifier, not a value
+		if t == "charges" {
+			// Every column but the search number, which the new file's triggers give afresh
+			// (in the list's order: the rows come in rowid order), whatever the damaged one held.
+			cols, err := columnsBut(ctx, tx, "charges", "fts_id")
+			if err != nil {
+				return err
+			}
+			q = `INSERT OR REPLACE INTO fresh.charges(` + cols + `) SELECT ` + cols + ` FROM main.charges NOT INDEXED WHERE 1`
+		}
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("copying %s: %w", t, err)
 		}
@@ -397,7 +412,7 @@ func copyTables(ctx context.Context, db *sql.DB, tmp string) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	problems, err := compare(ctx, db, "fresh.", append(indexChecks[:len(indexChecks):len(indexChecks)], tableChecks...))
+	problems, err := compare(ctx, db, "fresh.", append(append(indexChecks[:len(indexChecks):len(indexChecks)], tableChecks...), searchOrderCheck))
 	if err != nil {
 		return err
 	}
@@ -405,6 +420,26 @@ func copyTables(ctx context.Context, db *sql.DB, tmp string) error {
 		return &DamageError{File: tmp, Problems: problems}
 	}
 	return nil
+}
+
+// columnsBut lists the columns of the main schema's table, quoted and comma-separated, but one.
+func columnsBut(ctx context.Context, tx *sql.Tx, table, but string) (string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM main.pragma_table_info(?) ORDER BY cid`, table)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return "", err
+		}
+		if n != but {
+			cols = append(cols, strconv.Quote(n))
+		}
+	}
+	return strings.Join(cols, ", "), rows.Err()
 }
 
 // rebuild rebuilds every index from its table and the trigger-kept counts from the charges and
@@ -436,6 +471,19 @@ func rebuild(ctx context.Context, db *sql.DB) error {
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", strings.Fields(q)[0], err)
+		}
+	}
+	// Search numbers missing or out of the list's order: numbered afresh, the index refilled.
+	var ordered, all int64
+	if err := tx.QueryRowContext(ctx, searchOrderCheck.got).Scan(&ordered, new(int64)); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM charges NOT INDEXED`).Scan(&all); err != nil {
+		return err
+	}
+	if ordered != all {
+		if err := renumberSearch(ctx, tx); err != nil {
+			return fmt.Errorf("numbering the search index: %w", err)
 		}
 	}
 	return tx.Commit()

@@ -150,6 +150,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			_ = tx.Rollback()
 			continue
 		}
+		if prep := migrationPrep[path.Base(files[i])]; prep != nil {
+			if err := prep(ctx, tx); err != nil {
+				_ = tx.Rollback()
+				return fmt.Errorf("migration %s: %w", path.Base(files[i]), err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 			_ = tx.Rollback()
 			return fmt.Errorf("migration %s: %w", path.Base(files[i]), err)
@@ -163,6 +169,22 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		}
 	}
 	return nil
+}
+
+// migrationPrep runs, in a migration's transaction, what its SQL cannot say: adding a column
+// only when it is missing, so the migration can run again over its own result.
+var migrationPrep = map[string]func(context.Context, *sql.Tx) error{
+	"0011_dense_search_ids.sql": addSearchIDColumn,
+}
+
+// addSearchIDColumn adds charges.fts_id (migration 0011) unless it is there.
+func addSearchIDColumn(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('charges') WHERE name = 'fts_id'`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `ALTER TABLE charges ADD COLUMN fts_id INTEGER`)
+	return err
 }
 
 // ErrDiskFull reports a write refused because the disk (or the database's size limit) is full;
@@ -347,6 +369,10 @@ func (w *writer) try(jobs []*job) (int, error) {
 			return i, classify(err)
 		}
 		j.after = after
+	}
+	if err := labelSearchRows(tx); err != nil {
+		_ = tx.Rollback()
+		return -1, classify(err)
 	}
 	if w.finish != nil {
 		if err := w.finish(tx); err != nil {

@@ -45,7 +45,7 @@ func eventCountsT(t *testing.T, s *Store) (kept, recount map[string]int) {
 	return kept, recount
 }
 
-// The events' counts are written once per commit (migration 0013) and stay equal to a recount
+// The events' counts are written once per commit (migration 0012) and stay equal to a recount
 // of the events: concurrent deliveries sharing commits, copies of one eventId (counted once),
 // several wallets and kinds, and a delivery that fails inside a shared commit, which is rolled
 // back and run again without it (what the others had added is not added twice).

@@ -121,10 +121,10 @@ func planCharges(q ChargeQuery, text string, exact int) chargePlan {
 		conds, p.args = append(conds, "c.state = ?"), append(p.args, string(q.Status))
 	}
 	if p.fts {
-		p.from = `charges_fts f CROSS JOIN charges c ON c.seq = f.rowid`
+		p.from = `charges_fts f CROSS JOIN charges c ON c.fts_id = f.rowid`
 		conds = append([]string{"charges_fts MATCH ?"}, conds...)
 		p.args = append([]any{trigramMatch(text)}, p.args...)
-		p.order = `f.rowid DESC`
+		p.order = `f.rowid DESC` // the search numbers are in the list's order (migration 0011)
 		conds, p.args = append(conds, "instr(c.hay, ?) > 0"), append(p.args, text)
 	} else if text != "" {
 		conds, p.args = append(conds, "instr(c.hay, ?) > 0"), append(p.args, text)
@@ -214,23 +214,27 @@ func (s *Store) chargesBefore(ctx context.Context, q ChargeQuery, before int64, 
 		}
 	}
 	plan := planCharges(q, text, exact)
-	key := `c.seq`
-	if plan.fts {
-		key = `f.rowid` // equal to c.seq, and the order of the full-text match
-	}
 	where := plan.where
 	if where == "" {
-		where = " WHERE " + key + " < ?"
+		where = " WHERE c.seq < ?"
 	} else {
-		where += " AND " + key + " < ?"
+		where += " AND c.seq < ?"
+	}
+	args := append(plan.args, before)
+	if plan.fts {
+		// The same bound in the index's numbers, so the match starts there rather than
+		// walking every newer match: the charges before the position are those numbered
+		// below the first charge at or after it (the numbers are in the list's order).
+		where += " AND f.rowid < coalesce((SELECT fts_id FROM charges WHERE seq >= ? ORDER BY seq LIMIT 1), 9223372036854775807)"
+		args = append(args, before)
 	}
 	from, refundCol := plan.from, `NULL`
 	if refunds != nil {
 		from += ` LEFT JOIN refunds r ON r.charge_id = c.id`
 		refundCol = `r.doc`
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+key+`, `+refundCol+`, `+chargeColsC+` FROM `+from+where+` ORDER BY `+plan.order+` LIMIT ?`,
-		append(plan.args, before, max(limit, 0))...)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT c.seq, `+refundCol+`, `+chargeColsC+` FROM `+from+where+` ORDER BY `+plan.order+` LIMIT ?`,
+		append(args, max(limit, 0))...)
 	if err != nil {
 		return nil, before, classify(err)
 	}

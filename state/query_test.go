@@ -530,6 +530,8 @@ func TestHaystackAmounts(t *testing.T) {
 		{123456789, []string{"r$ 1.234.567,89", "1234567,89", "1234567.89", "123456789"}},
 		{5, []string{"r$ 0,05", "0,05", "0.05", "\x1f5\x1f"}},
 		{-100, []string{"-r$ 1,00", "1,00", "1.00", "100"}},
+		{99999, []string{"r$ 999,99", "999,99", "999.99", "99999"}},
+		{100000, []string{"r$ 1.000,00", "1000,00", "1000.00", "100000"}},
 	}
 	for _, tt := range tests {
 		c := Charge{ID: "X", Amount: tt.m, Status: api.StatusPending}

@@ -54,7 +54,7 @@ func (s *Store) SearchCharges(ctx context.Context, q ChargeSearch, limit int) (o
 	// when it can.
 	text := func(t string) {
 		if utf8.RuneCountInString(t) >= 3 && !strings.ContainsRune(t, 0) {
-			from = `charges_fts f CROSS JOIN charges c ON c.seq = f.rowid`
+			from = `charges_fts f CROSS JOIN charges c ON c.fts_id = f.rowid`
 			where = `charges_fts MATCH ? AND instr(c.hay, ?) > 0`
 			args = append(args, trigramMatch(t), t)
 			return
