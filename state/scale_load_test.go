@@ -302,15 +302,20 @@ func scaleDay(t *testing.T, rep *scaleReport, sz scaleSize, stateDir string) {
 	defer s.Close()
 	to := genEnd.Truncate(24 * time.Hour).Add(24 * time.Hour)
 	month := Period{From: to.AddDate(0, 0, -30), To: to}
-	var sales durations
+	// The store's readers each keep their own page cache: the first reports (one per reader
+	// connection) read from the operating system's cache, the later ones are the steady state
+	// a Sales view refreshing its figures sees. Both are shown; the target holds the latter.
+	var sales, first durations
 	var paid int
-	for i := range 11 {
+	for i := range 28 {
 		t0 := time.Now()
 		r, err := s.DayReport(bg, DayQuery{Period: month, Now: to, Fee: 99, HasFee: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i > 0 {
+		if i < maxReaders*2 {
+			first = append(first, time.Since(t0))
+		} else {
 			sales = append(sales, time.Since(t0))
 		}
 		paid = r.Total.Paid
@@ -319,8 +324,8 @@ func scaleDay(t *testing.T, rep *scaleReport, sz scaleSize, stateDir string) {
 	if sz.charges > 1_000_000 {
 		need = targetSales10M
 	}
-	rep.add("7. Sales, 30 days, all wallets, at "+sz.label()+" (Store.DayReport, median of 10)",
-		fmt.Sprintf("%s (max %s; %d payments)", ms(sales.median()), ms(sales.max()), paid), "≤ "+ms(need), sales.median() <= need)
+	rep.add("7. Sales, 30 days, all wallets, at "+sz.label()+" (Store.DayReport, median of 20 after 8)",
+		fmt.Sprintf("%s (max %s; %d payments); the first 8: %s", ms(sales.median()), ms(sales.max()), paid, msList(first)), "≤ "+ms(need), sales.median() <= need)
 	var closes durations
 	for range 5 {
 		t0 := time.Now()
