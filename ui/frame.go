@@ -3,6 +3,7 @@ package ui
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -49,12 +50,25 @@ func (m *Model) afterUpdate(msg tea.Msg) {
 
 // clockKey summarises what of the screen may change with the clock or the root's samplings:
 // the header and tabs as drawn now, the status line, and each on-screen component's ClockKey
-// (a component without one makes every key new: it is drawn again on every tick).
+// (a component without one makes every key new: it is drawn again on every tick). A
+// full-screen overlay (the QR screen) hides all below it, as render draws it: then only it and
+// the overlays above it count.
 func (m *Model) clockKey() string {
 	if m.c.Width == 0 || m.tooSmall() {
 		return "small"
 	}
 	now := m.c.Now()
+	for i := len(m.overlays) - 1; i >= 0; i-- {
+		if m.overlays[i].Layer() == common.LayerScreen {
+			var b strings.Builder
+			b.WriteString("screen")
+			for _, o := range m.overlays[i:] {
+				b.WriteByte(0)
+				b.WriteString(componentClockKey(o, now))
+			}
+			return b.String()
+		}
+	}
 	w, _ := m.bodySize()
 	var b strings.Builder
 	b.WriteString(m.headerView(w))
@@ -72,13 +86,17 @@ func (m *Model) clockKey() string {
 	}
 	for _, c := range comps {
 		b.WriteByte(0)
-		if k, ok := c.(common.Clocked); ok {
-			b.WriteString(k.ClockKey(now))
-		} else {
-			b.WriteString(strconv.FormatInt(now.UnixNano(), 10)) // never the same twice
-		}
+		b.WriteString(componentClockKey(c, now))
 	}
 	return b.String()
+}
+
+// componentClockKey is c's ClockKey, or for a component without one a key never the same twice.
+func componentClockKey(c common.Component, now time.Time) string {
+	if k, ok := c.(common.Clocked); ok {
+		return k.ClockKey(now)
+	}
+	return strconv.FormatInt(now.UnixNano(), 10)
 }
 
 // testHookRender, when set, runs at every frame built (tests count them).

@@ -31,7 +31,7 @@ const (
 )
 
 // idleSteps visit every view and overlay of the demo (its six charges: a pending one first,
-// the paid one third), the 5-minute charge (a countdown in seconds) last.
+// the paid one third), a charge expiring in 5 minutes (a countdown under an hour) last.
 var idleSteps = []idleStep{
 	{"charges", nil},
 	{"qr pending (23 h left)", []string{keyEnter}},
@@ -51,8 +51,8 @@ var idleSteps = []idleStep{
 	{"sales", []string{"6"}},
 	{"day close", []string{"C"}},
 	{"sales period form", []string{keyEsc, "p"}},
-	{"qr pending (5 min left, seconds)", []string{keyEsc, keyEsc, "1", "n", "5", keyTab, keyTab, keyLeft, keyLeft, keyLeft, keyCtrlS}},
-	{"charges (a countdown in seconds)", []string{keyEsc}},
+	{"qr pending (5 min left)", []string{keyEsc, keyEsc, "1", "n", "5", keyTab, keyTab, keyLeft, keyLeft, keyLeft, keyCtrlS}},
+	{"charges (a charge 5 min left)", []string{keyEsc}},
 }
 
 // TestIdleEveryView (PIXDASH_IDLE=1; PIXDASH_IDLE_SECONDS per screen, 30 by default) runs the

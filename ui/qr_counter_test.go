@@ -254,7 +254,7 @@ func leaves(c tea.Cmd) []tea.Cmd {
 
 // countdownRe finds the countdown after its label: the escape sequences that open it, and the
 // time left.
-var countdownRe = regexp.MustCompile("Expira em (?:\x1b\\[0m)?((?:\x1b\\[[0-9;]*m)*)([0-9]+[dhms][0-9]*[dhms]?)")
+var countdownRe = regexp.MustCompile("Expira em (?:\x1b\\[0m)?((?:\x1b\\[[0-9;]*m)*)([0-9][0-9a-z ]*[a-z])")
 
 // Issue 14 #18: the countdown has a colour of its own in both themes (freeze and light
 // terminals drew it light grey on white) and reads the same for the same clock.

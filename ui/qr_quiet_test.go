@@ -108,7 +108,7 @@ func quietPicture(m [][]bool, quiet int, tm termModel, seed uint64) *image.Gray 
 	if tm.dark {
 		lines = qr.Inverted(lines)
 	}
-	text := []string{"SANDBOX", "", "Pague com PIX", "R$ 12,34", "Expira em 9m", "○ Aguardando pagamento", "", "c copiar código", "esc voltar"}
+	text := []string{"SANDBOX", "", "Pague com PIX", "R$ 12,34", "Expira em 9 min", "○ Aguardando pagamento", "", "c copiar código", "esc voltar"}
 	var b strings.Builder
 	for i, l := range lines {
 		b.WriteString(l + "  ")

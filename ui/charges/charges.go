@@ -18,7 +18,7 @@ import (
 
 // View lists tracked charges, newest first, for the active wallet. Its list holds a
 // window of rows around the cursor, read from the store by commands (see listWindow); rows are
-// cached until their charge, the width or the second shown in a countdown changes.
+// cached until their charge, the width or the minute shown in a countdown changes.
 type View struct {
 	common.List[string, chargeStamp, state.Charge]
 	common.Asker  // the refund form R opens
@@ -379,7 +379,7 @@ func (v *View) whenText(ch *state.Charge, now time.Time) string {
 		if left <= 0 {
 			return tr.T("charges.expiring")
 		}
-		return tr.F("charges.in", common.HumanDuration(left))
+		return tr.F("charges.in", common.HumanLeft(left))
 	case state.StatePaid:
 		if ch.PaidAt != nil {
 			paid, today := ch.PaidAt.In(v.c.Loc), now.In(v.c.Loc)

@@ -10,8 +10,7 @@ import (
 
 // HumanAge prints how long ago something happened in whole minutes: <1m, 4m, 2h05m, 3d04h.
 // An "x ago" text changes once a minute, not every second, so an idle screen showing one is
-// redrawn (and written to the terminal) once a minute (issue 27); countdowns, which the
-// customer watches, keep HumanDuration's seconds.
+// redrawn (and written to the terminal) once a minute (issue 27).
 func HumanAge(d time.Duration) string {
 	if d < 0 {
 		d = -d
@@ -25,6 +24,14 @@ func HumanAge(d time.Duration) string {
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// HumanLeft prints the time left of a countdown in whole minutes, rounded down so it never
+// promises more time than is left: 4m with 4m51s left, <1m in the last minute, 2h05m, 3d04h
+// (the list's and the inspector's short form). Like HumanAge it changes once a minute, so a
+// screen with a countdown on it is redrawn once a minute, not every second (issue 27).
+func HumanLeft(d time.Duration) string {
+	return HumanAge(max(d, 0))
 }
 
 // NewInput is a text field whose cursor does not blink: a blinking cursor redraws its line

@@ -277,20 +277,3 @@ func CheckExpiry(tr Catalog, d time.Duration) error {
 	}
 	return nil
 }
-
-// HumanDuration prints a short duration: 4m59s, 23h59m, 6d23h.
-func HumanDuration(d time.Duration) string {
-	if d < 0 {
-		d = -d
-	}
-	d = d.Truncate(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-}

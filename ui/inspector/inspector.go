@@ -743,7 +743,7 @@ func (v *View) DetailLines(r *InspectResult, w int) []string {
 	exp := when(tx.ExpiresAt)
 	if tx.ExpiresAt != nil && !tx.ExpiresAt.IsZero() {
 		if left := tx.ExpiresAt.Sub(v.c.Now()); left > 0 {
-			exp += st.Muted.Render(" · " + tr.F("inspector.in", common.HumanDuration(left)))
+			exp += st.Muted.Render(" · " + tr.F("inspector.in", common.HumanLeft(left)))
 		} else {
 			exp += st.Muted.Render(" · " + tr.F("inspector.ago", common.HumanAge(left)))
 		}
@@ -1015,7 +1015,7 @@ func (r *InspectResult) outcome() state.Outcome {
 func (m LookupMsg) ServiceErr() error { return m.Err }
 
 // ClockKey is what of the view changes with the clock (see common.Clocked): the transaction's
-// expiry countdown (seconds under an hour) or how long ago it expired, how long ago each lookup
+// expiry countdown (whole minutes) or how long ago it expired, how long ago each lookup
 // of the history was made, and the minute.
 func (v *View) ClockKey(now time.Time) string {
 	var b strings.Builder
@@ -1023,7 +1023,7 @@ func (v *View) ClockKey(now time.Time) string {
 	if v.Res != nil {
 		if exp := v.Res.Tx.ExpiresAt; exp != nil && !exp.IsZero() {
 			if left := exp.Sub(now); left > 0 {
-				b.WriteString(" in " + common.HumanDuration(left))
+				b.WriteString(" in " + common.HumanLeft(left))
 			} else {
 				b.WriteString(" ago " + common.HumanAge(left))
 			}

@@ -446,9 +446,27 @@ func (v *View) countdown(ch *state.Charge) (string, bool) {
 		return "", false
 	}
 	if left := ch.ExpiresAt.Sub(v.C.Now()); left > 0 {
-		return st.Label.Render(cu.T("qr.expires_in")) + st.BigAmount.Render(common.HumanDuration(left)), true
+		return st.Label.Render(cu.T("qr.expires_in")) + st.BigAmount.Render(TimeLeft(cu, left)), true
 	}
 	return st.Warn.Render(cu.T("qr.expired_confirming_with_the_bank")), true
+}
+
+// TimeLeft is the time left to pay as the customer reads it, in whole minutes rounded down so
+// it never promises more time than is left: "4 min" with 4m51s left, "under 1 min" in the last
+// minute, "2 h 05 min", "3 days 4 h". It changes once a minute, so the QR screen is redrawn once
+// a minute, not every second (issue 27); the switch to the expired state keeps the exact time.
+func TimeLeft(cu common.Catalog, left time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case left < time.Minute:
+		return cu.T("qr.under_1_min")
+	case left < time.Hour:
+		return cu.F("qr.n_min", int(left/time.Minute))
+	case left < day:
+		return cu.F("qr.n_h_n_min", int(left/time.Hour), int(left%time.Hour/time.Minute))
+	}
+	days := int(left / day)
+	return cu.N("qr.n_days_n_h", days, days, int(left%day/time.Hour))
 }
 
 // merchant is who receives the payment, as the code names it ("" when it does not).
@@ -627,7 +645,8 @@ func (v *View) resultView(ch *state.Charge, banner lipgloss.Style, word string, 
 }
 
 // ClockKey is what of the screen changes with the clock (see common.Clocked): the countdown of
-// a pending charge (each second under an hour), and the charge's state as the store holds it.
+// a pending charge as shown (once a minute), whether it has run out (at the exact moment), and
+// the charge's state as the store holds it.
 func (v *View) ClockKey(now time.Time) string {
 	ch, ok := v.charge()
 	if !ok {
@@ -636,7 +655,7 @@ func (v *View) ClockKey(now time.Time) string {
 	key := fmt.Sprint(ch.State(), ch.Mismatch != "")
 	if ch.State() == state.StatePending && !ch.ExpiresAt.IsZero() {
 		if left := ch.ExpiresAt.Sub(now); left > 0 {
-			key += common.HumanDuration(left)
+			key += TimeLeft(v.C.Cust, left)
 		} else {
 			key += "expired"
 		}
