@@ -199,6 +199,9 @@ func scaleFloods(t *testing.T, rep *scaleReport, sz scaleSize, u *scaleUI, child
 		fmt.Sprintf("%.1f%% of a core (waiting for a CPU %.1f%%); %s", 100*share, 100*waiting, r100), fmt.Sprintf("≤ %.0f%%", 100*targetCPUPerEvent),
 		share <= targetCPUPerEvent && r100.failed == 0)
 	sent := r100.sent
+	if scaleOnly() == "cpu" {
+		return sent
+	}
 
 	for _, ph := range []struct {
 		rate     int

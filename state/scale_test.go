@@ -167,6 +167,9 @@ func TestScale(t *testing.T) {
 	} else {
 		scaleDashboard(t, rep, sz, script, bin, home, stateDir)
 	}
+	if scaleOnly() != "" {
+		return // PIXDASH_SCALE_ONLY: the floods alone
+	}
 	scaleOpen(t, rep, sz, stateDir)
 	scaleKeystrokes(t, rep, sz, stateDir)
 	scaleIntake(t, rep, sz, small, stateDir)
@@ -180,6 +183,21 @@ func TestScale(t *testing.T) {
 		scalePending(t, rep, n, script, bin, dir, pendingHome)
 	}
 	rep.note("load average at end: %s", loadAvg())
+}
+
+// scaleOnly is PIXDASH_SCALE_ONLY: "floods" runs only the dashboard's session (idle keys, the
+// CPU at 100 events/s and the paced floods), "cpu" only up to the CPU at 100 events/s; both
+// skip the first frames and the in-process steps (a developer's loop on targets 3b and 3c).
+func scaleOnly() string { return os.Getenv("PIXDASH_SCALE_ONLY") }
+
+// scaleProfiling passes PIXDASH_SCALE_PPROF (a directory) to the session's dashboard as its
+// profiling switch (main_profile.go): cpu.pprof, allocs.pprof and trace.out there.
+func scaleProfiling() []string {
+	dir := os.Getenv("PIXDASH_SCALE_PPROF")
+	if dir == "" {
+		return nil
+	}
+	return []string{"PIXDASH_CPUPROFILE=" + filepath.Join(dir, "cpu.pprof"), "PIXDASH_ALLOCPROFILE=" + filepath.Join(dir, "allocs.pprof")}
 }
 
 // scaleSize is the size of the profile's history.
@@ -233,9 +251,12 @@ func loadAvg() string {
 
 // ---- the dashboard under a pseudo-terminal (targets 1 to 3) ----
 
-// buildPixdash builds the dashboard binary from the module root.
+// buildPixdash builds the dashboard binary from the module root (or takes PIXDASH_SCALE_BIN).
 func buildPixdash(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("PIXDASH_SCALE_BIN"); bin != "" {
+		return bin // a binary built elsewhere (another branch's, side by side)
+	}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("no go tool to build the dashboard: %v", err)
@@ -691,21 +712,23 @@ func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, bin, h
 		}
 		return ds, onCPU, waited
 	}
-	ffBig, cpuBig, waitBig := firstFrame(scaleProfile, genSentinel)
-	ffEmpty, cpuEmpty, waitEmpty := firstFrame(emptyProfile, "No charges yet")
-	oh := overhead.median()
-	rep.add(fmt.Sprintf("1. first frame, %s charges + %s events (median of %d)", sz.label(), countLabel(sz.events), scaleRuns),
-		fmt.Sprintf("%s (runs %s; script+sh+stty %s of it)", ms(ffBig.median()), msList(ffBig), ms(oh)), "≤ "+ms(targetFirstFrame), ffBig.median() <= targetFirstFrame)
-	rep.add(fmt.Sprintf("1. first frame, empty store (median of %d)", scaleRuns),
-		fmt.Sprintf("%s (runs %s)", ms(ffEmpty.median()), msList(ffEmpty)), "≤ "+ms(targetFirstFrameEmpty), ffEmpty.median() <= targetFirstFrameEmpty)
-	rep.info("1. the same, "+sz.label()+" vs empty, side by side", fmt.Sprintf("%s vs %s (+%s for the history)", ms(ffBig.median()), ms(ffEmpty.median()), ms(ffBig.median()-ffEmpty.median())))
-	rep.info("1. dashboard CPU time to the first frame, "+sz.label()+" / empty",
-		fmt.Sprintf("on a CPU %s / %s, waiting for a CPU %s / %s (medians; /proc/PID/task/*/schedstat)", ms(cpuBig.median()), ms(cpuEmpty.median()), ms(waitBig.median()), ms(waitEmpty.median())))
+	if scaleOnly() == "" { // PIXDASH_SCALE_ONLY skips the first frames
+		ffBig, cpuBig, waitBig := firstFrame(scaleProfile, genSentinel)
+		ffEmpty, cpuEmpty, waitEmpty := firstFrame(emptyProfile, "No charges yet")
+		oh := overhead.median()
+		rep.add(fmt.Sprintf("1. first frame, %s charges + %s events (median of %d)", sz.label(), countLabel(sz.events), scaleRuns),
+			fmt.Sprintf("%s (runs %s; script+sh+stty %s of it)", ms(ffBig.median()), msList(ffBig), ms(oh)), "≤ "+ms(targetFirstFrame), ffBig.median() <= targetFirstFrame)
+		rep.add(fmt.Sprintf("1. first frame, empty store (median of %d)", scaleRuns),
+			fmt.Sprintf("%s (runs %s)", ms(ffEmpty.median()), msList(ffEmpty)), "≤ "+ms(targetFirstFrameEmpty), ffEmpty.median() <= targetFirstFrameEmpty)
+		rep.info("1. the same, "+sz.label()+" vs empty, side by side", fmt.Sprintf("%s vs %s (+%s for the history)", ms(ffBig.median()), ms(ffEmpty.median()), ms(ffBig.median()-ffEmpty.median())))
+		rep.info("1. dashboard CPU time to the first frame, "+sz.label()+" / empty",
+			fmt.Sprintf("on a CPU %s / %s, waiting for a CPU %s / %s (medians; /proc/PID/task/*/schedstat)", ms(cpuBig.median()), ms(cpuEmpty.median()), ms(waitBig.median()), ms(waitEmpty.median())))
+	}
 
 	// One session: memory and key → repaint, idle then under a webhook flood.
 	// Its Go runtime traces each GC to a file (stderr), which tells the Go heap from the rest.
 	gcLog := filepath.Join(home, "gctrace.log")
-	p := startPty(t, script, bin+" --profile "+scaleProfile+" 2>"+gcLog, append(env, "GODEBUG=gctrace=1"), home)
+	p := startPty(t, script, bin+" --profile "+scaleProfile+" 2>"+gcLog, append(append(env, "GODEBUG=gctrace=1"), scaleProfiling()...), home)
 	if _, ok := p.waitText(0, genSentinel, 60*time.Second); !ok {
 		p.quit(0)
 		t.Fatalf("no first frame: %s", p.tail())
