@@ -500,6 +500,19 @@ func gatherReports(eng sessionEngine, first workflow.Report, d time.Duration, mo
 	return rs
 }
 
+// quietReports reports whether handling rs can change only what the frame's clock key covers
+// (quietMsg): they are all failed read-backs of events, which move the header's service light
+// and, on a last attempt, the status line. Under a flood against a service that cannot be
+// reached, they are most of the engine's reports (issue 27).
+func quietReports(rs []workflow.Report) bool {
+	for _, r := range rs {
+		if c, ok := r.(workflow.EventConfirmed); !ok || c.Err == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // onEngine turns each of the engine's reports into the root's message for it and handles
 // them in order, then waits for the next reports.
 func (m *Model) onEngine(msg engineMsg) tea.Cmd {
@@ -555,6 +568,7 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			return nil, true
 		}
 		m.app.SeenCharges, m.app.SeenEvents = msg.ChargesVer, msg.EventsVer
+		m.changeAt = time.Now()
 		// Only the view on screen reads again; the others read when shown (activate).
 		return tea.Batch(m.tell(m.activePane(), msg), m.waitChange()), true
 	case eventsMsg:

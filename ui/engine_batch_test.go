@@ -1,19 +1,25 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"pixdash/api"
+	"pixdash/state"
 	"pixdash/state/workflow"
 	"pixdash/ui/common"
 )
 
 // errUnreachable is a read-back that did not reach the service.
-var errUnreachable = errors.New("dial tcp 127.0.0.1:9: connection refused")
+var errUnreachable = &url.Error{Op: "Get", URL: "http://127.0.0.1:9/v2/transactions/x", Err: errors.New("dial tcp 127.0.0.1:9: connection refused")}
 
 // chanEngine is a session engine whose reports a test queues by hand.
 type chanEngine struct {
@@ -159,4 +165,119 @@ func TestPaymentBurstIsReadBackInFewMessages(t *testing.T) {
 		t.Fatalf("%d events and their %d read-backs came in %d messages, want at most %d", n, len(readBack), msgs, n/4)
 	}
 	t.Logf("%d events and their read-backs in %d messages", n, msgs)
+}
+
+// Bursts of failed read-backs (the service cannot be reached during a flood) build no frame
+// while the screen stays the same: they move only the header's light and, on a last attempt,
+// the status line (the frame's clock key). A burst with anything else in it is drawn.
+func TestFailedReadBacksBuildNoFrame(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	goldenCharges(t, s)
+	m := goldenModel(t, s, 120, 40)
+	t.Cleanup(m.eng.Close)
+	frames := countFrames(t)
+	fail := func(attempt int, ids ...string) engineMsg {
+		msg := engineMsg{gen: m.app.Gen}
+		for _, id := range ids {
+			msg.rs = append(msg.rs, workflow.EventConfirmed{Event: &api.Event{EventID: id, Kind: api.EventPaymentCompleted, TransactionID: "tx-" + id}, Attempt: attempt, Err: errUnreachable})
+		}
+		return msg
+	}
+	m.Update(fail(0, "e0"))
+	first := m.View()
+	if *frames != 1 {
+		t.Fatalf("the first burst built %d frames, want 1 (the light turned)", *frames)
+	}
+	for i := range 5 {
+		m.Update(fail(i%(workflow.MaxConfirmAttempts-1), "e1", "e2", "e3"))
+		if got := m.View(); got != first {
+			t.Fatalf("a burst of failed read-backs changed the screen:\n%s\nwant\n%s", got, first)
+		}
+	}
+	if *frames != 1 {
+		t.Fatalf("5 bursts of failed read-backs built %d more frames, want 0", *frames-1)
+	}
+	if fresh := m.render(); fresh != first {
+		t.Fatalf("the kept frame is not what a render draws:\n%s\nwant\n%s", first, fresh)
+	}
+
+	// A last attempt puts its failure on the status line: one frame, showing it.
+	*frames = 0
+	m.Update(fail(workflow.MaxConfirmAttempts-1, "e1"))
+	if v := m.View(); *frames != 1 || !strings.Contains(v, "connection refused") {
+		t.Fatalf("the last failure: %d frames, status %q", *frames, m.status.Text)
+	}
+
+	// Events in the burst: drawn, whatever they change.
+	*frames = 0
+	msg := fail(0, "e4")
+	msg.rs = append([]workflow.Report{workflow.Events{Events: []*api.Event{{EventID: "e4", Kind: api.EventPaymentCompleted}}, Last: 9}}, msg.rs...)
+	m.Update(msg)
+	m.View()
+	if *frames != 1 {
+		t.Fatalf("a burst with events built %d frames, want 1", *frames)
+	}
+}
+
+// Under a flood of store changes the lists read at most every storeChangeGap; a change after a
+// quiet spell is seen within storeChangeCoalesce.
+func TestStoreChangesUnderFloodReadTwiceASecond(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	goldenCharges(t, s)
+	m := goldenModel(t, s, 120, 40)
+	t.Cleanup(m.eng.Close)
+	ctx := context.Background()
+	touch := func(i int) {
+		if _, err := s.Store.UpsertCharge(ctx, state.Charge{ID: fmt.Sprintf("7f6c1a2e-0000-4000-8000-%012d", i), Amount: 100,
+			Status: api.StatusPending, CreatedAt: goldenNow, Wallet: api.WalletPrincipal}); err != nil {
+			t.Error(err)
+		}
+	}
+	// A flood: 120 writes 10 ms apart, the root handling each change it is told of.
+	stop := make(chan struct{})
+	go func() {
+		defer close(stop)
+		for i := range 120 {
+			touch(i)
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	var at []time.Time
+	for flooding := true; flooding; {
+		got := make(chan tea.Msg, 1)
+		go func() { got <- m.waitChange()() }()
+		select {
+		case msg := <-got:
+			cm, ok := msg.(common.StoreChangedMsg)
+			if !ok {
+				t.Fatalf("%T", msg)
+			}
+			at = append(at, time.Now())
+			m.Update(cm)
+		case <-stop:
+			flooding = false
+			select { // the last writes' change, if not seen yet
+			case <-got:
+			case <-time.After(2 * storeChangeGap):
+			}
+		}
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < storeChangeGap-20*time.Millisecond {
+			t.Fatalf("changes %d and %d were read %v apart under a flood, want ≥ %v", i-1, i, gap, storeChangeGap)
+		}
+	}
+	if span := at[len(at)-1].Sub(at[0]); len(at) > int(span/storeChangeGap)+1 {
+		t.Fatalf("%d reads in %v of changes", len(at), span)
+	}
+	// A quiet spell, then one change: seen within storeChangeCoalesce (and some slack).
+	time.Sleep(storeChangeGap)
+	t0 := time.Now()
+	go touch(1000)
+	if _, ok := m.waitChange()().(common.StoreChangedMsg); !ok {
+		t.Fatal("no store change")
+	}
+	if d := time.Since(t0); d > storeChangeCoalesce+150*time.Millisecond {
+		t.Fatalf("a lone change after a quiet spell was seen after %v", d)
+	}
 }
