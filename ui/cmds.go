@@ -519,23 +519,24 @@ func (m *Model) onEngine(msg engineMsg) tea.Cmd {
 	if msg.gen != m.app.Gen {
 		return nil // a replaced session's engine: it is closing
 	}
+	// Each report goes straight to its handler (no tea.Msg in between: a read-back's report
+	// carries two charges, and a flood brings thousands a second).
 	cmds := make([]tea.Cmd, 0, len(msg.rs)+1)
 	for _, r := range msg.rs {
-		var inner tea.Msg
+		var cmd tea.Cmd
 		switch r := r.(type) {
 		case workflow.ChargeChanged:
-			inner = txFrom(msg.gen, r)
+			cmd = m.onTx(txFrom(msg.gen, r))
 		case workflow.Events:
-			inner = eventsFrom(msg.gen, r)
+			cmd = m.onEvents(eventsFrom(msg.gen, r))
 		case workflow.EventConfirmed:
-			inner = eventConfirmedMsg{gen: msg.gen, ev: r.Event, conf: r.Conf, attempt: r.Attempt, err: r.Err}
+			cmd = m.onConfirmed(eventConfirmedMsg{gen: msg.gen, ev: r.Event, conf: r.Conf, attempt: r.Attempt, err: r.Err})
 		case workflow.RecoveryDone:
-			inner = recoveredFrom(msg.gen, r)
+			cmd = m.onRecovered(recoveredFrom(msg.gen, r))
 		case workflow.OnPaidDone:
-			inner = onPaidMsg{gen: msg.gen, res: r.Result}
+			cmd = m.onOnPaid(onPaidMsg{gen: msg.gen, res: r.Result})
 		}
-		if inner != nil {
-			cmd, _ := m.updateWorkflow(inner)
+		if cmd != nil {
 			cmds = append(cmds, cmd)
 		}
 	}
