@@ -32,10 +32,11 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 40m ./ui/ ./state/ ./api/ | tee bench.out
 	$(GO) test -run '^$$' -bench Hub -benchtime 5000x -count 1 -timeout 20m ./state/hub/ | tee -a bench.out
 
-## scale: the issue's targets at 1M charges + 100k events, the dashboard run under a pseudo-terminal
-## (needs script(1)); the profile is built once under ${PIXDASH_SCALE_DIR:-/tmp/pixdash-scale}
+## scale: issue 27's targets at 1M charges + 100k events, and on a profile of 1M pending charges,
+## the dashboard run under a pseudo-terminal (needs script(1) and sqlite3(1)); the profiles are
+## generated once under ${PIXDASH_SCALE_DIR:-/tmp/pixdash-scale} (the first run takes about an hour)
 scale:
-	PIXDASH_SCALE=1 $(GO) test -run '^TestScale$$' -count=1 -v -timeout 60m ./state/
+	PIXDASH_SCALE=1 $(GO) test -run '^TestScale$$' -count=1 -v -timeout 4h ./state/
 
 ## fuzz: run every fuzz target for FUZZTIME each
 fuzz:

@@ -223,8 +223,8 @@ func (s *Store) closeBlocks(ctx context.Context, day Period, get func(string) *C
 // closeSplits adds the split legs of the payments received during the day: what each
 // originator sent and what each destination received (as distributed, else as requested).
 func (s *Store) closeSplits(ctx context.Context, day Period, get func(string) *CloseLine) error {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM charges INDEXED BY charges_paid
-		WHERE paid_at >= ? AND paid_at < ? AND state IN `+receivedStates+` AND (instr(doc, CAST('"splitDistributed"' AS BLOB)) > 0 OR instr(doc, CAST('"splitRequested"' AS BLOB)) > 0)`,
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+chargeColsPlain+` FROM charges INDEXED BY charges_paid
+		WHERE paid_at >= ? AND paid_at < ? AND state IN `+receivedStates+` AND (substr(doc, 1, 1) <> '{' OR instr(doc, CAST('"splitDistributed"' AS BLOB)) > 0 OR instr(doc, CAST('"splitRequested"' AS BLOB)) > 0)`,
 		day.From.UnixMilli(), day.To.UnixMilli())
 	if err != nil {
 		return classify(err)

@@ -656,7 +656,7 @@ const (
 	paidDaysSQL    = `SELECT wallet, -1, sum(n), sum(gross), sum(nfee), sum(fee) FROM paid_days WHERE day >= ?1 AND day < ?2%s GROUP BY 1`
 	createdDaysSQL = `SELECT wallet, state, sum(n) FROM created_days WHERE day >= ?1 AND day < ?2%s GROUP BY 1, 2`
 	// medSQL reads the payments a MED block returned or holds through their partial index.
-	medSQL = `SELECT doc FROM charges INDEXED BY charges_med
+	medSQL = `SELECT ` + chargeColsPlain + ` FROM charges INDEXED BY charges_med
 		WHERE paid_at >= ?1 AND paid_at < ?2 AND paid_at IS NOT NULL AND state IN ('returned', 'blocked')%s`
 	refundLinesSQL = `SELECT wallet, transaction_id, received_at, raw FROM events INDEXED BY events_day
 		WHERE ` + dayEventKinds + ` AND kind = 'refund_completed' AND verdict = 'confirmed'

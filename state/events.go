@@ -374,7 +374,7 @@ func (s *Store) attachCharges(ctx context.Context, es []EventEntry) error {
 	if err != nil {
 		return err
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM charges WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+chargeColsPlain+` FROM charges WHERE id IN (SELECT value FROM json_each(?))`, string(list))
 	if err != nil {
 		return classify(err)
 	}

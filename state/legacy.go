@@ -728,18 +728,19 @@ const legacyInsertRows = 256
 // insertCharges adds charges the database does not hold, in one statement, with the row
 // putChargeTx writes for each (TestLegacyInsertMatchesPutCharge checks they agree).
 func (imp *legacyImport) insertCharges(cs []Charge) error {
-	const cols = 11
+	const cols = 12
 	args := make([]any, 0, len(cs)*cols)
 	next := map[int64]int64{} // seq base -> next free seq in this statement
 	for i := range cs {
 		c := &cs[i]
-		doc, err := json.Marshal(c)
-		if err != nil {
-			return err
-		}
-		var paid any
+		c.dropSpentCode()
+		doc := chargeDoc(c)
+		var paid, fee any
 		if c.PaidAt != nil {
 			paid = c.PaidAt.UnixMilli()
+		}
+		if c.Fee != nil {
+			fee = int64(*c.Fee)
 		}
 		created := c.CreatedAt
 		if created.IsZero() {
@@ -751,10 +752,10 @@ func (imp *legacyImport) insertCharges(cs []Charge) error {
 		}
 		st := c.State()
 		args = append(args, seq, c.ID, c.Wallet, string(st), int64(c.Amount), c.ExternalReference, created.UnixMilli(),
-			paid, c.UpdatedAt.UnixMilli(), haystack(c, st, imp.s.loc), doc)
+			paid, fee, c.UpdatedAt.UnixMilli(), haystack(c, st, imp.s.loc), doc)
 	}
 	row := "(?" + strings.Repeat(", ?", cols-1) + ")"
-	q := `INSERT INTO charges(seq, id, wallet, state, amount, external_reference, created_at, paid_at, updated_at, hay, doc) VALUES ` +
+	q := `INSERT INTO charges(seq, id, wallet, state, amount, external_reference, created_at, paid_at, fee, updated_at, hay, doc) VALUES ` +
 		row + strings.Repeat(", "+row, len(cs)-1)
 	_, err := imp.tx.Exec(q, args...)
 	if err == nil {

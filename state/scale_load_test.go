@@ -44,6 +44,20 @@ const (
 	targetPendingKey = 50 * time.Millisecond
 )
 
+// scaleOnly is PIXDASH_SCALE_ONLY: "cpu" ends the floods after the CPU at 100 events/s (a
+// developer's loop on target 3b, with PIXDASH_SCALE_STEPS=3).
+func scaleOnly() string { return os.Getenv("PIXDASH_SCALE_ONLY") }
+
+// scaleProfiling passes PIXDASH_SCALE_PPROF (a directory) to the session's dashboard as its
+// profiling switch (main_profile.go): cpu.pprof and allocs.pprof there, written when it quits.
+func scaleProfiling() []string {
+	dir := os.Getenv("PIXDASH_SCALE_PPROF")
+	if dir == "" {
+		return nil
+	}
+	return []string{"PIXDASH_CPUPROFILE=" + filepath.Join(dir, "cpu.pprof"), "PIXDASH_ALLOCPROFILE=" + filepath.Join(dir, "allocs.pprof")}
+}
+
 // pacedResult is what a paced flood did.
 type pacedResult struct {
 	rate                 int
@@ -409,10 +423,12 @@ func scalePending(t *testing.T, rep *scaleReport, n int, script, bin, dir, home 
 		t.Fatal(err)
 	}
 	defer s.Close()
-	u := &scaleUI{t: t, p: p, s: s, flooding: func() bool { return false }}
-	u.rows = u.screenRows()
+	u := &scaleUI{t: t, p: p, s: s, flooding: func() bool { return false }, rows: 1}
 	u.sync()
 	first, _ := u.move("j", "j", 1)
+	time.Sleep(2 * time.Second) // then the whole list is drawn: count its rows for the paging keys
+	u.rows = u.screenRows()
+	u.sync()
 	var keys durations
 	for _, k := range u.session(false) {
 		keys = append(keys, k.shown)

@@ -156,48 +156,44 @@ func TestScale(t *testing.T) {
 	stateDir := filepath.Join(home, "state", "pixdash")
 	copyDB(t, big, stateDir, scaleProfile)
 
+	steps := scaleSteps(t)
 	script, scriptErr := exec.LookPath("script")
 	bin := buildPixdash(t)
-	if scriptErr != nil {
+	hookURL := writeScaleConfig(t, home)
+	switch {
+	case !steps["3"]:
+	case scriptErr != nil:
 		msg := "no script(1) on PATH (util-linux): the dashboard cannot run under a pseudo-terminal"
 		t.Log(msg)
 		for _, target := range []string{"1. first frame", "2. RSS", "3. key → repaint", "9. pending charges"} {
 			rep.skip(target, msg)
 		}
-	} else {
-		scaleDashboard(t, rep, sz, script, bin, home, stateDir)
+	default:
+		scaleDashboard(t, rep, sz, script, bin, hookURL, home, stateDir)
 	}
-	if scaleOnly() != "" {
-		return // PIXDASH_SCALE_ONLY: the floods alone
+	if steps["4"] {
+		scaleOpen(t, rep, sz, stateDir)
+		scaleKeystrokes(t, rep, sz, stateDir)
 	}
-	scaleOpen(t, rep, sz, stateDir)
-	scaleKeystrokes(t, rep, sz, stateDir)
-	scaleIntake(t, rep, sz, small, stateDir)
-	scaleDay(t, rep, sz, stateDir)
-	scaleExport(t, rep, sz, bin, home, filepath.Join(stateDir, DBFileName(scaleProfile)))
-	// The file as generated (the runs above add events and WAL to the copy).
-	scaleStorage(t, rep, sz, big)
-	if n := envCount(t, "PIXDASH_SCALE_PENDING", 1_000_000); n > 0 && scriptErr == nil {
+	if steps["5"] {
+		scaleIntake(t, rep, sz, small, stateDir)
+	}
+	if steps["7"] {
+		scaleDay(t, rep, sz, stateDir)
+	}
+	if steps["8"] {
+		scaleExport(t, rep, sz, bin, home, filepath.Join(stateDir, DBFileName(scaleProfile)))
+	}
+	if steps["6"] {
+		// The file as generated (the runs above add events and WAL to the copy).
+		scaleStorage(t, rep, sz, big)
+	}
+	if n := envCount(t, "PIXDASH_SCALE_PENDING", 1_000_000); n > 0 && scriptErr == nil && steps["9"] {
 		pendingHome := filepath.Join(work, "pending")
 		writeScaleConfig(t, pendingHome)
 		scalePending(t, rep, n, script, bin, dir, pendingHome)
 	}
 	rep.note("load average at end: %s", loadAvg())
-}
-
-// scaleOnly is PIXDASH_SCALE_ONLY: "floods" runs only the dashboard's session (idle keys, the
-// CPU at 100 events/s and the paced floods), "cpu" only up to the CPU at 100 events/s; both
-// skip the first frames and the in-process steps (a developer's loop on targets 3b and 3c).
-func scaleOnly() string { return os.Getenv("PIXDASH_SCALE_ONLY") }
-
-// scaleProfiling passes PIXDASH_SCALE_PPROF (a directory) to the session's dashboard as its
-// profiling switch (main_profile.go): cpu.pprof, allocs.pprof and trace.out there.
-func scaleProfiling() []string {
-	dir := os.Getenv("PIXDASH_SCALE_PPROF")
-	if dir == "" {
-		return nil
-	}
-	return []string{"PIXDASH_CPUPROFILE=" + filepath.Join(dir, "cpu.pprof"), "PIXDASH_ALLOCPROFILE=" + filepath.Join(dir, "allocs.pprof")}
 }
 
 // scaleSize is the size of the profile's history.
@@ -214,6 +210,30 @@ func countLabel(n int) string {
 		return fmt.Sprintf("%dk", n/1_000)
 	}
 	return strconv.Itoa(n)
+}
+
+// scaleSteps is the set of steps PIXDASH_SCALE_STEPS names ("3,4,7": the dashboard with its
+// first frame, memory, keys and floods; the filter keystrokes; the Sales and close), every step
+// (1 to 9) when it is empty. Steps 1 and 2 run with 3.
+func scaleSteps(t *testing.T) map[string]bool {
+	all := map[string]bool{}
+	v := os.Getenv("PIXDASH_SCALE_STEPS")
+	for _, n := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"} {
+		all[n] = v == ""
+	}
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if _, ok := all[f]; !ok {
+			t.Fatalf("PIXDASH_SCALE_STEPS=%q: steps are 1 to 9", v)
+		}
+		all[f] = true
+		if f == "1" || f == "2" {
+			all["3"] = true
+		}
+	}
+	return all
 }
 
 // envCount is envInt that also takes 0 (skip the step).
@@ -671,9 +691,8 @@ func perfProfile(t *testing.T, pid int, d time.Duration) string {
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
 
 // scaleDashboard measures targets 1 to 3 on the real binary.
-func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, bin, home, stateDir string) {
+func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, bin, hookURL, home, stateDir string) {
 	at := "at " + sz.label()
-	hookURL := writeScaleConfig(t, home)
 	env := scaleEnv(home)
 	// The empty profile's database exists, as after a first start.
 	es, err := Open(context.Background(), stateDir, emptyProfile)
@@ -712,18 +731,16 @@ func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, bin, h
 		}
 		return ds, onCPU, waited
 	}
-	if scaleOnly() == "" { // PIXDASH_SCALE_ONLY skips the first frames
-		ffBig, cpuBig, waitBig := firstFrame(scaleProfile, genSentinel)
-		ffEmpty, cpuEmpty, waitEmpty := firstFrame(emptyProfile, "No charges yet")
-		oh := overhead.median()
-		rep.add(fmt.Sprintf("1. first frame, %s charges + %s events (median of %d)", sz.label(), countLabel(sz.events), scaleRuns),
-			fmt.Sprintf("%s (runs %s; script+sh+stty %s of it)", ms(ffBig.median()), msList(ffBig), ms(oh)), "≤ "+ms(targetFirstFrame), ffBig.median() <= targetFirstFrame)
-		rep.add(fmt.Sprintf("1. first frame, empty store (median of %d)", scaleRuns),
-			fmt.Sprintf("%s (runs %s)", ms(ffEmpty.median()), msList(ffEmpty)), "≤ "+ms(targetFirstFrameEmpty), ffEmpty.median() <= targetFirstFrameEmpty)
-		rep.info("1. the same, "+sz.label()+" vs empty, side by side", fmt.Sprintf("%s vs %s (+%s for the history)", ms(ffBig.median()), ms(ffEmpty.median()), ms(ffBig.median()-ffEmpty.median())))
-		rep.info("1. dashboard CPU time to the first frame, "+sz.label()+" / empty",
-			fmt.Sprintf("on a CPU %s / %s, waiting for a CPU %s / %s (medians; /proc/PID/task/*/schedstat)", ms(cpuBig.median()), ms(cpuEmpty.median()), ms(waitBig.median()), ms(waitEmpty.median())))
-	}
+	ffBig, cpuBig, waitBig := firstFrame(scaleProfile, genSentinel)
+	ffEmpty, cpuEmpty, waitEmpty := firstFrame(emptyProfile, "No charges yet")
+	oh := overhead.median()
+	rep.add(fmt.Sprintf("1. first frame, %s charges + %s events (median of %d)", sz.label(), countLabel(sz.events), scaleRuns),
+		fmt.Sprintf("%s (runs %s; script+sh+stty %s of it)", ms(ffBig.median()), msList(ffBig), ms(oh)), "≤ "+ms(targetFirstFrame), ffBig.median() <= targetFirstFrame)
+	rep.add(fmt.Sprintf("1. first frame, empty store (median of %d)", scaleRuns),
+		fmt.Sprintf("%s (runs %s)", ms(ffEmpty.median()), msList(ffEmpty)), "≤ "+ms(targetFirstFrameEmpty), ffEmpty.median() <= targetFirstFrameEmpty)
+	rep.info("1. the same, "+sz.label()+" vs empty, side by side", fmt.Sprintf("%s vs %s (+%s for the history)", ms(ffBig.median()), ms(ffEmpty.median()), ms(ffBig.median()-ffEmpty.median())))
+	rep.info("1. dashboard CPU time to the first frame, "+sz.label()+" / empty",
+		fmt.Sprintf("on a CPU %s / %s, waiting for a CPU %s / %s (medians; /proc/PID/task/*/schedstat)", ms(cpuBig.median()), ms(cpuEmpty.median()), ms(waitBig.median()), ms(waitEmpty.median())))
 
 	// One session: memory and key → repaint, idle then under a webhook flood.
 	// Its Go runtime traces each GC to a file (stderr), which tells the Go heap from the rest.
@@ -766,7 +783,10 @@ func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, bin, h
 	} else {
 		perfDone <- ""
 	}
-	sent := scaleFloods(t, rep, sz, u, child, hookURL, &flooding)
+	var sent int64
+	if os.Getenv("PIXDASH_SCALE_FLOODS") != "0" { // 0: only the idle keys (a 10M run's memory and keys)
+		sent = scaleFloods(t, rep, sz, u, child, hookURL, &flooding)
+	}
 	if perf := <-perfDone; perf != "" {
 		rep.note("perf profile of the dashboard during the floods (children, top symbols):\n%s", perf)
 	}

@@ -3,7 +3,6 @@ package state
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -98,7 +97,7 @@ func (s *Store) SearchCharges(ctx context.Context, q ChargeSearch, limit int) (o
 	default:
 		return nil, false, fmt.Errorf("an unknown kind of search")
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT c.doc FROM `+from+` WHERE `+where+` ORDER BY c.seq DESC`, args...)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+chargeColsC+` FROM `+from+` WHERE `+where+` ORDER BY c.seq DESC`, args...)
 	if err != nil {
 		return nil, false, classify(err)
 	}
@@ -135,17 +134,14 @@ func trigramMatch(t string) string {
 	return strings.Join(terms, " AND ")
 }
 
-// scanEach decodes rows of one doc column, handing each charge to fn until it returns false.
+// scanEach decodes rows of chargeCols, handing each charge to fn until it returns false.
 func scanEach(rows *sql.Rows, fn func(*Charge) bool) error {
 	defer rows.Close()
+	var r chargeRow
 	for rows.Next() {
-		var doc []byte
-		if err := rows.Scan(&doc); err != nil {
-			return classify(err)
-		}
 		var c Charge
-		if err := json.Unmarshal(doc, &c); err != nil {
-			return fmt.Errorf("%w: a charge: %w", ErrDamaged, err)
+		if err := scanChargeRow(rows, &r, &c); err != nil {
+			return err
 		}
 		if !fn(&c) {
 			break

@@ -482,20 +482,20 @@ const pendingStates = `state IN ('pending', 'unknown')`
 // readPending reads the newest limit charges that are not final: their positions come from the
 // pending index alone (SQLite keeps only the newest limit while it walks it), then their rows.
 func (s *Store) readPending(ctx context.Context, limit int) ([]Charge, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT doc FROM charges WHERE seq IN
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+chargeColsPlain+` FROM charges WHERE seq IN
 		(SELECT seq FROM charges INDEXED BY charges_pending WHERE `+pendingStates+` ORDER BY seq DESC LIMIT ?)`, limit)
 	if err != nil {
 		return nil, classify(err)
 	}
 	defer rows.Close()
 	var cs []Charge
+	var r chargeRow
 	for rows.Next() {
-		var doc []byte
-		if err := rows.Scan(&doc); err != nil {
+		if err := rows.Scan(r.dest()...); err != nil {
 			return nil, classify(err)
 		}
 		var c Charge
-		if json.Unmarshal(doc, &c) == nil && !c.Final() {
+		if r.charge(&c) == nil && !c.Final() {
 			cs = append(cs, c)
 		}
 	}
@@ -514,26 +514,20 @@ func (s *Store) PendingPage(ctx context.Context, after string, limit int) (cs []
 	if limit <= 0 {
 		return nil, "", nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, doc FROM charges INDEXED BY charges_pending
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+chargeColsPlain+` FROM charges INDEXED BY charges_pending
 		WHERE `+pendingStates+` AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, "", classify(err)
 	}
 	defer rows.Close()
 	n := 0
+	var r chargeRow
 	for rows.Next() {
-		var (
-			id  string
-			doc []byte
-		)
-		if err := rows.Scan(&id, &doc); err != nil {
-			return nil, "", classify(err)
-		}
-		n, next = n+1, id
 		var c Charge
-		if err := json.Unmarshal(doc, &c); err != nil {
-			return nil, "", fmt.Errorf("%w: charge %s: %w", ErrDamaged, id, err)
+		if err := scanChargeRow(rows, &r, &c); err != nil {
+			return nil, "", err
 		}
+		n, next = n+1, r.id
 		if !c.Final() {
 			cs = append(cs, c)
 		}
@@ -571,8 +565,8 @@ func nextChargeSeq(tx *sql.Tx, t time.Time) (int64, error) {
 
 // getChargeTx reads a charge inside a write transaction.
 func getChargeTx(tx *sql.Tx, id string) (Charge, bool, error) {
-	var doc []byte
-	err := tx.QueryRow(`SELECT doc FROM charges WHERE id = ?`, id).Scan(&doc)
+	var r chargeRow
+	err := tx.QueryRow(`SELECT `+chargeColsPlain+` FROM charges WHERE id = ?`, id).Scan(r.rowDest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Charge{}, false, nil
 	}
@@ -580,8 +574,8 @@ func getChargeTx(tx *sql.Tx, id string) (Charge, bool, error) {
 		return Charge{}, false, err
 	}
 	var c Charge
-	if err := json.Unmarshal(doc, &c); err != nil {
-		return Charge{}, false, fmt.Errorf("%w: charge %s: %w", ErrDamaged, id, err)
+	if err := r.charge(&c); err != nil {
+		return Charge{}, false, err
 	}
 	return c, true, nil
 }
@@ -596,17 +590,18 @@ func (s *Store) putChargeTx(tx *sql.Tx, c Charge) (Charge, bool, error) {
 	if ok {
 		merged := old
 		merged.Merge(c)
+		merged.dropSpentCode()
 		if reflect.DeepEqual(merged, old) {
 			return merged, false, nil
 		}
 		c = merged
-	} else if c.Wallet == "" {
-		c.Wallet = api.WalletPrincipal
+	} else {
+		if c.Wallet == "" {
+			c.Wallet = api.WalletPrincipal
+		}
+		c.dropSpentCode()
 	}
-	doc, err := json.Marshal(&c)
-	if err != nil {
-		return Charge{}, false, err
-	}
+	doc := chargeDoc(&c)
 	var paid, fee any
 	if c.PaidAt != nil {
 		paid = c.PaidAt.UnixMilli()
@@ -722,8 +717,8 @@ func (s *Store) TrackTransaction(ctx context.Context, tx *api.Transaction, walle
 
 // Charge reads the tracked charge with the given ID.
 func (s *Store) Charge(ctx context.Context, id string) (Charge, bool, error) {
-	var doc []byte
-	err := s.rdb.QueryRowContext(ctx, `SELECT doc FROM charges WHERE id = ?`, id).Scan(&doc)
+	var r chargeRow
+	err := s.rdb.QueryRowContext(ctx, `SELECT `+chargeColsPlain+` FROM charges WHERE id = ?`, id).Scan(r.rowDest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Charge{}, false, nil
 	}
@@ -731,8 +726,8 @@ func (s *Store) Charge(ctx context.Context, id string) (Charge, bool, error) {
 		return Charge{}, false, classify(err)
 	}
 	var c Charge
-	if err := json.Unmarshal(doc, &c); err != nil {
-		return Charge{}, false, fmt.Errorf("%w: charge %s: %w", ErrDamaged, id, err)
+	if err := r.charge(&c); err != nil {
+		return Charge{}, false, err
 	}
 	s.recent.put(c)
 	return c, true, nil

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	"pixdash/ui/common"
 
@@ -134,3 +135,6 @@ func newHelpLine(st *common.Styles) help.Model {
 	h.Styles.Ellipsis = st.Help
 	return h
 }
+
+// ClockKey says nothing on the help changes with the clock (see common.Clocked).
+func (o *helpOverlay) ClockKey(time.Time) string { return "" }

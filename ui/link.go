@@ -214,7 +214,7 @@ func (m *Model) connView(now time.Time) string {
 	case linkOnline:
 		s := st.OK.Render("● " + tr.T("link.online"))
 		if age := now.Sub(m.link.lastOK); age >= time.Minute {
-			s += st.Muted.Render(" · " + tr.F("link.answered_ago", common.HumanDuration(age)))
+			s += st.Muted.Render(" · " + tr.F("link.answered_ago", common.HumanAge(age)))
 		}
 		return s
 	case linkOffline:

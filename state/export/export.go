@@ -19,6 +19,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,6 +65,12 @@ type Source interface {
 // so an export's time grows linearly with the charges rather than as their square.
 type KeysetSource interface {
 	ChargesBefore(ctx context.Context, q state.ChargeQuery, before int64, limit int) ([]state.Charge, int64, error)
+}
+
+// KeysetRefundsSource is what a Source may also offer, and *state.Store does: ChargesBefore
+// with the refunds of the batch's charges read in the same query (RefundsOf for the batch).
+type KeysetRefundsSource interface {
+	ChargesRefundsBefore(ctx context.Context, q state.ChargeQuery, before int64, limit int) ([]state.Charge, map[string]state.Refund, int64, error)
 }
 
 // RefundsSource is what a Source may also offer, and *state.Store does: the refunds of many
@@ -114,6 +121,17 @@ type row struct {
 	// rf is the refund asked from the dashboard for the charge, when hasRF.
 	rf    state.Refund
 	hasRF bool
+	// out is c.Outcome(), and feeV, feeEst, feeOK are r.fee()'s results: each read by several
+	// cells, worked out once (prepare).
+	out           state.Outcome
+	feeV          api.Money
+	feeEst, feeOK bool
+}
+
+// prepare works out what several cells read.
+func (r *row) prepare() {
+	r.out = r.c.Outcome()
+	r.feeV, r.feeEst, r.feeOK = r.fee()
 }
 
 // columns are the fields of an export, in order.
@@ -128,23 +146,23 @@ var columns = []column{
 	}},
 	{"expires_at", "expira_em", func(r *row) string { return r.date(r.c.ExpiresAt) }},
 	{"status", "status", func(r *row) string { return Text(string(r.c.Status)) }},
-	{"status_label", "situacao", func(r *row) string { return Text(stateLabel(r.c.State(), r.f)) }},
+	{"status_label", "situacao", func(r *row) string { return Text(stateLabel(r.out.State, r.f)) }},
 	{"amount", "valor", func(r *row) string { return Amount(r.c.Amount, r.f) }},
 	{"fee", "tarifa", func(r *row) string {
-		if fee, _, ok := r.fee(); ok {
-			return Amount(fee, r.f)
+		if r.feeOK {
+			return Amount(r.feeV, r.f)
 		}
 		return ""
 	}},
 	{"fee_estimated", "tarifa_estimada", func(r *row) string {
-		if _, est, ok := r.fee(); ok {
-			return yesNo(est, r.f)
+		if r.feeOK {
+			return yesNo(r.feeEst, r.f)
 		}
 		return ""
 	}},
 	{"net", "liquido", func(r *row) string {
-		if fee, _, ok := r.fee(); ok {
-			return Amount(r.c.Amount-fee, r.f)
+		if r.feeOK {
+			return Amount(r.c.Amount-r.feeV, r.f)
 		}
 		return ""
 	}},
@@ -198,7 +216,7 @@ var columns = []column{
 // returned, "med_returned" and the amount an approved MED block returned to the payer,
 // "med_blocked" and the amount an open one holds; ok is false for any other charge.
 func (r *row) outcomeRefund() (status, amount string, ok bool) {
-	o := r.c.Outcome()
+	o := r.out
 	switch o.State {
 	case state.StateRefunded:
 		status = string(state.RefundCompleted)
@@ -249,7 +267,7 @@ func (r *row) date(t time.Time) string {
 // charge has a fee. It is the fee the service reported for the payment (Charge.Fee) when it
 // did, else the profile's pix_fee, marked as an estimate, and none when the profile has none.
 func (r *row) fee() (fee api.Money, estimate, ok bool) {
-	if !r.c.State().Received() {
+	if !r.out.State.Received() {
 		return 0, false, false
 	}
 	if r.c.Fee != nil {
@@ -281,11 +299,24 @@ func (r *row) split() string {
 // Amount writes m in reais with exactly two decimals: "1234.56" (CSV) or "1234,56" (BR), with
 // no thousands separator so that spreadsheets read it as a number. It never goes through a float.
 func Amount(m api.Money, f Format) string {
-	d := m.Decimal()
-	if f == BR {
-		return strings.Replace(d, ".", ",", 1)
+	var buf [24]byte
+	return string(appendAmount(buf[:0], m, f))
+}
+
+// appendAmount appends Amount(m, f) to b: m.Decimal(), with a decimal comma for BR, written
+// without fmt (an export writes up to three a charge).
+func appendAmount(b []byte, m api.Money, f Format) []byte {
+	u := uint64(m)
+	if m < 0 {
+		b = append(b, '-')
+		u = -u // two's complement: the magnitude, math.MinInt64's included
 	}
-	return d
+	b = strconv.AppendUint(b, u/100, 10)
+	sep := byte('.')
+	if f == BR {
+		sep = ','
+	}
+	return append(b, sep, byte('0'+u%100/10), byte('0'+u%10))
 }
 
 // Text is a text cell: cleaned by api/safetext (control characters such as ESC, TAB and the
@@ -298,11 +329,24 @@ func Text(s string) string {
 	if s == "" {
 		return s
 	}
-	c := safetext.CleanText(s)
+	c := s
+	if !printableASCII(s) { // CleanText leaves such a text as it is
+		c = safetext.CleanText(s)
+	}
 	if formulaStart(s) || formulaStart(c) {
 		return "'" + c
 	}
 	return c
+}
+
+// printableASCII reports whether s holds only the printable ASCII characters (space to ~).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // formulaStart reports whether s starts like a formula (or a cell a spreadsheet trims into one).
@@ -393,11 +437,13 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 	}
 	n := 0
 	var rec []string
+	r := new(row) // one for every charge: the cells take it by pointer
 	// emit writes one page's charges; it reports whether the rest of the list is older than
 	// the period (so the export is done).
-	emit := func(cs []state.Charge, skip map[string]bool, seen map[string]bool) (done bool, err error) {
-		var refunds map[string]state.Refund // the page's refunds, when the source reads them at once
-		if rs, ok := src.(RefundsSource); ok {
+	emit := func(cs []state.Charge, refunds map[string]state.Refund, skip map[string]bool, seen map[string]bool) (done bool, err error) {
+		// refunds are the page's refunds when the source read them with the page; else they
+		// are read now when it reads them at once.
+		if rs, ok := src.(RefundsSource); ok && refunds == nil {
 			var ids []string
 			for i := range cs {
 				if cs[i].Status == api.StatusCompleted {
@@ -424,9 +470,12 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 				done = true
 				break
 			}
-			r := row{c: c, f: o.Format, loc: loc, o: &o}
+			*r = row{c: c, f: o.Format, loc: loc, o: &o}
+			r.prepare()
 			if refunds != nil {
-				r.rf, r.hasRF = refunds[c.ID]
+				if c.Status == api.StatusCompleted { // only a completed payment can be refunded from the dashboard
+					r.rf, r.hasRF = refunds[c.ID]
+				}
 			} else if rs, ok := src.(RefundSource); ok && c.Status == api.StatusCompleted {
 				// Only a completed payment can be refunded from the dashboard.
 				if r.rf, r.hasRF, err = rs.RefundOf(ctx, c.ID); err != nil {
@@ -447,21 +496,30 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 		// deep, and a charge that arrives above the list while the export runs is not read.
 		// The next batch is read and decoded while this one is written (at most two in memory).
 		type batch struct {
-			cs  []state.Charge
-			err error
+			cs      []state.Charge
+			refunds map[string]state.Refund
+			err     error
+		}
+		read := func(ctx context.Context, before int64) (b batch, last int64) {
+			if krs, ok := src.(KeysetRefundsSource); ok {
+				b.cs, b.refunds, last, b.err = krs.ChargesRefundsBefore(ctx, o.Query, before, size)
+			} else {
+				b.cs, last, b.err = ks.ChargesBefore(ctx, o.Query, before, size)
+			}
+			return b, last
 		}
 		rctx, cancel := context.WithCancel(ctx)
 		batches := make(chan batch, 1)
 		go func() {
 			defer close(batches)
 			for before := int64(math.MaxInt64); ; {
-				cs, last, err := ks.ChargesBefore(rctx, o.Query, before, size)
+				b, last := read(rctx, before)
 				select {
-				case batches <- batch{cs, err}:
+				case batches <- b:
 				case <-rctx.Done():
 					return
 				}
-				if err != nil || len(cs) < size {
+				if b.err != nil || len(b.cs) < size {
 					return
 				}
 				before = last
@@ -479,7 +537,7 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 			if b.err != nil {
 				return n, fmt.Errorf("export: reading the charges: %w", b.err)
 			}
-			done, err := emit(b.cs, nil, nil)
+			done, err := emit(b.cs, b.refunds, nil, nil)
 			if err != nil || done {
 				return n, err
 			}
@@ -496,7 +554,7 @@ func Write(ctx context.Context, w io.Writer, src Source, o Options) (int, error)
 			return n, fmt.Errorf("export: reading the charges: %w", err)
 		}
 		seen := make(map[string]bool, len(page.Charges))
-		done, err := emit(page.Charges, prev, seen)
+		done, err := emit(page.Charges, nil, prev, seen)
 		if err != nil || done || len(page.Charges) < size {
 			return n, err
 		}

@@ -23,17 +23,32 @@ type growingKeyset struct {
 }
 
 func (g *growingKeyset) ChargesBefore(ctx context.Context, q state.ChargeQuery, before int64, limit int) ([]state.Charge, int64, error) {
+	if err := g.grow(ctx); err != nil {
+		return nil, 0, err
+	}
+	return g.Store.ChargesBefore(ctx, q, before, limit)
+}
+
+func (g *growingKeyset) ChargesRefundsBefore(ctx context.Context, q state.ChargeQuery, before int64, limit int) ([]state.Charge, map[string]state.Refund, int64, error) {
+	if err := g.grow(ctx); err != nil {
+		return nil, nil, 0, err
+	}
+	return g.Store.ChargesRefundsBefore(ctx, q, before, limit)
+}
+
+// grow adds a newer charge before each batch after the first, and cancels before cancelAt.
+func (g *growingKeyset) grow(ctx context.Context) error {
 	if g.calls > 0 {
 		c := state.Charge{ID: "new" + strconv.Itoa(g.calls), Wallet: "principal", Amount: 1, Status: api.StatusPending, CreatedAt: day.Add(time.Duration(g.calls) * time.Hour * 24)}
 		if _, err := g.UpsertCharge(ctx, c); err != nil {
-			return nil, 0, err
+			return err
 		}
 	}
 	if g.cancel != nil && g.calls == g.cancelAt {
 		g.cancel()
 	}
 	g.calls++
-	return g.Store.ChargesBefore(ctx, q, before, limit)
+	return nil
 }
 
 // TestKeysetWhileGrowing exports in batches of 2 while charges arrive: every charge of the list

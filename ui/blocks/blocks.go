@@ -420,7 +420,7 @@ func (v *View) View() string {
 		if v.errText != "" || age > 2*blocksRefreshEvery {
 			style = st.Warn
 		}
-		right = style.Render(tr.F("blocks.updated_ago", common.HumanDuration(age)))
+		right = style.Render(tr.F("blocks.updated_ago", common.HumanAge(age)))
 	}
 	lines = append(lines, common.Spread(left, right, w))
 	// Until a reply for the current filter arrives, the rows of another filter are not shown.
@@ -543,3 +543,10 @@ func (v *View) detail(b *api.BalanceBlock, w int) []string {
 
 // ServiceErr is the outcome of the call to the service, for the header's light.
 func (m Msg) ServiceErr() error { return m.Err }
+
+// ClockKey is what of the view changes with the clock (see common.Clocked): how long ago the
+// list was read (and whether that is stale), and the minute.
+func (v *View) ClockKey(now time.Time) string {
+	age := now.Sub(v.loadedAt)
+	return fmt.Sprint(common.MinuteKey(now, v.c.Loc), common.HumanAge(age), age > 2*blocksRefreshEvery)
+}

@@ -79,7 +79,7 @@ type ChargePage = common.WindowLoadedMsg[state.ChargeQuery, state.Charge]
 
 // NewChargesView makes the charges view.
 func NewChargesView(c *common.Common, store *state.Store) *View {
-	ti := textinput.New()
+	ti := common.NewInput()
 	ti.Prompt = "/ "
 	ti.Placeholder = c.Tr.T("charges.filter_id_description_reference_wallet_amount")
 	ti.CharLimit = 100

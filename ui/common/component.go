@@ -263,7 +263,10 @@ func (s Standalone) View() string { return s.C.View() }
 
 // Clocked is a component whose drawing depends on the clock only through what ClockKey
 // returns: a tick redraws the screen only when the key of a component on it changed (issue
-// 27). A component that does not implement it is drawn again on every tick.
+// 27). Every view and overlay implements it (TestQuietTicksOnEveryView checks the ones on
+// screen); a component that does not is drawn again on every tick. Texts that move by
+// themselves change as rarely as they can be read: an "x ago" in whole minutes (HumanAge), a
+// field's cursor does not blink (NewInput); a countdown the customer watches keeps its seconds.
 type Clocked interface {
 	// ClockKey is a cheap summary of every clock-dependent text the component would draw at
 	// now (the countdowns on screen, the minute shown); it reads state and changes none.

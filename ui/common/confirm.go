@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"time"
 )
 
 // confirmMaxWidth is the widest a question runs before it wraps.
@@ -112,3 +113,6 @@ func DiscardGuard(c *Common, dirty bool, question string, discard func()) Overla
 	q.OnYes = discard
 	return q
 }
+
+// ClockKey says nothing on the dialog changes with the clock (see Clocked).
+func (d *ConfirmDialog) ClockKey(time.Time) string { return "" }

@@ -5,6 +5,7 @@ package common
 
 import (
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -120,7 +121,7 @@ type typedConfirm struct {
 
 // NewTypedConfirm makes the typed confirm.
 func NewTypedConfirm(c *Common, question string, amount api.Money, then tea.Cmd) *typedConfirm {
-	ti := textinput.New()
+	ti := NewInput()
 	ti.Prompt = "> "
 	ti.Placeholder = strings.TrimSpace(strings.TrimPrefix(amount.BRL(), "R$"))
 	ti.CharLimit = 24
@@ -188,3 +189,6 @@ func (d *typedConfirm) View() string {
 	body += "\n\n" + st.Muted.Render(d.c.Tr.T("kit.enter_confirms_esc_cancels"))
 	return lipgloss.Place(d.width, d.height, lipgloss.Center, lipgloss.Center, st.ConfirmBox.Render(body))
 }
+
+// ClockKey says nothing on the dialog changes with the clock (see Clocked).
+func (d *typedConfirm) ClockKey(time.Time) string { return "" }

@@ -2,6 +2,7 @@ package common
 
 import (
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -158,3 +159,6 @@ func (p *Picker) View() string {
 	b.WriteString("\n" + st.Muted.Render(tr.T("picker.enter_chooses_esc_closes")))
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, st.Overlay.Render(b.String()))
 }
+
+// ClockKey says nothing on the picker changes with the clock (see Clocked).
+func (p *Picker) ClockKey(time.Time) string { return "" }

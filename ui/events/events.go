@@ -558,7 +558,7 @@ func (v *View) receiverLine(w int) string {
 		return st.Muted.Render(common.TruncateWidth(s, w))
 	}
 	if at := v.facets.LastAt; !at.IsZero() {
-		s += " · " + tr.F("events.last_event_ago", common.HumanDuration(v.C.Now().Sub(at)))
+		s += " · " + tr.F("events.last_event_ago", common.HumanAge(v.C.Now().Sub(at)))
 	}
 	return st.Muted.Render(common.TruncateWidth(s, w))
 }
@@ -1018,4 +1018,14 @@ func prettyPayload(ev *api.Event, mask bool) (lines []string, masked bool) {
 		return strings.Split(string(raw), "\n"), masked
 	}
 	return strings.Split(buf.String(), "\n"), masked
+}
+
+// ClockKey is what of the view changes with the clock (see common.Clocked): the minute (a row
+// of another day shows its date) and how long ago the last event came.
+func (v *View) ClockKey(now time.Time) string {
+	key := common.MinuteKey(now, v.C.Loc)
+	if at := v.facets.LastAt; !at.IsZero() {
+		key += " " + common.HumanAge(now.Sub(at))
+	}
+	return key
 }

@@ -95,7 +95,7 @@ type LookupMsg struct {
 
 // NewInspectorView makes the inspector view.
 func NewInspectorView(c *common.Common) *View {
-	ti := textinput.New()
+	ti := common.NewInput()
 	ti.Prompt = "/ "
 	ti.Placeholder = c.Tr.T("inspector.transaction_id_external_reference_or_idempotency")
 	ti.CharLimit = 255
@@ -611,7 +611,7 @@ func (v *View) historyLines(w, h int) []string {
 			res = "✗ " + tr.T("inspector.not_found")
 		}
 		row := common.PadRight(common.Sanitize(l.Query), qW) + " " + common.PadRight(common.Sanitize(l.Wallet), walletW) + " " +
-			common.PadRight(tr.F("inspector.ago", common.HumanDuration(now.Sub(l.At))), whenW) + " " + res
+			common.PadRight(tr.F("inspector.ago", common.HumanAge(now.Sub(l.At))), whenW) + " " + res
 		if i == v.histCur {
 			out = append(out, st.SelectedLine(common.PadRight("▸ "+row, w)))
 			continue
@@ -621,7 +621,7 @@ func (v *View) historyLines(w, h int) []string {
 			style = st.Muted
 		}
 		out = append(out, common.TruncateWidth("  "+common.PadRight(common.Sanitize(l.Query), qW)+" "+common.PadRight(common.Sanitize(l.Wallet), walletW)+" "+
-			st.Muted.Render(common.PadRight(tr.F("inspector.ago", common.HumanDuration(now.Sub(l.At))), whenW))+" "+style.Render(res), w))
+			st.Muted.Render(common.PadRight(tr.F("inspector.ago", common.HumanAge(now.Sub(l.At))), whenW))+" "+style.Render(res), w))
 	}
 	return out
 }
@@ -745,7 +745,7 @@ func (v *View) DetailLines(r *InspectResult, w int) []string {
 		if left := tx.ExpiresAt.Sub(v.c.Now()); left > 0 {
 			exp += st.Muted.Render(" · " + tr.F("inspector.in", common.HumanDuration(left)))
 		} else {
-			exp += st.Muted.Render(" · " + tr.F("inspector.ago", common.HumanDuration(left)))
+			exp += st.Muted.Render(" · " + tr.F("inspector.ago", common.HumanAge(left)))
 		}
 	}
 	field(tr.T("inspector.expires"), exp)
@@ -1013,3 +1013,24 @@ func (r *InspectResult) outcome() state.Outcome {
 
 // ServiceErr is the outcome of the call to the service, for the header's light.
 func (m LookupMsg) ServiceErr() error { return m.Err }
+
+// ClockKey is what of the view changes with the clock (see common.Clocked): the transaction's
+// expiry countdown (seconds under an hour) or how long ago it expired, how long ago each lookup
+// of the history was made, and the minute.
+func (v *View) ClockKey(now time.Time) string {
+	var b strings.Builder
+	b.WriteString(common.MinuteKey(now, v.c.Loc))
+	if v.Res != nil {
+		if exp := v.Res.Tx.ExpiresAt; exp != nil && !exp.IsZero() {
+			if left := exp.Sub(now); left > 0 {
+				b.WriteString(" in " + common.HumanDuration(left))
+			} else {
+				b.WriteString(" ago " + common.HumanAge(left))
+			}
+		}
+	}
+	for _, l := range v.history {
+		b.WriteString(" " + common.HumanAge(now.Sub(l.At)))
+	}
+	return b.String()
+}

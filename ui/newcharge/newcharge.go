@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -101,7 +102,7 @@ type ChargeForm struct {
 func NewForm(c *common.Common, wallet, key string) *ChargeForm {
 	f := &ChargeForm{C: c, Key: key, Wallet: wallet, Preset: defaultExpiryPreset, ProjLoad: true}
 	mk := func(placeholder string, limit int) textinput.Model {
-		ti := textinput.New()
+		ti := common.NewInput()
 		ti.Prompt = ""
 		ti.Placeholder = placeholder
 		ti.CharLimit = limit
@@ -119,6 +120,7 @@ func NewForm(c *common.Common, wallet, key string) *ChargeForm {
 	f.Inputs[fEmail] = mk(c.Tr.T("newcharge.name_example_com"), 120)
 	f.Inputs[fPhone] = mk("+55 11 91234-5678", 20)
 	f.Meta = textarea.New()
+	f.Meta.Cursor.SetMode(cursor.CursorStatic) // no blink: an idle form writes nothing (issue 27)
 	f.Meta.Placeholder = c.Tr.T("newcharge.order_1234")
 	f.Meta.ShowLineNumbers = false
 	f.Meta.Prompt = ""
@@ -770,3 +772,6 @@ func (f *ChargeForm) metadataNotes(w int) []string {
 	line := tr.N("newcharge.sends_pairs_n", len(pairs), len(pairs), strings.Join(shown, " · "))
 	return append(out, st.Muted.Render(common.TruncateWidth(line, max(w, 20))))
 }
+
+// ClockKey says nothing on the form changes with the clock (see common.Clocked).
+func (f *ChargeForm) ClockKey(time.Time) string { return "" }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -86,7 +87,7 @@ func NewSplitBuilder(c *common.Common, origin string) *SplitBuilder {
 	if origin == "" {
 		origin = api.WalletPrincipal
 	}
-	ti := textinput.New()
+	ti := common.NewInput()
 	ti.Prompt = ""
 	return &SplitBuilder{C: c, origin: origin, in: ti, serverLeg: -1, width: 80, height: 20}
 }
@@ -923,3 +924,6 @@ func (b *SplitBuilder) View() string {
 
 // ServiceErr is the outcome of the call to the service, for the header's light.
 func (m SplitWalletsMsg) ServiceErr() error { return m.err }
+
+// ClockKey says nothing on the split builder changes with the clock (see common.Clocked).
+func (b *SplitBuilder) ClockKey(time.Time) string { return "" }

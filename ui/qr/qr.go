@@ -625,3 +625,21 @@ func (v *View) resultView(ch *state.Charge, banner lipgloss.Style, word string, 
 	block := lipgloss.JoinVertical(lipgloss.Center, lines...)
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
 }
+
+// ClockKey is what of the screen changes with the clock (see common.Clocked): the countdown of
+// a pending charge (each second under an hour), and the charge's state as the store holds it.
+func (v *View) ClockKey(now time.Time) string {
+	ch, ok := v.charge()
+	if !ok {
+		return ""
+	}
+	key := fmt.Sprint(ch.State(), ch.Mismatch != "")
+	if ch.State() == state.StatePending && !ch.ExpiresAt.IsZero() {
+		if left := ch.ExpiresAt.Sub(now); left > 0 {
+			key += common.HumanDuration(left)
+		} else {
+			key += "expired"
+		}
+	}
+	return key
+}

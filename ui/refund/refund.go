@@ -151,7 +151,7 @@ type Form struct {
 func NewRefundForm(c *common.Common, ch state.Charge) *Form {
 	f := &Form{c: c, charge: ch, Key: c.NewKey()}
 	mk := func(placeholder string, limit int) textinput.Model {
-		ti := textinput.New()
+		ti := common.NewInput()
 		ti.Prompt = ""
 		ti.Placeholder = placeholder
 		ti.CharLimit = limit
@@ -488,3 +488,6 @@ func (f *Form) View() string {
 	}
 	return lipgloss.Place(f.width, f.height, lipgloss.Center, lipgloss.Center, box.Render(b.String()))
 }
+
+// ClockKey says nothing on the form changes with the clock (see common.Clocked).
+func (f *Form) ClockKey(time.Time) string { return "" }

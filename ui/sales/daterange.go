@@ -28,7 +28,7 @@ type RangeForm struct {
 
 func newRangeForm(c *common.Common, p state.Period) *RangeForm {
 	mk := func(t time.Time) textinput.Model {
-		ti := textinput.New()
+		ti := common.NewInput()
 		ti.Prompt = ""
 		ti.Placeholder = "dd/mm/aaaa"
 		ti.CharLimit = 10
@@ -155,3 +155,6 @@ func (f *RangeForm) View() string {
 	b.WriteString("\n" + st.Muted.Render(tr.T("daterange.both_days_included_enter_applies_esc")))
 	return lipgloss.Place(f.width, f.height, lipgloss.Center, lipgloss.Center, st.Overlay.Render(b.String()))
 }
+
+// ClockKey says nothing on the form changes with the clock (see common.Clocked).
+func (f *RangeForm) ClockKey(time.Time) string { return "" }

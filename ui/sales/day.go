@@ -552,3 +552,7 @@ func newPeriodPicker(c *common.Common, days, back int, custom bool) *common.Pick
 	p.CloseOnChoose = true
 	return p
 }
+
+// ClockKey is what of the view changes with the clock (see common.Clocked): the minute ("vs
+// yesterday until 15:04") and the day (today's period).
+func (v *DayView) ClockKey(now time.Time) string { return common.MinuteKey(now, v.c.Loc) }

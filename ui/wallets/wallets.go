@@ -4,6 +4,7 @@ package wallets
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -478,7 +479,7 @@ func (v *View) openForm() tea.Cmd {
 		return common.AnswerStatus(tr.T("wallets.this_profile_is_read_only_creating"), common.StatusError)
 	}
 	mk := func(placeholder string, limit int) textinput.Model {
-		ti := textinput.New()
+		ti := common.NewInput()
 		ti.Prompt = ""
 		ti.Placeholder = placeholder
 		ti.CharLimit = limit
@@ -933,7 +934,7 @@ func (v *View) topLines(w int) []string {
 	default:
 		line := st.Bold.Render(tr.N("wallets.wallets_n", len(v.Rows))) + st.Muted.Render(" · "+tr.F("wallets.active", v.c.App.Wallet))
 		age := now.Sub(v.loadedAt)
-		ageText := " · " + tr.F("wallets.updated_ago", common.HumanDuration(age))
+		ageText := " · " + tr.F("wallets.updated_ago", common.HumanAge(age))
 		if age > walletsStaleAfter {
 			line += st.Warn.Render(ageText + " (" + tr.T("wallets.stale") + ")")
 		} else {
@@ -1017,7 +1018,7 @@ func (v *View) detailLines(w int) []string {
 		if bal.UpdatedAt != nil {
 			segs = append(segs, st.Muted.Render(tr.F("wallets.as_of", bal.UpdatedAt.In(v.c.Loc).Format("02/01 15:04"))))
 		}
-		segs = append(segs, st.Muted.Render(tr.F("wallets.read_ago", common.HumanDuration(v.c.Now().Sub(b.at)))))
+		segs = append(segs, st.Muted.Render(tr.F("wallets.read_ago", common.HumanAge(v.c.Now().Sub(b.at)))))
 		out = append(out, common.PackSegments(segs, st.Muted.Render(" · "), w, 2)...)
 		if b.status != "" {
 			text, sty := v.accountStatusText(b.status)
@@ -1182,3 +1183,16 @@ func (m BalanceMsg) ServiceErr() error { return m.Err }
 
 // ServiceErr is the outcome of the call to the service, for the header's light.
 func (m CreatedMsg) ServiceErr() error { return m.Err }
+
+// ClockKey is what of the view changes with the clock (see common.Clocked): how long ago the
+// list was read (and whether that is stale) and how long ago the selected wallet's balance was.
+func (v *View) ClockKey(now time.Time) string {
+	age := now.Sub(v.loadedAt)
+	key := fmt.Sprint(common.HumanAge(age), age > walletsStaleAfter)
+	if r, ok := v.SelectedLine(); ok {
+		if b := v.Bals[r.Ref]; b != nil {
+			key += " " + common.HumanAge(now.Sub(b.at))
+		}
+	}
+	return key
+}

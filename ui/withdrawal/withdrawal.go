@@ -235,7 +235,7 @@ type Form struct {
 func NewWithdrawalForm(c *common.Common, wallet string, spendable *api.Money, readAt time.Time) *Form {
 	f := &Form{c: c, wallet: state.NormalizeWallet(wallet), spendable: spendable, readAt: readAt, Key: c.NewKey(), keyType: 2}
 	mk := func(placeholder string, limit int) textinput.Model {
-		ti := textinput.New()
+		ti := common.NewInput()
 		ti.Prompt = ""
 		ti.Placeholder = placeholder
 		ti.CharLimit = limit
@@ -612,7 +612,7 @@ func (f *Form) View() string {
 	}
 	bal := st.Warn.Render(tr.T("withdrawal.unknown_r_in_the_wallets_view"))
 	if f.spendable != nil {
-		bal = st.Bold.Render(f.spendable.BRL()) + st.Muted.Render(" · "+tr.F("withdrawal.read_ago", common.HumanDuration(f.c.Now().Sub(f.readAt))))
+		bal = st.Bold.Render(f.spendable.BRL()) + st.Muted.Render(" · "+tr.F("withdrawal.read_ago", common.HumanAge(f.c.Now().Sub(f.readAt))))
 	}
 	line(tr.T("withdrawal.wallet"), st.Value.Render(common.Sanitize(f.wallet))+" · "+tr.T("withdrawal.spendable")+bal)
 	emit("")
@@ -701,4 +701,13 @@ func (f *Form) View() string {
 		box = st.ConfirmBox
 	}
 	return lipgloss.Place(f.width, f.height, lipgloss.Center, lipgloss.Center, box.Render(b.String()))
+}
+
+// ClockKey is what of the form changes with the clock (see common.Clocked): how long ago the
+// spendable balance was read.
+func (f *Form) ClockKey(now time.Time) string {
+	if f.spendable == nil {
+		return ""
+	}
+	return common.HumanAge(now.Sub(f.readAt))
 }
