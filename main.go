@@ -238,9 +238,16 @@ func runDashboard(ctx context.Context, o dashboardFlags, stderr io.Writer) error
 	// The terminal's background (asked once, before the program runs): without colours the QR
 	// is drawn in the terminal's own colours and needs to know which is the light one.
 	opts.DarkBackground = lipgloss.HasDarkBackground()
+	stopProfiling, err := startProfiling(os.Getenv) // a developer's switch (main_profile.go)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
 	m := ui.New(opts)
 	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
 	m.Close()
+	if perr := stopProfiling(); perr != nil {
+		fmt.Fprintf(stderr, "pixdash: profiling: %v\n", perr)
+	}
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return &exitError{code: exitFailure, err: err}
 	}

@@ -44,6 +44,20 @@ const (
 	targetPendingKey = 50 * time.Millisecond
 )
 
+// scaleOnly is PIXDASH_SCALE_ONLY: "cpu" ends the floods after the CPU at 100 events/s (a
+// developer's loop on target 3b, with PIXDASH_SCALE_STEPS=3).
+func scaleOnly() string { return os.Getenv("PIXDASH_SCALE_ONLY") }
+
+// scaleProfiling passes PIXDASH_SCALE_PPROF (a directory) to the session's dashboard as its
+// profiling switch (main_profile.go): cpu.pprof and allocs.pprof there, written when it quits.
+func scaleProfiling() []string {
+	dir := os.Getenv("PIXDASH_SCALE_PPROF")
+	if dir == "" {
+		return nil
+	}
+	return []string{"PIXDASH_CPUPROFILE=" + filepath.Join(dir, "cpu.pprof"), "PIXDASH_ALLOCPROFILE=" + filepath.Join(dir, "allocs.pprof")}
+}
+
 // pacedResult is what a paced flood did.
 type pacedResult struct {
 	rate                 int
@@ -199,6 +213,9 @@ func scaleFloods(t *testing.T, rep *scaleReport, sz scaleSize, u *scaleUI, child
 		fmt.Sprintf("%.1f%% of a core (waiting for a CPU %.1f%%); %s", 100*share, 100*waiting, r100), fmt.Sprintf("≤ %.0f%%", 100*targetCPUPerEvent),
 		share <= targetCPUPerEvent && r100.failed == 0)
 	sent := r100.sent
+	if scaleOnly() == "cpu" {
+		return sent
+	}
 
 	for _, ph := range []struct {
 		rate     int

@@ -271,9 +271,12 @@ func loadAvg() string {
 
 // ---- the dashboard under a pseudo-terminal (targets 1 to 3) ----
 
-// buildPixdash builds the dashboard binary from the module root.
+// buildPixdash builds the dashboard binary from the module root (or takes PIXDASH_SCALE_BIN).
 func buildPixdash(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("PIXDASH_SCALE_BIN"); bin != "" {
+		return bin // a binary built elsewhere (another branch's, side by side)
+	}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("no go tool to build the dashboard: %v", err)
@@ -742,7 +745,7 @@ func scaleDashboard(t *testing.T, rep *scaleReport, sz scaleSize, script, bin, h
 	// One session: memory and key → repaint, idle then under a webhook flood.
 	// Its Go runtime traces each GC to a file (stderr), which tells the Go heap from the rest.
 	gcLog := filepath.Join(home, "gctrace.log")
-	p := startPty(t, script, bin+" --profile "+scaleProfile+" 2>"+gcLog, append(env, "GODEBUG=gctrace=1"), home)
+	p := startPty(t, script, bin+" --profile "+scaleProfile+" 2>"+gcLog, append(append(env, "GODEBUG=gctrace=1"), scaleProfiling()...), home)
 	if _, ok := p.waitText(0, genSentinel, 60*time.Second); !ok {
 		p.quit(0)
 		t.Fatalf("no first frame: %s", p.tail())

@@ -449,51 +449,98 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// engineMsg is one report of the session's engine (gen: the session it belongs to).
+// engineMsg is a burst of the session's engine's reports, in the order they happened (gen:
+// the session they belong to): the root handles them as one message, so a burst is drawn as
+// one frame, not one per report (issue 27).
 type engineMsg struct {
 	gen uint64
-	r   workflow.Report
+	rs  []workflow.Report
 }
 
-// waitEngine starts the session's engine (once) and waits for its next report; it is
-// re-armed after each. It returns nil when the engine stops (the session was replaced).
+// Gathering the engine's reports (waitEngine): after the first report of a burst, the ones
+// that follow within engineGather join it, up to maxEngineBatch. The terminal shows at most 60
+// frames a second, so a gather of about one frame delays nothing the merchant could see.
+const (
+	engineGather   = 16 * time.Millisecond
+	maxEngineBatch = 256
+)
+
+// waitEngine starts the session's engine (once) and waits for its next reports (a burst:
+// gatherReports); it is re-armed after each. It returns nil when the engine stops (the session
+// was replaced).
 func (m *Model) waitEngine() tea.Cmd {
 	gen, eng := m.app.Gen, m.eng
 	return func() tea.Msg {
 		eng.Start()
 		select {
 		case r := <-eng.Reports():
-			return engineMsg{gen: gen, r: r}
+			return engineMsg{gen: gen, rs: gatherReports(eng, r, engineGather, maxEngineBatch)}
 		case <-eng.Done():
 			return nil
 		}
 	}
 }
 
-// onEngine turns an engine's report into the root's message for it, handles that and waits
-// for the next report.
+// gatherReports returns first and the reports eng delivers within d after it, at most `most` in
+// all; it returns early when the engine stops (what was gathered is still handled).
+func gatherReports(eng sessionEngine, first workflow.Report, d time.Duration, most int) []workflow.Report {
+	rs := []workflow.Report{first}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for len(rs) < most {
+		select {
+		case r := <-eng.Reports():
+			rs = append(rs, r)
+		case <-t.C:
+			return rs
+		case <-eng.Done():
+			return rs
+		}
+	}
+	return rs
+}
+
+// quietReports reports whether handling rs can change only what the frame's clock key covers
+// (quietMsg): they are all failed read-backs of events, which move the header's service light
+// and, on a last attempt, the status line. Under a flood against a service that cannot be
+// reached, they are most of the engine's reports (issue 27).
+func quietReports(rs []workflow.Report) bool {
+	for _, r := range rs {
+		if c, ok := r.(workflow.EventConfirmed); !ok || c.Err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// onEngine turns each of the engine's reports into the root's message for it and handles
+// them in order, then waits for the next reports.
 func (m *Model) onEngine(msg engineMsg) tea.Cmd {
 	if msg.gen != m.app.Gen {
 		return nil // a replaced session's engine: it is closing
 	}
-	var inner tea.Msg
-	switch r := msg.r.(type) {
-	case workflow.ChargeChanged:
-		inner = txFrom(msg.gen, r)
-	case workflow.Events:
-		inner = eventsFrom(msg.gen, r)
-	case workflow.EventConfirmed:
-		inner = eventConfirmedMsg{gen: msg.gen, ev: r.Event, conf: r.Conf, attempt: r.Attempt, err: r.Err}
-	case workflow.RecoveryDone:
-		inner = recoveredFrom(msg.gen, r)
-	case workflow.OnPaidDone:
-		inner = onPaidMsg{gen: msg.gen, res: r.Result}
+	// Each report goes straight to its handler (no tea.Msg in between: a read-back's report
+	// carries two charges, and a flood brings thousands a second).
+	cmds := make([]tea.Cmd, 0, len(msg.rs)+1)
+	for _, r := range msg.rs {
+		var cmd tea.Cmd
+		switch r := r.(type) {
+		case workflow.ChargeChanged:
+			cmd = m.onTx(txFrom(msg.gen, r))
+		case workflow.Events:
+			cmd = m.onEvents(eventsFrom(msg.gen, r))
+		case workflow.EventConfirmed:
+			cmd = m.onConfirmed(eventConfirmedMsg{gen: msg.gen, ev: r.Event, conf: r.Conf, attempt: r.Attempt, err: r.Err})
+		case workflow.RecoveryDone:
+			cmd = m.onRecovered(recoveredFrom(msg.gen, r))
+		case workflow.OnPaidDone:
+			cmd = m.onOnPaid(onPaidMsg{gen: msg.gen, res: r.Result})
+		}
+		if cmd != nil {
+			cmds = append(cmds, cmd)
+		}
 	}
-	var cmd tea.Cmd
-	if inner != nil {
-		cmd, _ = m.updateWorkflow(inner)
-	}
-	return tea.Batch(cmd, m.waitEngine())
+	return tea.Batch(append(cmds, m.waitEngine())...)
 }
 
 // updateWorkflow handles the replies of the workflow commands (charges, polls, events,
@@ -522,6 +569,7 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			return nil, true
 		}
 		m.app.SeenCharges, m.app.SeenEvents = msg.ChargesVer, msg.EventsVer
+		m.changeAt = time.Now()
 		// Only the view on screen reads again; the others read when shown (activate).
 		return tea.Batch(m.tell(m.activePane(), msg), m.waitChange()), true
 	case eventsMsg:

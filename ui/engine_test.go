@@ -100,7 +100,7 @@ func TestEngineReportsBecomeMessages(t *testing.T) {
 		walk(cmd)
 		return found
 	}
-	_, cmd := m.Update(engineMsg{gen: m.app.Gen, r: workflow.RecoveryDone{Charges: workflow.Recovered{Pending: 2}}})
+	_, cmd := m.Update(engineMsg{gen: m.app.Gen, rs: []workflow.Report{workflow.RecoveryDone{Charges: workflow.Recovered{Pending: 2}}}})
 	if !armed(cmd) {
 		t.Fatal("the wait for the engine's next report was not armed again")
 	}
@@ -108,7 +108,7 @@ func TestEngineReportsBecomeMessages(t *testing.T) {
 		t.Fatalf("status %q", m.status.Text)
 	}
 	m.status = common.StatusMsg{}
-	if _, cmd := m.Update(engineMsg{gen: m.app.Gen + 1, r: workflow.RecoveryDone{Charges: workflow.Recovered{Pending: 2}}}); cmd != nil || m.status.Text != "" {
+	if _, cmd := m.Update(engineMsg{gen: m.app.Gen + 1, rs: []workflow.Report{workflow.RecoveryDone{Charges: workflow.Recovered{Pending: 2}}}}); cmd != nil || m.status.Text != "" {
 		t.Fatalf("a replaced engine's report was taken: %q", m.status.Text)
 	}
 }

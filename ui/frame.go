@@ -28,9 +28,11 @@ var frameCacheOff = false
 
 // quietMsg reports whether msg is one whose handling can change only what the clock key covers.
 func quietMsg(msg tea.Msg) bool {
-	switch msg.(type) {
+	switch msg := msg.(type) {
 	case common.TickMsg, linkSampledMsg, hubSampledMsg, storeRefreshedMsg, common.AddressedCmd:
 		return true
+	case engineMsg:
+		return quietReports(msg.rs)
 	}
 	return false
 }

@@ -116,6 +116,9 @@ type Model struct {
 	training           bool
 	reserveW, reserveH int
 
+	// changeAt is when the last StoreChangedMsg was handled (wall clock: waitChange's gap).
+	changeAt time.Time
+
 	// shown is the last frame built in Update, returned by View until a message may have
 	// changed the screen (see frameCache).
 	shown frameCache
@@ -136,16 +139,24 @@ type storeRefreshedMsg struct {
 // read again: under a flood of webhooks they read a few times a second, not once per commit.
 const storeChangeCoalesce = 100 * time.Millisecond
 
+// storeChangeGap is the least time between two reads of the lists when the store keeps
+// changing (a flood of webhooks): the charges list, the day's strip and the events view read
+// twice a second then, not ten times, and a change after a quiet spell still shows within
+// storeChangeCoalesce (issue 27).
+const storeChangeGap = 500 * time.Millisecond
+
 // waitChange waits for the next change of the session's store; it is re-armed after each.
 func (m *Model) waitChange() tea.Cmd {
 	gen, store, done := m.app.Gen, m.app.Sess.Store, m.app.Done
 	c0, e0 := m.app.SeenCharges, m.app.SeenEvents
+	last := m.changeAt
 	return func() tea.Msg {
 		changed := store.Changed()
 		if c, e := store.Versions(); c == c0 && e == e0 && !waitFor(done, changed) {
 			return nil
 		}
-		if !waitFor(done, time.After(storeChangeCoalesce)) {
+		wait := max(storeChangeCoalesce, storeChangeGap-time.Since(last))
+		if !waitFor(done, time.After(wait)) {
 			return nil
 		}
 		c1, e1 := store.Versions()

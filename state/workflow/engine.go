@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -392,7 +393,11 @@ func (e *Engine) run(j job) {
 	case jobPoll:
 		e.emit(e.poll(e.ctx, j.id, j.wallet))
 	case jobConfirm:
-		conf, err := e.Confirm(e.ctx, j.ev)
+		var conf state.Confirmation
+		err := e.outage(j.attempt)
+		if err == nil {
+			conf, err = e.Confirm(e.ctx, j.ev)
+		}
 		if e.ctx.Err() != nil {
 			return
 		}
@@ -410,6 +415,28 @@ func (e *Engine) run(j job) {
 		defer cancel()
 		_, _ = ReadBackBlocks(ctx, e.sess.Client, e.sess.Store, j.wallet) // a failure leaves the charges as they were
 	}
+}
+
+// outage returns, for a read-back that is not an event's last try, why the service cannot be
+// reached right now: the client holds no valid token, no exchange is in flight, and its last
+// exchange failed to reach the service (not a refusal) less than RetryBase ago. Such a try
+// would only dial a service known to be down and fail the same way: it counts as a failed try
+// and is retried as usual, and an event's last try always asks the service (issue 27: during an
+// outage a flood of events dialled it five times each). Time is the client's wall clock; a
+// failure it dates in the future or long ago skips nothing.
+func (e *Engine) outage(attempt int) error {
+	if attempt+1 >= MaxConfirmAttempts || e.sess.Client == nil {
+		return nil
+	}
+	st := e.sess.Client.TokenState()
+	now := time.Now()
+	if st.LastError == nil || st.Rejected || st.Refreshing || st.Valid(now) {
+		return nil
+	}
+	if ago := now.Sub(st.FailedAt); ago < 0 || ago >= e.opt.RetryBase {
+		return nil
+	}
+	return fmt.Errorf("the service could not be reached a moment ago, not asked again yet: %w", st.LastError)
 }
 
 // pollLoop queues the polls of the charges that are due, once each PollEvery.

@@ -322,6 +322,9 @@ func (v *View) accountStatus(ref string) api.AccountStatus {
 
 // Update handles a key or a reply meant for it.
 func (v *View) Update(msg tea.Msg) tea.Cmd {
+	if _, ok := msg.(common.EventMsg); ok {
+		return nil // webhook events are not the wallets' (issue 27: no work per event)
+	}
 	v.ver++
 	cmd := v.handle(msg)
 	v.place()

@@ -1,0 +1,283 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pixdash/api"
+	"pixdash/state"
+	"pixdash/state/workflow"
+	"pixdash/ui/common"
+)
+
+// errUnreachable is a read-back that did not reach the service.
+var errUnreachable = &url.Error{Op: "Get", URL: "http://127.0.0.1:9/v2/transactions/x", Err: errors.New("dial tcp 127.0.0.1:9: connection refused")}
+
+// chanEngine is a session engine whose reports a test queues by hand.
+type chanEngine struct {
+	sessionEngine
+	reports chan workflow.Report
+	done    chan struct{}
+}
+
+func (e *chanEngine) Start()                          {}
+func (e *chanEngine) Reports() <-chan workflow.Report { return e.reports }
+func (e *chanEngine) Done() <-chan struct{}           { return e.done }
+
+// A burst of the engine's reports reaches the root as one message (one frame), in order, at
+// most maxEngineBatch at a time; a report that comes later than engineGather after the first
+// waits for the next message.
+func TestEngineBurstIsOneMessage(t *testing.T) {
+	m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
+	t.Cleanup(m.eng.Close)
+	eng := &chanEngine{reports: make(chan workflow.Report, maxEngineBatch+100), done: make(chan struct{})}
+	m.eng = eng
+	n := maxEngineBatch + 44
+	for i := range n {
+		eng.reports <- workflow.EventConfirmed{Event: &api.Event{EventID: fmt.Sprint(i)}, Err: errUnreachable}
+	}
+	var got []workflow.Report
+	msgs := 0
+	for len(got) < n {
+		msg, ok := m.waitEngine()().(engineMsg)
+		if !ok {
+			t.Fatal("no engine message")
+		}
+		msgs++
+		got = append(got, msg.rs...)
+	}
+	if msgs != 2 {
+		t.Fatalf("%d reports came in %d messages, want 2 (at most %d a message)", n, msgs, maxEngineBatch)
+	}
+	for i, r := range got {
+		if id := r.(workflow.EventConfirmed).Event.EventID; id != fmt.Sprint(i) {
+			t.Fatalf("report %d is event %s: out of order", i, id)
+		}
+	}
+
+	// One report alone is handed over once the gather ends; a later one is the next message's.
+	eng.reports <- workflow.EventConfirmed{Event: &api.Event{EventID: "a"}, Err: errUnreachable}
+	go func() {
+		time.Sleep(10 * engineGather)
+		eng.reports <- workflow.EventConfirmed{Event: &api.Event{EventID: "b"}, Err: errUnreachable}
+	}()
+	t0 := time.Now()
+	first := m.waitEngine()().(engineMsg)
+	if len(first.rs) != 1 || time.Since(t0) > 5*engineGather {
+		t.Fatalf("a lone report: %d reports after %v", len(first.rs), time.Since(t0))
+	}
+	if second := m.waitEngine()().(engineMsg); len(second.rs) != 1 {
+		t.Fatalf("the later report: %d reports", len(second.rs))
+	}
+	close(eng.done)
+	if msg := m.waitEngine()(); msg != nil {
+		t.Fatalf("a stopped engine: %T", msg)
+	}
+}
+
+// Every report of a burst is handled (the last failed read-back of an event sets the status,
+// the events move the root's position) and the wait is armed once.
+func TestEngineBurstHandlesEveryReport(t *testing.T) {
+	m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
+	t.Cleanup(m.eng.Close)
+	ev := &api.Event{EventID: "e1", Kind: api.EventPaymentCompleted, TransactionID: "tx1"}
+	rs := []workflow.Report{
+		workflow.Events{Events: []*api.Event{ev}, Last: 7},
+		workflow.EventConfirmed{Event: ev, Attempt: 0, Err: errUnreachable},
+		workflow.EventConfirmed{Event: ev, Attempt: workflow.MaxConfirmAttempts - 1, Err: errUnreachable},
+	}
+	cmd := m.onEngine(engineMsg{gen: m.app.Gen, rs: rs})
+	if m.app.EventSeq != 7 {
+		t.Fatalf("EventSeq %d: the Events report was not handled", m.app.EventSeq)
+	}
+	if m.status.Text == "" || m.status.Kind != common.StatusWarn {
+		t.Fatalf("status %q: the last failed read-back was not handled", m.status.Text)
+	}
+	if cmd == nil {
+		t.Fatal("the wait for the next reports was not armed")
+	}
+}
+
+// A burst of payment webhooks against an unreachable service: the engine reads every event
+// back (one EventConfirmed each, a failure here), and the root gets them in a few messages,
+// not one (and one frame) per report.
+func TestPaymentBurstIsReadBackInFewMessages(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	in, err := s.Store.OpenIntake()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Session: s, Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
+	t.Cleanup(m.eng.Close)
+	engineOf(m).Start()
+	// The feed starts where the events end: wait for it before the burst.
+	time.Sleep(200 * time.Millisecond)
+	const n = 60
+	for i := range n {
+		raw, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("evt-burst-%03d", i), "event": api.EventPaymentCompleted,
+			"createdAt": goldenNow.Format(time.RFC3339), "transactionId": fmt.Sprintf("9f6c1a2e-0000-4000-8000-%012d", i), "amount": 12.34})
+		if err := in.Accept(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readBack := map[string]bool{}
+	msgs, events := 0, 0
+	deadline := time.After(20 * time.Second)
+	for len(readBack) < n {
+		got := make(chan any, 1)
+		go func() { got <- m.waitEngine()() }()
+		var msg any
+		select {
+		case msg = <-got:
+		case <-deadline:
+			t.Fatalf("after %d messages: %d of %d events read back", msgs, len(readBack), n)
+		}
+		em, ok := msg.(engineMsg)
+		if !ok {
+			t.Fatalf("%T", msg)
+		}
+		msgs++
+		for _, r := range em.rs {
+			switch r := r.(type) {
+			case workflow.Events:
+				events += len(r.Events)
+			case workflow.EventConfirmed:
+				if r.Attempt == 0 {
+					readBack[r.Event.EventID] = true
+				}
+			}
+		}
+		m.onEngine(em)
+	}
+	if events != n {
+		t.Fatalf("%d events reported, want %d", events, n)
+	}
+	// Each report was one message before (2n+ messages here); a gather is one frame at most.
+	if msgs > n/4 {
+		t.Fatalf("%d events and their %d read-backs came in %d messages, want at most %d", n, len(readBack), msgs, n/4)
+	}
+	t.Logf("%d events and their read-backs in %d messages", n, msgs)
+}
+
+// Bursts of failed read-backs (the service cannot be reached during a flood) build no frame
+// while the screen stays the same: they move only the header's light and, on a last attempt,
+// the status line (the frame's clock key). A burst with anything else in it is drawn.
+func TestFailedReadBacksBuildNoFrame(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	goldenCharges(t, s)
+	m := goldenModel(t, s, 120, 40)
+	t.Cleanup(m.eng.Close)
+	frames := countFrames(t)
+	fail := func(attempt int, ids ...string) engineMsg {
+		msg := engineMsg{gen: m.app.Gen}
+		for _, id := range ids {
+			msg.rs = append(msg.rs, workflow.EventConfirmed{Event: &api.Event{EventID: id, Kind: api.EventPaymentCompleted, TransactionID: "tx-" + id}, Attempt: attempt, Err: errUnreachable})
+		}
+		return msg
+	}
+	m.Update(fail(0, "e0"))
+	first := m.View()
+	if *frames != 1 {
+		t.Fatalf("the first burst built %d frames, want 1 (the light turned)", *frames)
+	}
+	for i := range 5 {
+		m.Update(fail(i%(workflow.MaxConfirmAttempts-1), "e1", "e2", "e3"))
+		if got := m.View(); got != first {
+			t.Fatalf("a burst of failed read-backs changed the screen:\n%s\nwant\n%s", got, first)
+		}
+	}
+	if *frames != 1 {
+		t.Fatalf("5 bursts of failed read-backs built %d more frames, want 0", *frames-1)
+	}
+	if fresh := m.render(); fresh != first {
+		t.Fatalf("the kept frame is not what a render draws:\n%s\nwant\n%s", first, fresh)
+	}
+
+	// A last attempt puts its failure on the status line: one frame, showing it.
+	*frames = 0
+	m.Update(fail(workflow.MaxConfirmAttempts-1, "e1"))
+	if v := m.View(); *frames != 1 || !strings.Contains(v, "connection refused") {
+		t.Fatalf("the last failure: %d frames, status %q", *frames, m.status.Text)
+	}
+
+	// Events in the burst: drawn, whatever they change.
+	*frames = 0
+	msg := fail(0, "e4")
+	msg.rs = append([]workflow.Report{workflow.Events{Events: []*api.Event{{EventID: "e4", Kind: api.EventPaymentCompleted}}, Last: 9}}, msg.rs...)
+	m.Update(msg)
+	m.View()
+	if *frames != 1 {
+		t.Fatalf("a burst with events built %d frames, want 1", *frames)
+	}
+}
+
+// Under a flood of store changes the lists read at most every storeChangeGap; a change after a
+// quiet spell is seen within storeChangeCoalesce.
+func TestStoreChangesUnderFloodReadTwiceASecond(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	goldenCharges(t, s)
+	m := goldenModel(t, s, 120, 40)
+	t.Cleanup(m.eng.Close)
+	ctx := context.Background()
+	touch := func(i int) {
+		if _, err := s.Store.UpsertCharge(ctx, state.Charge{ID: fmt.Sprintf("7f6c1a2e-0000-4000-8000-%012d", i), Amount: 100,
+			Status: api.StatusPending, CreatedAt: goldenNow, Wallet: api.WalletPrincipal}); err != nil {
+			t.Error(err)
+		}
+	}
+	// A flood: 120 writes 10 ms apart, the root handling each change it is told of.
+	stop := make(chan struct{})
+	go func() {
+		defer close(stop)
+		for i := range 120 {
+			touch(i)
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	var at []time.Time
+	for flooding := true; flooding; {
+		got := make(chan tea.Msg, 1)
+		go func() { got <- m.waitChange()() }()
+		select {
+		case msg := <-got:
+			cm, ok := msg.(common.StoreChangedMsg)
+			if !ok {
+				t.Fatalf("%T", msg)
+			}
+			at = append(at, time.Now())
+			m.Update(cm)
+		case <-stop:
+			flooding = false
+			select { // the last writes' change, if not seen yet
+			case <-got:
+			case <-time.After(2 * storeChangeGap):
+			}
+		}
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < storeChangeGap-20*time.Millisecond {
+			t.Fatalf("changes %d and %d were read %v apart under a flood, want ≥ %v", i-1, i, gap, storeChangeGap)
+		}
+	}
+	if span := at[len(at)-1].Sub(at[0]); len(at) > int(span/storeChangeGap)+1 {
+		t.Fatalf("%d reads in %v of changes", len(at), span)
+	}
+	// A quiet spell, then one change: seen within storeChangeCoalesce (and some slack).
+	time.Sleep(storeChangeGap)
+	t0 := time.Now()
+	go touch(1000)
+	if _, ok := m.waitChange()().(common.StoreChangedMsg); !ok {
+		t.Fatal("no store change")
+	}
+	if d := time.Since(t0); d > storeChangeCoalesce+150*time.Millisecond {
+		t.Fatalf("a lone change after a quiet spell was seen after %v", d)
+	}
+}
