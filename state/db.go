@@ -248,6 +248,8 @@ type writer struct {
 	// its commit (a failure fails the whole group); both on the writer's goroutine.
 	begin  func()
 	finish func(tx *sql.Tx) error
+	// label numbers the group's charges for the search index (labelSearchRows when nil).
+	label func(tx *sql.Tx) error
 }
 
 func newWriter(db *sql.DB, committed func()) *writer {
@@ -370,7 +372,11 @@ func (w *writer) try(jobs []*job) (int, error) {
 		}
 		j.after = after
 	}
-	if err := labelSearchRows(tx); err != nil {
+	label := w.label
+	if label == nil {
+		label = labelSearchRows
+	}
+	if err := label(tx); err != nil {
 		_ = tx.Rollback()
 		return -1, classify(err)
 	}

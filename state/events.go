@@ -138,6 +138,11 @@ func (c eventCounts) flush(tx *sql.Tx, add *sql.Stmt) error {
 // statements are the writer's prepared statements for what a webhook flood repeats.
 type statements struct {
 	insertEvent, copyEvent, addCounts *sql.Stmt
+	// unlabelled finds a charge without a search number (labelSearchRows, after every group).
+	unlabelled *sql.Stmt
+	// eventsAfter is EventsAfter's query, prepared on the readers (the engine's feed runs it
+	// at every commit of a flood).
+	eventsAfter *sql.Stmt
 }
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
@@ -148,13 +153,24 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 	if st.copyEvent, err = db.PrepareContext(ctx, `UPDATE events SET copies = copies + 1 WHERE event_id = ?`); err != nil {
 		return err
 	}
-	st.addCounts, err = db.PrepareContext(ctx, `INSERT INTO event_counts(wallet, kind, n) VALUES (?, ?, ?)
-		ON CONFLICT(wallet, kind) DO UPDATE SET n = n + excluded.n`)
+	if st.addCounts, err = db.PrepareContext(ctx, `INSERT INTO event_counts(wallet, kind, n) VALUES (?, ?, ?)
+		ON CONFLICT(wallet, kind) DO UPDATE SET n = n + excluded.n`); err != nil {
+		return err
+	}
+	st.unlabelled, err = db.PrepareContext(ctx, unlabelledSQL)
+	return err
+}
+
+// prepareReaders prepares the readers' repeated statements (each reader connection prepares
+// it once, when it first runs it).
+func (st *statements) prepareReaders(ctx context.Context, db *sql.DB) error {
+	var err error
+	st.eventsAfter, err = db.PrepareContext(ctx, `SELECT `+eventCols+` FROM events WHERE seq > ? ORDER BY seq LIMIT ?`)
 	return err
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.insertEvent, st.copyEvent, st.addCounts} {
+	for _, s := range []*sql.Stmt{st.insertEvent, st.copyEvent, st.addCounts, st.unlabelled, st.eventsAfter} {
 		if s != nil {
 			_ = s.Close()
 		}
@@ -494,7 +510,7 @@ func (s *Store) Event(ctx context.Context, id string) (EventEntry, bool, error) 
 // EventsAfter reads up to max events that arrived after the one at seq, oldest first: the
 // dashboard's feed of new events (from this process's receiver or another's).
 func (s *Store) EventsAfter(ctx context.Context, seq int64, max int) ([]EventEntry, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, max)
+	rows, err := s.stmts.eventsAfter.QueryContext(ctx, seq, max)
 	if err != nil {
 		return nil, classify(err)
 	}

@@ -27,10 +27,22 @@ const searchIDFor = `SELECT CASE
 // neighbours' numbers are next to each other), renumbering a few of its neighbours, and so
 // puts them in the search index. The store's writer runs it before each commit; it costs one
 // index probe when every charge has its number.
-func labelSearchRows(tx *sql.Tx) error {
+func labelSearchRows(tx *sql.Tx) error { return labelSearchRowsWith(tx, nil) }
+
+// unlabelledSQL finds a charge without a search number.
+const unlabelledSQL = `SELECT seq FROM charges WHERE fts_id IS NULL LIMIT 1`
+
+// labelSearchRowsWith is labelSearchRows with unlabelledSQL prepared (nil: parsed here), as
+// the writer runs it after every group of a flood.
+func labelSearchRowsWith(tx *sql.Tx, unlabelled *sql.Stmt) error {
 	for {
 		var seq int64
-		err := tx.QueryRow(`SELECT seq FROM charges WHERE fts_id IS NULL LIMIT 1`).Scan(&seq)
+		var err error
+		if unlabelled != nil {
+			err = tx.Stmt(unlabelled).QueryRow().Scan(&seq)
+		} else {
+			err = tx.QueryRow(unlabelledSQL).Scan(&seq)
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}

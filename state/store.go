@@ -246,7 +246,8 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 	s.recent.init()
 	s.checked = make(chan struct{})
 	close(s.checked) // until startCheck
-	if err := s.stmts.prepare(ctx, wdb); err != nil {
+	if err := errors.Join(s.stmts.prepare(ctx, wdb), s.stmts.prepareReaders(ctx, rdb)); err != nil {
+		s.stmts.close()
 		_ = wdb.Close()
 		if rdb != wdb {
 			_ = rdb.Close()
@@ -263,6 +264,7 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 	s.w = newWriter(wdb, func() { s.bump(); s.ckpt.committed() })
 	s.w.begin = func() { s.counts.reset() }
 	s.w.finish = func(tx *sql.Tx) error { return s.counts.flush(tx, s.stmts.addCounts) }
+	s.w.label = func(tx *sql.Tx) error { return labelSearchRowsWith(tx, s.stmts.unlabelled) }
 	return s, nil
 }
 
