@@ -493,11 +493,15 @@ func (s *Store) loadPending(ctx context.Context) error {
 // query must repeat it for SQLite to use the index.
 const pendingStates = `state IN ('pending', 'unknown')`
 
-// readPending reads the newest limit charges that are not final: their positions come from the
-// pending index alone (SQLite keeps only the newest limit while it walks it), then their rows.
+// readPendingSQL reads the newest charges that are not final: the first entries of the pending
+// index in the list's order (charges_pending_seq, migration 0013), walked backwards, however
+// many charges are pending.
+const readPendingSQL = `SELECT ` + chargeColsPlain + ` FROM charges INDEXED BY charges_pending_seq
+	WHERE ` + pendingStates + ` ORDER BY seq DESC LIMIT ?`
+
+// readPending reads the newest limit charges that are not final.
 func (s *Store) readPending(ctx context.Context, limit int) ([]Charge, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+chargeColsPlain+` FROM charges WHERE seq IN
-		(SELECT seq FROM charges INDEXED BY charges_pending WHERE `+pendingStates+` ORDER BY seq DESC LIMIT ?)`, limit)
+	rows, err := s.rdb.QueryContext(ctx, readPendingSQL, limit)
 	if err != nil {
 		return nil, classify(err)
 	}
