@@ -65,8 +65,6 @@ type Store struct {
 	w        *writer
 	polls    *pollSet
 	decoded  eventCache // the events written last, decoded (EventsAfter, EventWindow)
-	// refundFacts remembers the refund payloads the day's figures decoded (refundLines).
-	refundFacts refundMemo
 	// maxPolled is MaxPolled (smaller in tests).
 	maxPolled int
 	recent    recentCache
