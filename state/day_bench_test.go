@@ -225,8 +225,8 @@ var dayStatements = []struct {
 	{"created/rollup", createdRollupSQL, "PRIMARY KEY", false},
 	{"created/rollup/wallet", createdRollupSQL, "PRIMARY KEY", true},
 	{"med", medSQL, "INDEX charges_med", false},
-	{"refunds", refundLinesSQL, "INDEX refund_lines_at", false},
-	{"refunds/wallet", refundLinesSQL, "INDEX refund_lines_at", true},
+	{"refunds", refundLinesSQL, "COVERING INDEX refund_lines_at", false},
+	{"refunds/wallet", refundLinesSQL, "COVERING INDEX refund_lines_at", true},
 }
 
 // TestDayReportQueryPlans checks that DayReport's statements search their covering index
