@@ -591,3 +591,51 @@ func BenchmarkSalesRefunds(b *testing.B) {
 		})
 	}
 }
+
+// TestRefundLinesCheckedAndRepaired: a profile whose refund_lines lost a line fails the full
+// check (pixdash db check), naming the table, and Repair fills it again from the events.
+func TestRefundLinesCheckedAndRepaired(t *testing.T) {
+	dir := t.TempDir()
+	day := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	s, err := Open(ctx, dir, "loja", WithLocation(time.UTC), WithClock(func() time.Time { return day }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		id := fmt.Sprintf("evt-%d", i)
+		e, err := api.DecodeEvent([]byte(refundPayload(id, "", fmt.Sprintf("line-%d", i), fmt.Sprintf("tx-%d", i), "10.00", "0.20", day)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ApplyEvent(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetEventVerdict(ctx, id, VerdictConfirmed, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := refundLinesHeld(t, s.rdb)
+	if len(want) != 6 || s.Check(ctx, CheckPages) != nil {
+		t.Fatalf("%d lines, check %v", len(want), s.Check(ctx, CheckPages))
+	}
+	if _, err := s.wdb.Exec(`DELETE FROM refund_lines WHERE seq = 3`); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Check(ctx, CheckPages)
+	if err == nil || !strings.Contains(err.Error(), "table refund_lines lists 5 confirmed refunds where there are 6") {
+		t.Fatalf("the check after a line was lost: %v", err)
+	}
+	_ = s.Close()
+	rep, err := Repair(ctx, dir, "loja")
+	if err != nil || len(rep.Found) != 1 {
+		t.Fatalf("repair: %+v, %v", rep, err)
+	}
+	s, err = Open(ctx, dir, "loja", WithLocation(time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := refundLinesHeld(t, s.rdb); !reflect.DeepEqual(got, want) {
+		t.Errorf("after the repair: %v, want %v", got, want)
+	}
+}
