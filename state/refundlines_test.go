@@ -348,7 +348,9 @@ func TestRefundLinesEqualRecount(t *testing.T) {
 }
 
 // TestRefundLinesPlan: a period's lines are read from refund_lines_at in the order they are
-// returned (no sort), for every wallet and for one.
+// returned (no sort), for every wallet and for one; whether a refund line was counted already
+// is found by its id (before migration 0014 every confirmed refund of the wallet was read and
+// decoded at each refund confirmed).
 func TestRefundLinesPlan(t *testing.T) {
 	s := OpenMemory(WithLocation(time.UTC))
 	defer s.Close()
@@ -362,6 +364,13 @@ func TestRefundLinesPlan(t *testing.T) {
 		if !strings.Contains(plan, "SEARCH refund_lines USING COVERING INDEX refund_lines_at (received_at>? AND received_at<?)") || strings.Contains(plan, "TEMP B-TREE") {
 			t.Errorf("wallet %q: %s", wallet, plan)
 		}
+	}
+	plan, err := queryPlan(s, refundLineCountedSQL, []any{"line", "principal", "evt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "SEARCH r USING INDEX refund_lines_line (line_id=?)") || !strings.Contains(plan, "SEARCH e USING INTEGER PRIMARY KEY (rowid=?)") {
+		t.Errorf("the counted line: %s", plan)
 	}
 }
 

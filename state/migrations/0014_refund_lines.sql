@@ -28,6 +28,9 @@ CREATE TABLE IF NOT EXISTS refund_lines(
 -- the index alone: it holds every column the day's figures take (a row is about 60 bytes, a few
 -- thousand a month at 10M charges), so a period is one walk of adjacent index pages.
 CREATE INDEX IF NOT EXISTS refund_lines_at ON refund_lines(received_at, seq, wallet, charge_id, line_id, amount, fee);
+-- Whether a refund line was already counted by another event (confirmRefund: one line counts
+-- once), without decoding every confirmed refund of the wallet.
+CREATE INDEX IF NOT EXISTS refund_lines_line ON refund_lines(line_id);
 CREATE TRIGGER IF NOT EXISTS refund_lines_unconfirmed AFTER UPDATE OF verdict ON events
   WHEN old.verdict = 'confirmed' AND new.verdict IS NOT 'confirmed' BEGIN
   DELETE FROM refund_lines WHERE seq = old.seq;
