@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -700,9 +701,11 @@ func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]Ref
 		return nil, classify(err)
 	}
 	defer rows.Close()
-	// Sized for as many rows as the last read gave (the dashboard reads the same periods again):
-	// growing the maps and the slice row by row was a fifth of the read.
-	n := int(s.refundHint.Load())
+	// Sized for as many rows as the last read found per hour, over this period (the dashboard
+	// reads today and the last 7 or 30 days again and again): growing the maps and the slice row
+	// by row was a fifth of the read.
+	hours := max(p.To.Sub(p.From).Hours(), 1)
+	n := int(min(math.Float64frombits(s.refundRate.Load())*hours, 1<<20))
 	charges, lines := make(map[string]bool, n), make(map[string]bool, n)
 	var out []RefundLine
 	if n > 0 {
@@ -729,7 +732,7 @@ func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]Ref
 	if err := rows.Err(); err != nil {
 		return nil, classify(err)
 	}
-	s.refundHint.Store(int32(min(read, 1<<20)))
+	s.refundRate.Store(math.Float64bits(float64(read) / hours))
 	if len(out) == 0 {
 		return nil, nil
 	}

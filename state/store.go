@@ -57,8 +57,9 @@ type Store struct {
 	// noRollups makes DayReport read the charges' rows alone, as before the hourly rollups
 	// (migration 0010): the tests and benchmarks compare the two.
 	noRollups bool
-	// refundHint is how many lines the last read of a period's refunds gave (refundLines).
-	refundHint atomic.Int32
+	// refundRate is how many refund lines per hour the last read of a period found (float64
+	// bits): refundLines sizes its maps with it.
+	refundRate atomic.Uint64
 
 	wdb, rdb *sql.DB
 	ckpt     *checkpointer // nil in memory
