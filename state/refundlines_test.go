@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
@@ -207,7 +208,7 @@ func refundHistory(t *testing.T, s *Store, clk *testClock, n int, end time.Time,
 		}
 		if r.IntN(3) == 0 { // a verdict changed: any earlier event, pruned or not
 			id := ids[r.IntN(len(ids))]
-			if err := s.SetEventVerdict(ctx, id, verdicts[r.IntN(len(verdicts))], ""); err != nil && !strings.Contains(err.Error(), ErrUnknownEvent.Error()) {
+			if err := s.SetEventVerdict(ctx, id, verdicts[r.IntN(len(verdicts))], ""); err != nil && !errors.Is(err, ErrUnknownEvent) {
 				t.Fatal(err)
 			}
 		}
