@@ -422,8 +422,10 @@ func genBuild(dir string, charges, events int) error {
 	}
 	// Payment events were read back long ago, but for the last few.
 	err = s.write(bg, func(tx *sql.Tx) (func(), error) {
-		_, err := tx.Exec(`UPDATE events SET verdict = 'confirmed' WHERE payment = 1 AND seq <= (SELECT coalesce(max(seq), 0) - 20 FROM events)`)
-		return nil, err
+		if _, err := tx.Exec(`UPDATE events SET verdict = 'confirmed' WHERE payment = 1 AND seq <= (SELECT coalesce(max(seq), 0) - 20 FROM events)`); err != nil {
+			return nil, err
+		}
+		return nil, fillRefundLines(bg, tx) // the confirmed refunds' lines, as setVerdictTx writes them
 	})
 	if err != nil {
 		return err

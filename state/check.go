@@ -49,7 +49,7 @@ type indexCheck struct {
 
 // name is "index X" or "table X".
 func (c indexCheck) name() string {
-	if strings.HasPrefix(c.got, "SELECT count(*), 0 FROM "+c.index+" NOT INDEXED") || strings.HasSuffix(c.index, "_hours") || strings.HasSuffix(c.index, "_days") {
+	if strings.HasPrefix(c.got, "SELECT count(*), 0 FROM "+c.index+" NOT INDEXED") || strings.HasSuffix(c.index, "_hours") || strings.HasSuffix(c.index, "_days") || c.index == "refund_lines" {
 		return "table " + c.index
 	}
 	return "index " + c.index
@@ -85,6 +85,9 @@ var indexChecks = []indexCheck{
 	{"events_kind",
 		`SELECT count(*), 0 FROM events INDEXED BY events_kind`,
 		`SELECT coalesce(sum(n), 0), 0 FROM event_counts`, "events"},
+	{"refund_lines_at",
+		`SELECT count(*), coalesce(sum(amount), 0) FROM refund_lines INDEXED BY refund_lines_at`,
+		`SELECT count(*), coalesce(sum(amount), 0) FROM refund_lines NOT INDEXED`, "refund lines"},
 	{"withdrawals_wallet",
 		`SELECT count(*), 0 FROM withdrawals INDEXED BY withdrawals_wallet`,
 		`SELECT count(*), 0 FROM withdrawals NOT INDEXED`, "withdrawals"},
@@ -130,7 +133,7 @@ func inSchema(q, schema string) string {
 	if schema == "" {
 		return q
 	}
-	for _, t := range []string{"charges", "events", "withdrawals", "paid_counts", "charge_counts", "event_counts", "paid_hours", "created_hours", "paid_days", "created_days"} {
+	for _, t := range []string{"charges", "events", "refund_lines", "withdrawals", "paid_counts", "charge_counts", "event_counts", "paid_hours", "created_hours", "paid_days", "created_days"} {
 		q = strings.ReplaceAll(q, "FROM "+t+" ", "FROM "+schema+t+" ")
 		if strings.HasSuffix(q, "FROM "+t) {
 			q = strings.TrimSuffix(q, t) + schema + t
@@ -186,6 +189,13 @@ const (
 	CheckPages
 )
 
+// refundLinesCheck compares refund_lines with the refund_completed events it must hold, the
+// confirmed ones (migration 0014): one read of every refund event, as the pages' check is.
+var refundLinesCheck = indexCheck{"refund_lines",
+	`SELECT count(*), coalesce(sum(seq), 0) FROM refund_lines NOT INDEXED`,
+	`SELECT count(*), coalesce(sum(seq), 0) FROM events INDEXED BY events_kind WHERE kind = 'refund_completed' AND verdict = 'confirmed'`,
+	"confirmed refunds"}
+
 // tableChecks compare the tables' row counts with the trigger-kept counts.
 var tableChecks = []indexCheck{
 	{"charges", `SELECT count(*), 0 FROM charges NOT INDEXED`, `SELECT coalesce(sum(n), 0), 0 FROM charge_counts`, "charges"},
@@ -212,7 +222,7 @@ func check(ctx context.Context, db *sql.DB, file string, level CheckLevel) error
 	}
 	if level >= CheckPages {
 		// The search index's numbers: one full read of the charges, as the pages' check is.
-		more, err := compare(ctx, db, "", []indexCheck{searchOrderCheck})
+		more, err := compare(ctx, db, "", []indexCheck{searchOrderCheck, refundLinesCheck})
 		if err != nil {
 			return err
 		}
@@ -412,7 +422,7 @@ func copyTables(ctx context.Context, db *sql.DB, tmp string) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	problems, err := compare(ctx, db, "fresh.", append(append(indexChecks[:len(indexChecks):len(indexChecks)], tableChecks...), searchOrderCheck))
+	problems, err := compare(ctx, db, "fresh.", append(append(indexChecks[:len(indexChecks):len(indexChecks)], tableChecks...), searchOrderCheck, refundLinesCheck))
 	if err != nil {
 		return err
 	}
@@ -472,6 +482,13 @@ func rebuild(ctx context.Context, db *sql.DB) error {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", strings.Fields(q)[0], err)
 		}
+	}
+	// The confirmed refund lines, from their events' payloads.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM refund_lines`); err != nil {
+		return err
+	}
+	if err := fillRefundLines(ctx, tx); err != nil {
+		return fmt.Errorf("refund lines: %w", err)
 	}
 	// Search numbers missing or out of the list's order: numbered afresh, the index refilled.
 	var ordered, all int64

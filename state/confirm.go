@@ -288,27 +288,19 @@ func refundFits(line, ch *api.Transaction, amount api.Money) bool {
 }
 
 // refundLineCountedTx finds a confirmed refund_completed of wallet, other than eventID, that
-// counted refund line lineID; it returns that event's id and the charge it counted ("" when none).
+// counted refund line lineID (never "": a line without id is not read back); it returns that
+// event's id and the charge it counted ("" when none). The confirmed refunds' lines are in
+// refund_lines (migration 0014), found by line id, the first confirmed first.
+const refundLineCountedSQL = `SELECT e.event_id, e.transaction_id FROM refund_lines AS r INDEXED BY refund_lines_line
+	JOIN events AS e ON e.seq = r.seq WHERE r.line_id = ? AND r.wallet = ? AND e.event_id <> ? ORDER BY r.seq LIMIT 1`
+
 func refundLineCountedTx(tx *sql.Tx, lineID, eventID, wallet string) (string, string, error) {
-	rows, err := tx.Query(`SELECT event_id, transaction_id, raw FROM events INDEXED BY events_wallet
-		WHERE wallet = ? AND kind = 'refund_completed' AND verdict = 'confirmed' AND event_id <> ?`, wallet, eventID)
-	if err != nil {
-		return "", "", err
+	var id, charge string
+	err := tx.QueryRow(refundLineCountedSQL, lineID, wallet, eventID).Scan(&id, &charge)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", nil
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			id, charge string
-			raw        []byte
-		)
-		if err := rows.Scan(&id, &charge, &raw); err != nil {
-			return "", "", err
-		}
-		if ev, err := api.DecodeEvent(raw); err == nil && ev.ID == lineID {
-			return id, charge, nil
-		}
-	}
-	return "", "", rows.Err()
+	return id, charge, err
 }
 
 // expectedStatus is the transaction status a payment event claims.

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"pixdash/api"
@@ -658,9 +657,9 @@ const (
 	// medSQL reads the payments a MED block returned or holds through their partial index.
 	medSQL = `SELECT ` + chargeColsPlain + ` FROM charges INDEXED BY charges_med
 		WHERE paid_at >= ?1 AND paid_at < ?2 AND paid_at IS NOT NULL AND state IN ('returned', 'blocked')%s`
-	refundLinesSQL = `SELECT wallet, transaction_id, received_at, raw FROM events INDEXED BY events_day
-		WHERE ` + dayEventKinds + ` AND kind = 'refund_completed' AND verdict = 'confirmed'
-		AND received_at >= ?1 AND received_at < ?2%s ORDER BY received_at`
+	// refundLinesSQL reads the confirmed refund lines of a period (migration 0014) in arrival order.
+	refundLinesSQL = `SELECT wallet, charge_id, line_id, received_at, amount, fee FROM refund_lines INDEXED BY refund_lines_at
+		WHERE received_at >= ?1 AND received_at < ?2%s ORDER BY received_at, seq`
 )
 
 // dayStatement fills a statement for period p, kept to one wallet unless wallet is "".
@@ -693,7 +692,8 @@ type RefundLine struct {
 
 // refundLines reads the refund_completed events received in p that the service confirmed (the
 // refund line read back: ConfirmEvent), one per refunded charge and one per refund line (the
-// first wins when two name one charge or one line).
+// first wins when two name one charge or one line), from refund_lines (migration 0014), in the
+// order they arrived.
 func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]RefundLine, error) {
 	sqlText, args := dayStatement(refundLinesSQL, wallet, p)
 	rows, err := s.rdb.QueryContext(ctx, sqlText, args...)
@@ -701,83 +701,42 @@ func (s *Store) refundLines(ctx context.Context, wallet string, p Period) ([]Ref
 		return nil, classify(err)
 	}
 	defer rows.Close()
-	seen := map[string]bool{}
+	// Sized for as many rows as the last read found per hour, over this period (the dashboard
+	// reads today and the last 7 or 30 days again and again): growing the maps and the slice row
+	// by row was a fifth of the read.
+	hours := max(p.To.Sub(p.From).Hours(), 1)
+	n := int(min(math.Float64frombits(s.refundRate.Load())*hours, 1<<20))
+	charges, lines := make(map[string]bool, n), make(map[string]bool, n)
 	var out []RefundLine
+	if n > 0 {
+		out = make([]RefundLine, 0, n)
+	}
+	read := 0
 	for rows.Next() {
 		var (
-			l   RefundLine
-			at  int64
-			raw []byte
+			l           RefundLine
+			at          int64
+			amount, fee int64
 		)
-		if err := rows.Scan(&l.Wallet, &l.ChargeID, &at, &raw); err != nil {
+		if err := rows.Scan(&l.Wallet, &l.ChargeID, &l.LineID, &at, &amount, &fee); err != nil {
 			return nil, classify(err)
 		}
-		l.At = time.UnixMilli(at).In(s.loc)
-		if f := s.refundFacts.of(raw); f.ok {
-			l.Amount, l.LineID, l.FeeReported = f.amount, f.lineID, f.fee
-			if l.ChargeID == "" {
-				l.ChargeID = f.txID
-			}
-		}
-		if (l.ChargeID != "" && seen["c/"+l.ChargeID]) || (l.LineID != "" && seen["l/"+l.LineID]) {
+		read++
+		if (l.ChargeID != "" && charges[l.ChargeID]) || (l.LineID != "" && lines[l.LineID]) {
 			continue
 		}
-		seen["c/"+l.ChargeID], seen["l/"+l.LineID] = true, true
+		charges[l.ChargeID], lines[l.LineID] = true, true
+		l.At, l.Amount, l.FeeReported = time.UnixMilli(at).In(s.loc), api.Money(amount), api.Money(fee)
 		out = append(out, l)
 	}
-	return out, classify(rows.Err())
-}
-
-// refundMemo remembers what refund_completed payloads decode to, by their content: the Sales
-// view reads the same period's refunds again at every change, and decoding each payload was
-// most of that read. The key is the payload's hash and length, so an entry can only serve the
-// very bytes it was decoded from (a 64-bit hash: a false match is not a practical concern).
-// The zero value is ready.
-type refundMemo struct {
-	mu sync.Mutex
-	m  map[refundKey]refundFacts
-}
-
-type refundKey struct {
-	sum uint64
-	n   int
-}
-
-// refundFacts is what a refund line takes from its event's payload; ok is false when the
-// payload does not decode.
-type refundFacts struct {
-	ok           bool
-	amount, fee  api.Money
-	lineID, txID string
-}
-
-// refundMemoMax bounds the memo; past it, it starts afresh.
-const refundMemoMax = 1 << 15
-
-var refundSeed = maphash.MakeSeed()
-
-// of decodes raw, or returns what it decoded to before.
-func (m *refundMemo) of(raw []byte) refundFacts {
-	k := refundKey{maphash.Bytes(refundSeed, raw), len(raw)}
-	m.mu.Lock()
-	f, ok := m.m[k]
-	m.mu.Unlock()
-	if ok {
-		return f
+	if err := rows.Err(); err != nil {
+		return nil, classify(err)
 	}
-	if e, err := api.DecodeEvent(raw); err == nil {
-		f = refundFacts{ok: true, amount: e.Amount, lineID: e.ID, txID: e.TransactionID}
-		if e.FeeAmount >= 0 && e.FeeAmount <= e.Amount {
-			f.fee = e.FeeAmount
-		}
+	s.refundRate.Store(math.Float64bits(float64(read) / hours))
+	if len(out) == 0 {
+		return nil, nil
 	}
-	m.mu.Lock()
-	if m.m == nil || len(m.m) >= refundMemoMax {
-		m.m = make(map[refundKey]refundFacts)
-	}
-	m.m[k] = f
-	m.mu.Unlock()
-	return f
+	return out, nil
 }
 
 // refundsIn adds the refunds of p to the wallets' totals.

@@ -160,6 +160,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			_ = tx.Rollback()
 			return fmt.Errorf("migration %s: %w", path.Base(files[i]), err)
 		}
+		if post := migrationPost[path.Base(files[i])]; post != nil {
+			if err := post(ctx, tx); err != nil {
+				_ = tx.Rollback()
+				return fmt.Errorf("migration %s: %w", path.Base(files[i]), err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(i+1)); err != nil {
 			_ = tx.Rollback()
 			return err
@@ -175,6 +181,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 // only when it is missing, so the migration can run again over its own result.
 var migrationPrep = map[string]func(context.Context, *sql.Tx) error{
 	"0011_dense_search_ids.sql": addSearchIDColumn,
+}
+
+// migrationPost runs, in a migration's transaction after its SQL, what SQLite cannot compute:
+// filling a table from the events' payloads, decoded in Go (money is parsed exactly). Each
+// must be able to run again over its own result, as the SQL can.
+var migrationPost = map[string]func(context.Context, *sql.Tx) error{
+	"0014_refund_lines.sql": fillRefundLines,
 }
 
 // addSearchIDColumn adds charges.fts_id (migration 0011) unless it is there.

@@ -257,13 +257,23 @@ func (s *Store) SetEventVerdict(ctx context.Context, eventID string, v Verdict, 
 	})
 }
 
+// setVerdictTx records the verdict of event eventID in tx; a refund_completed confirmed gets its
+// line in refund_lines in the same transaction (a verdict moving away from confirmed takes it
+// out: a trigger of migration 0014).
 func setVerdictTx(tx *sql.Tx, eventID string, v Verdict, reason string) error {
-	res, err := tx.Exec(`UPDATE events SET verdict = ?, verdict_reason = ? WHERE event_id = ?`, string(v), reason, eventID)
+	var (
+		seq  int64
+		kind string
+	)
+	err := tx.QueryRow(`UPDATE events SET verdict = ?, verdict_reason = ? WHERE event_id = ? RETURNING seq, kind`, string(v), reason, eventID).Scan(&seq, &kind)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %q", ErrUnknownEvent, eventID)
+	}
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%w: %q", ErrUnknownEvent, eventID)
+	if v == VerdictConfirmed && api.EventKind(kind) == api.EventRefundCompleted {
+		return putRefundLineTx(tx, seq)
 	}
 	return nil
 }

@@ -237,29 +237,27 @@ func TestEventCacheServesOnlyItsPayload(t *testing.T) {
 	check("second", 10)
 }
 
-// TestRefundMemo: the memo of refund payloads answers what a decode answers, for each payload
-// apart, the second time too; one that does not decode is remembered as such.
-func TestRefundMemo(t *testing.T) {
-	var m refundMemo
+// TestRefundLineOf: a refund line takes from its event's payload the amount, the reported fee
+// (only between 0 and the amount), the line id and, when the event row names no charge, the
+// payload's transactionId; a payload that does not decode gives the row's charge alone.
+func TestRefundLineOf(t *testing.T) {
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	a := []byte(refundPayload("evt-a", "", "line-a", "tx-a", "10.00", "0.50", at))
 	b := []byte(refundPayload("evt-b", "loja", "line-b", "tx-b", "12.34", "", at))
-	for range 2 {
-		for _, c := range []struct {
-			raw  []byte
-			want refundFacts
-		}{
-			{a, refundFacts{ok: true, amount: 1000, fee: 50, lineID: "line-a", txID: "tx-a"}},
-			{b, refundFacts{ok: true, amount: 1234, lineID: "line-b", txID: "tx-b"}},
-			{[]byte(`{"event":`), refundFacts{}},
-		} {
-			if got := m.of(c.raw); got != c.want {
-				t.Errorf("%s: %+v, want %+v", c.raw, got, c.want)
-			}
+	big := []byte(refundPayload("evt-c", "", "line-c", "tx-c", "1.00", "2.00", at))
+	for _, c := range []struct {
+		txID string
+		raw  []byte
+		want refundRow
+	}{
+		{"", a, refundRow{wallet: "w", received: 7, amount: 1000, fee: 50, lineID: "line-a", chargeID: "tx-a"}},
+		{"tx-row", b, refundRow{wallet: "w", received: 7, amount: 1234, lineID: "line-b", chargeID: "tx-row"}},
+		{"", big, refundRow{wallet: "w", received: 7, amount: 100, lineID: "line-c", chargeID: "tx-c"}},
+		{"tx-x", []byte(`{"event":`), refundRow{wallet: "w", received: 7, chargeID: "tx-x"}},
+	} {
+		if got := refundLineOf("w", c.txID, 7, c.raw); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.raw, got, c.want)
 		}
-	}
-	if len(m.m) != 3 {
-		t.Errorf("the memo holds %d payloads, want 3", len(m.m))
 	}
 }
 

@@ -57,6 +57,9 @@ type Store struct {
 	// noRollups makes DayReport read the charges' rows alone, as before the hourly rollups
 	// (migration 0010): the tests and benchmarks compare the two.
 	noRollups bool
+	// refundRate is how many refund lines per hour the last read of a period found (float64
+	// bits): refundLines sizes its maps with it.
+	refundRate atomic.Uint64
 
 	wdb, rdb *sql.DB
 	ckpt     *checkpointer // nil in memory
@@ -65,8 +68,6 @@ type Store struct {
 	w        *writer
 	polls    *pollSet
 	decoded  eventCache // the events written last, decoded (EventsAfter, EventWindow)
-	// refundFacts remembers the refund payloads the day's figures decoded (refundLines).
-	refundFacts refundMemo
 	// maxPolled is MaxPolled (smaller in tests).
 	maxPolled int
 	recent    recentCache
