@@ -117,8 +117,9 @@ type Events struct {
 }
 
 // EventConfirmed is the service's answer to a payment event read back (state.ConfirmEvent).
-// Attempt counts the tries before this one; a failure with Attempt+1 == MaxConfirmAttempts
-// is the last (the engine tries again otherwise).
+// Attempt counts the tries before this one, reported or not (a try skipped while the service
+// is known to be down counts but is not reported: retryConfirm); a failure with Attempt+1 ==
+// MaxConfirmAttempts is the last (the engine tries again otherwise).
 type EventConfirmed struct {
 	Event   *api.Event
 	Conf    state.Confirmation
@@ -393,28 +394,42 @@ func (e *Engine) run(j job) {
 	case jobPoll:
 		e.emit(e.poll(e.ctx, j.id, j.wallet))
 	case jobConfirm:
-		var conf state.Confirmation
-		err := e.outage(j.attempt)
-		if err == nil {
-			conf, err = e.Confirm(e.ctx, j.ev)
+		if e.outage(j.attempt) != nil {
+			e.retryConfirm(j.ev, j.attempt+1)
+			return
 		}
+		conf, err := e.Confirm(e.ctx, j.ev)
 		if e.ctx.Err() != nil {
 			return
 		}
 		e.emit(EventConfirmed{Event: j.ev, Conf: conf, Attempt: j.attempt, Err: err})
 		if err != nil && j.attempt+1 < MaxConfirmAttempts {
-			ev, n, pause := j.ev, j.attempt+1, e.opt.RetryBase<<j.attempt
-			e.goRun(func() {
-				if e.sleep(pause) {
-					e.queueConfirm(ev, n)
-				}
-			})
+			e.retryConfirm(j.ev, j.attempt+1)
 		}
 	case jobBlocks:
 		ctx, cancel := e.call(e.ctx)
 		defer cancel()
 		_, _ = ReadBackBlocks(ctx, e.sess.Client, e.sess.Store, j.wallet) // a failure leaves the charges as they were
 	}
+}
+
+// retryConfirm tries the read-back of ev again after its pause (attempt n: the tries before).
+// A try that outage skips counts as a failed try without a report or a trip through the queue
+// (the header's light already says the service cannot be reached, and under a flood against a
+// service that is down those tries were most of the engine's work and of its reports); the
+// pauses go on, and the first try that asks the service, at the latest the last, is queued.
+func (e *Engine) retryConfirm(ev *api.Event, n int) {
+	e.goRun(func() {
+		for ; n < MaxConfirmAttempts; n++ {
+			if !e.sleep(e.opt.RetryBase << (n - 1)) {
+				return
+			}
+			if e.outage(n) == nil {
+				e.queueConfirm(ev, n)
+				return
+			}
+		}
+	})
 }
 
 // outage returns, for a read-back that is not an event's last try, why the service cannot be
