@@ -208,14 +208,50 @@ func TestFailedReadBacksBuildNoFrame(t *testing.T) {
 		t.Fatalf("the last failure: %d frames, status %q", *frames, m.status.Text)
 	}
 
-	// Events in the burst: drawn, whatever they change.
+	// New events in the burst that nothing on screen takes as its own (the charges list is on
+	// screen): no frame either.
 	*frames = 0
+	before := m.View()
 	msg := fail(0, "e4")
-	msg.rs = append([]workflow.Report{workflow.Events{Events: []*api.Event{{EventID: "e4", Kind: api.EventPaymentCompleted}}, Last: 9}}, msg.rs...)
+	msg.rs = append([]workflow.Report{workflow.Events{Events: []*api.Event{{EventID: "e4", Kind: api.EventPaymentCompleted, TransactionID: "tx-e4"}}, Last: 9}}, msg.rs...)
 	m.Update(msg)
+	if got := m.View(); *frames != 0 || got != before {
+		t.Fatalf("a burst of events the screen does not show built %d frames", *frames)
+	}
+	if fresh := m.render(); fresh != before {
+		t.Fatalf("the kept frame is not what a render draws after the events:\n%s\nwant\n%s", before, fresh)
+	}
+}
+
+// New events build a frame when something on screen takes them: the inspector showing the
+// transaction an event is about reads it again and says so; a failed read of the events puts
+// it on the status line.
+func TestEventsShownOnScreenBuildAFrame(t *testing.T) {
+	m := goldenModel(t, goldenSession(t, api.Sandbox), 120, 40)
+	t.Cleanup(m.eng.Close)
+	tx := goldenTransferTx()
+	showLookup(t, m, "ref", "loja-centro", tx, state.Charge{}, false, nil)
+	frames := countFrames(t)
+	events := func(ev ...*api.Event) engineMsg {
+		return engineMsg{gen: m.app.Gen, rs: []workflow.Report{workflow.Events{Events: ev, Last: 10}}}
+	}
+	// The first quiet message after the lookup keeps the frame it builds (frameCache).
+	m.Update(events(&api.Event{EventID: "other-0", Kind: api.EventPaymentCompleted, TransactionID: "another-tx"}))
 	m.View()
-	if *frames != 1 {
-		t.Fatalf("a burst with events built %d frames, want 1", *frames)
+	*frames = 0
+	m.Update(events(&api.Event{EventID: "other", Kind: api.EventPaymentCompleted, TransactionID: "another-tx"}))
+	m.View()
+	if *frames != 0 {
+		t.Fatalf("an event about another transaction built %d frames", *frames)
+	}
+	m.Update(events(&api.Event{EventID: "mine", Kind: api.EventPaymentCompleted, TransactionID: tx.ID}))
+	if v := m.View(); *frames != 1 || !strings.Contains(v, "refreshing…") {
+		t.Fatalf("an event about the transaction on screen: %d frames\n%s", *frames, v)
+	}
+	*frames = 0
+	m.Update(engineMsg{gen: m.app.Gen, rs: []workflow.Report{workflow.Events{Last: 10, Err: errors.New("disk I/O error")}}})
+	if v := m.View(); *frames != 1 || !strings.Contains(v, "disk I/O error") {
+		t.Fatalf("a failed read of the events: %d frames\n%s", *frames, v)
 	}
 }
 
