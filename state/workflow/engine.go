@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -394,7 +393,7 @@ func (e *Engine) run(j job) {
 	case jobPoll:
 		e.emit(e.poll(e.ctx, j.id, j.wallet))
 	case jobConfirm:
-		if e.outage(j.attempt) != nil {
+		if e.outage(j.attempt) {
 			e.retryConfirm(j.ev, j.attempt+1)
 			return
 		}
@@ -424,7 +423,7 @@ func (e *Engine) retryConfirm(ev *api.Event, n int) {
 			if !e.sleep(e.opt.RetryBase << (n - 1)) {
 				return
 			}
-			if e.outage(n) == nil {
+			if !e.outage(n) {
 				e.queueConfirm(ev, n)
 				return
 			}
@@ -432,26 +431,24 @@ func (e *Engine) retryConfirm(ev *api.Event, n int) {
 	})
 }
 
-// outage returns, for a read-back that is not an event's last try, why the service cannot be
-// reached right now: the client holds no valid token, no exchange is in flight, and its last
-// exchange failed to reach the service (not a refusal) less than RetryBase ago. Such a try
+// outage reports, for a read-back that is not an event's last try, whether the service cannot
+// be reached right now: the client holds no valid token, no exchange is in flight, and its
+// last exchange failed to reach the service (not a refusal) less than RetryBase ago. Such a try
 // would only dial a service known to be down and fail the same way: it counts as a failed try
-// and is retried as usual, and an event's last try always asks the service (issue 27: during an
-// outage a flood of events dialled it five times each). Time is the client's wall clock; a
-// failure it dates in the future or long ago skips nothing.
-func (e *Engine) outage(attempt int) error {
+// (retryConfirm), and an event's last try always asks the service (issue 27: during an outage
+// a flood of events dialled it five times each). Time is the client's wall clock; a failure it
+// dates in the future or long ago skips nothing.
+func (e *Engine) outage(attempt int) bool {
 	if attempt+1 >= MaxConfirmAttempts || e.sess.Client == nil {
-		return nil
+		return false
 	}
 	st := e.sess.Client.TokenState()
 	now := time.Now()
 	if st.LastError == nil || st.Rejected || st.Refreshing || st.Valid(now) {
-		return nil
+		return false
 	}
-	if ago := now.Sub(st.FailedAt); ago < 0 || ago >= e.opt.RetryBase {
-		return nil
-	}
-	return fmt.Errorf("the service could not be reached a moment ago, not asked again yet: %w", st.LastError)
+	ago := now.Sub(st.FailedAt)
+	return ago >= 0 && ago < e.opt.RetryBase
 }
 
 // pollLoop queues the polls of the charges that are due, once each PollEvery.
