@@ -62,7 +62,11 @@ func (c *checkpointer) committed() {
 	if c == nil {
 		return
 	}
-	c.commits.Add(1)
+	// The checkpointer needs waking only for the first commit after a checkpoint (it starts
+	// gathering) and when checkpointCommits gathered: not for each of a trickle's commits.
+	if n := c.commits.Add(1); n != 1 && n != checkpointCommits {
+		return
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
