@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"database/sql"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,17 +19,28 @@ const (
 	// checkpointEvery is the least time between two background checkpoints: the pages a flood
 	// rewrites meanwhile (the tails of the indexes, the counts) are copied once.
 	checkpointEvery = 100 * time.Millisecond
+	// checkpointLazy is the most a checkpoint waits for checkpointCommits commits to gather: a
+	// steady trickle (100 webhooks a second, one commit each) is copied once a second, not ten
+	// times, each copy writing the same index tails again and fsyncing the database file.
+	checkpointLazy = time.Second
+	// checkpointCommits is how many commits start a checkpoint before checkpointLazy ends: a
+	// flood is still copied every checkpointEvery, so the log stays short.
+	checkpointCommits = 64
 	// walFallbackPages is the writer's automatic checkpoint threshold (SQLite's default is 1000).
 	walFallbackPages = 4000
 )
 
-// checkpointer runs PASSIVE checkpoints on its own connection after commits, at most one per
-// checkpointEvery. A PASSIVE checkpoint waits for no reader or writer: it copies what it can.
+// checkpointer runs PASSIVE checkpoints on its own connection after commits: once
+// checkpointCommits commits gathered or checkpointLazy after the first of them, and at most
+// one per checkpointEvery. A PASSIVE checkpoint waits for no reader or writer: it copies what
+// it can.
 type checkpointer struct {
-	db   *sql.DB
-	wake chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	db      *sql.DB
+	wake    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	commits atomic.Int64 // since the last checkpoint
+	runs    atomic.Int64 // checkpoints run (tests)
 }
 
 // newCheckpointer opens the checkpointer's connection to file and starts it.
@@ -50,6 +62,11 @@ func (c *checkpointer) committed() {
 	if c == nil {
 		return
 	}
+	// The checkpointer needs waking only for the first commit after a checkpoint (it starts
+	// gathering) and when checkpointCommits gathered: not for each of a trickle's commits.
+	if n := c.commits.Add(1); n != 1 && n != checkpointCommits {
+		return
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
@@ -64,16 +81,46 @@ func (c *checkpointer) loop() {
 			return
 		case <-c.wake:
 		}
+		if !c.gather() {
+			return
+		}
+		c.commits.Store(0)
+		c.runs.Add(1)
 		// A failure (another process checkpointing, a busy database) is left for the next
 		// commit's try, or for the writer's own checkpoint.
 		_, _ = c.db.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
-		t := time.NewTimer(checkpointEvery)
+		if !c.pause(checkpointEvery) {
+			return
+		}
+	}
+}
+
+// gather waits, after a commit woke the checkpointer, until checkpointCommits commits gathered
+// or checkpointLazy passed; it reports false when the checkpointer stops meanwhile.
+func (c *checkpointer) gather() bool {
+	t := time.NewTimer(checkpointLazy)
+	defer t.Stop()
+	for c.commits.Load() < checkpointCommits {
 		select {
 		case <-c.stop:
-			t.Stop()
-			return
+			return false
 		case <-t.C:
+			return true
+		case <-c.wake:
 		}
+	}
+	return true
+}
+
+// pause waits d; it reports false when the checkpointer stops meanwhile.
+func (c *checkpointer) pause(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.stop:
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

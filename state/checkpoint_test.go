@@ -131,3 +131,55 @@ func settleCheckpoints(tb testing.TB, s *Store) {
 		tb.Fatal(err)
 	}
 }
+
+// A steady trickle of commits (a webhook every 10 ms) is copied about once a second, not after
+// every few commits: each copy writes the same index tails again and fsyncs the database file
+// (issue 27: at 100 events/s the background checkpoints were a twentieth of the dashboard's
+// CPU). A burst of checkpointCommits commits is still copied without waiting for the second.
+func TestCheckpointGathersATrickle(t *testing.T) {
+	s := openT(t, t.TempDir(), "p")
+	in, err := s.OpenIntake()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	c := s.ckpt
+	start := time.Now()
+	for i := 0; time.Since(start) < 1500*time.Millisecond; i++ {
+		if err := in.Accept(eventBody(fmt.Sprintf("trickle-%d", i), "tx-1")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// 1.5 s of commits: a checkpoint when the first second ended and perhaps one at the start.
+	if n := c.runs.Load(); n < 1 || n > 3 {
+		t.Fatalf("%d checkpoints for a 1.5 s trickle, want 1 to 3 (one a second)", n)
+	}
+
+}
+
+// The checkpointer's wait: checkpointCommits commits end it at once, fewer wait checkpointLazy.
+func TestCheckpointGatherWaits(t *testing.T) {
+	c := &checkpointer{wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	for range checkpointCommits {
+		c.committed()
+	}
+	start := time.Now()
+	if !c.gather() {
+		t.Fatal("gather stopped")
+	}
+	if d := time.Since(start); d > checkpointLazy/4 {
+		t.Fatalf("%d commits waited %s for their checkpoint", checkpointCommits, d)
+	}
+	c.commits.Store(1)
+	start = time.Now()
+	c.gather()
+	if d := time.Since(start); d < checkpointLazy-50*time.Millisecond {
+		t.Fatalf("one commit was checkpointed after %s, want about %s", d, checkpointLazy)
+	}
+	close(c.stop)
+	c.commits.Store(0)
+	if c.gather() {
+		t.Fatal("gather went on after the checkpointer stopped")
+	}
+}

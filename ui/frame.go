@@ -39,7 +39,11 @@ func quietMsg(msg tea.Msg) bool {
 
 // afterUpdate keeps the frame up to date after msg was handled (see frameCache).
 func (m *Model) afterUpdate(msg tea.Msg) {
-	if frameCacheOff || !quietMsg(msg) {
+	quiet := quietMsg(msg)
+	if _, ok := msg.(engineMsg); ok {
+		quiet = quiet && m.engineQuiet
+	}
+	if frameCacheOff || !quiet {
 		m.shown.valid = false
 		return
 	}

@@ -122,6 +122,8 @@ type Model struct {
 	// shown is the last frame built in Update, returned by View until a message may have
 	// changed the screen (see frameCache).
 	shown frameCache
+	// engineQuiet says the last engineMsg's events changed nothing on screen (handleEvents).
+	engineQuiet bool
 }
 
 // storeRefreshEvery is how often the dashboard checks whether another window on the same

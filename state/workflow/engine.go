@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -117,8 +116,9 @@ type Events struct {
 }
 
 // EventConfirmed is the service's answer to a payment event read back (state.ConfirmEvent).
-// Attempt counts the tries before this one; a failure with Attempt+1 == MaxConfirmAttempts
-// is the last (the engine tries again otherwise).
+// Attempt counts the tries before this one, reported or not (a try skipped while the service
+// is known to be down counts but is not reported: retryConfirm); a failure with Attempt+1 ==
+// MaxConfirmAttempts is the last (the engine tries again otherwise).
 type EventConfirmed struct {
 	Event   *api.Event
 	Conf    state.Confirmation
@@ -393,22 +393,17 @@ func (e *Engine) run(j job) {
 	case jobPoll:
 		e.emit(e.poll(e.ctx, j.id, j.wallet))
 	case jobConfirm:
-		var conf state.Confirmation
-		err := e.outage(j.attempt)
-		if err == nil {
-			conf, err = e.Confirm(e.ctx, j.ev)
+		if e.outage(j.attempt) {
+			e.retryConfirm(j.ev, j.attempt+1)
+			return
 		}
+		conf, err := e.Confirm(e.ctx, j.ev)
 		if e.ctx.Err() != nil {
 			return
 		}
 		e.emit(EventConfirmed{Event: j.ev, Conf: conf, Attempt: j.attempt, Err: err})
 		if err != nil && j.attempt+1 < MaxConfirmAttempts {
-			ev, n, pause := j.ev, j.attempt+1, e.opt.RetryBase<<j.attempt
-			e.goRun(func() {
-				if e.sleep(pause) {
-					e.queueConfirm(ev, n)
-				}
-			})
+			e.retryConfirm(j.ev, j.attempt+1)
 		}
 	case jobBlocks:
 		ctx, cancel := e.call(e.ctx)
@@ -417,26 +412,43 @@ func (e *Engine) run(j job) {
 	}
 }
 
-// outage returns, for a read-back that is not an event's last try, why the service cannot be
-// reached right now: the client holds no valid token, no exchange is in flight, and its last
-// exchange failed to reach the service (not a refusal) less than RetryBase ago. Such a try
+// retryConfirm tries the read-back of ev again after its pause (attempt n: the tries before).
+// A try that outage skips counts as a failed try without a report or a trip through the queue
+// (the header's light already says the service cannot be reached, and under a flood against a
+// service that is down those tries were most of the engine's work and of its reports); the
+// pauses go on, and the first try that asks the service, at the latest the last, is queued.
+func (e *Engine) retryConfirm(ev *api.Event, n int) {
+	e.goRun(func() {
+		for ; n < MaxConfirmAttempts; n++ {
+			if !e.sleep(e.opt.RetryBase << (n - 1)) {
+				return
+			}
+			if !e.outage(n) {
+				e.queueConfirm(ev, n)
+				return
+			}
+		}
+	})
+}
+
+// outage reports, for a read-back that is not an event's last try, whether the service cannot
+// be reached right now: the client holds no valid token, no exchange is in flight, and its
+// last exchange failed to reach the service (not a refusal) less than RetryBase ago. Such a try
 // would only dial a service known to be down and fail the same way: it counts as a failed try
-// and is retried as usual, and an event's last try always asks the service (issue 27: during an
-// outage a flood of events dialled it five times each). Time is the client's wall clock; a
-// failure it dates in the future or long ago skips nothing.
-func (e *Engine) outage(attempt int) error {
+// (retryConfirm), and an event's last try always asks the service (issue 27: during an outage
+// a flood of events dialled it five times each). Time is the client's wall clock; a failure it
+// dates in the future or long ago skips nothing.
+func (e *Engine) outage(attempt int) bool {
 	if attempt+1 >= MaxConfirmAttempts || e.sess.Client == nil {
-		return nil
+		return false
 	}
 	st := e.sess.Client.TokenState()
 	now := time.Now()
 	if st.LastError == nil || st.Rejected || st.Refreshing || st.Valid(now) {
-		return nil
+		return false
 	}
-	if ago := now.Sub(st.FailedAt); ago < 0 || ago >= e.opt.RetryBase {
-		return nil
-	}
-	return fmt.Errorf("the service could not be reached a moment ago, not asked again yet: %w", st.LastError)
+	ago := now.Sub(st.FailedAt)
+	return ago >= 0 && ago < e.opt.RetryBase
 }
 
 // pollLoop queues the polls of the charges that are due, once each PollEvery.
