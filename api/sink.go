@@ -15,17 +15,6 @@ type EventSink interface {
 	Accept(raw []byte) error
 }
 
-// DecodedEventSink is an EventSink that takes the event the receiver decoded along with its
-// body: a Receiver whose sink implements it decodes each verified first delivery once
-// (DecodeEvent, in place of its quick scan for the eventId) and calls AcceptEvent instead of
-// Accept, so the sink does not decode the body again.
-type DecodedEventSink interface {
-	EventSink
-	// AcceptEvent is Accept(raw) with ev, what DecodeEvent(raw) returned; both are only valid
-	// during the call.
-	AcceptEvent(raw []byte, ev *Event) error
-}
-
 // ErrSinkFull reports an EventSink that cannot take more events now (its buffer or the disk is full).
 var ErrSinkFull = errors.New("cannot take more events now, retry later")
 

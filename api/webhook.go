@@ -532,16 +532,11 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	// One pass validates the body and reads its eventId; when the scan is unsure (escapes,
 	// odd spellings) the decoder has the last word, and a body that is not an event gets 400
-	// whether or not its id was seen. A sink that takes decoded events gets the decoder's
-	// event, and the body is decoded once, with no scan before.
-	decoded, _ := r.sink.(DecodedEventSink)
-	var ev *Event
-	id, kind, ok := "", "", false
-	if decoded == nil {
-		id, kind, ok = scanEvent(body)
-	}
+	// whether or not its id was seen.
+	id, kind, ok := scanEvent(body)
 	if !ok {
-		if ev, err = DecodeEvent(body); err != nil {
+		ev, err := DecodeEvent(body)
+		if err != nil {
 			r.malformed.Add(1)
 			r.refuse(req, RejectMalformed, err)
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -569,11 +564,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	if decoded != nil {
-		err = decoded.AcceptEvent(body, ev)
-	} else {
-		err = r.sink.Accept(body)
-	}
+	err = r.sink.Accept(body)
 	r.seen.end(ticket, err == nil)
 	switch {
 	case err == nil:

@@ -67,11 +67,6 @@ func (in *Intake) Accept(raw []byte) error {
 	return in.accept(raw, ev)
 }
 
-// AcceptEvent records a verified payload the receiver already decoded (ev is what
-// api.DecodeEvent returned for raw): Accept without decoding it again (see
-// api.DecodedEventSink).
-func (in *Intake) AcceptEvent(raw []byte, ev *api.Event) error { return in.accept(raw, ev) }
-
 func (in *Intake) accept(raw []byte, ev *api.Event) error {
 	e, err := in.check(raw, ev)
 	if err != nil {
