@@ -31,6 +31,18 @@ func openT(t testing.TB, dir, profile string, opts ...Option) *Store {
 	return s
 }
 
+// openMigratedT opens an older profile's database with openT and checks that every migration
+// ran on it (its user_version is this build's schema version).
+func openMigratedT(t testing.TB, dir, profile string) *Store {
+	t.Helper()
+	s := openT(t, dir, profile, WithLocation(time.UTC))
+	var v int
+	if err := s.rdb.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() {
+		t.Fatalf("user_version %d (%v), want %d", v, err, SchemaVersion())
+	}
+	return s
+}
+
 // rawEvent gives e a payload, as a received event has: its JSON, decoded again.
 func rawEvent(t testing.TB, e *api.Event) *api.Event {
 	t.Helper()

@@ -407,15 +407,7 @@ func TestMigrationRefundLinesOldProfile(t *testing.T) {
 	}
 	_ = db.Close()
 
-	s, err := Open(ctx, dir, "old", WithLocation(time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var v int
-	if err := s.rdb.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() {
-		t.Fatalf("user_version %d (%v), want %d", v, err, SchemaVersion())
-	}
+	s := openMigratedT(t, dir, "old")
 	got, want := refundLinesHeld(t, s.rdb), refundLinesRecount(t, s.rdb)
 	if len(want) != 21 || !reflect.DeepEqual(got, want) {
 		t.Fatalf("refund_lines holds %d rows %v, want the %d confirmed refunds %v", len(got), got, len(want), want)

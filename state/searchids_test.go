@@ -280,15 +280,7 @@ func TestMigrationNumbersOldProfile(t *testing.T) {
 	}
 	_ = db.Close()
 
-	s, err := Open(ctx, dir, "old", WithLocation(time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var v int
-	if err := s.rdb.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() {
-		t.Fatalf("user_version %d (%v), want %d", v, err, SchemaVersion())
-	}
+	s := openMigratedT(t, dir, "old")
 	searchNumbersInOrder(t, s.wdb)
 	var maxID int64
 	if err := s.rdb.QueryRow(`SELECT max(fts_id) FROM charges`).Scan(&maxID); err != nil || maxID != int64(len(cs))*searchGap {
