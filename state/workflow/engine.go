@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"slices"
@@ -43,6 +44,10 @@ type Engine struct {
 	watchPolled time.Time
 	// feedAfter is where the event feed starts (StartAfter); -1: where the events end at start.
 	feedAfter int64
+	// retries are the read-backs waiting for their next try, soonest first (retryLoop);
+	// retryWake tells retryLoop one sooner than it waits for was added.
+	retries   retryHeap
+	retryWake chan struct{}
 }
 
 // EngineOptions tune an Engine; the zero value is what the dashboard uses.
@@ -117,7 +122,7 @@ type Events struct {
 
 // EventConfirmed is the service's answer to a payment event read back (state.ConfirmEvent).
 // Attempt counts the tries before this one, reported or not (a try skipped while the service
-// is known to be down counts but is not reported: retryConfirm); a failure with Attempt+1 ==
+// is known to be down counts but is not reported: tryAgain); a failure with Attempt+1 ==
 // MaxConfirmAttempts is the last (the engine tries again otherwise).
 type EventConfirmed struct {
 	Event   *api.Event
@@ -192,7 +197,7 @@ func NewEngine(s *Session, o EngineOptions) *Engine {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{sess: s, opt: o, reports: make(chan Report, 64), wake: make(chan struct{}, 1),
-		ctx: ctx, cancel: cancel, polling: map[string]bool{}, feedAfter: -1}
+		ctx: ctx, cancel: cancel, polling: map[string]bool{}, feedAfter: -1, retryWake: make(chan struct{}, 1)}
 }
 
 // Reports delivers the engine's reports, in the order they happen; it is never closed (Done
@@ -224,6 +229,7 @@ func (e *Engine) start(seq int64) {
 			e.goRun(e.worker)
 		}
 		e.goRun(e.pollLoop)
+		e.goRun(e.retryLoop)
 		e.goRun(e.feed)
 		if !e.opt.NoStartup {
 			e.goRun(func() { e.recoverPass(true) })
@@ -238,6 +244,7 @@ func (e *Engine) Close() {
 		e.mu.Lock()
 		e.closed = true
 		e.queue = nil
+		e.retries = nil
 		e.mu.Unlock()
 		e.cancel()
 	})
@@ -412,43 +419,132 @@ func (e *Engine) run(j job) {
 	}
 }
 
-// retryConfirm tries the read-back of ev again after its pause (attempt n: the tries before).
-// A try that outage skips counts as a failed try without a report or a trip through the queue
-// (the header's light already says the service cannot be reached, and under a flood against a
-// service that is down those tries were most of the engine's work and of its reports); the
-// pauses go on, and the first try that asks the service, at the latest the last, is queued.
+// retryConfirm tries the read-back of ev again after its pause (attempt n: the tries before),
+// on the engine's one retry goroutine (retryLoop): a flood of events the service could not
+// answer is a list of times, not a goroutine and four timers an event (issue 27).
 func (e *Engine) retryConfirm(ev *api.Event, n int) {
-	e.goRun(func() {
-		for ; n < MaxConfirmAttempts; n++ {
-			if !e.sleep(e.opt.RetryBase << (n - 1)) {
-				return
-			}
-			if !e.outage(n) {
-				e.queueConfirm(ev, n)
-				return
-			}
+	at := time.Now().Add(e.opt.RetryBase << (n - 1))
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	sooner := len(e.retries) == 0 || at.Before(e.retries[0].at)
+	heap.Push(&e.retries, retry{at: at, ev: ev, attempt: n})
+	e.mu.Unlock()
+	if sooner {
+		select {
+		case e.retryWake <- struct{}{}:
+		default:
 		}
-	})
+	}
+}
+
+// retryGather is how late retryLoop may run a retry so that the retries due close together
+// run in one wake (a skipped try is not reported, and a pause of a second or more does not
+// mind 50 ms more).
+const retryGather = 50 * time.Millisecond
+
+// retryLoop runs each retry when its pause is over (tryAgain), those due within retryGather
+// of each other in one wake.
+func (e *Engine) retryLoop() {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		var due []retry
+		e.mu.Lock()
+		for len(e.retries) > 0 && !e.retries[0].at.After(now.Add(retryGather)) {
+			due = append(due, heap.Pop(&e.retries).(retry))
+		}
+		wait := time.Hour
+		if len(e.retries) > 0 {
+			wait = max(e.retries[0].at.Sub(now), retryGather)
+		}
+		e.mu.Unlock()
+		for _, r := range due {
+			if e.ctx.Err() != nil {
+				return
+			}
+			e.tryAgain(r)
+		}
+		t.Reset(wait)
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+		case <-e.retryWake:
+		}
+	}
+}
+
+// tryAgain runs retry r whose pause is over. While the service is known to be down (outage) a
+// try is skipped: it counts as a failed try, without a report or a trip through the queue (the
+// header's light already says the service cannot be reached, and under a flood those tries
+// were most of the engine's work and of its reports). An event's last try is reported as its
+// last failure; it asks the service unless another read-back found it unreachable less than
+// RetryBase ago, whose error it then carries (issue 27: during an outage a flood of events
+// dialled the service once an event, or five times before that).
+func (e *Engine) tryAgain(r retry) {
+	if e.outage(r.attempt) {
+		e.retryConfirm(r.ev, r.attempt+1)
+		return
+	}
+	if r.attempt+1 >= MaxConfirmAttempts {
+		if err := e.unreachable(); err != nil {
+			e.emit(EventConfirmed{Event: r.ev, Attempt: r.attempt, Err: err})
+			return
+		}
+	}
+	e.queueConfirm(r.ev, r.attempt)
 }
 
 // outage reports, for a read-back that is not an event's last try, whether the service cannot
-// be reached right now: the client holds no valid token, no exchange is in flight, and its
-// last exchange failed to reach the service (not a refusal) less than RetryBase ago. Such a try
-// would only dial a service known to be down and fail the same way: it counts as a failed try
-// (retryConfirm), and an event's last try always asks the service (issue 27: during an outage
-// a flood of events dialled it five times each). Time is the client's wall clock; a failure it
-// dates in the future or long ago skips nothing.
+// be reached right now (unreachable). Such a try would only dial a service known to be down and
+// fail the same way: it counts as a failed try (tryAgain).
 func (e *Engine) outage(attempt int) bool {
-	if attempt+1 >= MaxConfirmAttempts || e.sess.Client == nil {
-		return false
+	return attempt+1 < MaxConfirmAttempts && e.unreachable() != nil
+}
+
+// unreachable returns why the service cannot be reached right now, or nil when it may be: the
+// client holds no valid token, no exchange is in flight, and its last exchange failed to reach
+// the service (not a refusal) less than RetryBase ago. Time is the client's wall clock; a
+// failure it dates in the future or long ago is not an outage.
+func (e *Engine) unreachable() error {
+	if e.sess.Client == nil {
+		return nil
 	}
 	st := e.sess.Client.TokenState()
 	now := time.Now()
 	if st.LastError == nil || st.Rejected || st.Refreshing || st.Valid(now) {
-		return false
+		return nil
 	}
-	ago := now.Sub(st.FailedAt)
-	return ago >= 0 && ago < e.opt.RetryBase
+	if ago := now.Sub(st.FailedAt); ago < 0 || ago >= e.opt.RetryBase {
+		return nil
+	}
+	return st.LastError
+}
+
+// retry is a read-back waiting for its next try: at is when, attempt the tries before.
+type retry struct {
+	at      time.Time
+	ev      *api.Event
+	attempt int
+}
+
+// retryHeap orders retries soonest first (container/heap).
+type retryHeap []retry
+
+func (h retryHeap) Len() int           { return len(h) }
+func (h retryHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h retryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *retryHeap) Push(x any)        { *h = append(*h, x.(retry)) }
+func (h *retryHeap) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	old[len(old)-1] = retry{}
+	*h = old[:len(old)-1]
+	return r
 }
 
 // pollLoop queues the polls of the charges that are due, once each PollEvery.
@@ -624,8 +720,13 @@ func (e *Engine) feed() {
 }
 
 // queueConfirm queues the read-back of payment event ev (attempt: the tries before); one the
-// queue has no room for is reported as a last failure (ErrQueueFull), never dropped unsaid.
+// queue has no room for is reported as a last failure (ErrQueueFull), never dropped unsaid, and
+// one the service is known to be down for is skipped (outage).
 func (e *Engine) queueConfirm(ev *api.Event, attempt int) {
+	if e.outage(attempt) {
+		e.retryConfirm(ev, attempt+1) // skipped (tryAgain): no trip through the queue
+		return
+	}
 	if e.enqueue(job{kind: jobConfirm, id: ev.TransactionID, ev: ev, attempt: attempt}) || e.ctx.Err() != nil {
 		return
 	}
