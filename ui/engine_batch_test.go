@@ -63,8 +63,9 @@ func TestEngineBurstIsOneMessage(t *testing.T) {
 		}
 	}
 
-	// One report alone is handed over once the gather ends; a later one is the next message's.
-	eng.reports <- workflow.EventConfirmed{Event: &api.Event{EventID: "a"}, Err: errUnreachable}
+	// One report alone (a read-back's answer) is handed over once the gather ends; a later one
+	// is the next message's.
+	eng.reports <- workflow.EventConfirmed{Event: &api.Event{EventID: "a"}}
 	go func() {
 		time.Sleep(10 * engineGather)
 		eng.reports <- workflow.EventConfirmed{Event: &api.Event{EventID: "b"}, Err: errUnreachable}
@@ -116,6 +117,63 @@ func TestEngineStreamIsGatheredUpToItsLimit(t *testing.T) {
 	}
 }
 
+// The event feed brings a steady flood as a batch every 25–35 ms, more than engineGather apart:
+// new events and failed read-backs (quiet reports) still gather up to engineGatherMost, so 100
+// webhooks a second are about ten messages a second, not one a batch (issue 27).
+func TestQuietReportsGatherWhateverTheGaps(t *testing.T) {
+	m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
+	t.Cleanup(m.eng.Close)
+	eng := &chanEngine{reports: make(chan workflow.Report, 1000), done: make(chan struct{})}
+	m.eng = eng
+	const n, gap = 20, 30 * time.Millisecond // 600 ms of the feed's batches
+	go func() {
+		for i := range n {
+			ev := &api.Event{EventID: fmt.Sprint(i), Kind: api.EventPaymentCompleted}
+			if i%2 == 0 {
+				eng.reports <- workflow.Events{Events: []*api.Event{ev}, Last: int64(i + 1)}
+			} else {
+				eng.reports <- workflow.EventConfirmed{Event: ev, Err: errUnreachable}
+			}
+			time.Sleep(gap)
+		}
+	}()
+	got, msgs := 0, 0
+	for got < n {
+		msg := m.waitEngine()().(engineMsg)
+		got += len(msg.rs)
+		msgs++
+	}
+	// 600 ms: 6 or 7 messages of about 100 ms (a slow machine may split a few more); one a
+	// batch would be 20.
+	if msgs > 10 {
+		t.Fatalf("%d reports %v apart came in %d messages, want at most 10", n, gap, msgs)
+	}
+}
+
+// A read-back's answer (the charge paid: the customer's screen says PAGO) does not wait for
+// the quiet burst it joins to reach engineGatherMost: the gather ends engineGather after it.
+func TestReadBackAnswerEndsTheGather(t *testing.T) {
+	m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
+	t.Cleanup(m.eng.Close)
+	eng := &chanEngine{reports: make(chan workflow.Report, 10), done: make(chan struct{})}
+	m.eng = eng
+	ev := &api.Event{EventID: "e1", Kind: api.EventPaymentCompleted, TransactionID: "tx1"}
+	go func() {
+		eng.reports <- workflow.Events{Events: []*api.Event{ev}, Last: 1}
+		time.Sleep(10 * time.Millisecond)
+		eng.reports <- workflow.EventConfirmed{Event: ev} // confirmed: not quiet
+		time.Sleep(engineGatherMost * 3 / 4)
+		eng.reports <- workflow.Events{Events: []*api.Event{{EventID: "e2"}}, Last: 2}
+	}()
+	first := m.waitEngine()().(engineMsg)
+	if len(first.rs) != 2 {
+		t.Fatalf("the first message carries %d reports, want the event and its answer (2)", len(first.rs))
+	}
+	if second := m.waitEngine()().(engineMsg); len(second.rs) != 1 {
+		t.Fatalf("the second message carries %d reports, want 1", len(second.rs))
+	}
+}
+
 // Every report of a burst is handled (the last failed read-back of an event sets the status,
 // the events move the root's position) and the wait is armed once.
 func TestEngineBurstHandlesEveryReport(t *testing.T) {
@@ -141,7 +199,7 @@ func TestEngineBurstHandlesEveryReport(t *testing.T) {
 
 // A burst of payment webhooks against an unreachable service: the engine reports every event
 // and reads it back (the first try dials and fails; the tries after it, made while the
-// service is known down, are skipped and not reported: workflow.retryConfirm), and the root
+// service is known down, are skipped and not reported: workflow.tryAgain), and the root
 // gets them in a few messages, not one (and one frame) per report.
 func TestPaymentBurstIsReadBackInFewMessages(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
