@@ -195,7 +195,7 @@ func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool,
 	first = make([]bool, len(es))
 	seqs := make([]int64, len(es))
 	now := s.now()
-	err = s.write(ctx, func(tx *sql.Tx) (func(), error) {
+	err = s.writeEvents(ctx, func(tx *sql.Tx) (func(), error) {
 		ins := tx.Stmt(s.stmts.insertEvent)
 		for i, e := range es {
 			f, seq, err := s.insertEventSeqTx(tx, ins, e, now)

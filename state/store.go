@@ -421,6 +421,14 @@ func (s *Store) write(ctx context.Context, f func(tx *sql.Tx) (after func(), err
 	return s.w.do(ctx, f)
 }
 
+// writeEvents is write for an f that records webhook events and writes no charge.
+func (s *Store) writeEvents(ctx context.Context, f func(tx *sql.Tx) (after func(), err error)) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return s.w.doNoCharges(ctx, f)
+}
+
 // Refresh notices what other processes wrote to the profile's database since the last call
 // (a cheap check when nothing changed): the version moves on and the pending charges are read
 // again. It reports whether anything changed.
