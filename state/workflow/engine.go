@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"slices"
@@ -44,9 +43,10 @@ type Engine struct {
 	watchPolled time.Time
 	// feedAfter is where the event feed starts (StartAfter); -1: where the events end at start.
 	feedAfter int64
-	// retries are the read-backs waiting for their next try, soonest first (retryLoop);
+	// retries are the read-backs waiting for their next try (retryLoop), one list per try:
+	// a try's pause depends only on how many came before it, so each list is in time order.
 	// retryWake tells retryLoop one sooner than it waits for was added.
-	retries   retryHeap
+	retries   [MaxConfirmAttempts][]retry
 	retryWake chan struct{}
 }
 
@@ -244,7 +244,7 @@ func (e *Engine) Close() {
 		e.mu.Lock()
 		e.closed = true
 		e.queue = nil
-		e.retries = nil
+		e.retries = [MaxConfirmAttempts][]retry{}
 		e.mu.Unlock()
 		e.cancel()
 	})
@@ -421,16 +421,17 @@ func (e *Engine) run(j job) {
 
 // retryConfirm tries the read-back of ev again after its pause (attempt n: the tries before),
 // on the engine's one retry goroutine (retryLoop): a flood of events the service could not
-// answer is a list of times, not a goroutine and four timers an event (issue 27).
+// answer is a few lists of times, not a goroutine and four timers an event (issue 27).
 func (e *Engine) retryConfirm(ev *api.Event, n int) {
-	at := time.Now().Add(e.opt.RetryBase << (n - 1))
 	e.mu.Lock()
-	if e.closed {
+	if e.closed || n <= 0 || n >= MaxConfirmAttempts {
 		e.mu.Unlock()
 		return
 	}
-	sooner := len(e.retries) == 0 || at.Before(e.retries[0].at)
-	heap.Push(&e.retries, retry{at: at, ev: ev, attempt: n})
+	at := time.Now().Add(e.opt.RetryBase << (n - 1)) // under the lock: each list stays in order
+	soonest, ok := e.soonestRetryLocked()
+	sooner := !ok || at.Before(soonest)
+	e.retries[n] = append(e.retries[n], retry{at: at, ev: ev, attempt: n})
 	e.mu.Unlock()
 	if sooner {
 		select {
@@ -454,12 +455,20 @@ func (e *Engine) retryLoop() {
 		now := time.Now()
 		var due []retry
 		e.mu.Lock()
-		for len(e.retries) > 0 && !e.retries[0].at.After(now.Add(retryGather)) {
-			due = append(due, heap.Pop(&e.retries).(retry))
+		for n, l := range e.retries {
+			k := 0
+			for k < len(l) && !l[k].at.After(now.Add(retryGather)) {
+				k++
+			}
+			if k > 0 {
+				due = append(due, l[:k]...)
+				clear(l[:k])
+				e.retries[n] = l[k:]
+			}
 		}
 		wait := time.Hour
-		if len(e.retries) > 0 {
-			wait = max(e.retries[0].at.Sub(now), retryGather)
+		if soonest, ok := e.soonestRetryLocked(); ok {
+			wait = max(soonest.Sub(now), retryGather)
 		}
 		e.mu.Unlock()
 		for _, r := range due {
@@ -532,19 +541,14 @@ type retry struct {
 	attempt int
 }
 
-// retryHeap orders retries soonest first (container/heap).
-type retryHeap []retry
-
-func (h retryHeap) Len() int           { return len(h) }
-func (h retryHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
-func (h retryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *retryHeap) Push(x any)        { *h = append(*h, x.(retry)) }
-func (h *retryHeap) Pop() any {
-	old := *h
-	r := old[len(old)-1]
-	old[len(old)-1] = retry{}
-	*h = old[:len(old)-1]
-	return r
+// soonestRetryLocked is when the first of the waiting retries is due (ok false: none waits).
+func (e *Engine) soonestRetryLocked() (at time.Time, ok bool) {
+	for _, l := range e.retries {
+		if len(l) > 0 && (!ok || l[0].at.Before(at)) {
+			at, ok = l[0].at, true
+		}
+	}
+	return at, ok
 }
 
 // pollLoop queues the polls of the charges that are due, once each PollEvery.
