@@ -219,7 +219,7 @@ func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool,
 				}
 				s.logWrite("event", op, e.EventID, slog.String("kind", string(e.Kind)), slog.String("charge", e.TransactionID))
 			}
-			s.mark(changeEvents)
+			s.mark(changeArrivals)
 		}, nil
 	})
 	if err != nil {

@@ -78,6 +78,7 @@ type Store struct {
 	version    atomic.Uint64
 	chargesVer atomic.Uint64
 	eventsVer  atomic.Uint64
+	settledVer atomic.Uint64 // SettledVersion
 	marks      atomic.Uint32 // what the commit under way changed (change bits)
 	chMu       sync.Mutex
 	changed    chan struct{} // closed (and replaced) after each change
@@ -376,12 +377,23 @@ func (s *Store) Version() uint64 { return s.version.Load() }
 // when its own counter moved (a flood of webhooks does not re-read the charges).
 func (s *Store) Versions() (charges, events uint64) { return s.chargesVer.Load(), s.eventsVer.Load() }
 
+// SettledVersion counts the changes to events other than their arrival: the verdicts and
+// outcomes of their read-backs, which move the money figures (a confirmed refund), and what
+// another process wrote. Events that only arrived, a webhook being a hint, change no figure:
+// a flood of them leaves it as it was (issue 27: the charges list re-read its day's strip and
+// refunds twice a second under a flood).
+func (s *Store) SettledVersion() uint64 { return s.settledVer.Load() }
+
 // change says what a write changed.
 type change uint32
 
 const (
 	changeCharges change = 1 << iota
+	// changeEvents: events changed in another way than arriving (a verdict, an outcome), or
+	// in a way Refresh cannot tell.
 	changeEvents
+	// changeArrivals: webhook events arrived, and nothing else about them changed.
+	changeArrivals
 )
 
 // mark records what the commit under way changes; the writer announces it once committed.
@@ -403,8 +415,11 @@ func (s *Store) bump() {
 	if m&changeCharges != 0 {
 		s.chargesVer.Add(1)
 	}
-	if m&changeEvents != 0 {
+	if m&(changeEvents|changeArrivals) != 0 {
 		s.eventsVer.Add(1)
+	}
+	if m&changeEvents != 0 {
+		s.settledVer.Add(1)
 	}
 	s.version.Add(1)
 	s.chMu.Lock()

@@ -624,7 +624,7 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		if msg.Gen != m.app.Gen {
 			return nil, true
 		}
-		m.app.SeenCharges, m.app.SeenEvents = msg.ChargesVer, msg.EventsVer
+		m.app.SeenCharges, m.app.SeenEvents, m.app.SeenSettled = msg.ChargesVer, msg.EventsVer, msg.SettledVer
 		m.changeAt = time.Now()
 		// Only the view on screen reads again; the others read when shown (activate).
 		return tea.Batch(m.tell(m.activePane(), msg), m.waitChange()), true

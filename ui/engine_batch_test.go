@@ -410,3 +410,53 @@ func TestStoreChangesUnderFloodReadTwiceASecond(t *testing.T) {
 		t.Fatalf("a lone change after a quiet spell was seen after %v", d)
 	}
 }
+
+// Webhook events that only arrived change no row, refund or figure of the day on the charges
+// list (a webhook is a hint): under a flood the list reads nothing for them; a verdict (the
+// service's answer recorded) reads the day's strip and the rows' refunds again, and charges
+// read the rows (issue 27: the list re-read its strip and refunds twice a second).
+func TestArrivedEventsDoNotReloadTheChargesList(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	goldenCharges(t, s)
+	m := goldenModel(t, s, 120, 40)
+	t.Cleanup(m.eng.Close)
+	ctx := context.Background()
+	cv := m.panes[viewCharges]
+	change := func(write func()) common.StoreChangedMsg {
+		t.Helper()
+		got := make(chan tea.Msg, 1)
+		wait := m.waitChange()
+		go func() { got <- wait() }()
+		write()
+		msg, ok := (<-got).(common.StoreChangedMsg)
+		if !ok {
+			t.Fatal("no store change")
+		}
+		m.app.SeenCharges, m.app.SeenEvents, m.app.SeenSettled = msg.ChargesVer, msg.EventsVer, msg.SettledVer
+		return msg
+	}
+	const tx = "3f6c1a2e-0000-4000-8000-000000000001"
+	ev := floodEvent(t, 1, api.EventPaymentCompleted, tx)
+	arrived := change(func() {
+		if _, err := s.Store.ApplyEvent(ctx, ev); err != nil {
+			t.Error(err)
+		}
+	})
+	if !arrived.Events || arrived.Charges || arrived.Settled {
+		t.Fatalf("an event arrived: %+v, want events changed, neither charges nor settled", arrived)
+	}
+	if cmd := cv.Update(arrived); cmd != nil {
+		t.Fatal("the charges list reads again for an event that only arrived")
+	}
+	settled := change(func() {
+		if err := s.Store.SetEventVerdict(ctx, ev.EventID, state.VerdictDisputed, "amount"); err != nil {
+			t.Error(err)
+		}
+	})
+	if !settled.Settled || settled.Charges {
+		t.Fatalf("a verdict recorded: %+v, want settled, not charges", settled)
+	}
+	if cmd := cv.Update(settled); cmd == nil {
+		t.Fatal("the charges list does not read its strip and refunds again after a verdict")
+	}
+}
