@@ -135,6 +135,9 @@ func (c eventCounts) flush(tx *sql.Tx, add *sql.Stmt) error {
 	return nil
 }
 
+// insertEventSQL stores one webhook event (insertEventSeqTx); a known eventId inserts nothing.
+const insertEventSQL = `INSERT INTO events(event_id, kind, wallet, transaction_id, received_at, payment, raw) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`
+
 // statements are the writer's prepared statements for what a webhook flood repeats.
 type statements struct {
 	insertEvent, copyEvent, addCounts *sql.Stmt
@@ -147,7 +150,7 @@ type statements struct {
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 	var err error
-	if st.insertEvent, err = db.PrepareContext(ctx, `INSERT INTO events(event_id, kind, wallet, transaction_id, received_at, payment, raw) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`); err != nil {
+	if st.insertEvent, err = db.PrepareContext(ctx, insertEventSQL); err != nil {
 		return err
 	}
 	if st.copyEvent, err = db.PrepareContext(ctx, `UPDATE events SET copies = copies + 1 WHERE event_id = ?`); err != nil {
