@@ -103,6 +103,16 @@ func (s *Store) insertEventSeqTx(tx *sql.Tx, ins *sql.Stmt, e *api.Event, receiv
 	return false, 0, err
 }
 
+// insertIn is the insertEvent statement bound to tx, the writer's transaction under way: bound
+// once per transaction, not once per delivery (each of a flood's deliveries is a job of its
+// own, and binding a statement to a transaction allocates and registers it there).
+func (s *Store) insertIn(tx *sql.Tx) *sql.Stmt {
+	if s.insTx != tx {
+		s.insTx, s.insStmt = tx, tx.Stmt(s.stmts.insertEvent)
+	}
+	return s.insStmt
+}
+
 // eventCounts is what the transaction under way adds to event_counts: the events it stored
 // by wallet and kind, written once per commit (flush) instead of once per event. Only the
 // writer's goroutine touches it, between the start of a transaction (reset) and its commit.
@@ -199,7 +209,7 @@ func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool,
 	seqs := make([]int64, len(es))
 	now := s.now()
 	err = s.write(ctx, func(tx *sql.Tx) (func(), error) {
-		ins := tx.Stmt(s.stmts.insertEvent)
+		ins := s.insertIn(tx)
 		for i, e := range es {
 			f, seq, err := s.insertEventSeqTx(tx, ins, e, now)
 			if err != nil {

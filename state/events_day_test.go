@@ -2,7 +2,10 @@ package state
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,4 +86,48 @@ func TestEventsDayIndexServesItsQueries(t *testing.T) {
 		t.Fatalf("the close's query cannot use events_day: %v", err)
 	}
 	_ = rows.Close()
+}
+
+// TestInsertInBindsOncePerTransaction: the deliveries a commit groups share one insert
+// statement bound to its transaction, and the next transaction binds its own.
+func TestInsertInBindsOncePerTransaction(t *testing.T) {
+	ctx := context.Background()
+	s := openT(t, t.TempDir(), "p", WithLocation(time.UTC))
+	var first *sql.Stmt
+	err := s.write(ctx, func(tx *sql.Tx) (func(), error) {
+		first = s.insertIn(tx)
+		if again := s.insertIn(tx); again != first {
+			t.Errorf("a second delivery of the transaction bound the statement again")
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.write(ctx, func(tx *sql.Tx) (func(), error) {
+		if s.insertIn(tx) == first {
+			t.Errorf("the next transaction got the statement of the one before")
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Deliveries recorded one job each, in one commit or several, are all stored once.
+	es := make([]*api.Event, 40)
+	for i := range es {
+		es[i] = rawEvent(t, &api.Event{EventID: fmt.Sprintf("evt-%02d", i), Kind: api.EventPaymentCompleted, TransactionID: "tx"})
+	}
+	var wg sync.WaitGroup
+	for _, e := range es {
+		wg.Go(func() {
+			if _, err := s.ApplyEvent(ctx, e); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got, err := s.EventsAfter(ctx, 0, 100); err != nil || len(got) != len(es) {
+		t.Fatalf("EventsAfter: %d events (%v), want %d", len(got), err, len(es))
+	}
 }
