@@ -326,7 +326,9 @@ func scanEventsWith(rows *sql.Rows, cache *eventCache) ([]EventEntry, error) {
 			e                 EventEntry
 			id, kind, txID, r string
 			received          int64
-			raw               []byte
+			// raw is the driver's copy of the payload, valid until the next row: the cache
+			// compares it and DecodeEvent copies it, so Scan need not copy it again.
+			raw sql.RawBytes
 		)
 		if err := rows.Scan(&e.Seq, &id, &kind, &txID, &received, &e.Count, (*string)(&e.Verdict), &r, &raw); err != nil {
 			return nil, classify(err)
