@@ -72,6 +72,11 @@ type Store struct {
 	maxPolled int
 	recent    recentCache
 
+	// insTx and insStmt are the insertEvent statement bound to the writer's transaction under
+	// way (insertIn); only the committing goroutine (one at a time, see writer) touches them.
+	insTx   *sql.Tx
+	insStmt *sql.Stmt
+
 	feeMu sync.Mutex
 	fee   *LearnedFee
 
@@ -264,7 +269,7 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 		}
 	}
 	s.w = newWriter(wdb, func() { s.bump(); s.ckpt.committed() })
-	s.w.begin = func() { s.counts.reset() }
+	s.w.begin = func() { s.counts.reset(); s.insTx, s.insStmt = nil, nil }
 	s.w.finish = func(tx *sql.Tx) error { return s.counts.flush(tx, s.stmts.addCounts) }
 	s.w.label = func(tx *sql.Tx) error { return labelSearchRowsWith(tx, s.stmts.unlabelled) }
 	return s, nil
