@@ -115,7 +115,8 @@ func (s *Store) insertIn(tx *sql.Tx) *sql.Stmt {
 
 // eventCounts is what the transaction under way adds to event_counts: the events it stored
 // by wallet and kind, written once per commit (flush) instead of once per event. Only the
-// committing goroutine touches it (one at a time, see writer), between the start of a transaction (reset) and its commit.
+// committing goroutine touches it (one at a time, see writer), between the start of a
+// transaction (reset) and its commit.
 type eventCounts map[eventCountKey]int
 
 type eventCountKey struct{ wallet, kind string }
