@@ -394,13 +394,43 @@ func (e *Event) decodeMember(key []byte, raw []byte) (string, error) {
 		return "", nil // not a field of Event: ignored, as encoding/json does
 	}
 	f := reflect.ValueOf(e).Elem().Field(idx)
-	var problems []string
 	name := fields.names[idx]
+	if decodePlain(raw, f) {
+		return name, nil
+	}
+	var problems []string
 	decodeLoose(raw, f, name, &problems)
 	if len(problems) > 0 {
 		return name, errors.New(strings.Join(problems, "; "))
 	}
 	return name, nil
+}
+
+// decodePlain stores raw in field f without encoding/json when it is what the field most
+// often gets, a string without escapes for a string or a timestamp for a *time.Time, and
+// reports whether it did; the result is the one json.Unmarshal gives. Anything else (null, an
+// escape, another type, a timestamp that does not parse) is left to decodeLoose.
+func decodePlain(raw []byte, f reflect.Value) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') >= 0 || !utf8.Valid(in) {
+		return false
+	}
+	switch p := f.Addr().Interface().(type) {
+	case *string:
+		*p = string(in)
+		return true
+	case **time.Time:
+		t := new(time.Time)
+		if t.UnmarshalJSON(raw) != nil {
+			return false
+		}
+		*p = t
+		return true
+	}
+	return false
 }
 
 // hotEventFields are the members decodeMember reads without reflection.
@@ -571,6 +601,11 @@ func eachElement(b []byte, f func(val []byte)) {
 
 // unquote decodes a JSON string token.
 func unquote(tok []byte) (string, error) {
+	if len(tok) >= 2 && tok[0] == '"' && tok[len(tok)-1] == '"' {
+		if in := tok[1 : len(tok)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			return string(in), nil // a member name without escapes: decodeString's own result
+		}
+	}
 	var s string
 	err := decodeString(tok, &s)
 	return s, err

@@ -263,3 +263,82 @@ func TestDecodeEventDepth(t *testing.T) {
 		}
 	}
 }
+
+// servicePayment is a payment_completed as the service sends it: the envelope and a data
+// object with the members a payment carries (some decoded by name, some through Event's tags).
+const servicePayment = `{"event":"payment_completed","eventId":"7f9c1d2e-3b4a-4c5d-8e6f-0a1b2c3d4e5f","timestamp":"2026-11-28T09:00:00.123Z","subAccount":"loja-centro",` +
+	`"data":{"id":"c0ffee00-1234-4abc-9def-000000000001","transactionId":"c0ffee00-1234-4abc-9def-000000000001","externalReference":"PED-1029",` +
+	`"amount":129.90,"status":"completed","feeAmount":0.99,"netAmount":128.91,"e2eId":"E18236120202611280900A1b2C3d4E5f",` +
+	`"paidAt":"2026-11-28T09:00:00Z","counterpartName":"Maria da Silva","counterpartDocument":"***.456.789-**"}}`
+
+// TestDecodeEventPlainMembers: the members read without encoding/json (decodePlain: a string
+// without escapes into a string field, a timestamp into a *time.Time) give what
+// encoding/json gives, and everything else still goes through it (escapes, null, a number
+// for a string, a timestamp that does not parse, a member given twice).
+func TestDecodeEventPlainMembers(t *testing.T) {
+	for _, body := range []string{
+		`{"eventId":"e","event":"k","id":"tx-1","counterpartDocument":"123","paidAt":"2026-11-28T09:00:00.5-03:00"}`,
+		`{"eventId":"e","event":"k","id":"t\u00e9x","counterpartDocument":"a\"b","paidAt":"2026-11-28T09:00:00Z"}`,
+		`{"eventId":"e","event":"k","id":null,"paidAt":null,"completedAt":"2026-11-28T09:00:00Z"}`,
+		`{"eventId":"e","event":"k","id":"a","id":"b","paidAt":"2026-11-28T09:00:00Z","paidAt":"2026-11-29T09:00:00Z"}`,
+		`{"eventId":"e","event":"k","ID":"folded","PaidAt":"2026-11-28T09:00:00Z"}`,
+		`{"eventId":"e","event":"k","id":"é","originalTransactionId":"tx-0","expiredAt":"2026-11-28T09:00:00+00:00"}`,
+	} {
+		got, err := DecodeEvent([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		var want Event
+		if err := json.Unmarshal([]byte(body), &want); err != nil {
+			t.Fatal(err)
+		}
+		want.resolveIDs()
+		got.Raw = nil
+		if got.DecodeErr != "" || !reflect.DeepEqual(*got, want) {
+			t.Errorf("%s:\nDecodeEvent   %+v (%q)\nencoding/json %+v", body, *got, got.DecodeErr, want)
+		}
+	}
+	// What encoding/json refuses is refused alike, with its message.
+	for body, problem := range map[string]string{
+		`{"eventId":"e","event":"k","id":7}`:                  "id: json: cannot unmarshal number into Go value of type string",
+		`{"eventId":"e","event":"k","paidAt":"28/11/2026"}`:   "paidAt: parsing time",
+		`{"eventId":"e","event":"k","completedAt":"\u0032x"}`: "completedAt: parsing time",
+	} {
+		got, err := DecodeEvent([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if !strings.Contains(got.DecodeErr, problem) {
+			t.Errorf("%s: DecodeErr %q, want it to say %q", body, got.DecodeErr, problem)
+		}
+	}
+}
+
+// TestDecodeEventAllocations bounds the allocations of decoding a service's payment event: the
+// webhook receiver decodes every delivery of a flood, and member names and plain string and
+// time members are read without encoding/json (41 before they were).
+func TestDecodeEventAllocations(t *testing.T) {
+	body := []byte(servicePayment)
+	e, err := DecodeEvent(body)
+	if err != nil || e.DecodeErr != "" || e.PaidAt == nil || e.ID == "" || e.CounterpartDocument == "" {
+		t.Fatalf("decode: %v %+v", err, e)
+	}
+	n := testing.AllocsPerRun(200, func() {
+		if _, err := DecodeEvent(body); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n > 30 {
+		t.Fatalf("DecodeEvent of a payment made %.0f allocations, want at most 30", n)
+	}
+}
+
+func BenchmarkDecodeEventPayment(b *testing.B) {
+	body := []byte(servicePayment)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeEvent(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -753,11 +753,13 @@ func startDashboardReader(s *Store) *dashboardReader {
 		var lastView time.Time
 		for {
 			// As the dashboard does: the feed reads the new events 25 ms after a change
-			// (workflow.WaitEvents);
+			// (workflow.WaitEvents), and at most every 100 ms while they keep coming
+			// (workflow.FeedGap);
 			// the list on screen (here the events view, the busier one during a flood) reads
 			// its window at most every 100 ms (waitChange); the charges list only when charges
 			// changed.
 			changed := s.Changed()
+			readAt := time.Now()
 			es, err := s.EventsAfter(bg, last, 1024)
 			if err == nil && len(es) > 0 {
 				last = es[len(es)-1].Seq
@@ -779,6 +781,12 @@ func startDashboardReader(s *Store) *dashboardReader {
 				return
 			}
 			if len(es) > 0 {
+				// The feed reads a stream at most every FeedGap (workflow.FeedGap).
+				select {
+				case <-d.stop:
+					return
+				case <-time.After(benchFeedGap - time.Since(readAt)):
+				}
 				continue
 			}
 			select {
@@ -800,6 +808,9 @@ func startDashboardReader(s *Store) *dashboardReader {
 // benchFeedCoalesce is workflow.EventFeedCoalesce (state cannot import workflow): how long the
 // dashboard's event feed lets new events gather after a change before it reads them.
 const benchFeedCoalesce = 25 * time.Millisecond
+
+// benchFeedGap is workflow.FeedGap: how often at most the feed reads while events keep coming.
+const benchFeedGap = 100 * time.Millisecond
 
 // finish stops the reader and returns its error.
 func (d *dashboardReader) finish() error {

@@ -673,9 +673,9 @@ func dayStatement(stmt, wallet string, p Period) (string, []any) {
 	return fmt.Sprintf(stmt, cond), args
 }
 
-// dayEventKinds is the condition of the partial index events_day (migration 0006): a query
-// must repeat it for SQLite to use the index.
-const dayEventKinds = `kind IN ('refund_completed', 'balance_block_created', 'balance_block_approved', 'balance_block_rejected')`
+// dayEventKinds is the condition of the partial index events_day (migration 0015, written
+// without IN: see there): a query must repeat it, word for word, for SQLite to use the index.
+const dayEventKinds = `(kind = 'refund_completed' OR kind = 'balance_block_created' OR kind = 'balance_block_approved' OR kind = 'balance_block_rejected')`
 
 // RefundLine is one refund_completed the store holds.
 type RefundLine struct {

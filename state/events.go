@@ -103,9 +103,20 @@ func (s *Store) insertEventSeqTx(tx *sql.Tx, ins *sql.Stmt, e *api.Event, receiv
 	return false, 0, err
 }
 
+// insertIn is the insertEvent statement bound to tx, the writer's transaction under way: bound
+// once per transaction, not once per delivery (each of a flood's deliveries is a job of its
+// own, and binding a statement to a transaction allocates and registers it there).
+func (s *Store) insertIn(tx *sql.Tx) *sql.Stmt {
+	if s.insTx != tx {
+		s.insTx, s.insStmt = tx, tx.Stmt(s.stmts.insertEvent)
+	}
+	return s.insStmt
+}
+
 // eventCounts is what the transaction under way adds to event_counts: the events it stored
 // by wallet and kind, written once per commit (flush) instead of once per event. Only the
-// writer's goroutine touches it, between the start of a transaction (reset) and its commit.
+// committing goroutine touches it (one at a time, see writer), between the start of a
+// transaction (reset) and its commit.
 type eventCounts map[eventCountKey]int
 
 type eventCountKey struct{ wallet, kind string }
@@ -135,6 +146,9 @@ func (c eventCounts) flush(tx *sql.Tx, add *sql.Stmt) error {
 	return nil
 }
 
+// insertEventSQL stores one webhook event (insertEventSeqTx); a known eventId inserts nothing.
+const insertEventSQL = `INSERT INTO events(event_id, kind, wallet, transaction_id, received_at, payment, raw) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`
+
 // statements are the writer's prepared statements for what a webhook flood repeats.
 type statements struct {
 	insertEvent, copyEvent, addCounts *sql.Stmt
@@ -147,7 +161,7 @@ type statements struct {
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 	var err error
-	if st.insertEvent, err = db.PrepareContext(ctx, `INSERT INTO events(event_id, kind, wallet, transaction_id, received_at, payment, raw) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`); err != nil {
+	if st.insertEvent, err = db.PrepareContext(ctx, insertEventSQL); err != nil {
 		return err
 	}
 	if st.copyEvent, err = db.PrepareContext(ctx, `UPDATE events SET copies = copies + 1 WHERE event_id = ?`); err != nil {
@@ -195,8 +209,8 @@ func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool,
 	first = make([]bool, len(es))
 	seqs := make([]int64, len(es))
 	now := s.now()
-	err = s.write(ctx, func(tx *sql.Tx) (func(), error) {
-		ins := tx.Stmt(s.stmts.insertEvent)
+	err = s.writeEvents(ctx, func(tx *sql.Tx) (func(), error) {
+		ins := s.insertIn(tx)
 		for i, e := range es {
 			f, seq, err := s.insertEventSeqTx(tx, ins, e, now)
 			if err != nil {
@@ -219,7 +233,7 @@ func (s *Store) ApplyEvents(ctx context.Context, es []*api.Event) (first []bool,
 				}
 				s.logWrite("event", op, e.EventID, slog.String("kind", string(e.Kind)), slog.String("charge", e.TransactionID))
 			}
-			s.mark(changeEvents)
+			s.mark(changeArrivals)
 		}, nil
 	})
 	if err != nil {
@@ -313,7 +327,9 @@ func scanEventsWith(rows *sql.Rows, cache *eventCache) ([]EventEntry, error) {
 			e                 EventEntry
 			id, kind, txID, r string
 			received          int64
-			raw               []byte
+			// raw is the driver's copy of the payload, valid until the next row: the cache
+			// compares it and DecodeEvent copies it, so Scan need not copy it again.
+			raw sql.RawBytes
 		)
 		if err := rows.Scan(&e.Seq, &id, &kind, &txID, &received, &e.Count, (*string)(&e.Verdict), &r, &raw); err != nil {
 			return nil, classify(err)

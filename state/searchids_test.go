@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -567,5 +570,48 @@ func TestChargesBeforeThroughSearchNumbers(t *testing.T) {
 	}
 	if len(wantIDs) < 600 || !slices.Equal(got, wantIDs) {
 		t.Fatalf("the batches read %d charges, the scan %d (equal: %v)", len(got), len(wantIDs), slices.Equal(got, wantIDs))
+	}
+}
+
+// A commit of webhook events alone writes no charge: it does not probe for one to number in the
+// search index (issue 27: one query a commit under a flood); a commit with a charge does, and a
+// charge committed together with events is numbered and found.
+func TestEventsOnlyCommitNumbersNothing(t *testing.T) {
+	ctx := context.Background()
+	s := OpenMemory()
+	t.Cleanup(func() { _ = s.Close() })
+	var probes atomic.Int64
+	label := s.w.label
+	s.w.label = func(tx *sql.Tx) error {
+		probes.Add(1)
+		return label(tx)
+	}
+	for i := range 3 {
+		if _, err := s.ApplyEvent(ctx, testEvent(t, fmt.Sprint("ev-", i), api.EventPaymentCompleted, fmt.Sprint("tx-", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := probes.Load(); n != 0 {
+		t.Fatalf("%d search-number probes for commits of events alone, want 0", n)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if _, err := s.ApplyEvent(ctx, testEvent(t, "ev-with", api.EventPaymentCompleted, "tx-with")); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, err := s.UpsertCharge(ctx, Charge{ID: "c-zebra", Description: "zebra crossing", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if probes.Load() == 0 {
+		t.Fatal("a commit with a charge did not number it")
+	}
+	page, err := s.ChargeWindow(ctx, ChargeQuery{Text: "zebra"}, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Charges) != 1 || page.Charges[0].ID != "c-zebra" {
+		t.Fatalf("search for the charge: %+v", page.Charges)
 	}
 }

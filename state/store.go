@@ -72,12 +72,18 @@ type Store struct {
 	maxPolled int
 	recent    recentCache
 
+	// insTx and insStmt are the insertEvent statement bound to the writer's transaction under
+	// way (insertIn); only the committing goroutine (one at a time, see writer) touches them.
+	insTx   *sql.Tx
+	insStmt *sql.Stmt
+
 	feeMu sync.Mutex
 	fee   *LearnedFee
 
 	version    atomic.Uint64
 	chargesVer atomic.Uint64
 	eventsVer  atomic.Uint64
+	settledVer atomic.Uint64 // SettledVersion
 	marks      atomic.Uint32 // what the commit under way changed (change bits)
 	chMu       sync.Mutex
 	changed    chan struct{} // closed (and replaced) after each change
@@ -263,7 +269,7 @@ func open(ctx context.Context, file, profile string, opts []Option) (*Store, err
 		}
 	}
 	s.w = newWriter(wdb, func() { s.bump(); s.ckpt.committed() })
-	s.w.begin = func() { s.counts.reset() }
+	s.w.begin = func() { s.counts.reset(); s.insTx, s.insStmt = nil, nil }
 	s.w.finish = func(tx *sql.Tx) error { return s.counts.flush(tx, s.stmts.addCounts) }
 	s.w.label = func(tx *sql.Tx) error { return labelSearchRowsWith(tx, s.stmts.unlabelled) }
 	return s, nil
@@ -376,12 +382,23 @@ func (s *Store) Version() uint64 { return s.version.Load() }
 // when its own counter moved (a flood of webhooks does not re-read the charges).
 func (s *Store) Versions() (charges, events uint64) { return s.chargesVer.Load(), s.eventsVer.Load() }
 
+// SettledVersion counts the changes to events other than their arrival: the verdicts and
+// outcomes of their read-backs, which move the money figures (a confirmed refund), and what
+// another process wrote. Events that only arrived, a webhook being a hint, change no figure:
+// a flood of them leaves it as it was (issue 27: the charges list re-read its day's strip and
+// refunds twice a second under a flood).
+func (s *Store) SettledVersion() uint64 { return s.settledVer.Load() }
+
 // change says what a write changed.
 type change uint32
 
 const (
 	changeCharges change = 1 << iota
+	// changeEvents: events changed in another way than arriving (a verdict, an outcome), or
+	// in a way Refresh cannot tell.
 	changeEvents
+	// changeArrivals: webhook events arrived, and nothing else about them changed.
+	changeArrivals
 )
 
 // mark records what the commit under way changes; the writer announces it once committed.
@@ -403,8 +420,11 @@ func (s *Store) bump() {
 	if m&changeCharges != 0 {
 		s.chargesVer.Add(1)
 	}
-	if m&changeEvents != 0 {
+	if m&(changeEvents|changeArrivals) != 0 {
 		s.eventsVer.Add(1)
+	}
+	if m&changeEvents != 0 {
+		s.settledVer.Add(1)
 	}
 	s.version.Add(1)
 	s.chMu.Lock()
@@ -419,6 +439,14 @@ func (s *Store) write(ctx context.Context, f func(tx *sql.Tx) (after func(), err
 		return ErrClosed
 	}
 	return s.w.do(ctx, f)
+}
+
+// writeEvents is write for an f that records webhook events and writes no charge.
+func (s *Store) writeEvents(ctx context.Context, f func(tx *sql.Tx) (after func(), err error)) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return s.w.doNoCharges(ctx, f)
 }
 
 // Refresh notices what other processes wrote to the profile's database since the last call

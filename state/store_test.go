@@ -202,3 +202,26 @@ func TestStoreMigrations(t *testing.T) {
 		t.Errorf("newer schema: %v", err)
 	}
 }
+
+// Events that only arrive move the events' version, not the settled one; a verdict moves both
+// (the charges list reads its money figures again only for the latter).
+func TestArrivalsLeaveTheSettledVersion(t *testing.T) {
+	ctx := context.Background()
+	s := OpenMemory()
+	t.Cleanup(func() { _ = s.Close() })
+	_, e0 := s.Versions()
+	s0 := s.SettledVersion()
+	if _, err := s.ApplyEvent(ctx, testEvent(t, "ev-1", api.EventRefundCompleted, "tx-1")); err != nil {
+		t.Fatal(err)
+	}
+	_, e1 := s.Versions()
+	if e1 == e0 || s.SettledVersion() != s0 {
+		t.Fatalf("an arrival: events version %d → %d, settled %d → %d; want the events' to move alone", e0, e1, s0, s.SettledVersion())
+	}
+	if err := s.SetEventVerdict(ctx, "ev-1", VerdictConfirmed, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, e2 := s.Versions(); e2 == e1 || s.SettledVersion() == s0 {
+		t.Fatalf("a verdict: events version %d → %d, settled %d → %d; want both to move", e1, e2, s0, s.SettledVersion())
+	}
+}

@@ -473,9 +473,12 @@ type engineMsg struct {
 // that follow within engineGather join it, and while they keep coming (each within
 // engineGather of the one before) the burst goes on gathering up to engineGatherMost after its
 // first report, up to maxEngineBatch. The terminal shows at most 60 frames a second, so a
-// gather of about one frame delays nothing the merchant could see; a steady stream (a flood of
-// 100 webhooks a second, a report every 10 ms) is handled ten times a second, not fifty (issue
-// 27), and what it brings shows within a tenth of a second.
+// gather of about one frame delays nothing the merchant could see. Reports that can change
+// only the header's light and the status line, or new events (quietReports), gather up to
+// engineGatherMost whatever the gaps between them: the event feed brings a steady flood (100
+// webhooks a second) as a batch every 25–35 ms, more than engineGather apart, which made a
+// message, a frame key and a frame each (issue 27); it is now handled ten times a second, and
+// a read-back's answer joining the burst ends it within engineGather.
 const (
 	engineGather     = 16 * time.Millisecond
 	engineGatherMost = 100 * time.Millisecond
@@ -499,18 +502,29 @@ func (m *Model) waitEngine() tea.Cmd {
 }
 
 // gatherReports returns first and the reports eng delivers after it, each within d of the one
-// before and all within most of first (see engineGather), at most n in all; it returns early
-// when the engine stops (what was gathered is still handled).
+// before (any gap while they are all quiet) and all within most of first (see engineGather),
+// at most n in all; it returns early when the engine stops (what was gathered is still
+// handled).
 func gatherReports(eng sessionEngine, first workflow.Report, d, most time.Duration, n int) []workflow.Report {
 	rs := []workflow.Report{first}
 	start := time.Now()
-	t := time.NewTimer(d)
+	quiet := quietReports(rs)
+	// window is how long to wait for the next report: up to most while all are quiet.
+	window := func() time.Duration {
+		left := most - time.Since(start)
+		if quiet {
+			return left
+		}
+		return min(d, left)
+	}
+	t := time.NewTimer(window())
 	defer t.Stop()
 	for len(rs) < n {
 		select {
 		case r := <-eng.Reports():
 			rs = append(rs, r)
-			wait := min(d, most-time.Since(start))
+			quiet = quiet && quietReports(rs[len(rs)-1:])
+			wait := window()
 			if wait <= 0 {
 				return rs
 			}
@@ -610,7 +624,7 @@ func (m *Model) updateWorkflow(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		if msg.Gen != m.app.Gen {
 			return nil, true
 		}
-		m.app.SeenCharges, m.app.SeenEvents = msg.ChargesVer, msg.EventsVer
+		m.app.SeenCharges, m.app.SeenEvents, m.app.SeenSettled = msg.ChargesVer, msg.EventsVer, msg.SettledVer
 		m.changeAt = time.Now()
 		// Only the view on screen reads again; the others read when shown (activate).
 		return tea.Batch(m.tell(m.activePane(), msg), m.waitChange()), true

@@ -63,8 +63,9 @@ func TestEngineBurstIsOneMessage(t *testing.T) {
 		}
 	}
 
-	// One report alone is handed over once the gather ends; a later one is the next message's.
-	eng.reports <- workflow.EventConfirmed{Event: &api.Event{EventID: "a"}, Err: errUnreachable}
+	// One report alone (a read-back's answer) is handed over once the gather ends; a later one
+	// is the next message's.
+	eng.reports <- workflow.EventConfirmed{Event: &api.Event{EventID: "a"}}
 	go func() {
 		time.Sleep(10 * engineGather)
 		eng.reports <- workflow.EventConfirmed{Event: &api.Event{EventID: "b"}, Err: errUnreachable}
@@ -116,6 +117,63 @@ func TestEngineStreamIsGatheredUpToItsLimit(t *testing.T) {
 	}
 }
 
+// The event feed brings a steady flood as a batch every 25–35 ms, more than engineGather apart:
+// new events and failed read-backs (quiet reports) still gather up to engineGatherMost, so 100
+// webhooks a second are about ten messages a second, not one a batch (issue 27).
+func TestQuietReportsGatherWhateverTheGaps(t *testing.T) {
+	m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
+	t.Cleanup(m.eng.Close)
+	eng := &chanEngine{reports: make(chan workflow.Report, 1000), done: make(chan struct{})}
+	m.eng = eng
+	const n, gap = 20, 30 * time.Millisecond // 600 ms of the feed's batches
+	go func() {
+		for i := range n {
+			ev := &api.Event{EventID: fmt.Sprint(i), Kind: api.EventPaymentCompleted}
+			if i%2 == 0 {
+				eng.reports <- workflow.Events{Events: []*api.Event{ev}, Last: int64(i + 1)}
+			} else {
+				eng.reports <- workflow.EventConfirmed{Event: ev, Err: errUnreachable}
+			}
+			time.Sleep(gap)
+		}
+	}()
+	got, msgs := 0, 0
+	for got < n {
+		msg := m.waitEngine()().(engineMsg)
+		got += len(msg.rs)
+		msgs++
+	}
+	// 600 ms: 6 or 7 messages of about 100 ms (a slow machine may split a few more); one a
+	// batch would be 20.
+	if msgs > 10 {
+		t.Fatalf("%d reports %v apart came in %d messages, want at most 10", n, gap, msgs)
+	}
+}
+
+// A read-back's answer (the charge paid: the customer's screen says PAGO) does not wait for
+// the quiet burst it joins to reach engineGatherMost: the gather ends engineGather after it.
+func TestReadBackAnswerEndsTheGather(t *testing.T) {
+	m := New(Options{Session: goldenSession(t, api.Sandbox), Lang: common.LangEN, Now: func() time.Time { return goldenNow }})
+	t.Cleanup(m.eng.Close)
+	eng := &chanEngine{reports: make(chan workflow.Report, 10), done: make(chan struct{})}
+	m.eng = eng
+	ev := &api.Event{EventID: "e1", Kind: api.EventPaymentCompleted, TransactionID: "tx1"}
+	go func() {
+		eng.reports <- workflow.Events{Events: []*api.Event{ev}, Last: 1}
+		time.Sleep(10 * time.Millisecond)
+		eng.reports <- workflow.EventConfirmed{Event: ev} // confirmed: not quiet
+		time.Sleep(engineGatherMost * 3 / 4)
+		eng.reports <- workflow.Events{Events: []*api.Event{{EventID: "e2"}}, Last: 2}
+	}()
+	first := m.waitEngine()().(engineMsg)
+	if len(first.rs) != 2 {
+		t.Fatalf("the first message carries %d reports, want the event and its answer (2)", len(first.rs))
+	}
+	if second := m.waitEngine()().(engineMsg); len(second.rs) != 1 {
+		t.Fatalf("the second message carries %d reports, want 1", len(second.rs))
+	}
+}
+
 // Every report of a burst is handled (the last failed read-back of an event sets the status,
 // the events move the root's position) and the wait is armed once.
 func TestEngineBurstHandlesEveryReport(t *testing.T) {
@@ -141,7 +199,7 @@ func TestEngineBurstHandlesEveryReport(t *testing.T) {
 
 // A burst of payment webhooks against an unreachable service: the engine reports every event
 // and reads it back (the first try dials and fails; the tries after it, made while the
-// service is known down, are skipped and not reported: workflow.retryConfirm), and the root
+// service is known down, are skipped and not reported: workflow.tryAgain), and the root
 // gets them in a few messages, not one (and one frame) per report.
 func TestPaymentBurstIsReadBackInFewMessages(t *testing.T) {
 	s := goldenSession(t, api.Sandbox)
@@ -350,5 +408,55 @@ func TestStoreChangesUnderFloodReadTwiceASecond(t *testing.T) {
 	}
 	if d := time.Since(t0); d > storeChangeCoalesce+150*time.Millisecond {
 		t.Fatalf("a lone change after a quiet spell was seen after %v", d)
+	}
+}
+
+// Webhook events that only arrived change no row, refund or figure of the day on the charges
+// list (a webhook is a hint): under a flood the list reads nothing for them; a verdict (the
+// service's answer recorded) reads the day's strip and the rows' refunds again, and charges
+// read the rows (issue 27: the list re-read its strip and refunds twice a second).
+func TestArrivedEventsDoNotReloadTheChargesList(t *testing.T) {
+	s := goldenSession(t, api.Sandbox)
+	goldenCharges(t, s)
+	m := goldenModel(t, s, 120, 40)
+	t.Cleanup(m.eng.Close)
+	ctx := context.Background()
+	cv := m.panes[viewCharges]
+	change := func(write func()) common.StoreChangedMsg {
+		t.Helper()
+		got := make(chan tea.Msg, 1)
+		wait := m.waitChange()
+		go func() { got <- wait() }()
+		write()
+		msg, ok := (<-got).(common.StoreChangedMsg)
+		if !ok {
+			t.Fatal("no store change")
+		}
+		m.app.SeenCharges, m.app.SeenEvents, m.app.SeenSettled = msg.ChargesVer, msg.EventsVer, msg.SettledVer
+		return msg
+	}
+	const tx = "3f6c1a2e-0000-4000-8000-000000000001"
+	ev := floodEvent(t, 1, api.EventPaymentCompleted, tx)
+	arrived := change(func() {
+		if _, err := s.Store.ApplyEvent(ctx, ev); err != nil {
+			t.Error(err)
+		}
+	})
+	if !arrived.Events || arrived.Charges || arrived.Settled {
+		t.Fatalf("an event arrived: %+v, want events changed, neither charges nor settled", arrived)
+	}
+	if cmd := cv.Update(arrived); cmd != nil {
+		t.Fatal("the charges list reads again for an event that only arrived")
+	}
+	settled := change(func() {
+		if err := s.Store.SetEventVerdict(ctx, ev.EventID, state.VerdictDisputed, "amount"); err != nil {
+			t.Error(err)
+		}
+	})
+	if !settled.Settled || settled.Charges {
+		t.Fatalf("a verdict recorded: %+v, want settled, not charges", settled)
+	}
+	if cmd := cv.Update(settled); cmd == nil {
+		t.Fatal("the charges list does not read its strip and refunds again after a verdict")
 	}
 }

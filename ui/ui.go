@@ -150,11 +150,11 @@ const storeChangeGap = 500 * time.Millisecond
 // waitChange waits for the next change of the session's store; it is re-armed after each.
 func (m *Model) waitChange() tea.Cmd {
 	gen, store, done := m.app.Gen, m.app.Sess.Store, m.app.Done
-	c0, e0 := m.app.SeenCharges, m.app.SeenEvents
+	c0, e0, s0 := m.app.SeenCharges, m.app.SeenEvents, m.app.SeenSettled
 	last := m.changeAt
 	return func() tea.Msg {
 		changed := store.Changed()
-		if c, e := store.Versions(); c == c0 && e == e0 && !waitFor(done, changed) {
+		if c, e := store.Versions(); c == c0 && e == e0 && store.SettledVersion() == s0 && !waitFor(done, changed) {
 			return nil
 		}
 		wait := max(storeChangeCoalesce, storeChangeGap-time.Since(last))
@@ -162,7 +162,8 @@ func (m *Model) waitChange() tea.Cmd {
 			return nil
 		}
 		c1, e1 := store.Versions()
-		return common.StoreChangedMsg{Gen: gen, ChargesVer: c1, EventsVer: e1, Charges: c1 != c0, Events: e1 != e0}
+		s1 := store.SettledVersion()
+		return common.StoreChangedMsg{Gen: gen, ChargesVer: c1, EventsVer: e1, SettledVer: s1, Charges: c1 != c0, Events: e1 != e0, Settled: s1 != s0}
 	}
 }
 
@@ -215,6 +216,7 @@ func (m *Model) setSession(s *workflow.Session) {
 	m.eng, m.watched = m.newEngine(s), ""
 	m.app.EventSeq = -1
 	m.app.SeenCharges, m.app.SeenEvents = s.Store.Versions()
+	m.app.SeenSettled = s.Store.SettledVersion()
 	m.link = linkState{}
 	m.view = viewCharges
 	// The session's notice is the workflow's English sentence: it is translated here.

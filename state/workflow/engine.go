@@ -43,6 +43,11 @@ type Engine struct {
 	watchPolled time.Time
 	// feedAfter is where the event feed starts (StartAfter); -1: where the events end at start.
 	feedAfter int64
+	// retries are the read-backs waiting for their next try (retryLoop), one list per try:
+	// a try's pause depends only on how many came before it, so each list is in time order.
+	// retryWake tells retryLoop one sooner than it waits for was added.
+	retries   [MaxConfirmAttempts][]retry
+	retryWake chan struct{}
 }
 
 // EngineOptions tune an Engine; the zero value is what the dashboard uses.
@@ -117,7 +122,7 @@ type Events struct {
 
 // EventConfirmed is the service's answer to a payment event read back (state.ConfirmEvent).
 // Attempt counts the tries before this one, reported or not (a try skipped while the service
-// is known to be down counts but is not reported: retryConfirm); a failure with Attempt+1 ==
+// is known to be down counts but is not reported: tryAgain); a failure with Attempt+1 ==
 // MaxConfirmAttempts is the last (the engine tries again otherwise).
 type EventConfirmed struct {
 	Event   *api.Event
@@ -192,7 +197,7 @@ func NewEngine(s *Session, o EngineOptions) *Engine {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{sess: s, opt: o, reports: make(chan Report, 64), wake: make(chan struct{}, 1),
-		ctx: ctx, cancel: cancel, polling: map[string]bool{}, feedAfter: -1}
+		ctx: ctx, cancel: cancel, polling: map[string]bool{}, feedAfter: -1, retryWake: make(chan struct{}, 1)}
 }
 
 // Reports delivers the engine's reports, in the order they happen; it is never closed (Done
@@ -224,6 +229,7 @@ func (e *Engine) start(seq int64) {
 			e.goRun(e.worker)
 		}
 		e.goRun(e.pollLoop)
+		e.goRun(e.retryLoop)
 		e.goRun(e.feed)
 		if !e.opt.NoStartup {
 			e.goRun(func() { e.recoverPass(true) })
@@ -238,6 +244,7 @@ func (e *Engine) Close() {
 		e.mu.Lock()
 		e.closed = true
 		e.queue = nil
+		e.retries = [MaxConfirmAttempts][]retry{}
 		e.mu.Unlock()
 		e.cancel()
 	})
@@ -412,43 +419,136 @@ func (e *Engine) run(j job) {
 	}
 }
 
-// retryConfirm tries the read-back of ev again after its pause (attempt n: the tries before).
-// A try that outage skips counts as a failed try without a report or a trip through the queue
-// (the header's light already says the service cannot be reached, and under a flood against a
-// service that is down those tries were most of the engine's work and of its reports); the
-// pauses go on, and the first try that asks the service, at the latest the last, is queued.
+// retryConfirm tries the read-back of ev again after its pause (attempt n: the tries before),
+// on the engine's one retry goroutine (retryLoop): a flood of events the service could not
+// answer is a few lists of times, not a goroutine and four timers an event (issue 27).
 func (e *Engine) retryConfirm(ev *api.Event, n int) {
-	e.goRun(func() {
-		for ; n < MaxConfirmAttempts; n++ {
-			if !e.sleep(e.opt.RetryBase << (n - 1)) {
-				return
+	e.mu.Lock()
+	if e.closed || n <= 0 || n >= MaxConfirmAttempts {
+		e.mu.Unlock()
+		return
+	}
+	at := time.Now().Add(e.opt.RetryBase << (n - 1)) // under the lock: each list stays in order
+	soonest, ok := e.soonestRetryLocked()
+	sooner := !ok || at.Before(soonest)
+	e.retries[n] = append(e.retries[n], retry{at: at, ev: ev, attempt: n})
+	e.mu.Unlock()
+	if sooner {
+		select {
+		case e.retryWake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// retryGather is how late retryLoop may run a retry so that the retries due close together
+// run in one wake (a skipped try is not reported, and a pause of a second or more does not
+// mind 50 ms more).
+const retryGather = 50 * time.Millisecond
+
+// retryLoop runs each retry when its pause is over (tryAgain), those due within retryGather
+// of each other in one wake.
+func (e *Engine) retryLoop() {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		var due []retry
+		e.mu.Lock()
+		for n, l := range e.retries {
+			k := 0
+			for k < len(l) && !l[k].at.After(now.Add(retryGather)) {
+				k++
 			}
-			if !e.outage(n) {
-				e.queueConfirm(ev, n)
-				return
+			if k > 0 {
+				due = append(due, l[:k]...)
+				clear(l[:k])
+				e.retries[n] = l[k:]
 			}
 		}
-	})
+		wait := time.Hour
+		if soonest, ok := e.soonestRetryLocked(); ok {
+			wait = max(soonest.Sub(now), retryGather)
+		}
+		e.mu.Unlock()
+		for _, r := range due {
+			if e.ctx.Err() != nil {
+				return
+			}
+			e.tryAgain(r)
+		}
+		t.Reset(wait)
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+		case <-e.retryWake:
+		}
+	}
+}
+
+// tryAgain runs retry r whose pause is over. While the service is known to be down (outage) a
+// try is skipped: it counts as a failed try, without a report or a trip through the queue (the
+// header's light already says the service cannot be reached, and under a flood those tries
+// were most of the engine's work and of its reports). An event's last try is reported as its
+// last failure; it asks the service unless another read-back found it unreachable less than
+// RetryBase ago, whose error it then carries (issue 27: during an outage a flood of events
+// dialled the service once an event, or five times before that).
+func (e *Engine) tryAgain(r retry) {
+	if e.outage(r.attempt) {
+		e.retryConfirm(r.ev, r.attempt+1)
+		return
+	}
+	if r.attempt+1 >= MaxConfirmAttempts {
+		if err := e.unreachable(); err != nil {
+			e.emit(EventConfirmed{Event: r.ev, Attempt: r.attempt, Err: err})
+			return
+		}
+	}
+	e.queueConfirm(r.ev, r.attempt)
 }
 
 // outage reports, for a read-back that is not an event's last try, whether the service cannot
-// be reached right now: the client holds no valid token, no exchange is in flight, and its
-// last exchange failed to reach the service (not a refusal) less than RetryBase ago. Such a try
-// would only dial a service known to be down and fail the same way: it counts as a failed try
-// (retryConfirm), and an event's last try always asks the service (issue 27: during an outage
-// a flood of events dialled it five times each). Time is the client's wall clock; a failure it
-// dates in the future or long ago skips nothing.
+// be reached right now (unreachable). Such a try would only dial a service known to be down and
+// fail the same way: it counts as a failed try (tryAgain).
 func (e *Engine) outage(attempt int) bool {
-	if attempt+1 >= MaxConfirmAttempts || e.sess.Client == nil {
-		return false
+	return attempt+1 < MaxConfirmAttempts && e.unreachable() != nil
+}
+
+// unreachable returns why the service cannot be reached right now, or nil when it may be: the
+// client holds no valid token, no exchange is in flight, and its last exchange failed to reach
+// the service (not a refusal) less than RetryBase ago. Time is the client's wall clock; a
+// failure it dates in the future or long ago is not an outage.
+func (e *Engine) unreachable() error {
+	if e.sess.Client == nil {
+		return nil
 	}
 	st := e.sess.Client.TokenState()
 	now := time.Now()
 	if st.LastError == nil || st.Rejected || st.Refreshing || st.Valid(now) {
-		return false
+		return nil
 	}
-	ago := now.Sub(st.FailedAt)
-	return ago >= 0 && ago < e.opt.RetryBase
+	if ago := now.Sub(st.FailedAt); ago < 0 || ago >= e.opt.RetryBase {
+		return nil
+	}
+	return st.LastError
+}
+
+// retry is a read-back waiting for its next try: at is when, attempt the tries before.
+type retry struct {
+	at      time.Time
+	ev      *api.Event
+	attempt int
+}
+
+// soonestRetryLocked is when the first of the waiting retries is due (ok false: none waits).
+func (e *Engine) soonestRetryLocked() (at time.Time, ok bool) {
+	for _, l := range e.retries {
+		if len(l) > 0 && (!ok || l[0].at.Before(at)) {
+			at, ok = l[0].at, true
+		}
+	}
+	return at, ok
 }
 
 // pollLoop queues the polls of the charges that are due, once each PollEvery.
@@ -600,6 +700,7 @@ func (e *Engine) feed() {
 		if !ok {
 			return
 		}
+		read := time.Now()
 		if b.Err != nil {
 			e.emit(Events{Last: after, Err: b.Err})
 			if !e.sleep(time.Second) {
@@ -620,12 +721,28 @@ func (e *Engine) feed() {
 				e.enqueue(job{kind: jobBlocks, wallet: ev.Wallet()})
 			}
 		}
+		// While events keep coming the feed reads them at most every FeedGap; an event after a
+		// quiet spell is still read EventFeedCoalesce after it arrived (WaitEvents).
+		if wait := FeedGap - time.Since(read); wait > 0 && !e.sleep(wait) {
+			return
+		}
 	}
 }
 
+// FeedGap is how often at most the engine's event feed reads the store while events keep
+// coming: a flood is read ten times a second, not once every EventFeedCoalesce (each read is a
+// read transaction on the database, a tenth of the dashboard's CPU at 100 events/s: issue 27).
+// A payment's read-back, and so its PAGO, starts at most that much later under a flood.
+const FeedGap = 100 * time.Millisecond
+
 // queueConfirm queues the read-back of payment event ev (attempt: the tries before); one the
-// queue has no room for is reported as a last failure (ErrQueueFull), never dropped unsaid.
+// queue has no room for is reported as a last failure (ErrQueueFull), never dropped unsaid, and
+// one the service is known to be down for is skipped (outage).
 func (e *Engine) queueConfirm(ev *api.Event, attempt int) {
+	if e.outage(attempt) {
+		e.retryConfirm(ev, attempt+1) // skipped (tryAgain): no trip through the queue
+		return
+	}
 	if e.enqueue(job{kind: jobConfirm, id: ev.TransactionID, ev: ev, attempt: attempt}) || e.ctx.Err() != nil {
 		return
 	}

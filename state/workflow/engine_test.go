@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -310,5 +312,49 @@ func TestEngineCloseLeavesNoGoroutine(t *testing.T) {
 	e.Start()
 	if e.enqueue(job{kind: jobPoll, id: "x"}) {
 		t.Fatal("a closed engine queued a read")
+	}
+}
+
+// A steady stream of webhook events (one every 10 ms) is read and reported about every FeedGap,
+// not once every EventFeedCoalesce after each change (issue 27: each read is a read transaction).
+func TestFeedReadsAStreamEveryFeedGap(t *testing.T) {
+	store := state.OpenMemory()
+	t.Cleanup(func() { _ = store.Close() })
+	s := &Session{Profile: "feed", Env: api.Sandbox, Store: store}
+	e := startEngine(t, s, EngineOptions{NoStartup: true, PollEvery: time.Hour})
+	time.Sleep(50 * time.Millisecond) // the feed starts where the events end
+	const n = 60                      // 600 ms of events
+	go func() {
+		for i := range n {
+			raw, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("evt-feed-%03d", i), "event": "customer_updated",
+				"createdAt": time.Now().UTC().Format(time.RFC3339), "transactionId": fmt.Sprintf("tx-%d", i), "amount": 1.00})
+			ev, err := api.DecodeEvent(raw)
+			if err == nil {
+				ev.Raw = raw
+				_, err = store.ApplyEvent(context.Background(), ev)
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	got, reports := 0, 0
+	deadline := time.After(10 * time.Second)
+	for got < n {
+		select {
+		case r := <-e.Reports():
+			if b, ok := r.(Events); ok {
+				got += len(b.Events)
+				reports++
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d events reported", got, n)
+		}
+	}
+	// 600 ms: about 6 reads; one every 25–35 ms would be about 20.
+	if reports > 10 {
+		t.Fatalf("%d events 10 ms apart came in %d reports, want at most 10", n, reports)
 	}
 }

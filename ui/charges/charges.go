@@ -185,12 +185,17 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 	case StripMidnightMsg:
 		return v.strip.onMidnight(msg)
 	case common.StoreChangedMsg:
-		strip := v.strip.load() // refunds arrive as events
 		if !msg.Charges {
-			return tea.Batch(strip, v.loadRefunds()) // events only: the rows stay, their refunds may not
+			if !msg.Settled {
+				// Events that only arrived (a webhook is a hint): no row, refund or figure of
+				// the day changes until the service's answer is recorded.
+				return nil
+			}
+			// A verdict or an outcome: the rows stay, the day's refunds and the rows' may not.
+			return tea.Batch(v.strip.load(), v.loadRefunds())
 		}
 		v.Win.Invalidate()
-		return tea.Batch(strip, v.load())
+		return tea.Batch(v.strip.load(), v.load())
 	case ChargePage:
 		cmd, _ := v.Win.Reply(msg, chargesOwner, v.c.App.Gen, func(err error) string {
 			return v.c.Tr.F("charges.could_not_read_the_charges", err)

@@ -27,6 +27,8 @@ type AppState struct {
 	EventSeq int64
 	// SeenCharges and seenEvents are the store's change counters the views last read at.
 	SeenCharges, SeenEvents uint64
+	// SeenSettled is the store's SettledVersion the views last read at.
+	SeenSettled uint64
 }
 
 // Tag marks a command made now, so its reply can be dropped if the session or wallet changed.

@@ -116,9 +116,11 @@ type RefundedMsg struct{ ID string }
 // StoreChangedMsg says the store changed (a write of this window or, seen by Refresh, of
 // another): the active list reads its window again when what it shows changed.
 type StoreChangedMsg struct {
-	Gen                   uint64
-	ChargesVer, EventsVer uint64
-	Charges, Events       bool // which changed
+	Gen                               uint64
+	ChargesVer, EventsVer, SettledVer uint64
+	Charges, Events                   bool // which changed
+	// Settled: events changed in another way than arriving (state.Store.SettledVersion).
+	Settled bool
 }
 
 // ServiceErr notes a project list's outcome on the header's light.
