@@ -780,6 +780,9 @@ func startDashboardReader(s *Store) *dashboardReader {
 				d.err.Store(&err)
 				return
 			}
+			if len(es) >= 1024 {
+				continue // a full batch: the feed reads the next at once
+			}
 			if len(es) > 0 {
 				// The feed reads a stream at most every FeedGap (workflow.FeedGap).
 				select {

@@ -67,6 +67,9 @@ type EngineOptions struct {
 	// RetryBase is the first pause before a failed read-back of an event is tried again; it
 	// doubles each time (1 s when 0).
 	RetryBase time.Duration
+	// FeedGap is how often at most the event feed reads while events keep coming (FeedGap
+	// when 0).
+	FeedGap time.Duration
 	// WatchEvery, when set, polls the watched charge at least this often, whatever the store's
 	// schedule says (charge wait --interval); 0 leaves it to the store's schedule.
 	WatchEvery time.Duration
@@ -191,6 +194,9 @@ func NewEngine(s *Session, o EngineOptions) *Engine {
 	}
 	if o.RetryBase <= 0 {
 		o.RetryBase = time.Second
+	}
+	if o.FeedGap <= 0 {
+		o.FeedGap = FeedGap
 	}
 	if o.WatchEvery > 0 && o.WatchEvery < o.PollEvery {
 		o.PollEvery = o.WatchEvery
@@ -722,17 +728,23 @@ func (e *Engine) feed() {
 			}
 		}
 		// While events keep coming the feed reads them at most every FeedGap; an event after a
-		// quiet spell is still read EventFeedCoalesce after it arrived (WaitEvents).
-		if wait := FeedGap - time.Since(read); wait > 0 && !e.sleep(wait) {
+		// quiet spell is still read EventFeedCoalesce after it arrived (WaitEvents), and a full
+		// batch is followed at once by the next (a flood faster than MaxEventBatch a FeedGap is
+		// not left behind).
+		if len(b.Events) >= MaxEventBatch {
+			continue
+		}
+		if wait := e.opt.FeedGap - time.Since(read); wait > 0 && !e.sleep(wait) {
 			return
 		}
 	}
 }
 
 // FeedGap is how often at most the engine's event feed reads the store while events keep
-// coming: a flood is read ten times a second, not once every EventFeedCoalesce (each read is a
-// read transaction on the database, a tenth of the dashboard's CPU at 100 events/s: issue 27).
-// A payment's read-back, and so its PAGO, starts at most that much later under a flood.
+// coming (unless a read brought MaxEventBatch of them): a flood is read ten times a second, not
+// once every EventFeedCoalesce (each read is a read transaction on the database, a tenth of the
+// dashboard's CPU at 100 events/s: issue 27). A payment's read-back, and so its PAGO, starts
+// at most that much later under a flood.
 const FeedGap = 100 * time.Millisecond
 
 // queueConfirm queues the read-back of payment event ev (attempt: the tries before); one the

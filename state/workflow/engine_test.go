@@ -358,3 +358,40 @@ func TestFeedReadsAStreamEveryFeedGap(t *testing.T) {
 		t.Fatalf("%d events 10 ms apart came in %d reports, want at most 10", n, reports)
 	}
 }
+
+// A flood faster than MaxEventBatch a FeedGap is not left behind: a full batch is followed at
+// once by the next read, and only a batch that caught up waits for the gap.
+func TestFeedReadsAFullBatchOnAtOnce(t *testing.T) {
+	store := state.OpenMemory()
+	t.Cleanup(func() { _ = store.Close() })
+	s := &Session{Profile: "feed", Env: api.Sandbox, Store: store}
+	e := startEngine(t, s, EngineOptions{NoStartup: true, PollEvery: time.Hour, FeedGap: time.Hour})
+	time.Sleep(50 * time.Millisecond) // the feed starts where the events end
+	const n = 2*MaxEventBatch + 5
+	es := make([]*api.Event, n)
+	for i := range es {
+		raw, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("evt-full-%05d", i), "event": "customer_updated",
+			"createdAt": time.Now().UTC().Format(time.RFC3339), "transactionId": fmt.Sprintf("tx-%d", i), "amount": 1.00})
+		ev, err := api.DecodeEvent(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev.Raw = raw
+		es[i] = ev
+	}
+	if _, err := store.ApplyEvents(context.Background(), es); err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	deadline := time.After(30 * time.Second) // far less than the hour a paced read would wait
+	for got < n {
+		select {
+		case r := <-e.Reports():
+			if b, ok := r.(Events); ok {
+				got += len(b.Events)
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d events reported: the feed waited after a full batch", got, n)
+		}
+	}
+}
