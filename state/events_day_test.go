@@ -19,27 +19,9 @@ import (
 // the INSERT (OpenEphemeral), about 4 µs of the writer's time per event (migration 0015).
 func TestEventInsertBuildsNoTemporaryTable(t *testing.T) {
 	s := openT(t, t.TempDir(), "p", WithLocation(time.UTC))
-	rows, err := s.wdb.Query(`EXPLAIN `+insertEventSQL, "e", "payment_completed", "principal", "", 0, 1, []byte("{}"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
 	var ops []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		op, _ := vals[1].(string)
-		ops = append(ops, op)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+	for _, row := range dumpRowsOn(t, s.wdb, `EXPLAIN `+insertEventSQL, "e", "payment_completed", "principal", "", 0, 1, []byte("{}")) {
+		ops = append(ops, row[1])
 	}
 	if len(ops) == 0 {
 		t.Fatal("EXPLAIN returned no program")

@@ -203,7 +203,13 @@ func TestDayReportRollupEqualsScan(t *testing.T) {
 // dumpRows reads every row of a query as strings.
 func dumpRows(t *testing.T, s *Store, q string, args ...any) [][]string {
 	t.Helper()
-	rows, err := s.rdb.Query(q, args...)
+	return dumpRowsOn(t, s.rdb, q, args...)
+}
+
+// dumpRowsOn is dumpRows on the connections of db.
+func dumpRowsOn(t *testing.T, db *sql.DB, q string, args ...any) [][]string {
+	t.Helper()
+	rows, err := db.Query(q, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
