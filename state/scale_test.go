@@ -35,7 +35,8 @@ import (
 //  4. a filter keystroke (ChargeWindow with a text: 40 rows and the count): ≤ 16 ms median;
 //  5. webhook intake over HTTP while the dashboard reads: ≥ 0.8× the durable baseline (the HMAC
 //     check and a fsynced insert with group commit on the same driver: durableHMAC) on the same
-//     server and load, at a small store and at the profile's size;
+//     server and load, at a small store and at the profile's size (the median of seven rounds'
+//     ratios, each round's runs back to back);
 //  6. the database file ≤ 1 KB a charge;
 //  7. the Sales view's 30-day figures for every wallet ≤ 20 ms at 1M (≤ 30 ms above), the day's
 //     close ≤ 1 s;
