@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +35,8 @@ import (
 //  4. a filter keystroke (ChargeWindow with a text: 40 rows and the count): ≤ 16 ms median;
 //  5. webhook intake over HTTP while the dashboard reads: ≥ 0.8× the durable baseline (the HMAC
 //     check and a fsynced insert with group commit on the same driver: durableHMAC) on the same
-//     server and load, at a small store and at the profile's size;
+//     server and load, at a small store and at the profile's size (the median of seven rounds'
+//     ratios, each round's runs back to back);
 //  6. the database file ≤ 1 KB a charge;
 //  7. the Sales view's 30-day figures for every wallet ≤ 20 ms at 1M (≤ 30 ms above), the day's
 //     close ≤ 1 s;
@@ -1245,6 +1247,9 @@ func queryPlan(s *Store, query string, args []any) (string, error) {
 
 // ---- webhook intake over HTTP (target 5) ----
 
+// intakeRounds is how many times step 5 runs the bare, durable and intake handlers in turn.
+const intakeRounds = 7
+
 // scaleIntake compares the receiver with the store's intake to a bare HMAC handler, each on the
 // same server with 64 keep-alive senders and a dashboard reader on the store, alternately, at a
 // small store and at the profile's size.
@@ -1289,19 +1294,26 @@ func scaleIntake(t *testing.T, rep *scaleReport, size scaleSize, small, stateDir
 		bareHandler := func() http.Handler { return bareHMAC(benchSecret) }
 		durableHandler := func() http.Handler { return durableHMAC(benchSecret, openDurableSink(t)) }
 		intakeHandler := func() http.Handler { return api.NewReceiver(benchSecret, api.WithSink(in)) }
-		for range 3 {
+		// Each round runs the three back to back, and the verdict is the median of the rounds'
+		// intake/durable ratios: a pair shares the machine's load of its moment, which moves
+		// a lone rate by ±10% on two shared cores.
+		var ratios []float64
+		for range intakeRounds {
 			bare = append(bare, run(bareHandler, true))
 			durable = append(durable, run(durableHandler, true))
 			intake = append(intake, run(intakeHandler, true))
+			ratios = append(ratios, float64(durable[len(durable)-1])/float64(intake[len(intake)-1]))
 		}
 		alone := run(intakeHandler, false)
 		_ = in.Close()
 		_ = s.Close()
 		rate := func(d time.Duration) float64 { return float64(time.Second) / float64(d) }
 		b, d, i := rate(bare.median()), rate(durable.median()), rate(intake.median())
-		rep.add("5. webhook intake vs the durable baseline (HMAC + fsynced insert, group commit), "+sz.name+" (64 clients, median of 3 × 20k, alternately)",
-			fmt.Sprintf("%.2fx (intake %.0f events/s, durable %.0f events/s; reader rounds %d)", i/d, i, d, rounds),
-			fmt.Sprintf("≥ %.1fx", targetIntakeRatio), i/d >= targetIntakeRatio)
+		slices.Sort(ratios)
+		ratio := ratios[len(ratios)/2]
+		rep.add(fmt.Sprintf("5. webhook intake vs the durable baseline (HMAC + fsynced insert, group commit), %s (64 clients, %d rounds of 20k each, alternately; median ratio)", sz.name, intakeRounds),
+			fmt.Sprintf("%.2fx (rounds %.2f–%.2fx; intake %.0f events/s, durable %.0f events/s; reader rounds %d)", ratio, ratios[0], ratios[len(ratios)-1], i, d, rounds),
+			fmt.Sprintf("≥ %.1fx", targetIntakeRatio), ratio >= targetIntakeRatio)
 		rep.info("5. the same against a bare HMAC handler that keeps nothing, "+sz.name, fmt.Sprintf("%.2fx (bare %.0f events/s)", i/b, b))
 		rep.info("5. the same intake without the dashboard reader, "+sz.name, fmt.Sprintf("%.0f events/s (%.2fx durable)", rate(alone), rate(alone)/d))
 	}
