@@ -1297,6 +1297,14 @@ func scaleIntake(t *testing.T, rep *scaleReport, size scaleSize, small, stateDir
 		// Each round runs the three back to back, and the verdict is the median of the rounds'
 		// intake/durable ratios: a pair shares the machine's load of its moment, which moves
 		// a lone rate by ±10% on two shared cores.
+		// The dashboard has been open a while: its start-up reads and index check are done,
+		// and the store's pages a flood touches are warm (a first, uncounted round: the first
+		// round after the open was the slowest of seven in every run, 0.60–0.72x).
+		<-s.Ready()
+		<-s.checked
+		run(durableHandler, true)
+		run(intakeHandler, true)
+		rounds = 0
 		var ratios []float64
 		for range intakeRounds {
 			bare = append(bare, run(bareHandler, true))
@@ -1309,10 +1317,14 @@ func scaleIntake(t *testing.T, rep *scaleReport, size scaleSize, small, stateDir
 		_ = s.Close()
 		rate := func(d time.Duration) float64 { return float64(time.Second) / float64(d) }
 		b, d, i := rate(bare.median()), rate(durable.median()), rate(intake.median())
+		inOrder := make([]string, len(ratios))
+		for k, r := range ratios {
+			inOrder[k] = fmt.Sprintf("%.2f", r)
+		}
 		slices.Sort(ratios)
 		ratio := ratios[len(ratios)/2]
 		rep.add(fmt.Sprintf("5. webhook intake vs the durable baseline (HMAC + fsynced insert, group commit), %s (64 clients, %d rounds of 20k each, alternately; median ratio)", sz.name, intakeRounds),
-			fmt.Sprintf("%.2fx (rounds %.2f–%.2fx; intake %.0f events/s, durable %.0f events/s; reader rounds %d)", ratio, ratios[0], ratios[len(ratios)-1], i, d, rounds),
+			fmt.Sprintf("%.2fx (rounds %s; intake %.0f events/s, durable %.0f events/s; reader rounds %d)", ratio, strings.Join(inOrder, " "), i, d, rounds),
 			fmt.Sprintf("≥ %.1fx", targetIntakeRatio), ratio >= targetIntakeRatio)
 		rep.info("5. the same against a bare HMAC handler that keeps nothing, "+sz.name, fmt.Sprintf("%.2fx (bare %.0f events/s)", i/b, b))
 		rep.info("5. the same intake without the dashboard reader, "+sz.name, fmt.Sprintf("%.0f events/s (%.2fx durable)", rate(alone), rate(alone)/d))
