@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pixdash/api"
@@ -48,6 +49,11 @@ type Engine struct {
 	// retryWake tells retryLoop one sooner than it waits for was added.
 	retries   [MaxConfirmAttempts][]retry
 	retryWake chan struct{}
+	// gaveUp: an event's last read-back failed for want of the service, so its verdict stays
+	// unchecked; the service's next answer reads the unchecked ones back (recheck).
+	gaveUp bool
+	// fed is the position of the last event the feed has read (-1 before its first read).
+	fed atomic.Int64
 }
 
 // EngineOptions tune an Engine; the zero value is what the dashboard uses.
@@ -202,8 +208,10 @@ func NewEngine(s *Session, o EngineOptions) *Engine {
 		o.PollEvery = o.WatchEvery
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Engine{sess: s, opt: o, reports: make(chan Report, 64), wake: make(chan struct{}, 1),
+	e := &Engine{sess: s, opt: o, reports: make(chan Report, 64), wake: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, polling: map[string]bool{}, feedAfter: -1, retryWake: make(chan struct{}, 1)}
+	e.fed.Store(-1)
+	return e
 }
 
 // Reports delivers the engine's reports, in the order they happen; it is never closed (Done
@@ -404,7 +412,11 @@ func (e *Engine) worker() {
 func (e *Engine) run(j job) {
 	switch j.kind {
 	case jobPoll:
-		e.emit(e.poll(e.ctx, j.id, j.wallet))
+		r := e.poll(e.ctx, j.id, j.wallet)
+		e.emit(r)
+		if r.Err == nil {
+			e.recheck()
+		}
 	case jobConfirm:
 		if e.outage(j.attempt) {
 			e.retryConfirm(j.ev, j.attempt+1)
@@ -415,8 +427,13 @@ func (e *Engine) run(j job) {
 			return
 		}
 		e.emit(EventConfirmed{Event: j.ev, Conf: conf, Attempt: j.attempt, Err: err})
-		if err != nil && j.attempt+1 < MaxConfirmAttempts {
+		switch {
+		case err == nil:
+			e.recheck()
+		case j.attempt+1 < MaxConfirmAttempts:
 			e.retryConfirm(j.ev, j.attempt+1)
+		default:
+			e.giveUp()
 		}
 	case jobBlocks:
 		ctx, cancel := e.call(e.ctx)
@@ -508,6 +525,7 @@ func (e *Engine) tryAgain(r retry) {
 	if r.attempt+1 >= MaxConfirmAttempts {
 		if err := e.unreachable(); err != nil {
 			e.emit(EventConfirmed{Event: r.ev, Attempt: r.attempt, Err: err})
+			e.giveUp()
 			return
 		}
 	}
@@ -698,8 +716,9 @@ func (e *Engine) feed() {
 			return
 		}
 	}
+	e.fed.Store(after)
 	if !e.opt.NoStartup {
-		e.confirmUnchecked(after)
+		e.confirmUnchecked(after, nil)
 	}
 	for {
 		b, ok := WaitEvents(e.ctx, e.sess.Store, after, MaxEventBatch)
@@ -715,6 +734,7 @@ func (e *Engine) feed() {
 			continue
 		}
 		after = b.Last
+		e.fed.Store(after)
 		e.emit(Events{Events: b.Events, Last: b.Last})
 		for _, ev := range b.Events {
 			if ev == nil {
@@ -762,8 +782,8 @@ func (e *Engine) queueConfirm(ev *api.Event, attempt int) {
 }
 
 // confirmUnchecked queues the newest payment events a restart left unchecked, up to position
-// upTo (the feed reads back those after it).
-func (e *Engine) confirmUnchecked(upTo int64) {
+// upTo (the feed reads back those after it), except those in skip.
+func (e *Engine) confirmUnchecked(upTo int64, skip map[string]bool) {
 	es, err := e.sess.Store.UncheckedPayments(e.ctx, MaxStartupConfirms)
 	if err != nil {
 		if e.ctx.Err() == nil {
@@ -772,9 +792,44 @@ func (e *Engine) confirmUnchecked(upTo int64) {
 		return
 	}
 	for _, en := range es {
-		if en.Event != nil && en.Seq <= upTo {
+		if en.Event != nil && en.Seq <= upTo && !skip[en.Event.EventID] {
 			e.queueConfirm(en.Event, 0)
 		}
+	}
+}
+
+// giveUp notes that an event's last read-back failed for want of the service (recheck).
+func (e *Engine) giveUp() {
+	e.mu.Lock()
+	e.gaveUp = true
+	e.mu.Unlock()
+}
+
+// recheck runs after the service answered: when an outage made events give up their
+// read-backs, the newest unchecked payment events (as many as a start reads back) are read back
+// again, except those already waiting in the queue or for their next try. Once per outage: a
+// recheck that fails again gives up again, and the next answer rechecks.
+func (e *Engine) recheck() {
+	e.mu.Lock()
+	if !e.gaveUp || e.closed {
+		e.mu.Unlock()
+		return
+	}
+	e.gaveUp = false
+	waiting := map[string]bool{}
+	for _, j := range e.queue {
+		if j.kind == jobConfirm && j.ev != nil {
+			waiting[j.ev.EventID] = true
+		}
+	}
+	for _, l := range e.retries {
+		for _, r := range l {
+			waiting[r.ev.EventID] = true
+		}
+	}
+	e.mu.Unlock()
+	if fed := e.fed.Load(); fed >= 0 {
+		e.confirmUnchecked(fed, waiting)
 	}
 }
 
